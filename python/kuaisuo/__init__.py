@@ -1,0 +1,136 @@
+"""kuaisuo (快锁): high-throughput cryptography for GPUs and CPUs.
+
+Hashing::
+
+    >>> import kuaisuo
+    >>> kuaisuo.sm3(b"abc").hex()[:16]
+    '66c7f0f462eeedd9'
+    >>> h = kuaisuo.SM3(); h.update(b"ab"); h.update(b"c"); h.hexdigest()[:8]
+    '66c7f0f4'
+
+Batches run on every CPU core, or on the GPU when there is one::
+
+    >>> ctx = kuaisuo.Context(backend="cpu")
+    >>> [d.hex()[:8] for d in ctx.sm3_batch([b"abc", b""])]
+    ['66c7f0f4', '1ab21d83']
+
+Inputs may be bytes, bytearray, memoryview or numpy arrays (C-contiguous);
+they are read in place, not copied. Errors raise KuaisuoError (a
+ValueError) with the library's code and message, TypeError for wrong types.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, List, Optional, Union
+
+from . import _native
+from ._native import BackendUnavailableError, KuaisuoError
+
+__all__ = [
+    "BackendUnavailableError",
+    "Context",
+    "HmacSM3",
+    "KuaisuoError",
+    "SM3",
+    "__version__",
+    "cpu_features",
+    "gpu_built",
+    "gpu_device_count",
+    "hmac_sm3",
+    "sm3",
+]
+
+__version__: str = _native.version()
+
+Buffer = Union[bytes, bytearray, memoryview]
+
+gpu_built = _native.gpu_built
+gpu_device_count = _native.gpu_device_count
+cpu_features = _native.cpu_features
+
+
+def sm3(data: Buffer) -> bytes:
+    """SM3 digest (GB/T 32905-2016) of data: 32 bytes."""
+    return _native.sm3(data)
+
+
+def hmac_sm3(key: Buffer, data: Buffer) -> bytes:
+    """HMAC-SM3 (RFC 2104) of data under key: 32 bytes."""
+    return _native.hmac_sm3(key, data)
+
+
+class _HashlibStyle:
+    """digest()/hexdigest()/copy() in the manner of hashlib objects."""
+
+    digest_size = 32
+    block_size = 64
+
+    def __init__(self, impl) -> None:
+        self._impl = impl
+
+    def update(self, data: Buffer) -> None:
+        self._impl.update(data)
+
+    def digest(self) -> bytes:
+        return self._impl.digest()
+
+    def hexdigest(self) -> str:
+        return self._impl.digest().hex()
+
+    def copy(self):
+        clone = object.__new__(type(self))
+        clone._impl = self._impl.copy()
+        return clone
+
+
+class SM3(_HashlibStyle):
+    """Streaming SM3, hashlib-compatible: update(), digest(), hexdigest(), copy()."""
+
+    name = "sm3"
+
+    def __init__(self, data: Optional[Buffer] = None) -> None:
+        super().__init__(_native.SM3(data))
+
+
+class HmacSM3(_HashlibStyle):
+    """Streaming HMAC-SM3 under a key of any length."""
+
+    name = "hmac-sm3"
+
+    def __init__(self, key: Buffer, data: Optional[Buffer] = None) -> None:
+        super().__init__(_native.HmacSM3(key, data))
+
+
+class Context:
+    """Where batch work runs: backend "auto", "cpu" or "gpu", a CUDA device
+    index, and the number of CPU threads (0 = all). A Context may be shared
+    between threads."""
+
+    def __init__(self, backend: str = "auto", device: int = 0, threads: int = 0) -> None:
+        if not isinstance(backend, str):
+            raise TypeError("backend must be a str")
+        if device < 0 or threads < 0:
+            raise ValueError("device and threads must not be negative")
+        self._ctx = _native.Context(backend, device, threads)
+
+    @property
+    def backend(self) -> str:
+        """"gpu" if batches may run on a GPU, else "cpu"."""
+        return self._ctx.backend
+
+    @property
+    def threads(self) -> int:
+        return self._ctx.threads
+
+    def sm3_batch(self, messages: Iterable[Buffer]) -> List[bytes]:
+        """SM3 of each message; a list of 32-byte digests."""
+        return self._ctx.sm3_batch(messages)
+
+    def sm3_batch_flat(self, data: Buffer, offsets) -> bytes:
+        """SM3 of data[offsets[i]:offsets[i+1]] for each i, without copying
+        data; offsets is a numpy uint64/int64 array (or array('Q')) of
+        count + 1 entries. Returns count * 32 bytes."""
+        return self._ctx.sm3_batch_flat(data, offsets)
+
+    def __repr__(self) -> str:
+        return f"Context(backend={self.backend!r}, threads={self.threads})"

@@ -1,0 +1,213 @@
+"""`kuaisuo speed`: our throughput next to OpenSSL's, measured in one run.
+
+Every case runs in the C++ harness (bench/harness): a warm-up, then seven
+timed runs over fresh random inputs, reporting the median. OpenSSL's
+libcrypto is loaded at run time and called through EVP as an application
+would. Each algorithm contributes a plan: a list of comparisons, each pairing
+one kuaisuo case with the OpenSSL case it is measured against.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+from dataclasses import dataclass, replace
+from typing import Callable, Dict, List, Optional, Tuple
+
+from . import _native
+
+ALGORITHMS = ("sm3",)
+
+
+@dataclass(frozen=True)
+class Case:
+    alg: str
+    op: str
+    impl: str  # "kuaisuo" | "openssl"
+    backend: str  # "cpu" | "gpu"
+    threads: int
+    batch: int
+    msg_bytes: int
+
+    def label(self) -> str:
+        where = f"{self.backend}, {self.threads} thr" if self.backend == "cpu" else "gpu"
+        return (f"{self.alg} {self.op} {human_bytes(self.msg_bytes)} {self.impl} "
+                f"({where}, batch {self.batch})")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    ours: Case
+    theirs: Case
+
+
+@dataclass
+class Options:
+    backend: str  # "auto" | "cpu" | "gpu"
+    threads: int
+    batch: Optional[int]
+    seconds: float
+    gpu: bool  # a GPU is usable for this run
+
+
+def human_bytes(n: int) -> str:
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+    return f"{n} B"
+
+
+def plan_sm3(opt: Options) -> List[Comparison]:
+    """Single-thread one-shot hashing at 64 B, 1 KiB, 1 MiB; then batches on
+    every thread (and on the GPU) against OpenSSL on as many threads."""
+    plan: List[Comparison] = []
+    sizes = (64, 1024, 1 << 20)
+    if opt.backend != "gpu":
+        for size in sizes:
+            ours = Case("sm3", "hash", "kuaisuo", "cpu", 1, 1, size)
+            plan.append(Comparison(ours, replace(ours, impl="openssl")))
+        cpu_batch = opt.batch or 4096
+        for size in (64, 1024):
+            ours = Case("sm3", "hash", "kuaisuo", "cpu", opt.threads, cpu_batch, size)
+            theirs = Case("sm3", "hash", "openssl", "cpu", opt.threads, 1, size)
+            plan.append(Comparison(ours, theirs))
+    if opt.gpu:
+        gpu_batch = opt.batch or (1 << 20)
+        for size in (64, 1024):
+            ours = Case("sm3", "hash", "kuaisuo", "gpu", 1, gpu_batch, size)
+            theirs = Case("sm3", "hash", "openssl", "cpu", opt.threads, 1, size)
+            plan.append(Comparison(ours, theirs))
+    return plan
+
+
+PLANS: Dict[str, Callable[[Options], List[Comparison]]] = {"sm3": plan_sm3}
+
+
+def machine_info(gpu: bool) -> dict:
+    info = {
+        "cpu_model": _native._cpu_model(),
+        "cpu_features": _native.cpu_features(),
+        "online_cpus": os.cpu_count(),
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "kuaisuo_version": _native.version(),
+        "kuaisuo_gpu_built": _native.gpu_built(),
+        "openssl": _native._openssl_version() or None,
+        "gpu": None,
+    }
+    if gpu:
+        info["gpu"] = _native._gpu_info(0)
+    return info
+
+
+class Progress:
+    """A live one-line progress report on a terminal; silent otherwise."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done = total, 0
+        self.live = sys.stderr.isatty()
+        self.started = time.monotonic()
+
+    def step(self, case: Case) -> None:
+        self.done += 1
+        if self.live:
+            elapsed = time.monotonic() - self.started
+            line = f"[{self.done}/{self.total} {elapsed:5.1f}s] {case.label()}"
+            sys.stderr.write("\r\033[K" + line[:120])
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.live:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def measure_all(plan: List[Comparison], seconds: float) -> Dict[Case, dict]:
+    cases: List[Case] = []
+    for cmp in plan:
+        for case in (cmp.ours, cmp.theirs):
+            if case not in cases:
+                cases.append(case)
+    progress = Progress(len(cases))
+    results: Dict[Case, dict] = {}
+    try:
+        for case in cases:
+            progress.step(case)
+            results[case] = _native._bench_case(case.alg, case.op, case.impl, case.backend,
+                                                case.threads, case.batch, case.msg_bytes,
+                                                seconds)
+    finally:
+        progress.close()
+    return results
+
+
+def rate_text(r: dict, msg_bytes: int) -> str:
+    """MB/s for bulk sizes, operations per second for small items."""
+    if "error" in r:
+        return "n/a"
+    if msg_bytes >= 1024:
+        return f"{r['bytes_per_s'] / 1e6:,.0f} MB/s"
+    return f"{r['ops_per_s']:,.0f} op/s"
+
+
+def format_table(plan: List[Comparison], results: Dict[Case, dict]) -> str:
+    head = ("alg", "op", "msg", "where", "batch", "kuaisuo", "openssl", "ratio")
+    rows: List[Tuple[str, ...]] = [head]
+    for cmp in plan:
+        o, t = results[cmp.ours], results[cmp.theirs]
+        ratio = "n/a"
+        if "error" not in o and "error" not in t and t["ops_per_s"] > 0:
+            ratio = f"{o['ops_per_s'] / t['ops_per_s']:.2f}x"
+        c = cmp.ours
+        where = "gpu" if c.backend == "gpu" else f"cpu x{c.threads}"
+        theirs_where = f" (cpu x{cmp.theirs.threads})" if c.backend == "gpu" else ""
+        rows.append((c.alg, c.op, human_bytes(c.msg_bytes), where, str(c.batch), rate_text(o, c.msg_bytes),
+                     rate_text(t, c.msg_bytes) + theirs_where, ratio))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = ["  ".join(cell.rjust(w) if i >= 4 else cell.ljust(w)
+                       for i, (cell, w) in enumerate(zip(r, widths))) for r in rows]
+    lines.insert(1, "-" * len(lines[0]))
+    errors = sorted({f"{case.label()}: {r['error']}" for case, r in results.items() if "error" in r})
+    return "\n".join(lines + [f"note: {e}" for e in errors])
+
+
+def json_rows(results: Dict[Case, dict]) -> List[dict]:
+    rows = []
+    for case, r in results.items():
+        if "error" in r:
+            continue
+        rows.append({
+            "alg": case.alg, "op": case.op, "impl": case.impl, "backend": r["backend"],
+            "threads": case.threads, "batch": case.batch, "msg_bytes": case.msg_bytes,
+            "ops_per_s": r["ops_per_s"], "bytes_per_s": r["bytes_per_s"], "runs": r["runs"],
+        })
+    return rows
+
+
+def run(algs: List[str], backend: str, threads: int, batch: Optional[int], seconds: float,
+        json_path: Optional[str]) -> int:
+    gpu_count = _native.gpu_device_count()
+    if backend == "gpu" and gpu_count == 0:
+        why = "built without CUDA" if not _native.gpu_built() else "no CUDA device found"
+        print(f"kuaisuo speed: --backend gpu, but {why}", file=sys.stderr)
+        return 2
+    opt = Options(backend=backend, threads=threads, batch=batch, seconds=seconds,
+                  gpu=backend != "cpu" and gpu_count > 0)
+    plan = [cmp for alg in algs for cmp in PLANS[alg](opt)]
+    info = machine_info(opt.gpu)
+    gpu_text = info["gpu"]["name"] if info["gpu"] else "none"
+    print(f"kuaisuo {info['kuaisuo_version']} vs {info['openssl'] or 'OpenSSL (not found)'}")
+    print(f"cpu: {info['cpu_model']} [{info['cpu_features']}]; gpu: {gpu_text}; "
+          f"{seconds:g} s per case, median of 7 runs")
+    results = measure_all(plan, seconds)
+    print(format_table(plan, results))
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as f:
+            json.dump({"machine": info, "results": json_rows(results)}, f, indent=2)
+            f.write("\n")
+        print(f"wrote {json_path}")
+    failed = [r for case, r in results.items() if "error" in r and case.impl == "kuaisuo"]
+    return 1 if failed else 0

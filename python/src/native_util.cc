@@ -1,0 +1,71 @@
+#include "native_util.h"
+
+#include <string.h>
+
+#include "kuaisuo.h"
+
+namespace ks_py {
+
+namespace {
+PyObject* g_error = nullptr;        // kuaisuo.KuaisuoError
+PyObject* g_gpu_error = nullptr;    // kuaisuo.BackendUnavailableError
+}  // namespace
+
+Buffer::Buffer(nb::handle obj, const char* what) {
+  if (PyObject_GetBuffer(obj.ptr(), &view_, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
+    PyErr_Clear();
+    throw nb::type_error((std::string(what) +
+                          " must be a C-contiguous bytes-like object (bytes, bytearray, "
+                          "memoryview, numpy array), not " +
+                          nb::type_name(obj.type()).c_str())
+                             .c_str());
+  }
+}
+
+void check(int status) {
+  if (status >= 0) return;
+  PyObject* type = status == KS_ERR_BACKEND_UNAVAILABLE ? g_gpu_error : g_error;
+  nb::object exc = nb::borrow(type)(status, ks_strerror(status));
+  PyErr_SetObject(type, exc.ptr());
+  throw nb::python_error();
+}
+
+void register_errors(nb::module_& m) {
+  g_error = PyErr_NewExceptionWithDoc(
+      "kuaisuo.KuaisuoError",
+      "An error reported by the kuaisuo library; args are (code, message).", PyExc_ValueError,
+      nullptr);
+  g_gpu_error = PyErr_NewExceptionWithDoc(
+      "kuaisuo.BackendUnavailableError",
+      "The GPU backend was asked for but is not built or the device does not exist.", g_error,
+      nullptr);
+  m.attr("KuaisuoError") = nb::handle(g_error);
+  m.attr("BackendUnavailableError") = nb::handle(g_gpu_error);
+}
+
+int parse_backend(const std::string& name) {
+  if (name == "auto") return KS_BACKEND_AUTO;
+  if (name == "cpu") return KS_BACKEND_CPU;
+  if (name == "gpu") return KS_BACKEND_GPU;
+  throw nb::value_error(("backend must be 'auto', 'cpu' or 'gpu', not '" + name + "'").c_str());
+}
+
+std::vector<uint64_t> offsets_from(const Buffer& offsets) {
+  const Py_buffer& v = offsets.view();
+  const char* fmt = v.format == nullptr ? "B" : v.format;
+  if (*fmt == '<' || *fmt == '=' || *fmt == '@') ++fmt;
+  const bool is_unsigned = strcmp(fmt, "Q") == 0 || strcmp(fmt, "L") == 0;
+  const bool is_signed = strcmp(fmt, "q") == 0 || strcmp(fmt, "l") == 0;
+  if (v.itemsize != 8 || !(is_unsigned || is_signed))
+    throw nb::type_error("offsets must hold 8-byte integers (numpy uint64/int64, array('Q'))");
+  const size_t n = size_t(v.len) / 8;
+  if (n == 0) throw nb::value_error("offsets must have count + 1 entries (at least one)");
+  std::vector<uint64_t> out(n);
+  memcpy(out.data(), v.buf, n * 8);
+  if (is_signed)
+    for (uint64_t x : out)
+      if (int64_t(x) < 0) throw nb::value_error("offsets must not be negative");
+  return out;
+}
+
+}  // namespace ks_py

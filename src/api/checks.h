@@ -1,0 +1,49 @@
+// Argument checks shared by every C entry point. Each returns KS_OK or the
+// ks_status that names what is wrong; nothing here dereferences a pointer
+// it has not checked.
+#ifndef KS_API_CHECKS_H_
+#define KS_API_CHECKS_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kuaisuo.h"
+
+namespace ks {
+namespace api {
+
+// A buffer of len bytes: NULL is fine only when len == 0.
+inline int check_buffer(const void* p, size_t len) {
+  return (p == nullptr && len != 0) ? KS_ERR_NULL_POINTER : KS_OK;
+}
+
+// An output of count items of item_bytes each, in a buffer of out_len.
+inline int check_output(const void* out, size_t out_len, size_t count, size_t item_bytes) {
+  if (count == 0) return KS_OK;
+  if (out == nullptr) return KS_ERR_NULL_POINTER;
+  if (count > SIZE_MAX / item_bytes) return KS_ERR_OVERFLOW;
+  return out_len < count * item_bytes ? KS_ERR_LENGTH : KS_OK;
+}
+
+// count items described by count + 1 offsets into data[0 .. data_len).
+inline int check_offsets(const uint8_t* data, size_t data_len, const uint64_t* offsets,
+                         size_t count) {
+  if (offsets == nullptr) return KS_ERR_NULL_POINTER;
+  if (count == SIZE_MAX) return KS_ERR_OVERFLOW;
+  int rc = check_buffer(data, data_len);
+  if (rc != KS_OK) return rc;
+  for (size_t i = 0; i < count; ++i)
+    if (offsets[i] > offsets[i + 1]) return KS_ERR_OFFSETS;
+  return offsets[count] > data_len ? KS_ERR_OFFSETS : KS_OK;
+}
+
+// Marks every item of a batch with the same status (status may be NULL).
+inline void fill_status(int* status, size_t count, int value) {
+  if (status == nullptr) return;
+  for (size_t i = 0; i < count; ++i) status[i] = value;
+}
+
+}  // namespace api
+}  // namespace ks
+
+#endif  // KS_API_CHECKS_H_

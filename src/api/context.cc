@@ -1,0 +1,51 @@
+// ks_ctx creation: resolves the backend and opens the GPU engine if asked.
+#include <new>
+
+#include "engine/context.h"
+#include "kuaisuo.h"
+
+void ks_ctx_config_init(ks_ctx_config* config) {
+  if (config == nullptr) return;
+  config->struct_size = sizeof(ks_ctx_config);
+  config->backend = KS_BACKEND_AUTO;
+  config->gpu_device = 0;
+  config->cpu_threads = 0;
+}
+
+int ks_ctx_new(const ks_ctx_config* config, ks_ctx** out) {
+  if (out == nullptr) return KS_ERR_NULL_POINTER;
+  *out = nullptr;
+  ks_ctx_config cfg;
+  ks_ctx_config_init(&cfg);
+  if (config != nullptr) {
+    if (config->struct_size < sizeof(ks_ctx_config)) return KS_ERR_LENGTH;
+    cfg = *config;
+  }
+  if (cfg.backend < KS_BACKEND_AUTO || cfg.backend > KS_BACKEND_GPU) return KS_ERR_INVALID_ARGUMENT;
+  if (cfg.gpu_device < 0) return KS_ERR_INVALID_ARGUMENT;
+  if (cfg.cpu_threads > 4096) return KS_ERR_INVALID_ARGUMENT;
+
+  ks_ctx* ctx = new (std::nothrow) ks_ctx(static_cast<ks_backend>(cfg.backend), cfg.cpu_threads);
+  if (ctx == nullptr) return KS_ERR_NO_MEMORY;
+  if (cfg.backend != KS_BACKEND_CPU) {
+    int status = KS_OK;
+    ctx->gpu = ks::gpu::open_engine(cfg.gpu_device, &status);
+    if (ctx->gpu == nullptr && cfg.backend == KS_BACKEND_GPU) {
+      delete ctx;
+      return status;
+    }
+  }
+  *out = ctx;
+  return KS_OK;
+}
+
+void ks_ctx_free(ks_ctx* ctx) { delete ctx; }
+
+int ks_ctx_backend(const ks_ctx* ctx) {
+  if (ctx == nullptr) return KS_ERR_NULL_POINTER;
+  return ctx->gpu != nullptr ? KS_BACKEND_GPU : KS_BACKEND_CPU;
+}
+
+uint32_t ks_ctx_cpu_threads(const ks_ctx* ctx) {
+  return ctx == nullptr ? 0 : ctx->pool.threads();
+}

@@ -1,0 +1,37 @@
+// Run-time CPU feature detection (x86-64 CPUID/XGETBV; all false elsewhere).
+// Read once, on first use; every dispatch decision in the library goes
+// through cpu_features() so that KS_CPU_FEATURES=portable in the environment
+// can force the portable paths for testing on any machine.
+#ifndef KS_CORE_CPU_FEATURES_H_
+#define KS_CORE_CPU_FEATURES_H_
+
+#include <string>
+
+namespace ks {
+
+struct CpuFeatures {
+  bool bmi2 = false;
+  bool adx = false;
+  bool avx2 = false;
+  bool avx512f = false;
+  bool avx512vl = false;
+  bool avx512bw = false;
+  bool avx512ifma = false;
+  bool gfni = false;
+  bool vaes = false;
+  bool sha_ni = false;
+};
+
+// The features the library may use: those the CPU and OS support, minus any
+// named in KS_CPU_FEATURES=-avx512ifma,-avx2 (or all of them for "portable").
+const CpuFeatures& cpu_features();
+
+// "adx bmi2 avx2 ..." for reports.
+std::string cpu_feature_string(const CpuFeatures& f);
+
+// The CPU's brand string, e.g. "AMD EPYC 9R14 96-Core Processor".
+std::string cpu_model_name();
+
+}  // namespace ks
+
+#endif  // KS_CORE_CPU_FEATURES_H_

@@ -1,0 +1,16 @@
+// Host/device portability macros. Code written once for the CPU and the GPU
+// (SM3's compression function, field and curve formulas) marks its functions
+// KS_HD so that nvcc compiles them for both sides and g++ sees plain inline
+// functions.
+#ifndef KS_CORE_HD_H_
+#define KS_CORE_HD_H_
+
+#if defined(__CUDACC__)
+#define KS_HD __host__ __device__ __forceinline__
+#define KS_DEVICE_CODE 1
+#else
+#define KS_HD inline __attribute__((always_inline))
+#define KS_DEVICE_CODE 0
+#endif
+
+#endif  // KS_CORE_HD_H_

@@ -1,0 +1,22 @@
+#include "core/os_random.h"
+
+#include <errno.h>
+#include <sys/random.h>
+
+namespace ks {
+
+bool os_random(uint8_t* buf, size_t len) {
+  while (len > 0) {
+    // getrandom returns at most 32 MiB per call and may be interrupted.
+    const ssize_t got = getrandom(buf, len, 0);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    buf += got;
+    len -= size_t(got);
+  }
+  return true;
+}
+
+}  // namespace ks
