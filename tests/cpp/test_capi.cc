@@ -1,0 +1,158 @@
+// The C API's contract: version, error strings, contexts, and every kind of
+// bad input answered with an error code (never a crash).
+#include <gtest/gtest.h>
+
+#include <string.h>
+
+#include "kuaisuo.h"
+
+namespace {
+
+TEST(Library, VersionMatchesHeader) {
+  EXPECT_EQ(ks_version(), (uint32_t(KS_VERSION_MAJOR) << 16) | (KS_VERSION_MINOR << 8) |
+                              KS_VERSION_PATCH);
+  char want[32];
+  snprintf(want, sizeof(want), "%d.%d.%d", KS_VERSION_MAJOR, KS_VERSION_MINOR, KS_VERSION_PATCH);
+  EXPECT_STREQ(ks_version_string(), want);
+}
+
+TEST(Library, EveryErrorHasADistinctSentence) {
+  std::vector<std::string> seen;
+  for (int code = KS_OK; code >= KS_ERR_INTERNAL; --code) {
+    const std::string s = ks_strerror(code);
+    EXPECT_NE(s, "unknown error code") << code;
+    for (const std::string& other : seen) EXPECT_NE(s, other) << code;
+    seen.push_back(s);
+  }
+  EXPECT_STREQ(ks_strerror(-999), "unknown error code");
+  EXPECT_STREQ(ks_strerror(42), "unknown error code");
+}
+
+TEST(Library, CpuFeaturesAreReported) { EXPECT_GT(strlen(ks_cpu_features()), 0u); }
+
+TEST(Context, Defaults) {
+  ks_ctx_config cfg;
+  ks_ctx_config_init(&cfg);
+  EXPECT_EQ(cfg.struct_size, sizeof(cfg));
+  EXPECT_EQ(cfg.backend, KS_BACKEND_AUTO);
+  ks_ctx* ctx = nullptr;
+  ASSERT_EQ(ks_ctx_new(nullptr, &ctx), KS_OK);
+  EXPECT_GE(ks_ctx_cpu_threads(ctx), 1u);
+  const int backend = ks_ctx_backend(ctx);
+  EXPECT_EQ(backend, ks_gpu_device_count() > 0 ? KS_BACKEND_GPU : KS_BACKEND_CPU);
+  ks_ctx_free(ctx);
+  ks_ctx_free(nullptr);  // accepted
+}
+
+TEST(Context, RejectsBadConfigs) {
+  ks_ctx* ctx = reinterpret_cast<ks_ctx*>(0x1);
+  ks_ctx_config cfg;
+  ks_ctx_config_init(&cfg);
+  EXPECT_EQ(ks_ctx_new(&cfg, nullptr), KS_ERR_NULL_POINTER);
+
+  ks_ctx_config bad = cfg;
+  bad.struct_size = 4;
+  EXPECT_EQ(ks_ctx_new(&bad, &ctx), KS_ERR_LENGTH);
+  EXPECT_EQ(ctx, nullptr);  // cleared on failure
+  bad = cfg;
+  bad.backend = 7;
+  EXPECT_EQ(ks_ctx_new(&bad, &ctx), KS_ERR_INVALID_ARGUMENT);
+  bad.backend = -1;
+  EXPECT_EQ(ks_ctx_new(&bad, &ctx), KS_ERR_INVALID_ARGUMENT);
+  bad = cfg;
+  bad.gpu_device = -1;
+  EXPECT_EQ(ks_ctx_new(&bad, &ctx), KS_ERR_INVALID_ARGUMENT);
+  bad = cfg;
+  bad.cpu_threads = 1u << 30;
+  EXPECT_EQ(ks_ctx_new(&bad, &ctx), KS_ERR_INVALID_ARGUMENT);
+}
+
+TEST(Context, GpuContextFailsCleanlyWithoutThatDevice) {
+  ks_ctx_config cfg;
+  ks_ctx_config_init(&cfg);
+  cfg.backend = KS_BACKEND_GPU;
+  cfg.gpu_device = ks_gpu_device_count();  // one past the last device
+  ks_ctx* ctx = nullptr;
+  EXPECT_EQ(ks_ctx_new(&cfg, &ctx), KS_ERR_BACKEND_UNAVAILABLE);
+  EXPECT_EQ(ctx, nullptr);
+  cfg.backend = KS_BACKEND_AUTO;  // AUTO falls back to the CPU
+  ASSERT_EQ(ks_ctx_new(&cfg, &ctx), KS_OK);
+  EXPECT_EQ(ks_ctx_backend(ctx), KS_BACKEND_CPU);
+  ks_ctx_free(ctx);
+  EXPECT_EQ(ks_ctx_backend(nullptr), KS_ERR_NULL_POINTER);
+}
+
+TEST(Sm3Api, NullPointers) {
+  uint8_t out[32];
+  const uint8_t msg[4] = {1, 2, 3, 4};
+  EXPECT_EQ(ks_sm3(nullptr, 5, out), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_sm3(msg, 4, nullptr), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_sm3(nullptr, 0, out), KS_OK);  // the empty message
+  ks_sm3_ctx c;
+  EXPECT_EQ(ks_sm3_init(nullptr), KS_ERR_NULL_POINTER);
+  ASSERT_EQ(ks_sm3_init(&c), KS_OK);
+  EXPECT_EQ(ks_sm3_update(&c, nullptr, 1), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_sm3_update(nullptr, msg, 1), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_sm3_update(&c, nullptr, 0), KS_OK);
+  EXPECT_EQ(ks_sm3_final(&c, nullptr), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_sm3_final(nullptr, out), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_hmac_sm3(nullptr, 3, msg, 4, out), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_hmac_sm3(msg, 4, nullptr, 3, out), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_hmac_sm3(msg, 4, msg, 4, nullptr), KS_ERR_NULL_POINTER);
+  ks_hmac_sm3_ctx h;
+  EXPECT_EQ(ks_hmac_sm3_init(&h, nullptr, 1), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_hmac_sm3_init(nullptr, msg, 1), KS_ERR_NULL_POINTER);
+  ASSERT_EQ(ks_hmac_sm3_init(&h, nullptr, 0), KS_OK);  // empty key is legal
+  EXPECT_EQ(ks_hmac_sm3_update(&h, nullptr, 2), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_hmac_sm3_final(&h, nullptr), KS_ERR_NULL_POINTER);
+  ks_hmac_sm3_cleanse(nullptr);
+}
+
+class Sm3BatchArgs : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(ks_ctx_new(nullptr, &ctx_), KS_OK); }
+  void TearDown() override { ks_ctx_free(ctx_); }
+  int call(const uint8_t* data, size_t data_len, const uint64_t* offsets, size_t count,
+           uint8_t* out, size_t out_len, int* status = nullptr) {
+    return ks_sm3_batch(ctx_, data, data_len, offsets, count, out, out_len, status);
+  }
+  ks_ctx* ctx_ = nullptr;
+  uint8_t data_[10] = {0};
+  uint8_t out_[3 * 32];
+};
+
+TEST_F(Sm3BatchArgs, NullPointers) {
+  const uint64_t offs[3] = {0, 4, 10};
+  EXPECT_EQ(ks_sm3_batch(nullptr, data_, 10, offs, 2, out_, 64, nullptr), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(call(nullptr, 10, offs, 2, out_, 64), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(call(data_, 10, nullptr, 2, out_, 64), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(call(data_, 10, offs, 2, nullptr, 64), KS_ERR_NULL_POINTER);
+}
+
+TEST_F(Sm3BatchArgs, InconsistentOffsets) {
+  const uint64_t decreasing[3] = {0, 6, 4};
+  EXPECT_EQ(call(data_, 10, decreasing, 2, out_, 64), KS_ERR_OFFSETS);
+  const uint64_t past_end[3] = {0, 4, 11};
+  EXPECT_EQ(call(data_, 10, past_end, 2, out_, 64), KS_ERR_OFFSETS);
+  const uint64_t huge[3] = {0, UINT64_MAX, UINT64_MAX};
+  EXPECT_EQ(call(data_, 10, huge, 2, out_, 64), KS_ERR_OFFSETS);
+  const uint64_t nonzero_empty[3] = {3, 3, 3};  // items may start anywhere
+  EXPECT_EQ(call(data_, 10, nonzero_empty, 2, out_, 64), KS_OK);
+}
+
+TEST_F(Sm3BatchArgs, OutputTooSmallOrOverflowing) {
+  const uint64_t offs[3] = {0, 4, 10};
+  EXPECT_EQ(call(data_, 10, offs, 2, out_, 63), KS_ERR_LENGTH);
+  // count * 32 overflows size_t: rejected before the offsets are read.
+  EXPECT_EQ(call(data_, 10, offs, SIZE_MAX / 16, out_, sizeof(out_)), KS_ERR_OVERFLOW);
+  EXPECT_EQ(call(data_, 10, offs, SIZE_MAX, out_, sizeof(out_)), KS_ERR_OVERFLOW);
+}
+
+TEST_F(Sm3BatchArgs, StatusArrayIsFilled) {
+  const uint64_t offs[4] = {0, 0, 4, 10};
+  int status[3] = {7, 7, 7};
+  ASSERT_EQ(call(data_, 10, offs, 3, out_, sizeof(out_), status), KS_OK);
+  for (int s : status) EXPECT_EQ(s, KS_OK);
+}
+
+}  // namespace

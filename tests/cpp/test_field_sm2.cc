@@ -1,0 +1,174 @@
+// GF(p) and scalar (mod n) arithmetic of SM2 against OpenSSL BIGNUM.
+#include <gtest/gtest.h>
+#include <openssl/bn.h>
+
+#include <vector>
+
+#include "field/fn.h"
+#include "field/fp.h"
+#include "test_sm2_util.h"
+
+namespace {
+
+using ks::field::Fn;
+using ks::field::Fp;
+using ks::field::U256;
+using namespace ks_test;
+
+const char* kPHex = "FFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00000000FFFFFFFFFFFFFFFF";
+const char* kNHex = "FFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFF7203DF6B21C6052B53BBF40939D54123";
+
+struct Ctx {
+  BN_CTX* ctx = BN_CTX_new();
+  ~Ctx() { BN_CTX_free(ctx); }
+};
+
+bool same(const U256& a, const U256& b) { return ks::field::eq_mask(a, b) != 0; }
+
+// Edge values and random ones below modulus m.
+std::vector<U256> samples(const U256& m, int random_count) {
+  Bn mb = to_bn(m);
+  std::vector<U256> v;
+  auto add_bn = [&](const BIGNUM* b) { v.push_back(from_bn(b)); };
+  Bn t(BN_new());
+  for (int k : {0, 1, 2, 3}) {
+    BN_set_word(t.get(), k);
+    add_bn(t.get());
+    BN_sub(t.get(), mb.get(), t.get());
+    if (k != 0) add_bn(t.get());
+  }
+  for (int bit : {63, 64, 95, 96, 127, 128, 191, 192, 223, 224, 254, 255}) {
+    BN_zero(t.get());
+    BN_set_bit(t.get(), bit);
+    if (BN_cmp(t.get(), mb.get()) < 0) add_bn(t.get());
+    BN_sub(t.get(), mb.get(), t.get());
+    if (!BN_is_negative(t.get())) add_bn(t.get());
+  }
+  Rng rng(0x5eed0000 + random_count);
+  for (int i = 0; i < random_count; ++i) v.push_back(rng.below(m));
+  return v;
+}
+
+TEST(FieldFp, ModulusMatchesStandard) {
+  EXPECT_TRUE(same(Fp::kModulus, u256_hex(kPHex)));
+  EXPECT_TRUE(same(Fn::kModulus, u256_hex(kNHex)));
+}
+
+TEST(FieldFp, ArithmeticMatchesBignum) {
+  Ctx c;
+  Bn p = bn_hex(kPHex), r(BN_new());
+  const auto v = samples(Fp::kModulus, 60);
+  for (const U256& a : v) {
+    Bn ab = to_bn(a);
+    for (const U256& b : v) {
+      Bn bb = to_bn(b);
+      BN_mod_mul(r.get(), ab.get(), bb.get(), p.get(), c.ctx);
+      ASSERT_TRUE(same(Fp::mul(a, b), from_bn(r.get())));
+      BN_mod_add(r.get(), ab.get(), bb.get(), p.get(), c.ctx);
+      ASSERT_TRUE(same(Fp::add(a, b), from_bn(r.get())));
+      BN_mod_sub(r.get(), ab.get(), bb.get(), p.get(), c.ctx);
+      ASSERT_TRUE(same(Fp::sub(a, b), from_bn(r.get())));
+    }
+    BN_mod_sqr(r.get(), ab.get(), p.get(), c.ctx);
+    ASSERT_TRUE(same(Fp::sqr(a), from_bn(r.get())));
+    BN_mod_sub(r.get(), p.get(), ab.get(), p.get(), c.ctx);
+    ASSERT_TRUE(same(Fp::neg(a), from_bn(r.get())));
+    BN_mod_lshift1(r.get(), ab.get(), p.get(), c.ctx);
+    ASSERT_TRUE(same(Fp::dbl(a), from_bn(r.get())));
+  }
+}
+
+TEST(FieldFp, ManyRandomProducts) {
+  Ctx c;
+  Bn p = bn_hex(kPHex), r(BN_new());
+  Rng rng(42);
+  for (int i = 0; i < 200000; ++i) {
+    const U256 a = rng.below(Fp::kModulus), b = rng.below(Fp::kModulus);
+    Bn ab = to_bn(a), bb = to_bn(b);
+    BN_mod_mul(r.get(), ab.get(), bb.get(), p.get(), c.ctx);
+    ASSERT_TRUE(same(Fp::mul(a, b), from_bn(r.get()))) << i;
+  }
+}
+
+TEST(FieldFp, InverseAndSqrt) {
+  Ctx c;
+  Bn p = bn_hex(kPHex), r(BN_new());
+  EXPECT_TRUE(same(Fp::inv(Fp::zero()), Fp::zero()));
+  for (const U256& a : samples(Fp::kModulus, 200)) {
+    if (Fp::is_zero(a)) continue;
+    Bn ab = to_bn(a);
+    ASSERT_NE(BN_mod_inverse(r.get(), ab.get(), p.get(), c.ctx), nullptr);
+    ASSERT_TRUE(same(Fp::inv(a), from_bn(r.get())));
+    U256 root;
+    const U256 square = Fp::sqr(a);
+    ASSERT_TRUE(Fp::sqrt(root, square));
+    ASSERT_TRUE(same(Fp::sqr(root), square));
+    // p = 3 mod 4 makes -1 a non-residue: exactly one of a^2, -a^2 is square
+    ASSERT_FALSE(Fp::sqrt(root, Fp::neg(square)));
+  }
+}
+
+TEST(FieldFp, DecodingRejectsNonCanonical) {
+  uint8_t be[32];
+  U256 x;
+  Bn p = bn_hex(kPHex), t(BN_new());
+  for (int delta : {0, 1, 2}) {  // p, p+1, p+2
+    BN_add_word(BN_copy(t.get(), p.get()), delta);
+    BN_bn2binpad(t.get(), be, 32);
+    EXPECT_FALSE(Fp::from_bytes(x, be)) << delta;
+  }
+  memset(be, 0xFF, 32);  // 2^256 - 1
+  EXPECT_FALSE(Fp::from_bytes(x, be));
+  BN_sub_word(BN_copy(t.get(), p.get()), 1);
+  BN_bn2binpad(t.get(), be, 32);
+  ASSERT_TRUE(Fp::from_bytes(x, be));
+  uint8_t back[32];
+  Fp::to_bytes(back, x);
+  EXPECT_EQ(0, memcmp(be, back, 32));
+}
+
+TEST(FieldFn, ArithmeticMatchesBignum) {
+  Ctx c;
+  Bn n = bn_hex(kNHex), r(BN_new());
+  const auto v = samples(Fn::kModulus, 50);
+  for (const U256& a : v) {
+    Bn ab = to_bn(a);
+    const U256 a_mont = Fn::to_mont(a);
+    ASSERT_TRUE(same(Fn::from_mont(a_mont), a));
+    for (const U256& b : v) {
+      Bn bb = to_bn(b);
+      BN_mod_mul(r.get(), ab.get(), bb.get(), n.get(), c.ctx);
+      ASSERT_TRUE(same(Fn::mul_plain_mont(b, a_mont), from_bn(r.get())));
+      ASSERT_TRUE(same(Fn::from_mont(Fn::mont_mul(a_mont, Fn::to_mont(b))), from_bn(r.get())));
+      BN_mod_add(r.get(), ab.get(), bb.get(), n.get(), c.ctx);
+      ASSERT_TRUE(same(Fn::add(a, b), from_bn(r.get())));
+      BN_mod_sub(r.get(), ab.get(), bb.get(), n.get(), c.ctx);
+      ASSERT_TRUE(same(Fn::sub(a, b), from_bn(r.get())));
+    }
+    if (Fn::in_range_nonzero(a)) {
+      ASSERT_NE(BN_mod_inverse(r.get(), ab.get(), n.get(), c.ctx), nullptr);
+      ASSERT_TRUE(same(Fn::from_mont(Fn::inv_mont(a_mont)), from_bn(r.get())));
+    }
+  }
+}
+
+TEST(FieldFn, RangeChecksAndReduction) {
+  const U256 n = Fn::kModulus;
+  U256 n_minus_1, n_plus_1;
+  ks::field::sub_borrow(n_minus_1, n, U256{{1, 0, 0, 0}});
+  ks::field::add_carry(n_plus_1, n, U256{{1, 0, 0, 0}});
+  EXPECT_FALSE(Fn::in_range_nonzero(U256{{0, 0, 0, 0}}));
+  EXPECT_TRUE(Fn::in_range_nonzero(U256{{1, 0, 0, 0}}));
+  EXPECT_TRUE(Fn::in_range_nonzero(n_minus_1));
+  EXPECT_FALSE(Fn::in_range_nonzero(n));
+  EXPECT_FALSE(Fn::in_range_nonzero(n_plus_1));
+  EXPECT_TRUE(same(Fn::reduce_once(n), U256{{0, 0, 0, 0}}));
+  EXPECT_TRUE(same(Fn::reduce_once(n_plus_1), U256{{1, 0, 0, 0}}));
+  EXPECT_TRUE(same(Fn::reduce_once(n_minus_1), n_minus_1));
+  const U256 all_ones = {{~0ull, ~0ull, ~0ull, ~0ull}};
+  U256 expect;
+  ks::field::sub_borrow(expect, all_ones, n);
+  EXPECT_TRUE(same(Fn::reduce_once(all_ones), expect));
+}
+
+}  // namespace
