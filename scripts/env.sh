@@ -1,0 +1,75 @@
+# Shared set-up for scripts/test, scripts/speed and scripts/gpu-check:
+# system packages (when missing) and a Python virtual environment with the
+# build and test requirements. Source it; it defines ks_setup.
+set -euo pipefail
+
+KS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KS_VENV=${KS_VENV:-$KS_ROOT/.venv}
+
+ks_log() { printf '== %s\n' "$*" >&2; }
+
+# Installs, through apt, the packages whose check fails. Each argument is
+# "check command:package".
+ks_apt_install() {
+  local missing=() item
+  for item in "$@"; do
+    bash -c "${item%%:*}" >/dev/null 2>&1 || missing+=("${item##*:}")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if ! command -v apt-get >/dev/null; then
+    ks_log "please install: ${missing[*]}"
+    return 1
+  fi
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  ks_log "apt-get install ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+ks_has_header() { echo "#include <$1>" | ${CXX:-g++} -E -x c++ - "${@:2}" >/dev/null 2>&1; }
+export -f ks_has_header
+
+# A venv that also sees the system's packages (machines without a package
+# registry, such as the GPU machines, have the requirements preinstalled).
+# Where venv itself is missing and cannot be installed, the system Python is
+# used directly.
+ks_python_env() {
+  KS_PIP_FLAGS=()
+  if [ -x "$KS_VENV/bin/python" ] || python3 -m venv --system-site-packages "$KS_VENV" 2>/dev/null; then
+    # shellcheck disable=SC1091
+    . "$KS_VENV/bin/activate"
+  else
+    ks_log "no venv available: using the system python3"
+    rm -rf "$KS_VENV"
+    python() { python3 "$@"; }
+    KS_PIP_FLAGS=(--break-system-packages)
+  fi
+  local want=() mod spec
+  for spec in scikit_build_core:scikit-build-core nanobind:nanobind pytest:pytest numpy:numpy; do
+    mod=${spec%%:*}
+    python -c "import $mod" 2>/dev/null || want+=("${spec#*:}")
+  done
+  if [ ${#want[@]} -gt 0 ]; then
+    ks_log "pip install ${want[*]}"
+    python -m pip install -q "${KS_PIP_FLAGS[@]}" "${want[@]}"
+  fi
+  # The independent oracle for the Python tests; optional where no registry.
+  python -c "import cryptography" 2>/dev/null ||
+    python -m pip install -q "${KS_PIP_FLAGS[@]}" cryptography 2>/dev/null ||
+    ks_log "cryptography unavailable: its oracle tests will be skipped"
+}
+
+# Builds and installs the Python package (and the CLI) into the venv.
+ks_install_package() {
+  ks_log "pip install . (CUDA backend when nvcc is found)"
+  python -m pip install -q "${KS_PIP_FLAGS[@]}" --no-build-isolation "$KS_ROOT"
+}
+
+ks_setup() {
+  ks_apt_install "command -v g++:g++" "command -v cmake:cmake" "command -v ninja:ninja-build" \
+    "ks_has_header openssl/evp.h:libssl-dev" "ks_has_header gtest/gtest.h:libgtest-dev" \
+    "python3 -c 'import ensurepip':python3-venv" \
+    "ks_has_header Python.h \$(python3-config --includes):python3-dev"
+  ks_python_env
+}
