@@ -32,11 +32,14 @@ export -f ks_has_header
 
 # A venv that also sees the system's packages (machines without a package
 # registry, such as the GPU machines, have the requirements preinstalled).
-# Where venv itself is missing and cannot be installed, the system Python is
-# used directly.
+# An already active virtual environment is used as it is; where venv itself
+# is missing, the system Python is used directly.
 ks_python_env() {
   KS_PIP_FLAGS=()
-  if [ -x "$KS_VENV/bin/python" ] || python3 -m venv --system-site-packages "$KS_VENV" 2>/dev/null; then
+  if python3 -c 'import sys; sys.exit(sys.prefix == sys.base_prefix)'; then
+    ks_log "using the active virtual environment $(python3 -c 'import sys; print(sys.prefix)')"
+    python() { python3 "$@"; }
+  elif [ -x "$KS_VENV/bin/python" ] || python3 -m venv --system-site-packages "$KS_VENV" 2>/dev/null; then
     # shellcheck disable=SC1091
     . "$KS_VENV/bin/activate"
   else
