@@ -61,7 +61,31 @@ typedef enum ks_status {
   KS_ERR_RANDOM = -9,              /* the OS random generator failed */
   KS_ERR_BATCH_ITEMS = -10,        /* some batch items failed: see status[] */
   KS_ERR_UNSUPPORTED = -11,        /* this operation has no implementation on the backend */
-  KS_ERR_INTERNAL = -12
+  KS_ERR_INTERNAL = -12,
+  /* Decoding (each says what was wrong with the input) */
+  KS_ERR_DER_TRUNCATED = -20,       /* input ends inside a DER element */
+  KS_ERR_DER_TAG = -21,             /* unexpected DER element */
+  KS_ERR_DER_LENGTH = -22,          /* indefinite, non-minimal or oversized DER length */
+  KS_ERR_DER_TRAILING = -23,        /* bytes after the end of the DER structure */
+  KS_ERR_DER_NON_MINIMAL = -24,     /* INTEGER with a redundant leading byte */
+  KS_ERR_DER_NEGATIVE = -25,        /* negative INTEGER */
+  KS_ERR_DER_TOO_LARGE = -26,       /* INTEGER larger than the field it encodes */
+  KS_ERR_DER_EMPTY = -27,           /* INTEGER with no content bytes */
+  KS_ERR_DER_BIT_STRING = -28,      /* BIT STRING with unused bits */
+  KS_ERR_PEM_NO_BLOCK = -29,        /* no PEM block with the expected label */
+  KS_ERR_PEM_NO_END = -30,          /* PEM BEGIN line without END */
+  KS_ERR_PEM_ENCRYPTED = -31,       /* encrypted PEM (not supported) */
+  KS_ERR_PEM_BASE64 = -32,          /* invalid base64 in a PEM body */
+  KS_ERR_KEY_ALGORITHM = -33,       /* not an SM2 key (algorithm or curve OID) */
+  KS_ERR_KEY_VERSION = -34,         /* unsupported PKCS#8 / SEC1 version */
+  KS_ERR_KEY_MISMATCH = -35,        /* embedded public key does not match the private key */
+  /* SM2 */
+  KS_ERR_BAD_PRIVATE_KEY = -40,     /* private key not in [1, n-2] or wrong length */
+  KS_ERR_BAD_PUBLIC_KEY = -41,      /* bad point encoding, coordinate >= p, or off the curve */
+  KS_ERR_POINT_AT_INFINITY = -42,   /* a point is (or a result reached) infinity */
+  KS_ERR_SIGNATURE_RANGE = -43,     /* r or s outside [1, n-1], or r + s = n */
+  KS_ERR_VERIFY_FAILED = -44,       /* well-formed signature that does not verify */
+  KS_ERR_ID_LENGTH = -45            /* distinguishing ID longer than 8191 bytes */
 } ks_status;
 
 /* A static, human-readable sentence for any code (unknown codes too). */
@@ -135,6 +159,123 @@ KS_API int ks_hmac_sm3(const void* key, size_t key_len, const void* data, size_t
 KS_API int ks_sm3_batch(ks_ctx* ctx, const uint8_t* data, size_t data_len,
                         const uint64_t* offsets, size_t count, uint8_t* digests,
                         size_t digests_len, int* status);
+
+
+/* ---- SM2 signatures (GB/T 32918.2-2016, GM/T 0003.2) ------------------ */
+/* On the recommended curve sm2p256v1. Signatures are r||s (64 bytes) in
+ * every call; ks_sm2_signature_to_der/_from_der convert to and from the DER
+ * SEQUENCE{INTEGER r, INTEGER s} that OpenSSL and GmSSL exchange.
+ *
+ * The distinguishing ID is always explicit: pass KS_SM2_DEFAULT_ID (GM/T
+ * 0009's "1234567812345678") unless the peer says otherwise. OpenSSL 3 signs
+ * with an EMPTY ID unless told distid; RFC 8998 (TLS 1.3) uses
+ * "TLSv1.3+GM+Cipher+Suite". id may be NULL when id_len is 0.
+ *
+ * Variable-length outputs (DER, PEM) follow one rule: out may be NULL to ask
+ * for the size; *out_len receives the bytes written (or needed, together
+ * with KS_ERR_LENGTH when out_cap is too small). PEM output is
+ * NUL-terminated; *out_len excludes the NUL. */
+#define KS_SM2_PRIVATE_KEY_BYTES 32
+#define KS_SM2_PUBLIC_KEY_BYTES 65            /* 04 || x || y */
+#define KS_SM2_COMPRESSED_PUBLIC_KEY_BYTES 33 /* 02/03 || x */
+#define KS_SM2_SIGNATURE_BYTES 64             /* r || s */
+#define KS_SM2_SIGNATURE_DER_MAX_BYTES 72
+#define KS_SM2_DIGEST_BYTES 32
+#define KS_SM2_DEFAULT_ID "1234567812345678"
+#define KS_SM2_DEFAULT_ID_BYTES 16
+#define KS_SM2_MAX_ID_BYTES 8191
+
+typedef enum ks_sm2_nonce {
+  KS_SM2_NONCE_RANDOM = 0,        /* k from the OS CSPRNG (getrandom) */
+  KS_SM2_NONCE_DETERMINISTIC = 1  /* RFC 6979 construction over HMAC-SM3 */
+} ks_sm2_nonce;
+
+/* A private key prepared for signing (holds d, the public key and the
+ * cached (1 + d)^-1 mod n); wiped when freed. Immutable: may be shared by
+ * threads. */
+typedef struct ks_sm2_key ks_sm2_key;
+/* A validated public key (on the curve, not infinity). Immutable. */
+typedef struct ks_sm2_pubkey ks_sm2_pubkey;
+
+KS_API int ks_sm2_key_generate(ks_sm2_key** out);
+/* d as 32 big-endian bytes, in [1, n-2]. */
+KS_API int ks_sm2_key_from_bytes(const uint8_t* d, size_t d_len, ks_sm2_key** out);
+/* PKCS#8 PrivateKeyInfo or SEC1 ECPrivateKey, DER or PEM ("PRIVATE KEY" /
+ * "EC PRIVATE KEY"; detected). An embedded public key must match d. */
+KS_API int ks_sm2_key_decode(const uint8_t* in, size_t in_len, ks_sm2_key** out);
+KS_API int ks_sm2_key_to_bytes(const ks_sm2_key* key, uint8_t d[KS_SM2_PRIVATE_KEY_BYTES]);
+/* PKCS#8 as OpenSSL writes it; pem != 0 for "-----BEGIN PRIVATE KEY-----". */
+KS_API int ks_sm2_key_encode(const ks_sm2_key* key, int pem, uint8_t* out, size_t out_cap,
+                             size_t* out_len);
+/* A new public-key object for the key's public half. */
+KS_API int ks_sm2_key_public(const ks_sm2_key* key, ks_sm2_pubkey** out);
+KS_API void ks_sm2_key_free(ks_sm2_key* key);
+
+/* 65-byte 04||x||y, 64-byte x||y or 33-byte 02/03||x. */
+KS_API int ks_sm2_pubkey_from_bytes(const uint8_t* in, size_t in_len, ks_sm2_pubkey** out);
+/* SubjectPublicKeyInfo, DER or PEM ("PUBLIC KEY"; detected). */
+KS_API int ks_sm2_pubkey_decode(const uint8_t* in, size_t in_len, ks_sm2_pubkey** out);
+/* compressed != 0: 33 bytes 02/03||x, else 65 bytes 04||x||y. */
+KS_API int ks_sm2_pubkey_to_bytes(const ks_sm2_pubkey* key, int compressed, uint8_t* out,
+                                  size_t out_cap, size_t* out_len);
+/* SubjectPublicKeyInfo; pem != 0 for "-----BEGIN PUBLIC KEY-----". */
+KS_API int ks_sm2_pubkey_encode(const ks_sm2_pubkey* key, int pem, uint8_t* out,
+                                size_t out_cap, size_t* out_len);
+KS_API void ks_sm2_pubkey_free(ks_sm2_pubkey* key);
+
+/* Z_A = SM3(ENTL || ID || a || b || xG || yG || xA || yA) and
+ * e = SM3(Z_A || M) (GB/T 32918.2 clause 5.5). */
+KS_API int ks_sm2_za(const ks_sm2_pubkey* key, const uint8_t* id, size_t id_len,
+                     uint8_t za[KS_SM2_DIGEST_BYTES]);
+KS_API int ks_sm2_digest(const ks_sm2_pubkey* key, const uint8_t* id, size_t id_len,
+                         const uint8_t* msg, size_t msg_len, uint8_t e[KS_SM2_DIGEST_BYTES]);
+
+/* Sign a message (Z_A and e computed here) or a caller-computed digest e. */
+KS_API int ks_sm2_sign(const ks_sm2_key* key, const uint8_t* id, size_t id_len,
+                       const uint8_t* msg, size_t msg_len, int nonce,
+                       uint8_t sig[KS_SM2_SIGNATURE_BYTES]);
+KS_API int ks_sm2_sign_digest(const ks_sm2_key* key, const uint8_t e[KS_SM2_DIGEST_BYTES],
+                              int nonce, uint8_t sig[KS_SM2_SIGNATURE_BYTES]);
+/* KS_OK for a valid signature; KS_ERR_SIGNATURE_RANGE or
+ * KS_ERR_VERIFY_FAILED otherwise. */
+KS_API int ks_sm2_verify(const ks_sm2_pubkey* key, const uint8_t* id, size_t id_len,
+                         const uint8_t* msg, size_t msg_len,
+                         const uint8_t sig[KS_SM2_SIGNATURE_BYTES]);
+KS_API int ks_sm2_verify_digest(const ks_sm2_pubkey* key, const uint8_t e[KS_SM2_DIGEST_BYTES],
+                                const uint8_t sig[KS_SM2_SIGNATURE_BYTES]);
+
+/* r||s <-> DER; decoding is strict (minimal, non-negative, no trailing
+ * bytes) and says what was wrong. */
+KS_API int ks_sm2_signature_to_der(const uint8_t sig[KS_SM2_SIGNATURE_BYTES], uint8_t* out,
+                                   size_t out_cap, size_t* out_len);
+KS_API int ks_sm2_signature_from_der(const uint8_t* der, size_t der_len,
+                                     uint8_t sig[KS_SM2_SIGNATURE_BYTES]);
+
+/* Batches (CPU threads of ctx; the GPU backend answers KS_ERR_UNSUPPORTED
+ * for SM2 until the CUDA SM2 lands, AUTO uses the CPU).
+ * keygen: count private keys (32 bytes each) and public keys (65 each). */
+KS_API int ks_sm2_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
+                               size_t private_keys_len, uint8_t* public_keys,
+                               size_t public_keys_len, int* status);
+/* Many messages (flat layout) under one key and one ID. */
+KS_API int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id,
+                             size_t id_len, const uint8_t* data, size_t data_len,
+                             const uint64_t* offsets, size_t count, int nonce, uint8_t* sigs,
+                             size_t sigs_len, int* status);
+/* Digests with per-item private keys (32 bytes each, in [1, n-2]). */
+KS_API int ks_sm2_sign_digest_batch(ks_ctx* ctx, const uint8_t* private_keys,
+                                    const uint8_t* digests, size_t count, int nonce,
+                                    uint8_t* sigs, size_t sigs_len, int* status);
+/* (message, signature, public key) triples: public_keys holds count
+ * 65-byte 04||x||y keys; one ID for all. status[i] is KS_OK,
+ * KS_ERR_VERIFY_FAILED, KS_ERR_SIGNATURE_RANGE or KS_ERR_BAD_PUBLIC_KEY. */
+KS_API int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* id,
+                               size_t id_len, const uint8_t* data, size_t data_len,
+                               const uint64_t* offsets, size_t count, const uint8_t* sigs,
+                               int* status);
+KS_API int ks_sm2_verify_digest_batch(ks_ctx* ctx, const uint8_t* public_keys,
+                                      const uint8_t* digests, size_t count,
+                                      const uint8_t* sigs, int* status);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,29 @@ const char* ks_strerror(int code) {
     case KS_ERR_BATCH_ITEMS: return "one or more batch items failed; see the status array";
     case KS_ERR_UNSUPPORTED: return "this operation is not implemented on the chosen backend";
     case KS_ERR_INTERNAL: return "internal error";
+    case KS_ERR_DER_TRUNCATED: return "DER: the input ends inside an element";
+    case KS_ERR_DER_TAG: return "DER: unexpected element (wrong tag)";
+    case KS_ERR_DER_LENGTH: return "DER: indefinite, non-minimal or oversized length";
+    case KS_ERR_DER_TRAILING: return "DER: bytes after the end of the structure";
+    case KS_ERR_DER_NON_MINIMAL: return "DER: INTEGER with a redundant leading byte";
+    case KS_ERR_DER_NEGATIVE: return "DER: negative INTEGER";
+    case KS_ERR_DER_TOO_LARGE: return "DER: INTEGER larger than the value it encodes";
+    case KS_ERR_DER_EMPTY: return "DER: INTEGER without content bytes";
+    case KS_ERR_DER_BIT_STRING: return "DER: BIT STRING with unused bits or no content";
+    case KS_ERR_PEM_NO_BLOCK: return "PEM: no block with the expected label";
+    case KS_ERR_PEM_NO_END: return "PEM: BEGIN line without its END line";
+    case KS_ERR_PEM_ENCRYPTED: return "PEM: encrypted PEM is not supported (decrypt it first)";
+    case KS_ERR_PEM_BASE64: return "PEM: invalid base64 body";
+    case KS_ERR_KEY_ALGORITHM: return "not an SM2 key (algorithm or curve identifier)";
+    case KS_ERR_KEY_VERSION: return "unsupported PKCS#8 or SEC1 structure version";
+    case KS_ERR_KEY_MISMATCH: return "the embedded public key does not match the private key";
+    case KS_ERR_BAD_PRIVATE_KEY: return "SM2 private key is not an integer in [1, n-2]";
+    case KS_ERR_BAD_PUBLIC_KEY:
+      return "SM2 public key: bad point encoding, coordinate >= p, or not on the curve";
+    case KS_ERR_POINT_AT_INFINITY: return "SM2: point at infinity";
+    case KS_ERR_SIGNATURE_RANGE: return "SM2 signature: r or s outside [1, n-1], or r + s = n";
+    case KS_ERR_VERIFY_FAILED: return "SM2 signature does not verify";
+    case KS_ERR_ID_LENGTH: return "SM2 distinguishing ID longer than 8191 bytes";
     default: return "unknown error code";
   }
 }

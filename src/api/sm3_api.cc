@@ -113,8 +113,10 @@ int ks_hmac_sm3(const void* key, size_t key_len, const void* data, size_t len,
 int ks_sm3_batch(ks_ctx* ctx, const uint8_t* data, size_t data_len, const uint64_t* offsets,
                  size_t count, uint8_t* digests, size_t digests_len, int* status) {
   if (ctx == nullptr) return KS_ERR_NULL_POINTER;
-  int rc = ks::api::check_offsets(data, data_len, offsets, count);
-  if (rc == KS_OK) rc = ks::api::check_output(digests, digests_len, count, KS_SM3_DIGEST_BYTES);
+  // The output check comes first: it rejects absurd counts before the
+  // offsets array is read.
+  int rc = ks::api::check_output(digests, digests_len, count, KS_SM3_DIGEST_BYTES);
+  if (rc == KS_OK) rc = ks::api::check_offsets(data, data_len, offsets, count);
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinMessages)) {
     std::lock_guard<std::mutex> lock(ctx->gpu_mutex);

@@ -18,7 +18,9 @@ TEST(Library, VersionMatchesHeader) {
 
 TEST(Library, EveryErrorHasADistinctSentence) {
   std::vector<std::string> seen;
-  for (int code = KS_OK; code >= KS_ERR_INTERNAL; --code) {
+  for (int code = KS_OK; code >= KS_ERR_ID_LENGTH; --code) {
+    if (code < KS_ERR_INTERNAL && code > KS_ERR_DER_TRUNCATED) continue;   // unassigned
+    if (code < KS_ERR_KEY_MISMATCH && code > KS_ERR_BAD_PRIVATE_KEY) continue;
     const std::string s = ks_strerror(code);
     EXPECT_NE(s, "unknown error code") << code;
     for (const std::string& other : seen) EXPECT_NE(s, other) << code;

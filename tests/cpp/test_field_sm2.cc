@@ -6,6 +6,7 @@
 
 #include "field/fn.h"
 #include "field/fp.h"
+#include "field/mul_adx.h"
 #include "test_sm2_util.h"
 
 namespace {
@@ -87,6 +88,26 @@ TEST(FieldFp, ManyRandomProducts) {
     Bn ab = to_bn(a), bb = to_bn(b);
     BN_mod_mul(r.get(), ab.get(), bb.get(), p.get(), c.ctx);
     ASSERT_TRUE(same(Fp::mul(a, b), from_bn(r.get()))) << i;
+  }
+}
+
+// On x86-64 the assembly reduction serves every product; the portable C
+// one (the reference for other targets) must agree with it and BIGNUM.
+TEST(FieldFp, PortableReductionMatches) {
+  Ctx c;
+  Bn p = bn_hex(kPHex), r(BN_new()), prod(BN_new());
+  Rng rng(5);
+  for (int i = 0; i < 100000; ++i) {
+    const U256 a = rng.below(Fp::kModulus), b = rng.below(Fp::kModulus);
+    uint64_t t[8];
+    ks::field::fp_detail::MulPortable::mul_wide(t, a, b);
+    const U256 z = ks::field::fp_detail::solinas_reduce_portable(t);
+    ASSERT_TRUE(same(z, ks::field::fp_detail::solinas_reduce(t)));
+    if (i % 16 == 0) {
+      Bn ab = to_bn(a), bb = to_bn(b);
+      BN_mod_mul(r.get(), ab.get(), bb.get(), p.get(), c.ctx);
+      ASSERT_TRUE(same(z, from_bn(r.get())));
+    }
   }
 }
 
@@ -172,3 +193,25 @@ TEST(FieldFn, RangeChecksAndReduction) {
 }
 
 }  // namespace
+
+#if KS_HAVE_MUL_ADX
+#include "core/cpu_features.h"
+
+namespace {
+
+// The MULX/ADX products must agree with the portable ones bit for bit.
+TEST(FieldFp, AdxMatchesPortable) {
+  if (!ks::cpu_features().bmi2 || !ks::cpu_features().adx) GTEST_SKIP() << "no BMI2/ADX";
+  using ks::field::FpAdx;
+  Rng rng(99);
+  for (const U256& a : samples(Fp::kModulus, 2000)) {
+    const U256 b = rng.below(Fp::kModulus);
+    ASSERT_TRUE(same(FpAdx::mul(a, b), Fp::mul(a, b)));
+    ASSERT_TRUE(same(FpAdx::sqr(a), Fp::sqr(a)));
+  }
+  const U256 x = rng.below(Fp::kModulus);
+  EXPECT_TRUE(same(FpAdx::inv(x), Fp::inv(x)));
+}
+
+}  // namespace
+#endif

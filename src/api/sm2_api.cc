@@ -1,0 +1,443 @@
+// C entry points for SM2: key objects and their encodings, single
+// operations, and CPU batches. The arithmetic lives in scheme/sm2.h, the
+// formats in encoding/.
+#include <string.h>
+
+#include <new>
+#include <string>
+#include <vector>
+
+#include "api/checks.h"
+#include "core/secure.h"
+#include "encoding/pem.h"
+#include "encoding/sm2_formats.h"
+#include "engine/context.h"
+#include "hash/sm3.h"
+#include "kuaisuo.h"
+#include "scheme/sm2.h"
+
+struct ks_sm2_key {
+  ks::sm2::PrivateKey key;
+};
+struct ks_sm2_pubkey {
+  ks::sm2::PublicKey key;
+};
+
+namespace {
+
+using ks::api::check_buffer;
+using ks::sm2::Error;
+
+int to_status(Error e) {
+  switch (e) {
+    case Error::kOk: return KS_OK;
+    case Error::kBadPrivateKey: return KS_ERR_BAD_PRIVATE_KEY;
+    case Error::kBadPublicKey: return KS_ERR_BAD_PUBLIC_KEY;
+    case Error::kPointAtInfinity: return KS_ERR_POINT_AT_INFINITY;
+    case Error::kSignatureOutOfRange: return KS_ERR_SIGNATURE_RANGE;
+    case Error::kVerifyFailed: return KS_ERR_VERIFY_FAILED;
+    case Error::kRngFailure: return KS_ERR_RANDOM;
+    case Error::kBadIdLength: return KS_ERR_ID_LENGTH;
+    case Error::kBadNonce: return KS_ERR_INTERNAL;
+  }
+  return KS_ERR_INTERNAL;
+}
+
+int to_status(ks::pem::Error e) {
+  switch (e) {
+    case ks::pem::Error::kOk: return KS_OK;
+    case ks::pem::Error::kNoBlock: return KS_ERR_PEM_NO_BLOCK;
+    case ks::pem::Error::kNoEnd: return KS_ERR_PEM_NO_END;
+    case ks::pem::Error::kEncrypted: return KS_ERR_PEM_ENCRYPTED;
+    case ks::pem::Error::kBadBase64: return KS_ERR_PEM_BASE64;
+  }
+  return KS_ERR_INTERNAL;
+}
+
+int parse_nonce(int nonce, ks::sm2::Nonce* out) {
+  if (nonce == KS_SM2_NONCE_RANDOM) {
+    *out = ks::sm2::Nonce::kRandom;
+  } else if (nonce == KS_SM2_NONCE_DETERMINISTIC) {
+    *out = ks::sm2::Nonce::kDeterministic;
+  } else {
+    return KS_ERR_INVALID_ARGUMENT;
+  }
+  return KS_OK;
+}
+
+int check_id(const uint8_t* id, size_t id_len) {
+  const int rc = check_buffer(id, id_len);
+  if (rc != KS_OK) return rc;
+  return id_len > KS_SM2_MAX_ID_BYTES ? KS_ERR_ID_LENGTH : KS_OK;
+}
+
+// Copies a variable-length result under the out/out_cap/out_len rule.
+int emit(const uint8_t* bytes, size_t len, bool nul_terminate, uint8_t* out, size_t out_cap,
+         size_t* out_len) {
+  if (out_len == nullptr) return KS_ERR_NULL_POINTER;
+  *out_len = len;
+  const size_t need = len + (nul_terminate ? 1 : 0);
+  if (out == nullptr || out_cap < need) return KS_ERR_LENGTH;
+  memcpy(out, bytes, len);
+  if (nul_terminate) out[len] = 0;
+  return KS_OK;
+}
+
+// The DER inside `in`: `in` itself, or the body of its PEM block `label`.
+int unwrap_pem(const uint8_t* in, size_t len, const char* label, std::vector<uint8_t>* der,
+               bool* was_pem) {
+  *was_pem = ks::pem::looks_like_pem(in, len);
+  if (!*was_pem) {
+    der->assign(in, in + len);
+    return KS_OK;
+  }
+  return to_status(ks::pem::decode(reinterpret_cast<const char*>(in), len, label, der));
+}
+
+template <class T>
+int new_object(T** out, T** made) {
+  if (out == nullptr) return KS_ERR_NULL_POINTER;
+  *out = nullptr;
+  *made = new (std::nothrow) T();
+  return *made == nullptr ? KS_ERR_NO_MEMORY : KS_OK;
+}
+
+// Hands a finished object to the caller, or frees it on error.
+template <class T>
+int finish_object(int rc, T* made, T** out) {
+  if (rc == KS_OK) {
+    *out = made;
+  } else {
+    delete made;
+  }
+  return rc;
+}
+
+// The SM2 batch calls run on the CPU; a GPU-only context cannot serve them yet.
+int check_batch_ctx(const ks_ctx* ctx) {
+  if (ctx == nullptr) return KS_ERR_NULL_POINTER;
+  return ctx->requested == KS_BACKEND_GPU ? KS_ERR_UNSUPPORTED : KS_OK;
+}
+
+// A fixed-size input array of count items of item_bytes each.
+int check_items(const void* p, size_t count, size_t item_bytes) {
+  if (count == 0) return KS_OK;
+  if (p == nullptr) return KS_ERR_NULL_POINTER;
+  return count > SIZE_MAX / item_bytes ? KS_ERR_OVERFLOW : KS_OK;
+}
+
+// Runs item(i) -> ks_status for every i on the context's threads, records
+// the statuses, and returns KS_OK or KS_ERR_BATCH_ITEMS.
+template <class Item>
+int run_items(ks_ctx* ctx, size_t count, size_t min_chunk, int* status, const Item& item) {
+  std::vector<int> local;
+  if (status == nullptr) {
+    local.resize(count);
+    status = local.data();
+  }
+  ctx->pool.parallel_for(count, min_chunk, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) status[i] = item(i);
+  });
+  for (size_t i = 0; i < count; ++i)
+    if (status[i] != KS_OK) return KS_ERR_BATCH_ITEMS;
+  return KS_OK;
+}
+
+}  // namespace
+
+// ---- Keys -------------------------------------------------------------------
+
+int ks_sm2_key_generate(ks_sm2_key** out) {
+  ks_sm2_key* made = nullptr;
+  int rc = new_object(out, &made);
+  if (rc != KS_OK) return rc;
+  return finish_object(to_status(ks::sm2::generate_key(made->key)), made, out);
+}
+
+int ks_sm2_key_from_bytes(const uint8_t* d, size_t d_len, ks_sm2_key** out) {
+  ks_sm2_key* made = nullptr;
+  int rc = new_object(out, &made);
+  if (rc != KS_OK) return rc;
+  rc = check_buffer(d, d_len);
+  if (rc == KS_OK && d_len != KS_SM2_PRIVATE_KEY_BYTES) rc = KS_ERR_BAD_PRIVATE_KEY;
+  if (rc == KS_OK) rc = to_status(ks::sm2::private_key_from_bytes(made->key, d));
+  return finish_object(rc, made, out);
+}
+
+int ks_sm2_key_decode(const uint8_t* in, size_t in_len, ks_sm2_key** out) {
+  ks_sm2_key* made = nullptr;
+  int rc = new_object(out, &made);
+  if (rc != KS_OK) return rc;
+  rc = check_buffer(in, in_len);
+  std::vector<uint8_t> der;
+  bool was_pem = false;
+  if (rc == KS_OK) rc = unwrap_pem(in, in_len, "PRIVATE KEY", &der, &was_pem);
+  if (rc == KS_ERR_PEM_NO_BLOCK && was_pem)
+    rc = unwrap_pem(in, in_len, "EC PRIVATE KEY", &der, &was_pem);
+  uint8_t d[32];
+  const uint8_t* pub = nullptr;
+  size_t pub_len = 0;
+  if (rc == KS_OK) rc = ks::sm2_formats::private_key_decode(der.data(), der.size(), d, &pub, &pub_len);
+  if (rc == KS_OK) rc = to_status(ks::sm2::private_key_from_bytes(made->key, d));
+  if (rc == KS_OK && pub != nullptr) {
+    ks::sm2::PublicKey embedded;
+    rc = to_status(ks::sm2::public_key_from_bytes(embedded, pub, pub_len));
+    uint8_t a[65], b[65];
+    ks::sm2::public_key_to_bytes(a, embedded);
+    ks::sm2::public_key_to_bytes(b, made->key.pub);
+    if (rc == KS_OK && memcmp(a, b, sizeof a) != 0) rc = KS_ERR_KEY_MISMATCH;
+  }
+  ks::secure_wipe(d, sizeof d);
+  ks::secure_wipe(der.data(), der.size());
+  return finish_object(rc, made, out);
+}
+
+int ks_sm2_key_to_bytes(const ks_sm2_key* key, uint8_t d[KS_SM2_PRIVATE_KEY_BYTES]) {
+  if (key == nullptr || d == nullptr) return KS_ERR_NULL_POINTER;
+  ks::sm2::private_key_to_bytes(d, key->key);
+  return KS_OK;
+}
+
+int ks_sm2_key_encode(const ks_sm2_key* key, int pem, uint8_t* out, size_t out_cap,
+                      size_t* out_len) {
+  if (key == nullptr) return KS_ERR_NULL_POINTER;
+  uint8_t d[32], pub[65];
+  ks::sm2::private_key_to_bytes(d, key->key);
+  ks::sm2::public_key_to_bytes(pub, key->key.pub);
+  std::vector<uint8_t> der = ks::sm2_formats::pkcs8_encode(d, pub);
+  ks::secure_wipe(d, sizeof d);
+  int rc;
+  if (pem) {
+    std::string text = ks::pem::encode("PRIVATE KEY", der.data(), der.size());
+    rc = emit(reinterpret_cast<const uint8_t*>(text.data()), text.size(), true, out, out_cap,
+              out_len);
+    ks::secure_wipe(&text[0], text.size());
+  } else {
+    rc = emit(der.data(), der.size(), false, out, out_cap, out_len);
+  }
+  ks::secure_wipe(der.data(), der.size());
+  return rc;
+}
+
+int ks_sm2_key_public(const ks_sm2_key* key, ks_sm2_pubkey** out) {
+  if (key == nullptr) return KS_ERR_NULL_POINTER;
+  ks_sm2_pubkey* made = nullptr;
+  int rc = new_object(out, &made);
+  if (rc != KS_OK) return rc;
+  made->key = key->key.pub;
+  return finish_object(KS_OK, made, out);
+}
+
+void ks_sm2_key_free(ks_sm2_key* key) { delete key; }
+
+int ks_sm2_pubkey_from_bytes(const uint8_t* in, size_t in_len, ks_sm2_pubkey** out) {
+  ks_sm2_pubkey* made = nullptr;
+  int rc = new_object(out, &made);
+  if (rc != KS_OK) return rc;
+  rc = check_buffer(in, in_len);
+  if (rc == KS_OK) rc = to_status(ks::sm2::public_key_from_bytes(made->key, in, in_len));
+  return finish_object(rc, made, out);
+}
+
+int ks_sm2_pubkey_decode(const uint8_t* in, size_t in_len, ks_sm2_pubkey** out) {
+  ks_sm2_pubkey* made = nullptr;
+  int rc = new_object(out, &made);
+  if (rc != KS_OK) return rc;
+  rc = check_buffer(in, in_len);
+  std::vector<uint8_t> der;
+  bool was_pem = false;
+  if (rc == KS_OK) rc = unwrap_pem(in, in_len, "PUBLIC KEY", &der, &was_pem);
+  const uint8_t* point = nullptr;
+  size_t point_len = 0;
+  if (rc == KS_OK) rc = ks::sm2_formats::spki_decode(der.data(), der.size(), &point, &point_len);
+  if (rc == KS_OK) rc = to_status(ks::sm2::public_key_from_bytes(made->key, point, point_len));
+  return finish_object(rc, made, out);
+}
+
+int ks_sm2_pubkey_to_bytes(const ks_sm2_pubkey* key, int compressed, uint8_t* out,
+                           size_t out_cap, size_t* out_len) {
+  if (key == nullptr) return KS_ERR_NULL_POINTER;
+  uint8_t buf[KS_SM2_PUBLIC_KEY_BYTES];
+  if (compressed) {
+    ks::sm2::public_key_to_compressed(buf, key->key);
+    return emit(buf, KS_SM2_COMPRESSED_PUBLIC_KEY_BYTES, false, out, out_cap, out_len);
+  }
+  ks::sm2::public_key_to_bytes(buf, key->key);
+  return emit(buf, KS_SM2_PUBLIC_KEY_BYTES, false, out, out_cap, out_len);
+}
+
+int ks_sm2_pubkey_encode(const ks_sm2_pubkey* key, int pem, uint8_t* out, size_t out_cap,
+                         size_t* out_len) {
+  if (key == nullptr) return KS_ERR_NULL_POINTER;
+  uint8_t point[KS_SM2_PUBLIC_KEY_BYTES];
+  ks::sm2::public_key_to_bytes(point, key->key);
+  const std::vector<uint8_t> der = ks::sm2_formats::spki_encode(point, sizeof point);
+  if (!pem) return emit(der.data(), der.size(), false, out, out_cap, out_len);
+  const std::string text = ks::pem::encode("PUBLIC KEY", der.data(), der.size());
+  return emit(reinterpret_cast<const uint8_t*>(text.data()), text.size(), true, out, out_cap,
+              out_len);
+}
+
+void ks_sm2_pubkey_free(ks_sm2_pubkey* key) { delete key; }
+
+// ---- Digests, signatures ------------------------------------------------------
+
+int ks_sm2_za(const ks_sm2_pubkey* key, const uint8_t* id, size_t id_len,
+              uint8_t za[KS_SM2_DIGEST_BYTES]) {
+  if (key == nullptr || za == nullptr) return KS_ERR_NULL_POINTER;
+  const int rc = check_id(id, id_len);
+  return rc != KS_OK ? rc : to_status(ks::sm2::compute_za(za, key->key, id, id_len));
+}
+
+int ks_sm2_digest(const ks_sm2_pubkey* key, const uint8_t* id, size_t id_len,
+                  const uint8_t* msg, size_t msg_len, uint8_t e[KS_SM2_DIGEST_BYTES]) {
+  if (key == nullptr || e == nullptr) return KS_ERR_NULL_POINTER;
+  int rc = check_id(id, id_len);
+  if (rc == KS_OK) rc = check_buffer(msg, msg_len);
+  if (rc != KS_OK) return rc;
+  return to_status(ks::sm2::message_digest(e, key->key, id, id_len, msg, msg_len));
+}
+
+int ks_sm2_sign(const ks_sm2_key* key, const uint8_t* id, size_t id_len, const uint8_t* msg,
+                size_t msg_len, int nonce, uint8_t sig[KS_SM2_SIGNATURE_BYTES]) {
+  if (key == nullptr || sig == nullptr) return KS_ERR_NULL_POINTER;
+  ks::sm2::Nonce mode;
+  int rc = parse_nonce(nonce, &mode);
+  if (rc == KS_OK) rc = check_id(id, id_len);
+  if (rc == KS_OK) rc = check_buffer(msg, msg_len);
+  if (rc != KS_OK) return rc;
+  return to_status(ks::sm2::sign_message(sig, key->key, id, id_len, msg, msg_len, mode));
+}
+
+int ks_sm2_sign_digest(const ks_sm2_key* key, const uint8_t e[KS_SM2_DIGEST_BYTES], int nonce,
+                       uint8_t sig[KS_SM2_SIGNATURE_BYTES]) {
+  if (key == nullptr || e == nullptr || sig == nullptr) return KS_ERR_NULL_POINTER;
+  ks::sm2::Nonce mode;
+  const int rc = parse_nonce(nonce, &mode);
+  return rc != KS_OK ? rc : to_status(ks::sm2::sign_digest(sig, key->key, e, mode));
+}
+
+int ks_sm2_verify(const ks_sm2_pubkey* key, const uint8_t* id, size_t id_len,
+                  const uint8_t* msg, size_t msg_len, const uint8_t sig[KS_SM2_SIGNATURE_BYTES]) {
+  if (key == nullptr || sig == nullptr) return KS_ERR_NULL_POINTER;
+  int rc = check_id(id, id_len);
+  if (rc == KS_OK) rc = check_buffer(msg, msg_len);
+  if (rc != KS_OK) return rc;
+  return to_status(ks::sm2::verify_message(key->key, id, id_len, msg, msg_len, sig));
+}
+
+int ks_sm2_verify_digest(const ks_sm2_pubkey* key, const uint8_t e[KS_SM2_DIGEST_BYTES],
+                         const uint8_t sig[KS_SM2_SIGNATURE_BYTES]) {
+  if (key == nullptr || e == nullptr || sig == nullptr) return KS_ERR_NULL_POINTER;
+  return to_status(ks::sm2::verify_digest(key->key, e, sig));
+}
+
+int ks_sm2_signature_to_der(const uint8_t sig[KS_SM2_SIGNATURE_BYTES], uint8_t* out,
+                            size_t out_cap, size_t* out_len) {
+  if (sig == nullptr) return KS_ERR_NULL_POINTER;
+  const std::vector<uint8_t> der = ks::sm2_formats::signature_to_der(sig);
+  return emit(der.data(), der.size(), false, out, out_cap, out_len);
+}
+
+int ks_sm2_signature_from_der(const uint8_t* der, size_t der_len,
+                              uint8_t sig[KS_SM2_SIGNATURE_BYTES]) {
+  if (sig == nullptr) return KS_ERR_NULL_POINTER;
+  const int rc = check_buffer(der, der_len);
+  return rc != KS_OK ? rc : ks::sm2_formats::signature_from_der(sig, der, der_len);
+}
+
+// ---- Batches ------------------------------------------------------------------
+
+int ks_sm2_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
+                        size_t private_keys_len, uint8_t* public_keys, size_t public_keys_len,
+                        int* status) {
+  int rc = check_batch_ctx(ctx);
+  if (rc == KS_OK) rc = ks::api::check_output(private_keys, private_keys_len, count, 32);
+  if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 65);
+  if (rc != KS_OK) return rc;
+  return run_items(ctx, count, 16, status, [&](size_t i) -> int {
+    ks::sm2::PrivateKey key;
+    const Error err = ks::sm2::generate_key(key);
+    if (err != Error::kOk) return to_status(err);
+    ks::sm2::private_key_to_bytes(private_keys + 32 * i, key);
+    ks::sm2::public_key_to_bytes(public_keys + 65 * i, key.pub);
+    return KS_OK;
+  });
+}
+
+int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, size_t id_len,
+                      const uint8_t* data, size_t data_len, const uint64_t* offsets,
+                      size_t count, int nonce, uint8_t* sigs, size_t sigs_len, int* status) {
+  int rc = check_batch_ctx(ctx);
+  ks::sm2::Nonce mode;
+  if (rc == KS_OK && key == nullptr) rc = KS_ERR_NULL_POINTER;
+  if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
+  if (rc == KS_OK) rc = check_id(id, id_len);
+  if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
+  if (rc == KS_OK) rc = ks::api::check_offsets(data, data_len, offsets, count);
+  if (rc != KS_OK) return rc;
+  uint8_t za[32];
+  rc = to_status(ks::sm2::compute_za(za, key->key.pub, id, id_len));
+  if (rc != KS_OK) return rc;
+  return run_items(ctx, count, 16, status, [&](size_t i) -> int {
+    // e = SM3(Z_A || M) (clause 6.1 A1-A2) with Z_A computed once per batch.
+    ks::sm3::Sm3 h;
+    uint8_t e[32];
+    h.update(za, sizeof za);
+    h.update(data + offsets[i], size_t(offsets[i + 1] - offsets[i]));
+    h.finish(e);
+    return to_status(ks::sm2::sign_digest(sigs + 64 * i, key->key, e, mode));
+  });
+}
+
+int ks_sm2_sign_digest_batch(ks_ctx* ctx, const uint8_t* private_keys, const uint8_t* digests,
+                             size_t count, int nonce, uint8_t* sigs, size_t sigs_len,
+                             int* status) {
+  int rc = check_batch_ctx(ctx);
+  ks::sm2::Nonce mode;
+  if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
+  if (rc == KS_OK) rc = check_items(private_keys, count, 32);
+  if (rc == KS_OK) rc = check_items(digests, count, 32);
+  if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
+  if (rc != KS_OK) return rc;
+  return run_items(ctx, count, 16, status, [&](size_t i) -> int {
+    ks::sm2::PrivateKey key;
+    const Error err = ks::sm2::private_key_from_bytes(key, private_keys + 32 * i);
+    if (err != Error::kOk) return to_status(err);
+    return to_status(ks::sm2::sign_digest(sigs + 64 * i, key, digests + 32 * i, mode));
+  });
+}
+
+int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* id,
+                        size_t id_len, const uint8_t* data, size_t data_len,
+                        const uint64_t* offsets, size_t count, const uint8_t* sigs,
+                        int* status) {
+  int rc = check_batch_ctx(ctx);
+  if (rc == KS_OK) rc = check_id(id, id_len);
+  if (rc == KS_OK) rc = check_items(public_keys, count, 65);
+  if (rc == KS_OK) rc = check_items(sigs, count, 64);
+  if (rc == KS_OK) rc = ks::api::check_offsets(data, data_len, offsets, count);
+  if (rc != KS_OK) return rc;
+  return run_items(ctx, count, 16, status, [&](size_t i) -> int {
+    ks::sm2::PublicKey key;
+    const Error err = ks::sm2::public_key_from_bytes(key, public_keys + 65 * i, 65);
+    if (err != Error::kOk) return to_status(err);
+    return to_status(ks::sm2::verify_message(key, id, id_len, data + offsets[i],
+                                             size_t(offsets[i + 1] - offsets[i]), sigs + 64 * i));
+  });
+}
+
+int ks_sm2_verify_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* digests,
+                               size_t count, const uint8_t* sigs, int* status) {
+  int rc = check_batch_ctx(ctx);
+  if (rc == KS_OK) rc = check_items(public_keys, count, 65);
+  if (rc == KS_OK) rc = check_items(digests, count, 32);
+  if (rc == KS_OK) rc = check_items(sigs, count, 64);
+  if (rc != KS_OK) return rc;
+  return run_items(ctx, count, 16, status, [&](size_t i) -> int {
+    ks::sm2::PublicKey key;
+    const Error err = ks::sm2::public_key_from_bytes(key, public_keys + 65 * i, 65);
+    if (err != Error::kOk) return to_status(err);
+    return to_status(ks::sm2::verify_digest(key, digests + 32 * i, sigs + 64 * i));
+  });
+}

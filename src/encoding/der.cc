@@ -1,0 +1,105 @@
+#include "encoding/der.h"
+
+#include <string.h>
+
+namespace ks {
+namespace der {
+
+const char* error_string(Error e) {
+  switch (e) {
+    case Error::kOk: return "ok";
+    case Error::kTruncated: return "DER: input ends inside an element";
+    case Error::kUnexpectedTag: return "DER: unexpected element (wrong tag)";
+    case Error::kBadLength: return "DER: indefinite, non-minimal or oversized length";
+    case Error::kTrailingData: return "DER: bytes after the end of the structure";
+    case Error::kNonMinimalInteger: return "DER: INTEGER with a redundant leading byte";
+    case Error::kNegativeInteger: return "DER: negative INTEGER";
+    case Error::kIntegerTooLarge: return "DER: INTEGER too large";
+    case Error::kEmptyInteger: return "DER: INTEGER without content";
+    case Error::kBadBitString: return "DER: BIT STRING with unused bits or no content";
+  }
+  return "DER: unknown error";
+}
+
+Error Reader::read(uint8_t tag, Reader* contents) {
+  if (len_ < 2) return Error::kTruncated;
+  if (p_[0] != tag) return Error::kUnexpectedTag;
+  size_t header = 2;
+  size_t body = p_[1];
+  if (body & 0x80) {
+    // Long form (X.690 10.1): 1..4 length bytes, no leading zero, >= 128.
+    const size_t n = body & 0x7f;
+    if (n == 0 || n > 4) return Error::kBadLength;
+    if (len_ < 2 + n) return Error::kTruncated;
+    if (p_[2] == 0) return Error::kBadLength;
+    body = 0;
+    for (size_t i = 0; i < n; ++i) body = (body << 8) | p_[2 + i];
+    if (body < 0x80) return Error::kBadLength;
+    header += n;
+  }
+  if (body > len_ - header) return Error::kTruncated;
+  *contents = Reader(p_ + header, body);
+  p_ += header + body;
+  len_ -= header + body;
+  return Error::kOk;
+}
+
+Error Reader::read_unsigned(uint8_t* out, size_t n) {
+  Reader body;
+  Error err = read(kInteger, &body);
+  if (err != Error::kOk) return err;
+  const uint8_t* v = body.p_;
+  size_t len = body.len_;
+  if (len == 0) return Error::kEmptyInteger;
+  if (v[0] & 0x80) return Error::kNegativeInteger;
+  if (len > 1 && v[0] == 0x00 && !(v[1] & 0x80)) return Error::kNonMinimalInteger;
+  if (v[0] == 0x00 && len > 1) {  // the sign byte of a value with its top bit set
+    ++v;
+    --len;
+  }
+  if (len > n) return Error::kIntegerTooLarge;
+  memset(out, 0, n - len);
+  memcpy(out + (n - len), v, len);
+  return Error::kOk;
+}
+
+Error Reader::read_bit_string(Reader* contents) {
+  Reader body;
+  Error err = read(kBitString, &body);
+  if (err != Error::kOk) return err;
+  if (body.len_ < 1 || body.p_[0] != 0) return Error::kBadBitString;
+  *contents = Reader(body.p_ + 1, body.len_ - 1);
+  return Error::kOk;
+}
+
+void write(std::vector<uint8_t>* out, uint8_t tag, const uint8_t* body, size_t len) {
+  out->push_back(tag);
+  if (len < 0x80) {
+    out->push_back(uint8_t(len));
+  } else {
+    uint8_t bytes[sizeof(size_t)];
+    size_t n = 0;
+    for (size_t v = len; v != 0; v >>= 8) bytes[n++] = uint8_t(v);
+    out->push_back(uint8_t(0x80 | n));
+    while (n > 0) out->push_back(bytes[--n]);
+  }
+  out->insert(out->end(), body, body + len);
+}
+
+void write_unsigned(std::vector<uint8_t>* out, const uint8_t* in, size_t n) {
+  size_t skip = 0;
+  while (skip + 1 < n && in[skip] == 0) ++skip;  // keep one byte for zero
+  std::vector<uint8_t> body;
+  if (n == 0 || (in[skip] & 0x80)) body.push_back(0);  // sign byte
+  body.insert(body.end(), in + skip, in + n);
+  write(out, kInteger, body);
+}
+
+void write_bit_string(std::vector<uint8_t>* out, const uint8_t* bits, size_t len) {
+  std::vector<uint8_t> body(1, 0);  // no unused bits
+  body.insert(body.end(), bits, bits + len);
+  write(out, kBitString, body);
+}
+
+}  // namespace der
+}  // namespace ks

@@ -1,0 +1,78 @@
+// Strict DER (ITU-T X.690 section 10) reading and writing: just what key and
+// signature formats need. The reader rejects everything BER allows but DER
+// forbids (indefinite or non-minimal lengths, non-minimal or negative
+// INTEGERs where unsigned ones are expected, trailing bytes), and says which.
+#ifndef KS_ENCODING_DER_H_
+#define KS_ENCODING_DER_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <vector>
+
+namespace ks {
+namespace der {
+
+enum Tag : uint8_t {
+  kInteger = 0x02,
+  kBitString = 0x03,
+  kOctetString = 0x04,
+  kOid = 0x06,
+  kSequence = 0x30,
+  kContext0 = 0xA0,  // [0] constructed
+  kContext1 = 0xA1,  // [1] constructed
+};
+
+enum class Error {
+  kOk = 0,
+  kTruncated,          // the input ends inside an element
+  kUnexpectedTag,      // a different element than the format requires
+  kBadLength,          // indefinite, non-minimal or over-long length
+  kTrailingData,       // bytes after the end of the structure
+  kNonMinimalInteger,  // an INTEGER with a redundant leading 00 or FF byte
+  kNegativeInteger,    // an INTEGER with its top bit set
+  kIntegerTooLarge,    // an INTEGER longer than the field it goes into
+  kEmptyInteger,       // an INTEGER with no content bytes
+  kBadBitString,       // a BIT STRING with unused bits or no content
+};
+
+const char* error_string(Error e);
+
+// A cursor over DER bytes; never reads outside [p, p + len).
+class Reader {
+ public:
+  Reader() = default;
+  Reader(const uint8_t* p, size_t len) : p_(p), len_(len) {}
+
+  size_t remaining() const { return len_; }
+  const uint8_t* data() const { return p_; }
+  bool next_tag_is(uint8_t tag) const { return len_ > 0 && p_[0] == tag; }
+
+  // Reads one element with the given tag; *contents covers its body.
+  Error read(uint8_t tag, Reader* contents);
+  // An unsigned INTEGER into out[0..n), big-endian, left-padded with zeros.
+  Error read_unsigned(uint8_t* out, size_t n);
+  // A BIT STRING with no unused bits; *contents covers the bits.
+  Error read_bit_string(Reader* contents);
+  // Fails with kTrailingData if anything is left.
+  Error finish() const { return len_ == 0 ? Error::kOk : Error::kTrailingData; }
+
+ private:
+  const uint8_t* p_ = nullptr;
+  size_t len_ = 0;
+};
+
+// Writers append one element to out.
+void write(std::vector<uint8_t>* out, uint8_t tag, const uint8_t* body, size_t len);
+inline void write(std::vector<uint8_t>* out, uint8_t tag, const std::vector<uint8_t>& body) {
+  write(out, tag, body.data(), body.size());
+}
+// The unsigned big-endian integer in[0..n) as a minimal INTEGER.
+void write_unsigned(std::vector<uint8_t>* out, const uint8_t* in, size_t n);
+// A BIT STRING with no unused bits.
+void write_bit_string(std::vector<uint8_t>* out, const uint8_t* bits, size_t len);
+
+}  // namespace der
+}  // namespace ks
+
+#endif  // KS_ENCODING_DER_H_

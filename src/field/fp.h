@@ -1,0 +1,386 @@
+// The SM2 coordinate field GF(p), p = 2^256 - 2^224 - 2^96 + 2^64 - 1
+// (GM/T 0003.5 sm2p256v1), on the CPU: four 64-bit limbs, products through
+// unsigned __int128, every element kept canonical in [0, p).
+//
+// Fp is the field policy the curve formulas in curve/jacobian.h are written
+// against (the future CUDA type, 8x32-bit limbs with PTX carry chains, offers
+// the same static functions):
+//   Elem; zero(), one(); add, sub, neg, dbl, mul, sqr; inv;
+//   is_zero(a), eq(a, b) -> all-ones mask; select(mask, a, b).
+// All of them run in constant time: no branch or memory index depends on an
+// element's value.
+#ifndef KS_FIELD_FP_H_
+#define KS_FIELD_FP_H_
+
+#include <stdint.h>
+
+#include "core/hd.h"
+#include "field/u256.h"
+
+namespace ks {
+namespace field {
+
+namespace fp_detail {
+
+constexpr U256 kP = {
+    {0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFF00000000ull, 0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFEFFFFFFFFull}};
+
+// Portable 256x256 -> 512-bit products over unsigned __int128.
+struct MulPortable {
+  // t[0..7] = a * b, schoolbook over 64-bit limbs.
+  static KS_HD void mul_wide(uint64_t t[8], const U256& a, const U256& b) {
+    KS_UNROLL for (int i = 0; i < 8; ++i) t[i] = 0;
+    KS_UNROLL for (int i = 0; i < 4; ++i) {
+      uint64_t carry = 0;
+      KS_UNROLL for (int j = 0; j < 4; ++j) {
+        const u128 acc = u128(a.w[i]) * b.w[j] + t[i + j] + carry;
+        t[i + j] = uint64_t(acc);
+        carry = uint64_t(acc >> 64);
+      }
+      t[i + 4] = carry;
+    }
+  }
+
+  // t[0..7] = a^2: the six cross products once, doubled, plus the diagonal.
+  static KS_HD void sqr_wide(uint64_t t[8], const U256& a) {
+    KS_UNROLL for (int i = 0; i < 8; ++i) t[i] = 0;
+    KS_UNROLL for (int i = 0; i < 3; ++i) {
+      uint64_t carry = 0;
+      KS_UNROLL for (int j = i + 1; j < 4; ++j) {
+        const u128 acc = u128(a.w[i]) * a.w[j] + t[i + j] + carry;
+        t[i + j] = uint64_t(acc);
+        carry = uint64_t(acc >> 64);
+      }
+      t[i + 4] = carry;
+    }
+    KS_UNROLL for (int i = 7; i > 0; --i) t[i] = (t[i] << 1) | (t[i - 1] >> 63);
+    t[0] <<= 1;
+    u128 acc = 0;
+    KS_UNROLL for (int i = 0; i < 4; ++i) {
+      const u128 sq = u128(a.w[i]) * a.w[i];
+      acc += u128(t[2 * i]) + uint64_t(sq);
+      t[2 * i] = uint64_t(acc);
+      acc >>= 64;
+      acc += u128(t[2 * i + 1]) + uint64_t(sq >> 64);
+      t[2 * i + 1] = uint64_t(acc);
+      acc >>= 64;
+    }
+  }
+};
+
+// p - (2^34 - 4) * 2^64 == -(2^34 - 4) * 2^64 (mod p): the offset that keeps
+// column 2 of solinas_reduce non-negative (see there).
+constexpr U256 kColumn2Offset = {{kP.w[0], kP.w[1] - 4 * 0xFFFFFFFFull, kP.w[2], kP.w[3]}};
+
+// Solinas fast reduction of a 512-bit t mod p: the only reduction of this
+// field. Seed 001 table 1 writes t in 32-bit words c15..c0 and
+// t = s1 + s2 + 2s3 + 2s4 + 2s5 + s6 + s7 + s8 + s9 + 2s10 - s11 - s12 - s13
+// - s14 (mod p), where s1 = c7..c0 is the low half. Below, colK is the
+// coefficient of 2^(32K) contributed by s2..s14, gathered per column (checked
+// word by word: sum_K colK(cj) 2^(32K) == 2^(32j) mod p for j = 8..15).
+// Column 2 is the only one with negative terms (s11..s14); writing each -cj
+// as (2^32 - 1 - cj) - (2^32 - 1) makes it non-negative at the cost of the
+// constant -(2^34 - 4) * 2^64, added as kColumn2Offset. Everything then
+// carries into 64-bit limbs with unsigned arithmetic, leaving
+// z + top * 2^256 with top < 16; table 3's final step folds top back in.
+inline U256 solinas_reduce_portable(const uint64_t t[8]) {
+  constexpr uint64_t kLow = 0xFFFFFFFF;
+  const uint64_t c8 = t[4] & kLow, c9 = t[4] >> 32, c10 = t[5] & kLow, c11 = t[5] >> 32;
+  const uint64_t c12 = t[6] & kLow, c13 = t[6] >> 32, c14 = t[7] & kLow, c15 = t[7] >> 32;
+
+  const uint64_t col1 = c9 + c10 + c11 + c12 + c13 + 2 * (c14 + c15);
+  const uint64_t col0 = col1 + c8 + c13;
+  const uint64_t col2 = 4 * kLow - (c8 + c9 + c13 + c14);
+  const uint64_t col3 = c8 + c11 + c12 + 2 * c13 + c14 + c15;
+  const uint64_t col4 = c9 + c12 + c13 + 2 * c14 + c15;
+  const uint64_t col5 = c10 + c13 + c14 + 2 * c15;
+  const uint64_t col6 = c11 + c14 + c15;
+  const uint64_t col7 = c8 + c9 + c10 + c11 + 2 * (c12 + c13 + c14) + 3 * c15;
+
+  // z = t_low + kColumn2Offset + sum_K colK 2^(32K) as four 256-bit adds:
+  // even columns sit at the bottom of a limb, odd ones straddle two limbs.
+  U256 z;
+  const U256 low = {{t[0], t[1], t[2], t[3]}};
+  const U256 even = {{col0, col2, col4, col6}};
+  const U256 odd_low = {{col1 << 32, col3 << 32, col5 << 32, col7 << 32}};
+  const U256 odd_high = {{0, col1 >> 32, col3 >> 32, col5 >> 32}};
+  uint64_t top = col7 >> 32;
+  top += add_carry(z, low, kColumn2Offset);
+  top += add_carry(z, z, even);
+  top += add_carry(z, z, odd_low);
+  top += add_carry(z, z, odd_high);
+
+  // z + top * 2^256 == z + top * (2^224 + 2^96 - 2^64 + 1). At most one
+  // 2^256 carries out; it is folded the same way (and cannot carry again),
+  // leaving a value below 2p for the final conditional subtraction.
+  const U256 top_times_t = {{top, top * kLow, 0, top << 32}};
+  const uint64_t carry = add_carry(z, z, top_times_t);
+  const U256 carry_times_t = {{carry, carry * kLow, 0, carry << 32}};
+  add_carry(z, z, carry_times_t);
+  return subtract_if_ge(z, 0, kP);
+}
+
+#if defined(__x86_64__) && !KS_DEVICE_CODE
+// The same reduction, step for step, in x86-64 assembly: gcc spills the
+// column sums and re-materializes carries, which made the C version twice
+// the instructions (and the time) of this one. s0..s7 accumulate the
+// columns col0..col7; each 32-bit word cj is added into the columns whose
+// formula (above) names it, "2x" and "3x" through lea.
+inline U256 solinas_reduce_x86(const uint64_t t[8]) {
+  uint64_t s0, s1, s2, s3, s4, s5, s6, s7, c, d;
+  __asm__(
+      // c8, c9 (t[4]): col0 += c8 + c9, col1 = c9, col2 = 4(2^32-1) - c8 - c9,
+      // col3 = c8, col4 = c9, col7 = c8 + c9
+      "movq 32(%[t]), %[d]\n\t"
+      "movl %k[d], %k[c]\n\t"
+      "shrq $32, %[d]\n\t"
+      "leaq (%[c],%[d]), %[s0]\n\t"
+      "movq %[d], %[s1]\n\t"
+      "movabsq %[col2_bias], %[s2]\n\t"
+      "subq %[c], %[s2]\n\t"
+      "subq %[d], %[s2]\n\t"
+      "movq %[c], %[s3]\n\t"
+      "movq %[d], %[s4]\n\t"
+      "leaq (%[c],%[d]), %[s7]\n\t"
+      // c10: col0 col1 col5 col7; c11: col0 col1 col3 col6 col7
+      "movq 40(%[t]), %[d]\n\t"
+      "movl %k[d], %k[c]\n\t"
+      "shrq $32, %[d]\n\t"
+      "addq %[c], %[s0]\n\t"
+      "addq %[c], %[s1]\n\t"
+      "movq %[c], %[s5]\n\t"
+      "addq %[c], %[s7]\n\t"
+      "addq %[d], %[s0]\n\t"
+      "addq %[d], %[s1]\n\t"
+      "addq %[d], %[s3]\n\t"
+      "movq %[d], %[s6]\n\t"
+      "addq %[d], %[s7]\n\t"
+      // c12: col0 col1 col3 col4 2col7; c13: 2col0 col1 -col2 2col3 col4 col5 2col7
+      "movq 48(%[t]), %[d]\n\t"
+      "movl %k[d], %k[c]\n\t"
+      "shrq $32, %[d]\n\t"
+      "addq %[c], %[s0]\n\t"
+      "addq %[c], %[s1]\n\t"
+      "addq %[c], %[s3]\n\t"
+      "addq %[c], %[s4]\n\t"
+      "leaq (%[s7],%[c],2), %[s7]\n\t"
+      "leaq (%[s0],%[d],2), %[s0]\n\t"
+      "addq %[d], %[s1]\n\t"
+      "subq %[d], %[s2]\n\t"
+      "leaq (%[s3],%[d],2), %[s3]\n\t"
+      "addq %[d], %[s4]\n\t"
+      "addq %[d], %[s5]\n\t"
+      "leaq (%[s7],%[d],2), %[s7]\n\t"
+      // c14: 2col0 2col1 -col2 col3 2col4 col5 col6 2col7;
+      // c15: 2col0 2col1 col3 col4 2col5 col6 3col7
+      "movq 56(%[t]), %[d]\n\t"
+      "movl %k[d], %k[c]\n\t"
+      "shrq $32, %[d]\n\t"
+      "leaq (%[s0],%[c],2), %[s0]\n\t"
+      "leaq (%[s1],%[c],2), %[s1]\n\t"
+      "subq %[c], %[s2]\n\t"
+      "addq %[c], %[s3]\n\t"
+      "leaq (%[s4],%[c],2), %[s4]\n\t"
+      "addq %[c], %[s5]\n\t"
+      "addq %[c], %[s6]\n\t"
+      "leaq (%[s7],%[c],2), %[s7]\n\t"
+      "leaq (%[s0],%[d],2), %[s0]\n\t"
+      "leaq (%[s1],%[d],2), %[s1]\n\t"
+      "addq %[d], %[s3]\n\t"
+      "addq %[d], %[s4]\n\t"
+      "leaq (%[s5],%[d],2), %[s5]\n\t"
+      "addq %[d], %[s6]\n\t"
+      "leaq (%[s7],%[d],2), %[s7]\n\t"
+      "addq %[d], %[s7]\n\t"
+      // odd columns straddle two limbs: low halves stay in s1 s3 s5 s7,
+      // high halves join the even columns of the next limb; c = top
+      "movq %[s1], %[c]\n\t"
+      "shrq $32, %[c]\n\t"
+      "shlq $32, %[s1]\n\t"
+      "addq %[c], %[s2]\n\t"
+      "movq %[s3], %[c]\n\t"
+      "shrq $32, %[c]\n\t"
+      "shlq $32, %[s3]\n\t"
+      "addq %[c], %[s4]\n\t"
+      "movq %[s5], %[c]\n\t"
+      "shrq $32, %[c]\n\t"
+      "shlq $32, %[s5]\n\t"
+      "addq %[c], %[s6]\n\t"
+      "movq %[s7], %[c]\n\t"
+      "shrq $32, %[c]\n\t"
+      "shlq $32, %[s7]\n\t"
+      // z = t_low + even + odd_low + kColumn2Offset in (s0, s2, s4, s6)
+      "addq 0(%[t]), %[s0]\n\t"
+      "adcq 8(%[t]), %[s2]\n\t"
+      "adcq 16(%[t]), %[s4]\n\t"
+      "adcq 24(%[t]), %[s6]\n\t"
+      "adcq $0, %[c]\n\t"
+      "addq %[s1], %[s0]\n\t"
+      "adcq %[s3], %[s2]\n\t"
+      "adcq %[s5], %[s4]\n\t"
+      "adcq %[s7], %[s6]\n\t"
+      "adcq $0, %[c]\n\t"
+      "movabsq %[k1], %[s1]\n\t"
+      "movabsq %[k3], %[s3]\n\t"
+      "addq $-1, %[s0]\n\t"
+      "adcq %[s1], %[s2]\n\t"
+      "adcq $-1, %[s4]\n\t"
+      "adcq %[s3], %[s6]\n\t"
+      "adcq $0, %[c]\n\t"
+      // fold top: + top * (2^224 + 2^96 - 2^64 + 1), then the carry likewise
+      "movq %[c], %[s1]\n\t"
+      "shlq $32, %[s1]\n\t"
+      "movq %[s1], %[s3]\n\t"
+      "subq %[c], %[s3]\n\t"
+      "addq %[c], %[s0]\n\t"
+      "adcq %[s3], %[s2]\n\t"
+      "adcq $0, %[s4]\n\t"
+      "adcq %[s1], %[s6]\n\t"
+      "sbbq %[c], %[c]\n\t"
+      "negq %[c]\n\t"
+      "movq %[c], %[s1]\n\t"
+      "shlq $32, %[s1]\n\t"
+      "movq %[s1], %[s3]\n\t"
+      "subq %[c], %[s3]\n\t"
+      "addq %[c], %[s0]\n\t"
+      "adcq %[s3], %[s2]\n\t"
+      "adcq $0, %[s4]\n\t"
+      "adcq %[s1], %[s6]\n\t"
+      // z - p; keep it unless that borrowed (cmov: no branch)
+      "movq %[s0], %[s1]\n\t"
+      "movq %[s2], %[s3]\n\t"
+      "movq %[s4], %[s5]\n\t"
+      "movq %[s6], %[s7]\n\t"
+      "movabsq %[p1], %[c]\n\t"
+      "movabsq %[p3], %[d]\n\t"
+      "subq $-1, %[s1]\n\t"
+      "sbbq %[c], %[s3]\n\t"
+      "sbbq $-1, %[s5]\n\t"
+      "sbbq %[d], %[s7]\n\t"
+      "cmovncq %[s1], %[s0]\n\t"
+      "cmovncq %[s3], %[s2]\n\t"
+      "cmovncq %[s5], %[s4]\n\t"
+      "cmovncq %[s7], %[s6]\n\t"
+      : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),
+        [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [c] "=&r"(c), [d] "=&r"(d)
+      : [t] "r"(t), "m"(*(const uint64_t(*)[8])t), [col2_bias] "i"(4 * 0xFFFFFFFFull),
+        [k1] "i"(kColumn2Offset.w[1]), [k3] "i"(kColumn2Offset.w[3]), [p1] "i"(kP.w[1]),
+        [p3] "i"(kP.w[3])
+      : "cc");
+  return U256{{s0, s2, s4, s6}};
+}
+#endif
+
+KS_HD U256 solinas_reduce(const uint64_t t[8]) {
+#if defined(__x86_64__) && !KS_DEVICE_CODE
+  return solinas_reduce_x86(t);
+#else
+  return solinas_reduce_portable(t);
+#endif
+}
+
+}  // namespace fp_detail
+
+// The field, generic over how the 512-bit products are formed (Wide:
+// MulPortable, or MulAdx from field/mul_adx.h); everything else, the
+// reduction included, is shared.
+template <class Wide>
+struct FpField {
+  using Elem = U256;
+  static constexpr U256 kModulus = fp_detail::kP;
+
+  static Elem zero() { return U256{{0, 0, 0, 0}}; }
+  static Elem one() { return U256{{1, 0, 0, 0}}; }
+
+  static Elem add(const Elem& a, const Elem& b) { return mod_add(a, b, kModulus); }
+  static Elem sub(const Elem& a, const Elem& b) { return mod_sub(a, b, kModulus); }
+  static Elem neg(const Elem& a) { return mod_sub(zero(), a, kModulus); }
+  static Elem dbl(const Elem& a) { return mod_add(a, a, kModulus); }
+
+  KS_HD static Elem mul(const Elem& a, const Elem& b) {
+    uint64_t t[8];
+    Wide::mul_wide(t, a, b);
+    return fp_detail::solinas_reduce(t);
+  }
+  KS_HD static Elem sqr(const Elem& a) {
+    uint64_t t[8];
+    Wide::sqr_wide(t, a);
+    return fp_detail::solinas_reduce(t);
+  }
+  // a^(2^n): n squarings.
+  static Elem sqr_n(Elem a, int n) {
+    for (int i = 0; i < n; ++i) a = sqr(a);
+    return a;
+  }
+
+  static uint64_t is_zero(const Elem& a) { return is_zero_mask(a); }
+  static uint64_t eq(const Elem& a, const Elem& b) { return eq_mask(a, b); }
+  static Elem select(uint64_t mask, const Elem& a, const Elem& b) {
+    return field::select(mask, a, b);
+  }
+
+  // a^(p-2) = a^-1 (0 for a = 0), the 255S + 14M chain of seed 001 table 4.
+  static Elem inv(const Elem& a);
+  // A square root of a when one exists (p = 3 mod 4: a^((p+1)/4)); returns an
+  // all-ones mask if a is a square, zero otherwise.
+  static uint64_t sqrt(Elem& root, const Elem& a);
+
+  // Big-endian bytes; false if the value is not below p (GB/T 32918.1 4.2.9
+  // asks for canonical field elements).
+  static bool from_bytes(Elem& r, const uint8_t in[32]) {
+    r = from_be_bytes(in);
+    return lt_mask(r, kModulus) != 0;
+  }
+  static void to_bytes(uint8_t out[32], const Elem& a) { to_be_bytes(out, a); }
+
+ private:
+  // Steps (1)-(14) of table 4: sets t1 = a^(2^62 - 1) and
+  // t2 = a^(2^254 - 2^222 - 2^94), from which both the inverse and the square
+  // root follow with a few more operations.
+  static void chain_prefix(Elem& t1, Elem& t2, const Elem& a);
+};
+
+template <class Wide>
+inline void FpField<Wide>::chain_prefix(Elem& t1, Elem& t2, const Elem& z) {
+  Elem t0 = mul(sqr(z), z);     // (1)  z^(2^2 - 1)
+  t1 = mul(sqr(t0), z);         // (2)  z^(2^3 - 1)
+  t2 = mul(sqr_n(t1, 3), t1);   // (3)  z^(2^6 - 1)
+  t1 = sqr(t2);                 // (4)  z^(2^7 - 2)
+  Elem t3 = mul(t1, z);         // (5)  z^(2^7 - 1)
+  t1 = mul(sqr_n(t1, 5), t2);   // (6)  z^(2^12 - 1)
+  t2 = mul(sqr_n(t1, 12), t1);  // (7)  z^(2^24 - 1)
+  t1 = mul(sqr_n(t2, 7), t3);   // (8)  z^(2^31 - 1)
+  t2 = sqr_n(t1, 2);            // (9)  z^(2^33 - 4)
+  t3 = sqr_n(t2, 29);           // (10) z^(2^62 - 2^31)
+  t1 = mul(t1, t3);             // (11) z^(2^62 - 1)
+  t3 = sqr_n(t3, 2);            // (12) z^(2^64 - 2^33)
+  t0 = mul(mul(t0, t3), t2);    // (13) z^(2^64 - 1)
+  t2 = mul(sqr_n(t3, 32), t0);  // (14) z^(2^96 - 2^64 - 1)
+  t2 = mul(sqr_n(t2, 64), t0);  //      z^(2^160 - 2^128 - 1)
+  t2 = sqr_n(t2, 94);           //      z^(2^254 - 2^222 - 2^94)
+}
+
+template <class Wide>
+inline U256 FpField<Wide>::inv(const Elem& a) {
+  Elem t1, t2;
+  chain_prefix(t1, t2, a);
+  // (15): ((t1 t2)^4) a = a^(2^256 - 2^224 - 2^96 + 2^64 - 3) = a^(p-2)
+  return mul(sqr_n(mul(t1, t2), 2), a);
+}
+
+template <class Wide>
+inline uint64_t FpField<Wide>::sqrt(Elem& root, const Elem& a) {
+  Elem t1, t2;
+  chain_prefix(t1, t2, a);
+  // (p+1)/4 = 2^254 - 2^222 - 2^94 + 2^62 = (exponent of t2) + (2^62 - 1) + 1
+  root = mul(mul(t1, t2), a);
+  return eq(sqr(root), a);
+}
+
+// The portable field; FpAdx (field/mul_adx.h users) is the BMI2/ADX one.
+using Fp = FpField<fp_detail::MulPortable>;
+
+}  // namespace field
+}  // namespace ks
+
+#endif  // KS_FIELD_FP_H_

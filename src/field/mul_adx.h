@@ -1,0 +1,102 @@
+// 256x256 -> 512-bit product with MULX/ADCX/ADOX (BMI2 + ADX): two
+// independent carry chains per row, which the portable __int128 code cannot
+// express. Only called after cpu_features() reported bmi2 and adx (the
+// assembler accepts the instructions without -madx, so no special flags).
+#ifndef KS_FIELD_MUL_ADX_H_
+#define KS_FIELD_MUL_ADX_H_
+
+#include <stdint.h>
+
+#include "field/fp.h"
+#include "field/u256.h"
+
+#if defined(__x86_64__)
+#define KS_HAVE_MUL_ADX 1
+
+namespace ks {
+namespace field {
+
+struct MulAdx {
+  // t[0..7] = a * b, operand scanning: row i adds b[i] * a into t[i..i+4],
+  // low halves through the CF chain (adcx), high halves through OF (adox).
+  static inline __attribute__((always_inline)) void mul_wide(uint64_t t[8], const U256& a,
+                                                             const U256& b) {
+    uint64_t r0, r1, r2, r3, r4, r5, r6, r7, lo, hi;
+    __asm__(
+        // row 0
+        "movq 0(%[b]), %%rdx\n\t"
+        "mulxq 0(%[a]), %[r0], %[r1]\n\t"
+        "mulxq 8(%[a]), %[lo], %[r2]\n\t"
+        "addq %[lo], %[r1]\n\t"
+        "mulxq 16(%[a]), %[lo], %[r3]\n\t"
+        "adcq %[lo], %[r2]\n\t"
+        "mulxq 24(%[a]), %[lo], %[r4]\n\t"
+        "adcq %[lo], %[r3]\n\t"
+        "adcq $0, %[r4]\n\t"
+        // row 1
+        "movq 8(%[b]), %%rdx\n\t"
+        "xorl %k[r5], %k[r5]\n\t"
+        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[r1]\n\t"
+        "adoxq %[hi], %[r2]\n\t"
+        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[r2]\n\t"
+        "adoxq %[hi], %[r3]\n\t"
+        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[r3]\n\t"
+        "adoxq %[hi], %[r4]\n\t"
+        "mulxq 24(%[a]), %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[r4]\n\t"
+        "adoxq %[r5], %[hi]\n\t"
+        "adcxq %[hi], %[r5]\n\t"
+        // row 2
+        "movq 16(%[b]), %%rdx\n\t"
+        "xorl %k[r6], %k[r6]\n\t"
+        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[r2]\n\t"
+        "adoxq %[hi], %[r3]\n\t"
+        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[r3]\n\t"
+        "adoxq %[hi], %[r4]\n\t"
+        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[r4]\n\t"
+        "adoxq %[hi], %[r5]\n\t"
+        "mulxq 24(%[a]), %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[r5]\n\t"
+        "adoxq %[r6], %[hi]\n\t"
+        "adcxq %[hi], %[r6]\n\t"
+        // row 3
+        "movq 24(%[b]), %%rdx\n\t"
+        "xorl %k[r7], %k[r7]\n\t"
+        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[r3]\n\t"
+        "adoxq %[hi], %[r4]\n\t"
+        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[r4]\n\t"
+        "adoxq %[hi], %[r5]\n\t"
+        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[r5]\n\t"
+        "adoxq %[hi], %[r6]\n\t"
+        "mulxq 24(%[a]), %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[r6]\n\t"
+        "adoxq %[r7], %[hi]\n\t"
+        "adcxq %[hi], %[r7]\n\t"
+        : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4),
+          [r5] "=&r"(r5), [r6] "=&r"(r6), [r7] "=&r"(r7), [lo] "=&r"(lo), [hi] "=&r"(hi)
+        : [a] "r"(a.w), [b] "r"(b.w), "m"(a), "m"(b)
+        : "rdx", "cc");
+    t[0] = r0, t[1] = r1, t[2] = r2, t[3] = r3, t[4] = r4, t[5] = r5, t[6] = r6, t[7] = r7;
+  }
+  static inline __attribute__((always_inline)) void sqr_wide(uint64_t t[8], const U256& a) {
+    mul_wide(t, a, a);
+  }
+};
+
+// GF(p) with the MULX/ADX products; same elements as Fp.
+using FpAdx = FpField<MulAdx>;
+
+}  // namespace field
+}  // namespace ks
+
+#endif  // __x86_64__
+#endif  // KS_FIELD_MUL_ADX_H_

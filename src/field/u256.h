@@ -1,0 +1,146 @@
+// 256-bit unsigned integers as four little-endian 64-bit limbs: the carry
+// chains, constant-time masks and byte encodings that both prime fields of
+// SM2 (coordinates mod p, scalars mod n) are built on. Every function here is
+// branch-free in its data; the only loops run a fixed four times.
+#ifndef KS_FIELD_U256_H_
+#define KS_FIELD_U256_H_
+
+#include <stdint.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+#include "core/secure.h"
+
+// Complete unrolling of the fixed four-limb loops (gcc leaves them rolled
+// at -O2, which costs several times the arithmetic).
+#define KS_UNROLL _Pragma("GCC unroll 8")
+
+namespace ks {
+namespace field {
+
+using u128 = unsigned __int128;
+
+struct U256 {
+  uint64_t w[4];  // w[0] least significant
+};
+
+// One limb of a carry chain: returns a + b + carry_in, sets carry_out.
+// _addcarry_u64/_subborrow_u64 make gcc and clang emit adc/sbb chains.
+inline uint64_t addc(uint64_t a, uint64_t b, uint64_t carry_in, uint64_t* carry_out) {
+#if defined(__x86_64__)
+  unsigned long long r;
+  *carry_out = _addcarry_u64((unsigned char)carry_in, a, b, &r);
+  return r;
+#else
+  const u128 s = u128(a) + b + carry_in;
+  *carry_out = uint64_t(s >> 64);
+  return uint64_t(s);
+#endif
+}
+
+inline uint64_t subb(uint64_t a, uint64_t b, uint64_t borrow_in, uint64_t* borrow_out) {
+#if defined(__x86_64__)
+  unsigned long long r;
+  *borrow_out = _subborrow_u64((unsigned char)borrow_in, a, b, &r);
+  return r;
+#else
+  const u128 d = u128(a) - b - borrow_in;
+  *borrow_out = uint64_t(d >> 64) & 1;
+  return uint64_t(d);
+#endif
+}
+
+// r = a + b; returns the carry out (0 or 1).
+inline uint64_t add_carry(U256& r, const U256& a, const U256& b) {
+  uint64_t carry = 0;
+  KS_UNROLL for (int i = 0; i < 4; ++i) r.w[i] = addc(a.w[i], b.w[i], carry, &carry);
+  return carry;
+}
+
+// r = a - b; returns the borrow out (0 or 1).
+inline uint64_t sub_borrow(U256& r, const U256& a, const U256& b) {
+  uint64_t borrow = 0;
+  KS_UNROLL for (int i = 0; i < 4; ++i) r.w[i] = subb(a.w[i], b.w[i], borrow, &borrow);
+  return borrow;
+}
+
+// mask ? a : b, mask all ones or zero.
+inline U256 select(uint64_t mask, const U256& a, const U256& b) {
+  U256 r;
+  KS_UNROLL for (int i = 0; i < 4; ++i) r.w[i] = ct_select(mask, a.w[i], b.w[i]);
+  return r;
+}
+
+// All ones if a == 0.
+inline uint64_t is_zero_mask(const U256& a) {
+  return ct_is_zero_mask(a.w[0] | a.w[1] | a.w[2] | a.w[3]);
+}
+
+inline uint64_t eq_mask(const U256& a, const U256& b) {
+  return ct_is_zero_mask((a.w[0] ^ b.w[0]) | (a.w[1] ^ b.w[1]) |
+                         (a.w[2] ^ b.w[2]) | (a.w[3] ^ b.w[3]));
+}
+
+// All ones if a < b (the borrow of a - b).
+inline uint64_t lt_mask(const U256& a, const U256& b) {
+  U256 unused;
+  return uint64_t(0) - sub_borrow(unused, a, b);
+}
+
+// r = a + carry * 2^256 reduced once by m, for a + carry*2^256 < 2m: the
+// conditional subtraction every modular add/sub ends with.
+inline U256 subtract_if_ge(const U256& a, uint64_t carry, const U256& m) {
+  U256 d;
+  const uint64_t borrow = sub_borrow(d, a, m);
+  // keep a when a < m, i.e. the subtraction borrowed and there was no carry
+  const uint64_t keep_a = uint64_t(0) - (borrow & (carry ^ 1));
+  return select(keep_a, a, d);
+}
+
+// (a + b) mod m for a, b < m.
+inline U256 mod_add(const U256& a, const U256& b, const U256& m) {
+  U256 s;
+  const uint64_t carry = add_carry(s, a, b);
+  return subtract_if_ge(s, carry, m);
+}
+
+// (a - b) mod m for a, b < m.
+inline U256 mod_sub(const U256& a, const U256& b, const U256& m) {
+  U256 d, m_if_borrow, r;
+  const uint64_t borrow_mask = uint64_t(0) - sub_borrow(d, a, b);
+  KS_UNROLL for (int i = 0; i < 4; ++i) m_if_borrow.w[i] = m.w[i] & borrow_mask;
+  add_carry(r, d, m_if_borrow);
+  return r;
+}
+
+// 32 big-endian bytes (the encoding of GB/T 32918.1 clause 4.2) <-> limbs.
+inline U256 from_be_bytes(const uint8_t in[32]) {
+  U256 r;
+  for (int i = 0; i < 4; ++i) {
+    uint64_t limb = 0;
+    for (int j = 0; j < 8; ++j) limb = (limb << 8) | in[(3 - i) * 8 + j];
+    r.w[i] = limb;
+  }
+  return r;
+}
+
+inline void to_be_bytes(uint8_t out[32], const U256& a) {
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 8; ++j) out[(3 - i) * 8 + j] = uint8_t(a.w[i] >> (56 - 8 * j));
+}
+
+// Bits [pos, pos + width) of a, width <= 57; bits past 255 read as zero.
+// pos is public (a loop counter), so indexing by it leaks nothing.
+inline uint64_t bit_window(const U256& a, int pos, int width) {
+  const int limb = pos >> 6, shift = pos & 63;
+  if (limb >= 4) return 0;
+  uint64_t bits = a.w[limb] >> shift;
+  if (shift != 0 && limb + 1 < 4) bits |= a.w[limb + 1] << (64 - shift);
+  return bits & ((uint64_t(1) << width) - 1);
+}
+
+}  // namespace field
+}  // namespace ks
+
+#endif  // KS_FIELD_U256_H_
