@@ -262,10 +262,14 @@ KS_API int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* 
                              size_t id_len, const uint8_t* data, size_t data_len,
                              const uint64_t* offsets, size_t count, int nonce, uint8_t* sigs,
                              size_t sigs_len, int* status);
+/* Many digests (32 bytes each) under one key. */
+KS_API int ks_sm2_sign_digest_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* digests,
+                                    size_t count, int nonce, uint8_t* sigs, size_t sigs_len,
+                                    int* status);
 /* Digests with per-item private keys (32 bytes each, in [1, n-2]). */
-KS_API int ks_sm2_sign_digest_batch(ks_ctx* ctx, const uint8_t* private_keys,
-                                    const uint8_t* digests, size_t count, int nonce,
-                                    uint8_t* sigs, size_t sigs_len, int* status);
+KS_API int ks_sm2_sign_digest_batch_keys(ks_ctx* ctx, const uint8_t* private_keys,
+                                         const uint8_t* digests, size_t count, int nonce,
+                                         uint8_t* sigs, size_t sigs_len, int* status);
 /* (message, signature, public key) triples: public_keys holds count
  * 65-byte 04||x||y keys; one ID for all. status[i] is KS_OK,
  * KS_ERR_VERIFY_FAILED, KS_ERR_SIGNATURE_RANGE or KS_ERR_BAD_PUBLIC_KEY. */

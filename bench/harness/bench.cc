@@ -1,7 +1,9 @@
 #include "bench.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <memory>
 #include <functional>
 #include <thread>
 #include <vector>
@@ -140,6 +142,184 @@ bool run_sm3(const Case& c, Result* result, std::string* error) {
   return true;
 }
 
+// ---- SM2 --------------------------------------------------------------------
+
+constexpr size_t kPool = 16;  // inputs each worker rotates through
+const uint8_t kId[] = "1234567812345678";
+constexpr size_t kIdLen = 16;
+
+// One thread's keys and inputs, for us and for OpenSSL, made before timing.
+struct Sm2Worker {
+  ks_sm2_key* key = nullptr;
+  ks_sm2_pubkey* pub = nullptr;
+  OpenSslPeer::Sm2Signer* peer = nullptr;
+  std::vector<uint8_t> digests, msgs, sigs, der;  // kPool of each
+  std::vector<size_t> der_len;
+  size_t msg_bytes = 0;
+
+  Sm2Worker(bool openssl, size_t msg_len) : msg_bytes(msg_len) {
+    digests = random_bytes(32 * kPool);
+    msgs = random_bytes(std::max<size_t>(1, msg_len) * kPool);
+    sigs.resize(64 * kPool);
+    der.resize(80 * kPool);
+    der_len.resize(kPool);
+    if (openssl) {
+      peer = OpenSslPeer::get().sm2_new_signer();
+    } else if (ks_sm2_key_generate(&key) == KS_OK) {
+      ks_sm2_key_public(key, &pub);
+    }
+  }
+  ~Sm2Worker() {
+    ks_sm2_key_free(key);
+    ks_sm2_pubkey_free(pub);
+    OpenSslPeer::get().sm2_free_signer(peer);
+  }
+  bool ready() const { return pub != nullptr || peer != nullptr; }
+  const uint8_t* msg(size_t i) const { return msgs.data() + (i % kPool) * msg_bytes; }
+
+  // One operation on pool slot i; false on failure.
+  bool run(const Case& c, size_t i) {
+    const size_t j = i % kPool;
+    const bool digest = c.input == "digest";
+    const OpenSslPeer& ssl = OpenSslPeer::get();
+    uint8_t* d = der.data() + 80 * j;
+    if (c.op == "keygen") {
+      if (peer != nullptr) return ssl.sm2_keygen();
+      ks_sm2_key* k = nullptr;
+      const int rc = ks_sm2_key_generate(&k);
+      ks_sm2_key_free(k);
+      return rc == KS_OK;
+    }
+    if (c.op == "sign") {
+      size_t& len = der_len[j];
+      len = 80;
+      if (peer != nullptr)
+        return digest ? ssl.sm2_sign_digest(peer, &digests[32 * j], d, &len)
+                      : ssl.sm2_sign_message(peer, kId, kIdLen, msg(j), msg_bytes, d, &len);
+      return (digest ? ks_sm2_sign_digest(key, &digests[32 * j], KS_SM2_NONCE_RANDOM, &sigs[64 * j])
+                     : ks_sm2_sign(key, kId, kIdLen, msg(j), msg_bytes, KS_SM2_NONCE_RANDOM,
+                                   &sigs[64 * j])) == KS_OK;
+    }
+    if (peer != nullptr)
+      return digest ? ssl.sm2_verify_digest(peer, &digests[32 * j], d, der_len[j])
+                    : ssl.sm2_verify_message(peer, kId, kIdLen, msg(j), msg_bytes, d, der_len[j]);
+    return (digest ? ks_sm2_verify_digest(pub, &digests[32 * j], &sigs[64 * j])
+                   : ks_sm2_verify(pub, kId, kIdLen, msg(j), msg_bytes, &sigs[64 * j])) == KS_OK;
+  }
+
+  // Valid signatures over the pool, for the verify benchmarks.
+  bool sign_pool(const Case& c) {
+    Case sign = c;
+    sign.op = "sign";
+    for (size_t j = 0; j < kPool; ++j)
+      if (!run(sign, j)) return false;
+    return true;
+  }
+};
+
+bool run_sm2_single(const Case& c, Result* result, std::string* error) {
+  const bool openssl = c.impl == "openssl";
+  if (openssl && !OpenSslPeer::get().ok()) {
+    *error = OpenSslPeer::get().error();
+    return false;
+  }
+  std::vector<std::unique_ptr<Sm2Worker>> workers;
+  for (unsigned t = 0; t < c.threads; ++t) {
+    workers.push_back(std::make_unique<Sm2Worker>(openssl, c.msg_bytes));
+    if (!workers.back()->ready() || (c.op == "verify" && !workers.back()->sign_pool(c))) {
+      *error = "could not prepare SM2 keys and signatures";
+      return false;
+    }
+  }
+  std::atomic<bool> failed{false};
+  *result = measure(c.seconds, c.msg_bytes, [&](size_t iters) {
+    on_threads(c.threads, [&](unsigned t) {
+      for (size_t i = 0; i < iters; ++i)
+        if (!workers[t]->run(c, i)) failed = true;
+    });
+    return iters * c.threads;
+  });
+  if (failed) *error = c.op + " failed during the benchmark";
+  result->backend = "cpu";
+  return !failed;
+}
+
+// Batches through the C API: keygen, many digests or messages under one
+// key, and verification of (key, input, signature) triples with 16
+// distinct keys.
+bool run_sm2_batch(const Case& c, Result* result, std::string* error) {
+  ks_ctx_config cfg;
+  ks_ctx_config_init(&cfg);
+  cfg.backend = c.backend == "gpu" ? KS_BACKEND_GPU : KS_BACKEND_CPU;
+  cfg.cpu_threads = c.threads;
+  ks_ctx* raw = nullptr;
+  int rc = ks_ctx_new(&cfg, &raw);
+  if (rc != KS_OK) {
+    *error = ks_strerror(rc);
+    return false;
+  }
+  CtxPtr ctx(raw);
+  const size_t n = c.batch;
+  const bool digest = c.input == "digest";
+  const size_t item = digest ? 32 : c.msg_bytes;
+  std::vector<uint8_t> inputs = random_bytes(n * item), sigs(64 * n), priv(32 * n), pubs(65 * n);
+  std::vector<uint64_t> offsets(n + 1);
+  for (size_t i = 0; i <= n; ++i) offsets[i] = i * item;
+  Sm2Worker keys(false, 0);
+  auto sign_all = [&]() {
+    return digest ? ks_sm2_sign_digest_batch(ctx.get(), keys.key, inputs.data(), n,
+                                             KS_SM2_NONCE_RANDOM, sigs.data(), sigs.size(), nullptr)
+                  : ks_sm2_sign_batch(ctx.get(), keys.key, kId, kIdLen, inputs.data(),
+                                      inputs.size(), offsets.data(), n, KS_SM2_NONCE_RANDOM,
+                                      sigs.data(), sigs.size(), nullptr);
+  };
+  if (c.op == "verify") {  // n signatures under 16 keys, made before timing
+    std::vector<std::unique_ptr<Sm2Worker>> signers;
+    for (size_t k = 0; k < 16; ++k) signers.push_back(std::make_unique<Sm2Worker>(false, 0));
+    for (size_t i = 0; i < n && rc == KS_OK; ++i) {
+      Sm2Worker& w = *signers[i % 16];
+      size_t len = 0;
+      rc = ks_sm2_pubkey_to_bytes(w.pub, 0, &pubs[65 * i], 65, &len);
+      if (rc == KS_OK)
+        rc = digest ? ks_sm2_sign_digest(w.key, &inputs[32 * i], KS_SM2_NONCE_RANDOM, &sigs[64 * i])
+                    : ks_sm2_sign(w.key, kId, kIdLen, &inputs[item * i], item, KS_SM2_NONCE_RANDOM,
+                                  &sigs[64 * i]);
+    }
+  }
+  int status = rc;
+  *result = measure(c.seconds, c.msg_bytes, [&](size_t iters) {
+    for (size_t r = 0; r < iters && status == KS_OK; ++r) {
+      if (c.op == "keygen") {
+        status = ks_sm2_keygen_batch(ctx.get(), n, priv.data(), priv.size(), pubs.data(),
+                                     pubs.size(), nullptr);
+      } else if (c.op == "sign") {
+        status = sign_all();
+      } else {
+        status = digest ? ks_sm2_verify_digest_batch(ctx.get(), pubs.data(), inputs.data(), n,
+                                                     sigs.data(), nullptr)
+                        : ks_sm2_verify_batch(ctx.get(), pubs.data(), kId, kIdLen, inputs.data(),
+                                              inputs.size(), offsets.data(), n, sigs.data(), nullptr);
+      }
+    }
+    return iters * n;
+  });
+  if (status != KS_OK) {
+    *error = ks_strerror(status);
+    return false;
+  }
+  result->backend = c.backend;
+  return true;
+}
+
+bool run_sm2(const Case& c, Result* result, std::string* error) {
+  if (c.op != "keygen" && c.op != "sign" && c.op != "verify") {
+    *error = "sm2 has no operation " + c.op;
+    return false;
+  }
+  if (c.impl == "openssl" || c.batch <= 1) return run_sm2_single(c, result, error);
+  return run_sm2_batch(c, result, error);
+}
+
 }  // namespace
 
 bool run_case(const Case& c, Result* result, std::string* error) {
@@ -152,6 +332,7 @@ bool run_case(const Case& c, Result* result, std::string* error) {
     return false;
   }
   if (c.alg == "sm3" && c.op == "hash") return run_sm3(c, result, error);
+  if (c.alg == "sm2") return run_sm2(c, result, error);
   *error = "no benchmark for " + c.alg + " " + c.op;
   return false;
 }

@@ -12,14 +12,15 @@ namespace ks {
 namespace bench {
 
 struct Case {
-  std::string alg;         // "sm3"
-  std::string op;          // "hash"
+  std::string alg;         // "sm3", "sm2"
+  std::string op;          // "hash"; "keygen", "sign", "verify"
   std::string impl;        // "kuaisuo" or "openssl"
   std::string backend;     // "cpu" or "gpu" (kuaisuo; the CLI resolves auto)
   unsigned threads = 1;    // CPU threads working
   size_t batch = 1;        // items per call; 1 = single-operation calls
   size_t msg_bytes = 64;
   double seconds = 1.0;    // budget for the timed runs
+  std::string input = "message";  // sm2 sign/verify: "digest" (e given) or "message"
 };
 
 struct Result {

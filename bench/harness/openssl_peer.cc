@@ -36,7 +36,118 @@ OpenSslPeer::OpenSslPeer() {
     error_ = "this libcrypto has no SM3";
     return;
   }
-  ok_ = true;
+  load_sm2();
+  ok_ = error_.empty();
+}
+
+template <class T>
+static void bind(T*& slot, OpenSslPeer::Fn fn) {
+  slot = reinterpret_cast<T*>(fn);
+}
+
+void OpenSslPeer::load_sm2() {
+  bind(evp_.pkey_ctx_new_from_name, sym("EVP_PKEY_CTX_new_from_name"));
+  bind(evp_.pkey_ctx_new, sym("EVP_PKEY_CTX_new"));
+  bind(evp_.pkey_ctx_free, sym("EVP_PKEY_CTX_free"));
+  bind(evp_.keygen_init, sym("EVP_PKEY_keygen_init"));
+  bind(evp_.keygen, sym("EVP_PKEY_keygen"));
+  bind(evp_.pkey_free, sym("EVP_PKEY_free"));
+  bind(evp_.sign_init, sym("EVP_PKEY_sign_init"));
+  bind(evp_.sign, sym("EVP_PKEY_sign"));
+  bind(evp_.verify_init, sym("EVP_PKEY_verify_init"));
+  bind(evp_.verify, sym("EVP_PKEY_verify"));
+  bind(evp_.set1_id, sym("EVP_PKEY_CTX_set1_id"));
+  bind(evp_.md_ctx_new, sym("EVP_MD_CTX_new"));
+  bind(evp_.md_ctx_free, sym("EVP_MD_CTX_free"));
+  bind(evp_.md_ctx_set_pkey_ctx, sym("EVP_MD_CTX_set_pkey_ctx"));
+  bind(evp_.digest_sign_init, sym("EVP_DigestSignInit"));
+  bind(evp_.digest_sign, sym("EVP_DigestSign"));
+  bind(evp_.digest_verify_init, sym("EVP_DigestVerifyInit"));
+  bind(evp_.digest_verify, sym("EVP_DigestVerify"));
+  bind(evp_.sm3_md, sym("EVP_sm3"));
+  if (!error_.empty()) return;
+  if (!sm2_keygen()) error_ = "this libcrypto has no SM2";
+}
+
+struct OpenSslPeer::Sm2Signer {
+  void* pkey = nullptr;
+  void* sign_ctx = nullptr;    // EVP_PKEY_CTX, sign-initialised
+  void* verify_ctx = nullptr;  // EVP_PKEY_CTX, verify-initialised
+};
+
+OpenSslPeer::Sm2Signer* OpenSslPeer::sm2_new_signer() const {
+  auto* s = new Sm2Signer;
+  // EVP_PKEY_keygen on a shared context is not thread-safe: one per key.
+  void* ctx = evp_.pkey_ctx_new_from_name(nullptr, "SM2", nullptr);
+  const bool ok = ctx != nullptr && evp_.keygen_init(ctx) == 1 && evp_.keygen(ctx, &s->pkey) == 1;
+  evp_.pkey_ctx_free(ctx);
+  if (ok) {
+    s->sign_ctx = evp_.pkey_ctx_new(s->pkey, nullptr);
+    s->verify_ctx = evp_.pkey_ctx_new(s->pkey, nullptr);
+  }
+  if (!ok || evp_.sign_init(s->sign_ctx) != 1 || evp_.verify_init(s->verify_ctx) != 1) {
+    sm2_free_signer(s);
+    return nullptr;
+  }
+  return s;
+}
+
+void OpenSslPeer::sm2_free_signer(Sm2Signer* s) const {
+  if (s == nullptr) return;
+  if (s->sign_ctx) evp_.pkey_ctx_free(s->sign_ctx);
+  if (s->verify_ctx) evp_.pkey_ctx_free(s->verify_ctx);
+  if (s->pkey) evp_.pkey_free(s->pkey);
+  delete s;
+}
+
+bool OpenSslPeer::sm2_keygen() const {
+  void* ctx = evp_.pkey_ctx_new_from_name(nullptr, "SM2", nullptr);
+  void* pkey = nullptr;
+  const bool ok = ctx != nullptr && evp_.keygen_init(ctx) == 1 && evp_.keygen(ctx, &pkey) == 1;
+  if (pkey != nullptr) evp_.pkey_free(pkey);
+  evp_.pkey_ctx_free(ctx);
+  return ok;
+}
+
+bool OpenSslPeer::sm2_sign_digest(Sm2Signer* s, const uint8_t e[32], uint8_t* der,
+                                  size_t* der_len) const {
+  return evp_.sign(s->sign_ctx, der, der_len, e, 32) == 1;
+}
+
+bool OpenSslPeer::sm2_verify_digest(Sm2Signer* s, const uint8_t e[32], const uint8_t* der,
+                                    size_t der_len) const {
+  return evp_.verify(s->verify_ctx, der, der_len, e, 32) == 1;
+}
+
+// EVP_DigestSign with the ID set on a fresh EVP_PKEY_CTX, as OpenSSL's
+// documentation prescribes for SM2 (an MD context cannot be reused after a
+// one-shot sign in OpenSSL 3.0).
+bool OpenSslPeer::sm2_sign_message(Sm2Signer* s, const uint8_t* id, size_t id_len,
+                                   const uint8_t* msg, size_t len, uint8_t* der,
+                                   size_t* der_len) const {
+  void* md = evp_.md_ctx_new();
+  void* pctx = evp_.pkey_ctx_new(s->pkey, nullptr);
+  bool ok = evp_.set1_id(pctx, id, int(id_len)) > 0;
+  evp_.md_ctx_set_pkey_ctx(md, pctx);
+  ok = ok && evp_.digest_sign_init(md, nullptr, evp_.sm3_md(), nullptr, s->pkey) == 1 &&
+       evp_.digest_sign(md, der, der_len, msg, len) == 1;
+  evp_.md_ctx_free(md);
+  evp_.pkey_ctx_free(pctx);
+  return ok;
+}
+
+bool OpenSslPeer::sm2_verify_message(Sm2Signer* s, const uint8_t* id, size_t id_len,
+                                     const uint8_t* msg, size_t len, const uint8_t* der,
+                                     size_t der_len) const {
+  void* md = evp_.md_ctx_new();
+  void* pctx = evp_.pkey_ctx_new(s->pkey, nullptr);
+  bool ok = evp_.set1_id(pctx, id, int(id_len)) > 0;
+  evp_.md_ctx_set_pkey_ctx(md, pctx);
+  ok = ok && evp_.digest_verify_init(md, nullptr, evp_.sm3_md(), nullptr, s->pkey) == 1 &&
+       evp_.digest_verify(md, der, der_len, msg, len) == 1;
+  evp_.md_ctx_free(md);
+  evp_.pkey_ctx_free(pctx);
+  return ok;
 }
 
 bool OpenSslPeer::sm3(const uint8_t* data, size_t len, uint8_t out[32]) const {

@@ -23,21 +23,26 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional, Union
 
-from . import _native
+from . import _native, sm2
 from ._native import BackendUnavailableError, KuaisuoError
+from .sm2 import SM2PrivateKey, SM2PublicKey
 
 __all__ = [
     "BackendUnavailableError",
     "Context",
     "HmacSM3",
     "KuaisuoError",
+    "SM2PrivateKey",
+    "SM2PublicKey",
     "SM3",
     "__version__",
     "cpu_features",
     "gpu_built",
     "gpu_device_count",
     "hmac_sm3",
+    "sm2",
     "sm3",
+    "strerror",
 ]
 
 __version__: str = _native.version()
@@ -47,6 +52,7 @@ Buffer = Union[bytes, bytearray, memoryview]
 gpu_built = _native.gpu_built
 gpu_device_count = _native.gpu_device_count
 cpu_features = _native.cpu_features
+strerror = _native.strerror
 
 
 def sm3(data: Buffer) -> bytes:
@@ -112,6 +118,7 @@ class Context:
         if device < 0 or threads < 0:
             raise ValueError("device and threads must not be negative")
         self._ctx = _native.Context(backend, device, threads)
+        self.sm2 = sm2.SM2Batch(self._ctx)
 
     @property
     def backend(self) -> str:

@@ -19,7 +19,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from . import _native
 
-ALGORITHMS = ("sm3",)
+ALGORITHMS = ("sm3", "sm2")
 
 
 @dataclass(frozen=True)
@@ -31,10 +31,17 @@ class Case:
     threads: int
     batch: int
     msg_bytes: int
+    input: str = "message"  # sm2 sign/verify: "digest" when e is given
+
+    def what(self) -> str:
+        """The operand column: a digest, or a message of some size."""
+        if self.op == "keygen":
+            return "-"
+        return "digest" if self.input == "digest" else human_bytes(self.msg_bytes)
 
     def label(self) -> str:
         where = f"{self.backend}, {self.threads} thr" if self.backend == "cpu" else "gpu"
-        return (f"{self.alg} {self.op} {human_bytes(self.msg_bytes)} {self.impl} "
+        return (f"{self.alg} {self.op} {self.what()} {self.impl} "
                 f"({where}, batch {self.batch})")
 
 
@@ -83,7 +90,24 @@ def plan_sm3(opt: Options) -> List[Comparison]:
     return plan
 
 
-PLANS: Dict[str, Callable[[Options], List[Comparison]]] = {"sm3": plan_sm3}
+def plan_sm2(opt: Options) -> List[Comparison]:
+    """keygen, sign and verify (digest-in, and 64-byte messages with the
+    default ID) at one thread as single operations, then batches on every
+    thread, each against OpenSSL's EVP SM2 on as many threads."""
+    plan: List[Comparison] = []
+    ops = [("keygen", "digest", 0), ("sign", "digest", 32), ("sign", "message", 64),
+           ("verify", "digest", 32), ("verify", "message", 64)]
+    if opt.backend == "gpu":
+        return plan  # the CUDA SM2 is issue 4
+    batch = opt.batch or 4096
+    for threads, size in ((1, 1), (opt.threads, batch)):
+        for op, kind, msg in ops:
+            ours = Case("sm2", op, "kuaisuo", "cpu", threads, size, msg, kind)
+            plan.append(Comparison(ours, replace(ours, impl="openssl", batch=1)))
+    return plan
+
+
+PLANS: Dict[str, Callable[[Options], List[Comparison]]] = {"sm3": plan_sm3, "sm2": plan_sm2}
 
 
 def machine_info(gpu: bool) -> dict:
@@ -138,7 +162,7 @@ def measure_all(plan: List[Comparison], seconds: float) -> Dict[Case, dict]:
             progress.step(case)
             results[case] = _native._bench_case(case.alg, case.op, case.impl, case.backend,
                                                 case.threads, case.batch, case.msg_bytes,
-                                                seconds)
+                                                seconds, case.input)
     finally:
         progress.close()
     return results
@@ -154,7 +178,7 @@ def rate_text(r: dict, msg_bytes: int) -> str:
 
 
 def format_table(plan: List[Comparison], results: Dict[Case, dict]) -> str:
-    head = ("alg", "op", "msg", "where", "batch", "kuaisuo", "openssl", "ratio")
+    head = ("alg", "op", "input", "where", "batch", "kuaisuo", "openssl", "ratio")
     rows: List[Tuple[str, ...]] = [head]
     for cmp in plan:
         o, t = results[cmp.ours], results[cmp.theirs]
@@ -164,7 +188,7 @@ def format_table(plan: List[Comparison], results: Dict[Case, dict]) -> str:
         c = cmp.ours
         where = "gpu" if c.backend == "gpu" else f"cpu x{c.threads}"
         theirs_where = f" (cpu x{cmp.theirs.threads})" if c.backend == "gpu" else ""
-        rows.append((c.alg, c.op, human_bytes(c.msg_bytes), where, str(c.batch), rate_text(o, c.msg_bytes),
+        rows.append((c.alg, c.op, c.what(), where, str(c.batch), rate_text(o, c.msg_bytes),
                      rate_text(t, c.msg_bytes) + theirs_where, ratio))
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(cell.rjust(w) if i >= 4 else cell.ljust(w)
@@ -182,6 +206,7 @@ def json_rows(results: Dict[Case, dict]) -> List[dict]:
         rows.append({
             "alg": case.alg, "op": case.op, "impl": case.impl, "backend": r["backend"],
             "threads": case.threads, "batch": case.batch, "msg_bytes": case.msg_bytes,
+            "input": case.input,
             "ops_per_s": r["ops_per_s"], "bytes_per_s": r["bytes_per_s"], "runs": r["runs"],
         })
     return rows

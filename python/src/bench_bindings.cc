@@ -13,8 +13,8 @@ void bind_bench(nb::module_& m) {
   m.def("_bench_case",
         [](const std::string& alg, const std::string& op, const std::string& impl,
            const std::string& backend, unsigned threads, size_t batch, size_t msg_bytes,
-           double seconds) {
-          ks::bench::Case c{alg, op, impl, backend, threads, batch, msg_bytes, seconds};
+           double seconds, const std::string& input) {
+          ks::bench::Case c{alg, op, impl, backend, threads, batch, msg_bytes, seconds, input};
           ks::bench::Result r;
           std::string error;
           bool ok;
@@ -32,7 +32,9 @@ void bind_bench(nb::module_& m) {
           d["runs"] = r.runs;
           d["backend"] = r.backend;
           return d;
-        });
+        },
+        nb::arg("alg"), nb::arg("op"), nb::arg("impl"), nb::arg("backend"), nb::arg("threads"),
+        nb::arg("batch"), nb::arg("msg_bytes"), nb::arg("seconds"), nb::arg("input") = "message");
   m.def("_openssl_version", [] { return ks::bench::openssl_version(); });
   m.def("_cpu_model", [] { return ks::cpu_model_name(); });
   m.def("_gpu_info", [](int device) {

@@ -30,6 +30,16 @@ class Buffer {
   Py_buffer view_;
 };
 
+inline nb::bytes to_bytes(const uint8_t* p, size_t n) {
+  return nb::bytes(reinterpret_cast<const char*>(p), n);
+}
+
+// Zeroes a buffer that held secrets (volatile stores are not elided).
+inline void wipe(void* p, size_t n) {
+  volatile uint8_t* v = static_cast<volatile uint8_t*>(p);
+  for (size_t i = 0; i < n; ++i) v[i] = 0;
+}
+
 // Raises kuaisuo.KuaisuoError (or a subclass) for a negative ks_status.
 void check(int status);
 void register_errors(nb::module_& m);

@@ -390,9 +390,24 @@ int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, siz
   });
 }
 
-int ks_sm2_sign_digest_batch(ks_ctx* ctx, const uint8_t* private_keys, const uint8_t* digests,
+int ks_sm2_sign_digest_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* digests,
                              size_t count, int nonce, uint8_t* sigs, size_t sigs_len,
                              int* status) {
+  int rc = check_batch_ctx(ctx);
+  ks::sm2::Nonce mode;
+  if (rc == KS_OK && key == nullptr) rc = KS_ERR_NULL_POINTER;
+  if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
+  if (rc == KS_OK) rc = check_items(digests, count, 32);
+  if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
+  if (rc != KS_OK) return rc;
+  return run_items(ctx, count, 16, status, [&](size_t i) -> int {
+    return to_status(ks::sm2::sign_digest(sigs + 64 * i, key->key, digests + 32 * i, mode));
+  });
+}
+
+int ks_sm2_sign_digest_batch_keys(ks_ctx* ctx, const uint8_t* private_keys,
+                                  const uint8_t* digests, size_t count, int nonce, uint8_t* sigs,
+                                  size_t sigs_len, int* status) {
   int rc = check_batch_ctx(ctx);
   ks::sm2::Nonce mode;
   if (rc == KS_OK) rc = parse_nonce(nonce, &mode);

@@ -50,8 +50,10 @@ KS_HD Point negate_if(uint64_t mask, Point p) {
   return p;
 }
 
-// 2P, dbl-2001-b (3M + 5S; a = -3 turns 3X^2 + aZ^4 into 3(X-Z^2)(X+Z^2)).
-// Infinity maps to infinity (Z3 = 2*Y*Z = 0), so no special case is needed.
+// 2P, dbl-2001-b (a = -3 turns 3X^2 + aZ^4 into 3(X-Z^2)(X+Z^2)), with
+// Z3 = 2YZ computed directly (4M + 4S: a product costs what a square does
+// here, and it saves three additions over (Y+Z)^2 - gamma - delta).
+// Infinity maps to infinity (Z3 = 2YZ = 0), so no special case is needed.
 template <class F>
 KS_HD JacobianPoint<F> dbl(const JacobianPoint<F>& p) {
   const auto delta = F::sqr(p.z);
@@ -62,7 +64,7 @@ KS_HD JacobianPoint<F> dbl(const JacobianPoint<F>& p) {
   const auto beta4 = F::dbl(F::dbl(beta));
   JacobianPoint<F> r;
   r.x = F::sub(F::sqr(alpha), F::dbl(beta4));
-  r.z = F::sub(F::sub(F::sqr(F::add(p.y, p.z)), gamma), delta);
+  r.z = F::dbl(F::mul(p.y, p.z));
   const auto gamma2_8 = F::dbl(F::dbl(F::dbl(F::sqr(gamma))));
   r.y = F::sub(F::mul(alpha, F::sub(beta4, r.x)), gamma2_8);
   return r;

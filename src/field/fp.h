@@ -68,9 +68,14 @@ struct MulPortable {
   }
 };
 
-// p - (2^34 - 4) * 2^64 == -(2^34 - 4) * 2^64 (mod p): the offset that keeps
-// column 2 of solinas_reduce non-negative (see there).
-constexpr U256 kColumn2Offset = {{kP.w[0], kP.w[1] - 4 * 0xFFFFFFFFull, kP.w[2], kP.w[3]}};
+// p in 32-bit digits, made redundant so that digit 2 is large: p's digits
+// (low to high) are FFFFFFFF FFFFFFFF 0 FFFFFFFF FFFFFFFF FFFFFFFF FFFFFFFF
+// FFFFFFFE; moving 4 * 2^32 from digit 3 down into digit 2 gives the same
+// value. Starting the column sums of solinas_reduce from these digits adds
+// 0 mod p and keeps column 2 (the only one with negative terms, at least
+// -4(2^32 - 1)) non-negative, so every later step is unsigned.
+constexpr uint64_t kRedundantP[8] = {0xFFFFFFFF, 0xFFFFFFFF, 4ull << 32, 0xFFFFFFFF - 4,
+                                     0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFE};
 
 // Solinas fast reduction of a 512-bit t mod p: the only reduction of this
 // field. Seed 001 table 1 writes t in 32-bit words c15..c0 and
@@ -78,46 +83,41 @@ constexpr U256 kColumn2Offset = {{kP.w[0], kP.w[1] - 4 * 0xFFFFFFFFull, kP.w[2],
 // - s14 (mod p), where s1 = c7..c0 is the low half. Below, colK is the
 // coefficient of 2^(32K) contributed by s2..s14, gathered per column (checked
 // word by word: sum_K colK(cj) 2^(32K) == 2^(32j) mod p for j = 8..15).
-// Column 2 is the only one with negative terms (s11..s14); writing each -cj
-// as (2^32 - 1 - cj) - (2^32 - 1) makes it non-negative at the cost of the
-// constant -(2^34 - 4) * 2^64, added as kColumn2Offset. Everything then
-// carries into 64-bit limbs with unsigned arithmetic, leaving
-// z + top * 2^256 with top < 16; table 3's final step folds top back in.
+// The sums start from kRedundantP (adding p keeps column 2 non-negative),
+// then carry into 64-bit limbs with unsigned arithmetic, leaving
+// z + top * 2^256 with top < 17; table 3's final step folds top back in.
 inline U256 solinas_reduce_portable(const uint64_t t[8]) {
   constexpr uint64_t kLow = 0xFFFFFFFF;
   const uint64_t c8 = t[4] & kLow, c9 = t[4] >> 32, c10 = t[5] & kLow, c11 = t[5] >> 32;
   const uint64_t c12 = t[6] & kLow, c13 = t[6] >> 32, c14 = t[7] & kLow, c15 = t[7] >> 32;
 
-  const uint64_t col1 = c9 + c10 + c11 + c12 + c13 + 2 * (c14 + c15);
-  const uint64_t col0 = col1 + c8 + c13;
-  const uint64_t col2 = 4 * kLow - (c8 + c9 + c13 + c14);
-  const uint64_t col3 = c8 + c11 + c12 + 2 * c13 + c14 + c15;
-  const uint64_t col4 = c9 + c12 + c13 + 2 * c14 + c15;
-  const uint64_t col5 = c10 + c13 + c14 + 2 * c15;
-  const uint64_t col6 = c11 + c14 + c15;
-  const uint64_t col7 = c8 + c9 + c10 + c11 + 2 * (c12 + c13 + c14) + 3 * c15;
+  const uint64_t* bias = kRedundantP;
+  const uint64_t col1 = bias[1] + c9 + c10 + c11 + c12 + c13 + 2 * (c14 + c15);
+  const uint64_t col0 = bias[0] + c8 + c9 + c10 + c11 + c12 + 2 * (c13 + c14 + c15);
+  const uint64_t col2 = bias[2] - (c8 + c9 + c13 + c14);
+  const uint64_t col3 = bias[3] + c8 + c11 + c12 + 2 * c13 + c14 + c15;
+  const uint64_t col4 = bias[4] + c9 + c12 + c13 + 2 * c14 + c15;
+  const uint64_t col5 = bias[5] + c10 + c13 + c14 + 2 * c15;
+  const uint64_t col6 = bias[6] + c11 + c14 + c15;
+  const uint64_t col7 = bias[7] + c8 + c9 + c10 + c11 + 2 * (c12 + c13 + c14) + 3 * c15;
 
-  // z = t_low + kColumn2Offset + sum_K colK 2^(32K) as four 256-bit adds:
-  // even columns sit at the bottom of a limb, odd ones straddle two limbs.
+  // z = t_low + sum_K colK 2^(32K) as two 256-bit adds: even columns sit at
+  // the bottom of a limb, odd ones straddle two limbs.
   U256 z;
   const U256 low = {{t[0], t[1], t[2], t[3]}};
-  const U256 even = {{col0, col2, col4, col6}};
+  const U256 even_and_odd_high = {
+      {col0, col2 + (col1 >> 32), col4 + (col3 >> 32), col6 + (col5 >> 32)}};
   const U256 odd_low = {{col1 << 32, col3 << 32, col5 << 32, col7 << 32}};
-  const U256 odd_high = {{0, col1 >> 32, col3 >> 32, col5 >> 32}};
   uint64_t top = col7 >> 32;
-  top += add_carry(z, low, kColumn2Offset);
-  top += add_carry(z, z, even);
+  top += add_carry(z, low, even_and_odd_high);
   top += add_carry(z, z, odd_low);
-  top += add_carry(z, z, odd_high);
 
-  // z + top * 2^256 == z + top * (2^224 + 2^96 - 2^64 + 1). At most one
-  // 2^256 carries out; it is folded the same way (and cannot carry again),
-  // leaving a value below 2p for the final conditional subtraction.
+  // z + top * 2^256 == z + top * (2^224 + 2^96 - 2^64 + 1). If that carries
+  // out, z is tiny and (carry, z) - p is the answer; otherwise z < 2^256 <
+  // 2p: one conditional subtraction of p from (carry, z) covers both.
   const U256 top_times_t = {{top, top * kLow, 0, top << 32}};
   const uint64_t carry = add_carry(z, z, top_times_t);
-  const U256 carry_times_t = {{carry, carry * kLow, 0, carry << 32}};
-  add_carry(z, z, carry_times_t);
-  return subtract_if_ge(z, 0, kP);
+  return subtract_if_ge(z, carry, kP);
 }
 
 #if defined(__x86_64__) && !KS_DEVICE_CODE
@@ -126,56 +126,71 @@ inline U256 solinas_reduce_portable(const uint64_t t[8]) {
 // the instructions (and the time) of this one. s0..s7 accumulate the
 // columns col0..col7; each 32-bit word cj is added into the columns whose
 // formula (above) names it, "2x" and "3x" through lea.
-inline U256 solinas_reduce_x86(const uint64_t t[8]) {
-  uint64_t s0, s1, s2, s3, s4, s5, s6, s7, c, d;
+KS_HD U256 solinas_reduce_x86(const uint64_t t[8]) {
+  // The immediates below spell kRedundantP and p (asm allows 30 operands).
+  static_assert(kRedundantP[0] == 0xFFFFFFFF && kRedundantP[1] == 0xFFFFFFFF &&
+                    kRedundantP[2] == 0x400000000 && kRedundantP[3] == 0xFFFFFFFB &&
+                    kRedundantP[4] == 0xFFFFFFFF && kRedundantP[5] == 0xFFFFFFFF &&
+                    kRedundantP[6] == 0xFFFFFFFF && kRedundantP[7] == 0xFFFFFFFE,
+                "column start digits");
+  static_assert(kP.w[0] == ~0ull && kP.w[1] == 0xFFFFFFFF00000000 && kP.w[2] == ~0ull &&
+                    kP.w[3] == 0xFFFFFFFEFFFFFFFF,
+                "p limbs");
+  uint64_t s0, s1, s2, s3, s4, s5, s6, s7, c;
+  uint64_t t4 = t[4], t5 = t[5], t6 = t[6], t7 = t[7];  // clobbered: scratch
   __asm__(
-      // c8, c9 (t[4]): col0 += c8 + c9, col1 = c9, col2 = 4(2^32-1) - c8 - c9,
-      // col3 = c8, col4 = c9, col7 = c8 + c9
-      "movq 32(%[t]), %[d]\n\t"
-      "movl %k[d], %k[c]\n\t"
-      "shrq $32, %[d]\n\t"
-      "leaq (%[c],%[d]), %[s0]\n\t"
-      "movq %[d], %[s1]\n\t"
-      "movabsq %[col2_bias], %[s2]\n\t"
+      // columns start from the digits of kRedundantP
+      "movl $0xFFFFFFFF, %k[s0]\n\t"
+      "movl $0xFFFFFFFF, %k[s1]\n\t"
+      "movabsq $0x400000000, %[s2]\n\t"
+      "movl $0xFFFFFFFB, %k[s3]\n\t"
+      "movl $0xFFFFFFFF, %k[s4]\n\t"
+      "movl $0xFFFFFFFF, %k[s5]\n\t"
+      "movl $0xFFFFFFFF, %k[s6]\n\t"
+      "movl $0xFFFFFFFE, %k[s7]\n\t"
+      // c8 (c): col0 -col2 col3 col7; c9 (d): col0 col1 -col2 col4 col7
+      "movl %k[t4], %k[c]\n\t"
+      "shrq $32, %[t4]\n\t"
+      "addq %[c], %[s0]\n\t"
       "subq %[c], %[s2]\n\t"
-      "subq %[d], %[s2]\n\t"
-      "movq %[c], %[s3]\n\t"
-      "movq %[d], %[s4]\n\t"
-      "leaq (%[c],%[d]), %[s7]\n\t"
+      "addq %[c], %[s3]\n\t"
+      "addq %[c], %[s7]\n\t"
+      "addq %[t4], %[s0]\n\t"
+      "addq %[t4], %[s1]\n\t"
+      "subq %[t4], %[s2]\n\t"
+      "addq %[t4], %[s4]\n\t"
+      "addq %[t4], %[s7]\n\t"
       // c10: col0 col1 col5 col7; c11: col0 col1 col3 col6 col7
-      "movq 40(%[t]), %[d]\n\t"
-      "movl %k[d], %k[c]\n\t"
-      "shrq $32, %[d]\n\t"
+      "movl %k[t5], %k[c]\n\t"
+      "shrq $32, %[t5]\n\t"
       "addq %[c], %[s0]\n\t"
       "addq %[c], %[s1]\n\t"
-      "movq %[c], %[s5]\n\t"
+      "addq %[c], %[s5]\n\t"
       "addq %[c], %[s7]\n\t"
-      "addq %[d], %[s0]\n\t"
-      "addq %[d], %[s1]\n\t"
-      "addq %[d], %[s3]\n\t"
-      "movq %[d], %[s6]\n\t"
-      "addq %[d], %[s7]\n\t"
+      "addq %[t5], %[s0]\n\t"
+      "addq %[t5], %[s1]\n\t"
+      "addq %[t5], %[s3]\n\t"
+      "addq %[t5], %[s6]\n\t"
+      "addq %[t5], %[s7]\n\t"
       // c12: col0 col1 col3 col4 2col7; c13: 2col0 col1 -col2 2col3 col4 col5 2col7
-      "movq 48(%[t]), %[d]\n\t"
-      "movl %k[d], %k[c]\n\t"
-      "shrq $32, %[d]\n\t"
+      "movl %k[t6], %k[c]\n\t"
+      "shrq $32, %[t6]\n\t"
       "addq %[c], %[s0]\n\t"
       "addq %[c], %[s1]\n\t"
       "addq %[c], %[s3]\n\t"
       "addq %[c], %[s4]\n\t"
       "leaq (%[s7],%[c],2), %[s7]\n\t"
-      "leaq (%[s0],%[d],2), %[s0]\n\t"
-      "addq %[d], %[s1]\n\t"
-      "subq %[d], %[s2]\n\t"
-      "leaq (%[s3],%[d],2), %[s3]\n\t"
-      "addq %[d], %[s4]\n\t"
-      "addq %[d], %[s5]\n\t"
-      "leaq (%[s7],%[d],2), %[s7]\n\t"
+      "leaq (%[s0],%[t6],2), %[s0]\n\t"
+      "addq %[t6], %[s1]\n\t"
+      "subq %[t6], %[s2]\n\t"
+      "leaq (%[s3],%[t6],2), %[s3]\n\t"
+      "addq %[t6], %[s4]\n\t"
+      "addq %[t6], %[s5]\n\t"
+      "leaq (%[s7],%[t6],2), %[s7]\n\t"
       // c14: 2col0 2col1 -col2 col3 2col4 col5 col6 2col7;
       // c15: 2col0 2col1 col3 col4 2col5 col6 3col7
-      "movq 56(%[t]), %[d]\n\t"
-      "movl %k[d], %k[c]\n\t"
-      "shrq $32, %[d]\n\t"
+      "movl %k[t7], %k[c]\n\t"
+      "shrq $32, %[t7]\n\t"
       "leaq (%[s0],%[c],2), %[s0]\n\t"
       "leaq (%[s1],%[c],2), %[s1]\n\t"
       "subq %[c], %[s2]\n\t"
@@ -184,14 +199,14 @@ inline U256 solinas_reduce_x86(const uint64_t t[8]) {
       "addq %[c], %[s5]\n\t"
       "addq %[c], %[s6]\n\t"
       "leaq (%[s7],%[c],2), %[s7]\n\t"
-      "leaq (%[s0],%[d],2), %[s0]\n\t"
-      "leaq (%[s1],%[d],2), %[s1]\n\t"
-      "addq %[d], %[s3]\n\t"
-      "addq %[d], %[s4]\n\t"
-      "leaq (%[s5],%[d],2), %[s5]\n\t"
-      "addq %[d], %[s6]\n\t"
-      "leaq (%[s7],%[d],2), %[s7]\n\t"
-      "addq %[d], %[s7]\n\t"
+      "leaq (%[s0],%[t7],2), %[s0]\n\t"
+      "leaq (%[s1],%[t7],2), %[s1]\n\t"
+      "addq %[t7], %[s3]\n\t"
+      "addq %[t7], %[s4]\n\t"
+      "leaq (%[s5],%[t7],2), %[s5]\n\t"
+      "addq %[t7], %[s6]\n\t"
+      "leaq (%[s7],%[t7],2), %[s7]\n\t"
+      "addq %[t7], %[s7]\n\t"
       // odd columns straddle two limbs: low halves stay in s1 s3 s5 s7,
       // high halves join the even columns of the next limb; c = top
       "movq %[s1], %[c]\n\t"
@@ -209,63 +224,48 @@ inline U256 solinas_reduce_x86(const uint64_t t[8]) {
       "movq %[s7], %[c]\n\t"
       "shrq $32, %[c]\n\t"
       "shlq $32, %[s7]\n\t"
-      // z = t_low + even + odd_low + kColumn2Offset in (s0, s2, s4, s6)
-      "addq 0(%[t]), %[s0]\n\t"
-      "adcq 8(%[t]), %[s2]\n\t"
-      "adcq 16(%[t]), %[s4]\n\t"
-      "adcq 24(%[t]), %[s6]\n\t"
+      // z = t_low + even_and_odd_high + odd_low in (s0, s2, s4, s6)
+      "addq %[t0], %[s0]\n\t"
+      "adcq %[t1], %[s2]\n\t"
+      "adcq %[t2], %[s4]\n\t"
+      "adcq %[t3], %[s6]\n\t"
       "adcq $0, %[c]\n\t"
       "addq %[s1], %[s0]\n\t"
       "adcq %[s3], %[s2]\n\t"
       "adcq %[s5], %[s4]\n\t"
       "adcq %[s7], %[s6]\n\t"
       "adcq $0, %[c]\n\t"
-      "movabsq %[k1], %[s1]\n\t"
-      "movabsq %[k3], %[s3]\n\t"
-      "addq $-1, %[s0]\n\t"
-      "adcq %[s1], %[s2]\n\t"
-      "adcq $-1, %[s4]\n\t"
-      "adcq %[s3], %[s6]\n\t"
-      "adcq $0, %[c]\n\t"
-      // fold top: + top * (2^224 + 2^96 - 2^64 + 1), then the carry likewise
+      // z += top * (2^224 + 2^96 - 2^64 + 1), carry into d
       "movq %[c], %[s1]\n\t"
       "shlq $32, %[s1]\n\t"
       "movq %[s1], %[s3]\n\t"
       "subq %[c], %[s3]\n\t"
+      "xorl %k[t4], %k[t4]\n\t"
       "addq %[c], %[s0]\n\t"
       "adcq %[s3], %[s2]\n\t"
       "adcq $0, %[s4]\n\t"
       "adcq %[s1], %[s6]\n\t"
-      "sbbq %[c], %[c]\n\t"
-      "negq %[c]\n\t"
-      "movq %[c], %[s1]\n\t"
-      "shlq $32, %[s1]\n\t"
-      "movq %[s1], %[s3]\n\t"
-      "subq %[c], %[s3]\n\t"
-      "addq %[c], %[s0]\n\t"
-      "adcq %[s3], %[s2]\n\t"
-      "adcq $0, %[s4]\n\t"
-      "adcq %[s1], %[s6]\n\t"
-      // z - p; keep it unless that borrowed (cmov: no branch)
+      "adcq $0, %[t4]\n\t"
+      // (d, z) - p; keep z where that borrows out (cmov: no branch)
       "movq %[s0], %[s1]\n\t"
       "movq %[s2], %[s3]\n\t"
       "movq %[s4], %[s5]\n\t"
       "movq %[s6], %[s7]\n\t"
-      "movabsq %[p1], %[c]\n\t"
-      "movabsq %[p3], %[d]\n\t"
+      "movabsq $0xFFFFFFFF00000000, %[c]\n\t"
+      "movabsq $0xFFFFFFFEFFFFFFFF, %[t5]\n\t"
       "subq $-1, %[s1]\n\t"
       "sbbq %[c], %[s3]\n\t"
       "sbbq $-1, %[s5]\n\t"
-      "sbbq %[d], %[s7]\n\t"
+      "sbbq %[t5], %[s7]\n\t"
+      "sbbq $0, %[t4]\n\t"
       "cmovncq %[s1], %[s0]\n\t"
       "cmovncq %[s3], %[s2]\n\t"
       "cmovncq %[s5], %[s4]\n\t"
       "cmovncq %[s7], %[s6]\n\t"
       : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),
-        [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [c] "=&r"(c), [d] "=&r"(d)
-      : [t] "r"(t), "m"(*(const uint64_t(*)[8])t), [col2_bias] "i"(4 * 0xFFFFFFFFull),
-        [k1] "i"(kColumn2Offset.w[1]), [k3] "i"(kColumn2Offset.w[3]), [p1] "i"(kP.w[1]),
-        [p3] "i"(kP.w[3])
+        [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [c] "=&r"(c), [t4] "+&r"(t4),
+        [t5] "+&r"(t5), [t6] "+&r"(t6), [t7] "+&r"(t7)
+      : [t0] "rm"(t[0]), [t1] "rm"(t[1]), [t2] "rm"(t[2]), [t3] "rm"(t[3])
       : "cc");
   return U256{{s0, s2, s4, s6}};
 }

@@ -87,8 +87,65 @@ struct MulAdx {
         : "rdx", "cc");
     t[0] = r0, t[1] = r1, t[2] = r2, t[3] = r3, t[4] = r4, t[5] = r5, t[6] = r6, t[7] = r7;
   }
+  // t[0..7] = a^2: the six cross products a_i a_j (i < j), doubled by an
+  // add-to-self chain, plus the four squares a_i^2 on the diagonal
+  // (10 multiplications instead of 16).
   static inline __attribute__((always_inline)) void sqr_wide(uint64_t t[8], const U256& a) {
-    mul_wide(t, a, a);
+    uint64_t r0, r1, r2, r3, r4, r5, r6, r7, lo, hi;
+    __asm__(
+        // cross products: a0 * (a1, a2, a3) into r1..r4
+        "movq 0(%[a]), %%rdx\n\t"
+        "mulxq 8(%[a]), %[r1], %[r2]\n\t"
+        "mulxq 16(%[a]), %[lo], %[r3]\n\t"
+        "addq %[lo], %[r2]\n\t"
+        "mulxq 24(%[a]), %[lo], %[r4]\n\t"
+        "adcq %[lo], %[r3]\n\t"
+        "adcq $0, %[r4]\n\t"
+        // a1 * (a2, a3) into r3..r5
+        "movq 8(%[a]), %%rdx\n\t"
+        "xorl %k[r5], %k[r5]\n\t"
+        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[r3]\n\t"
+        "adoxq %[hi], %[r4]\n\t"
+        "mulxq 24(%[a]), %[lo], %[hi]\n\t"
+        "adcxq %[lo], %[r4]\n\t"
+        "adoxq %[r5], %[hi]\n\t"
+        "adcxq %[hi], %[r5]\n\t"
+        // a2 * a3 into r5..r6
+        "movq 16(%[a]), %%rdx\n\t"
+        "mulxq 24(%[a]), %[lo], %[r6]\n\t"
+        "addq %[lo], %[r5]\n\t"
+        "adcq $0, %[r6]\n\t"
+        // double r1..r6 into r1..r7
+        "xorl %k[r7], %k[r7]\n\t"
+        "addq %[r1], %[r1]\n\t"
+        "adcq %[r2], %[r2]\n\t"
+        "adcq %[r3], %[r3]\n\t"
+        "adcq %[r4], %[r4]\n\t"
+        "adcq %[r5], %[r5]\n\t"
+        "adcq %[r6], %[r6]\n\t"
+        "adcq $0, %[r7]\n\t"
+        // add the squares a_i^2 at limbs 2i, 2i+1
+        "movq 0(%[a]), %%rdx\n\t"
+        "mulxq %%rdx, %[r0], %[hi]\n\t"
+        "addq %[hi], %[r1]\n\t"
+        "movq 8(%[a]), %%rdx\n\t"
+        "mulxq %%rdx, %[lo], %[hi]\n\t"
+        "adcq %[lo], %[r2]\n\t"
+        "adcq %[hi], %[r3]\n\t"
+        "movq 16(%[a]), %%rdx\n\t"
+        "mulxq %%rdx, %[lo], %[hi]\n\t"
+        "adcq %[lo], %[r4]\n\t"
+        "adcq %[hi], %[r5]\n\t"
+        "movq 24(%[a]), %%rdx\n\t"
+        "mulxq %%rdx, %[lo], %[hi]\n\t"
+        "adcq %[lo], %[r6]\n\t"
+        "adcq %[hi], %[r7]\n\t"
+        : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4),
+          [r5] "=&r"(r5), [r6] "=&r"(r6), [r7] "=&r"(r7), [lo] "=&r"(lo), [hi] "=&r"(hi)
+        : [a] "r"(a.w), "m"(a)
+        : "rdx", "cc");
+    t[0] = r0, t[1] = r1, t[2] = r2, t[3] = r3, t[4] = r4, t[5] = r5, t[6] = r6, t[7] = r7;
   }
 };
 

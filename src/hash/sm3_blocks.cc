@@ -1,25 +1,270 @@
+// Run-time dispatch of SM3 compression (single stream and multi-buffer) and
+// the multi-buffer message scheduler behind digest_many.
 #include "hash/sm3_blocks.h"
 
-#include "hash/sm3.h"
+#include <string.h>
+
+#include "core/cpu_features.h"
 #include "hash/sm3_compress.h"
+#include "hash/sm3_x86.h"
 
 namespace ks {
 namespace sm3 {
+
+using CompressFn = void (*)(uint32_t state[8], const uint8_t* blocks, size_t nblocks);
+using DigestManyFn = void (*)(const uint8_t* const* msgs, const size_t* lens, size_t n,
+                              uint8_t (*out)[32]);
 
 void compress_blocks_portable(uint32_t state[8], const uint8_t* blocks, size_t nblocks) {
   for (size_t i = 0; i < nblocks; ++i) compress_block(state, blocks + 64 * i);
 }
 
-void compress_blocks(uint32_t state[8], const uint8_t* blocks, size_t nblocks) {
-  compress_blocks_portable(state, blocks, nblocks);
+namespace {
+
+// What the x86 kernels need (sm3_x86.h).
+bool cpu_has_avx2_kernels() {
+  const CpuFeatures& f = cpu_features();
+  return f.avx2 && f.bmi2;
 }
 
-const char* compress_variant_name() { return "portable"; }
+bool cpu_has_avx512_kernels() {
+  const CpuFeatures& f = cpu_features();
+  return cpu_has_avx2_kernels() && f.avx512f && f.avx512vl && f.avx512bw;
+}
+
+// Preferred first, portable last (and always usable).
+const CompressVariant* compress_table(size_t* count) {
+  static const CompressVariant kTable[] = {
+#if KS_SM3_X86
+      {"avx512-bmi2", cpu_has_avx512_kernels(), compress_blocks_avx512},
+      {"avx2-bmi2", cpu_has_avx2_kernels(), compress_blocks_avx2},
+#endif
+      {"portable", true, compress_blocks_portable},
+  };
+  *count = sizeof(kTable) / sizeof(kTable[0]);
+  return kTable;
+}
+
+const CompressVariant& chosen_compress() {
+  static const CompressVariant* const chosen = [] {
+    size_t count = 0;
+    const CompressVariant* table = compress_table(&count);
+    for (size_t i = 0; i + 1 < count; ++i) {
+      if (table[i].usable) return &table[i];
+    }
+    return &table[count - 1];
+  }();
+  return *chosen;
+}
+
+// The padded tail of a message (section 5.2): its last len % 64 bytes, the
+// bit 1 (0x80), zeros up to 56 mod 64, and the bit length as a 64-bit
+// big-endian integer. Returns the number of 64-byte blocks, 1 or 2.
+size_t pad_tail(const uint8_t* msg, size_t len, uint8_t out[128]) {
+  const size_t rest = len % 64;
+  const size_t blocks = rest < 56 ? 1 : 2;
+  if (rest > 0) memcpy(out, msg + (len - rest), rest);
+  out[rest] = 0x80;
+  memset(out + rest + 1, 0, 64 * blocks - 8 - (rest + 1));
+  const uint64_t bits = uint64_t(len) * 8;
+  store_be32(out + 64 * blocks - 8, uint32_t(bits >> 32));
+  store_be32(out + 64 * blocks - 4, uint32_t(bits));
+  return blocks;
+}
+
+void store_digest(const uint32_t state[8], uint8_t out[32]) {
+  for (int i = 0; i < 8; ++i) store_be32(out + 4 * i, state[i]);
+}
+
+// One message, start to end, on a single-stream compressor.
+void digest_one(CompressFn compress, const uint8_t* msg, size_t len, uint8_t out[32]) {
+  uint32_t state[8];
+  load_iv(state);
+  compress(state, msg, len / 64);
+  uint8_t tail[128];
+  compress(state, tail, pad_tail(msg, len, tail));
+  store_digest(state, out);
+}
+
+void digest_many_serial(const uint8_t* const* msgs, const size_t* lens, size_t n,
+                        uint8_t (*out)[32]) {
+  const CompressFn compress = chosen_compress().compress_blocks;
+  for (size_t i = 0; i < n; ++i) digest_one(compress, msgs[i], lens[i], out[i]);
+}
+
+// One lane's progress through its message: whole blocks straight from the
+// message, then the padded tail blocks from `tail`.
+struct LaneJob {
+  size_t msg;              // index in the batch
+  const uint8_t* next;     // next whole block
+  size_t whole_left;       // whole blocks not yet compressed
+  size_t tail_blocks;      // 1 or 2
+  size_t tail_left;        // tail blocks not yet compressed
+  uint8_t tail[128];
+
+  void start(size_t index, const uint8_t* m, size_t len) {
+    msg = index;
+    next = m;
+    whole_left = len / 64;
+    tail_blocks = tail_left = pad_tail(m, len, tail);
+  }
+  const uint8_t* block() const {
+    return whole_left > 0 ? next : tail + 64 * (tail_blocks - tail_left);
+  }
+  // Returns true when the message is done.
+  bool advance() {
+    if (whole_left > 0) {
+      --whole_left;
+      next += 64;
+    } else {
+      --tail_left;
+    }
+    return whole_left == 0 && tail_left == 0;
+  }
+  // Compresses what is left on a single-stream compressor.
+  void finish(CompressFn compress, uint32_t state[8]) {
+    compress(state, next, whole_left);
+    compress(state, tail + 64 * (tail_blocks - tail_left), tail_left);
+  }
+};
+
+// Multi-buffer hashing of a batch: each of the L lanes takes the next
+// message of the batch as soon as its own is done, so lanes stay busy
+// whatever the mix of lengths. A kernel call costs the same however many
+// lanes are busy; once no message is waiting and at most kSerialLanes are
+// still busy, those few are finished one by one on the single-stream
+// compressor, which is then cheaper.
+template <int L, int kSerialLanes>
+void digest_many_lanes(void (*compress_lanes)(uint32_t state[8][L], const uint8_t* const blocks[L]),
+                       const uint8_t* const* msgs, const size_t* lens, size_t n,
+                       uint8_t (*out)[32]) {
+  static const uint8_t kIdleBlock[64] = {0};  // fed to idle lanes, result unused
+  alignas(64) uint32_t state[8][L];
+  LaneJob jobs[L];
+  bool busy[L];
+  const uint8_t* blocks[L];
+  size_t waiting = 0;  // next message to start
+  int nbusy = 0;
+
+  auto refill = [&](int l) {
+    busy[l] = waiting < n;
+    if (!busy[l]) return;
+    jobs[l].start(waiting, msgs[waiting], lens[waiting]);
+    ++waiting;
+    for (int i = 0; i < 8; ++i) state[i][l] = kIV[i];
+    ++nbusy;
+  };
+  auto lane_state = [&](int l, uint32_t column[8]) {
+    for (int i = 0; i < 8; ++i) column[i] = state[i][l];
+  };
+
+  for (int l = 0; l < L; ++l) refill(l);
+  while (nbusy > kSerialLanes) {
+    for (int l = 0; l < L; ++l) blocks[l] = busy[l] ? jobs[l].block() : kIdleBlock;
+    compress_lanes(state, blocks);
+    for (int l = 0; l < L; ++l) {
+      if (!busy[l] || !jobs[l].advance()) continue;
+      uint32_t column[8];
+      lane_state(l, column);
+      store_digest(column, out[jobs[l].msg]);
+      --nbusy;
+      refill(l);
+    }
+  }
+  const CompressFn compress = chosen_compress().compress_blocks;
+  for (int l = 0; l < L; ++l) {
+    if (!busy[l]) continue;
+    uint32_t column[8];
+    lane_state(l, column);
+    jobs[l].finish(compress, column);
+    store_digest(column, out[jobs[l].msg]);
+  }
+}
+
+// compress_x16/x8 without the kernel: lane by lane.
+template <int L>
+void compress_lanes_serial(uint32_t state[8][L], const uint8_t* const blocks[L]) {
+  const CompressFn compress = chosen_compress().compress_blocks;
+  for (int l = 0; l < L; ++l) {
+    uint32_t column[8];
+    for (int i = 0; i < 8; ++i) column[i] = state[i][l];
+    compress(column, blocks[l], 1);
+    for (int i = 0; i < 8; ++i) state[i][l] = column[i];
+  }
+}
+
+#if KS_SM3_X86
+// A kernel call costs about as much as 2 (x16) or 1.5-2 (x8) single-stream
+// blocks on the CPUs these target (measured with tools/sm3_micro.cc).
+void digest_many_x16(const uint8_t* const* msgs, const size_t* lens, size_t n,
+                     uint8_t (*out)[32]) {
+  digest_many_lanes<16, 1>(compress_x16_avx512, msgs, lens, n, out);
+}
+
+void digest_many_x8(const uint8_t* const* msgs, const size_t* lens, size_t n,
+                    uint8_t (*out)[32]) {
+  digest_many_lanes<8, 1>(compress_x8_avx2, msgs, lens, n, out);
+}
+#endif
+
+const DigestManyVariant* digest_many_table(size_t* count) {
+  static const DigestManyVariant kTable[] = {
+#if KS_SM3_X86
+      {"x16-avx512", cpu_has_avx512_kernels(), digest_many_x16},
+      {"x8-avx2", cpu_has_avx2_kernels(), digest_many_x8},
+#endif
+      {"serial", true, digest_many_serial},
+      {"portable", true, digest_many_portable},
+  };
+  *count = sizeof(kTable) / sizeof(kTable[0]);
+  return kTable;
+}
+
+}  // namespace
+
+void compress_blocks(uint32_t state[8], const uint8_t* blocks, size_t nblocks) {
+  static const CompressFn fn = chosen_compress().compress_blocks;
+  fn(state, blocks, nblocks);
+}
+
+const char* compress_variant_name() { return chosen_compress().name; }
 
 void digest_many(const uint8_t* const* msgs, const size_t* lens, size_t n,
                  uint8_t (*out)[32]) {
-  for (size_t i = 0; i < n; ++i) digest(msgs[i], lens[i], out[i]);
+  static const DigestManyFn fn = [] {
+    size_t count = 0;
+    const DigestManyVariant* table = digest_many_table(&count);
+    size_t i = 0;
+    while (!table[i].usable) ++i;  // "serial" always is
+    return table[i].digest_many;
+  }();
+  fn(msgs, lens, n, out);
 }
+
+void digest_many_portable(const uint8_t* const* msgs, const size_t* lens, size_t n,
+                          uint8_t (*out)[32]) {
+  for (size_t i = 0; i < n; ++i) digest_one(compress_blocks_portable, msgs[i], lens[i], out[i]);
+}
+
+void compress_x16(uint32_t state[8][16], const uint8_t* const blocks[16]) {
+#if KS_SM3_X86
+  static const bool fast = cpu_has_avx512_kernels();
+  if (fast) return compress_x16_avx512(state, blocks);
+#endif
+  compress_lanes_serial<16>(state, blocks);
+}
+
+void compress_x8(uint32_t state[8][8], const uint8_t* const blocks[8]) {
+#if KS_SM3_X86
+  static const bool fast = cpu_has_avx2_kernels();
+  if (fast) return compress_x8_avx2(state, blocks);
+#endif
+  compress_lanes_serial<8>(state, blocks);
+}
+
+const CompressVariant* compress_variants(size_t* count) { return compress_table(count); }
+
+const DigestManyVariant* digest_many_variants(size_t* count) { return digest_many_table(count); }
 
 }  // namespace sm3
 }  // namespace ks

@@ -23,6 +23,38 @@ const char* compress_variant_name();
 void digest_many(const uint8_t* const* msgs, const size_t* lens, size_t n,
                  uint8_t (*out)[32]);
 
+// --- Multi-buffer lanes -----------------------------------------------------
+// One compression per lane, lanes holding unrelated messages (batch callers:
+// SM2 hashes Z_A || M of 16 signatures at once). The state is word-major:
+// state[i][l] is word i of lane l's chaining value; blocks[l] is lane l's
+// 64-byte block. Correct on every CPU: one AVX-512 (x16) or AVX2 (x8) kernel
+// where the CPU has it, lane by lane otherwise.
+void compress_x16(uint32_t state[8][16], const uint8_t* const blocks[16]);
+void compress_x8(uint32_t state[8][8], const uint8_t* const blocks[8]);
+
+// --- Variants, for tests and benchmarks -------------------------------------
+// Every variant built into the library, preferred first. `usable` is false
+// where this CPU (after KS_CPU_FEATURES) lacks an extension it needs; the
+// dispatching functions above use the first usable one.
+struct CompressVariant {
+  const char* name;
+  bool usable;
+  void (*compress_blocks)(uint32_t state[8], const uint8_t* blocks, size_t nblocks);
+};
+struct DigestManyVariant {
+  const char* name;
+  bool usable;
+  void (*digest_many)(const uint8_t* const* msgs, const size_t* lens, size_t n,
+                      uint8_t (*out)[32]);
+};
+const CompressVariant* compress_variants(size_t* count);
+const DigestManyVariant* digest_many_variants(size_t* count);
+
+// The reference for digest_many: one message at a time on the portable
+// compression function.
+void digest_many_portable(const uint8_t* const* msgs, const size_t* lens, size_t n,
+                          uint8_t (*out)[32]);
+
 }  // namespace sm3
 }  // namespace ks
 

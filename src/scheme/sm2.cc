@@ -7,6 +7,10 @@
 #include "curve/sm2_curve.h"
 #include "hash/sm3.h"
 
+#if defined(KS_CTGRIND)
+#include <valgrind/memcheck.h>
+#endif
+
 namespace ks {
 namespace sm2 {
 namespace {
@@ -15,6 +19,20 @@ using curve::Affine;
 using field::Fn;
 using field::Fp;
 using field::U256;
+
+// The few places where a value derived from a secret becomes a public
+// branch, each one a decision that reveals nothing usable: a drawn scalar is
+// out of range and thrown away, a signing attempt hit r = 0, r + k = n or
+// s = 0 (probability about 2^-255) and is retried with a fresh k, or a
+// caller's private key is invalid. Built with KS_CTGRIND, this tells
+// valgrind's constant-time check that the value is public from here on.
+bool declassify(uint64_t mask) {
+  mask = value_barrier(mask);
+#if defined(KS_CTGRIND)
+  VALGRIND_MAKE_MEM_DEFINED(&mask, sizeof mask);
+#endif
+  return mask != 0;
+}
 
 U256 n_minus(uint64_t k) {
   U256 r;
@@ -31,8 +49,7 @@ Error random_scalar(U256& out, const U256& max) {
   for (;;) {
     if (!os_random(buf, sizeof buf)) return Error::kRngFailure;
     out = field::from_be_bytes(buf);
-    const uint64_t ok = ~field::is_zero_mask(out) & ~field::lt_mask(max, out);
-    if (value_barrier(ok)) break;
+    if (declassify(~field::is_zero_mask(out) & ~field::lt_mask(max, out))) break;
   }
   secure_wipe(buf, sizeof buf);
   return Error::kOk;
@@ -90,7 +107,7 @@ class DeterministicNonces final : public NonceSource {
       started_ = true;
       hmac_into(v_, v_, nullptr, 0, nullptr, 0);
       k = field::from_be_bytes(v_);
-      if (value_barrier(Fn::in_range_nonzero(k))) return Error::kOk;
+      if (declassify(Fn::in_range_nonzero(k))) return Error::kOk;
     }
   }
 
@@ -115,7 +132,7 @@ class FixedNonce final : public NonceSource {
   explicit FixedNonce(const U256& k) : k_(k) {}
   ~FixedNonce() override { secure_wipe(&k_, sizeof k_); }
   Error next(U256& k) override {
-    if (used_ || !Fn::in_range_nonzero(k_)) return Error::kBadNonce;
+    if (used_ || !declassify(Fn::in_range_nonzero(k_))) return Error::kBadNonce;
     used_ = true;
     k = k_;
     return Error::kOk;
@@ -147,8 +164,7 @@ Error sign_with(uint8_t sig[kSignatureBytes], const PrivateKey& key, const U256&
   for (;;) {
     err = nonces.next(k);
     if (err != Error::kOk) break;
-    // A retry is a public event of probability about 2^-255.
-    if (value_barrier(sign_attempt(r, s, key, e_mod_n, k))) {
+    if (declassify(sign_attempt(r, s, key, e_mod_n, k))) {
       field::to_be_bytes(sig, r);
       field::to_be_bytes(sig + kScalarBytes, s);
       break;
@@ -208,7 +224,7 @@ Error private_key_from_bytes(PrivateKey& out, const uint8_t d_bytes[kScalarBytes
   U256 d = field::from_be_bytes(d_bytes);
   const uint64_t ok = Fn::in_range_nonzero(d) & ~field::eq_mask(d, n_minus(1));
   Error err = Error::kBadPrivateKey;
-  if (value_barrier(ok)) {
+  if (declassify(ok)) {
     prepare_private_key(out, d);
     err = Error::kOk;
   }

@@ -422,8 +422,14 @@ TEST(Sm2Batch, KeygenSignVerifyWithPerItemStatus) {
   // Digests under per-item keys, then verification of the triples.
   const Bytes digests = random_bytes(32 * n);
   Bytes sigs(64 * n);
-  ASSERT_EQ(ks_sm2_sign_digest_batch(c.ctx, priv.data(), digests.data(), n, KS_SM2_NONCE_RANDOM, sigs.data(), sigs.size(), status.data()), KS_OK);
+  ASSERT_EQ(ks_sm2_sign_digest_batch_keys(c.ctx, priv.data(), digests.data(), n, KS_SM2_NONCE_RANDOM, sigs.data(), sigs.size(), status.data()), KS_OK);
   ASSERT_EQ(ks_sm2_verify_digest_batch(c.ctx, pubs.data(), digests.data(), n, sigs.data(), status.data()), KS_OK);
+  // Many digests under one key.
+  Key one = key_from(Bytes(priv.begin(), priv.begin() + 32));
+  Bytes one_sigs(64 * n), same_pub;
+  ASSERT_EQ(ks_sm2_sign_digest_batch(c.ctx, one.get(), digests.data(), n, KS_SM2_NONCE_DETERMINISTIC, one_sigs.data(), one_sigs.size(), status.data()), KS_OK);
+  for (size_t i = 0; i < n; ++i) same_pub.insert(same_pub.end(), pubs.begin(), pubs.begin() + 65);
+  ASSERT_EQ(ks_sm2_verify_digest_batch(c.ctx, same_pub.data(), digests.data(), n, one_sigs.data(), status.data()), KS_OK);
   // Break some items in different ways; the others still pass.
   sigs[64 * 3] ^= 1;                                  // tampered r
   memset(sigs.data() + 64 * 5, 0, 32);                // r = 0
@@ -479,7 +485,7 @@ TEST(Sm2Batch, CallLevelErrors) {
   EXPECT_EQ(ks_sm2_keygen_batch(c.ctx, 2, priv.data(), 32, pubs.data(), 130, nullptr), KS_ERR_LENGTH);
   EXPECT_EQ(ks_sm2_keygen_batch(c.ctx, SIZE_MAX / 8, priv.data(), 32, pubs.data(), 65, nullptr), KS_ERR_OVERFLOW);
   EXPECT_EQ(ks_sm2_verify_digest_batch(c.ctx, nullptr, priv.data(), 1, priv.data(), nullptr), KS_ERR_NULL_POINTER);
-  EXPECT_EQ(ks_sm2_sign_digest_batch(c.ctx, priv.data(), priv.data(), 1, 9, pubs.data(), 64, nullptr), KS_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ks_sm2_sign_digest_batch_keys(c.ctx, priv.data(), priv.data(), 1, 9, pubs.data(), 64, nullptr), KS_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(ks_sm2_keygen_batch(c.ctx, 0, nullptr, 0, nullptr, 0, nullptr), KS_OK);
   if (ks_gpu_device_count() > 0) {
     Ctx gpu(KS_BACKEND_GPU);

@@ -69,3 +69,44 @@ def test_info_and_version():
     assert r.returncode == 0 and kuaisuo.__version__ in r.stdout.decode()
     r = run("info")
     assert r.returncode == 0 and b"cpu:" in r.stdout
+
+
+def _openssl():
+    import shutil
+    return shutil.which("openssl")
+
+
+def test_sm2_cli_roundtrip_and_openssl_interop(tmp_path):
+    key, pub, sig, data = (tmp_path / n for n in ("k.pem", "p.pem", "s.der", "data.bin"))
+    data.write_bytes(os.urandom(200000))
+    assert run("sm2", "keygen", "--out", str(key), "--pubout", str(pub)).returncode == 0
+    assert oct(key.stat().st_mode & 0o777) == "0o600"
+    assert run("sm2", "sign", "--key", str(key), "--out", str(sig), str(data)).returncode == 0
+    r = run("sm2", "verify", "--pub", str(pub), "--sig", str(sig), str(data))
+    assert r.returncode == 0 and r.stdout.strip() == b"Verified OK"
+    r = run("sm2", "verify", "--pub", str(pub), "--sig", str(sig), "--id", "other", str(data))
+    assert r.returncode == 1 and b"failure" in r.stdout
+    r = run("sm2", "verify", "--pub", str(pub), "--sig", str(data), str(data))
+    assert r.returncode == 2 and b"DER" in r.stderr   # not a signature: a clear error
+    ssl = _openssl()
+    if ssl is None:
+        return
+    distid = "distid:1234567812345678"
+    # Ours verified by the openssl CLI, and openssl's by ours.
+    r = subprocess.run([ssl, "dgst", "-sm3", "-verify", str(pub), "-sigopt", distid,
+                        "-signature", str(sig), str(data)], capture_output=True)
+    assert r.returncode == 0, r.stderr
+    theirs = tmp_path / "theirs.der"
+    r = subprocess.run([ssl, "dgst", "-sm3", "-sign", str(key), "-sigopt", distid, "-out",
+                        str(theirs), str(data)], capture_output=True)
+    assert r.returncode == 0, r.stderr
+    assert run("sm2", "verify", "--pub", str(pub), "--sig", str(theirs), str(data)).returncode == 0
+    # Keys made by openssl work here.
+    okey = tmp_path / "o.pem"
+    subprocess.run([ssl, "genpkey", "-algorithm", "SM2", "-out", str(okey)], check=True)
+    assert run("sm2", "sign", "--key", str(okey), "--out", str(sig), str(data)).returncode == 0
+    opub = tmp_path / "o.pub"
+    subprocess.run([ssl, "pkey", "-in", str(okey), "-pubout", "-out", str(opub)], check=True)
+    r = subprocess.run([ssl, "dgst", "-sm3", "-verify", str(opub), "-sigopt", distid,
+                        "-signature", str(sig), str(data)], capture_output=True)
+    assert r.returncode == 0, r.stderr

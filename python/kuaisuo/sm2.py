@@ -1,0 +1,233 @@
+"""SM2 digital signatures (GB/T 32918.2-2016) on the recommended curve.
+
+    >>> from kuaisuo import sm2
+    >>> key = sm2.SM2PrivateKey.generate()
+    >>> sig = key.sign(b"hello")                  # DER, default ID
+    >>> key.public_key().verify(sig, b"hello")
+    True
+
+The distinguishing ID defaults to GM/T 0009's b"1234567812345678". OpenSSL 3
+uses an EMPTY ID unless told otherwise, so pass ``id=b""`` to interoperate
+with its defaults. Signatures are DER SEQUENCE{r, s} by default (as OpenSSL,
+GmSSL and BouncyCastle exchange them); ``encoding="raw"`` gives r||s
+(64 bytes). Keys read and write PKCS#8 / SubjectPublicKeyInfo, DER or PEM,
+as OpenSSL does.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple, Union
+
+from . import _native
+
+Buffer = Union[bytes, bytearray, memoryview]
+
+DEFAULT_ID = b"1234567812345678"
+_NONCES = {False: 0, True: 1}  # KS_SM2_NONCE_RANDOM / _DETERMINISTIC
+_ENCODINGS = ("der", "raw")
+
+
+def _check_encoding(encoding: str) -> None:
+    if encoding not in _ENCODINGS:
+        raise ValueError(f"encoding must be 'der' or 'raw', not {encoding!r}")
+
+
+def _out(raw: bytes, encoding: str) -> bytes:
+    _check_encoding(encoding)
+    return _native.sm2_signature_to_der(raw) if encoding == "der" else raw
+
+
+def _in(sig: Buffer, encoding: str) -> bytes:
+    _check_encoding(encoding)
+    return _native.sm2_signature_from_der(sig) if encoding == "der" else bytes(sig)
+
+
+def _as_bytes(data: Union[str, Buffer]) -> Buffer:
+    return data.encode("ascii") if isinstance(data, str) else data
+
+
+def signature_to_der(raw: Buffer) -> bytes:
+    """r||s (64 bytes) -> DER SEQUENCE{INTEGER r, INTEGER s}."""
+    return _native.sm2_signature_to_der(raw)
+
+
+def signature_from_der(der: Buffer) -> bytes:
+    """Strict DER -> r||s; KuaisuoError says what is wrong with bad input."""
+    return _native.sm2_signature_from_der(der)
+
+
+class SM2PublicKey:
+    """A validated SM2 public key (on the curve, not the point at infinity)."""
+
+    def __init__(self, native) -> None:
+        self._k = native
+
+    @classmethod
+    def from_bytes(cls, data: Buffer) -> "SM2PublicKey":
+        """04||x||y (65 bytes), x||y (64) or compressed 02/03||x (33)."""
+        return cls(_native.Sm2Pub.from_bytes(data))
+
+    @classmethod
+    def from_der(cls, data: Buffer) -> "SM2PublicKey":
+        """SubjectPublicKeyInfo, DER or PEM."""
+        return cls(_native.Sm2Pub.decode(data))
+
+    from_pem = from_der
+
+    def to_bytes(self, compressed: bool = False) -> bytes:
+        return self._k.to_bytes(compressed)
+
+    def to_der(self) -> bytes:
+        return self._k.encode(False)
+
+    def to_pem(self) -> str:
+        return self._k.encode(True).decode("ascii")
+
+    def za(self, id: Buffer = DEFAULT_ID) -> bytes:
+        """Z_A = SM3(ENTL || ID || a || b || xG || yG || xA || yA)."""
+        return self._k.za(id)
+
+    def digest(self, message: Buffer, id: Buffer = DEFAULT_ID) -> bytes:
+        """e = SM3(Z_A || M), what sign_digest/verify_digest take."""
+        return self._k.digest(id, message)
+
+    def verify(self, signature: Buffer, message: Buffer, id: Buffer = DEFAULT_ID,
+               encoding: str = "der") -> bool:
+        """True for a valid signature. Malformed DER raises KuaisuoError."""
+        return self._k.verify(id, message, _in(signature, encoding)) == 0
+
+    def verify_digest(self, signature: Buffer, digest: Buffer, encoding: str = "der") -> bool:
+        return self._k.verify_digest(digest, _in(signature, encoding)) == 0
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SM2PublicKey) and self.to_bytes() == other.to_bytes()
+
+    def __hash__(self) -> int:
+        return hash(self.to_bytes())
+
+    def __repr__(self) -> str:
+        return f"SM2PublicKey({self.to_bytes(True).hex()})"
+
+
+class SM2PrivateKey:
+    """An SM2 private key, prepared for signing; wiped when collected."""
+
+    def __init__(self, native) -> None:
+        self._k = native
+
+    @classmethod
+    def generate(cls) -> "SM2PrivateKey":
+        """d uniform in [1, n-2] from the OS CSPRNG."""
+        return cls(_native.Sm2Key.generate())
+
+    @classmethod
+    def from_bytes(cls, d: Buffer) -> "SM2PrivateKey":
+        """d as 32 big-endian bytes in [1, n-2]."""
+        return cls(_native.Sm2Key.from_bytes(d))
+
+    @classmethod
+    def from_der(cls, data: Union[str, Buffer]) -> "SM2PrivateKey":
+        """PKCS#8 or SEC1 ECPrivateKey, DER or PEM (unencrypted)."""
+        return cls(_native.Sm2Key.decode(_as_bytes(data)))
+
+    from_pem = from_der
+
+    def to_bytes(self) -> bytes:
+        return self._k.to_bytes()
+
+    def to_der(self) -> bytes:
+        """PKCS#8 DER, as OpenSSL writes it."""
+        return self._k.encode(False)
+
+    def to_pem(self) -> str:
+        return self._k.encode(True).decode("ascii")
+
+    def public_key(self) -> SM2PublicKey:
+        return SM2PublicKey(self._k.public_key())
+
+    def sign(self, message: Buffer, id: Buffer = DEFAULT_ID, *, deterministic: bool = False,
+             encoding: str = "der") -> bytes:
+        """Signs SM3(Z_A || message). deterministic=True derives k from the
+        key and digest (RFC 6979 over HMAC-SM3) instead of the OS RNG."""
+        return _out(self._k.sign(id, message, _NONCES[bool(deterministic)]), encoding)
+
+    def sign_digest(self, digest: Buffer, *, deterministic: bool = False,
+                    encoding: str = "der") -> bytes:
+        """Signs a caller-computed e (32 bytes), for KMS/HSM-style flows."""
+        return _out(self._k.sign_digest(digest, _NONCES[bool(deterministic)]), encoding)
+
+    def __repr__(self) -> str:
+        return f"SM2PrivateKey(public={self.public_key().to_bytes(True).hex()})"
+
+
+def _flat(messages: Sequence[Buffer]) -> Tuple[bytes, "array"]:
+    from array import array
+
+    offsets = array("Q", [0])
+    parts = []
+    for m in messages:
+        mv = memoryview(m).cast("B") if not isinstance(m, (bytes, bytearray)) else m
+        parts.append(bytes(mv))
+        offsets.append(offsets[-1] + len(parts[-1]))
+    return b"".join(parts), offsets
+
+
+def _split(blob: bytes, size: int) -> List[bytes]:
+    return [blob[i:i + size] for i in range(0, len(blob), size)]
+
+
+class SM2Batch:
+    """SM2 batch operations of a kuaisuo.Context (ctx.sm2)."""
+
+    def __init__(self, native_ctx) -> None:
+        self._ctx = native_ctx
+
+    def keygen(self, count: int) -> List[Tuple[bytes, bytes]]:
+        """count fresh (private 32-byte d, public 65-byte 04||x||y) pairs."""
+        if count < 0:
+            raise ValueError("count must not be negative")
+        priv, pub = self._ctx.sm2_keygen(count)
+        return list(zip(_split(priv, 32), _split(pub, 65)))
+
+    def sign(self, key: SM2PrivateKey, messages: Sequence[Buffer], id: Buffer = DEFAULT_ID,
+             *, deterministic: bool = False, encoding: str = "der") -> List[bytes]:
+        data, offsets = _flat(messages)
+        raw = self._ctx.sm2_sign_batch(key._k, id, data, offsets, _NONCES[bool(deterministic)])
+        return [_out(s, encoding) for s in _split(raw, 64)]
+
+    def sign_digests(self, key: SM2PrivateKey, digests: Sequence[Buffer], *,
+                     deterministic: bool = False, encoding: str = "der") -> List[bytes]:
+        flat = b"".join(bytes(d) for d in digests)
+        if any(len(bytes(d)) != 32 for d in digests):
+            raise ValueError("every digest must be 32 bytes")
+        raw = self._ctx.sm2_sign_digest_batch(key._k, flat, _NONCES[bool(deterministic)])
+        return [_out(s, encoding) for s in _split(raw, 64)]
+
+    def verify(self, public_keys: Sequence[Union[SM2PublicKey, Buffer]],
+               messages: Sequence[Buffer], signatures: Sequence[Buffer],
+               id: Buffer = DEFAULT_ID, encoding: str = "der") -> List[int]:
+        """Per-item status: 0 for valid, else a kuaisuo error code
+        (kuaisuo.strerror(code) says which)."""
+        if not len(public_keys) == len(messages) == len(signatures):
+            raise ValueError("public_keys, messages and signatures must have the same length")
+        keys = b"".join(k.to_bytes() if isinstance(k, SM2PublicKey) else bytes(k)
+                        for k in public_keys)
+        data, offsets = _flat(messages)
+        raw, bad = self._raw_signatures(signatures, encoding)
+        status = self._ctx.sm2_verify_batch(keys, id, data, offsets, raw)
+        return [bad.get(i, s) for i, s in enumerate(status)]
+
+    @staticmethod
+    def _raw_signatures(signatures: Sequence[Buffer], encoding: str):
+        """r||s for every item; undecodable DER becomes a zero signature whose
+        status is replaced by the decoding error."""
+        raws, bad = [], {}
+        for i, sig in enumerate(signatures):
+            try:
+                raws.append(_in(sig, encoding))
+            except _native.KuaisuoError as e:
+                raws.append(bytes(64))
+                bad[i] = e.args[0]
+        if any(len(r) != 64 for r in raws):
+            raise ValueError("raw signatures must be 64 bytes")
+        return b"".join(raws), bad

@@ -1,0 +1,82 @@
+// The Python-side owner of a ks_ctx, shared by the binding's files.
+#ifndef KS_PY_NATIVE_CONTEXT_H_
+#define KS_PY_NATIVE_CONTEXT_H_
+
+#include <nanobind/nanobind.h>
+
+#include <string>
+#include <vector>
+
+#include "kuaisuo.h"
+#include "native_util.h"
+
+namespace ks_py {
+
+class Context {
+ public:
+  Context(const std::string& backend, int device, unsigned threads) {
+    ks_ctx_config cfg;
+    ks_ctx_config_init(&cfg);
+    cfg.backend = ks_py::parse_backend(backend);
+    cfg.gpu_device = device;
+    cfg.cpu_threads = threads;
+    check(ks_ctx_new(&cfg, &ctx_));
+  }
+  ~Context() { ks_ctx_free(ctx_); }
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  std::string backend() const {
+    return ks_ctx_backend(ctx_) == KS_BACKEND_GPU ? "gpu" : "cpu";
+  }
+  unsigned threads() const { return ks_ctx_cpu_threads(ctx_); }
+
+  // Messages laid out flat: item i is data[offsets[i]:offsets[i+1]].
+  // Returns count * 32 digest bytes.
+  nb::bytes sm3_batch_flat(nb::handle data, nb::handle offsets) {
+    Buffer in(data, "data");
+    Buffer offs(offsets, "offsets");
+    const std::vector<uint64_t> checked = ks_py::offsets_from(offs);
+    return run_sm3_batch(in.data(), in.size(), checked);
+  }
+
+  // A sequence of buffers; returns a list of 32-byte digests.
+  std::vector<nb::bytes> sm3_batch(nb::handle messages) {
+    std::vector<uint8_t> flat;
+    std::vector<uint64_t> offsets{0};
+    for (nb::handle item : nb::iter(messages)) {
+      Buffer b(item, "message");
+      flat.insert(flat.end(), b.data(), b.data() + b.size());
+      offsets.push_back(flat.size());
+    }
+    nb::bytes all = run_sm3_batch(flat.data(), flat.size(), offsets);
+    std::vector<nb::bytes> out;
+    out.reserve(offsets.size() - 1);
+    const uint8_t* d = reinterpret_cast<const uint8_t*>(all.c_str());
+    for (size_t i = 0; i + 1 < offsets.size(); ++i) out.push_back(to_bytes(d + 32 * i, 32));
+    return out;
+  }
+
+ private:
+  nb::bytes run_sm3_batch(const uint8_t* data, size_t len, const std::vector<uint64_t>& offsets) {
+    const size_t count = offsets.size() - 1;
+    std::vector<uint8_t> digests(32 * count);
+    int rc;
+    {
+      nb::gil_scoped_release unlocked;
+      rc = ks_sm3_batch(ctx_, data, len, offsets.data(), count, digests.data(), digests.size(),
+                        nullptr);
+    }
+    check(rc);
+    return nb::bytes(reinterpret_cast<const char*>(digests.data()), digests.size());
+  }
+
+  ks_ctx* ctx_ = nullptr;
+
+ public:
+  ks_ctx* get() const { return ctx_; }
+};
+
+}  // namespace ks_py
+
+#endif  // KS_PY_NATIVE_CONTEXT_H_

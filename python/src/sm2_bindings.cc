@@ -1,0 +1,317 @@
+// SM2 in kuaisuo._native: key objects, single operations and the batch
+// calls of a Context. Signatures cross this boundary as raw r||s (64 bytes);
+// the Python layer (kuaisuo/sm2.py) adds DER, defaults and friendly types.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kuaisuo.h"
+#include "native_context.h"
+#include "native_util.h"
+
+namespace nb = nanobind;
+using ks_py::Buffer;
+using ks_py::check;
+using ks_py::to_bytes;
+
+namespace {
+
+// Exactly n bytes, or ValueError naming the argument.
+void require_size(const Buffer& b, size_t n, const char* what) {
+  if (b.size() != n)
+    throw nb::value_error((std::string(what) + " must be " + std::to_string(n) + " bytes, not " +
+                           std::to_string(b.size()))
+                              .c_str());
+}
+
+// A whole number of n-byte items; returns the count.
+size_t items_of(const Buffer& b, size_t n, const char* what) {
+  if (b.size() % n != 0)
+    throw nb::value_error((std::string(what) + " must hold " + std::to_string(n) +
+                           "-byte items; its length " + std::to_string(b.size()) +
+                           " is not a multiple")
+                              .c_str());
+  return b.size() / n;
+}
+
+// Runs a ks_* encoder under the out/out_cap/out_len rule.
+template <class Encode>
+nb::bytes encoded(Encode encode, bool nul_terminated) {
+  size_t len = 0;
+  int rc = encode(nullptr, 0, &len);
+  if (rc != KS_ERR_LENGTH) check(rc);
+  std::vector<uint8_t> out(len + (nul_terminated ? 1 : 0));
+  check(encode(out.data(), out.size(), &len));
+  return to_bytes(out.data(), len);
+}
+
+class Pub {
+ public:
+  explicit Pub(ks_sm2_pubkey* k) : k_(k) {}
+  ~Pub() { ks_sm2_pubkey_free(k_); }
+  Pub(const Pub&) = delete;
+
+  static Pub* from_bytes(nb::handle data) {
+    Buffer b(data, "public key");
+    ks_sm2_pubkey* k = nullptr;
+    check(ks_sm2_pubkey_from_bytes(b.data(), b.size(), &k));
+    return new Pub(k);
+  }
+  static Pub* decode(nb::handle data) {
+    Buffer b(data, "public key");
+    ks_sm2_pubkey* k = nullptr;
+    check(ks_sm2_pubkey_decode(b.data(), b.size(), &k));
+    return new Pub(k);
+  }
+  nb::bytes to_bytes_(bool compressed) const {
+    return encoded([&](uint8_t* o, size_t c, size_t* l) {
+      return ks_sm2_pubkey_to_bytes(k_, compressed, o, c, l);
+    }, false);
+  }
+  nb::bytes encode(bool pem) const {
+    return encoded([&](uint8_t* o, size_t c, size_t* l) {
+      return ks_sm2_pubkey_encode(k_, pem, o, c, l);
+    }, pem);
+  }
+  nb::bytes za(nb::handle id) const {
+    Buffer i(id, "id");
+    uint8_t out[32];
+    check(ks_sm2_za(k_, i.data(), i.size(), out));
+    return to_bytes(out, 32);
+  }
+  nb::bytes digest(nb::handle id, nb::handle msg) const {
+    Buffer i(id, "id"), m(msg, "message");
+    uint8_t out[32];
+    check(ks_sm2_digest(k_, i.data(), i.size(), m.data(), m.size(), out));
+    return to_bytes(out, 32);
+  }
+  // KS_OK, KS_ERR_VERIFY_FAILED or KS_ERR_SIGNATURE_RANGE; raises otherwise.
+  int verify(nb::handle id, nb::handle msg, nb::handle sig) const {
+    Buffer i(id, "id"), m(msg, "message"), s(sig, "signature");
+    require_size(s, 64, "raw signature (r||s)");
+    int rc;
+    {
+      nb::gil_scoped_release unlocked;
+      rc = ks_sm2_verify(k_, i.data(), i.size(), m.data(), m.size(), s.data());
+    }
+    return verdict(rc);
+  }
+  int verify_digest(nb::handle e, nb::handle sig) const {
+    Buffer d(e, "digest"), s(sig, "signature");
+    require_size(d, 32, "digest");
+    require_size(s, 64, "raw signature (r||s)");
+    return verdict(ks_sm2_verify_digest(k_, d.data(), s.data()));
+  }
+  const ks_sm2_pubkey* get() const { return k_; }
+
+ private:
+  static int verdict(int rc) {
+    if (rc != KS_OK && rc != KS_ERR_VERIFY_FAILED && rc != KS_ERR_SIGNATURE_RANGE) check(rc);
+    return rc;
+  }
+  ks_sm2_pubkey* k_;
+};
+
+class Key {
+ public:
+  explicit Key(ks_sm2_key* k) : k_(k) {}
+  ~Key() { ks_sm2_key_free(k_); }
+  Key(const Key&) = delete;
+
+  static Key* generate() {
+    ks_sm2_key* k = nullptr;
+    check(ks_sm2_key_generate(&k));
+    return new Key(k);
+  }
+  static Key* from_bytes(nb::handle data) {
+    Buffer b(data, "private key");
+    ks_sm2_key* k = nullptr;
+    check(ks_sm2_key_from_bytes(b.data(), b.size(), &k));
+    return new Key(k);
+  }
+  static Key* decode(nb::handle data) {
+    Buffer b(data, "private key");
+    ks_sm2_key* k = nullptr;
+    check(ks_sm2_key_decode(b.data(), b.size(), &k));
+    return new Key(k);
+  }
+  nb::bytes to_bytes_() const {
+    uint8_t d[32];
+    check(ks_sm2_key_to_bytes(k_, d));
+    nb::bytes out = to_bytes(d, 32);
+    ks_py::wipe(d, sizeof d);
+    return out;
+  }
+  nb::bytes encode(bool pem) const {
+    return encoded([&](uint8_t* o, size_t c, size_t* l) {
+      return ks_sm2_key_encode(k_, pem, o, c, l);
+    }, pem);
+  }
+  Pub* public_key() const {
+    ks_sm2_pubkey* p = nullptr;
+    check(ks_sm2_key_public(k_, &p));
+    return new Pub(p);
+  }
+  nb::bytes sign(nb::handle id, nb::handle msg, int nonce) const {
+    Buffer i(id, "id"), m(msg, "message");
+    uint8_t sig[64];
+    int rc;
+    {
+      nb::gil_scoped_release unlocked;
+      rc = ks_sm2_sign(k_, i.data(), i.size(), m.data(), m.size(), nonce, sig);
+    }
+    check(rc);
+    return to_bytes(sig, 64);
+  }
+  nb::bytes sign_digest(nb::handle e, int nonce) const {
+    Buffer d(e, "digest");
+    require_size(d, 32, "digest");
+    uint8_t sig[64];
+    check(ks_sm2_sign_digest(k_, d.data(), nonce, sig));
+    return to_bytes(sig, 64);
+  }
+  const ks_sm2_key* get() const { return k_; }
+
+ private:
+  ks_sm2_key* k_;
+};
+
+nb::bytes sig_to_der(nb::handle sig) {
+  Buffer s(sig, "signature");
+  require_size(s, 64, "raw signature (r||s)");
+  return encoded([&](uint8_t* o, size_t c, size_t* l) {
+    return ks_sm2_signature_to_der(s.data(), o, c, l);
+  }, false);
+}
+
+nb::bytes sig_from_der(nb::handle der) {
+  Buffer d(der, "DER signature");
+  uint8_t rs[64];
+  check(ks_sm2_signature_from_der(d.data(), d.size(), rs));
+  return to_bytes(rs, 64);
+}
+
+// ---- Context batches -----------------------------------------------------------
+// Per-item statuses come back as a list; call-level errors raise.
+std::vector<int> finish_batch(int rc, std::vector<int>& status) {
+  if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) check(rc);
+  return status;
+}
+
+std::tuple<nb::bytes, nb::bytes> keygen_batch(ks_py::Context& ctx, size_t count) {
+  std::vector<uint8_t> priv(32 * count), pub(65 * count);
+  std::vector<int> status(count);
+  int rc;
+  {
+    nb::gil_scoped_release unlocked;
+    rc = ks_sm2_keygen_batch(ctx.get(), count, priv.data(), priv.size(), pub.data(), pub.size(),
+                             status.data());
+  }
+  check(rc);
+  nb::bytes p = to_bytes(priv.data(), priv.size());
+  ks_py::wipe(priv.data(), priv.size());
+  return {p, to_bytes(pub.data(), pub.size())};
+}
+
+nb::bytes sign_batch(ks_py::Context& ctx, const Key& key, nb::handle id, nb::handle data,
+                     nb::handle offsets, int nonce) {
+  Buffer i(id, "id"), d(data, "data"), o(offsets, "offsets");
+  const std::vector<uint64_t> offs = ks_py::offsets_from(o);
+  const size_t n = offs.size() - 1;
+  std::vector<uint8_t> sigs(64 * n);
+  int rc;
+  {
+    nb::gil_scoped_release unlocked;
+    rc = ks_sm2_sign_batch(ctx.get(), key.get(), i.data(), i.size(), d.data(), d.size(),
+                           offs.data(), n, nonce, sigs.data(), sigs.size(), nullptr);
+  }
+  check(rc);
+  return to_bytes(sigs.data(), sigs.size());
+}
+
+nb::bytes sign_digest_batch(ks_py::Context& ctx, const Key& key, nb::handle digests, int nonce) {
+  Buffer d(digests, "digests");
+  const size_t n = items_of(d, 32, "digests");
+  std::vector<uint8_t> sigs(64 * n);
+  int rc;
+  {
+    nb::gil_scoped_release unlocked;
+    rc = ks_sm2_sign_digest_batch(ctx.get(), key.get(), d.data(), n, nonce, sigs.data(),
+                                  sigs.size(), nullptr);
+  }
+  check(rc);
+  return to_bytes(sigs.data(), sigs.size());
+}
+
+std::vector<int> verify_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle id,
+                              nb::handle data, nb::handle offsets, nb::handle sigs) {
+  Buffer p(pubs, "public_keys"), i(id, "id"), d(data, "data"), o(offsets, "offsets"),
+      s(sigs, "signatures");
+  const std::vector<uint64_t> offs = ks_py::offsets_from(o);
+  const size_t n = offs.size() - 1;
+  if (items_of(p, 65, "public_keys") != n || items_of(s, 64, "signatures") != n)
+    throw nb::value_error("public_keys, messages and signatures must have the same count");
+  std::vector<int> status(n);
+  int rc;
+  {
+    nb::gil_scoped_release unlocked;
+    rc = ks_sm2_verify_batch(ctx.get(), p.data(), i.data(), i.size(), d.data(), d.size(),
+                             offs.data(), n, s.data(), status.data());
+  }
+  return finish_batch(rc, status);
+}
+
+std::vector<int> verify_digest_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle digests,
+                                     nb::handle sigs) {
+  Buffer p(pubs, "public_keys"), d(digests, "digests"), s(sigs, "signatures");
+  const size_t n = items_of(d, 32, "digests");
+  if (items_of(p, 65, "public_keys") != n || items_of(s, 64, "signatures") != n)
+    throw nb::value_error("public_keys, digests and signatures must have the same count");
+  std::vector<int> status(n);
+  int rc;
+  {
+    nb::gil_scoped_release unlocked;
+    rc = ks_sm2_verify_digest_batch(ctx.get(), p.data(), d.data(), n, s.data(), status.data());
+  }
+  return finish_batch(rc, status);
+}
+
+}  // namespace
+
+void bind_sm2(nb::module_& m, nb::class_<ks_py::Context>& context) {
+  nb::class_<Pub>(m, "Sm2Pub")
+      .def_static("from_bytes", &Pub::from_bytes, nb::arg("data"))
+      .def_static("decode", &Pub::decode, nb::arg("data"))
+      .def("to_bytes", &Pub::to_bytes_, nb::arg("compressed") = false)
+      .def("encode", &Pub::encode, nb::arg("pem"))
+      .def("za", &Pub::za, nb::arg("id"))
+      .def("digest", &Pub::digest, nb::arg("id"), nb::arg("message"))
+      .def("verify", &Pub::verify, nb::arg("id"), nb::arg("message"), nb::arg("signature"))
+      .def("verify_digest", &Pub::verify_digest, nb::arg("digest"), nb::arg("signature"));
+  nb::class_<Key>(m, "Sm2Key")
+      .def_static("generate", &Key::generate)
+      .def_static("from_bytes", &Key::from_bytes, nb::arg("data"))
+      .def_static("decode", &Key::decode, nb::arg("data"))
+      .def("to_bytes", &Key::to_bytes_)
+      .def("encode", &Key::encode, nb::arg("pem"))
+      .def("public_key", &Key::public_key)
+      .def("sign", &Key::sign, nb::arg("id"), nb::arg("message"), nb::arg("nonce"))
+      .def("sign_digest", &Key::sign_digest, nb::arg("digest"), nb::arg("nonce"));
+  m.def("sm2_signature_to_der", &sig_to_der, nb::arg("signature"));
+  m.def("sm2_signature_from_der", &sig_from_der, nb::arg("der"));
+  context.def("sm2_keygen", &keygen_batch, nb::arg("count"))
+      .def("sm2_sign_batch", &sign_batch, nb::arg("key"), nb::arg("id"), nb::arg("data"),
+           nb::arg("offsets"), nb::arg("nonce"))
+      .def("sm2_sign_digest_batch", &sign_digest_batch, nb::arg("key"), nb::arg("digests"),
+           nb::arg("nonce"))
+      .def("sm2_verify_batch", &verify_batch, nb::arg("public_keys"), nb::arg("id"),
+           nb::arg("data"), nb::arg("offsets"), nb::arg("signatures"))
+      .def("sm2_verify_digest_batch", &verify_digest_batch, nb::arg("public_keys"),
+           nb::arg("digests"), nb::arg("signatures"));
+}

@@ -1,0 +1,112 @@
+"""SM2 from Python: the recommended-curve example, signatures and keys in
+both encodings, batches with per-item status, and errors."""
+
+import os
+
+import pytest
+
+import kuaisuo
+from kuaisuo import sm2
+
+D = bytes.fromhex("3945208F7B2144B13F36E38AC6D39F95889393692860B51A42FB81EF4DF7C5B8")
+XA = "09F9DF311E5421A150DD7D161E4BC5C672179FAD1833FC076BB08FF356F35020"
+YA = "CCEA490CE26775A52DC6EA718CC1AA600AED05FBF35E084A6632F6072DA9AD13"
+ZA = "B2E14C5C79C6DF5B85F4FE7ED8DB7A262B9DA7E07CCB0EA9F4747B8CCDA8A4F3"
+E = "F0B43E94BA45ACCAACE692ED534382EB17E6AB5A19CE7B31F4486FDFC0D28640"
+
+
+def test_recommended_curve_example():  # GM/T 0003.5 / OpenSSL sm2_internal_test
+    key = sm2.SM2PrivateKey.from_bytes(D)
+    pub = key.public_key()
+    assert pub.to_bytes().hex().upper() == "04" + XA + YA
+    assert pub.za().hex().upper() == ZA
+    assert pub.digest(b"message digest").hex().upper() == E
+    # e computed by hand from Z_A with our SM3 agrees.
+    assert kuaisuo.sm3(pub.za() + b"message digest").hex().upper() == E
+
+
+@pytest.mark.parametrize("encoding", ["der", "raw"])
+def test_sign_verify_roundtrip(encoding):
+    key = sm2.SM2PrivateKey.generate()
+    pub = key.public_key()
+    for msg in (b"", os.urandom(1), os.urandom(5000)):
+        for ident in (sm2.DEFAULT_ID, b"", os.urandom(30)):
+            sig = key.sign(msg, ident, encoding=encoding)
+            assert len(sig) == 64 if encoding == "raw" else 8 <= len(sig) <= 72
+            assert pub.verify(sig, msg, ident, encoding=encoding)
+            assert not pub.verify(sig, msg + b"x", ident, encoding=encoding)
+            assert not pub.verify(sig, msg, ident + b"x", encoding=encoding)
+    e = os.urandom(32)
+    assert pub.verify_digest(key.sign_digest(e), e)
+
+
+def test_deterministic_signatures():
+    key = sm2.SM2PrivateKey.generate()
+    a = key.sign(b"m", deterministic=True)
+    assert a == key.sign(b"m", deterministic=True)
+    assert a != key.sign(b"n", deterministic=True)
+    assert key.sign(b"m") != key.sign(b"m")  # fresh random k
+
+
+def test_key_encodings_roundtrip():
+    key = sm2.SM2PrivateKey.generate()
+    pub = key.public_key()
+    for blob in (key.to_pem(), key.to_pem().encode(), key.to_der()):
+        assert sm2.SM2PrivateKey.from_der(blob).to_bytes() == key.to_bytes()
+    assert key.to_pem().startswith("-----BEGIN PRIVATE KEY-----\n")
+    assert pub.to_pem().startswith("-----BEGIN PUBLIC KEY-----\n")
+    for blob in (pub.to_pem().encode(), pub.to_der()):
+        assert sm2.SM2PublicKey.from_der(blob) == pub
+    for form in (pub.to_bytes(), pub.to_bytes()[1:], pub.to_bytes(compressed=True)):
+        assert sm2.SM2PublicKey.from_bytes(form) == pub
+
+
+def test_bad_inputs_say_what_is_wrong():
+    with pytest.raises(kuaisuo.KuaisuoError, match=r"\[1, n-2\]"):
+        sm2.SM2PrivateKey.from_bytes(bytes(32))
+    with pytest.raises(kuaisuo.KuaisuoError, match="private key"):
+        sm2.SM2PrivateKey.from_bytes(b"\x01" * 31)
+    with pytest.raises(kuaisuo.KuaisuoError, match="not on the curve"):
+        sm2.SM2PublicKey.from_bytes(b"\x04" + bytes(64))
+    der = sm2.SM2PrivateKey.generate().sign(b"x")
+    with pytest.raises(kuaisuo.KuaisuoError, match="after the end"):
+        sm2.signature_from_der(der + b"\x00")
+    pub = sm2.SM2PrivateKey.generate().public_key()
+    with pytest.raises(kuaisuo.KuaisuoError, match="ends inside"):
+        pub.verify(der[:-1], b"x")
+    with pytest.raises(ValueError, match="encoding"):
+        pub.verify(der, b"x", encoding="base64")
+    with pytest.raises(ValueError, match="64 bytes"):
+        pub.verify(b"\x01" * 63, b"x", encoding="raw")
+    assert not pub.verify(bytes(64), b"x", encoding="raw")  # r = s = 0: invalid
+    with pytest.raises(kuaisuo.KuaisuoError, match="ID"):
+        pub.za(bytes(8192))
+    with pytest.raises(kuaisuo.KuaisuoError, match="PEM"):
+        sm2.SM2PrivateKey.from_der("-----BEGIN PRIVATE KEY-----\n@@@\n-----END PRIVATE KEY-----\n")
+    with pytest.raises(TypeError):
+        sm2.SM2PrivateKey.generate().sign("text")
+
+
+def test_batches_with_per_item_status():
+    ctx = kuaisuo.Context(backend="cpu", threads=2)
+    pairs = ctx.sm2.keygen(50)
+    assert len(pairs) == 50
+    for d, p in pairs[:5]:
+        assert sm2.SM2PrivateKey.from_bytes(d).public_key().to_bytes() == p
+    key = sm2.SM2PrivateKey.generate()
+    msgs = [os.urandom(i * 7) for i in range(40)]
+    sigs = ctx.sm2.sign(key, msgs)
+    pubs = [key.public_key()] * len(msgs)
+    assert ctx.sm2.verify(pubs, msgs, sigs) == [0] * len(msgs)
+    broken = list(sigs)
+    broken[3] = sigs[4]                      # valid DER, wrong message
+    broken[5] = sigs[5] + b"\x00"            # trailing byte
+    status = ctx.sm2.verify(pubs, msgs, broken)
+    assert status[3] == -44 and kuaisuo.strerror(status[3]).endswith("does not verify")
+    assert "after the end" in kuaisuo.strerror(status[5])
+    assert all(s == 0 for i, s in enumerate(status) if i not in (3, 5))
+    digests = [os.urandom(32) for _ in range(20)]
+    dsigs = ctx.sm2.sign_digests(key, digests, deterministic=True)
+    assert all(key.public_key().verify_digest(s, e) for s, e in zip(dsigs, digests))
+    with pytest.raises(ValueError):
+        ctx.sm2.verify(pubs[:2], msgs[:3], sigs[:3])
