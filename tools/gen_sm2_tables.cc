@@ -12,8 +12,8 @@ using namespace ks::curve;
 
 void print_elem(FILE* out, const U256& a) {
   fprintf(out, "{{0x%016llxull, 0x%016llxull, 0x%016llxull, 0x%016llxull}}",
-          (unsigned long long)a.w[0], (unsigned long long)a.w[1],
-          (unsigned long long)a.w[2], (unsigned long long)a.w[3]);
+          (unsigned long long)a.w[0], (unsigned long long)a.w[1], (unsigned long long)a.w[2],
+          (unsigned long long)a.w[3]);
 }
 
 void print_table(FILE* out) {

@@ -100,15 +100,13 @@ int main(int argc, char** argv) {
          generate_keypair(d, pub);
        },
        [&] { EVP_PKEY_free(EVP_PKEY_Q_keygen(nullptr, nullptr, "SM2")); }},
-      {"sign (digest)",
-       [&] { sign_digest(sig, key, e); },
+      {"sign (digest)", [&] { sign_digest(sig, key, e); },
        [&] {
          unsigned char out[80];
          size_t len = sizeof out;
          EVP_PKEY_sign(ossl.sign_ctx, out, &len, e, sizeof e);
        }},
-      {"verify (digest)",
-       [&] { verify_digest(key.pub, e, sig); },
+      {"verify (digest)", [&] { verify_digest(key.pub, e, sig); },
        [&] { EVP_PKEY_verify(ossl.verify_ctx, der, der_len, e, sizeof e); }},
   };
   printf("CPU: %s [%s], one thread, median of %d runs of 0.25 s CPU time\n",

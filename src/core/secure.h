@@ -6,7 +6,42 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#if defined(KS_CTGRIND)
+#include <valgrind/memcheck.h>
+#endif
+
 namespace ks {
+
+// The ctgrind technique (Langley): in a KS_CTGRIND build every secret
+// (everything os_random returns) is marked undefined for valgrind's
+// memcheck, which then reports any branch or memory index that depends on
+// it. Values that are public by design (a signature, a public key, the
+// verdict of a rejection-sampling test) are declassified where they are
+// produced. Both are no-ops in normal builds.
+inline void ct_poison(const void* p, size_t len) {
+#if defined(KS_CTGRIND)
+  VALGRIND_MAKE_MEM_UNDEFINED(p, len);
+#else
+  (void)p;
+  (void)len;
+#endif
+}
+
+inline void ct_declassify(const void* p, size_t len) {
+#if defined(KS_CTGRIND)
+  VALGRIND_MAKE_MEM_DEFINED(p, len);
+#else
+  (void)p;
+  (void)len;
+#endif
+}
+
+// Declassifies and returns a value (for verdicts used in a branch).
+template <class T>
+inline T ct_public(T v) {
+  ct_declassify(&v, sizeof v);
+  return v;
+}
 
 // Overwrites len bytes with zeros; not removed as a dead store.
 void secure_wipe(void* p, size_t len);

@@ -33,8 +33,7 @@ struct JacobianPoint {
 
 // mask ? a : b, coordinate by coordinate.
 template <class F>
-KS_HD JacobianPoint<F> select(uint64_t mask, const JacobianPoint<F>& a,
-                              const JacobianPoint<F>& b) {
+KS_HD JacobianPoint<F> select(uint64_t mask, const JacobianPoint<F>& a, const JacobianPoint<F>& b) {
   return {F::select(mask, a.x, b.x), F::select(mask, a.y, b.y), F::select(mask, a.z, b.z)};
 }
 
@@ -74,8 +73,8 @@ KS_HD JacobianPoint<F> dbl(const JacobianPoint<F>& p) {
 // would need the doubling formula) and P == -Q (the sum is infinity; the
 // formulas yield Z3 = 0 there by themselves).
 struct AddCase {
-  uint64_t same_x;       // H == 0: P == Q or P == -Q
-  uint64_t same_point;   // H == 0 and R == 0: P == Q
+  uint64_t same_x;      // H == 0: P == Q or P == -Q
+  uint64_t same_point;  // H == 0 and R == 0: P == Q
 };
 
 // P + Q for P, Q finite and P != Q, add-2007-bl (11M + 5S).

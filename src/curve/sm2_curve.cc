@@ -177,9 +177,7 @@ using PortableMul = Sm2Mul<Fp>;
 
 }  // namespace
 
-Jacobian mul_base(const U256& k) {
-  return use_adx() ? FastMul::base(k) : PortableMul::base(k);
-}
+Jacobian mul_base(const U256& k) { return use_adx() ? FastMul::base(k) : PortableMul::base(k); }
 
 Jacobian mul_point(const U256& k, const Affine& p) {
   return use_adx() ? FastMul::point(k, p) : PortableMul::point(k, p);

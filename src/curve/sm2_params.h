@@ -17,12 +17,11 @@ using field::U256;
 using Affine = AffinePoint<Fp>;
 using Jacobian = JacobianPoint<Fp>;
 
-constexpr U256 kB = {{0xDDBCBD414D940E93ull, 0xF39789F515AB8F92ull,
-                      0x4D5A9E4BCF6509A7ull, 0x28E9FA9E9D9F5E34ull}};
-constexpr Affine kG = {{{0x715A4589334C74C7ull, 0x8FE30BBFF2660BE1ull,
-                         0x5F9904466A39C994ull, 0x32C4AE2C1F198119ull}},
-                       {{0x02DF32E52139F0A0ull, 0xD0A9877CC62A4740ull,
-                         0x59BDCEE36B692153ull, 0xBC3736A2F4F6779Cull}}};
+constexpr U256 kB = {
+    {0xDDBCBD414D940E93ull, 0xF39789F515AB8F92ull, 0x4D5A9E4BCF6509A7ull, 0x28E9FA9E9D9F5E34ull}};
+constexpr Affine kG = {
+    {{0x715A4589334C74C7ull, 0x8FE30BBFF2660BE1ull, 0x5F9904466A39C994ull, 0x32C4AE2C1F198119ull}},
+    {{0x02DF32E52139F0A0ull, 0xD0A9877CC62A4740ull, 0x59BDCEE36B692153ull, 0xBC3736A2F4F6779Cull}}};
 
 // Layout of the fixed-base comb table that tools/gen_sm2_tables.cc writes:
 // window i (bits [7i, 7i+7) of the scalar, Booth-recoded into a signed digit

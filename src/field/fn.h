@@ -20,8 +20,8 @@ namespace field {
 
 namespace fn_detail {
 
-constexpr U256 kN = {{0x53BBF40939D54123ull, 0x7203DF6B21C6052Bull,
-                      0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFEFFFFFFFFull}};
+constexpr U256 kN = {
+    {0x53BBF40939D54123ull, 0x7203DF6B21C6052Bull, 0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFEFFFFFFFFull}};
 
 // -n^-1 mod 2^64 by Newton's iteration (each step doubles the correct bits).
 constexpr uint64_t neg_inv64(uint64_t n0) {
@@ -50,8 +50,8 @@ constexpr U256 pow2_mod_n(int e) {
 }
 
 constexpr uint64_t kN0Inv = neg_inv64(kN.w[0]);
-constexpr U256 kR = pow2_mod_n(256);         // 1 in Montgomery form
-constexpr U256 kR2 = pow2_mod_n(512);        // converts plain to Montgomery
+constexpr U256 kR = pow2_mod_n(256);   // 1 in Montgomery form
+constexpr U256 kR2 = pow2_mod_n(512);  // converts plain to Montgomery
 
 }  // namespace fn_detail
 

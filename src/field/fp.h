@@ -1,6 +1,7 @@
 // The SM2 coordinate field GF(p), p = 2^256 - 2^224 - 2^96 + 2^64 - 1
-// (GM/T 0003.5 sm2p256v1), on the CPU: four 64-bit limbs, products through
-// unsigned __int128, every element kept canonical in [0, p).
+// (GM/T 0003.5 sm2p256v1), on the CPU: four 64-bit limbs, 512-bit products
+// through unsigned __int128 (or MULX/ADX, field/mul_adx.h), one Solinas
+// reduction, every element kept canonical in [0, p). CPU only.
 //
 // Fp is the field policy the curve formulas in curve/jacobian.h are written
 // against (the future CUDA type, 8x32-bit limbs with PTX carry chains, offers
@@ -14,7 +15,6 @@
 
 #include <stdint.h>
 
-#include "core/hd.h"
 #include "field/u256.h"
 
 namespace ks {
@@ -28,7 +28,7 @@ constexpr U256 kP = {
 // Portable 256x256 -> 512-bit products over unsigned __int128.
 struct MulPortable {
   // t[0..7] = a * b, schoolbook over 64-bit limbs.
-  static KS_HD void mul_wide(uint64_t t[8], const U256& a, const U256& b) {
+  static KS_FIELD_INLINE void mul_wide(uint64_t t[8], const U256& a, const U256& b) {
     KS_UNROLL for (int i = 0; i < 8; ++i) t[i] = 0;
     KS_UNROLL for (int i = 0; i < 4; ++i) {
       uint64_t carry = 0;
@@ -42,7 +42,7 @@ struct MulPortable {
   }
 
   // t[0..7] = a^2: the six cross products once, doubled, plus the diagonal.
-  static KS_HD void sqr_wide(uint64_t t[8], const U256& a) {
+  static KS_FIELD_INLINE void sqr_wide(uint64_t t[8], const U256& a) {
     KS_UNROLL for (int i = 0; i < 8; ++i) t[i] = 0;
     KS_UNROLL for (int i = 0; i < 3; ++i) {
       uint64_t carry = 0;
@@ -85,7 +85,7 @@ constexpr uint64_t kRedundantP[8] = {0xFFFFFFFF, 0xFFFFFFFF, 4ull << 32, 0xFFFFF
 // word by word: sum_K colK(cj) 2^(32K) == 2^(32j) mod p for j = 8..15).
 // The sums start from kRedundantP (adding p keeps column 2 non-negative),
 // then carry into 64-bit limbs with unsigned arithmetic, leaving
-// z + top * 2^256 with top < 17; table 3's final step folds top back in.
+// z + top * 2^256 with top < 16; table 3's final step folds top back in.
 inline U256 solinas_reduce_portable(const uint64_t t[8]) {
   constexpr uint64_t kLow = 0xFFFFFFFF;
   const uint64_t c8 = t[4] & kLow, c9 = t[4] >> 32, c10 = t[5] & kLow, c11 = t[5] >> 32;
@@ -120,13 +120,13 @@ inline U256 solinas_reduce_portable(const uint64_t t[8]) {
   return subtract_if_ge(z, carry, kP);
 }
 
-#if defined(__x86_64__) && !KS_DEVICE_CODE
+#if defined(__x86_64__)
 // The same reduction, step for step, in x86-64 assembly: gcc spills the
 // column sums and re-materializes carries, which made the C version twice
 // the instructions (and the time) of this one. s0..s7 accumulate the
 // columns col0..col7; each 32-bit word cj is added into the columns whose
 // formula (above) names it, "2x" and "3x" through lea.
-KS_HD U256 solinas_reduce_x86(const uint64_t t[8]) {
+KS_FIELD_INLINE U256 solinas_reduce_x86(const uint64_t t[8]) {
   // The immediates below spell kRedundantP and p (asm allows 30 operands).
   static_assert(kRedundantP[0] == 0xFFFFFFFF && kRedundantP[1] == 0xFFFFFFFF &&
                     kRedundantP[2] == 0x400000000 && kRedundantP[3] == 0xFFFFFFFB &&
@@ -271,8 +271,8 @@ KS_HD U256 solinas_reduce_x86(const uint64_t t[8]) {
 }
 #endif
 
-KS_HD U256 solinas_reduce(const uint64_t t[8]) {
-#if defined(__x86_64__) && !KS_DEVICE_CODE
+KS_FIELD_INLINE U256 solinas_reduce(const uint64_t t[8]) {
+#if defined(__x86_64__)
   return solinas_reduce_x86(t);
 #else
   return solinas_reduce_portable(t);
@@ -297,12 +297,12 @@ struct FpField {
   static Elem neg(const Elem& a) { return mod_sub(zero(), a, kModulus); }
   static Elem dbl(const Elem& a) { return mod_add(a, a, kModulus); }
 
-  KS_HD static Elem mul(const Elem& a, const Elem& b) {
+  KS_FIELD_INLINE static Elem mul(const Elem& a, const Elem& b) {
     uint64_t t[8];
     Wide::mul_wide(t, a, b);
     return fp_detail::solinas_reduce(t);
   }
-  KS_HD static Elem sqr(const Elem& a) {
+  KS_FIELD_INLINE static Elem sqr(const Elem& a) {
     uint64_t t[8];
     Wide::sqr_wide(t, a);
     return fp_detail::solinas_reduce(t);

@@ -16,11 +16,30 @@
 namespace ks {
 namespace field {
 
+// Row i >= 1 of the product: rI..rI3 += b[i] * a (low halves through the
+// CF chain, high halves through OF), rI4 = the row's top limb plus both
+// carries. The xor clears CF and OF.
+#define KS_MULX_ROW(b_offset, rI, rI1, rI2, rI3, rI4) \
+  "movq " #b_offset "(%[b]), %%rdx\n\t"              \
+  "xorl %k[" #rI4 "], %k[" #rI4 "]\n\t"              \
+  "mulxq 0(%[a]), %[lo], %[hi]\n\t"                  \
+  "adcxq %[lo], %[" #rI "]\n\t"                      \
+  "adoxq %[hi], %[" #rI1 "]\n\t"                     \
+  "mulxq 8(%[a]), %[lo], %[hi]\n\t"                  \
+  "adcxq %[lo], %[" #rI1 "]\n\t"                     \
+  "adoxq %[hi], %[" #rI2 "]\n\t"                     \
+  "mulxq 16(%[a]), %[lo], %[hi]\n\t"                 \
+  "adcxq %[lo], %[" #rI2 "]\n\t"                     \
+  "adoxq %[hi], %[" #rI3 "]\n\t"                     \
+  "mulxq 24(%[a]), %[lo], %[hi]\n\t"                 \
+  "adcxq %[lo], %[" #rI3 "]\n\t"                     \
+  "adoxq %[" #rI4 "], %[hi]\n\t"                     \
+  "adcxq %[hi], %[" #rI4 "]\n\t"
+
 struct MulAdx {
   // t[0..7] = a * b, operand scanning: row i adds b[i] * a into t[i..i+4],
   // low halves through the CF chain (adcx), high halves through OF (adox).
-  static inline __attribute__((always_inline)) void mul_wide(uint64_t t[8], const U256& a,
-                                                             const U256& b) {
+  static KS_FIELD_INLINE void mul_wide(uint64_t t[8], const U256& a, const U256& b) {
     uint64_t r0, r1, r2, r3, r4, r5, r6, r7, lo, hi;
     __asm__(
         // row 0
@@ -33,54 +52,9 @@ struct MulAdx {
         "mulxq 24(%[a]), %[lo], %[r4]\n\t"
         "adcq %[lo], %[r3]\n\t"
         "adcq $0, %[r4]\n\t"
-        // row 1
-        "movq 8(%[b]), %%rdx\n\t"
-        "xorl %k[r5], %k[r5]\n\t"
-        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
-        "adcxq %[lo], %[r1]\n\t"
-        "adoxq %[hi], %[r2]\n\t"
-        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-        "adcxq %[lo], %[r2]\n\t"
-        "adoxq %[hi], %[r3]\n\t"
-        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-        "adcxq %[lo], %[r3]\n\t"
-        "adoxq %[hi], %[r4]\n\t"
-        "mulxq 24(%[a]), %[lo], %[hi]\n\t"
-        "adcxq %[lo], %[r4]\n\t"
-        "adoxq %[r5], %[hi]\n\t"
-        "adcxq %[hi], %[r5]\n\t"
-        // row 2
-        "movq 16(%[b]), %%rdx\n\t"
-        "xorl %k[r6], %k[r6]\n\t"
-        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
-        "adcxq %[lo], %[r2]\n\t"
-        "adoxq %[hi], %[r3]\n\t"
-        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-        "adcxq %[lo], %[r3]\n\t"
-        "adoxq %[hi], %[r4]\n\t"
-        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-        "adcxq %[lo], %[r4]\n\t"
-        "adoxq %[hi], %[r5]\n\t"
-        "mulxq 24(%[a]), %[lo], %[hi]\n\t"
-        "adcxq %[lo], %[r5]\n\t"
-        "adoxq %[r6], %[hi]\n\t"
-        "adcxq %[hi], %[r6]\n\t"
-        // row 3
-        "movq 24(%[b]), %%rdx\n\t"
-        "xorl %k[r7], %k[r7]\n\t"
-        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
-        "adcxq %[lo], %[r3]\n\t"
-        "adoxq %[hi], %[r4]\n\t"
-        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-        "adcxq %[lo], %[r4]\n\t"
-        "adoxq %[hi], %[r5]\n\t"
-        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-        "adcxq %[lo], %[r5]\n\t"
-        "adoxq %[hi], %[r6]\n\t"
-        "mulxq 24(%[a]), %[lo], %[hi]\n\t"
-        "adcxq %[lo], %[r6]\n\t"
-        "adoxq %[r7], %[hi]\n\t"
-        "adcxq %[hi], %[r7]\n\t"
+        KS_MULX_ROW(8, r1, r2, r3, r4, r5)
+        KS_MULX_ROW(16, r2, r3, r4, r5, r6)
+        KS_MULX_ROW(24, r3, r4, r5, r6, r7)
         : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4),
           [r5] "=&r"(r5), [r6] "=&r"(r6), [r7] "=&r"(r7), [lo] "=&r"(lo), [hi] "=&r"(hi)
         : [a] "r"(a.w), [b] "r"(b.w), "m"(a), "m"(b)
@@ -90,7 +64,7 @@ struct MulAdx {
   // t[0..7] = a^2: the six cross products a_i a_j (i < j), doubled by an
   // add-to-self chain, plus the four squares a_i^2 on the diagonal
   // (10 multiplications instead of 16).
-  static inline __attribute__((always_inline)) void sqr_wide(uint64_t t[8], const U256& a) {
+  static KS_FIELD_INLINE void sqr_wide(uint64_t t[8], const U256& a) {
     uint64_t r0, r1, r2, r3, r4, r5, r6, r7, lo, hi;
     __asm__(
         // cross products: a0 * (a1, a2, a3) into r1..r4
@@ -148,6 +122,8 @@ struct MulAdx {
     t[0] = r0, t[1] = r1, t[2] = r2, t[3] = r3, t[4] = r4, t[5] = r5, t[6] = r6, t[7] = r7;
   }
 };
+
+#undef KS_MULX_ROW
 
 // GF(p) with the MULX/ADX products; same elements as Fp.
 using FpAdx = FpField<MulAdx>;

@@ -12,6 +12,10 @@
 
 #include "core/secure.h"
 
+// Forced inlining for the hot field primitives: the point formulas must see
+// them as straight-line code.
+#define KS_FIELD_INLINE inline __attribute__((always_inline))
+
 // Complete unrolling of the fixed four-limb loops (gcc leaves them rolled
 // at -O2, which costs several times the arithmetic).
 #define KS_UNROLL _Pragma("GCC unroll 8")
@@ -78,8 +82,8 @@ inline uint64_t is_zero_mask(const U256& a) {
 }
 
 inline uint64_t eq_mask(const U256& a, const U256& b) {
-  return ct_is_zero_mask((a.w[0] ^ b.w[0]) | (a.w[1] ^ b.w[1]) |
-                         (a.w[2] ^ b.w[2]) | (a.w[3] ^ b.w[3]));
+  return ct_is_zero_mask((a.w[0] ^ b.w[0]) | (a.w[1] ^ b.w[1]) | (a.w[2] ^ b.w[2]) |
+                         (a.w[3] ^ b.w[3]));
 }
 
 // All ones if a < b (the borrow of a - b).

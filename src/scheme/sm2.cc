@@ -113,8 +113,8 @@ class DeterministicNonces final : public NonceSource {
 
  private:
   // out = HMAC_K(V || a || b) under the current key K.
-  void hmac_into(uint8_t out[sm3::kDigestBytes], const uint8_t* v, const uint8_t* a,
-                 size_t a_len, const uint8_t* b, size_t b_len) {
+  void hmac_into(uint8_t out[sm3::kDigestBytes], const uint8_t* v, const uint8_t* a, size_t a_len,
+                 const uint8_t* b, size_t b_len) {
     sm3::HmacSm3 mac(k_, sizeof k_);
     mac.update(v, sm3::kDigestBytes);
     mac.update(a, a_len);
@@ -147,8 +147,7 @@ class FixedNonce final : public NonceSource {
 // r = (e + x1) mod n, s = (1 + d)^-1 (k - r d) mod n. Returns an all-ones
 // mask when the attempt is usable (r != 0, r + k != n, s != 0). The only
 // place the signing equation is written.
-uint64_t sign_attempt(U256& r, U256& s, const PrivateKey& key, const U256& e_mod_n,
-                      const U256& k) {
+uint64_t sign_attempt(U256& r, U256& s, const PrivateKey& key, const U256& e_mod_n, const U256& k) {
   const Affine p1 = curve::affine_of(curve::mul_base(k));  // finite: k in [1, n-1]
   r = Fn::add(e_mod_n, Fn::reduce_once(p1.x));
   const uint64_t r_ok = ~field::is_zero_mask(r) & ~field::is_zero_mask(Fn::add(r, k));
@@ -205,15 +204,24 @@ bool x_matches(const curve::Jacobian& p, const U256& c) {
 
 const char* error_string(Error e) {
   switch (e) {
-    case Error::kOk: return "ok";
-    case Error::kBadPrivateKey: return "bad private key";
-    case Error::kBadPublicKey: return "bad public key";
-    case Error::kPointAtInfinity: return "point at infinity";
-    case Error::kSignatureOutOfRange: return "signature out of range";
-    case Error::kVerifyFailed: return "signature verification failed";
-    case Error::kRngFailure: return "random number generator failure";
-    case Error::kBadIdLength: return "ID too long";
-    case Error::kBadNonce: return "unusable nonce";
+    case Error::kOk:
+      return "ok";
+    case Error::kBadPrivateKey:
+      return "bad private key";
+    case Error::kBadPublicKey:
+      return "bad public key";
+    case Error::kPointAtInfinity:
+      return "point at infinity";
+    case Error::kSignatureOutOfRange:
+      return "signature out of range";
+    case Error::kVerifyFailed:
+      return "signature verification failed";
+    case Error::kRngFailure:
+      return "random number generator failure";
+    case Error::kBadIdLength:
+      return "ID too long";
+    case Error::kBadNonce:
+      return "unusable nonce";
   }
   return "unknown error";
 }
@@ -267,8 +275,7 @@ void public_key_to_compressed(uint8_t out[kCompressedPublicKeyBytes], const Publ
   curve::encode_point_compressed(out, key.point);
 }
 
-Error compute_za(uint8_t za[kDigestBytes], const PublicKey& key, const uint8_t* id,
-                 size_t id_len) {
+Error compute_za(uint8_t za[kDigestBytes], const PublicKey& key, const uint8_t* id, size_t id_len) {
   if (id_len > kMaxIdBytes) return Error::kBadIdLength;
   const size_t entl = id_len * 8;
   const uint8_t entl_be[2] = {uint8_t(entl >> 8), uint8_t(entl)};
@@ -327,16 +334,16 @@ Error verify_digest(const PublicKey& key, const uint8_t e[kDigestBytes],
   const U256 r = field::from_be_bytes(sig);
   const U256 s = field::from_be_bytes(sig + kScalarBytes);
   if (!Fn::in_range_nonzero(r) || !Fn::in_range_nonzero(s))
-    return Error::kSignatureOutOfRange;                       // B1, B2
-  const U256 t = Fn::add(r, s);                               // B5
+    return Error::kSignatureOutOfRange;  // B1, B2
+  const U256 t = Fn::add(r, s);          // B5
   if (field::is_zero_mask(t)) return Error::kSignatureOutOfRange;
   const curve::Jacobian p1 = curve::mul_base_add_point_vartime(s, t, key.point);  // B6
   if (p1.is_infinity()) return Error::kVerifyFailed;
   return x_matches(p1, Fn::sub(r, digest_mod_n(e))) ? Error::kOk : Error::kVerifyFailed;
 }
 
-Error verify_message(const PublicKey& key, const uint8_t* id, size_t id_len,
-                     const uint8_t* msg, size_t msg_len, const uint8_t sig[kSignatureBytes]) {
+Error verify_message(const PublicKey& key, const uint8_t* id, size_t id_len, const uint8_t* msg,
+                     size_t msg_len, const uint8_t sig[kSignatureBytes]) {
   uint8_t e[kDigestBytes];
   const Error err = message_digest(e, key, id, id_len, msg, msg_len);
   return err != Error::kOk ? err : verify_digest(key, e, sig);

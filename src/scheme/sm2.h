@@ -18,14 +18,14 @@ namespace sm2 {
 
 enum class Error {
   kOk = 0,
-  kBadPrivateKey,          // d not a 32-byte integer in [1, n-2]
-  kBadPublicKey,           // bad encoding, coordinate >= p, off the curve
-  kPointAtInfinity,        // a computation reached the point at infinity
-  kSignatureOutOfRange,    // r or s outside [1, n-1], or r + s = n
-  kVerifyFailed,           // well-formed signature that does not verify
-  kRngFailure,             // the OS random source failed
-  kBadIdLength,            // ID longer than kMaxIdBytes
-  kBadNonce,               // a caller-fixed k (test hook) outside [1, n-1] or unusable
+  kBadPrivateKey,        // d not a 32-byte integer in [1, n-2]
+  kBadPublicKey,         // bad encoding, coordinate >= p, off the curve
+  kPointAtInfinity,      // a computation reached the point at infinity
+  kSignatureOutOfRange,  // r or s outside [1, n-1], or r + s = n
+  kVerifyFailed,         // well-formed signature that does not verify
+  kRngFailure,           // the OS random source failed
+  kBadIdLength,          // ID longer than kMaxIdBytes
+  kBadNonce,             // a caller-fixed k (test hook) outside [1, n-1] or unusable
 };
 
 // "ok", "bad private key", ... for messages.
@@ -76,8 +76,7 @@ void public_key_to_compressed(uint8_t out[kCompressedPublicKeyBytes], const Publ
 
 // --- Hashing (clause 5.5) ---------------------------------------------------
 // Z_A = SM3(ENTL || ID || a || b || xG || yG || xA || yA); id may be empty.
-Error compute_za(uint8_t za[kDigestBytes], const PublicKey& key, const uint8_t* id,
-                 size_t id_len);
+Error compute_za(uint8_t za[kDigestBytes], const PublicKey& key, const uint8_t* id, size_t id_len);
 // e = SM3(Z_A || M), the digest that sign_digest/verify_digest take.
 Error message_digest(uint8_t e[kDigestBytes], const PublicKey& key, const uint8_t* id,
                      size_t id_len, const uint8_t* msg, size_t msg_len);
@@ -91,8 +90,7 @@ enum class Nonce {
 Error sign_digest(uint8_t sig[kSignatureBytes], const PrivateKey& key,
                   const uint8_t e[kDigestBytes], Nonce nonce = Nonce::kRandom);
 Error sign_message(uint8_t sig[kSignatureBytes], const PrivateKey& key, const uint8_t* id,
-                   size_t id_len, const uint8_t* msg, size_t msg_len,
-                   Nonce nonce = Nonce::kRandom);
+                   size_t id_len, const uint8_t* msg, size_t msg_len, Nonce nonce = Nonce::kRandom);
 
 // Test hook for known-answer vectors: signs with the caller's k. Returns
 // kBadNonce if k is outside [1, n-1] or gives r = 0, r + k = n or s = 0
@@ -105,8 +103,8 @@ Error sign_digest_with_fixed_nonce(uint8_t sig[kSignatureBytes], const PrivateKe
 // [1, n-1] or r + s = n, kVerifyFailed otherwise.
 Error verify_digest(const PublicKey& key, const uint8_t e[kDigestBytes],
                     const uint8_t sig[kSignatureBytes]);
-Error verify_message(const PublicKey& key, const uint8_t* id, size_t id_len,
-                     const uint8_t* msg, size_t msg_len, const uint8_t sig[kSignatureBytes]);
+Error verify_message(const PublicKey& key, const uint8_t* id, size_t id_len, const uint8_t* msg,
+                     size_t msg_len, const uint8_t sig[kSignatureBytes]);
 
 }  // namespace sm2
 }  // namespace ks

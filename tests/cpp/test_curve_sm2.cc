@@ -56,9 +56,7 @@ class CurveSm2 : public ::testing::Test {
     EC_POINT_free(q);
     EC_POINT_free(r);
   }
-  Affine random_point(Rng& rng) {
-    return to_affine(mul_base(rng.below(Fn::kModulus)));
-  }
+  Affine random_point(Rng& rng) { return to_affine(mul_base(rng.below(Fn::kModulus))); }
 
   // Scalars that stress the window recodings: edges of [0, n) and values
   // whose 7- and 5-bit windows sit at the Booth digit extremes.
@@ -75,8 +73,8 @@ class CurveSm2 : public ::testing::Test {
       b.w[bit / 64] = uint64_t(1) << (bit % 64);
       v.push_back(Fn::reduce_once(b));
     }
-    for (uint64_t pattern : {0x4040404040404040ull, 0x8102040810204081ull,
-                             0x7F7F7F7F7F7F7F7Full, 0xAAAAAAAAAAAAAAAAull}) {
+    for (uint64_t pattern : {0x4040404040404040ull, 0x8102040810204081ull, 0x7F7F7F7F7F7F7F7Full,
+                             0xAAAAAAAAAAAAAAAAull}) {
       v.push_back(Fn::reduce_once(U256{{pattern, pattern, pattern, pattern >> 1}}));
     }
     Rng rng(7);
@@ -146,8 +144,8 @@ TEST_F(CurveSm2, EncodingsRoundTripAndMatchOpenSsl) {
     ASSERT_EQ(33u, EC_POINT_point2oct(group_, q, POINT_CONVERSION_COMPRESSED, ossl_comp, 33, ctx_));
     EC_POINT_free(q);
     EXPECT_EQ(0, memcmp(comp, ossl_comp, 33));
-    for (const auto& enc : {std::make_pair(unc, 65), std::make_pair(unc + 1, 64),
-                            std::make_pair(comp, 33)}) {
+    for (const auto& enc :
+         {std::make_pair(unc, 65), std::make_pair(unc + 1, 64), std::make_pair(comp, 33)}) {
       Affine back;
       ASSERT_TRUE(decode_point(back, enc.first, size_t(enc.second)));
       EXPECT_TRUE(Fp::eq(back.x, p.x) && Fp::eq(back.y, p.y));

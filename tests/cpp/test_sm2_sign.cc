@@ -18,38 +18,34 @@ using namespace ks::sm2;
 using namespace ks_test;
 using ks::field::Fn;
 
-std::vector<uint8_t> unhex(const std::string& h) {
-  std::vector<uint8_t> out;
-  for (size_t i = 0; i + 1 < h.size(); i += 2) out.push_back(uint8_t(std::stoi(h.substr(i, 2), nullptr, 16)));
-  return out;
-}
-
 const uint8_t* bytes(const char* s) { return reinterpret_cast<const uint8_t*>(s); }
 
 // OpenSSL test/sm2_internal_test.c, sm2_sig_test (see
 // /work/shared/reference/sm-conventions-and-vectors.md).
 TEST(Sm2Kat, OpenSslSignatureVector) {
-  const auto d = unhex("3945208F7B2144B13F36E38AC6D39F95889393692860B51A42FB81EF4DF7C5B8");
-  const auto k = unhex("59276E27D506861A16680F3AD9C02DCCEF3CC1FA3CDBE4CE6D54B80DEAC1BC21");
+  const auto d = from_hex("3945208F7B2144B13F36E38AC6D39F95889393692860B51A42FB81EF4DF7C5B8");
+  const auto k = from_hex("59276E27D506861A16680F3AD9C02DCCEF3CC1FA3CDBE4CE6D54B80DEAC1BC21");
   const char* msg = "message digest";
   PrivateKey key;
   ASSERT_EQ(Error::kOk, private_key_from_bytes(key, d.data()));
   uint8_t pub[kPublicKeyBytes];
   public_key_to_bytes(pub, key.pub);
-  EXPECT_EQ("04"
-            "09F9DF311E5421A150DD7D161E4BC5C672179FAD1833FC076BB08FF356F35020"
-            "CCEA490CE26775A52DC6EA718CC1AA600AED05FBF35E084A6632F6072DA9AD13",
-            hex_of(pub, sizeof pub));
+  EXPECT_EQ(
+      "04"
+      "09F9DF311E5421A150DD7D161E4BC5C672179FAD1833FC076BB08FF356F35020"
+      "CCEA490CE26775A52DC6EA718CC1AA600AED05FBF35E084A6632F6072DA9AD13",
+      to_hex(pub, sizeof pub));
   uint8_t za[32], e[32], sig[kSignatureBytes];
   ASSERT_EQ(Error::kOk, compute_za(za, key.pub, bytes(kDefaultId), kDefaultIdBytes));
-  EXPECT_EQ("B2E14C5C79C6DF5B85F4FE7ED8DB7A262B9DA7E07CCB0EA9F4747B8CCDA8A4F3", hex_of(za, 32));
-  ASSERT_EQ(Error::kOk, message_digest(e, key.pub, bytes(kDefaultId), kDefaultIdBytes,
-                                       bytes(msg), strlen(msg)));
-  EXPECT_EQ("F0B43E94BA45ACCAACE692ED534382EB17E6AB5A19CE7B31F4486FDFC0D28640", hex_of(e, 32));
+  EXPECT_EQ("B2E14C5C79C6DF5B85F4FE7ED8DB7A262B9DA7E07CCB0EA9F4747B8CCDA8A4F3", to_hex(za, 32));
+  ASSERT_EQ(Error::kOk, message_digest(e, key.pub, bytes(kDefaultId), kDefaultIdBytes, bytes(msg),
+                                       strlen(msg)));
+  EXPECT_EQ("F0B43E94BA45ACCAACE692ED534382EB17E6AB5A19CE7B31F4486FDFC0D28640", to_hex(e, 32));
   ASSERT_EQ(Error::kOk, sign_digest_with_fixed_nonce(sig, key, e, k.data()));
-  EXPECT_EQ("F5A03B0648D2C4630EEAC513E1BB81A15944DA3827D5B74143AC7EACEEE720B3"
-            "B1B6AA29DF212FD8763182BC0D421CA1BB9038FD1F7F42D4840B69C485BBC1AA",
-            hex_of(sig, sizeof sig));
+  EXPECT_EQ(
+      "F5A03B0648D2C4630EEAC513E1BB81A15944DA3827D5B74143AC7EACEEE720B3"
+      "B1B6AA29DF212FD8763182BC0D421CA1BB9038FD1F7F42D4840B69C485BBC1AA",
+      to_hex(sig, sizeof sig));
   EXPECT_EQ(Error::kOk, verify_digest(key.pub, e, sig));
   EXPECT_EQ(Error::kOk, verify_message(key.pub, bytes(kDefaultId), kDefaultIdBytes, bytes(msg),
                                        strlen(msg), sig));
@@ -133,8 +129,8 @@ TEST(Sm2Interop, OursVerifiedByOpenSsl) {
     const std::string msg = random_bytes(rng, rng.word() % 300);
     uint8_t sig[kSignatureBytes];
     const Nonce mode = (i % 2) ? Nonce::kDeterministic : Nonce::kRandom;
-    ASSERT_EQ(Error::kOk, sign_message(sig, key, bytes(id.c_str()), id.size(),
-                                       bytes(msg.c_str()), msg.size(), mode));
+    ASSERT_EQ(Error::kOk, sign_message(sig, key, bytes(id.c_str()), id.size(), bytes(msg.c_str()),
+                                       msg.size(), mode));
     Pkey pkey = ossl_key(key.pub, nullptr);
     ASSERT_NE(pkey, nullptr);
     EVP_MD_CTX* mctx = ossl_md_ctx(pkey.get(), id, false);
@@ -160,8 +156,8 @@ TEST(Sm2Interop, OpenSslVerifiedByUs) {
     free_md_ctx(mctx);
     uint8_t sig[kSignatureBytes];
     raw_from_der(sig, der, der_len);
-    EXPECT_EQ(Error::kOk, verify_message(key.pub, bytes(id.c_str()), id.size(),
-                                         bytes(msg.c_str()), msg.size(), sig));
+    EXPECT_EQ(Error::kOk, verify_message(key.pub, bytes(id.c_str()), id.size(), bytes(msg.c_str()),
+                                         msg.size(), sig));
     // OpenSSL's default (empty) ID is a different Z_A: must not verify.
     if (!id.empty()) {
       EXPECT_EQ(Error::kVerifyFailed,

@@ -9,9 +9,9 @@
 
 #include <memory>
 #include <random>
-#include <string>
 
 #include "field/u256.h"
+#include "test_util.h"
 
 namespace ks_test {
 
@@ -43,16 +43,6 @@ inline Bn bn_hex(const char* hex) {
 inline U256 u256_hex(const char* hex) {
   Bn b = bn_hex(hex);
   return from_bn(b.get());
-}
-
-inline std::string hex_of(const uint8_t* p, size_t n) {
-  static const char* digits = "0123456789ABCDEF";
-  std::string s;
-  for (size_t i = 0; i < n; ++i) {
-    s += digits[p[i] >> 4];
-    s += digits[p[i] & 15];
-  }
-  return s;
 }
 
 // Random 256-bit values whose 32-bit words are often 0, 1, or all ones, so
