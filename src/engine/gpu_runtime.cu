@@ -1,7 +1,5 @@
-// The CUDA backend's host engine: device discovery, and a batch pipeline
-// that every GPU scheme shares. A batch is cut into chunks; each chunk is
-// staged through pinned host memory and processed on one of two streams, so
-// that the copies of one chunk overlap the kernel of the other.
+// The CUDA backend's host engine: device discovery, the Pipeline that every
+// GPU scheme shares (gpu_pipeline.cuh), and the jobs that run on it.
 #include <cuda_runtime.h>
 
 #include <string.h>
@@ -9,6 +7,7 @@
 #include <algorithm>
 
 #include "engine/gpu.h"
+#include "engine/gpu_pipeline.cuh"
 #include "hash/sm3_gpu.h"
 #include "kuaisuo.h"
 
@@ -22,72 +21,65 @@ int to_status(cudaError_t err) {
   return KS_ERR_DEVICE;
 }
 
-// Grow-only buffers; contents are scratch.
-class DeviceBuffer {
+cudaError_t grow(void** ptr, size_t* size, size_t bytes, bool pinned) {
+  if (bytes <= *size) return cudaSuccess;
+  if (pinned) cudaFreeHost(*ptr); else cudaFree(*ptr);
+  *ptr = nullptr;
+  *size = 0;
+  const cudaError_t err = pinned ? cudaMallocHost(ptr, bytes) : cudaMalloc(ptr, bytes);
+  if (err == cudaSuccess) *size = bytes;
+  return err;
+}
+
+// SM3 of variable-length messages: a chunk stages its offsets (rebased to
+// the chunk) followed by the message bytes.
+class Sm3Job final : public ChunkJob {
  public:
-  ~DeviceBuffer() { cudaFree(ptr_); }
-  cudaError_t reserve(size_t bytes) {
-    if (bytes <= size_) return cudaSuccess;
-    cudaFree(ptr_);
-    ptr_ = nullptr;
-    size_ = 0;
-    cudaError_t err = cudaMalloc(&ptr_, bytes);
-    if (err == cudaSuccess) size_ = bytes;
-    return err;
+  Sm3Job(const uint8_t* data, const uint64_t* offsets, uint8_t* digests)
+      : data_(data), offsets_(offsets), digests_(digests) {}
+
+  size_t chunk_items(size_t first, size_t remaining) const override {
+    const uint64_t base = offsets_[first];
+    size_t lo = 1, hi = std::min(remaining, kChunkMaxItems);
+    while (lo < hi) {  // largest n whose bytes fit, at least one message
+      const size_t mid = lo + (hi - lo + 1) / 2;
+      if (offsets_[first + mid] - base <= kChunkMaxBytes) lo = mid; else hi = mid - 1;
+    }
+    return lo;
   }
-  uint8_t* get() const { return static_cast<uint8_t*>(ptr_); }
+  size_t in_bytes(size_t first, size_t n) const override {
+    return (n + 1) * sizeof(uint64_t) + size_t(offsets_[first + n] - offsets_[first]);
+  }
+  size_t out_bytes(size_t n) const override { return 32 * n; }
+  void stage(size_t first, size_t n, uint8_t* staging) const override {
+    const uint64_t base = offsets_[first];
+    uint64_t* rebased = reinterpret_cast<uint64_t*>(staging);
+    for (size_t i = 0; i <= n; ++i) rebased[i] = offsets_[first + i] - base;
+    const size_t bytes = size_t(offsets_[first + n] - base);
+    if (bytes > 0) memcpy(staging + (n + 1) * sizeof(uint64_t), data_ + base, bytes);
+  }
+  cudaError_t launch(size_t, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
+                     cudaStream_t stream) const override {
+    return sm3::launch_digest_batch(dev_in + (n + 1) * sizeof(uint64_t),
+                                    reinterpret_cast<const uint64_t*>(dev_in), n, dev_out, stream);
+  }
+  void deliver(size_t first, size_t n, const uint8_t* results) const override {
+    memcpy(digests_ + 32 * first, results, 32 * n);
+  }
 
  private:
-  void* ptr_ = nullptr;
-  size_t size_ = 0;
+  const uint8_t* data_;
+  const uint64_t* offsets_;
+  uint8_t* digests_;
 };
-
-class PinnedBuffer {
- public:
-  ~PinnedBuffer() { cudaFreeHost(ptr_); }
-  cudaError_t reserve(size_t bytes) {
-    if (bytes <= size_) return cudaSuccess;
-    cudaFreeHost(ptr_);
-    ptr_ = nullptr;
-    size_ = 0;
-    cudaError_t err = cudaMallocHost(&ptr_, bytes);
-    if (err == cudaSuccess) size_ = bytes;
-    return err;
-  }
-  uint8_t* get() const { return static_cast<uint8_t*>(ptr_); }
-
- private:
-  void* ptr_ = nullptr;
-  size_t size_ = 0;
-};
-
-// One in-flight chunk: its stream, staging and device buffers, and where its
-// results go once the stream is done.
-struct Slot {
-  cudaStream_t stream = nullptr;
-  PinnedBuffer host_in, host_out;
-  DeviceBuffer dev_in, dev_out;
-  uint8_t* result_dst = nullptr;  // caller memory
-  size_t result_bytes = 0;
-};
-
-// Limits of one chunk: keeps staging memory bounded for any batch size.
-constexpr size_t kChunkMaxItems = size_t(1) << 20;
-constexpr size_t kChunkMaxBytes = size_t(64) << 20;
 
 class CudaEngine final : public Engine {
  public:
   explicit CudaEngine(int device) : device_(device) {}
-  ~CudaEngine() override {
-    cudaSetDevice(device_);
-    for (Slot& s : slots_)
-      if (s.stream != nullptr) cudaStreamDestroy(s.stream);
-  }
 
   int open() {
     cudaError_t err = cudaSetDevice(device_);
-    for (Slot& s : slots_)
-      if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking);
+    if (err == cudaSuccess) err = pipeline_.open();
     return to_status(err);
   }
 
@@ -95,80 +87,84 @@ class CudaEngine final : public Engine {
 
   int sm3_batch(const uint8_t* data, const uint64_t* offsets, size_t count,
                 uint8_t* digests) override {
-    cudaError_t err = cudaSetDevice(device_);
-    size_t next = 0;
-    unsigned turn = 0;
-    while (err == cudaSuccess && next < count) {
-      const size_t n = sm3_chunk_items(offsets, next, count);
-      Slot& slot = slots_[turn++ % 2];
-      err = finish(slot);
-      if (err == cudaSuccess) err = sm3_enqueue(slot, data, offsets + next, n, digests + 32 * next);
-      next += n;
-    }
-    for (Slot& s : slots_) {
-      const cudaError_t e = finish(s);
-      if (err == cudaSuccess) err = e;
-    }
-    return to_status(err);
+    return run(Sm3Job(data, offsets, digests), count);
   }
 
  private:
-  // Items from `first` that fit one chunk (at least one, however long).
-  static size_t sm3_chunk_items(const uint64_t* offsets, size_t first, size_t count) {
-    size_t n = std::min(count - first, kChunkMaxItems);
-    const uint64_t base = offsets[first];
-    // Largest n with offsets[first + n] - base <= kChunkMaxBytes.
-    size_t lo = 1, hi = n;
-    while (lo < hi) {
-      const size_t mid = lo + (hi - lo + 1) / 2;
-      if (offsets[first + mid] - base <= kChunkMaxBytes) lo = mid; else hi = mid - 1;
-    }
-    return lo;
-  }
-
-  cudaError_t sm3_enqueue(Slot& slot, const uint8_t* data, const uint64_t* offsets, size_t n,
-                          uint8_t* dst) {
-    const uint64_t base = offsets[0];
-    const size_t bytes = size_t(offsets[n] - base);
-    const size_t offsets_bytes = (n + 1) * sizeof(uint64_t);
-    const size_t in_bytes = offsets_bytes + bytes;
-    cudaError_t err = slot.host_in.reserve(in_bytes);
-    if (err == cudaSuccess) err = slot.dev_in.reserve(in_bytes);
-    if (err == cudaSuccess) err = slot.host_out.reserve(32 * n);
-    if (err == cudaSuccess) err = slot.dev_out.reserve(32 * n);
-    if (err != cudaSuccess) return err;
-    // Offsets rebased to the chunk, then the message bytes.
-    uint64_t* staged_offsets = reinterpret_cast<uint64_t*>(slot.host_in.get());
-    for (size_t i = 0; i <= n; ++i) staged_offsets[i] = offsets[i] - base;
-    if (bytes > 0) memcpy(slot.host_in.get() + offsets_bytes, data + base, bytes);
-    err = cudaMemcpyAsync(slot.dev_in.get(), slot.host_in.get(), in_bytes,
-                          cudaMemcpyHostToDevice, slot.stream);
-    if (err == cudaSuccess)
-      err = sm3::launch_digest_batch(slot.dev_in.get() + offsets_bytes,
-                                     reinterpret_cast<const uint64_t*>(slot.dev_in.get()), n,
-                                     slot.dev_out.get(), slot.stream);
-    if (err == cudaSuccess)
-      err = cudaMemcpyAsync(slot.host_out.get(), slot.dev_out.get(), 32 * n,
-                            cudaMemcpyDeviceToHost, slot.stream);
-    slot.result_dst = dst;
-    slot.result_bytes = 32 * n;
-    return err;
-  }
-
-  // Waits for the slot's chunk and hands its results to the caller.
-  static cudaError_t finish(Slot& slot) {
-    if (slot.result_dst == nullptr) return cudaSuccess;
-    const cudaError_t err = cudaStreamSynchronize(slot.stream);
-    if (err == cudaSuccess) memcpy(slot.result_dst, slot.host_out.get(), slot.result_bytes);
-    slot.result_dst = nullptr;
-    return err;
+  int run(const ChunkJob& job, size_t count) {
+    cudaError_t err = cudaSetDevice(device_);
+    if (err == cudaSuccess) err = pipeline_.run(job, count);
+    return to_status(err);
   }
 
   const int device_;
-  Slot slots_[2];
+  Pipeline pipeline_;
 };
 
 }  // namespace
+
+cudaError_t DeviceBuffer::reserve(size_t bytes) { return grow(&ptr_, &size_, bytes, false); }
+cudaError_t PinnedBuffer::reserve(size_t bytes) { return grow(&ptr_, &size_, bytes, true); }
+
+Pipeline::~Pipeline() {
+  for (Slot& s : slots_)
+    if (s.stream != nullptr) cudaStreamDestroy(s.stream);
+}
+
+cudaError_t Pipeline::open() {
+  cudaError_t err = cudaSuccess;
+  for (Slot& s : slots_)
+    if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking);
+  return err;
+}
+
+cudaError_t Pipeline::run(const ChunkJob& job, size_t count) {
+  cudaError_t err = cudaSuccess;
+  unsigned turn = 0;
+  for (size_t first = 0; err == cudaSuccess && first < count;) {
+    const size_t n = job.chunk_items(first, count - first);
+    Slot& slot = slots_[turn++ % 2];
+    err = finish(slot);  // the slot's previous chunk, if any
+    if (err == cudaSuccess) err = enqueue(slot, job, first, n);
+    first += n;
+  }
+  for (Slot& s : slots_) {
+    const cudaError_t e = finish(s);
+    if (err == cudaSuccess) err = e;
+  }
+  return err;
+}
+
+cudaError_t Pipeline::enqueue(Slot& slot, const ChunkJob& job, size_t first, size_t n) {
+  const size_t in = job.in_bytes(first, n), out = job.out_bytes(n);
+  cudaError_t err = slot.host_in.reserve(in);
+  if (err == cudaSuccess) err = slot.dev_in.reserve(in);
+  if (err == cudaSuccess) err = slot.host_out.reserve(out);
+  if (err == cudaSuccess) err = slot.dev_out.reserve(out);
+  if (err != cudaSuccess) return err;
+  job.stage(first, n, slot.host_in.get());
+  err = cudaMemcpyAsync(slot.dev_in.get(), slot.host_in.get(), in, cudaMemcpyHostToDevice,
+                        slot.stream);
+  if (err == cudaSuccess) err = job.launch(first, n, slot.dev_in.get(), slot.dev_out.get(), slot.stream);
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync(slot.host_out.get(), slot.dev_out.get(), out, cudaMemcpyDeviceToHost,
+                          slot.stream);
+  slot.pending = &job;  // synchronised before reuse even if a step failed
+  slot.enqueued_ok = err == cudaSuccess;
+  slot.first = first;
+  slot.n = n;
+  return err;
+}
+
+// Waits for the slot's chunk and delivers its results.
+cudaError_t Pipeline::finish(Slot& slot) {
+  if (slot.pending == nullptr) return cudaSuccess;
+  const cudaError_t err = cudaStreamSynchronize(slot.stream);
+  if (err == cudaSuccess && slot.enqueued_ok)
+    slot.pending->deliver(slot.first, slot.n, slot.host_out.get());
+  slot.pending = nullptr;
+  return err;
+}
 
 bool built() { return true; }
 

@@ -1,0 +1,89 @@
+// The batch pipeline every GPU scheme shares. A batch is cut into chunks;
+// each chunk's inputs are staged through pinned host memory, copied, run
+// and copied back on one of two non-default streams, so that one chunk's
+// transfers overlap the other chunk's kernels. A ChunkJob says how to stage,
+// launch and deliver one kind of work.
+#ifndef KS_ENGINE_GPU_PIPELINE_CUH_
+#define KS_ENGINE_GPU_PIPELINE_CUH_
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+namespace ks {
+namespace gpu {
+
+// Bounds of one chunk: staging memory stays bounded for any batch size.
+constexpr size_t kChunkMaxItems = size_t(1) << 20;
+constexpr size_t kChunkMaxBytes = size_t(64) << 20;
+
+class ChunkJob {
+ public:
+  virtual ~ChunkJob() = default;
+  // Items from `first` (of `remaining`) that make one chunk; at least 1.
+  virtual size_t chunk_items(size_t first, size_t remaining) const = 0;
+  virtual size_t in_bytes(size_t first, size_t n) const = 0;
+  virtual size_t out_bytes(size_t n) const = 0;
+  // Writes the inputs of items [first, first + n) to pinned staging memory.
+  virtual void stage(size_t first, size_t n, uint8_t* staging) const = 0;
+  // Enqueues the work of those items on `stream`; dev_in holds what stage
+  // wrote, results go to dev_out.
+  virtual cudaError_t launch(size_t first, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
+                             cudaStream_t stream) const = 0;
+  // Hands the results (pinned host memory, out_bytes(n)) to the caller.
+  virtual void deliver(size_t first, size_t n, const uint8_t* results) const = 0;
+};
+
+// Grow-only scratch buffers.
+class DeviceBuffer {
+ public:
+  ~DeviceBuffer() { cudaFree(ptr_); }
+  cudaError_t reserve(size_t bytes);
+  uint8_t* get() const { return static_cast<uint8_t*>(ptr_); }
+
+ private:
+  void* ptr_ = nullptr;
+  size_t size_ = 0;
+};
+
+class PinnedBuffer {
+ public:
+  ~PinnedBuffer() { cudaFreeHost(ptr_); }
+  cudaError_t reserve(size_t bytes);
+  uint8_t* get() const { return static_cast<uint8_t*>(ptr_); }
+
+ private:
+  void* ptr_ = nullptr;
+  size_t size_ = 0;
+};
+
+class Pipeline {
+ public:
+  Pipeline() = default;
+  ~Pipeline();
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  cudaError_t open();  // on the current device
+  // Runs job over count items; returns the first error.
+  cudaError_t run(const ChunkJob& job, size_t count);
+
+ private:
+  struct Slot {
+    cudaStream_t stream = nullptr;
+    PinnedBuffer host_in, host_out;
+    DeviceBuffer dev_in, dev_out;
+    const ChunkJob* pending = nullptr;  // results not yet delivered
+    bool enqueued_ok = false;
+    size_t first = 0, n = 0;
+  };
+  cudaError_t enqueue(Slot& slot, const ChunkJob& job, size_t first, size_t n);
+  static cudaError_t finish(Slot& slot);
+
+  Slot slots_[2];
+};
+
+}  // namespace gpu
+}  // namespace ks
+
+#endif  // KS_ENGINE_GPU_PIPELINE_CUH_
