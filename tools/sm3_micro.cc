@@ -8,8 +8,8 @@
 // repetition, and the medians of the rates and of the per-repetition ratios
 // are reported.
 //
-//   g++ -O2 -std=c++17 -I src tools/sm3_micro.cc src/hash/*.cc src/core/*.cc \
-//       -o sm3_micro -lcrypto -pthread
+//   g++ -O2 -std=c++17 -I src -o sm3_micro tools/sm3_micro.cc src/hash/*.cc
+//       src/core/*.cc -lcrypto -pthread
 //   ./sm3_micro [repetitions=7]
 #include <openssl/evp.h>
 #include <stdio.h>

@@ -77,15 +77,30 @@ struct AddCase {
   uint64_t same_point;  // H == 0 and R == 0: P == Q
 };
 
-// P + Q for P, Q finite and P != Q, add-2007-bl (11M + 5S).
+// Q with Z^2 and Z^3 alongside: points added many times (the odd multiples
+// in verification) pay for these two products once.
 template <class F>
-KS_HD JacobianPoint<F> add_generic(const JacobianPoint<F>& p, const JacobianPoint<F>& q,
+struct CachedJacobian {
+  JacobianPoint<F> q;
+  typename F::Elem zz, zzz;
+};
+
+template <class F>
+KS_HD CachedJacobian<F> with_z_powers(const JacobianPoint<F>& q) {
+  const auto zz = F::sqr(q.z);
+  return {q, zz, F::mul(zz, q.z)};
+}
+
+// P + Q for P, Q finite and P != Q, add-2007-bl (11M + 5S, of which the
+// 1M + 1S of Q's Z powers are precomputed in c).
+template <class F>
+KS_HD JacobianPoint<F> add_generic(const JacobianPoint<F>& p, const CachedJacobian<F>& cq,
                                    AddCase* c) {
+  const JacobianPoint<F>& q = cq.q;
   const auto z1z1 = F::sqr(p.z);
-  const auto z2z2 = F::sqr(q.z);
-  const auto u1 = F::mul(p.x, z2z2);
+  const auto u1 = F::mul(p.x, cq.zz);
   const auto u2 = F::mul(q.x, z1z1);
-  const auto s1 = F::mul(F::mul(p.y, q.z), z2z2);
+  const auto s1 = F::mul(p.y, cq.zzz);
   const auto s2 = F::mul(F::mul(q.y, p.z), z1z1);
   const auto h = F::sub(u2, u1);
   const auto i = F::sqr(F::dbl(h));
@@ -97,7 +112,7 @@ KS_HD JacobianPoint<F> add_generic(const JacobianPoint<F>& p, const JacobianPoin
   JacobianPoint<F> out;
   out.x = F::sub(F::sub(F::sqr(r), j), F::dbl(v));
   out.y = F::sub(F::mul(r, F::sub(v, out.x)), F::dbl(F::mul(s1, j)));
-  out.z = F::mul(F::sub(F::sub(F::sqr(F::add(p.z, q.z)), z1z1), z2z2), h);
+  out.z = F::mul(F::sub(F::sub(F::sqr(F::add(p.z, q.z)), z1z1), cq.zz), h);
   return out;
 }
 
@@ -130,7 +145,7 @@ KS_HD JacobianPoint<F> add_mixed_generic(const JacobianPoint<F>& p, const Affine
 template <class F>
 KS_HD JacobianPoint<F> add(const JacobianPoint<F>& p, const JacobianPoint<F>& q) {
   AddCase c;
-  JacobianPoint<F> r = add_generic(p, q, &c);
+  JacobianPoint<F> r = add_generic(p, with_z_powers(q), &c);
   r = select(p.is_infinity(), q, r);
   return select(q.is_infinity(), p, r);
 }
@@ -149,12 +164,17 @@ KS_HD JacobianPoint<F> add_mixed(const JacobianPoint<F>& p, const AffinePoint<F>
 // P + Q for public points (verification, table generation): every case,
 // with branches.
 template <class F>
-KS_HD JacobianPoint<F> add_vartime(const JacobianPoint<F>& p, const JacobianPoint<F>& q) {
-  if (p.is_infinity()) return q;
-  if (q.is_infinity()) return p;
+KS_HD JacobianPoint<F> add_vartime(const JacobianPoint<F>& p, const CachedJacobian<F>& q) {
+  if (p.is_infinity()) return q.q;
+  if (q.q.is_infinity()) return p;
   AddCase c;
   const JacobianPoint<F> r = add_generic(p, q, &c);
   return c.same_point ? dbl(p) : r;  // P == -Q already gave Z3 = 0
+}
+
+template <class F>
+KS_HD JacobianPoint<F> add_vartime(const JacobianPoint<F>& p, const JacobianPoint<F>& q) {
+  return add_vartime(p, with_z_powers(q));
 }
 
 template <class F>

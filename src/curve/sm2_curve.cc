@@ -142,18 +142,24 @@ struct Sm2Mul {
   }
 
   static Jacobian base_add_point_vartime(const U256& s, const U256& t, const Affine& p) {
-    FJacobian odd[kWnafEntries];  // odd[i] = (2i + 1) P
-    odd[0] = FJacobian::from_affine(rebind(p));
-    const FJacobian p2 = dbl(odd[0]);
-    for (int i = 1; i < kWnafEntries; ++i) odd[i] = add_vartime(odd[i - 1], p2);
+    // odd[i] = (2i + 1) P with its Z powers, added ~43 times below
+    CachedJacobian<F> odd[kWnafEntries];
+    FJacobian multiple = FJacobian::from_affine(rebind(p));
+    const CachedJacobian<F> p2 = with_z_powers(dbl(multiple));
+    for (int i = 0; i < kWnafEntries; ++i) {
+      odd[i] = with_z_powers(multiple);
+      multiple = add_vartime(multiple, p2);
+    }
 
     int digits[257];
     FJacobian acc = FJacobian::infinity();
     for (int bit = wnaf(digits, t, kWnafBits) - 1; bit >= 0; --bit) {
       if (!acc.is_infinity()) acc = dbl(acc);
       const int d = digits[bit];
-      if (d > 0) acc = add_vartime(acc, odd[(d - 1) / 2]);
-      if (d < 0) acc = add_vartime(acc, negate_if<F>(~uint64_t(0), odd[(-d - 1) / 2]));
+      if (d == 0) continue;
+      CachedJacobian<F> entry = odd[(d < 0 ? -d : d) / 2];
+      if (d < 0) entry.q.y = F::neg(entry.q.y);
+      acc = add_vartime(acc, entry);
     }
     return unbind(add_vartime(acc, base_vartime(s)));
   }

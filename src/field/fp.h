@@ -127,17 +127,16 @@ inline U256 solinas_reduce_portable(const uint64_t t[8]) {
 // columns col0..col7; each 32-bit word cj is added into the columns whose
 // formula (above) names it, "2x" and "3x" through lea.
 KS_FIELD_INLINE U256 solinas_reduce_x86(const uint64_t t[8]) {
-  // The immediates below spell kRedundantP and p (asm allows 30 operands).
+  // The immediates below spell kRedundantP and p. Eleven registers only (t
+  // through one pointer), so that the block also compiles at -O0 and with a
+  // frame pointer.
   static_assert(kRedundantP[0] == 0xFFFFFFFF && kRedundantP[1] == 0xFFFFFFFF &&
                     kRedundantP[2] == 0x400000000 && kRedundantP[3] == 0xFFFFFFFB &&
                     kRedundantP[4] == 0xFFFFFFFF && kRedundantP[5] == 0xFFFFFFFF &&
                     kRedundantP[6] == 0xFFFFFFFF && kRedundantP[7] == 0xFFFFFFFE,
                 "column start digits");
-  static_assert(kP.w[0] == ~0ull && kP.w[1] == 0xFFFFFFFF00000000 && kP.w[2] == ~0ull &&
-                    kP.w[3] == 0xFFFFFFFEFFFFFFFF,
-                "p limbs");
-  uint64_t s0, s1, s2, s3, s4, s5, s6, s7, c;
-  uint64_t t4 = t[4], t5 = t[5], t6 = t[6], t7 = t[7];  // clobbered: scratch
+  static_assert(kP.w[0] == ~0ull && kP.w[2] == ~0ull, "p limbs 0 and 2 are -1 immediates");
+  uint64_t s0, s1, s2, s3, s4, s5, s6, s7, c, d;
   __asm__(
       // columns start from the digits of kRedundantP
       "movl $0xFFFFFFFF, %k[s0]\n\t"
@@ -149,48 +148,52 @@ KS_FIELD_INLINE U256 solinas_reduce_x86(const uint64_t t[8]) {
       "movl $0xFFFFFFFF, %k[s6]\n\t"
       "movl $0xFFFFFFFE, %k[s7]\n\t"
       // c8 (c): col0 -col2 col3 col7; c9 (d): col0 col1 -col2 col4 col7
-      "movl %k[t4], %k[c]\n\t"
-      "shrq $32, %[t4]\n\t"
+      "movq 32(%[t]), %[d]\n\t"
+      "movl %k[d], %k[c]\n\t"
+      "shrq $32, %[d]\n\t"
       "addq %[c], %[s0]\n\t"
       "subq %[c], %[s2]\n\t"
       "addq %[c], %[s3]\n\t"
       "addq %[c], %[s7]\n\t"
-      "addq %[t4], %[s0]\n\t"
-      "addq %[t4], %[s1]\n\t"
-      "subq %[t4], %[s2]\n\t"
-      "addq %[t4], %[s4]\n\t"
-      "addq %[t4], %[s7]\n\t"
+      "addq %[d], %[s0]\n\t"
+      "addq %[d], %[s1]\n\t"
+      "subq %[d], %[s2]\n\t"
+      "addq %[d], %[s4]\n\t"
+      "addq %[d], %[s7]\n\t"
       // c10: col0 col1 col5 col7; c11: col0 col1 col3 col6 col7
-      "movl %k[t5], %k[c]\n\t"
-      "shrq $32, %[t5]\n\t"
+      "movq 40(%[t]), %[d]\n\t"
+      "movl %k[d], %k[c]\n\t"
+      "shrq $32, %[d]\n\t"
       "addq %[c], %[s0]\n\t"
       "addq %[c], %[s1]\n\t"
       "addq %[c], %[s5]\n\t"
       "addq %[c], %[s7]\n\t"
-      "addq %[t5], %[s0]\n\t"
-      "addq %[t5], %[s1]\n\t"
-      "addq %[t5], %[s3]\n\t"
-      "addq %[t5], %[s6]\n\t"
-      "addq %[t5], %[s7]\n\t"
+      "addq %[d], %[s0]\n\t"
+      "addq %[d], %[s1]\n\t"
+      "addq %[d], %[s3]\n\t"
+      "addq %[d], %[s6]\n\t"
+      "addq %[d], %[s7]\n\t"
       // c12: col0 col1 col3 col4 2col7; c13: 2col0 col1 -col2 2col3 col4 col5 2col7
-      "movl %k[t6], %k[c]\n\t"
-      "shrq $32, %[t6]\n\t"
+      "movq 48(%[t]), %[d]\n\t"
+      "movl %k[d], %k[c]\n\t"
+      "shrq $32, %[d]\n\t"
       "addq %[c], %[s0]\n\t"
       "addq %[c], %[s1]\n\t"
       "addq %[c], %[s3]\n\t"
       "addq %[c], %[s4]\n\t"
       "leaq (%[s7],%[c],2), %[s7]\n\t"
-      "leaq (%[s0],%[t6],2), %[s0]\n\t"
-      "addq %[t6], %[s1]\n\t"
-      "subq %[t6], %[s2]\n\t"
-      "leaq (%[s3],%[t6],2), %[s3]\n\t"
-      "addq %[t6], %[s4]\n\t"
-      "addq %[t6], %[s5]\n\t"
-      "leaq (%[s7],%[t6],2), %[s7]\n\t"
+      "leaq (%[s0],%[d],2), %[s0]\n\t"
+      "addq %[d], %[s1]\n\t"
+      "subq %[d], %[s2]\n\t"
+      "leaq (%[s3],%[d],2), %[s3]\n\t"
+      "addq %[d], %[s4]\n\t"
+      "addq %[d], %[s5]\n\t"
+      "leaq (%[s7],%[d],2), %[s7]\n\t"
       // c14: 2col0 2col1 -col2 col3 2col4 col5 col6 2col7;
       // c15: 2col0 2col1 col3 col4 2col5 col6 3col7
-      "movl %k[t7], %k[c]\n\t"
-      "shrq $32, %[t7]\n\t"
+      "movq 56(%[t]), %[d]\n\t"
+      "movl %k[d], %k[c]\n\t"
+      "shrq $32, %[d]\n\t"
       "leaq (%[s0],%[c],2), %[s0]\n\t"
       "leaq (%[s1],%[c],2), %[s1]\n\t"
       "subq %[c], %[s2]\n\t"
@@ -199,14 +202,14 @@ KS_FIELD_INLINE U256 solinas_reduce_x86(const uint64_t t[8]) {
       "addq %[c], %[s5]\n\t"
       "addq %[c], %[s6]\n\t"
       "leaq (%[s7],%[c],2), %[s7]\n\t"
-      "leaq (%[s0],%[t7],2), %[s0]\n\t"
-      "leaq (%[s1],%[t7],2), %[s1]\n\t"
-      "addq %[t7], %[s3]\n\t"
-      "addq %[t7], %[s4]\n\t"
-      "leaq (%[s5],%[t7],2), %[s5]\n\t"
-      "addq %[t7], %[s6]\n\t"
-      "leaq (%[s7],%[t7],2), %[s7]\n\t"
-      "addq %[t7], %[s7]\n\t"
+      "leaq (%[s0],%[d],2), %[s0]\n\t"
+      "leaq (%[s1],%[d],2), %[s1]\n\t"
+      "addq %[d], %[s3]\n\t"
+      "addq %[d], %[s4]\n\t"
+      "leaq (%[s5],%[d],2), %[s5]\n\t"
+      "addq %[d], %[s6]\n\t"
+      "leaq (%[s7],%[d],2), %[s7]\n\t"
+      "addq %[d], %[s7]\n\t"
       // odd columns straddle two limbs: low halves stay in s1 s3 s5 s7,
       // high halves join the even columns of the next limb; c = top
       "movq %[s1], %[c]\n\t"
@@ -225,10 +228,10 @@ KS_FIELD_INLINE U256 solinas_reduce_x86(const uint64_t t[8]) {
       "shrq $32, %[c]\n\t"
       "shlq $32, %[s7]\n\t"
       // z = t_low + even_and_odd_high + odd_low in (s0, s2, s4, s6)
-      "addq %[t0], %[s0]\n\t"
-      "adcq %[t1], %[s2]\n\t"
-      "adcq %[t2], %[s4]\n\t"
-      "adcq %[t3], %[s6]\n\t"
+      "addq 0(%[t]), %[s0]\n\t"
+      "adcq 8(%[t]), %[s2]\n\t"
+      "adcq 16(%[t]), %[s4]\n\t"
+      "adcq 24(%[t]), %[s6]\n\t"
       "adcq $0, %[c]\n\t"
       "addq %[s1], %[s0]\n\t"
       "adcq %[s3], %[s2]\n\t"
@@ -240,32 +243,29 @@ KS_FIELD_INLINE U256 solinas_reduce_x86(const uint64_t t[8]) {
       "shlq $32, %[s1]\n\t"
       "movq %[s1], %[s3]\n\t"
       "subq %[c], %[s3]\n\t"
-      "xorl %k[t4], %k[t4]\n\t"
+      "xorl %k[d], %k[d]\n\t"
       "addq %[c], %[s0]\n\t"
       "adcq %[s3], %[s2]\n\t"
       "adcq $0, %[s4]\n\t"
       "adcq %[s1], %[s6]\n\t"
-      "adcq $0, %[t4]\n\t"
+      "adcq $0, %[d]\n\t"
       // (d, z) - p; keep z where that borrows out (cmov: no branch)
       "movq %[s0], %[s1]\n\t"
       "movq %[s2], %[s3]\n\t"
       "movq %[s4], %[s5]\n\t"
       "movq %[s6], %[s7]\n\t"
-      "movabsq $0xFFFFFFFF00000000, %[c]\n\t"
-      "movabsq $0xFFFFFFFEFFFFFFFF, %[t5]\n\t"
       "subq $-1, %[s1]\n\t"
-      "sbbq %[c], %[s3]\n\t"
+      "sbbq %[p1], %[s3]\n\t"
       "sbbq $-1, %[s5]\n\t"
-      "sbbq %[t5], %[s7]\n\t"
-      "sbbq $0, %[t4]\n\t"
+      "sbbq %[p3], %[s7]\n\t"
+      "sbbq $0, %[d]\n\t"
       "cmovncq %[s1], %[s0]\n\t"
       "cmovncq %[s3], %[s2]\n\t"
       "cmovncq %[s5], %[s4]\n\t"
       "cmovncq %[s7], %[s6]\n\t"
       : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),
-        [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [c] "=&r"(c), [t4] "+&r"(t4),
-        [t5] "+&r"(t5), [t6] "+&r"(t6), [t7] "+&r"(t7)
-      : [t0] "rm"(t[0]), [t1] "rm"(t[1]), [t2] "rm"(t[2]), [t3] "rm"(t[3])
+        [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [c] "=&r"(c), [d] "=&r"(d)
+      : [t] "r"(t), "m"(*(const uint64_t(*)[8])t), [p1] "m"(kP.w[1]), [p3] "m"(kP.w[3])
       : "cc");
   return U256{{s0, s2, s4, s6}};
 }

@@ -37,30 +37,40 @@ namespace field {
   "adcxq %[hi], %[" #rI4 "]\n\t"
 
 struct MulAdx {
-  // t[0..7] = a * b, operand scanning: row i adds b[i] * a into t[i..i+4],
-  // low halves through the CF chain (adcx), high halves through OF (adox).
+  // t[0..7] = a * b, operand scanning: row i adds b[i] * a into limbs
+  // i..i+4. Five accumulator registers rotate: a row's lowest limb is final,
+  // goes to t[i], and its register becomes the next row's top limb (eleven
+  // registers in all, so the block compiles at -O0 and with a frame pointer).
   static KS_FIELD_INLINE void mul_wide(uint64_t t[8], const U256& a, const U256& b) {
-    uint64_t r0, r1, r2, r3, r4, r5, r6, r7, lo, hi;
+    uint64_t x0, x1, x2, x3, x4, lo, hi;
     __asm__(
-        // row 0
+        // row 0: x0..x4 = b[0] * a
         "movq 0(%[b]), %%rdx\n\t"
-        "mulxq 0(%[a]), %[r0], %[r1]\n\t"
-        "mulxq 8(%[a]), %[lo], %[r2]\n\t"
-        "addq %[lo], %[r1]\n\t"
-        "mulxq 16(%[a]), %[lo], %[r3]\n\t"
-        "adcq %[lo], %[r2]\n\t"
-        "mulxq 24(%[a]), %[lo], %[r4]\n\t"
-        "adcq %[lo], %[r3]\n\t"
-        "adcq $0, %[r4]\n\t"
-        KS_MULX_ROW(8, r1, r2, r3, r4, r5)
-        KS_MULX_ROW(16, r2, r3, r4, r5, r6)
-        KS_MULX_ROW(24, r3, r4, r5, r6, r7)
-        : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4),
-          [r5] "=&r"(r5), [r6] "=&r"(r6), [r7] "=&r"(r7), [lo] "=&r"(lo), [hi] "=&r"(hi)
-        : [a] "r"(a.w), [b] "r"(b.w), "m"(a), "m"(b)
+        "mulxq 0(%[a]), %[x0], %[x1]\n\t"
+        "mulxq 8(%[a]), %[lo], %[x2]\n\t"
+        "addq %[lo], %[x1]\n\t"
+        "mulxq 16(%[a]), %[lo], %[x3]\n\t"
+        "adcq %[lo], %[x2]\n\t"
+        "mulxq 24(%[a]), %[lo], %[x4]\n\t"
+        "adcq %[lo], %[x3]\n\t"
+        "adcq $0, %[x4]\n\t"
+        "movq %[x0], 0(%[t])\n\t"
+        KS_MULX_ROW(8, x1, x2, x3, x4, x0)
+        "movq %[x1], 8(%[t])\n\t"
+        KS_MULX_ROW(16, x2, x3, x4, x0, x1)
+        "movq %[x2], 16(%[t])\n\t"
+        KS_MULX_ROW(24, x3, x4, x0, x1, x2)
+        "movq %[x3], 24(%[t])\n\t"
+        "movq %[x4], 32(%[t])\n\t"
+        "movq %[x0], 40(%[t])\n\t"
+        "movq %[x1], 48(%[t])\n\t"
+        "movq %[x2], 56(%[t])\n\t"
+        : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [x4] "=&r"(x4),
+          [lo] "=&r"(lo), [hi] "=&r"(hi), "=m"(*(uint64_t(*)[8])t)
+        : [a] "r"(a.w), [b] "r"(b.w), [t] "r"(t), "m"(a), "m"(b)
         : "rdx", "cc");
-    t[0] = r0, t[1] = r1, t[2] = r2, t[3] = r3, t[4] = r4, t[5] = r5, t[6] = r6, t[7] = r7;
   }
+
   // t[0..7] = a^2: the six cross products a_i a_j (i < j), doubled by an
   // add-to-self chain, plus the four squares a_i^2 on the diagonal
   // (10 multiplications instead of 16).

@@ -103,6 +103,9 @@ inline U256 subtract_if_ge(const U256& a, uint64_t carry, const U256& m) {
 }
 
 #if defined(__x86_64__)
+// Operands: a in registers (updated in place), b and the modulus through
+// one pointer each, which keeps the register count low enough for any
+// optimization level (-O0 included).
 // Modular add/sub as straight-line x86-64: gcc turns the portable versions
 // below into twice the instructions (it re-materializes every carry), and
 // the point formulas do about as many of these as multiplications.
@@ -110,13 +113,9 @@ inline U256 subtract_if_ge(const U256& a, uint64_t carry, const U256& m) {
 // (a + b) mod m for a, b < m: r = a + b, then r - m unless that borrows past
 // the carry (cmov, no branch).
 inline U256 mod_add(const U256& a, const U256& b, const U256& m) {
-  uint64_t r0, r1, r2, r3, d0, d1, d2, d3, carry;
+  uint64_t r0 = a.w[0], r1 = a.w[1], r2 = a.w[2], r3 = a.w[3], d0, d1, d2, d3, carry;
   __asm__(
       "xorl %k[c], %k[c]\n\t"
-      "movq 0(%[a]), %[r0]\n\t"
-      "movq 8(%[a]), %[r1]\n\t"
-      "movq 16(%[a]), %[r2]\n\t"
-      "movq 24(%[a]), %[r3]\n\t"
       "addq 0(%[b]), %[r0]\n\t"
       "adcq 8(%[b]), %[r1]\n\t"
       "adcq 16(%[b]), %[r2]\n\t"
@@ -135,21 +134,17 @@ inline U256 mod_add(const U256& a, const U256& b, const U256& m) {
       "cmovncq %[d1], %[r1]\n\t"
       "cmovncq %[d2], %[r2]\n\t"
       "cmovncq %[d3], %[r3]\n\t"
-      : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [d0] "=&r"(d0),
+      : [r0] "+&r"(r0), [r1] "+&r"(r1), [r2] "+&r"(r2), [r3] "+&r"(r3), [d0] "=&r"(d0),
         [d1] "=&r"(d1), [d2] "=&r"(d2), [d3] "=&r"(d3), [c] "=&r"(carry)
-      : [a] "r"(a.w), [b] "r"(b.w), [m] "r"(m.w), "m"(a), "m"(b), "m"(m)
+      : [b] "r"(b.w), [m] "r"(m.w), "m"(b), "m"(m)
       : "cc");
   return U256{{r0, r1, r2, r3}};
 }
 
 // (a - b) mod m for a, b < m: r = a - b, plus m masked by the borrow.
 inline U256 mod_sub(const U256& a, const U256& b, const U256& m) {
-  uint64_t r0, r1, r2, r3, m0, m1, m2, m3;
+  uint64_t r0 = a.w[0], r1 = a.w[1], r2 = a.w[2], r3 = a.w[3], m0, m1, m2, m3;
   __asm__(
-      "movq 0(%[a]), %[r0]\n\t"
-      "movq 8(%[a]), %[r1]\n\t"
-      "movq 16(%[a]), %[r2]\n\t"
-      "movq 24(%[a]), %[r3]\n\t"
       "subq 0(%[b]), %[r0]\n\t"
       "sbbq 8(%[b]), %[r1]\n\t"
       "sbbq 16(%[b]), %[r2]\n\t"
@@ -166,9 +161,9 @@ inline U256 mod_sub(const U256& a, const U256& b, const U256& m) {
       "adcq %[m1], %[r1]\n\t"
       "adcq %[m2], %[r2]\n\t"
       "adcq %[m3], %[r3]\n\t"
-      : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [m0] "=&r"(m0),
+      : [r0] "+&r"(r0), [r1] "+&r"(r1), [r2] "+&r"(r2), [r3] "+&r"(r3), [m0] "=&r"(m0),
         [m1] "=&r"(m1), [m2] "=&r"(m2), [m3] "=&r"(m3)
-      : [a] "r"(a.w), [b] "r"(b.w), [m] "r"(m.w), "m"(a), "m"(b), "m"(m)
+      : [b] "r"(b.w), [m] "r"(m.w), "m"(b), "m"(m)
       : "cc");
   return U256{{r0, r1, r2, r3}};
 }

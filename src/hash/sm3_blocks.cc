@@ -5,8 +5,9 @@
 #include <string.h>
 
 #include "core/cpu_features.h"
+#include "core/secure.h"
 #include "hash/sm3_compress.h"
-#include "hash/sm3_x86.h"
+#include "hash/sm3_x86_kernels.h"
 
 namespace ks {
 namespace sm3 {
@@ -21,7 +22,7 @@ void compress_blocks_portable(uint32_t state[8], const uint8_t* blocks, size_t n
 
 namespace {
 
-// What the x86 kernels need (sm3_x86.h).
+// What the x86 kernels need (sm3_x86_kernels.h).
 bool cpu_has_avx2_kernels() {
   const CpuFeatures& f = cpu_features();
   return f.avx2 && f.bmi2;
@@ -32,29 +33,19 @@ bool cpu_has_avx512_kernels() {
   return cpu_has_avx2_kernels() && f.avx512f && f.avx512vl && f.avx512bw;
 }
 
-// Preferred first, portable last (and always usable).
-const CompressVariant* compress_table(size_t* count) {
-  static const CompressVariant kTable[] = {
-#if KS_SM3_X86
-      {"avx512-bmi2", cpu_has_avx512_kernels(), compress_blocks_avx512},
-      {"avx2-bmi2", cpu_has_avx2_kernels(), compress_blocks_avx2},
-#endif
-      {"portable", true, compress_blocks_portable},
-  };
-  *count = sizeof(kTable) / sizeof(kTable[0]);
-  return kTable;
+// The first usable entry of a variant table (the last one always is).
+template <class Variant>
+const Variant& first_usable(const Variant* (*table_of)(size_t*)) {
+  size_t count = 0;
+  const Variant* table = table_of(&count);
+  size_t i = 0;
+  while (!table[i].usable) ++i;
+  return table[i];
 }
 
 const CompressVariant& chosen_compress() {
-  static const CompressVariant* const chosen = [] {
-    size_t count = 0;
-    const CompressVariant* table = compress_table(&count);
-    for (size_t i = 0; i + 1 < count; ++i) {
-      if (table[i].usable) return &table[i];
-    }
-    return &table[count - 1];
-  }();
-  return *chosen;
+  static const CompressVariant& chosen = first_usable(compress_variants);
+  return chosen;
 }
 
 // The padded tail of a message (section 5.2): its last len % 64 bytes, the
@@ -63,9 +54,9 @@ const CompressVariant& chosen_compress() {
 size_t pad_tail(const uint8_t* msg, size_t len, uint8_t out[128]) {
   const size_t rest = len % 64;
   const size_t blocks = rest < 56 ? 1 : 2;
+  memset(out, 0, 128);  // fixed size: a few vector stores, no library call
   if (rest > 0) memcpy(out, msg + (len - rest), rest);
   out[rest] = 0x80;
-  memset(out + rest + 1, 0, 64 * blocks - 8 - (rest + 1));
   const uint64_t bits = uint64_t(len) * 8;
   store_be32(out + 64 * blocks - 8, uint32_t(bits >> 32));
   store_be32(out + 64 * blocks - 4, uint32_t(bits));
@@ -84,6 +75,7 @@ void digest_one(CompressFn compress, const uint8_t* msg, size_t len, uint8_t out
   uint8_t tail[128];
   compress(state, tail, pad_tail(msg, len, tail));
   store_digest(state, out);
+  secure_wipe(tail, sizeof(tail));  // as Sm3 does: no message bytes left behind
 }
 
 void digest_many_serial(const uint8_t* const* msgs, const size_t* lens, size_t n,
@@ -131,55 +123,76 @@ struct LaneJob {
 // Multi-buffer hashing of a batch: each of the L lanes takes the next
 // message of the batch as soon as its own is done, so lanes stay busy
 // whatever the mix of lengths. A kernel call costs the same however many
-// lanes are busy; once no message is waiting and at most kSerialLanes are
+// lanes are busy; once no message is waiting and at most `serial` lanes are
 // still busy, those few are finished one by one on the single-stream
 // compressor, which is then cheaper.
-template <int L, int kSerialLanes>
-void digest_many_lanes(void (*compress_lanes)(uint32_t state[8][L], const uint8_t* const blocks[L]),
-                       const uint8_t* const* msgs, const size_t* lens, size_t n,
-                       uint8_t (*out)[32]) {
-  static const uint8_t kIdleBlock[64] = {0};  // fed to idle lanes, result unused
-  alignas(64) uint32_t state[8][L];
-  LaneJob jobs[L];
-  bool busy[L];
-  const uint8_t* blocks[L];
-  size_t waiting = 0;  // next message to start
-  int nbusy = 0;
+template <int L>
+class LaneBatch {
+ public:
+  using Kernel = void (*)(uint32_t state[8][L], const uint8_t* const blocks[L]);
 
-  auto refill = [&](int l) {
-    busy[l] = waiting < n;
-    if (!busy[l]) return;
-    jobs[l].start(waiting, msgs[waiting], lens[waiting]);
-    ++waiting;
-    for (int i = 0; i < 8; ++i) state[i][l] = kIV[i];
-    ++nbusy;
-  };
-  auto lane_state = [&](int l, uint32_t column[8]) {
-    for (int i = 0; i < 8; ++i) column[i] = state[i][l];
-  };
+  LaneBatch(const uint8_t* const* msgs, const size_t* lens, size_t n, uint8_t (*out)[32])
+      : msgs_(msgs), lens_(lens), n_(n), out_(out) {}
+  ~LaneBatch() {
+    secure_wipe(state_, sizeof(state_));
+    secure_wipe(jobs_, sizeof(jobs_));
+  }
 
-  for (int l = 0; l < L; ++l) refill(l);
-  while (nbusy > kSerialLanes) {
-    for (int l = 0; l < L; ++l) blocks[l] = busy[l] ? jobs[l].block() : kIdleBlock;
-    compress_lanes(state, blocks);
+  void run(Kernel kernel, int serial) {
+    for (int l = 0; l < L; ++l) refill(l);
+    while (nbusy_ > serial) step(kernel);
+    const CompressFn compress = chosen_compress().compress_blocks;
     for (int l = 0; l < L; ++l) {
-      if (!busy[l] || !jobs[l].advance()) continue;
+      if (!busy_[l]) continue;
       uint32_t column[8];
       lane_state(l, column);
-      store_digest(column, out[jobs[l].msg]);
-      --nbusy;
+      jobs_[l].finish(compress, column);
+      store_digest(column, out_[jobs_[l].msg]);
+    }
+  }
+
+ private:
+  // Starts the next waiting message in lane l (from the IV), if any.
+  void refill(int l) {
+    busy_[l] = waiting_ < n_;
+    if (!busy_[l]) return;
+    jobs_[l].start(waiting_, msgs_[waiting_], lens_[waiting_]);
+    ++waiting_;
+    for (int i = 0; i < 8; ++i) state_[i][l] = kIV[i];
+    ++nbusy_;
+  }
+
+  // One block in every lane; finished messages are written out and their
+  // lanes refilled.
+  void step(Kernel kernel) {
+    static const uint8_t kIdleBlock[64] = {0};  // fed to idle lanes, result unused
+    const uint8_t* blocks[L];
+    for (int l = 0; l < L; ++l) blocks[l] = busy_[l] ? jobs_[l].block() : kIdleBlock;
+    kernel(state_, blocks);
+    for (int l = 0; l < L; ++l) {
+      if (!busy_[l] || !jobs_[l].advance()) continue;
+      uint32_t column[8];
+      lane_state(l, column);
+      store_digest(column, out_[jobs_[l].msg]);
+      --nbusy_;
       refill(l);
     }
   }
-  const CompressFn compress = chosen_compress().compress_blocks;
-  for (int l = 0; l < L; ++l) {
-    if (!busy[l]) continue;
-    uint32_t column[8];
-    lane_state(l, column);
-    jobs[l].finish(compress, column);
-    store_digest(column, out[jobs[l].msg]);
+
+  void lane_state(int l, uint32_t column[8]) const {
+    for (int i = 0; i < 8; ++i) column[i] = state_[i][l];
   }
-}
+
+  const uint8_t* const* msgs_;
+  const size_t* lens_;
+  size_t n_;
+  uint8_t (*out_)[32];
+  alignas(64) uint32_t state_[8][L];  // word-major: state_[i][l] is word i of lane l
+  LaneJob jobs_[L];
+  bool busy_[L];
+  size_t waiting_ = 0;  // next message to start
+  int nbusy_ = 0;
+};
 
 // compress_x16/x8 without the kernel: lane by lane.
 template <int L>
@@ -194,20 +207,38 @@ void compress_lanes_serial(uint32_t state[8][L], const uint8_t* const blocks[L])
 }
 
 #if KS_SM3_X86
-// A kernel call costs about as much as 2 (x16) or 1.5-2 (x8) single-stream
-// blocks on the CPUs these target (measured with tools/sm3_micro.cc).
+// On Zen 4 one x16 (AVX-512) or x8 (AVX2) kernel call costs a little more
+// than two single-stream blocks (tools/sm3_micro.cc), so two busy lanes are
+// already cheaper one at a time.
+constexpr int kSerialLanes = 2;
+
 void digest_many_x16(const uint8_t* const* msgs, const size_t* lens, size_t n,
                      uint8_t (*out)[32]) {
-  digest_many_lanes<16, 1>(compress_x16_avx512, msgs, lens, n, out);
+  LaneBatch<16>(msgs, lens, n, out).run(compress_x16_avx512, kSerialLanes);
 }
 
 void digest_many_x8(const uint8_t* const* msgs, const size_t* lens, size_t n,
                     uint8_t (*out)[32]) {
-  digest_many_lanes<8, 1>(compress_x8_avx2, msgs, lens, n, out);
+  LaneBatch<8>(msgs, lens, n, out).run(compress_x8_avx2, kSerialLanes);
 }
 #endif
 
-const DigestManyVariant* digest_many_table(size_t* count) {
+}  // namespace
+
+// Preferred first, portable last (and always usable).
+const CompressVariant* compress_variants(size_t* count) {
+  static const CompressVariant kTable[] = {
+#if KS_SM3_X86
+      {"avx512-bmi2", cpu_has_avx512_kernels(), compress_blocks_avx512},
+      {"avx2-bmi2", cpu_has_avx2_kernels(), compress_blocks_avx2},
+#endif
+      {"portable", true, compress_blocks_portable},
+  };
+  *count = sizeof(kTable) / sizeof(kTable[0]);
+  return kTable;
+}
+
+const DigestManyVariant* digest_many_variants(size_t* count) {
   static const DigestManyVariant kTable[] = {
 #if KS_SM3_X86
       {"x16-avx512", cpu_has_avx512_kernels(), digest_many_x16},
@@ -220,8 +251,6 @@ const DigestManyVariant* digest_many_table(size_t* count) {
   return kTable;
 }
 
-}  // namespace
-
 void compress_blocks(uint32_t state[8], const uint8_t* blocks, size_t nblocks) {
   static const CompressFn fn = chosen_compress().compress_blocks;
   fn(state, blocks, nblocks);
@@ -231,13 +260,7 @@ const char* compress_variant_name() { return chosen_compress().name; }
 
 void digest_many(const uint8_t* const* msgs, const size_t* lens, size_t n,
                  uint8_t (*out)[32]) {
-  static const DigestManyFn fn = [] {
-    size_t count = 0;
-    const DigestManyVariant* table = digest_many_table(&count);
-    size_t i = 0;
-    while (!table[i].usable) ++i;  // "serial" always is
-    return table[i].digest_many;
-  }();
+  static const DigestManyFn fn = first_usable(digest_many_variants).digest_many;
   fn(msgs, lens, n, out);
 }
 
@@ -261,10 +284,6 @@ void compress_x8(uint32_t state[8][8], const uint8_t* const blocks[8]) {
 #endif
   compress_lanes_serial<8>(state, blocks);
 }
-
-const CompressVariant* compress_variants(size_t* count) { return compress_table(count); }
-
-const DigestManyVariant* digest_many_variants(size_t* count) { return digest_many_table(count); }
 
 }  // namespace sm3
 }  // namespace ks

@@ -9,6 +9,10 @@
 #ifndef KS_HASH_SM3_X86_SIMD_H_
 #define KS_HASH_SM3_X86_SIMD_H_
 
+#ifdef KS_HASH_SM3_COMPRESS_H_
+#error "sm3_compress.h was included outside the target region; see above"
+#endif
+
 #include <immintrin.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,18 +21,40 @@
 
 #define KS_X86_INLINE inline __attribute__((always_inline))
 
+// Full unrolling for the short loops of the lane transposes: GCC leaves them
+// rolled, with their arrays of vectors in memory (9% of the x16 kernel).
+#if defined(__clang__)
+#define KS_X86_UNROLL _Pragma("unroll")
+#else
+#define KS_X86_UNROLL _Pragma("GCC unroll 16")
+#endif
+
 namespace ks {
 namespace sm3 {
 namespace {
 
+// The 32-bit constant c as a value loaded from memory, for the vector
+// policies: GCC would build each broadcast round constant with mov +
+// vpbroadcastd (integer and shuffle work) where a broadcasting load, or
+// AVX-512's {1to16} operand, costs only a load (4% of the x16 kernel).
+template <uint32_t c>
+KS_X86_INLINE int constant_in_memory() {
+  static const uint32_t k = c;
+  const uint32_t* p = &k;
+  __asm__("" : "+r"(p));  // hides the value from the optimizer
+  return int(*p);
+}
+
 // ---------------------------------------------------------------------------
 // Single stream: scalar rounds, SIMD message expansion.
 //
-// One SM3 round is ~24 scalar ALU operations with a 6-7 cycle dependency
-// chain through E (SS1 -> TT2 -> P0), so the 4 integer ALUs are the limit.
-// The message expansion (section 5.3.2) runs on the vector units instead,
-// interleaved with the rounds, and the rounds read W_j and W'_j from memory
-// as operands of their additions.
+// A block's 64 rounds are one dependency chain: in rounds 16-63 it runs
+// E -> SS1 -> TT2 -> P0(TT2) = next E in 7 single-cycle steps (6 in rounds
+// 0-15), and each round also needs ~25 other ALU operations, 6 of them
+// rotations. With 4 integer ALUs the two limits nearly coincide, so every
+// ALU operation taken out of the rounds shows: the message expansion
+// (section 5.3.2) runs on the vector units, interleaved with the rounds,
+// and the rounds read W_j and W'_j as memory operands of their additions.
 
 // Scalar words for the x86 rounds (BMI2 turns the rotations into rorx).
 struct X86ScalarOps : ScalarOps {
@@ -41,6 +67,8 @@ struct X86ScalarOps : ScalarOps {
     __asm__("" : "+r"(r));
     return r;
   }
+  template <uint32_t c>
+  KS_X86_INLINE static Word add_constant(Word x) { return add(x, c); }
   // FF_j (j >= 16) as two disjoint halves joined by an addition the compiler
   // may merge into the TT1 sum: (B&C) is off the critical path.
   KS_X86_INLINE static Word maj(Word a, Word b, Word c) { return (a & (b ^ c)) + (b & c); }
@@ -76,6 +104,7 @@ struct XmmAheadSchedule {
     store(wp, _mm_xor_si128(x0, x1));
     store(wp + 4, _mm_xor_si128(x1, x2));
     store(wp + 8, _mm_xor_si128(x2, x3));
+    keep_in_memory();
   }
 
   template <int j>
@@ -89,6 +118,12 @@ struct XmmAheadSchedule {
   KS_X86_INLINE static void store(uint32_t* p, __m128i v) {
     _mm_store_si128(reinterpret_cast<__m128i*>(p), v);
   }
+
+  // The rounds should read W_j and W'_j as memory operands of their
+  // additions (free on the load ports). Left alone, the compiler forwards
+  // the vectors just stored and extracts each word with vpextrd, which
+  // costs more and is measurably slower.
+  KS_X86_INLINE void keep_in_memory() { __asm__("" : "+m"(w), "+m"(wp)); }
 
   // W_{k..k+3} and W'_{k-4..k-1}.
   template <int k>
@@ -108,6 +143,7 @@ struct XmmAheadSchedule {
     x1 = x2;
     x2 = x3;
     x3 = n;
+    keep_in_memory();
   }
 };
 
@@ -133,8 +169,10 @@ KS_X86_INLINE void compress_lanes(uint32_t state[8][V::kLanes],
   RingSchedule<V> s;
   V::load_message(s.w, blocks);
   typename V::Word v[8];
+  KS_X86_UNROLL
   for (int i = 0; i < 8; ++i) v[i] = V::load(state[i]);
   compress_with<V>(v, s);
+  KS_X86_UNROLL
   for (int i = 0; i < 8; ++i) V::store(state[i], v[i]);
 }
 

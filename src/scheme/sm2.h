@@ -16,16 +16,17 @@
 namespace ks {
 namespace sm2 {
 
+// Values are fixed: the C API and the GPU status words mirror them.
 enum class Error {
   kOk = 0,
-  kBadPrivateKey,        // d not a 32-byte integer in [1, n-2]
-  kBadPublicKey,         // bad encoding, coordinate >= p, off the curve
-  kPointAtInfinity,      // a computation reached the point at infinity
-  kSignatureOutOfRange,  // r or s outside [1, n-1], or r + s = n
-  kVerifyFailed,         // well-formed signature that does not verify
-  kRngFailure,           // the OS random source failed
-  kBadIdLength,          // ID longer than kMaxIdBytes
-  kBadNonce,             // a caller-fixed k (test hook) outside [1, n-1] or unusable
+  kBadPrivateKey = 1,        // d not a 32-byte integer in [1, n-2]
+  kBadPublicKey = 2,         // bad encoding, coordinate >= p, off the curve
+  kPointAtInfinity = 3,      // reserved: no function here returns it yet (see below)
+  kSignatureOutOfRange = 4,  // r or s outside [1, n-1], or r + s = n
+  kVerifyFailed = 5,         // well-formed signature that does not verify
+  kRngFailure = 6,           // the OS random source failed
+  kBadIdLength = 7,          // ID longer than kMaxIdBytes
+  kBadNonce = 8,             // a caller-fixed k (test hook) outside [1, n-1] or unusable
 };
 
 // "ok", "bad private key", ... for messages.
@@ -47,9 +48,10 @@ struct PublicKey {
   curve::Affine point;
 };
 
-// A private key prepared for signing: d, d and (1 + d)^-1 mod n in
-// Montgomery form (cached so that signing needs no inversion, seed 001
-// section 3.3) and the public key. Wiped on destruction; copy with care.
+// A private key prepared for signing: d, then d and (1 + d)^-1 mod n in
+// Montgomery form (field/fn.h; cached so that signing needs no inversion,
+// seed 001 section 3.3), and the public key. Wiped on destruction; copy
+// with care. Build it with private_key_from_bytes() or generate_key().
 struct PrivateKey {
   field::U256 d;
   field::U256 d_mont;
@@ -69,7 +71,9 @@ void private_key_to_bytes(uint8_t out[kScalarBytes], const PrivateKey& key);
 Error generate_keypair(uint8_t d[kScalarBytes], PublicKey& pub);
 Error generate_key(PrivateKey& out);
 
-// 65-byte 04||x||y, 64-byte x||y or 33-byte 02/03||x.
+// 65-byte 04||x||y, 64-byte x||y or 33-byte 02/03||x (GB/T 32918.1
+// clause 4.2.9); anything else, the one-byte encoding 00 of the point at
+// infinity included, is kBadPublicKey.
 Error public_key_from_bytes(PublicKey& out, const uint8_t* in, size_t len);
 void public_key_to_bytes(uint8_t out[kPublicKeyBytes], const PublicKey& key);
 void public_key_to_compressed(uint8_t out[kCompressedPublicKeyBytes], const PublicKey& key);
@@ -87,6 +91,11 @@ enum class Nonce {
   kDeterministic,  // RFC 6979 section 3.2 with HMAC-SM3 (see sm2.cc)
 };
 
+// (x1, y1) = [k]G, r = (e + x1) mod n, s = (1 + d)^-1 (k - r d) mod n,
+// with a fresh k whenever r = 0, r + k = n or s = 0 (clause 6.1, A3-A6).
+// Constant time in d and k: no branch or memory index depends on them
+// (valgrind with d and k marked undefined reports nothing under KS_CTGRIND).
+// sign_message hashes e = SM3(Z_A || M) with the key's own public key.
 Error sign_digest(uint8_t sig[kSignatureBytes], const PrivateKey& key,
                   const uint8_t e[kDigestBytes], Nonce nonce = Nonce::kRandom);
 Error sign_message(uint8_t sig[kSignatureBytes], const PrivateKey& key, const uint8_t* id,

@@ -1,8 +1,8 @@
 // The x86-64 SM3 kernels (sm3_x86_avx2.cc, sm3_x86_avx512.cc). Internal to
 // src/hash: callers must check cpu_features() for the extensions named
 // before calling; sm3_blocks.cc does the dispatch.
-#ifndef KS_HASH_SM3_X86_H_
-#define KS_HASH_SM3_X86_H_
+#ifndef KS_HASH_SM3_X86_KERNELS_H_
+#define KS_HASH_SM3_X86_KERNELS_H_
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,4 +33,4 @@ void compress_x16_avx512(uint32_t state[8][16], const uint8_t* const blocks[16])
 }  // namespace sm3
 }  // namespace ks
 
-#endif  // KS_HASH_SM3_X86_H_
+#endif  // KS_HASH_SM3_X86_KERNELS_H_

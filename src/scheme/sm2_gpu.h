@@ -1,0 +1,68 @@
+// SM2 on the GPU: launchers over device memory (GB/T 32918.2 on the
+// recommended curve). Every pointer is a device pointer; every launcher
+// enqueues on `stream` and returns the launch error (cudaSuccess or what
+// cudaGetLastError reports). One thread per item.
+//
+// Layouts: scalars, digests and coordinates are 32-byte big-endian
+// (GB/T 32918.1 clause 4.2); public keys 65-byte 04||x||y; signatures
+// 64-byte r||s; status one int per item (Status in sm2_gpu_host.h).
+//
+// Side channels (no kernel branches on secret data; what remains): the
+// fixed-base lookups of keygen and sign read table[window][|digit|] at an
+// address that depends on the secret scalar (d or k). On a GPU shared with
+// an attacker who can observe L2/DRAM access patterns or time contention
+// (co-resident kernels, MPS), that leaks information on the digits; on a
+// dedicated GPU it does not. Scanning all 2^15 entries per window is what
+// closing it would cost. Verification handles public data only.
+#ifndef KS_SCHEME_SM2_GPU_H_
+#define KS_SCHEME_SM2_GPU_H_
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scheme/sm2_gpu_host.h"
+
+namespace ks {
+namespace sm2 {
+namespace gpu {
+
+// Builds the fixed-base table on the CPU (once per process) and uploads it
+// to the current device (once per device); blocking and thread-safe. The
+// launchers below call it on first use; call it up front to keep that out
+// of the first batch.
+cudaError_t init_tables();
+
+// pub = [d]G for d in [1, n-2] (the caller validates d; d = 0 gives
+// 04 || 0 || 0).
+cudaError_t launch_keygen(const uint8_t* priv, uint8_t* pub, size_t count, cudaStream_t stream);
+
+// SignKey for each 32-byte d in [1, n-2] ((1 + d)^-1 by Fermat mod n).
+cudaError_t launch_prepare_sign_keys(const uint8_t* priv, SignKey* keys, size_t count,
+                                     cudaStream_t stream);
+
+// sigs[i] = SM2 signature of digest e_i under keys[i * key_stride] (stride
+// 0: one key for the batch, 1: per item) with nonce k_i (32 bytes each).
+// The nonces are the caller's: fresh, secret, uniform in [1, n-1], never
+// reused (a later CSPRNG kernel will write them on the device). status[i]
+// is kOk, or kBadNonce where k_i is out of range or gives r = 0, r + k = n
+// or s = 0; the caller then signs that item again with a new nonce (the
+// signature bytes are zero).
+cudaError_t launch_sign_digest(const uint8_t* digests, const SignKey* keys, size_t key_stride,
+                               const uint8_t* nonces, uint8_t* sigs, int* status, size_t count,
+                               cudaStream_t stream);
+
+// status[i] = verification of sig_i on digest e_i under public key pub_i
+// (kOk, kBadPublicKey, kSignatureOutOfRange or kVerifyFailed).
+cudaError_t launch_verify_digest(const uint8_t* pubs, const uint8_t* digests, const uint8_t* sigs,
+                                 int* status, size_t count, cudaStream_t stream);
+
+// out[i] = op(a[i], b[i]) on 8-word elements (tests, benchmarks).
+cudaError_t launch_field_op(FieldOp op, const uint32_t* a, const uint32_t* b, uint32_t* out,
+                            size_t count, cudaStream_t stream);
+
+}  // namespace gpu
+}  // namespace sm2
+}  // namespace ks
+
+#endif  // KS_SCHEME_SM2_GPU_H_

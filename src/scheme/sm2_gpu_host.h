@@ -1,0 +1,71 @@
+// SM2 on the GPU, the parts that need no CUDA header: status codes, the
+// signing-key layout, the fixed-base table layout and its CPU builder, and
+// synchronous host-memory wrappers (tests and tools; the engine uses the
+// device-pointer launchers of scheme/sm2_gpu.h).
+#ifndef KS_SCHEME_SM2_GPU_HOST_H_
+#define KS_SCHEME_SM2_GPU_HOST_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace ks {
+namespace sm2 {
+
+struct PrivateKey;
+
+namespace gpu {
+
+// Per-item status words the kernels write: the values of ks::sm2::Error
+// (sm2_gpu_host.cc checks that they agree).
+enum Status : int {
+  kOk = 0,
+  kBadPublicKey = 2,          // verify: not 04||x||y with x, y < p on the curve
+  kSignatureOutOfRange = 4,   // verify: r or s outside [1, n-1], or r + s = n
+  kVerifyFailed = 5,          // verify: well formed, does not verify
+  kBadNonce = 8,              // sign: k outside [1, n-1], or r = 0, r + k = n, s = 0
+};
+
+// A private key prepared for signing, as the kernels read it: d and
+// (1 + d)^-1 mod n in Montgomery form (times 2^256 mod n), little-endian
+// 32-bit limbs: PrivateKey::d_mont and inv_one_plus_d_mont.
+struct SignKey {
+  uint32_t d_mont[8];
+  uint32_t inv_one_plus_d_mont[8];
+};
+SignKey sign_key_from(const PrivateKey& key);
+
+// Fixed-base table (device global memory, built once on the CPU): window i
+// (bits [16i, 16i+16) of the scalar, Booth-recoded into a signed digit in
+// [-2^15, 2^15]) has entries j 2^(16i) G for j = 1..2^15, affine, as 16
+// little-endian 32-bit words (x then y). [k]G costs 15 mixed additions and
+// no doubling: scalars are first replaced by min(k, n - k) < 2^255, so no
+// 17th window for the Booth carry is needed. 16 * 32768 * 64 B = 32 MiB.
+constexpr int kBaseWindowBits = 16;
+constexpr int kBaseWindows = 16;
+constexpr int kBaseEntries = 1 << (kBaseWindowBits - 1);
+constexpr size_t kBaseTableWords = size_t(kBaseWindows) * kBaseEntries * 16;
+// out[kBaseTableWords], on the CPU (a thread per window; about 0.1 s).
+void build_base_table(uint32_t* out);
+
+// Element-wise field operations for tests and benchmarks, on 8-word
+// little-endian elements (canonical inputs: a, b < modulus).
+enum class FieldOp : int {
+  kFpAdd, kFpSub, kFpMul, kFpSqr, kFpInv, kFpNeg,
+  kFnAdd, kFnSub, kFnMontMul, kFnInvMont, kFnToMont,
+};
+
+// Synchronous wrappers: copy in, launch on the current device, copy out.
+// Return 0 or a cudaError_t value.
+int run_field_op(FieldOp op, const uint32_t* a, const uint32_t* b, uint32_t* out, size_t count);
+int run_keygen(const uint8_t* priv, uint8_t* pub, size_t count);
+int run_prepare_sign_keys(const uint8_t* priv, SignKey* keys, size_t count);
+int run_sign_digest(const uint8_t* digests, const SignKey* keys, size_t key_stride,
+                    const uint8_t* nonces, uint8_t* sigs, int* status, size_t count);
+int run_verify_digest(const uint8_t* pubs, const uint8_t* digests, const uint8_t* sigs,
+                      int* status, size_t count);
+
+}  // namespace gpu
+}  // namespace sm2
+}  // namespace ks
+
+#endif  // KS_SCHEME_SM2_GPU_HOST_H_

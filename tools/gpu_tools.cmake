@@ -1,0 +1,6 @@
+# GPU tools (included by the top-level CMakeLists.txt): the SM2 kernel
+# benchmark, tools/sm2_gpu_bench.cu. Not part of the library.
+if(KS_WITH_CUDA)
+  add_executable(sm2_gpu_bench ${CMAKE_CURRENT_LIST_DIR}/sm2_gpu_bench.cu)
+  target_link_libraries(sm2_gpu_bench PRIVATE kuaisuo_internal)
+endif()

@@ -1,0 +1,216 @@
+// Kernel-only throughput of SM2 on the GPU (scheme/sm2_gpu.h): keygen, sign
+// (per-item keys and one key) and verify at several batch sizes, plus the
+// field multiplication rate, timed with CUDA events after a warm-up, inputs
+// random (valid keys, distinct nonces, valid signatures). Prints JSON.
+//   sm2_gpu_bench [max_batch_log2]
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <vector>
+
+#include "field/fp_gpu.cuh"
+#include "scheme/sm2_gpu.h"
+
+namespace {
+
+using ks::field::FpGpu;
+using ks::field::U32x8;
+namespace gpu = ks::sm2::gpu;
+
+#define CHECK(call)                                                                  \
+  do {                                                                               \
+    const cudaError_t err_ = (call);                                                 \
+    if (err_ != cudaSuccess) {                                                       \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
+              cudaGetErrorString(err_));                                             \
+      exit(1);                                                                       \
+    }                                                                                \
+  } while (0)
+
+// --- Field multiplication rate --------------------------------------------------
+constexpr int kChains = 4;   // independent products in flight per thread
+constexpr int kSteps = 512;  // dependent products per chain
+
+template <bool kSquare>
+__global__ void modmul_kernel(const uint32_t* seed, uint32_t* out) {
+  const size_t tid = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  U32x8 x[kChains], y;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) y.w[j] = seed[j] ^ uint32_t(tid * 2654435761u);
+  y.w[7] &= 0x7FFFFFFF;
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) {
+    x[c] = y;
+    x[c].w[0] ^= c;
+  }
+#pragma unroll 1
+  for (int s = 0; s < kSteps; ++s)
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) x[c] = kSquare ? FpGpu::sqr(x[c]) : FpGpu::mul(x[c], y);
+  uint32_t acc = 0;
+#pragma unroll
+  for (int c = 0; c < kChains; ++c)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) acc ^= x[c].w[j];
+  out[tid] = acc;
+}
+
+struct Timer {
+  cudaEvent_t start, stop;
+  Timer() {
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+  }
+  ~Timer() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+  // Median seconds of `reps` runs of f after one warm-up run.
+  template <class F>
+  double median(F f, int reps) {
+    f();
+    CHECK(cudaDeviceSynchronize());
+    std::vector<double> t;
+    for (int r = 0; r < reps; ++r) {
+      CHECK(cudaEventRecord(start));
+      f();
+      CHECK(cudaEventRecord(stop));
+      CHECK(cudaEventSynchronize(stop));
+      float ms = 0;
+      CHECK(cudaEventElapsedTime(&ms, start, stop));
+      t.push_back(ms * 1e-3);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+};
+
+template <bool kSquare>
+double modmul_rate(Timer& timer, int sms) {
+  const unsigned threads = 256, blocks = unsigned(sms) * 16;
+  uint32_t* seed;
+  uint32_t* out;
+  CHECK(cudaMalloc(&seed, 32));
+  CHECK(cudaMalloc(&out, size_t(threads) * blocks * 4));
+  CHECK(cudaMemset(seed, 0x5A, 32));
+  const double s = timer.median(
+      [&] {
+        modmul_kernel<kSquare><<<blocks, threads>>>(seed, out);
+        CHECK(cudaGetLastError());
+      },
+      5);
+  cudaFree(seed);
+  cudaFree(out);
+  return double(threads) * blocks * kChains * kSteps / s;
+}
+
+// --- Inputs ------------------------------------------------------------------------
+// count random 32-byte big-endian scalars in [1, n-2] (top word below n's).
+std::vector<uint8_t> random_scalars(std::mt19937_64& rng, size_t count) {
+  std::vector<uint8_t> v(32 * count);
+  for (size_t i = 0; i < v.size(); i += 8) {
+    const uint64_t w = rng();
+    for (int b = 0; b < 8; ++b) v[i + b] = uint8_t(w >> (8 * b));
+  }
+  for (size_t i = 0; i < count; ++i) {
+    v[32 * i] = std::min<uint8_t>(v[32 * i], 0xFE);  // < 0xFF..: below n - 1
+    v[32 * i + 31] |= 1;                              // nonzero
+  }
+  return v;
+}
+
+template <class T>
+T* to_device(const std::vector<T>& h) {
+  T* d;
+  CHECK(cudaMalloc(&d, h.size() * sizeof(T)));
+  CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+
+template <class T>
+T* device_buffer(size_t count) {
+  T* d;
+  CHECK(cudaMalloc(&d, count * sizeof(T)));
+  return d;
+}
+
+struct Row {
+  const char* op;
+  size_t batch;
+  double seconds;
+};
+
+void print_rows(const std::vector<Row>& rows) {
+  printf("  \"results\": [\n");
+  for (size_t i = 0; i < rows.size(); ++i)
+    printf("    {\"op\": \"%s\", \"batch\": %zu, \"kernel_ms\": %.4f, \"ops_per_s\": %.4e}%s\n",
+           rows[i].op, rows[i].batch, rows[i].seconds * 1e3, rows[i].batch / rows[i].seconds,
+           i + 1 < rows.size() ? "," : "");
+  printf("  ]\n");
+}
+
+// Keygen, sign and verify at one batch size; verify's statuses must all be
+// kOk (the signatures come from the sign kernel).
+void bench_batch(Timer& timer, std::mt19937_64& rng, size_t batch, std::vector<Row>& rows) {
+  uint8_t* d_priv = to_device(random_scalars(rng, batch));
+  uint8_t* d_nonce = to_device(random_scalars(rng, batch));
+  uint8_t* d_digest = to_device(random_scalars(rng, batch));
+  uint8_t* d_pub = device_buffer<uint8_t>(65 * batch);
+  uint8_t* d_sig = device_buffer<uint8_t>(64 * batch);
+  int* d_status = device_buffer<int>(batch);
+  gpu::SignKey* d_keys = device_buffer<gpu::SignKey>(batch);
+  CHECK(gpu::launch_prepare_sign_keys(d_priv, d_keys, batch, 0));
+  const int reps = batch >= (1u << 20) ? 3 : 5;
+
+  rows.push_back({"keygen", batch, timer.median([&] {
+                    CHECK(gpu::launch_keygen(d_priv, d_pub, batch, 0));
+                  }, reps)});
+  rows.push_back({"sign_one_key", batch, timer.median([&] {
+                    CHECK(gpu::launch_sign_digest(d_digest, d_keys, 0, d_nonce, d_sig, d_status,
+                                                  batch, 0));
+                  }, reps)});
+  rows.push_back({"sign_per_item_key", batch, timer.median([&] {
+                    CHECK(gpu::launch_sign_digest(d_digest, d_keys, 1, d_nonce, d_sig, d_status,
+                                                  batch, 0));
+                  }, reps)});
+  rows.push_back({"verify", batch, timer.median([&] {
+                    CHECK(gpu::launch_verify_digest(d_pub, d_digest, d_sig, d_status, batch, 0));
+                  }, reps)});
+  std::vector<int> status(batch);
+  CHECK(cudaMemcpy(status.data(), d_status, batch * sizeof(int), cudaMemcpyDeviceToHost));
+  const size_t failed = batch - std::count(status.begin(), status.end(), 0);
+  if (failed != 0) fprintf(stderr, "batch %zu: %zu signatures did not verify\n", batch, failed);
+  for (void* p : {(void*)d_priv, (void*)d_nonce, (void*)d_digest, (void*)d_pub, (void*)d_sig,
+                  (void*)d_status, (void*)d_keys})
+    cudaFree(p);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int max_log2 = argc > 1 ? atoi(argv[1]) : 22;
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  Timer timer;
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(gpu::init_tables());
+  const double init_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  const double mul_rate = modmul_rate<false>(timer, prop.multiProcessorCount);
+  const double sqr_rate = modmul_rate<true>(timer, prop.multiProcessorCount);
+  std::mt19937_64 rng(12345);
+  std::vector<Row> rows;
+  for (int lg = 16; lg <= max_log2; lg += 2) bench_batch(timer, rng, size_t(1) << lg, rows);
+
+  printf("{\n  \"device\": \"%s\",\n  \"sms\": %d,\n  \"table_init_s\": %.3f,\n", prop.name,
+         prop.multiProcessorCount, init_s);
+  printf("  \"fp_mul_per_s\": %.4e,\n  \"fp_sqr_per_s\": %.4e,\n", mul_rate, sqr_rate);
+  print_rows(rows);
+  printf("}\n");
+  return 0;
+}
