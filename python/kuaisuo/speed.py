@@ -97,13 +97,18 @@ def plan_sm2(opt: Options) -> List[Comparison]:
     plan: List[Comparison] = []
     ops = [("keygen", "digest", 0), ("sign", "digest", 32), ("sign", "message", 64),
            ("verify", "digest", 32), ("verify", "message", 64)]
-    if opt.backend == "gpu":
-        return plan  # the CUDA SM2 is issue 4
-    batch = opt.batch or 4096
-    for threads, size in ((1, 1), (opt.threads, batch)):
+    if opt.backend != "gpu":
+        batch = opt.batch or 4096
+        for threads, size in ((1, 1), (opt.threads, batch)):
+            for op, kind, msg in ops:
+                ours = Case("sm2", op, "kuaisuo", "cpu", threads, size, msg, kind)
+                plan.append(Comparison(ours, replace(ours, impl="openssl", batch=1)))
+    if opt.gpu:
+        batch = opt.batch or (1 << 20)
         for op, kind, msg in ops:
-            ours = Case("sm2", op, "kuaisuo", "cpu", threads, size, msg, kind)
-            plan.append(Comparison(ours, replace(ours, impl="openssl", batch=1)))
+            ours = Case("sm2", op, "kuaisuo", "gpu", 1, batch, msg, kind)
+            theirs = Case("sm2", op, "openssl", "cpu", opt.threads, 1, msg, kind)
+            plan.append(Comparison(ours, theirs))
     return plan
 
 

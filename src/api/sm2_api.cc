@@ -113,12 +113,6 @@ int finish_object(int rc, T* made, T** out) {
   return rc;
 }
 
-// The SM2 batch calls run on the CPU; a GPU-only context cannot serve them yet.
-int check_batch_ctx(const ks_ctx* ctx) {
-  if (ctx == nullptr) return KS_ERR_NULL_POINTER;
-  return ctx->requested == KS_BACKEND_GPU ? KS_ERR_UNSUPPORTED : KS_OK;
-}
-
 // A fixed-size input array of count items of item_bytes each.
 int check_items(const void* p, size_t count, size_t item_bytes) {
   if (count == 0) return KS_OK;
@@ -347,28 +341,181 @@ int ks_sm2_signature_from_der(const uint8_t* der, size_t der_len,
 }
 
 // ---- Batches ------------------------------------------------------------------
+// Each batch runs on the context's CPU threads, or on its GPU engine when
+// ctx->use_gpu() says so. The GPU draws keys and nonces on the device; the
+// rare items it cannot use (a random scalar out of range) are redone here on
+// the CPU. Messages are hashed (e = SM3(Z_A || M)) on the CPU threads.
+
+namespace {
+
+// Below this many items an AUTO context stays on the CPU. Provisional until
+// the crossover is measured on the device (docs/STATUS.md).
+constexpr size_t kAutoGpuMinSm2 = 4096;
+
+// status[i] = ks_status of the device's per-item sm2::Error values.
+int map_device_status(const std::vector<int>& device, int* status) {
+  int rc = KS_OK;
+  for (size_t i = 0; i < device.size(); ++i) {
+    status[i] = to_status(static_cast<Error>(device[i]));
+    if (status[i] != KS_OK) rc = KS_ERR_BATCH_ITEMS;
+  }
+  return rc;
+}
+
+int finish_statuses(const std::vector<int>& status, int* out) {
+  int rc = KS_OK;
+  for (size_t i = 0; i < status.size(); ++i) {
+    if (out != nullptr) out[i] = status[i];
+    if (status[i] != KS_OK) rc = KS_ERR_BATCH_ITEMS;
+  }
+  return rc;
+}
+
+int gpu_keygen(ks_ctx* ctx, size_t count, uint8_t* priv, uint8_t* pub, int* status) {
+  int rc;
+  {
+    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
+    rc = ctx->gpu->sm2_keygen(count, priv, pub);
+  }
+  if (rc != KS_OK) return rc;
+  return run_items(ctx, count, 4096, status, [&](size_t i) -> int {
+    if (ks::sm2::private_key_in_range(priv + 32 * i)) return KS_OK;
+    ks::sm2::PublicKey p;  // the device drew d >= n - 1 or 0: draw again here
+    const Error err = ks::sm2::generate_keypair(priv + 32 * i, p);
+    if (err == Error::kOk) ks::sm2::public_key_to_bytes(pub + 65 * i, p);
+    return to_status(err);
+  });
+}
+
+// Signs digests on the GPU with random nonces (RFC 6979 nonces are derived
+// on the CPU only) under one key or per-item keys (exactly one of key / keys
+// is set), redoing on the CPU the items whose nonce was unusable.
+int gpu_sign_digests(ks_ctx* ctx, const ks::sm2::PrivateKey* key, const uint8_t* keys,
+                     const uint8_t* digests, size_t count, ks::sm2::Nonce mode, uint8_t* sigs,
+                     int* status) {
+  std::vector<int> device(count), result(count, KS_OK);
+  if (keys != nullptr) {  // per-item keys: reject bad ones before they reach the device
+    ctx->pool.parallel_for(count, 4096, [&](size_t b, size_t e) {
+      for (size_t i = b; i < e; ++i)
+        if (!ks::sm2::private_key_in_range(keys + 32 * i)) result[i] = KS_ERR_BAD_PRIVATE_KEY;
+    });
+  }
+  int rc;
+  {
+    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
+    rc = ctx->gpu->sm2_sign_digest(key, keys, digests, count, sigs, device.data());
+  }
+  if (rc != KS_OK) return rc;
+  ctx->pool.parallel_for(count, 4096, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) {
+      if (result[i] != KS_OK) {
+        memset(sigs + 64 * i, 0, 64);
+      } else if (device[i] == int(Error::kBadNonce)) {
+        ks::sm2::PrivateKey own;
+        Error err = key != nullptr ? Error::kOk : ks::sm2::private_key_from_bytes(own, keys + 32 * i);
+        if (err == Error::kOk)
+          err = ks::sm2::sign_digest(sigs + 64 * i, key != nullptr ? *key : own, digests + 32 * i, mode);
+        result[i] = to_status(err);
+      } else {
+        result[i] = to_status(static_cast<Error>(device[i]));
+      }
+    }
+  });
+  return finish_statuses(result, status);
+}
+
+int gpu_verify_digests(ks_ctx* ctx, const uint8_t* pubs, const uint8_t* digests,
+                       const uint8_t* sigs, size_t count, int* status) {
+  std::vector<int> device(count), local;
+  if (status == nullptr) {
+    local.resize(count);
+    status = local.data();
+  }
+  int rc;
+  {
+    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
+    rc = ctx->gpu->sm2_verify_digest(pubs, digests, sigs, count, device.data());
+  }
+  return rc != KS_OK ? rc : map_device_status(device, status);
+}
+
+// e_i = SM3(Z_A || M_i) for every item, on the CPU threads.
+std::vector<uint8_t> hash_messages(ks_ctx* ctx, const uint8_t za[32], const uint8_t* data,
+                                   const uint64_t* offsets, size_t count) {
+  std::vector<uint8_t> e(32 * count);
+  ctx->pool.parallel_for(count, 256, [&](size_t b, size_t end) {
+    for (size_t i = b; i < end; ++i) {
+      ks::sm3::Sm3 h;
+      h.update(za, 32);
+      h.update(data + offsets[i], size_t(offsets[i + 1] - offsets[i]));
+      h.finish(&e[32 * i]);
+    }
+  });
+  return e;
+}
+
+int check_ctx(const ks_ctx* ctx) { return ctx == nullptr ? KS_ERR_NULL_POINTER : KS_OK; }
+
+}  // namespace
 
 int ks_sm2_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
                         size_t private_keys_len, uint8_t* public_keys, size_t public_keys_len,
                         int* status) {
-  int rc = check_batch_ctx(ctx);
+  int rc = check_ctx(ctx);
   if (rc == KS_OK) rc = ks::api::check_output(private_keys, private_keys_len, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 65);
   if (rc != KS_OK) return rc;
+  if (ctx->use_gpu(count, kAutoGpuMinSm2))
+    return gpu_keygen(ctx, count, private_keys, public_keys, status);
+  return run_items(ctx, count, 16, status, [&](size_t i) -> int {
+    ks::sm2::PublicKey pub;  // d and P only: no (1 + d)^-1 needed here
+    const Error err = ks::sm2::generate_keypair(private_keys + 32 * i, pub);
+    if (err == Error::kOk) ks::sm2::public_key_to_bytes(public_keys + 65 * i, pub);
+    return to_status(err);
+  });
+}
+
+int ks_sm2_sign_digest_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* digests,
+                             size_t count, int nonce, uint8_t* sigs, size_t sigs_len,
+                             int* status) {
+  int rc = check_ctx(ctx);
+  ks::sm2::Nonce mode;
+  if (rc == KS_OK && key == nullptr) rc = KS_ERR_NULL_POINTER;
+  if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
+  if (rc == KS_OK) rc = check_items(digests, count, 32);
+  if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
+  if (rc != KS_OK) return rc;
+  if (ctx->use_gpu(count, kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom)
+    return gpu_sign_digests(ctx, &key->key, nullptr, digests, count, mode, sigs, status);
+  return run_items(ctx, count, 16, status, [&](size_t i) -> int {
+    return to_status(ks::sm2::sign_digest(sigs + 64 * i, key->key, digests + 32 * i, mode));
+  });
+}
+
+int ks_sm2_sign_digest_batch_keys(ks_ctx* ctx, const uint8_t* private_keys,
+                                  const uint8_t* digests, size_t count, int nonce, uint8_t* sigs,
+                                  size_t sigs_len, int* status) {
+  int rc = check_ctx(ctx);
+  ks::sm2::Nonce mode;
+  if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
+  if (rc == KS_OK) rc = check_items(private_keys, count, 32);
+  if (rc == KS_OK) rc = check_items(digests, count, 32);
+  if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
+  if (rc != KS_OK) return rc;
+  if (ctx->use_gpu(count, kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom)
+    return gpu_sign_digests(ctx, nullptr, private_keys, digests, count, mode, sigs, status);
   return run_items(ctx, count, 16, status, [&](size_t i) -> int {
     ks::sm2::PrivateKey key;
-    const Error err = ks::sm2::generate_key(key);
+    const Error err = ks::sm2::private_key_from_bytes(key, private_keys + 32 * i);
     if (err != Error::kOk) return to_status(err);
-    ks::sm2::private_key_to_bytes(private_keys + 32 * i, key);
-    ks::sm2::public_key_to_bytes(public_keys + 65 * i, key.pub);
-    return KS_OK;
+    return to_status(ks::sm2::sign_digest(sigs + 64 * i, key, digests + 32 * i, mode));
   });
 }
 
 int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, size_t id_len,
                       const uint8_t* data, size_t data_len, const uint64_t* offsets,
                       size_t count, int nonce, uint8_t* sigs, size_t sigs_len, int* status) {
-  int rc = check_batch_ctx(ctx);
+  int rc = check_ctx(ctx);
   ks::sm2::Nonce mode;
   if (rc == KS_OK && key == nullptr) rc = KS_ERR_NULL_POINTER;
   if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
@@ -379,47 +526,25 @@ int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, siz
   uint8_t za[32];
   rc = to_status(ks::sm2::compute_za(za, key->key.pub, id, id_len));
   if (rc != KS_OK) return rc;
-  return run_items(ctx, count, 16, status, [&](size_t i) -> int {
-    // e = SM3(Z_A || M) (clause 6.1 A1-A2) with Z_A computed once per batch.
-    ks::sm3::Sm3 h;
-    uint8_t e[32];
-    h.update(za, sizeof za);
-    h.update(data + offsets[i], size_t(offsets[i + 1] - offsets[i]));
-    h.finish(e);
-    return to_status(ks::sm2::sign_digest(sigs + 64 * i, key->key, e, mode));
-  });
+  // e = SM3(Z_A || M) (clause 6.1 A1-A2) with Z_A computed once per batch.
+  const std::vector<uint8_t> e = hash_messages(ctx, za, data, offsets, count);
+  return ks_sm2_sign_digest_batch(ctx, key, e.data(), count, nonce, sigs, sigs_len, status);
 }
 
-int ks_sm2_sign_digest_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* digests,
-                             size_t count, int nonce, uint8_t* sigs, size_t sigs_len,
-                             int* status) {
-  int rc = check_batch_ctx(ctx);
-  ks::sm2::Nonce mode;
-  if (rc == KS_OK && key == nullptr) rc = KS_ERR_NULL_POINTER;
-  if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
+int ks_sm2_verify_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* digests,
+                               size_t count, const uint8_t* sigs, int* status) {
+  int rc = check_ctx(ctx);
+  if (rc == KS_OK) rc = check_items(public_keys, count, 65);
   if (rc == KS_OK) rc = check_items(digests, count, 32);
-  if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
+  if (rc == KS_OK) rc = check_items(sigs, count, 64);
   if (rc != KS_OK) return rc;
+  if (ctx->use_gpu(count, kAutoGpuMinSm2))
+    return gpu_verify_digests(ctx, public_keys, digests, sigs, count, status);
   return run_items(ctx, count, 16, status, [&](size_t i) -> int {
-    return to_status(ks::sm2::sign_digest(sigs + 64 * i, key->key, digests + 32 * i, mode));
-  });
-}
-
-int ks_sm2_sign_digest_batch_keys(ks_ctx* ctx, const uint8_t* private_keys,
-                                  const uint8_t* digests, size_t count, int nonce, uint8_t* sigs,
-                                  size_t sigs_len, int* status) {
-  int rc = check_batch_ctx(ctx);
-  ks::sm2::Nonce mode;
-  if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
-  if (rc == KS_OK) rc = check_items(private_keys, count, 32);
-  if (rc == KS_OK) rc = check_items(digests, count, 32);
-  if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
-  if (rc != KS_OK) return rc;
-  return run_items(ctx, count, 16, status, [&](size_t i) -> int {
-    ks::sm2::PrivateKey key;
-    const Error err = ks::sm2::private_key_from_bytes(key, private_keys + 32 * i);
+    ks::sm2::PublicKey key;
+    const Error err = ks::sm2::public_key_from_bytes(key, public_keys + 65 * i, 65);
     if (err != Error::kOk) return to_status(err);
-    return to_status(ks::sm2::sign_digest(sigs + 64 * i, key, digests + 32 * i, mode));
+    return to_status(ks::sm2::verify_digest(key, digests + 32 * i, sigs + 64 * i));
   });
 }
 
@@ -427,32 +552,30 @@ int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* 
                         size_t id_len, const uint8_t* data, size_t data_len,
                         const uint64_t* offsets, size_t count, const uint8_t* sigs,
                         int* status) {
-  int rc = check_batch_ctx(ctx);
+  int rc = check_ctx(ctx);
   if (rc == KS_OK) rc = check_id(id, id_len);
   if (rc == KS_OK) rc = check_items(public_keys, count, 65);
   if (rc == KS_OK) rc = check_items(sigs, count, 64);
   if (rc == KS_OK) rc = ks::api::check_offsets(data, data_len, offsets, count);
   if (rc != KS_OK) return rc;
-  return run_items(ctx, count, 16, status, [&](size_t i) -> int {
-    ks::sm2::PublicKey key;
-    const Error err = ks::sm2::public_key_from_bytes(key, public_keys + 65 * i, 65);
-    if (err != Error::kOk) return to_status(err);
-    return to_status(ks::sm2::verify_message(key, id, id_len, data + offsets[i],
-                                             size_t(offsets[i + 1] - offsets[i]), sigs + 64 * i));
+  // e_i = SM3(Z_A(P_i) || M_i) on the CPU threads; a key that does not
+  // parse fails its item here (the digest path would report it too).
+  std::vector<uint8_t> e(32 * count);
+  std::vector<int> parse(count, KS_OK);
+  ctx->pool.parallel_for(count, 64, [&](size_t b, size_t end) {
+    for (size_t i = b; i < end; ++i) {
+      ks::sm2::PublicKey key;
+      Error err = ks::sm2::public_key_from_bytes(key, public_keys + 65 * i, 65);
+      if (err == Error::kOk)
+        err = ks::sm2::message_digest(&e[32 * i], key, id, id_len, data + offsets[i],
+                                      size_t(offsets[i + 1] - offsets[i]));
+      parse[i] = to_status(err);
+    }
   });
-}
-
-int ks_sm2_verify_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* digests,
-                               size_t count, const uint8_t* sigs, int* status) {
-  int rc = check_batch_ctx(ctx);
-  if (rc == KS_OK) rc = check_items(public_keys, count, 65);
-  if (rc == KS_OK) rc = check_items(digests, count, 32);
-  if (rc == KS_OK) rc = check_items(sigs, count, 64);
-  if (rc != KS_OK) return rc;
-  return run_items(ctx, count, 16, status, [&](size_t i) -> int {
-    ks::sm2::PublicKey key;
-    const Error err = ks::sm2::public_key_from_bytes(key, public_keys + 65 * i, 65);
-    if (err != Error::kOk) return to_status(err);
-    return to_status(ks::sm2::verify_digest(key, digests + 32 * i, sigs + 64 * i));
-  });
+  std::vector<int> verdict(count);
+  rc = ks_sm2_verify_digest_batch(ctx, public_keys, e.data(), count, sigs, verdict.data());
+  if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) return rc;
+  for (size_t i = 0; i < count; ++i)
+    if (parse[i] != KS_OK) verdict[i] = parse[i];
+  return finish_statuses(verdict, status);
 }

@@ -11,6 +11,9 @@
 #include <string>
 
 namespace ks {
+namespace sm2 {
+struct PrivateKey;
+}
 namespace gpu {
 
 bool built();
@@ -37,6 +40,19 @@ class Engine {
   // validated). Returns a ks_status.
   virtual int sm3_batch(const uint8_t* data, const uint64_t* offsets, size_t count,
                         uint8_t* digests) = 0;
+
+  // SM2 (engine/gpu_sm2_jobs.cuh). Private keys are drawn on the device;
+  // status[i] holds ks::sm2::Error values; items the device could not use
+  // (kBadPrivateKey for keygen, kBadNonce for sign) are left to the caller
+  // to redo on the CPU. Each returns a ks_status for the call itself.
+  virtual int sm2_keygen(size_t count, uint8_t* priv, uint8_t* pub) = 0;
+  // One prepared key for the batch, or null with per_item_keys (32-byte d
+  // each, already checked to be in [1, n-2]).
+  virtual int sm2_sign_digest(const sm2::PrivateKey* key, const uint8_t* per_item_keys,
+                              const uint8_t* digests, size_t count, uint8_t* sigs,
+                              int* status) = 0;
+  virtual int sm2_verify_digest(const uint8_t* pubs, const uint8_t* digests,
+                                const uint8_t* sigs, size_t count, int* status) = 0;
 };
 
 // Opens device `device`; on failure returns null and sets *status.

@@ -22,7 +22,10 @@ class ChunkJob {
   virtual ~ChunkJob() = default;
   // Items from `first` (of `remaining`) that make one chunk; at least 1.
   virtual size_t chunk_items(size_t first, size_t remaining) const = 0;
+  // Device bytes for the chunk's inputs; the first staged_bytes of them are
+  // copied from staging, the rest is device scratch.
   virtual size_t in_bytes(size_t first, size_t n) const = 0;
+  virtual size_t staged_bytes(size_t first, size_t n) const { return in_bytes(first, n); }
   virtual size_t out_bytes(size_t n) const = 0;
   // Writes the inputs of items [first, first + n) to pinned staging memory.
   virtual void stage(size_t first, size_t n, uint8_t* staging) const = 0;

@@ -7,7 +7,10 @@
 #include <algorithm>
 
 #include "engine/gpu.h"
+#include "core/os_random.h"
+#include "core/secure.h"
 #include "engine/gpu_pipeline.cuh"
+#include "engine/gpu_sm2_jobs.cuh"
 #include "hash/sm3_gpu.h"
 #include "kuaisuo.h"
 
@@ -80,6 +83,7 @@ class CudaEngine final : public Engine {
   int open() {
     cudaError_t err = cudaSetDevice(device_);
     if (err == cudaSuccess) err = pipeline_.open();
+    if (err == cudaSuccess) err = sm2::gpu::init_tables();  // keep it out of the first batch
     return to_status(err);
   }
 
@@ -90,7 +94,39 @@ class CudaEngine final : public Engine {
     return run(Sm3Job(data, offsets, digests), count);
   }
 
+  int sm2_keygen(size_t count, uint8_t* priv, uint8_t* pub) override {
+    chacha20::Key drbg;
+    if (!fresh_drbg_key(&drbg)) return KS_ERR_RANDOM;
+    const int rc = run(Sm2KeygenJob(drbg, priv, pub), count);
+    secure_wipe(&drbg, sizeof drbg);
+    return rc;
+  }
+
+  int sm2_sign_digest(const sm2::PrivateKey* key, const uint8_t* per_item_keys,
+                      const uint8_t* digests, size_t count, uint8_t* sigs, int* status) override {
+    chacha20::Key drbg;
+    if (!fresh_drbg_key(&drbg)) return KS_ERR_RANDOM;
+    sm2::gpu::SignKey prepared{};
+    if (key != nullptr) prepared = sm2::gpu::sign_key_from(*key);
+    const int rc = run(Sm2SignJob(drbg, key != nullptr ? &prepared : nullptr, per_item_keys,
+                                  digests, sigs, status),
+                       count);
+    secure_wipe(&drbg, sizeof drbg);
+    secure_wipe(&prepared, sizeof prepared);
+    return rc;
+  }
+
+  int sm2_verify_digest(const uint8_t* pubs, const uint8_t* digests, const uint8_t* sigs,
+                        size_t count, int* status) override {
+    return run(Sm2VerifyJob(pubs, digests, sigs, status), count);
+  }
+
  private:
+  // A DRBG key per batch call, from getrandom.
+  static bool fresh_drbg_key(chacha20::Key* key) {
+    return os_random(reinterpret_cast<uint8_t*>(key->words), sizeof key->words);
+  }
+
   int run(const ChunkJob& job, size_t count) {
     cudaError_t err = cudaSetDevice(device_);
     if (err == cudaSuccess) err = pipeline_.run(job, count);
@@ -137,13 +173,14 @@ cudaError_t Pipeline::run(const ChunkJob& job, size_t count) {
 
 cudaError_t Pipeline::enqueue(Slot& slot, const ChunkJob& job, size_t first, size_t n) {
   const size_t in = job.in_bytes(first, n), out = job.out_bytes(n);
-  cudaError_t err = slot.host_in.reserve(in);
+  const size_t staged = job.staged_bytes(first, n);
+  cudaError_t err = slot.host_in.reserve(staged);
   if (err == cudaSuccess) err = slot.dev_in.reserve(in);
   if (err == cudaSuccess) err = slot.host_out.reserve(out);
   if (err == cudaSuccess) err = slot.dev_out.reserve(out);
   if (err != cudaSuccess) return err;
   job.stage(first, n, slot.host_in.get());
-  err = cudaMemcpyAsync(slot.dev_in.get(), slot.host_in.get(), in, cudaMemcpyHostToDevice,
+  err = cudaMemcpyAsync(slot.dev_in.get(), slot.host_in.get(), staged, cudaMemcpyHostToDevice,
                         slot.stream);
   if (err == cudaSuccess) err = job.launch(first, n, slot.dev_in.get(), slot.dev_out.get(), slot.stream);
   if (err == cudaSuccess)

@@ -6,7 +6,7 @@
 // Fp is the field policy the curve formulas in curve/jacobian.h are written
 // against (the future CUDA type, 8x32-bit limbs with PTX carry chains, offers
 // the same static functions):
-//   Elem; zero(), one(); add, sub, neg, dbl, mul, sqr; inv;
+//   Elem; zero(), one(); add, sub, neg, dbl, mul, sqr, sqr_n; inv;
 //   is_zero(a), eq(a, b) -> all-ones mask; select(mask, a, b).
 // All of them run in constant time: no branch or memory index depends on an
 // element's value.
@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "field/fp_chain.h"
 #include "field/u256.h"
 
 namespace ks {
@@ -319,7 +320,8 @@ struct FpField {
     return field::select(mask, a, b);
   }
 
-  // a^(p-2) = a^-1 (0 for a = 0), the 255S + 14M chain of seed 001 table 4.
+  // a^(p-2) = a^-1 (0 for a = 0), the 255S + 14M chain of seed 001 table 4
+  // (field/fp_chain.h).
   static Elem inv(const Elem& a);
   // A square root of a when one exists (p = 3 mod 4: a^((p+1)/4)); returns an
   // all-ones mask if a is a square, zero otherwise.
@@ -332,48 +334,16 @@ struct FpField {
     return lt_mask(r, kModulus) != 0;
   }
   static void to_bytes(uint8_t out[32], const Elem& a) { to_be_bytes(out, a); }
-
- private:
-  // Steps (1)-(14) of table 4: sets t1 = a^(2^62 - 1) and
-  // t2 = a^(2^254 - 2^222 - 2^94), from which both the inverse and the square
-  // root follow with a few more operations.
-  static void chain_prefix(Elem& t1, Elem& t2, const Elem& a);
 };
 
 template <class Wide>
-inline void FpField<Wide>::chain_prefix(Elem& t1, Elem& t2, const Elem& z) {
-  Elem t0 = mul(sqr(z), z);     // (1)  z^(2^2 - 1)
-  t1 = mul(sqr(t0), z);         // (2)  z^(2^3 - 1)
-  t2 = mul(sqr_n(t1, 3), t1);   // (3)  z^(2^6 - 1)
-  t1 = sqr(t2);                 // (4)  z^(2^7 - 2)
-  Elem t3 = mul(t1, z);         // (5)  z^(2^7 - 1)
-  t1 = mul(sqr_n(t1, 5), t2);   // (6)  z^(2^12 - 1)
-  t2 = mul(sqr_n(t1, 12), t1);  // (7)  z^(2^24 - 1)
-  t1 = mul(sqr_n(t2, 7), t3);   // (8)  z^(2^31 - 1)
-  t2 = sqr_n(t1, 2);            // (9)  z^(2^33 - 4)
-  t3 = sqr_n(t2, 29);           // (10) z^(2^62 - 2^31)
-  t1 = mul(t1, t3);             // (11) z^(2^62 - 1)
-  t3 = sqr_n(t3, 2);            // (12) z^(2^64 - 2^33)
-  t0 = mul(mul(t0, t3), t2);    // (13) z^(2^64 - 1)
-  t2 = mul(sqr_n(t3, 32), t0);  // (14) z^(2^96 - 2^64 - 1)
-  t2 = mul(sqr_n(t2, 64), t0);  //      z^(2^160 - 2^128 - 1)
-  t2 = sqr_n(t2, 94);           //      z^(2^254 - 2^222 - 2^94)
-}
-
-template <class Wide>
 inline U256 FpField<Wide>::inv(const Elem& a) {
-  Elem t1, t2;
-  chain_prefix(t1, t2, a);
-  // (15): ((t1 t2)^4) a = a^(2^256 - 2^224 - 2^96 + 2^64 - 3) = a^(p-2)
-  return mul(sqr_n(mul(t1, t2), 2), a);
+  return sm2_p_inverse<FpField>(a);
 }
 
 template <class Wide>
 inline uint64_t FpField<Wide>::sqrt(Elem& root, const Elem& a) {
-  Elem t1, t2;
-  chain_prefix(t1, t2, a);
-  // (p+1)/4 = 2^254 - 2^222 - 2^94 + 2^62 = (exponent of t2) + (2^62 - 1) + 1
-  root = mul(mul(t1, t2), a);
+  root = sm2_p_sqrt_candidate<FpField>(a);
   return eq(sqr(root), a);
 }
 

@@ -19,6 +19,8 @@
 
 #include <stdint.h>
 
+#include "field/fp_chain.h"
+
 namespace ks {
 namespace field {
 
@@ -300,26 +302,9 @@ struct FpGpu {
     return gpu_detail::sub_n<8>(d, a.w, gpu_detail::kP);
   }
 
-  // a^(p-2) = a^-1 (0 for 0): seed 001 table 4, 255S + 14M.
-  __device__ static Elem inv(const Elem& z) {
-    Elem t0 = mul(sqr(z), z);     // (1)  z^(2^2 - 1)
-    Elem t1 = mul(sqr(t0), z);    // (2)  z^(2^3 - 1)
-    Elem t2 = mul(sqr_n(t1, 3), t1);  // (3)  z^(2^6 - 1)
-    t1 = sqr(t2);                 // (4)  z^(2^7 - 2)
-    Elem t3 = mul(t1, z);         // (5)  z^(2^7 - 1)
-    t1 = mul(sqr_n(t1, 5), t2);   // (6)  z^(2^12 - 1)
-    t2 = mul(sqr_n(t1, 12), t1);  // (7)  z^(2^24 - 1)
-    t1 = mul(sqr_n(t2, 7), t3);   // (8)  z^(2^31 - 1)
-    t2 = sqr_n(t1, 2);            // (9)  z^(2^33 - 4)
-    t3 = sqr_n(t2, 29);           // (10) z^(2^62 - 2^31)
-    t1 = mul(t1, t3);             // (11) z^(2^62 - 1)
-    t3 = sqr_n(t3, 2);            // (12) z^(2^64 - 2^33)
-    t0 = mul(mul(t0, t3), t2);    // (13) z^(2^64 - 1)
-    t2 = mul(sqr_n(t3, 32), t0);  // (14) z^(2^96 - 2^64 - 1)
-    t2 = mul(sqr_n(t2, 64), t0);  //      z^(2^160 - 2^128 - 1)
-    t2 = sqr_n(t2, 94);           //      z^(2^254 - 2^222 - 2^94)
-    return mul(sqr_n(mul(t1, t2), 2), z);  // (15) z^(p-2)
-  }
+  // a^(p-2) = a^-1 (0 for 0): seed 001 table 4, 255S + 14M, shared with
+  // the CPU field (field/fp_chain.h).
+  __device__ static Elem inv(const Elem& z) { return sm2_p_inverse<FpGpu>(z); }
 };
 
 }  // namespace field

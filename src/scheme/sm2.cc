@@ -7,10 +7,6 @@
 #include "curve/sm2_curve.h"
 #include "hash/sm3.h"
 
-#if defined(KS_CTGRIND)
-#include <valgrind/memcheck.h>
-#endif
-
 namespace ks {
 namespace sm2 {
 namespace {
@@ -24,15 +20,9 @@ using field::U256;
 // branch, each one a decision that reveals nothing usable: a drawn scalar is
 // out of range and thrown away, a signing attempt hit r = 0, r + k = n or
 // s = 0 (probability about 2^-255) and is retried with a fresh k, or a
-// caller's private key is invalid. Built with KS_CTGRIND, this tells
+// caller's private key is invalid. In a KS_CTGRIND build this tells
 // valgrind's constant-time check that the value is public from here on.
-bool declassify(uint64_t mask) {
-  mask = value_barrier(mask);
-#if defined(KS_CTGRIND)
-  VALGRIND_MAKE_MEM_DEFINED(&mask, sizeof mask);
-#endif
-  return mask != 0;
-}
+bool declassify(uint64_t mask) { return ct_public(value_barrier(mask)) != 0; }
 
 U256 n_minus(uint64_t k) {
   U256 r;
@@ -166,6 +156,7 @@ Error sign_with(uint8_t sig[kSignatureBytes], const PrivateKey& key, const U256&
     if (declassify(sign_attempt(r, s, key, e_mod_n, k))) {
       field::to_be_bytes(sig, r);
       field::to_be_bytes(sig + kScalarBytes, s);
+      ct_declassify(sig, kSignatureBytes);  // the signature is public
       break;
     }
   }
@@ -177,8 +168,12 @@ U256 digest_mod_n(const uint8_t e[kDigestBytes]) {
   return Fn::reduce_once(field::from_be_bytes(e));  // e < 2^256 < 2n
 }
 
-// P = [d]G, finite for d in [1, n-2].
-curve::Affine public_point(const U256& d) { return curve::affine_of(curve::mul_base(d)); }
+// P = [d]G, finite for d in [1, n-2]; public once computed.
+curve::Affine public_point(const U256& d) {
+  const curve::Affine p = curve::affine_of(curve::mul_base(d));
+  ct_declassify(&p, sizeof p);
+  return p;
+}
 
 void prepare_private_key(PrivateKey& out, const U256& d) {
   out.d = d;
@@ -228,11 +223,17 @@ const char* error_string(Error e) {
 
 PrivateKey::~PrivateKey() { secure_wipe(this, sizeof *this); }
 
-Error private_key_from_bytes(PrivateKey& out, const uint8_t d_bytes[kScalarBytes]) {
+bool private_key_in_range(const uint8_t d_bytes[kScalarBytes]) {
   U256 d = field::from_be_bytes(d_bytes);
   const uint64_t ok = Fn::in_range_nonzero(d) & ~field::eq_mask(d, n_minus(1));
+  secure_wipe(&d, sizeof d);
+  return declassify(ok);
+}
+
+Error private_key_from_bytes(PrivateKey& out, const uint8_t d_bytes[kScalarBytes]) {
+  U256 d = field::from_be_bytes(d_bytes);
   Error err = Error::kBadPrivateKey;
-  if (declassify(ok)) {
+  if (private_key_in_range(d_bytes)) {
     prepare_private_key(out, d);
     err = Error::kOk;
   }

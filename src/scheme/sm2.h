@@ -69,6 +69,9 @@ void private_key_to_bytes(uint8_t out[kScalarBytes], const PrivateKey& key);
 // caller stores; generate_key() also prepares the key for signing (one
 // inversion mod n more).
 Error generate_keypair(uint8_t d[kScalarBytes], PublicKey& pub);
+// Whether d (32 big-endian bytes) is in [1, n-2], in constant time; only
+// the verdict is public.
+bool private_key_in_range(const uint8_t d[kScalarBytes]);
 Error generate_key(PrivateKey& out);
 
 // 65-byte 04||x||y, 64-byte x||y or 33-byte 02/03||x (GB/T 32918.1

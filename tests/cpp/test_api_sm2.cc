@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include <algorithm>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -487,10 +489,121 @@ TEST(Sm2Batch, CallLevelErrors) {
   EXPECT_EQ(ks_sm2_verify_digest_batch(c.ctx, nullptr, priv.data(), 1, priv.data(), nullptr), KS_ERR_NULL_POINTER);
   EXPECT_EQ(ks_sm2_sign_digest_batch_keys(c.ctx, priv.data(), priv.data(), 1, 9, pubs.data(), 64, nullptr), KS_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(ks_sm2_keygen_batch(c.ctx, 0, nullptr, 0, nullptr, 0, nullptr), KS_OK);
-  if (ks_gpu_device_count() > 0) {
-    Ctx gpu(KS_BACKEND_GPU);
-    EXPECT_EQ(ks_sm2_keygen_batch(gpu.ctx, 1, priv.data(), 32, pubs.data(), 65, nullptr), KS_ERR_UNSUPPORTED);
+}
+
+// ---- The GPU backend through the same API, the CPU as the oracle ----------------
+class Sm2GpuBatch : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    gpu_holder_ = std::make_unique<Ctx>(KS_BACKEND_GPU);
+    cpu_holder_ = std::make_unique<Ctx>(KS_BACKEND_CPU, 0);
   }
+  static constexpr size_t kItems = 100000;
+  std::unique_ptr<Ctx> gpu_holder_, cpu_holder_;
+};
+
+TEST_F(Sm2GpuBatch, KeygenGivesKeysWhosePublicHalfTheCpuAgreesWith) {
+  Bytes priv(32 * kItems), pubs(65 * kItems);
+  std::vector<int> status(kItems);
+  ASSERT_EQ(ks_sm2_keygen_batch(gpu_holder_->ctx, kItems, priv.data(), priv.size(), pubs.data(), pubs.size(), status.data()), KS_OK);
+  // Every d is a valid key; a spread-out sample of public keys is recomputed on the CPU.
+  for (size_t i = 0; i < kItems; i += 37) {
+    Key k = key_from(Bytes(priv.begin() + 32 * i, priv.begin() + 32 * i + 32));
+    ASSERT_EQ(pub_bytes(public_of(k.get()).get()), Bytes(pubs.begin() + 65 * i, pubs.begin() + 65 * i + 65)) << i;
+  }
+  // All keys distinct (the device DRBG never repeats).
+  std::vector<Bytes> ds;
+  for (size_t i = 0; i < kItems; ++i) ds.emplace_back(priv.begin() + 32 * i, priv.begin() + 32 * i + 32);
+  std::sort(ds.begin(), ds.end());
+  EXPECT_EQ(std::adjacent_find(ds.begin(), ds.end()), ds.end());
+}
+
+TEST_F(Sm2GpuBatch, SignaturesVerifyOnTheCpuWithDistinctNonces) {
+  Key key = new_key();
+  const Bytes digests = random_bytes(32 * kItems);
+  Bytes sigs(64 * kItems);
+  std::vector<int> status(kItems);
+  ASSERT_EQ(ks_sm2_sign_digest_batch(gpu_holder_->ctx, key.get(), digests.data(), kItems, KS_SM2_NONCE_RANDOM, sigs.data(), sigs.size(), status.data()), KS_OK);
+  const Bytes p = pub_bytes(public_of(key.get()).get());
+  Bytes pubs;
+  for (size_t i = 0; i < kItems; ++i) pubs.insert(pubs.end(), p.begin(), p.end());
+  ASSERT_EQ(ks_sm2_verify_digest_batch(cpu_holder_->ctx, pubs.data(), digests.data(), kItems, sigs.data(), status.data()), KS_OK);
+  std::vector<Bytes> rs;
+  for (size_t i = 0; i < kItems; ++i) rs.emplace_back(sigs.begin() + 64 * i, sigs.begin() + 64 * i + 32);
+  std::sort(rs.begin(), rs.end());
+  EXPECT_EQ(std::adjacent_find(rs.begin(), rs.end()), rs.end()) << "a nonce repeated";
+  // A sample also verifies with OpenSSL.
+  Pkey theirs = openssl_read_private(key_pkcs8(key.get(), 1));
+  for (size_t i = 0; i < kItems; i += 997) {
+    EVP_PKEY_CTX* v = EVP_PKEY_CTX_new(theirs.get(), nullptr);
+    ASSERT_EQ(EVP_PKEY_verify_init(v), 1);
+    const Bytes der = sig_der(Bytes(sigs.begin() + 64 * i, sigs.begin() + 64 * i + 64));
+    EXPECT_EQ(EVP_PKEY_verify(v, der.data(), der.size(), &digests[32 * i], 32), 1) << i;
+    EVP_PKEY_CTX_free(v);
+  }
+}
+
+TEST_F(Sm2GpuBatch, PerItemKeysIncludingInvalidOnes) {
+  const size_t n = 20000;
+  Bytes priv(32 * n), pubs(65 * n);
+  ASSERT_EQ(ks_sm2_keygen_batch(cpu_holder_->ctx, n, priv.data(), priv.size(), pubs.data(), pubs.size(), nullptr), KS_OK);
+  memset(&priv[32 * 11], 0, 32);  // d = 0
+  memset(&priv[32 * 12], 0xFF, 32);  // d > n
+  const Bytes digests = random_bytes(32 * n);
+  Bytes sigs(64 * n);
+  std::vector<int> status(n);
+  ASSERT_EQ(ks_sm2_sign_digest_batch_keys(gpu_holder_->ctx, priv.data(), digests.data(), n, KS_SM2_NONCE_RANDOM, sigs.data(), sigs.size(), status.data()), KS_ERR_BATCH_ITEMS);
+  EXPECT_EQ(status[11], KS_ERR_BAD_PRIVATE_KEY);
+  EXPECT_EQ(status[12], KS_ERR_BAD_PRIVATE_KEY);
+  std::vector<int> verdict(n);
+  ks_sm2_verify_digest_batch(cpu_holder_->ctx, pubs.data(), digests.data(), n, sigs.data(), verdict.data());
+  for (size_t i = 0; i < n; ++i)
+    if (i != 11 && i != 12) ASSERT_EQ(verdict[i], KS_OK) << i;
+}
+
+TEST_F(Sm2GpuBatch, VerifyAgreesWithTheCpuOnValidAndInvalidInput) {
+  Bytes priv(32 * kItems), pubs(65 * kItems);
+  ASSERT_EQ(ks_sm2_keygen_batch(gpu_holder_->ctx, kItems, priv.data(), priv.size(), pubs.data(), pubs.size(), nullptr), KS_OK);
+  Bytes digests = random_bytes(32 * kItems), sigs(64 * kItems);
+  ASSERT_EQ(ks_sm2_sign_digest_batch_keys(gpu_holder_->ctx, priv.data(), digests.data(), kItems, KS_SM2_NONCE_RANDOM, sigs.data(), sigs.size(), nullptr), KS_OK);
+  const Bytes n_bytes = from_hex("FFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFF7203DF6B21C6052B53BBF40939D54123");
+  for (size_t i = 0; i < kItems; i += 7) {  // damage one item in seven, six ways
+    switch ((i / 7) % 6) {
+      case 0: digests[32 * i + 5] ^= 1; break;                            // tampered e
+      case 1: sigs[64 * i + 31] ^= 1; break;                              // tampered r
+      case 2: memset(&sigs[64 * i + 32], 0, 32); break;                   // s = 0
+      case 3: memcpy(&sigs[64 * i], n_bytes.data(), 32); break;           // r = n
+      case 4: pubs[65 * i + 64] ^= 1; break;                              // off-curve key
+      case 5: memcpy(&pubs[65 * i], &pubs[65 * ((i + 1) % kItems)], 65); break;  // wrong key
+    }
+  }
+  std::vector<int> on_gpu(kItems), on_cpu(kItems);
+  ks_sm2_verify_digest_batch(gpu_holder_->ctx, pubs.data(), digests.data(), kItems, sigs.data(), on_gpu.data());
+  ks_sm2_verify_digest_batch(cpu_holder_->ctx, pubs.data(), digests.data(), kItems, sigs.data(), on_cpu.data());
+  size_t valid = 0;
+  for (size_t i = 0; i < kItems; ++i) {
+    ASSERT_EQ(on_gpu[i], on_cpu[i]) << i;
+    valid += on_cpu[i] == KS_OK;
+  }
+  EXPECT_GT(valid, kItems * 8 / 10);
+  EXPECT_LT(valid, kItems);
+}
+
+TEST_F(Sm2GpuBatch, MessagesSignedOnTheGpuVerifyOnTheCpu) {
+  Key key = new_key();
+  const Bytes id = random_id();
+  const size_t n = 5000;
+  Bytes data = random_bytes(64 * n), sigs(64 * n);
+  std::vector<uint64_t> offsets(n + 1);
+  for (size_t i = 0; i <= n; ++i) offsets[i] = 64 * i;
+  ASSERT_EQ(ks_sm2_sign_batch(gpu_holder_->ctx, key.get(), id.data(), id.size(), data.data(), data.size(), offsets.data(), n, KS_SM2_NONCE_RANDOM, sigs.data(), sigs.size(), nullptr), KS_OK);
+  const Bytes p = pub_bytes(public_of(key.get()).get());
+  Bytes pubs;
+  for (size_t i = 0; i < n; ++i) pubs.insert(pubs.end(), p.begin(), p.end());
+  std::vector<int> status(n);
+  EXPECT_EQ(ks_sm2_verify_batch(cpu_holder_->ctx, pubs.data(), id.data(), id.size(), data.data(), data.size(), offsets.data(), n, sigs.data(), status.data()), KS_OK);
+  EXPECT_EQ(ks_sm2_verify_batch(gpu_holder_->ctx, pubs.data(), id.data(), id.size(), data.data(), data.size(), offsets.data(), n, sigs.data(), status.data()), KS_OK);
 }
 
 }  // namespace

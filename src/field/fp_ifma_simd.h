@@ -1,0 +1,279 @@
+// GF(p) for the SM2 prime p = 2^256 - 2^224 - 2^96 + 2^64 - 1 in eight
+// independent lanes of AVX-512 IFMA (the multi-buffer field of
+// curve/sm2_mb.cc). AVX-512 INTRINSICS: include this header only from .cc
+// files that start with the KS_IFMA_BEGIN pragma block (see below) and that
+// no .cu file includes; call nothing here unless cpu_features().avx512ifma.
+//
+// Layout: an element is five __m512i limbs, lane i of limb j holding bits
+// [52j, 52j + 52) of lane i's value: radix 2^52, every limb normalized below
+// 2^52 (vpmadd52luq/huq read only the low 52 bits of their factors).
+// Values are in Montgomery form x * R mod p with R = 2^260 and are kept
+// "almost reduced", in [0, 2p): Montgomery products of inputs below 4p land
+// below 2p (4p < R / 4), add/sub reduce by 2p once; canonical() gives [0, p).
+// Because p = -1 mod 2^52, -p^-1 mod 2^52 = 1: the Montgomery quotient digit
+// is the low limb itself, no multiplication.
+//
+// Fp8 satisfies the field policy of curve/jacobian.h with one twist: the
+// uint64_t "masks" are lane bitmaps (bit i set = true in lane i, so all ones
+// still means every lane). Every function is branch-free and index-free in
+// the values: per-lane choices are AVX-512 mask registers.
+#ifndef KS_FIELD_FP_IFMA_SIMD_H_
+#define KS_FIELD_FP_IFMA_SIMD_H_
+
+#include <immintrin.h>
+#include <stdint.h>
+
+// Target of every function that uses these intrinsics.
+#define KS_IFMA_TARGET "avx512f,avx512vl,avx512bw,avx512ifma"
+#define KS_IFMA_INLINE inline __attribute__((always_inline, target(KS_IFMA_TARGET)))
+
+namespace ks {
+namespace field {
+namespace ifma {
+
+constexpr int kLimbs = 5;
+constexpr uint64_t kMask52 = (uint64_t(1) << 52) - 1;
+
+namespace detail {
+
+// 256-bit helpers over four 64-bit limbs, compile time only (the Montgomery
+// constants are derived from p here, no pasted numbers).
+struct W4 {
+  uint64_t w[4];
+};
+constexpr W4 kP64 = {{0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFF00000000ull, 0xFFFFFFFFFFFFFFFFull,
+                      0xFFFFFFFEFFFFFFFFull}};
+
+// 2^e mod p by doubling from 1 (e small, compile time only).
+constexpr W4 pow2_mod_p(int e) {
+  W4 r{{1, 0, 0, 0}};
+  for (int i = 0; i < e; ++i) {
+    const uint64_t top = r.w[3] >> 63;
+    for (int j = 3; j > 0; --j) r.w[j] = (r.w[j] << 1) | (r.w[j - 1] >> 63);
+    r.w[0] <<= 1;
+    W4 d{};
+    unsigned __int128 borrow = 0;
+    for (int j = 0; j < 4; ++j) {
+      const unsigned __int128 diff = (unsigned __int128)r.w[j] - kP64.w[j] - borrow;
+      d.w[j] = uint64_t(diff);
+      borrow = (diff >> 64) & 1;
+    }
+    if (top != 0 || borrow == 0) r = d;
+  }
+  return r;
+}
+
+struct L5 {
+  uint64_t l[kLimbs];
+};
+constexpr L5 to_radix52(const W4& a) {
+  return {{a.w[0] & kMask52, ((a.w[0] >> 52) | (a.w[1] << 12)) & kMask52,
+           ((a.w[1] >> 40) | (a.w[2] << 24)) & kMask52,
+           ((a.w[2] >> 28) | (a.w[3] << 36)) & kMask52, a.w[3] >> 16}};
+}
+constexpr L5 times2(const L5& a) {
+  // 2p in radix 2^52 with the carries propagated
+  L5 r{};
+  uint64_t carry = 0;
+  for (int j = 0; j < kLimbs; ++j) {
+    const uint64_t v = 2 * a.l[j] + carry;
+    r.l[j] = j + 1 < kLimbs ? (v & kMask52) : v;
+    carry = v >> 52;
+  }
+  return r;
+}
+
+constexpr L5 kP = to_radix52(kP64);
+constexpr L5 kP2 = times2(kP);
+constexpr L5 kOneMont = to_radix52(pow2_mod_p(260));  // R mod p
+constexpr L5 kR2 = to_radix52(pow2_mod_p(520));       // R^2 mod p
+static_assert(kP.l[0] == kMask52, "p = -1 mod 2^52: the Montgomery digit is the low limb");
+static_assert(kP.l[2] == kP.l[0] && kP.l[3] == kP.l[0], "mul() reuses limb 0 of p for limbs 2, 3");
+
+}  // namespace detail
+
+struct Fe8 {
+  __m512i l[kLimbs];
+};
+
+struct Fp8 {
+  using Elem = Fe8;
+
+  KS_IFMA_INLINE static Fe8 broadcast(const detail::L5& c) {
+    Fe8 r;
+    for (int j = 0; j < kLimbs; ++j) r.l[j] = _mm512_set1_epi64((long long)c.l[j]);
+    return r;
+  }
+  KS_IFMA_INLINE static Fe8 zero() {
+    Fe8 r;
+    for (int j = 0; j < kLimbs; ++j) r.l[j] = _mm512_setzero_si512();
+    return r;
+  }
+  KS_IFMA_INLINE static Fe8 one() { return broadcast(detail::kOneMont); }
+
+  // Carry propagation to 52-bit limbs; arithmetic shifts so that a negative
+  // value ends with every low limb normalized and the sign in the top limb.
+  KS_IFMA_INLINE static void normalize_signed(__m512i l[kLimbs]) {
+    const __m512i m = _mm512_set1_epi64((long long)kMask52);
+    for (int j = 0; j + 1 < kLimbs; ++j) {
+      l[j + 1] = _mm512_add_epi64(l[j + 1], _mm512_srai_epi64(l[j], 52));
+      l[j] = _mm512_and_si512(l[j], m);
+    }
+  }
+
+  // a + b mod 2p for a, b in [0, 2p): a + b - 2p when that is not negative.
+  KS_IFMA_INLINE static Fe8 add(const Fe8& a, const Fe8& b) {
+    Fe8 s, d;
+    for (int j = 0; j < kLimbs; ++j) {
+      s.l[j] = _mm512_add_epi64(a.l[j], b.l[j]);
+      d.l[j] = _mm512_sub_epi64(s.l[j], _mm512_set1_epi64((long long)detail::kP2.l[j]));
+    }
+    normalize_signed(s.l);
+    normalize_signed(d.l);
+    const __mmask8 neg = _mm512_cmplt_epi64_mask(d.l[kLimbs - 1], _mm512_setzero_si512());
+    for (int j = 0; j < kLimbs; ++j) s.l[j] = _mm512_mask_blend_epi64(neg, d.l[j], s.l[j]);
+    return s;
+  }
+
+  // a - b mod 2p for a, b in [0, 2p): a - b, or a - b + 2p when negative.
+  KS_IFMA_INLINE static Fe8 sub(const Fe8& a, const Fe8& b) {
+    Fe8 d, e;
+    for (int j = 0; j < kLimbs; ++j) {
+      d.l[j] = _mm512_sub_epi64(a.l[j], b.l[j]);
+      e.l[j] = _mm512_add_epi64(d.l[j], _mm512_set1_epi64((long long)detail::kP2.l[j]));
+    }
+    normalize_signed(d.l);
+    normalize_signed(e.l);
+    const __mmask8 neg = _mm512_cmplt_epi64_mask(d.l[kLimbs - 1], _mm512_setzero_si512());
+    for (int j = 0; j < kLimbs; ++j) d.l[j] = _mm512_mask_blend_epi64(neg, d.l[j], e.l[j]);
+    return d;
+  }
+  KS_IFMA_INLINE static Fe8 neg(const Fe8& a) { return sub(zero(), a); }
+  KS_IFMA_INLINE static Fe8 dbl(const Fe8& a) { return add(a, a); }
+
+  // Montgomery product a * b / 2^260 mod p, operand scanning: per limb b_i,
+  // accumulate a * b_i, then add m * p for m = the low limb (p = -1 mod
+  // 2^52), which clears 52 bits, and shift one limb down. Accumulators stay
+  // below 2^58. Inputs below 4p, output below 2p, limbs normalized.
+  KS_IFMA_INLINE static Fe8 mul(const Fe8& a, const Fe8& b) {
+    __m512i r0 = _mm512_setzero_si512(), r1 = r0, r2 = r0, r3 = r0, r4 = r0, r5 = r0;
+    const __m512i p0 = _mm512_set1_epi64((long long)detail::kP.l[0]);
+    const __m512i p1 = _mm512_set1_epi64((long long)detail::kP.l[1]);
+    const __m512i p4 = _mm512_set1_epi64((long long)detail::kP.l[4]);
+    // limbs 2 and 3 of p equal limb 0 (2^52 - 1)
+#define KS_IFMA_STEP(bi)                                                              \
+  do {                                                                                \
+    r0 = _mm512_madd52lo_epu64(r0, a.l[0], bi);                                       \
+    r1 = _mm512_madd52lo_epu64(r1, a.l[1], bi);                                       \
+    r2 = _mm512_madd52lo_epu64(r2, a.l[2], bi);                                       \
+    r3 = _mm512_madd52lo_epu64(r3, a.l[3], bi);                                       \
+    r4 = _mm512_madd52lo_epu64(r4, a.l[4], bi);                                       \
+    r1 = _mm512_madd52hi_epu64(r1, a.l[0], bi);                                       \
+    r2 = _mm512_madd52hi_epu64(r2, a.l[1], bi);                                       \
+    r3 = _mm512_madd52hi_epu64(r3, a.l[2], bi);                                       \
+    r4 = _mm512_madd52hi_epu64(r4, a.l[3], bi);                                       \
+    r5 = _mm512_madd52hi_epu64(r5, a.l[4], bi);                                       \
+    const __m512i m = r0;                                                             \
+    r0 = _mm512_madd52lo_epu64(r0, m, p0);                                            \
+    r1 = _mm512_madd52lo_epu64(r1, m, p1);                                            \
+    r2 = _mm512_madd52lo_epu64(r2, m, p0);                                            \
+    r3 = _mm512_madd52lo_epu64(r3, m, p0);                                            \
+    r4 = _mm512_madd52lo_epu64(r4, m, p4);                                            \
+    r1 = _mm512_madd52hi_epu64(r1, m, p0);                                            \
+    r2 = _mm512_madd52hi_epu64(r2, m, p1);                                            \
+    r3 = _mm512_madd52hi_epu64(r3, m, p0);                                            \
+    r4 = _mm512_madd52hi_epu64(r4, m, p0);                                            \
+    r5 = _mm512_madd52hi_epu64(r5, m, p4);                                            \
+    r0 = _mm512_add_epi64(r1, _mm512_srli_epi64(r0, 52));                             \
+    r1 = r2;                                                                          \
+    r2 = r3;                                                                          \
+    r3 = r4;                                                                          \
+    r4 = r5;                                                                          \
+    r5 = _mm512_setzero_si512();                                                      \
+  } while (0)
+    KS_IFMA_STEP(b.l[0]);
+    KS_IFMA_STEP(b.l[1]);
+    KS_IFMA_STEP(b.l[2]);
+    KS_IFMA_STEP(b.l[3]);
+    KS_IFMA_STEP(b.l[4]);
+#undef KS_IFMA_STEP
+    Fe8 r = {{r0, r1, r2, r3, r4}};
+    normalize_signed(r.l);  // all non-negative: a plain carry propagation
+    return r;
+  }
+  KS_IFMA_INLINE static Fe8 sqr(const Fe8& a) { return mul(a, a); }
+  __attribute__((target(KS_IFMA_TARGET))) static Fe8 sqr_n(Fe8 a, int n) {
+    for (int i = 0; i < n; ++i) a = sqr(a);
+    return a;
+  }
+
+  // The representative in [0, p) of a value in [0, 2p).
+  KS_IFMA_INLINE static Fe8 canonical(const Fe8& a) {
+    Fe8 d;
+    for (int j = 0; j < kLimbs; ++j)
+      d.l[j] = _mm512_sub_epi64(a.l[j], _mm512_set1_epi64((long long)detail::kP.l[j]));
+    normalize_signed(d.l);
+    const __mmask8 neg = _mm512_cmplt_epi64_mask(d.l[kLimbs - 1], _mm512_setzero_si512());
+    for (int j = 0; j < kLimbs; ++j) d.l[j] = _mm512_mask_blend_epi64(neg, d.l[j], a.l[j]);
+    return d;
+  }
+
+  // Lane bitmaps (see the header comment).
+  KS_IFMA_INLINE static uint64_t is_zero(const Fe8& a) {
+    const Fe8 c = canonical(a);
+    __m512i any = c.l[0];
+    for (int j = 1; j < kLimbs; ++j) any = _mm512_or_si512(any, c.l[j]);
+    return _mm512_cmpeq_epi64_mask(any, _mm512_setzero_si512());
+  }
+  KS_IFMA_INLINE static uint64_t eq(const Fe8& a, const Fe8& b) { return is_zero(sub(a, b)); }
+  KS_IFMA_INLINE static Fe8 select(uint64_t mask, const Fe8& a, const Fe8& b) {
+    const __mmask8 k = __mmask8(mask);
+    Fe8 r;
+    for (int j = 0; j < kLimbs; ++j) r.l[j] = _mm512_mask_blend_epi64(k, b.l[j], a.l[j]);
+    return r;
+  }
+
+  KS_IFMA_INLINE static Fe8 to_mont(const Fe8& plain) { return mul(plain, broadcast(detail::kR2)); }
+  // Canonical plain value of a Montgomery element.
+  KS_IFMA_INLINE static Fe8 from_mont(const Fe8& a) {
+    Fe8 one_plain = zero();
+    one_plain.l[0] = _mm512_set1_epi64(1);
+    return canonical(mul(a, one_plain));
+  }
+
+  // Lane i of in[i] (four 64-bit limbs, value below 2^256) to radix 2^52.
+  KS_IFMA_INLINE static Fe8 load(const uint64_t (*in)[4]) {
+    alignas(64) uint64_t t[4][8];
+    for (int i = 0; i < 8; ++i)
+      for (int k = 0; k < 4; ++k) t[k][i] = in[i][k];
+    const __m512i w0 = _mm512_load_si512(t[0]), w1 = _mm512_load_si512(t[1]);
+    const __m512i w2 = _mm512_load_si512(t[2]), w3 = _mm512_load_si512(t[3]);
+    const __m512i m = _mm512_set1_epi64((long long)kMask52);
+    Fe8 r;
+    r.l[0] = _mm512_and_si512(w0, m);
+    r.l[1] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w0, 52), _mm512_slli_epi64(w1, 12)), m);
+    r.l[2] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w1, 40), _mm512_slli_epi64(w2, 24)), m);
+    r.l[3] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w2, 28), _mm512_slli_epi64(w3, 36)), m);
+    r.l[4] = _mm512_srli_epi64(w3, 16);
+    return r;
+  }
+  // Inverse of load for values below 2^256 (canonical ones).
+  KS_IFMA_INLINE static void store(uint64_t (*out)[4], const Fe8& a) {
+    alignas(64) uint64_t t[4][8];
+    _mm512_store_si512(t[0], _mm512_or_si512(a.l[0], _mm512_slli_epi64(a.l[1], 52)));
+    _mm512_store_si512(t[1], _mm512_or_si512(_mm512_srli_epi64(a.l[1], 12), _mm512_slli_epi64(a.l[2], 40)));
+    _mm512_store_si512(t[2], _mm512_or_si512(_mm512_srli_epi64(a.l[2], 24), _mm512_slli_epi64(a.l[3], 28)));
+    _mm512_store_si512(t[3], _mm512_or_si512(_mm512_srli_epi64(a.l[3], 36), _mm512_slli_epi64(a.l[4], 16)));
+    for (int i = 0; i < 8; ++i)
+      for (int k = 0; k < 4; ++k) out[i][k] = t[k][i];
+  }
+
+  // a^(p-2) per lane (0 -> 0), the 255S + 14M chain of field/fp.h.
+  static Fe8 inv(const Fe8& a);
+};
+
+}  // namespace ifma
+}  // namespace field
+}  // namespace ks
+
+#endif  // KS_FIELD_FP_IFMA_SIMD_H_
