@@ -84,7 +84,7 @@ def plan_sm3(opt: Options) -> List[Comparison]:
     if opt.gpu:
         gpu_batch = opt.batch or (1 << 20)
         for size in (64, 1024):
-            ours = Case("sm3", "hash", "kuaisuo", "gpu", 1, gpu_batch, size)
+            ours = Case("sm3", "hash", "kuaisuo", "gpu", opt.threads, gpu_batch, size)
             theirs = Case("sm3", "hash", "openssl", "cpu", opt.threads, 1, size)
             plan.append(Comparison(ours, theirs))
     return plan
@@ -106,7 +106,8 @@ def plan_sm2(opt: Options) -> List[Comparison]:
     if opt.gpu:
         batch = opt.batch or (1 << 20)
         for op, kind, msg in ops:
-            ours = Case("sm2", op, "kuaisuo", "gpu", 1, batch, msg, kind)
+            # Host threads hash messages (Z_A || M) and stage the copies.
+            ours = Case("sm2", op, "kuaisuo", "gpu", opt.threads, batch, msg, kind)
             theirs = Case("sm2", op, "openssl", "cpu", opt.threads, 1, msg, kind)
             plan.append(Comparison(ours, theirs))
     return plan

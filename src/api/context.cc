@@ -29,7 +29,7 @@ int ks_ctx_new(const ks_ctx_config* config, ks_ctx** out) {
   if (ctx == nullptr) return KS_ERR_NO_MEMORY;
   if (cfg.backend != KS_BACKEND_CPU) {
     int status = KS_OK;
-    ctx->gpu = ks::gpu::open_engine(cfg.gpu_device, &status);
+    ctx->gpu = ks::gpu::open_engine(cfg.gpu_device, &ctx->pool, &status);
     if (ctx->gpu == nullptr && cfg.backend == KS_BACKEND_GPU) {
       delete ctx;
       return status;

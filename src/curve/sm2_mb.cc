@@ -36,12 +36,15 @@ constexpr int kPointWindowBits = 5;
 constexpr int kPointWindows = (256 + kPointWindowBits) / kPointWindowBits;
 constexpr int kPointEntries = 1 << (kPointWindowBits - 1);
 
-// The comb table of G in the lanes' form: per entry x then y, five 52-bit
-// limbs each, in Montgomery form (a value below 2p). Built once from the
-// generated affine table.
+// The comb table of G in the lanes' form: for window i and coordinate limb
+// k (x limbs 0-4, then y limbs 0-4), the 64 entries' limb values in entry
+// order, in Montgomery form (values below 2p). Eight consecutive entries
+// make one vector, which is what the permutation lookup below reads.
+// Built once from the generated affine table.
 constexpr int kEntryWords = 2 * kLimbs;
+static_assert(kCombEntries == 64, "comb_lookup selects among 4 x 16 entries");
 struct CombTable52 {
-  alignas(64) uint64_t w[kCombWindows][kCombEntries][kEntryWords];
+  alignas(64) uint64_t w[kCombWindows][kEntryWords][kCombEntries];
 };
 
 KS_IFMA_FN void build_table(CombTable52* t) {
@@ -54,16 +57,10 @@ KS_IFMA_FN void build_table(CombTable52* t) {
           ys[l][k] = kSm2CombTable[i][j0 + l].y.w[k];
         }
       const Fe8 x = Fp8::to_mont(Fp8::load(xs)), y = Fp8::to_mont(Fp8::load(ys));
-      alignas(64) uint64_t lx[kLimbs][kLanes], ly[kLimbs][kLanes];
       for (int k = 0; k < kLimbs; ++k) {
-        _mm512_store_si512(lx[k], x.l[k]);
-        _mm512_store_si512(ly[k], y.l[k]);
+        _mm512_store_si512(&t->w[i][k][j0], x.l[k]);
+        _mm512_store_si512(&t->w[i][kLimbs + k][j0], y.l[k]);
       }
-      for (int l = 0; l < kLanes; ++l)
-        for (int k = 0; k < kLimbs; ++k) {
-          t->w[i][j0 + l][k] = lx[k][l];
-          t->w[i][j0 + l][kLimbs + k] = ly[k][l];
-        }
     }
   }
 }
@@ -113,18 +110,30 @@ KS_IFMA_INLINE void load_scalars(__m512i out[4], const U256 k[kLanes]) {
   secure_wipe(t, sizeof t);
 }
 
-// Entry magnitude - 1 of comb window `window` in each lane (all-zero words
-// for magnitude 0), by scanning all 64 entries: every lane touches every
-// entry, so addresses do not depend on the digits.
+// Entry magnitude - 1 of comb window `window` in each lane (magnitude 0
+// gives some entry; the caller treats it as the point at infinity). Every
+// lane reads all 64 entries: per limb, four vpermt2q pick among 16 entries
+// by the index's low four bits and two masked blends by bits 4 and 5. The
+// loads do not depend on the digits and permutations run in fixed time.
 KS_IFMA_INLINE A8 comb_lookup(const CombTable52& table, int window, __m512i magnitude) {
-  A8 r = {Fp8::zero(), Fp8::zero()};
-  for (int j = 0; j < kCombEntries; ++j) {
-    const __mmask8 hit = _mm512_cmpeq_epi64_mask(magnitude, _mm512_set1_epi64(j + 1));
-    const uint64_t* e = table.w[window][j];
-    for (int k = 0; k < kLimbs; ++k) {
-      r.x.l[k] = _mm512_mask_set1_epi64(r.x.l[k], hit, (long long)e[k]);
-      r.y.l[k] = _mm512_mask_set1_epi64(r.y.l[k], hit, (long long)e[kLimbs + k]);
-    }
+  const __m512i index = _mm512_and_si512(_mm512_sub_epi64(magnitude, _mm512_set1_epi64(1)),
+                                         _mm512_set1_epi64(kCombEntries - 1));
+  const __mmask8 bit4 = _mm512_test_epi64_mask(index, _mm512_set1_epi64(16));
+  const __mmask8 bit5 = _mm512_test_epi64_mask(index, _mm512_set1_epi64(32));
+  __m512i out[kEntryWords];
+  for (int k = 0; k < kEntryWords; ++k) {
+    const uint64_t* v = table.w[window][k];
+    __m512i q[4];
+    for (int g = 0; g < 4; ++g)
+      q[g] = _mm512_permutex2var_epi64(_mm512_load_si512(v + 16 * g), index,
+                                       _mm512_load_si512(v + 16 * g + 8));
+    out[k] = _mm512_mask_blend_epi64(bit5, _mm512_mask_blend_epi64(bit4, q[0], q[1]),
+                                     _mm512_mask_blend_epi64(bit4, q[2], q[3]));
+  }
+  A8 r;
+  for (int k = 0; k < kLimbs; ++k) {
+    r.x.l[k] = out[k];
+    r.y.l[k] = out[kLimbs + k];
   }
   return r;
 }

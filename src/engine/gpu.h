@@ -11,6 +11,7 @@
 #include <string>
 
 namespace ks {
+class ThreadPool;
 namespace sm2 {
 struct PrivateKey;
 }
@@ -55,8 +56,10 @@ class Engine {
                                 const uint8_t* sigs, size_t count, int* status) = 0;
 };
 
-// Opens device `device`; on failure returns null and sets *status.
-std::unique_ptr<Engine> open_engine(int device, int* status);
+// Opens device `device`; on failure returns null and sets *status. The
+// engine uses `pool` (the context's CPU threads, which outlive it) to stage
+// and deliver large chunks.
+std::unique_ptr<Engine> open_engine(int device, ThreadPool* pool, int* status);
 
 }  // namespace gpu
 }  // namespace ks

@@ -9,7 +9,7 @@ bool built() { return false; }
 int device_count() { return 0; }
 bool device_info(int, DeviceInfo*) { return false; }
 
-std::unique_ptr<Engine> open_engine(int, int* status) {
+std::unique_ptr<Engine> open_engine(int, ThreadPool*, int* status) {
   *status = KS_ERR_BACKEND_UNAVAILABLE;
   return nullptr;
 }

@@ -11,11 +11,25 @@
 #include <stdint.h>
 
 namespace ks {
+class ThreadPool;
 namespace gpu {
 
-// Bounds of one chunk: staging memory stays bounded for any batch size.
-constexpr size_t kChunkMaxItems = size_t(1) << 20;
-constexpr size_t kChunkMaxBytes = size_t(64) << 20;
+// Bounds of one chunk: staging memory stays bounded for any batch size, and
+// a large batch makes several chunks so that the two streams overlap.
+constexpr size_t kChunkMaxItems = size_t(1) << 18;
+constexpr size_t kChunkMaxBytes = size_t(32) << 20;
+
+// memcpy between caller and pinned memory, spread over the context's CPU
+// threads when large: one core's copy bandwidth would otherwise cap the
+// pipeline well below what the bus and the kernels sustain.
+class Copier {
+ public:
+  explicit Copier(ThreadPool* pool) : pool_(pool) {}
+  void operator()(void* dst, const void* src, size_t bytes) const;
+
+ private:
+  ThreadPool* pool_;
+};
 
 class ChunkJob {
  public:
@@ -28,13 +42,14 @@ class ChunkJob {
   virtual size_t staged_bytes(size_t first, size_t n) const { return in_bytes(first, n); }
   virtual size_t out_bytes(size_t n) const = 0;
   // Writes the inputs of items [first, first + n) to pinned staging memory.
-  virtual void stage(size_t first, size_t n, uint8_t* staging) const = 0;
+  virtual void stage(size_t first, size_t n, uint8_t* staging, const Copier& copy) const = 0;
   // Enqueues the work of those items on `stream`; dev_in holds what stage
   // wrote, results go to dev_out.
   virtual cudaError_t launch(size_t first, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                              cudaStream_t stream) const = 0;
   // Hands the results (pinned host memory, out_bytes(n)) to the caller.
-  virtual void deliver(size_t first, size_t n, const uint8_t* results) const = 0;
+  virtual void deliver(size_t first, size_t n, const uint8_t* results,
+                       const Copier& copy) const = 0;
 };
 
 // Grow-only scratch buffers.
@@ -62,7 +77,7 @@ class PinnedBuffer {
 
 class Pipeline {
  public:
-  Pipeline() = default;
+  explicit Pipeline(ThreadPool* pool) : copy_(pool) {}
   ~Pipeline();
   Pipeline(const Pipeline&) = delete;
   Pipeline& operator=(const Pipeline&) = delete;
@@ -81,8 +96,9 @@ class Pipeline {
     size_t first = 0, n = 0;
   };
   cudaError_t enqueue(Slot& slot, const ChunkJob& job, size_t first, size_t n);
-  static cudaError_t finish(Slot& slot);
+  cudaError_t finish(Slot& slot);
 
+  Copier copy_;
   Slot slots_[2];
 };
 

@@ -8,6 +8,7 @@
 
 #include "engine/gpu.h"
 #include "core/os_random.h"
+#include "core/thread_pool.h"
 #include "core/secure.h"
 #include "engine/gpu_pipeline.cuh"
 #include "engine/gpu_sm2_jobs.cuh"
@@ -54,20 +55,20 @@ class Sm3Job final : public ChunkJob {
     return (n + 1) * sizeof(uint64_t) + size_t(offsets_[first + n] - offsets_[first]);
   }
   size_t out_bytes(size_t n) const override { return 32 * n; }
-  void stage(size_t first, size_t n, uint8_t* staging) const override {
+  void stage(size_t first, size_t n, uint8_t* staging, const Copier& copy) const override {
     const uint64_t base = offsets_[first];
     uint64_t* rebased = reinterpret_cast<uint64_t*>(staging);
     for (size_t i = 0; i <= n; ++i) rebased[i] = offsets_[first + i] - base;
     const size_t bytes = size_t(offsets_[first + n] - base);
-    if (bytes > 0) memcpy(staging + (n + 1) * sizeof(uint64_t), data_ + base, bytes);
+    copy(staging + (n + 1) * sizeof(uint64_t), data_ + base, bytes);
   }
   cudaError_t launch(size_t, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                      cudaStream_t stream) const override {
     return sm3::launch_digest_batch(dev_in + (n + 1) * sizeof(uint64_t),
                                     reinterpret_cast<const uint64_t*>(dev_in), n, dev_out, stream);
   }
-  void deliver(size_t first, size_t n, const uint8_t* results) const override {
-    memcpy(digests_ + 32 * first, results, 32 * n);
+  void deliver(size_t first, size_t n, const uint8_t* results, const Copier& copy) const override {
+    copy(digests_ + 32 * first, results, 32 * n);
   }
 
  private:
@@ -78,7 +79,7 @@ class Sm3Job final : public ChunkJob {
 
 class CudaEngine final : public Engine {
  public:
-  explicit CudaEngine(int device) : device_(device) {}
+  CudaEngine(int device, ThreadPool* pool) : device_(device), pipeline_(pool) {}
 
   int open() {
     cudaError_t err = cudaSetDevice(device_);
@@ -139,6 +140,20 @@ class CudaEngine final : public Engine {
 
 }  // namespace
 
+void Copier::operator()(void* dst, const void* src, size_t bytes) const {
+  constexpr size_t kSlice = size_t(1) << 20;  // below this one thread copies
+  if (bytes == 0) return;
+  if (pool_ == nullptr || bytes < 2 * kSlice) {
+    memcpy(dst, src, bytes);
+    return;
+  }
+  const size_t slices = (bytes + kSlice - 1) / kSlice;
+  pool_->parallel_for(slices, 1, [&](size_t b, size_t e) {
+    const size_t lo = b * kSlice, hi = std::min(bytes, e * kSlice);
+    memcpy(static_cast<uint8_t*>(dst) + lo, static_cast<const uint8_t*>(src) + lo, hi - lo);
+  });
+}
+
 cudaError_t DeviceBuffer::reserve(size_t bytes) { return grow(&ptr_, &size_, bytes, false); }
 cudaError_t PinnedBuffer::reserve(size_t bytes) { return grow(&ptr_, &size_, bytes, true); }
 
@@ -179,7 +194,7 @@ cudaError_t Pipeline::enqueue(Slot& slot, const ChunkJob& job, size_t first, siz
   if (err == cudaSuccess) err = slot.host_out.reserve(out);
   if (err == cudaSuccess) err = slot.dev_out.reserve(out);
   if (err != cudaSuccess) return err;
-  job.stage(first, n, slot.host_in.get());
+  job.stage(first, n, slot.host_in.get(), copy_);
   err = cudaMemcpyAsync(slot.dev_in.get(), slot.host_in.get(), staged, cudaMemcpyHostToDevice,
                         slot.stream);
   if (err == cudaSuccess) err = job.launch(first, n, slot.dev_in.get(), slot.dev_out.get(), slot.stream);
@@ -198,7 +213,7 @@ cudaError_t Pipeline::finish(Slot& slot) {
   if (slot.pending == nullptr) return cudaSuccess;
   const cudaError_t err = cudaStreamSynchronize(slot.stream);
   if (err == cudaSuccess && slot.enqueued_ok)
-    slot.pending->deliver(slot.first, slot.n, slot.host_out.get());
+    slot.pending->deliver(slot.first, slot.n, slot.host_out.get(), copy_);
   slot.pending = nullptr;
   return err;
 }
@@ -228,12 +243,12 @@ bool device_info(int device, DeviceInfo* info) {
   return true;
 }
 
-std::unique_ptr<Engine> open_engine(int device, int* status) {
+std::unique_ptr<Engine> open_engine(int device, ThreadPool* pool, int* status) {
   if (device < 0 || device >= device_count()) {
     *status = KS_ERR_BACKEND_UNAVAILABLE;
     return nullptr;
   }
-  auto engine = std::make_unique<CudaEngine>(device);
+  auto engine = std::make_unique<CudaEngine>(device, pool);
   *status = engine->open();
   if (*status != KS_OK) return nullptr;
   return engine;

@@ -39,19 +39,19 @@ class FixedSizeJob : public ChunkJob {
     return header_bytes() + n * in_item_bytes();
   }
   size_t out_bytes(size_t n) const override { return n * out_item_bytes(); }
-  void stage(size_t first, size_t n, uint8_t* staging) const override {
+  void stage(size_t first, size_t n, uint8_t* staging, const Copier& copy) const override {
     write_header(staging);
     staging += header_bytes();
     for (int i = 0; i < n_in_; ++i) {
       const Part& in = inputs_[i];
-      memcpy(staging, in.host + first * in.item, n * in.item);
+      copy(staging, in.host + first * in.item, n * in.item);
       staging += n * in.item;
     }
   }
-  void deliver(size_t first, size_t n, const uint8_t* results) const override {
+  void deliver(size_t first, size_t n, const uint8_t* results, const Copier& copy) const override {
     for (int i = 0; i < n_out_; ++i) {
       const Part& out = outputs_[i];
-      memcpy(out.host_out + first * out.item, results, n * out.item);
+      copy(out.host_out + first * out.item, results, n * out.item);
       results += n * out.item;
     }
   }

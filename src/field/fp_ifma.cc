@@ -9,9 +9,8 @@
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512vl,avx512bw,avx512ifma")
 #include "field/fp_ifma_simd.h"
+#include "field/fp_ifma.h"  // op_chain<Fp8> must be defined for this target
 #pragma GCC pop_options
-
-#include "field/fp_ifma.h"
 
 namespace ks {
 namespace field {
@@ -62,6 +61,7 @@ __attribute__((target(KS_IFMA_TARGET))) void apply_x8(Op op, U256 out[kLanes],
     case Op::kMul: r = Fp8::mul(x, y); break;
     case Op::kSqr: r = Fp8::sqr(x); break;
     case Op::kInv: r = Fp8::inv(x); break;
+    case Op::kChain: r = op_chain<Fp8>(x, y); break;
     default: r = Fp8::zero(); break;
   }
   Fp8::store(reinterpret_cast<uint64_t(*)[4]>(out), Fp8::from_mont(r));

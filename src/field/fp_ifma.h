@@ -16,7 +16,26 @@ namespace ifma {
 
 constexpr int kLanes = 8;
 
-enum class Op { kAdd, kSub, kNeg, kDbl, kMul, kSqr, kInv };
+enum class Op { kAdd, kSub, kNeg, kDbl, kMul, kSqr, kInv, kChain };
+
+// kChain: the operation sequence below, with no reduction to [0, p) in
+// between (the lane values wander through their whole redundant range), as
+// tests replay it with the scalar Fp:
+//   r = a; 64 times: r = dbl(dbl(dbl(r + b))); r = b - (r - a);
+//   r = r (r + b); r = -r; r = (r - 2b)^2; r = (r + r) + (r + b).
+template <class F>
+typename F::Elem op_chain(const typename F::Elem& a, const typename F::Elem& b) {
+  typename F::Elem r = a;
+  for (int i = 0; i < 64; ++i) {
+    r = F::dbl(F::dbl(F::dbl(F::add(r, b))));
+    r = F::sub(b, F::sub(r, a));
+    r = F::mul(r, F::add(r, b));
+    r = F::neg(r);
+    r = F::sqr(F::sub(r, F::dbl(b)));
+    r = F::add(F::add(r, r), F::add(r, b));
+  }
+  return r;
+}
 
 // out[i] = op(a[i], b[i]) mod p for a[i], b[i] in [0, p) (b ignored by the
 // one-operand ops), through the Montgomery form and back.

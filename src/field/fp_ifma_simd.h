@@ -8,10 +8,13 @@
 // [52j, 52j + 52) of lane i's value: radix 2^52, every limb normalized below
 // 2^52 (vpmadd52luq/huq read only the low 52 bits of their factors).
 // Values are in Montgomery form x * R mod p with R = 2^260 and are kept
-// "almost reduced", in [0, 2p): Montgomery products of inputs below 4p land
-// below 2p (4p < R / 4), add/sub reduce by 2p once; canonical() gives [0, p).
+// below 2^257 (about 2p): Montgomery products of such inputs land below
+// 2^254 + p < 2p; add and sub fold the bits above 2^256 back in with
+// 2^256 = 2^224 + 2^96 - 2^64 + 1 (mod p), which needs no comparison;
+// canonical() gives [0, p), is_zero() matches 0, p and 2p.
 // Because p = -1 mod 2^52, -p^-1 mod 2^52 = 1: the Montgomery quotient digit
-// is the low limb itself, no multiplication.
+// is the low limb itself, no multiplication; and three of p's five limbs
+// are 2^52 - 1, so m p is mostly additions (mont_reduce).
 //
 // Fp8 satisfies the field policy of curve/jacobian.h with one twist: the
 // uint64_t "masks" are lane bitmaps (bit i set = true in lane i, so all ones
@@ -85,10 +88,17 @@ constexpr L5 times2(const L5& a) {
 
 constexpr L5 kP = to_radix52(kP64);
 constexpr L5 kP2 = times2(kP);
+constexpr L5 kP4 = times2(kP2);
+// 4p with every limb but the top one at least 2^52 and the top one at least
+// 2^49 (borrowing one unit from each next limb): a - b + 4p limb by limb is
+// then non-negative for any normalized a, b below 2^257.
+constexpr L5 kP4Spread = {{kP4.l[0] + (uint64_t(1) << 52), kP4.l[1] + kMask52,
+                           kP4.l[2] + kMask52, kP4.l[3] + kMask52, kP4.l[4] - 1}};
+static_assert(kP4.l[1] >= 1 && kP4.l[4] - 1 >= (uint64_t(1) << 49), "4p spread");
 constexpr L5 kOneMont = to_radix52(pow2_mod_p(260));  // R mod p
 constexpr L5 kR2 = to_radix52(pow2_mod_p(520));       // R^2 mod p
 static_assert(kP.l[0] == kMask52, "p = -1 mod 2^52: the Montgomery digit is the low limb");
-static_assert(kP.l[2] == kP.l[0] && kP.l[3] == kP.l[0], "mul() reuses limb 0 of p for limbs 2, 3");
+static_assert(kP.l[2] == kMask52 && kP.l[3] == kMask52, "mont_reduce: limbs 0, 2, 3 of p are 2^52 - 1");
 
 }  // namespace detail
 
@@ -121,109 +131,123 @@ struct Fp8 {
     }
   }
 
-  // a + b mod 2p for a, b in [0, 2p): a + b - 2p when that is not negative.
+  // Folds the bits of a non-negative limb vector above 2^256 (those of the
+  // top limb from bit 48 on, carries of the lower limbs not yet propagated)
+  // back in through 2^256 = 2^224 + 2^96 - 2^64 + 1 (mod p), then carries.
+  // For limbs below 2^55 the result is below 2^256 + 2^230 < 2^257.
+  KS_IFMA_INLINE static void fold_normalize(__m512i l[kLimbs]) {
+    const __m512i h = _mm512_srli_epi64(l[4], 48);
+    l[4] = _mm512_add_epi64(_mm512_and_si512(l[4], _mm512_set1_epi64((1ll << 48) - 1)),
+                            _mm512_slli_epi64(h, 16));
+    l[1] = _mm512_add_epi64(l[1], _mm512_sub_epi64(_mm512_slli_epi64(h, 44),
+                                                   _mm512_slli_epi64(h, 12)));
+    l[0] = _mm512_add_epi64(l[0], h);
+    normalize_signed(l);  // non-negative here: a plain carry chain
+  }
+
+  // a + b, reduced below 2^257 (not necessarily below p or 2p).
   KS_IFMA_INLINE static Fe8 add(const Fe8& a, const Fe8& b) {
-    Fe8 s, d;
-    for (int j = 0; j < kLimbs; ++j) {
-      s.l[j] = _mm512_add_epi64(a.l[j], b.l[j]);
-      d.l[j] = _mm512_sub_epi64(s.l[j], _mm512_set1_epi64((long long)detail::kP2.l[j]));
-    }
-    normalize_signed(s.l);
-    normalize_signed(d.l);
-    const __mmask8 neg = _mm512_cmplt_epi64_mask(d.l[kLimbs - 1], _mm512_setzero_si512());
-    for (int j = 0; j < kLimbs; ++j) s.l[j] = _mm512_mask_blend_epi64(neg, d.l[j], s.l[j]);
+    Fe8 s;
+    for (int j = 0; j < kLimbs; ++j) s.l[j] = _mm512_add_epi64(a.l[j], b.l[j]);
+    fold_normalize(s.l);
     return s;
   }
 
-  // a - b mod 2p for a, b in [0, 2p): a - b, or a - b + 2p when negative.
+  // a - b + 4p (limbs kept non-negative by kP4Spread), reduced below 2^257.
   KS_IFMA_INLINE static Fe8 sub(const Fe8& a, const Fe8& b) {
-    Fe8 d, e;
-    for (int j = 0; j < kLimbs; ++j) {
-      d.l[j] = _mm512_sub_epi64(a.l[j], b.l[j]);
-      e.l[j] = _mm512_add_epi64(d.l[j], _mm512_set1_epi64((long long)detail::kP2.l[j]));
-    }
-    normalize_signed(d.l);
-    normalize_signed(e.l);
-    const __mmask8 neg = _mm512_cmplt_epi64_mask(d.l[kLimbs - 1], _mm512_setzero_si512());
-    for (int j = 0; j < kLimbs; ++j) d.l[j] = _mm512_mask_blend_epi64(neg, d.l[j], e.l[j]);
+    Fe8 d;
+    for (int j = 0; j < kLimbs; ++j)
+      d.l[j] = _mm512_sub_epi64(
+          _mm512_add_epi64(a.l[j], _mm512_set1_epi64((long long)detail::kP4Spread.l[j])), b.l[j]);
+    fold_normalize(d.l);
     return d;
   }
   KS_IFMA_INLINE static Fe8 neg(const Fe8& a) { return sub(zero(), a); }
   KS_IFMA_INLINE static Fe8 dbl(const Fe8& a) { return add(a, a); }
 
-  // Montgomery product a * b / 2^260 mod p, operand scanning: per limb b_i,
-  // accumulate a * b_i, then add m * p for m = the low limb (p = -1 mod
-  // 2^52), which clears 52 bits, and shift one limb down. Accumulators stay
-  // below 2^58. Inputs below 4p, output below 2p, limbs normalized.
-  KS_IFMA_INLINE static Fe8 mul(const Fe8& a, const Fe8& b) {
-    __m512i r0 = _mm512_setzero_si512(), r1 = r0, r2 = r0, r3 = r0, r4 = r0, r5 = r0;
-    const __m512i p0 = _mm512_set1_epi64((long long)detail::kP.l[0]);
+  // Montgomery reduction of a 10-limb product t (64-bit accumulators, limb
+  // k weighing 2^(52k)): five steps of t += m p B^i, m = t_i mod B (p = -1
+  // mod B = 2^52, so m needs no multiplication), then t / B^5. Limbs 0, 2
+  // and 3 of p are B - 1, so m (B - 1) B^i is -m at limb i and +m at limb
+  // i + 1 (and those of limbs 2 and 3 partly cancel): the product m p costs
+  // four vpmadd52 (limbs 1 and 4 of p) and four additions instead of ten
+  // vpmadd52. Accumulators may dip below zero, hence arithmetic shifts.
+  KS_IFMA_INLINE static Fe8 mont_reduce(__m512i t[2 * kLimbs]) {
+    const __m512i mask = _mm512_set1_epi64((long long)kMask52);
     const __m512i p1 = _mm512_set1_epi64((long long)detail::kP.l[1]);
     const __m512i p4 = _mm512_set1_epi64((long long)detail::kP.l[4]);
-    // limbs 2 and 3 of p equal limb 0 (2^52 - 1)
-#define KS_IFMA_STEP(bi)                                                              \
-  do {                                                                                \
-    r0 = _mm512_madd52lo_epu64(r0, a.l[0], bi);                                       \
-    r1 = _mm512_madd52lo_epu64(r1, a.l[1], bi);                                       \
-    r2 = _mm512_madd52lo_epu64(r2, a.l[2], bi);                                       \
-    r3 = _mm512_madd52lo_epu64(r3, a.l[3], bi);                                       \
-    r4 = _mm512_madd52lo_epu64(r4, a.l[4], bi);                                       \
-    r1 = _mm512_madd52hi_epu64(r1, a.l[0], bi);                                       \
-    r2 = _mm512_madd52hi_epu64(r2, a.l[1], bi);                                       \
-    r3 = _mm512_madd52hi_epu64(r3, a.l[2], bi);                                       \
-    r4 = _mm512_madd52hi_epu64(r4, a.l[3], bi);                                       \
-    r5 = _mm512_madd52hi_epu64(r5, a.l[4], bi);                                       \
-    const __m512i m = r0;                                                             \
-    r0 = _mm512_madd52lo_epu64(r0, m, p0);                                            \
-    r1 = _mm512_madd52lo_epu64(r1, m, p1);                                            \
-    r2 = _mm512_madd52lo_epu64(r2, m, p0);                                            \
-    r3 = _mm512_madd52lo_epu64(r3, m, p0);                                            \
-    r4 = _mm512_madd52lo_epu64(r4, m, p4);                                            \
-    r1 = _mm512_madd52hi_epu64(r1, m, p0);                                            \
-    r2 = _mm512_madd52hi_epu64(r2, m, p1);                                            \
-    r3 = _mm512_madd52hi_epu64(r3, m, p0);                                            \
-    r4 = _mm512_madd52hi_epu64(r4, m, p0);                                            \
-    r5 = _mm512_madd52hi_epu64(r5, m, p4);                                            \
-    r0 = _mm512_add_epi64(r1, _mm512_srli_epi64(r0, 52));                             \
-    r1 = r2;                                                                          \
-    r2 = r3;                                                                          \
-    r3 = r4;                                                                          \
-    r4 = r5;                                                                          \
-    r5 = _mm512_setzero_si512();                                                      \
-  } while (0)
-    KS_IFMA_STEP(b.l[0]);
-    KS_IFMA_STEP(b.l[1]);
-    KS_IFMA_STEP(b.l[2]);
-    KS_IFMA_STEP(b.l[3]);
-    KS_IFMA_STEP(b.l[4]);
-#undef KS_IFMA_STEP
-    Fe8 r = {{r0, r1, r2, r3, r4}};
-    normalize_signed(r.l);  // all non-negative: a plain carry propagation
+    for (int i = 0; i < kLimbs; ++i) {
+      const __m512i m = _mm512_and_si512(t[i], mask);
+      t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_add_epi64(m, _mm512_srai_epi64(t[i], 52)));
+      t[i + 1] = _mm512_madd52lo_epu64(t[i + 1], m, p1);
+      t[i + 2] = _mm512_madd52hi_epu64(_mm512_sub_epi64(t[i + 2], m), m, p1);
+      t[i + 4] = _mm512_madd52lo_epu64(_mm512_add_epi64(t[i + 4], m), m, p4);
+      t[i + 5] = _mm512_madd52hi_epu64(t[i + 5], m, p4);
+    }
+    Fe8 r = {{t[5], t[6], t[7], t[8], t[9]}};
+    normalize_signed(r.l);
     return r;
   }
-  KS_IFMA_INLINE static Fe8 sqr(const Fe8& a) { return mul(a, a); }
+
+  // Montgomery product a b / 2^260 mod p: the 25 limb products by product
+  // scanning (vpmadd52luq/huq), then mont_reduce. Inputs below 2^257,
+  // output below 2^514 / 2^260 + p < 2p, limbs normalized.
+  KS_IFMA_INLINE static Fe8 mul(const Fe8& a, const Fe8& b) {
+    __m512i t[2 * kLimbs];
+    for (int k = 0; k < 2 * kLimbs; ++k) t[k] = _mm512_setzero_si512();
+    for (int i = 0; i < kLimbs; ++i)
+      for (int j = 0; j < kLimbs; ++j) {
+        t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[i], b.l[j]);
+        t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[i], b.l[j]);
+      }
+    return mont_reduce(t);
+  }
+  // a^2: the ten cross products once, doubled, then the five squares.
+  KS_IFMA_INLINE static Fe8 sqr(const Fe8& a) {
+    __m512i t[2 * kLimbs];
+    for (int k = 0; k < 2 * kLimbs; ++k) t[k] = _mm512_setzero_si512();
+    for (int i = 0; i < kLimbs; ++i)
+      for (int j = i + 1; j < kLimbs; ++j) {
+        t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[i], a.l[j]);
+        t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[i], a.l[j]);
+      }
+    for (int k = 1; k < 2 * kLimbs; ++k) t[k] = _mm512_add_epi64(t[k], t[k]);
+    for (int i = 0; i < kLimbs; ++i) {
+      t[2 * i] = _mm512_madd52lo_epu64(t[2 * i], a.l[i], a.l[i]);
+      t[2 * i + 1] = _mm512_madd52hi_epu64(t[2 * i + 1], a.l[i], a.l[i]);
+    }
+    return mont_reduce(t);
+  }
   __attribute__((target(KS_IFMA_TARGET))) static Fe8 sqr_n(Fe8 a, int n) {
     for (int i = 0; i < n; ++i) a = sqr(a);
     return a;
   }
 
-  // The representative in [0, p) of a value in [0, 2p).
-  KS_IFMA_INLINE static Fe8 canonical(const Fe8& a) {
+  // x - c when that is not negative, else x (x normalized, c a constant).
+  KS_IFMA_INLINE static Fe8 subtract_if_ge(const Fe8& x, const detail::L5& c) {
     Fe8 d;
     for (int j = 0; j < kLimbs; ++j)
-      d.l[j] = _mm512_sub_epi64(a.l[j], _mm512_set1_epi64((long long)detail::kP.l[j]));
+      d.l[j] = _mm512_sub_epi64(x.l[j], _mm512_set1_epi64((long long)c.l[j]));
     normalize_signed(d.l);
     const __mmask8 neg = _mm512_cmplt_epi64_mask(d.l[kLimbs - 1], _mm512_setzero_si512());
-    for (int j = 0; j < kLimbs; ++j) d.l[j] = _mm512_mask_blend_epi64(neg, d.l[j], a.l[j]);
+    for (int j = 0; j < kLimbs; ++j) d.l[j] = _mm512_mask_blend_epi64(neg, d.l[j], x.l[j]);
     return d;
   }
+  // The representative in [0, p) of a value below 2^257 < 3p.
+  KS_IFMA_INLINE static Fe8 canonical(const Fe8& a) {
+    return subtract_if_ge(subtract_if_ge(a, detail::kP2), detail::kP);
+  }
 
-  // Lane bitmaps (see the header comment).
+  // Lane bitmaps (see the header comment). A normalized value below 2^257
+  // is 0 mod p exactly when it is 0, p or 2p.
   KS_IFMA_INLINE static uint64_t is_zero(const Fe8& a) {
-    const Fe8 c = canonical(a);
-    __m512i any = c.l[0];
-    for (int j = 1; j < kLimbs; ++j) any = _mm512_or_si512(any, c.l[j]);
-    return _mm512_cmpeq_epi64_mask(any, _mm512_setzero_si512());
+    __mmask8 z = 0xFF, is_p = 0xFF, is_2p = 0xFF;
+    for (int j = 0; j < kLimbs; ++j) {
+      z &= _mm512_cmpeq_epi64_mask(a.l[j], _mm512_setzero_si512());
+      is_p &= _mm512_cmpeq_epi64_mask(a.l[j], _mm512_set1_epi64((long long)detail::kP.l[j]));
+      is_2p &= _mm512_cmpeq_epi64_mask(a.l[j], _mm512_set1_epi64((long long)detail::kP2.l[j]));
+    }
+    return uint64_t(z | is_p | is_2p);
   }
   KS_IFMA_INLINE static uint64_t eq(const Fe8& a, const Fe8& b) { return is_zero(sub(a, b)); }
   KS_IFMA_INLINE static Fe8 select(uint64_t mask, const Fe8& a, const Fe8& b) {

@@ -88,6 +88,8 @@ TEST(MbField, LanesMatchScalarFp) {
         {ifma::Op::kMul, [](const U256& x, const U256& y) { return Fp::mul(x, y); }, "mul"},
         {ifma::Op::kSqr, [](const U256& x, const U256&) { return Fp::sqr(x); }, "sqr"},
         {ifma::Op::kInv, [](const U256& x, const U256&) { return Fp::inv(x); }, "inv"},
+        {ifma::Op::kChain, [](const U256& x, const U256& y) { return ifma::op_chain<Fp>(x, y); },
+         "chain"},
     };
     for (const auto& op : ops) {
       if (op.op == ifma::Op::kInv && base > 80) continue;  // slow; edges are first
