@@ -3,15 +3,24 @@
 // this file and instantiated here only for the 8-lane field, while the rest
 // of the library keeps its own (plain x86-64) copies.
 #if defined(__x86_64__)
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512vl,avx512bw,avx512ifma"))), \
+                             apply_to = function)
+#else
 // gcc 12 flags the _mm512_undefined operand inside its own shift
 // intrinsics as uninitialized when they are inlined under a target pragma.
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512vl,avx512bw,avx512ifma")
+#endif
 #include "curve/jacobian.h"
 #include "field/fp_ifma_simd.h"
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 #include "curve/sm2_mb.h"
 

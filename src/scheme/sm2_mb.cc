@@ -1,10 +1,14 @@
 #include "scheme/sm2_mb.h"
 
+#include <string.h>
+
 #include "core/cpu_features.h"
 #include "core/os_random.h"
 #include "core/secure.h"
 #include "curve/sm2_mb.h"
 #include "hash/sm3.h"
+#include "hash/sm3_blocks.h"
+#include "hash/sm3_compress.h"
 
 namespace ks {
 namespace sm2 {
@@ -41,35 +45,99 @@ Error random_scalar(U256& out, const U256& max) {
   return Error::kOk;
 }
 
-// The first candidate of scheme/sm2.cc's DeterministicNonces (RFC 6979
-// section 3.2 over HMAC-SM3): K, V from seed = d || (e mod n), then
-// V = HMAC_K(V), k = V. Returns false if that k is not in [1, n-1]; the lane
-// then goes to the scalar signer, which continues the same sequence.
-bool first_deterministic_nonce(U256& k, const U256& d, const U256& e_mod_n) {
-  uint8_t seed[2 * kScalarBytes], key[sm3::kDigestBytes], v[sm3::kDigestBytes];
-  field::to_be_bytes(seed, d);
-  field::to_be_bytes(seed + kScalarBytes, e_mod_n);
-  for (size_t i = 0; i < sizeof v; ++i) v[i] = 0x01, key[i] = 0x00;
-  auto hmac = [&](uint8_t out[sm3::kDigestBytes], const uint8_t* a, size_t a_len) {
-    sm3::HmacSm3 mac(key, sizeof key);
-    mac.update(v, sizeof v);
-    mac.update(a, a_len);
-    mac.finish(out);
-  };
-  for (uint8_t separator : {uint8_t(0x00), uint8_t(0x01)}) {
-    uint8_t msg[1 + sizeof seed];
-    msg[0] = separator;
-    for (size_t i = 0; i < sizeof seed; ++i) msg[1 + i] = seed[i];
-    hmac(key, msg, sizeof msg);
-    hmac(v, nullptr, 0);
-    secure_wipe(msg, sizeof msg);
+// HMAC-SM3 in eight lanes (hash/sm3_blocks.h compress_x8): one 32-byte key
+// and one `len`-byte message per lane, every lane the same length, so that
+// every lane runs the same blocks. out may alias key or msg.
+void hmac_sm3_x8(uint8_t out[][sm3::kDigestBytes], const uint8_t key[][sm3::kDigestBytes],
+                 const uint8_t* const msg[], size_t len) {
+  constexpr size_t kBlock = 64;
+  uint8_t inner[kLanes][sm3::kDigestBytes];
+  // inner: SM3((K ^ ipad) || msg); outer: SM3((K ^ opad) || inner)
+  for (int pass = 0; pass < 2; ++pass) {
+    const uint8_t pad = pass == 0 ? 0x36 : 0x5c;
+    const uint8_t* body[kLanes];
+    for (size_t l = 0; l < kLanes; ++l) body[l] = pass == 0 ? msg[l] : inner[l];
+    const size_t body_len = pass == 0 ? len : sm3::kDigestBytes;
+    const size_t total = kBlock + body_len;
+    const size_t blocks = (total + 8) / kBlock + 1;  // with 0x80 and the 64-bit length
+    uint8_t buf[kLanes][4 * kBlock];
+    for (size_t l = 0; l < kLanes; ++l) {
+      uint8_t* b = buf[l];
+      memset(b, 0, blocks * kBlock);
+      for (size_t i = 0; i < kBlock; ++i) b[i] = uint8_t((i < 32 ? key[l][i] : 0) ^ pad);
+      memcpy(b + kBlock, body[l], body_len);
+      b[total] = 0x80;
+      const uint64_t bits = uint64_t(total) * 8;
+      for (int i = 0; i < 8; ++i) b[blocks * kBlock - 1 - i] = uint8_t(bits >> (8 * i));
+    }
+    uint32_t state[8][8];
+    for (int w = 0; w < 8; ++w)
+      for (size_t l = 0; l < kLanes; ++l) state[w][l] = sm3::kIV[w];
+    for (size_t blk = 0; blk < blocks; ++blk) {
+      const uint8_t* ptrs[kLanes];
+      for (size_t l = 0; l < kLanes; ++l) ptrs[l] = buf[l] + blk * kBlock;
+      sm3::compress_x8(state, ptrs);
+    }
+    uint8_t(*dst)[sm3::kDigestBytes] = pass == 0 ? inner : out;
+    for (size_t l = 0; l < kLanes; ++l)
+      for (int w = 0; w < 8; ++w)
+        for (int b = 0; b < 4; ++b) dst[l][4 * w + b] = uint8_t(state[w][l] >> (24 - 8 * b));
+    secure_wipe(buf, sizeof buf);
   }
-  hmac(v, nullptr, 0);
-  k = field::from_be_bytes(v);
-  secure_wipe(seed, sizeof seed);
+  secure_wipe(inner, sizeof inner);
+}
+
+// The first candidate of scheme/sm2.cc's DeterministicNonces (RFC 6979
+// section 3.2 over HMAC-SM3) in every lane: K, V from seed = d || (e mod
+// n), then V = HMAC_K(V), k = V. ok[i] is false where that k is not in
+// [1, n-1]; such a lane goes to the scalar signer, which continues the same
+// sequence.
+void first_deterministic_nonces(U256 k[kLanes], bool ok[kLanes], const U256 d[kLanes],
+                                const U256 e_mod_n[kLanes]) {
+  constexpr size_t kSeed = 2 * kScalarBytes;
+  uint8_t key[kLanes][sm3::kDigestBytes], v[kLanes][sm3::kDigestBytes];
+  uint8_t msg[kLanes][sm3::kDigestBytes + 1 + kSeed];
+  const uint8_t* msg_ptrs[kLanes];
+  const uint8_t* v_ptrs[kLanes];
+  for (size_t l = 0; l < kLanes; ++l) {
+    memset(v[l], 0x01, sizeof v[l]);
+    memset(key[l], 0x00, sizeof key[l]);
+    field::to_be_bytes(msg[l] + sm3::kDigestBytes + 1, d[l]);
+    field::to_be_bytes(msg[l] + sm3::kDigestBytes + 1 + kScalarBytes, e_mod_n[l]);
+    msg_ptrs[l] = msg[l];
+    v_ptrs[l] = v[l];
+  }
+  for (uint8_t separator : {uint8_t(0x00), uint8_t(0x01)}) {
+    for (size_t l = 0; l < kLanes; ++l) {
+      memcpy(msg[l], v[l], sm3::kDigestBytes);
+      msg[l][sm3::kDigestBytes] = separator;
+    }
+    hmac_sm3_x8(key, key, msg_ptrs, sizeof msg[0]);  // K = HMAC_K(V || sep || seed)
+    hmac_sm3_x8(v, key, v_ptrs, sizeof v[0]);        // V = HMAC_K(V)
+  }
+  hmac_sm3_x8(v, key, v_ptrs, sizeof v[0]);
+  for (size_t l = 0; l < kLanes; ++l) {
+    k[l] = field::from_be_bytes(v[l]);
+    ok[l] = declassify(Fn::in_range_nonzero(k[l]));
+  }
   secure_wipe(key, sizeof key);
   secure_wipe(v, sizeof v);
-  return declassify(Fn::in_range_nonzero(k));
+  secure_wipe(msg, sizeof msg);
+}
+
+// random_scalar for `count` lanes with one OS call (the syscall costs about
+// as much as a lane's share of [k]G); a lane whose draw is rejected draws
+// again alone. status[i] is set for every lane below count.
+void random_scalars(U256 out[], size_t count, const U256& max, Error status[]) {
+  uint8_t buf[kLanes * kScalarBytes];
+  const bool ok = os_random(buf, count * kScalarBytes);
+  for (size_t i = 0; i < count; ++i) {
+    status[i] = Error::kOk;
+    out[i] = field::from_be_bytes(buf + i * kScalarBytes);
+    if (!ok || !declassify(~field::is_zero_mask(out[i]) & ~field::lt_mask(max, out[i])))
+      status[i] = random_scalar(out[i], max);
+  }
+  secure_wipe(buf, sizeof buf);
 }
 
 U256 digest_mod_n(const uint8_t e[kDigestBytes]) {
@@ -96,20 +164,34 @@ void sign_lanes(uint8_t sig[][kSignatureBytes], const PrivateKey* const keys[],
 #if defined(__x86_64__)
   U256 k[kLanes], e_mod_n[kLanes];
   bool active[kLanes] = {};
+  bool nonce_ok[kLanes];
+  if (mode == NonceMode::kRandom) random_scalars(k, count, n_minus(1), status);
+  for (size_t i = 0; i < count; ++i) e_mod_n[i] = digest_mod_n(e[i]);
+  if (mode == NonceMode::kDeterministic) {
+    U256 d[kLanes];
+    for (size_t i = 0; i < kLanes; ++i) {
+      d[i] = keys[i < count ? i : 0]->d;
+      if (i >= count) e_mod_n[i] = e_mod_n[0];
+    }
+    first_deterministic_nonces(k, nonce_ok, d, e_mod_n);
+    secure_wipe(d, sizeof d);
+  }
   for (size_t i = 0; i < kLanes; ++i) {
-    k[i] = U256{{1, 0, 0, 0}};  // idle lanes compute G
-    if (i >= count) continue;
-    e_mod_n[i] = digest_mod_n(e[i]);
-    status[i] = Error::kOk;
+    if (i >= count) {
+      k[i] = U256{{1, 0, 0, 0}};  // idle lanes compute G
+      continue;
+    }
     if (mode == NonceMode::kRandom) {
-      status[i] = random_scalar(k[i], n_minus(1));
+      if (status[i] != Error::kOk) k[i] = U256{{1, 0, 0, 0}};
     } else if (mode == NonceMode::kDeterministic) {
-      if (!first_deterministic_nonce(k[i], keys[i]->d, e_mod_n[i])) {
+      status[i] = Error::kOk;
+      if (!nonce_ok[i]) {
         k[i] = U256{{1, 0, 0, 0}};
         status[i] = sign_digest(sig[i], *keys[i], e[i], Nonce::kDeterministic);
         continue;
       }
     } else {
+      status[i] = Error::kOk;
       k[i] = field::from_be_bytes(fixed[i]);
       if (!declassify(Fn::in_range_nonzero(k[i]))) {
         k[i] = U256{{1, 0, 0, 0}};
@@ -193,13 +275,9 @@ void keygen_x8(uint8_t d[][kScalarBytes], PublicKey pub[], Error status[], size_
   }
 #if defined(__x86_64__)
   U256 dv[kLanes];
-  for (size_t i = 0; i < kLanes; ++i) {
-    dv[i] = U256{{1, 0, 0, 0}};
-    if (i < count) {
-      status[i] = random_scalar(dv[i], n_minus(2));
-      if (status[i] != Error::kOk) dv[i] = U256{{1, 0, 0, 0}};
-    }
-  }
+  random_scalars(dv, count, n_minus(2), status);
+  for (size_t i = 0; i < kLanes; ++i)
+    if (i >= count || status[i] != Error::kOk) dv[i] = U256{{1, 0, 0, 0}};
   curve::Affine p[kLanes];
   curve::mb::mul_base_x8(p, dv);
   for (size_t i = 0; i < count; ++i) {
