@@ -99,6 +99,18 @@ struct CtxDeleter {
 };
 using CtxPtr = std::unique_ptr<ks_ctx, CtxDeleter>;
 
+// The context a kuaisuo batch case runs in: its backend, its threads.
+CtxPtr make_ctx(const Case& c, std::string* error) {
+  ks_ctx_config cfg;
+  ks_ctx_config_init(&cfg);
+  cfg.backend = c.backend == "gpu" ? KS_BACKEND_GPU : KS_BACKEND_CPU;
+  cfg.cpu_threads = c.threads;
+  ks_ctx* raw = nullptr;
+  const int rc = ks_ctx_new(&cfg, &raw);
+  if (rc != KS_OK) *error = ks_strerror(rc);
+  return CtxPtr(raw);
+}
+
 
 bool run_sm3(const Case& c, Result* result, std::string* error) {
   const bool openssl = c.impl == "openssl";
@@ -112,17 +124,8 @@ bool run_sm3(const Case& c, Result* result, std::string* error) {
     result->backend = "cpu";
     return true;
   }
-  ks_ctx_config cfg;
-  ks_ctx_config_init(&cfg);
-  cfg.backend = c.backend == "gpu" ? KS_BACKEND_GPU : KS_BACKEND_CPU;
-  cfg.cpu_threads = c.threads;
-  ks_ctx* raw = nullptr;
-  int rc = ks_ctx_new(&cfg, &raw);
-  if (rc != KS_OK) {
-    *error = ks_strerror(rc);
-    return false;
-  }
-  CtxPtr ctx(raw);
+  CtxPtr ctx = make_ctx(c, error);
+  if (ctx == nullptr) return false;
   pool = random_bytes(c.batch * c.msg_bytes);
   std::vector<uint64_t> offsets(c.batch + 1);
   for (size_t i = 0; i <= c.batch; ++i) offsets[i] = i * c.msg_bytes;
@@ -253,17 +256,9 @@ bool run_sm2_single(const Case& c, Result* result, std::string* error) {
 // key, and verification of (key, input, signature) triples with 16
 // distinct keys.
 bool run_sm2_batch(const Case& c, Result* result, std::string* error) {
-  ks_ctx_config cfg;
-  ks_ctx_config_init(&cfg);
-  cfg.backend = c.backend == "gpu" ? KS_BACKEND_GPU : KS_BACKEND_CPU;
-  cfg.cpu_threads = c.threads;
-  ks_ctx* raw = nullptr;
-  int rc = ks_ctx_new(&cfg, &raw);
-  if (rc != KS_OK) {
-    *error = ks_strerror(rc);
-    return false;
-  }
-  CtxPtr ctx(raw);
+  CtxPtr ctx = make_ctx(c, error);
+  if (ctx == nullptr) return false;
+  int rc = KS_OK;
   const size_t n = c.batch;
   const bool digest = c.input == "digest";
   const size_t item = digest ? 32 : c.msg_bytes;
