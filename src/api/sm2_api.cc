@@ -371,6 +371,27 @@ int finish_statuses(const std::vector<int>& status, int* out) {
   return rc;
 }
 
+// e_i = SM3(Z_A || M_i) for every item, on the CPU threads (on the calling
+// thread when ctx is null).
+std::vector<uint8_t> hash_messages(ks_ctx* ctx, const uint8_t za[32], const uint8_t* data,
+                                   const uint64_t* offsets, size_t count) {
+  std::vector<uint8_t> e(32 * count);
+  auto hash_range = [&](size_t b, size_t end) {
+    for (size_t i = b; i < end; ++i) {
+      ks::sm3::Sm3 h;
+      h.update(za, 32);
+      h.update(data + offsets[i], size_t(offsets[i + 1] - offsets[i]));
+      h.finish(&e[32 * i]);
+    }
+  };
+  if (ctx == nullptr) {
+    hash_range(0, count);
+  } else {
+    ctx->pool.parallel_for(count, 256, hash_range);
+  }
+  return e;
+}
+
 int gpu_keygen(ks_ctx* ctx, size_t count, uint8_t* priv, uint8_t* pub, int* status) {
   int rc;
   {
@@ -424,6 +445,31 @@ int gpu_sign_digests(ks_ctx* ctx, const ks::sm2::PrivateKey* key, const uint8_t*
   return finish_statuses(result, status);
 }
 
+// Messages under one key, hashed and signed on the device; items whose
+// nonce was unusable are hashed and signed again here.
+int gpu_sign_messages(ks_ctx* ctx, const ks::sm2::PrivateKey& key, const uint8_t za[32],
+                      const uint8_t* data, const uint64_t* offsets, size_t count, uint8_t* sigs,
+                      int* status) {
+  std::vector<int> device(count), result(count);
+  int rc;
+  {
+    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
+    rc = ctx->gpu->sm2_sign_messages(key, za, data, offsets, count, sigs, device.data());
+  }
+  if (rc != KS_OK) return rc;
+  ctx->pool.parallel_for(count, 4096, [&](size_t b, size_t end) {
+    for (size_t i = b; i < end; ++i) {
+      Error err = static_cast<Error>(device[i]);
+      if (err == Error::kBadNonce) {
+        const std::vector<uint8_t> e = hash_messages(nullptr, za, data, offsets + i, 1);
+        err = ks::sm2::sign_digest(sigs + 64 * i, key, e.data(), ks::sm2::Nonce::kRandom);
+      }
+      result[i] = to_status(err);
+    }
+  });
+  return finish_statuses(result, status);
+}
+
 int gpu_verify_digests(ks_ctx* ctx, const uint8_t* pubs, const uint8_t* digests,
                        const uint8_t* sigs, size_t count, int* status) {
   std::vector<int> device(count), local;
@@ -437,21 +483,6 @@ int gpu_verify_digests(ks_ctx* ctx, const uint8_t* pubs, const uint8_t* digests,
     rc = ctx->gpu->sm2_verify_digest(pubs, digests, sigs, count, device.data());
   }
   return rc != KS_OK ? rc : map_device_status(device, status);
-}
-
-// e_i = SM3(Z_A || M_i) for every item, on the CPU threads.
-std::vector<uint8_t> hash_messages(ks_ctx* ctx, const uint8_t za[32], const uint8_t* data,
-                                   const uint64_t* offsets, size_t count) {
-  std::vector<uint8_t> e(32 * count);
-  ctx->pool.parallel_for(count, 256, [&](size_t b, size_t end) {
-    for (size_t i = b; i < end; ++i) {
-      ks::sm3::Sm3 h;
-      h.update(za, 32);
-      h.update(data + offsets[i], size_t(offsets[i + 1] - offsets[i]));
-      h.finish(&e[32 * i]);
-    }
-  });
-  return e;
 }
 
 int check_ctx(const ks_ctx* ctx) { return ctx == nullptr ? KS_ERR_NULL_POINTER : KS_OK; }
@@ -526,6 +557,8 @@ int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, siz
   uint8_t za[32];
   rc = to_status(ks::sm2::compute_za(za, key->key.pub, id, id_len));
   if (rc != KS_OK) return rc;
+  if (ctx->use_gpu(count, kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom)
+    return gpu_sign_messages(ctx, key->key, za, data, offsets, count, sigs, status);
   // e = SM3(Z_A || M) (clause 6.1 A1-A2) with Z_A computed once per batch.
   const std::vector<uint8_t> e = hash_messages(ctx, za, data, offsets, count);
   return ks_sm2_sign_digest_batch(ctx, key, e.data(), count, nonce, sigs, sigs_len, status);

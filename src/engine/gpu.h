@@ -52,6 +52,11 @@ class Engine {
   virtual int sm2_sign_digest(const sm2::PrivateKey* key, const uint8_t* per_item_keys,
                               const uint8_t* digests, size_t count, uint8_t* sigs,
                               int* status) = 0;
+  // Messages (flat layout, offsets validated) under one key: e = SM3(Z_A ||
+  // M) and the signature on the device.
+  virtual int sm2_sign_messages(const sm2::PrivateKey& key, const uint8_t za[32],
+                                const uint8_t* data, const uint64_t* offsets, size_t count,
+                                uint8_t* sigs, int* status) = 0;
   virtual int sm2_verify_digest(const uint8_t* pubs, const uint8_t* digests,
                                 const uint8_t* sigs, size_t count, int* status) = 0;
 };

@@ -47,6 +47,9 @@ class ChunkJob {
   // wrote, results go to dev_out.
   virtual cudaError_t launch(size_t first, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                              cudaStream_t stream) const = 0;
+  // Staged bytes that hold secrets (private keys): the pipeline wipes them
+  // from pinned memory once the chunk is done.
+  virtual size_t secret_staged_bytes(size_t first, size_t n) const { return 0; }
   // Hands the results (pinned host memory, out_bytes(n)) to the caller.
   virtual void deliver(size_t first, size_t n, const uint8_t* results,
                        const Copier& copy) const = 0;

@@ -11,6 +11,7 @@
 #include "core/thread_pool.h"
 #include "core/secure.h"
 #include "engine/gpu_pipeline.cuh"
+#include "engine/gpu_message_jobs.cuh"
 #include "engine/gpu_sm2_jobs.cuh"
 #include "hash/sm3_gpu.h"
 #include "kuaisuo.h"
@@ -34,48 +35,6 @@ cudaError_t grow(void** ptr, size_t* size, size_t bytes, bool pinned) {
   if (err == cudaSuccess) *size = bytes;
   return err;
 }
-
-// SM3 of variable-length messages: a chunk stages its offsets (rebased to
-// the chunk) followed by the message bytes.
-class Sm3Job final : public ChunkJob {
- public:
-  Sm3Job(const uint8_t* data, const uint64_t* offsets, uint8_t* digests)
-      : data_(data), offsets_(offsets), digests_(digests) {}
-
-  size_t chunk_items(size_t first, size_t remaining) const override {
-    const uint64_t base = offsets_[first];
-    size_t lo = 1, hi = std::min(remaining, kChunkMaxItems);
-    while (lo < hi) {  // largest n whose bytes fit, at least one message
-      const size_t mid = lo + (hi - lo + 1) / 2;
-      if (offsets_[first + mid] - base <= kChunkMaxBytes) lo = mid; else hi = mid - 1;
-    }
-    return lo;
-  }
-  size_t in_bytes(size_t first, size_t n) const override {
-    return (n + 1) * sizeof(uint64_t) + size_t(offsets_[first + n] - offsets_[first]);
-  }
-  size_t out_bytes(size_t n) const override { return 32 * n; }
-  void stage(size_t first, size_t n, uint8_t* staging, const Copier& copy) const override {
-    const uint64_t base = offsets_[first];
-    uint64_t* rebased = reinterpret_cast<uint64_t*>(staging);
-    for (size_t i = 0; i <= n; ++i) rebased[i] = offsets_[first + i] - base;
-    const size_t bytes = size_t(offsets_[first + n] - base);
-    copy(staging + (n + 1) * sizeof(uint64_t), data_ + base, bytes);
-  }
-  cudaError_t launch(size_t, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
-                     cudaStream_t stream) const override {
-    return sm3::launch_digest_batch(dev_in + (n + 1) * sizeof(uint64_t),
-                                    reinterpret_cast<const uint64_t*>(dev_in), n, dev_out, stream);
-  }
-  void deliver(size_t first, size_t n, const uint8_t* results, const Copier& copy) const override {
-    copy(digests_ + 32 * first, results, 32 * n);
-  }
-
- private:
-  const uint8_t* data_;
-  const uint64_t* offsets_;
-  uint8_t* digests_;
-};
 
 class CudaEngine final : public Engine {
  public:
@@ -114,6 +73,20 @@ class CudaEngine final : public Engine {
                        count);
     secure_wipe(&drbg, sizeof drbg);
     secure_wipe(&prepared, sizeof prepared);
+    return rc;
+  }
+
+  int sm2_sign_messages(const sm2::PrivateKey& key, const uint8_t za[32], const uint8_t* data,
+                        const uint64_t* offsets, size_t count, uint8_t* sigs,
+                        int* status) override {
+    chacha20::Key drbg;
+    if (!fresh_drbg_key(&drbg)) return KS_ERR_RANDOM;
+    Sm2SignMessagesJob::Header header;
+    header.key = sm2::gpu::sign_key_from(key);
+    memcpy(header.za, za, 32);
+    const int rc = run(Sm2SignMessagesJob(drbg, header, data, offsets, sigs, status), count);
+    secure_wipe(&drbg, sizeof drbg);
+    secure_wipe(&header, sizeof header);
     return rc;
   }
 
@@ -214,6 +187,7 @@ cudaError_t Pipeline::finish(Slot& slot) {
   const cudaError_t err = cudaStreamSynchronize(slot.stream);
   if (err == cudaSuccess && slot.enqueued_ok)
     slot.pending->deliver(slot.first, slot.n, slot.host_out.get(), copy_);
+  secure_wipe(slot.host_in.get(), slot.pending->secret_staged_bytes(slot.first, slot.n));
   slot.pending = nullptr;
   return err;
 }

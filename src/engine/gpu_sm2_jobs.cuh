@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "core/chacha20_gpu.h"
+#include "core/secure.h"
 #include "engine/gpu_pipeline.cuh"
 #include "scheme/sm2_gpu.h"
 
@@ -110,6 +111,7 @@ class Sm2KeygenJob final : public FixedSizeJob {
     add_output(priv, 32);
     add_output(pub, 65);
   }
+  ~Sm2KeygenJob() override { secure_wipe(&drbg_, sizeof drbg_); }
   cudaError_t launch(size_t first, size_t n, const uint8_t*, uint8_t* dev_out,
                      cudaStream_t stream) const override {
     uint8_t* d = out_part(dev_out, n, 0);
@@ -134,6 +136,11 @@ class Sm2SignJob final : public FixedSizeJob {
     if (per_item_) add_input(per_item_keys, 32);
     add_output(sigs, 64);
     add_output(status, sizeof(int));
+  }
+  ~Sm2SignJob() override { secure_wipe(&drbg_, sizeof drbg_); }
+  // The prepared key header, or the per-item private keys after the digests.
+  size_t secret_staged_bytes(size_t first, size_t n) const override {
+    return staged_bytes(first, n);
   }
   cudaError_t launch(size_t first, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                      cudaStream_t stream) const override {

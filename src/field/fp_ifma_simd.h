@@ -29,6 +29,9 @@
 // Target of every function that uses these intrinsics.
 #define KS_IFMA_TARGET "avx512f,avx512vl,avx512bw,avx512ifma"
 #define KS_IFMA_INLINE inline __attribute__((always_inline, target(KS_IFMA_TARGET)))
+// Every fixed limb loop must be unrolled (and its arrays kept in registers):
+// gcc does that by itself at -O3 only, and -O2 code is three times slower.
+#define KS_IFMA_UNROLL _Pragma("GCC unroll 16")
 
 namespace ks {
 namespace field {
@@ -44,8 +47,8 @@ namespace detail {
 struct W4 {
   uint64_t w[4];
 };
-constexpr W4 kP64 = {{0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFF00000000ull, 0xFFFFFFFFFFFFFFFFull,
-                      0xFFFFFFFEFFFFFFFFull}};
+constexpr W4 kP64 = {
+    {0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFF00000000ull, 0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFEFFFFFFFFull}};
 
 // 2^e mod p by doubling from 1 (e small, compile time only).
 constexpr W4 pow2_mod_p(int e) {
@@ -71,8 +74,8 @@ struct L5 {
 };
 constexpr L5 to_radix52(const W4& a) {
   return {{a.w[0] & kMask52, ((a.w[0] >> 52) | (a.w[1] << 12)) & kMask52,
-           ((a.w[1] >> 40) | (a.w[2] << 24)) & kMask52,
-           ((a.w[2] >> 28) | (a.w[3] << 36)) & kMask52, a.w[3] >> 16}};
+           ((a.w[1] >> 40) | (a.w[2] << 24)) & kMask52, ((a.w[2] >> 28) | (a.w[3] << 36)) & kMask52,
+           a.w[3] >> 16}};
 }
 constexpr L5 times2(const L5& a) {
   // 2p in radix 2^52 with the carries propagated
@@ -92,13 +95,14 @@ constexpr L5 kP4 = times2(kP2);
 // 4p with every limb but the top one at least 2^52 and the top one at least
 // 2^49 (borrowing one unit from each next limb): a - b + 4p limb by limb is
 // then non-negative for any normalized a, b below 2^257.
-constexpr L5 kP4Spread = {{kP4.l[0] + (uint64_t(1) << 52), kP4.l[1] + kMask52,
-                           kP4.l[2] + kMask52, kP4.l[3] + kMask52, kP4.l[4] - 1}};
+constexpr L5 kP4Spread = {{kP4.l[0] + (uint64_t(1) << 52), kP4.l[1] + kMask52, kP4.l[2] + kMask52,
+                           kP4.l[3] + kMask52, kP4.l[4] - 1}};
 static_assert(kP4.l[1] >= 1 && kP4.l[4] - 1 >= (uint64_t(1) << 49), "4p spread");
 constexpr L5 kOneMont = to_radix52(pow2_mod_p(260));  // R mod p
 constexpr L5 kR2 = to_radix52(pow2_mod_p(520));       // R^2 mod p
 static_assert(kP.l[0] == kMask52, "p = -1 mod 2^52: the Montgomery digit is the low limb");
-static_assert(kP.l[2] == kMask52 && kP.l[3] == kMask52, "mont_reduce: limbs 0, 2, 3 of p are 2^52 - 1");
+static_assert(kP.l[2] == kMask52 && kP.l[3] == kMask52,
+              "mont_reduce: limbs 0, 2, 3 of p are 2^52 - 1");
 
 }  // namespace detail
 
@@ -111,12 +115,12 @@ struct Fp8 {
 
   KS_IFMA_INLINE static Fe8 broadcast(const detail::L5& c) {
     Fe8 r;
-    for (int j = 0; j < kLimbs; ++j) r.l[j] = _mm512_set1_epi64((long long)c.l[j]);
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) r.l[j] = _mm512_set1_epi64((long long)c.l[j]);
     return r;
   }
   KS_IFMA_INLINE static Fe8 zero() {
     Fe8 r;
-    for (int j = 0; j < kLimbs; ++j) r.l[j] = _mm512_setzero_si512();
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) r.l[j] = _mm512_setzero_si512();
     return r;
   }
   KS_IFMA_INLINE static Fe8 one() { return broadcast(detail::kOneMont); }
@@ -125,7 +129,7 @@ struct Fp8 {
   // value ends with every low limb normalized and the sign in the top limb.
   KS_IFMA_INLINE static void normalize_signed(__m512i l[kLimbs]) {
     const __m512i m = _mm512_set1_epi64((long long)kMask52);
-    for (int j = 0; j + 1 < kLimbs; ++j) {
+    KS_IFMA_UNROLL for (int j = 0; j + 1 < kLimbs; ++j) {
       l[j + 1] = _mm512_add_epi64(l[j + 1], _mm512_srai_epi64(l[j], 52));
       l[j] = _mm512_and_si512(l[j], m);
     }
@@ -139,8 +143,8 @@ struct Fp8 {
     const __m512i h = _mm512_srli_epi64(l[4], 48);
     l[4] = _mm512_add_epi64(_mm512_and_si512(l[4], _mm512_set1_epi64((1ll << 48) - 1)),
                             _mm512_slli_epi64(h, 16));
-    l[1] = _mm512_add_epi64(l[1], _mm512_sub_epi64(_mm512_slli_epi64(h, 44),
-                                                   _mm512_slli_epi64(h, 12)));
+    l[1] = _mm512_add_epi64(l[1],
+                            _mm512_sub_epi64(_mm512_slli_epi64(h, 44), _mm512_slli_epi64(h, 12)));
     l[0] = _mm512_add_epi64(l[0], h);
     normalize_signed(l);  // non-negative here: a plain carry chain
   }
@@ -148,7 +152,7 @@ struct Fp8 {
   // a + b, reduced below 2^257 (not necessarily below p or 2p).
   KS_IFMA_INLINE static Fe8 add(const Fe8& a, const Fe8& b) {
     Fe8 s;
-    for (int j = 0; j < kLimbs; ++j) s.l[j] = _mm512_add_epi64(a.l[j], b.l[j]);
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) s.l[j] = _mm512_add_epi64(a.l[j], b.l[j]);
     fold_normalize(s.l);
     return s;
   }
@@ -156,9 +160,8 @@ struct Fp8 {
   // a - b + 4p (limbs kept non-negative by kP4Spread), reduced below 2^257.
   KS_IFMA_INLINE static Fe8 sub(const Fe8& a, const Fe8& b) {
     Fe8 d;
-    for (int j = 0; j < kLimbs; ++j)
-      d.l[j] = _mm512_sub_epi64(
-          _mm512_add_epi64(a.l[j], _mm512_set1_epi64((long long)detail::kP4Spread.l[j])), b.l[j]);
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) d.l[j] = _mm512_sub_epi64(
+        _mm512_add_epi64(a.l[j], _mm512_set1_epi64((long long)detail::kP4Spread.l[j])), b.l[j]);
     fold_normalize(d.l);
     return d;
   }
@@ -176,7 +179,7 @@ struct Fp8 {
     const __m512i mask = _mm512_set1_epi64((long long)kMask52);
     const __m512i p1 = _mm512_set1_epi64((long long)detail::kP.l[1]);
     const __m512i p4 = _mm512_set1_epi64((long long)detail::kP.l[4]);
-    for (int i = 0; i < kLimbs; ++i) {
+    KS_IFMA_UNROLL for (int i = 0; i < kLimbs; ++i) {
       const __m512i m = _mm512_and_si512(t[i], mask);
       t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_add_epi64(m, _mm512_srai_epi64(t[i], 52)));
       t[i + 1] = _mm512_madd52lo_epu64(t[i + 1], m, p1);
@@ -194,25 +197,25 @@ struct Fp8 {
   // output below 2^514 / 2^260 + p < 2p, limbs normalized.
   KS_IFMA_INLINE static Fe8 mul(const Fe8& a, const Fe8& b) {
     __m512i t[2 * kLimbs];
-    for (int k = 0; k < 2 * kLimbs; ++k) t[k] = _mm512_setzero_si512();
-    for (int i = 0; i < kLimbs; ++i)
-      for (int j = 0; j < kLimbs; ++j) {
-        t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[i], b.l[j]);
-        t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[i], b.l[j]);
-      }
+    KS_IFMA_UNROLL for (int k = 0; k < 2 * kLimbs; ++k) t[k] = _mm512_setzero_si512();
+    KS_IFMA_UNROLL for (int i = 0; i < kLimbs; ++i)
+        KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) {
+      t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[i], b.l[j]);
+      t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[i], b.l[j]);
+    }
     return mont_reduce(t);
   }
   // a^2: the ten cross products once, doubled, then the five squares.
   KS_IFMA_INLINE static Fe8 sqr(const Fe8& a) {
     __m512i t[2 * kLimbs];
-    for (int k = 0; k < 2 * kLimbs; ++k) t[k] = _mm512_setzero_si512();
-    for (int i = 0; i < kLimbs; ++i)
-      for (int j = i + 1; j < kLimbs; ++j) {
-        t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[i], a.l[j]);
-        t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[i], a.l[j]);
-      }
-    for (int k = 1; k < 2 * kLimbs; ++k) t[k] = _mm512_add_epi64(t[k], t[k]);
-    for (int i = 0; i < kLimbs; ++i) {
+    KS_IFMA_UNROLL for (int k = 0; k < 2 * kLimbs; ++k) t[k] = _mm512_setzero_si512();
+    KS_IFMA_UNROLL for (int i = 0; i < kLimbs; ++i)
+        KS_IFMA_UNROLL for (int j = i + 1; j < kLimbs; ++j) {
+      t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[i], a.l[j]);
+      t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[i], a.l[j]);
+    }
+    KS_IFMA_UNROLL for (int k = 1; k < 2 * kLimbs; ++k) t[k] = _mm512_add_epi64(t[k], t[k]);
+    KS_IFMA_UNROLL for (int i = 0; i < kLimbs; ++i) {
       t[2 * i] = _mm512_madd52lo_epu64(t[2 * i], a.l[i], a.l[i]);
       t[2 * i + 1] = _mm512_madd52hi_epu64(t[2 * i + 1], a.l[i], a.l[i]);
     }
@@ -226,11 +229,12 @@ struct Fp8 {
   // x - c when that is not negative, else x (x normalized, c a constant).
   KS_IFMA_INLINE static Fe8 subtract_if_ge(const Fe8& x, const detail::L5& c) {
     Fe8 d;
-    for (int j = 0; j < kLimbs; ++j)
-      d.l[j] = _mm512_sub_epi64(x.l[j], _mm512_set1_epi64((long long)c.l[j]));
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) d.l[j] =
+        _mm512_sub_epi64(x.l[j], _mm512_set1_epi64((long long)c.l[j]));
     normalize_signed(d.l);
     const __mmask8 neg = _mm512_cmplt_epi64_mask(d.l[kLimbs - 1], _mm512_setzero_si512());
-    for (int j = 0; j < kLimbs; ++j) d.l[j] = _mm512_mask_blend_epi64(neg, d.l[j], x.l[j]);
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) d.l[j] =
+        _mm512_mask_blend_epi64(neg, d.l[j], x.l[j]);
     return d;
   }
   // The representative in [0, p) of a value below 2^257 < 3p.
@@ -242,7 +246,7 @@ struct Fp8 {
   // is 0 mod p exactly when it is 0, p or 2p.
   KS_IFMA_INLINE static uint64_t is_zero(const Fe8& a) {
     __mmask8 z = 0xFF, is_p = 0xFF, is_2p = 0xFF;
-    for (int j = 0; j < kLimbs; ++j) {
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) {
       z &= _mm512_cmpeq_epi64_mask(a.l[j], _mm512_setzero_si512());
       is_p &= _mm512_cmpeq_epi64_mask(a.l[j], _mm512_set1_epi64((long long)detail::kP.l[j]));
       is_2p &= _mm512_cmpeq_epi64_mask(a.l[j], _mm512_set1_epi64((long long)detail::kP2.l[j]));
@@ -253,7 +257,8 @@ struct Fp8 {
   KS_IFMA_INLINE static Fe8 select(uint64_t mask, const Fe8& a, const Fe8& b) {
     const __mmask8 k = __mmask8(mask);
     Fe8 r;
-    for (int j = 0; j < kLimbs; ++j) r.l[j] = _mm512_mask_blend_epi64(k, b.l[j], a.l[j]);
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) r.l[j] =
+        _mm512_mask_blend_epi64(k, b.l[j], a.l[j]);
     return r;
   }
 
@@ -268,16 +273,19 @@ struct Fp8 {
   // Lane i of in[i] (four 64-bit limbs, value below 2^256) to radix 2^52.
   KS_IFMA_INLINE static Fe8 load(const uint64_t (*in)[4]) {
     alignas(64) uint64_t t[4][8];
-    for (int i = 0; i < 8; ++i)
-      for (int k = 0; k < 4; ++k) t[k][i] = in[i][k];
+    KS_IFMA_UNROLL for (int i = 0; i < 8; ++i) KS_IFMA_UNROLL for (int k = 0; k < 4; ++k) t[k][i] =
+        in[i][k];
     const __m512i w0 = _mm512_load_si512(t[0]), w1 = _mm512_load_si512(t[1]);
     const __m512i w2 = _mm512_load_si512(t[2]), w3 = _mm512_load_si512(t[3]);
     const __m512i m = _mm512_set1_epi64((long long)kMask52);
     Fe8 r;
     r.l[0] = _mm512_and_si512(w0, m);
-    r.l[1] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w0, 52), _mm512_slli_epi64(w1, 12)), m);
-    r.l[2] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w1, 40), _mm512_slli_epi64(w2, 24)), m);
-    r.l[3] = _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w2, 28), _mm512_slli_epi64(w3, 36)), m);
+    r.l[1] =
+        _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w0, 52), _mm512_slli_epi64(w1, 12)), m);
+    r.l[2] =
+        _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w1, 40), _mm512_slli_epi64(w2, 24)), m);
+    r.l[3] =
+        _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w2, 28), _mm512_slli_epi64(w3, 36)), m);
     r.l[4] = _mm512_srli_epi64(w3, 16);
     return r;
   }
@@ -285,11 +293,14 @@ struct Fp8 {
   KS_IFMA_INLINE static void store(uint64_t (*out)[4], const Fe8& a) {
     alignas(64) uint64_t t[4][8];
     _mm512_store_si512(t[0], _mm512_or_si512(a.l[0], _mm512_slli_epi64(a.l[1], 52)));
-    _mm512_store_si512(t[1], _mm512_or_si512(_mm512_srli_epi64(a.l[1], 12), _mm512_slli_epi64(a.l[2], 40)));
-    _mm512_store_si512(t[2], _mm512_or_si512(_mm512_srli_epi64(a.l[2], 24), _mm512_slli_epi64(a.l[3], 28)));
-    _mm512_store_si512(t[3], _mm512_or_si512(_mm512_srli_epi64(a.l[3], 36), _mm512_slli_epi64(a.l[4], 16)));
-    for (int i = 0; i < 8; ++i)
-      for (int k = 0; k < 4; ++k) out[i][k] = t[k][i];
+    _mm512_store_si512(
+        t[1], _mm512_or_si512(_mm512_srli_epi64(a.l[1], 12), _mm512_slli_epi64(a.l[2], 40)));
+    _mm512_store_si512(
+        t[2], _mm512_or_si512(_mm512_srli_epi64(a.l[2], 24), _mm512_slli_epi64(a.l[3], 28)));
+    _mm512_store_si512(
+        t[3], _mm512_or_si512(_mm512_srli_epi64(a.l[3], 36), _mm512_slli_epi64(a.l[4], 16)));
+    KS_IFMA_UNROLL for (int i = 0; i < 8; ++i) KS_IFMA_UNROLL for (int k = 0; k < 4; ++k)
+        out[i][k] = t[k][i];
   }
 
   // a^(p-2) per lane (0 -> 0), the 255S + 14M chain of field/fp.h.

@@ -14,6 +14,12 @@ namespace sm3 {
 cudaError_t launch_digest_batch(const uint8_t* data, const uint64_t* offsets, size_t count,
                                 uint8_t* digests, cudaStream_t stream);
 
+// The same over prefix || message for every message, with one prefix of
+// prefix_len bytes in device memory (SM2's e = SM3(Z_A || M)).
+cudaError_t launch_prefixed_digest_batch(const uint8_t* prefix, unsigned prefix_len,
+                                         const uint8_t* data, const uint64_t* offsets,
+                                         size_t count, uint8_t* digests, cudaStream_t stream);
+
 }  // namespace sm3
 }  // namespace ks
 

@@ -159,8 +159,8 @@ uint64_t finish_signature(U256& r, U256& s, const PrivateKey& key, const U256& e
 enum class NonceMode { kRandom, kDeterministic, kFixed };
 
 void sign_lanes(uint8_t sig[][kSignatureBytes], const PrivateKey* const keys[],
-                const uint8_t e[][kDigestBytes], NonceMode mode, const uint8_t (*fixed)[kScalarBytes],
-                Error status[], size_t count) {
+                const uint8_t e[][kDigestBytes], NonceMode mode,
+                const uint8_t (*fixed)[kScalarBytes], Error status[], size_t count) {
 #if defined(__x86_64__)
   U256 k[kLanes], e_mod_n[kLanes];
   bool active[kLanes] = {};

@@ -51,8 +51,7 @@ void keygen_x8(uint8_t d[][kScalarBytes], PublicKey pub[], Error status[], size_
 // status[i] = verify_digest(*keys[i], e[i], sig[i]) (kOk, kSignatureOutOfRange
 // or kVerifyFailed), variable time (all inputs public).
 void verify_digests_x8(const PublicKey* const keys[], const uint8_t e[][kDigestBytes],
-                       const uint8_t sig[][kSignatureBytes], Error status[],
-                       size_t count = kLanes);
+                       const uint8_t sig[][kSignatureBytes], Error status[], size_t count = kLanes);
 
 }  // namespace mb
 }  // namespace sm2

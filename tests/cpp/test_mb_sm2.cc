@@ -28,7 +28,7 @@ using ks::field::U256;
 namespace ifma = ks::field::ifma;
 constexpr size_t kLanes = mb::kLanes;
 
-#define REQUIRE_IFMA()                                                       \
+#define REQUIRE_IFMA() \
   if (!ks::cpu_features().avx512ifma) GTEST_SKIP() << "no AVX-512 IFMA here"
 
 std::string hex(const U256& a) {
@@ -143,6 +143,15 @@ TEST(MbSign, FixedNoncesMatchScalarSigner) {
       ks::field::to_be_bytes(k[2], nm1);
       memset(k[3], 0, 32);
       k[3][31] = 1;
+      // e making r = 0 (lane 4) and r + k = n (lane 5): x1 = x([k]G) is the
+      // public key of d = k
+      for (size_t i = 4; i <= 5; ++i) {
+        PrivateKey as_key;
+        ASSERT_EQ(Error::kOk, private_key_from_bytes(as_key, k[i]));
+        const U256 x1 = Fn::reduce_once(as_key.pub.point.x);
+        const U256 r_target = i == 4 ? U256{{0, 0, 0, 0}} : Fn::neg(ks::field::from_be_bytes(k[i]));
+        ks::field::to_be_bytes(e[i], Fn::sub(r_target, x1));
+      }
     }
     Error status[kLanes];
     mb::sign_digests_with_fixed_nonces_x8(sig, keys.ptrs, e, k, status);
@@ -150,6 +159,8 @@ TEST(MbSign, FixedNoncesMatchScalarSigner) {
       uint8_t ref[64];
       const Error ref_status = sign_digest_with_fixed_nonce(ref, keys.keys[i], e[i], k[i]);
       ASSERT_EQ(ref_status, status[i]) << "round " << round << " lane " << i;
+      if (round == 0 && i < 6)
+        EXPECT_EQ(i == 2 || i == 3 ? Error::kOk : Error::kBadNonce, status[i]) << i;
       if (ref_status == Error::kOk)
         EXPECT_EQ(to_hex(ref, 64), to_hex(sig[i], 64)) << "round " << round << " lane " << i;
     }
@@ -274,18 +285,31 @@ TEST(MbVerify, AgreesWithScalarVerifier) {
     // Tamper with some lanes in various ways (round 0 keeps all valid).
     for (size_t i = 0; i < kLanes && round > 0; ++i) {
       switch ((round + i) % 10) {
-        case 0: e[i][rng.word() % 32] ^= uint8_t(1 + rng.word() % 255); break;
-        case 1: sig[i][rng.word() % 64] ^= 0x01; break;
-        case 2: memset(sig[i], 0, 32); break;                              // r = 0
-        case 3: ks::field::to_be_bytes(sig[i] + 32, Fn::kModulus); break;  // s = n
+        case 0:
+          e[i][rng.word() % 32] ^= uint8_t(1 + rng.word() % 255);
+          break;
+        case 1:
+          sig[i][rng.word() % 64] ^= 0x01;
+          break;
+        case 2:
+          memset(sig[i], 0, 32);
+          break;  // r = 0
+        case 3:
+          ks::field::to_be_bytes(sig[i] + 32, Fn::kModulus);
+          break;   // s = n
         case 4: {  // s = n - r: t = 0
           const U256 r = ks::field::from_be_bytes(sig[i]);
           ks::field::to_be_bytes(sig[i] + 32, Fn::neg(r));
           break;
         }
-        case 5: pubs[i] = &keys.keys[(i + 1) % kLanes].pub; break;  // wrong key
-        case 6: memset(sig[i], 0xFF, 64); break;                      // r, s > n
-        default: break;                                                // valid
+        case 5:
+          pubs[i] = &keys.keys[(i + 1) % kLanes].pub;
+          break;  // wrong key
+        case 6:
+          memset(sig[i], 0xFF, 64);
+          break;  // r, s > n
+        default:
+          break;  // valid
       }
     }
     Error status[kLanes];
