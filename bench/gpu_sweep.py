@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Throughput and latency against batch size (seed 001 figures 7 and 8) for
+SM2 and SM3 on the GPU, end to end (copies and host work included: every
+batch call returns with its results in host memory), next to the CPU
+backend on all threads at the sizes where it finishes in reasonable time.
+The smallest batch at which the GPU beats the CPU is the AUTO crossover.
+
+Usage: python3 bench/gpu_sweep.py OUT.json [--seconds S]
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+from kuaisuo import _native
+
+OPS = [("sm2", "keygen", "digest", 0), ("sm2", "sign", "digest", 32),
+       ("sm2", "sign", "message", 64), ("sm2", "verify", "digest", 32),
+       ("sm2", "verify", "message", 64), ("sm3", "hash", "message", 64)]
+GPU_BATCHES = [1 << k for k in range(8, 23, 2)]   # 256 .. 4M
+CPU_MAX_ITEMS_PER_S_SECOND = 2_000_000            # skip CPU rows that would crawl
+
+
+def case(alg, op, backend, threads, batch, msg, kind, seconds):
+    r = _native._bench_case(alg, op, "kuaisuo", backend, threads, batch, msg, seconds, kind)
+    if "error" in r:
+        print(f"  {alg} {op} {kind} {backend} batch {batch}: {r['error']}", file=sys.stderr)
+        return None
+    return {"alg": alg, "op": op, "input": kind, "impl": "kuaisuo", "backend": backend,
+            "threads": threads, "batch": batch, "msg_bytes": msg,
+            "ops_per_s": r["ops_per_s"], "bytes_per_s": r["bytes_per_s"],
+            "latency_ms": 1e3 * batch / r["ops_per_s"]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--seconds", type=float, default=0.3)
+    args = ap.parse_args()
+    threads = os.cpu_count() or 1
+    rows = []
+    started = time.monotonic()
+    for alg, op, kind, msg in OPS:
+        cpu_rate = None
+        for batch in GPU_BATCHES:
+            gpu = case(alg, op, "gpu", threads, batch, msg, kind, args.seconds)
+            if gpu:
+                rows.append(gpu)
+            if cpu_rate is None or batch / cpu_rate < 0.5:  # CPU call under half a second
+                cpu = case(alg, op, "cpu", threads, batch, msg, kind, args.seconds)
+                if cpu:
+                    rows.append(cpu)
+                    cpu_rate = cpu["ops_per_s"]
+            line = [f"{alg} {op:6} {kind:7} batch {batch:>8}"]
+            for r in rows[-2:]:
+                if r["batch"] == batch and r["op"] == op and r["input"] == kind:
+                    line.append(f"{r['backend']} {r['ops_per_s']:.3e}/s {r['latency_ms']:.2f} ms")
+            print("  ".join(line), flush=True)
+    machine = {"gpu": _native._gpu_info(0), "cpu_model": _native._cpu_model(),
+               "online_cpus": threads, "seconds_per_case": args.seconds,
+               "elapsed_s": time.monotonic() - started}
+    with open(args.out, "w", encoding="utf-8") as f:
+        json.dump({"machine": machine, "results": rows}, f, indent=1)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
