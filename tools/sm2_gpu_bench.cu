@@ -2,7 +2,9 @@
 // (per-item keys and one key) and verify at several batch sizes, plus the
 // field multiplication rate, timed with CUDA events after a warm-up, inputs
 // random (valid keys, distinct nonces, valid signatures). Prints JSON.
-//   sm2_gpu_bench [max_batch_log2]
+//   sm2_gpu_bench [max_batch_log2] [sweep]
+// With "sweep", also keygen and sign (one key) with 1, 2, 4 and 8 items per
+// thread forced (ops keygen_m1 .. sign_one_key_m8), batches 2^14 up.
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "field/fp_gpu.cuh"
@@ -189,6 +192,36 @@ void bench_batch(Timer& timer, std::mt19937_64& rng, size_t batch, std::vector<R
     cudaFree(p);
 }
 
+// Keygen and sign (one key) with M items per thread forced, M = 1, 2, 4, 8.
+void sweep_items(Timer& timer, std::mt19937_64& rng, size_t batch, std::vector<Row>& rows) {
+  static const char* const kKeygen[] = {"keygen_m1", "keygen_m2", "keygen_m4", "keygen_m8"};
+  static const char* const kSign[] = {"sign_one_key_m1", "sign_one_key_m2", "sign_one_key_m4",
+                                      "sign_one_key_m8"};
+  uint8_t* d_priv = to_device(random_scalars(rng, batch));
+  uint8_t* d_nonce = to_device(random_scalars(rng, batch));
+  uint8_t* d_digest = to_device(random_scalars(rng, batch));
+  uint8_t* d_pub = device_buffer<uint8_t>(65 * batch);
+  uint8_t* d_sig = device_buffer<uint8_t>(64 * batch);
+  int* d_status = device_buffer<int>(batch);
+  gpu::SignKey* d_keys = device_buffer<gpu::SignKey>(batch);
+  CHECK(gpu::launch_prepare_sign_keys(d_priv, d_keys, batch, 0));
+  const int reps = batch >= (1u << 20) ? 3 : 5;
+  for (int k = 0; k < 4; ++k) {
+    gpu::set_items_per_thread(1 << k);
+    rows.push_back({kKeygen[k], batch, timer.median([&] {
+                      CHECK(gpu::launch_keygen(d_priv, d_pub, batch, 0));
+                    }, reps)});
+    rows.push_back({kSign[k], batch, timer.median([&] {
+                      CHECK(gpu::launch_sign_digest(d_digest, d_keys, 0, d_nonce, d_sig,
+                                                    d_status, batch, 0));
+                    }, reps)});
+  }
+  gpu::set_items_per_thread(0);
+  for (void* p : {(void*)d_priv, (void*)d_nonce, (void*)d_digest, (void*)d_pub, (void*)d_sig,
+                  (void*)d_status, (void*)d_keys})
+    cudaFree(p);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -206,6 +239,8 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(12345);
   std::vector<Row> rows;
   for (int lg = 16; lg <= max_log2; lg += 2) bench_batch(timer, rng, size_t(1) << lg, rows);
+  if (argc > 2 && std::string(argv[2]) == "sweep")
+    for (int lg = 14; lg <= max_log2; ++lg) sweep_items(timer, rng, size_t(1) << lg, rows);
 
   printf("{\n  \"device\": \"%s\",\n  \"sms\": %d,\n  \"table_init_s\": %.3f,\n", prop.name,
          prop.multiProcessorCount, init_s);

@@ -15,6 +15,7 @@
 #include "hash/sm3.h"
 #include "kuaisuo.h"
 #include "scheme/sm2.h"
+#include "scheme/sm2_mb.h"
 
 struct ks_sm2_key {
   ks::sm2::PrivateKey key;
@@ -138,6 +139,30 @@ int run_items(ks_ctx* ctx, size_t count, size_t min_chunk, int* status, const It
 }
 
 }  // namespace
+
+// Runs group(idx, n) over groups of up to 8 items (the lanes of
+// scheme/sm2_mb.h) on the context's threads. Items whose status is already
+// an error are left out of the groups; group writes the statuses of its own.
+template <class Group>
+int run_groups(ks_ctx* ctx, size_t count, std::vector<int>& status, const Group& group) {
+  constexpr size_t kLanes = ks::sm2::mb::kLanes;
+  ctx->pool.parallel_for(count, 64, [&](size_t begin, size_t end) {
+    size_t idx[kLanes];
+    size_t n = 0;
+    for (size_t i = begin; i < end; ++i) {
+      if (status[i] != KS_OK) continue;
+      idx[n++] = i;
+      if (n == kLanes) {
+        group(idx, n);
+        n = 0;
+      }
+    }
+    if (n > 0) group(idx, n);
+  });
+  for (int st : status)
+    if (st != KS_OK) return KS_ERR_BATCH_ITEMS;
+  return KS_OK;
+}
 
 // ---- Keys -------------------------------------------------------------------
 
@@ -498,12 +523,20 @@ int ks_sm2_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinSm2))
     return gpu_keygen(ctx, count, private_keys, public_keys, status);
-  return run_items(ctx, count, 16, status, [&](size_t i) -> int {
-    ks::sm2::PublicKey pub;  // d and P only: no (1 + d)^-1 needed here
-    const Error err = ks::sm2::generate_keypair(private_keys + 32 * i, pub);
-    if (err == Error::kOk) ks::sm2::public_key_to_bytes(public_keys + 65 * i, pub);
-    return to_status(err);
+  std::vector<int> result(count, KS_OK);
+  run_groups(ctx, count, result, [&](const size_t* idx, size_t n) {
+    uint8_t d[8][32];  // d and P only: no (1 + d)^-1 needed here
+    ks::sm2::PublicKey pub[8];
+    Error err[8];
+    ks::sm2::mb::keygen_x8(d, pub, err, n);
+    for (size_t j = 0; j < n; ++j) {
+      memcpy(private_keys + 32 * idx[j], d[j], 32);
+      ks::sm2::public_key_to_bytes(public_keys + 65 * idx[j], pub[j]);
+      result[idx[j]] = to_status(err[j]);
+    }
+    ks::secure_wipe(d, sizeof d);
   });
+  return finish_statuses(result, status);
 }
 
 int ks_sm2_sign_digest_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* digests,
@@ -518,9 +551,18 @@ int ks_sm2_sign_digest_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* 
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom)
     return gpu_sign_digests(ctx, &key->key, nullptr, digests, count, mode, sigs, status);
-  return run_items(ctx, count, 16, status, [&](size_t i) -> int {
-    return to_status(ks::sm2::sign_digest(sigs + 64 * i, key->key, digests + 32 * i, mode));
+  std::vector<int> result(count, KS_OK);
+  run_groups(ctx, count, result, [&](const size_t* idx, size_t n) {
+    uint8_t e[8][32], sig[8][64];
+    Error err[8];
+    for (size_t j = 0; j < n; ++j) memcpy(e[j], digests + 32 * idx[j], 32);
+    ks::sm2::mb::sign_digests_x8(sig, key->key, e, mode, err, n);
+    for (size_t j = 0; j < n; ++j) {
+      memcpy(sigs + 64 * idx[j], sig[j], 64);
+      result[idx[j]] = to_status(err[j]);
+    }
   });
+  return finish_statuses(result, status);
 }
 
 int ks_sm2_sign_digest_batch_keys(ks_ctx* ctx, const uint8_t* private_keys,
@@ -535,12 +577,31 @@ int ks_sm2_sign_digest_batch_keys(ks_ctx* ctx, const uint8_t* private_keys,
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom)
     return gpu_sign_digests(ctx, nullptr, private_keys, digests, count, mode, sigs, status);
-  return run_items(ctx, count, 16, status, [&](size_t i) -> int {
-    ks::sm2::PrivateKey key;
-    const Error err = ks::sm2::private_key_from_bytes(key, private_keys + 32 * i);
-    if (err != Error::kOk) return to_status(err);
-    return to_status(ks::sm2::sign_digest(sigs + 64 * i, key, digests + 32 * i, mode));
+  std::vector<int> result(count, KS_OK);
+  ctx->pool.parallel_for(count, 4096, [&](size_t b, size_t end) {
+    for (size_t i = b; i < end; ++i)
+      if (!ks::sm2::private_key_in_range(private_keys + 32 * i)) {
+        result[i] = KS_ERR_BAD_PRIVATE_KEY;
+        memset(sigs + 64 * i, 0, 64);
+      }
   });
+  run_groups(ctx, count, result, [&](const size_t* idx, size_t n) {
+    ks::sm2::PrivateKey keys[8];  // valid: checked above
+    const ks::sm2::PrivateKey* key_ptrs[8] = {};
+    uint8_t e[8][32], sig[8][64];
+    Error err[8];
+    for (size_t j = 0; j < n; ++j) {
+      ks::sm2::private_key_from_bytes(keys[j], private_keys + 32 * idx[j]);
+      key_ptrs[j] = &keys[j];
+      memcpy(e[j], digests + 32 * idx[j], 32);
+    }
+    ks::sm2::mb::sign_digests_x8(sig, key_ptrs, e, mode, err, n);
+    for (size_t j = 0; j < n; ++j) {
+      memcpy(sigs + 64 * idx[j], sig[j], 64);
+      result[idx[j]] = to_status(err[j]);
+    }
+  });
+  return finish_statuses(result, status);
 }
 
 int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, size_t id_len,
@@ -573,12 +634,25 @@ int ks_sm2_verify_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const ui
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinSm2))
     return gpu_verify_digests(ctx, public_keys, digests, sigs, count, status);
-  return run_items(ctx, count, 16, status, [&](size_t i) -> int {
-    ks::sm2::PublicKey key;
-    const Error err = ks::sm2::public_key_from_bytes(key, public_keys + 65 * i, 65);
-    if (err != Error::kOk) return to_status(err);
-    return to_status(ks::sm2::verify_digest(key, digests + 32 * i, sigs + 64 * i));
+  std::vector<int> result(count, KS_OK);
+  std::vector<ks::sm2::PublicKey> keys(count);
+  ctx->pool.parallel_for(count, 256, [&](size_t b, size_t end) {
+    for (size_t i = b; i < end; ++i)
+      result[i] = to_status(ks::sm2::public_key_from_bytes(keys[i], public_keys + 65 * i, 65));
   });
+  run_groups(ctx, count, result, [&](const size_t* idx, size_t n) {
+    const ks::sm2::PublicKey* key_ptrs[8] = {};
+    uint8_t e[8][32], sig[8][64];
+    Error err[8];
+    for (size_t j = 0; j < n; ++j) {
+      key_ptrs[j] = &keys[idx[j]];
+      memcpy(e[j], digests + 32 * idx[j], 32);
+      memcpy(sig[j], sigs + 64 * idx[j], 64);
+    }
+    ks::sm2::mb::verify_digests_x8(key_ptrs, e, sig, err, n);
+    for (size_t j = 0; j < n; ++j) result[idx[j]] = to_status(err[j]);
+  });
+  return finish_statuses(result, status);
 }
 
 int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* id,

@@ -1,26 +1,15 @@
 // 8-lane GF(p) out of line: the inversion chain and the array wrappers.
-// The pragma block comes first so that everything the SIMD header defines is
-// compiled for AVX-512 IFMA and nothing else in this file is.
+// The target region (field/ifma_target_begin.h) covers the SIMD header and
+// op_chain only, so that nothing shared with other files is compiled for
+// AVX-512 IFMA here.
 #if defined(__x86_64__)
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx512vl,avx512bw,avx512ifma"))), \
-                             apply_to = function)
-#else
-// gcc 12 flags the _mm512_undefined operand inside its own shift
-// intrinsics as uninitialized when they are inlined under a target pragma.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx512bw,avx512ifma")
-#endif
-#include "field/fp_ifma.h"  // op_chain<Fp8> must be defined for this target
-
+#include "field/u256.h"  // outside the region: shared inline functions
+// clang-format off
+#include "field/ifma_target_begin.h"
 #include "field/fp_ifma_simd.h"
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "field/fp_ifma.h"  // op_chain<Fp8> must be defined for this target
+#include "field/ifma_target_end.h"
+// clang-format on
 
 namespace ks {
 namespace field {

@@ -1,6 +1,8 @@
 // SM2 keygen, sign and verify on the GPU (see sm2_gpu.h): one thread per
 // item, the point formulas of curve/jacobian.h over field/fp_gpu.cuh.
+#include <atomic>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "curve/jacobian.h"
@@ -18,6 +20,7 @@ using field::FpGpu;
 using field::U32x8;
 using Jac = curve::JacobianPoint<FpGpu>;
 using Aff = curve::AffinePoint<FpGpu>;
+using Cached = curve::CachedJacobian<FpGpu>;
 
 constexpr unsigned kThreads = 128;
 // Tuning knobs (overridable with -D for benchmark variants): minimum
@@ -35,11 +38,11 @@ constexpr unsigned kThreads = 128;
 #ifndef KS_MINB_SIGN
 #define KS_MINB_SIGN 3
 #endif
+#ifndef KS_MIN_WAVES
+#define KS_MIN_WAVES 1.0
+#endif
 #ifndef KS_MINB_VERIFY
 #define KS_MINB_VERIFY 4
-#endif
-#ifndef KS_ITEMS_PER_THREAD
-#define KS_ITEMS_PER_THREAD 8
 #endif
 
 // --- Encodings -----------------------------------------------------------------
@@ -144,11 +147,11 @@ __device__ Jac mul_base(U32x8 k, const uint4* table) {
 }
 
 // --- Batch inversion (Montgomery's trick across the items of a thread) -------------
-// Each thread of keygen and sign handles kItemsPerThread items and inverts
-// their Z coordinates together: 3(M - 1) products and one Fermat inversion
-// (seed 001 table 4) instead of M inversions. Across threads it would not
-// pay on a GPU: the lanes of a warp already invert in lockstep.
-constexpr int kItemsPerThread = KS_ITEMS_PER_THREAD;
+// Each thread of keygen and sign handles M items (the kernels' template
+// argument, chosen per launch by items_per_thread()) and inverts their Z
+// coordinates together: 3(M - 1) products and one Fermat inversion (seed
+// 001 table 4) instead of M inversions. Across threads it would not pay on
+// a GPU: the lanes of a warp already invert in lockstep.
 
 // z[j] <- z[j]^-1 for j < M. A zero z (the point at infinity) is replaced
 // by 1 first so that it cannot zero the whole batch; its item's result is
@@ -171,10 +174,12 @@ __device__ void batch_invert(U32x8* z) {
   z[0] = inv;
 }
 
-// Item j of this thread: items are interleaved by blockDim so that each
-// load and store instruction of a warp touches consecutive items.
+// Item j of this thread (M items per thread): items are interleaved by
+// blockDim so that each load and store instruction of a warp touches
+// consecutive items.
+template <int M>
 __device__ __forceinline__ size_t item_of(int j) {
-  return (size_t(blockIdx.x) * kItemsPerThread + j) * blockDim.x + threadIdx.x;
+  return (size_t(blockIdx.x) * M + j) * blockDim.x + threadIdx.x;
 }
 
 // --- Variable-base multiplication ([t]P, verification) -----------------------------
@@ -192,16 +197,34 @@ __device__ __forceinline__ uint32_t bits_at(const U32x8& k, int pos, int width) 
   return __funnelshift_r(k.w[limb], hi, shift) & ((1u << width) - 1);
 }
 
+// acc + e for a table entry e with its Z powers cached (add-2007-bl,
+// 10M + 4S), constant time like jacobian.h's add(): an infinite acc gives e,
+// an absent e (a zero digit, as a mask) gives acc. Same exclusion of
+// acc == e as add().
+__device__ __forceinline__ Jac add_cached(const Jac& acc, const Cached& e, uint64_t e_absent) {
+  curve::AddCase c;
+  Jac r = curve::add_generic(acc, e, &c);
+  r = curve::select(acc.is_infinity(), e.q, r);
+  return curve::select(e_absent, acc, r);
+}
+
 // [t]P for t in [1, n-1], signed 5-bit windows from the top, table 1P..16P
-// in Jacobian form (seed 001 table 5 with signed digits: P0 = infinity is
-// the all-zero magnitude, no branch on digits). jacobian.h's add() suffices:
-// the argument of curve/sm2_curve.cc's mul_point applies unchanged.
+// in Jacobian form with Z^2 and Z^3 cached (seed 001 table 5 with signed
+// digits: P0 = infinity is the all-zero magnitude, no branch on digits).
+// The argument of curve/sm2_curve.cc's mul_point (no addition of a point to
+// itself) applies unchanged.
 __device__ Jac mul_point(const U32x8& t, const Aff& p) {
-  Jac table[kPointEntries];  // table[j - 1] = jP; indexed by public digits
-  table[0] = Jac::from_affine(p);
+  Cached table[kPointEntries];  // table[j - 1] = jP; indexed by public digits
+  {
+    const Jac p1 = Jac::from_affine(p);
+    table[0] = {p1, FpGpu::one(), FpGpu::one()};
+    Jac prev = p1;  // (j - 1)P
 #pragma unroll 1
-  for (int j = 2; j <= kPointEntries; ++j)
-    table[j - 1] = (j % 2 == 0) ? curve::dbl(table[j / 2 - 1]) : curve::add(table[j - 2], table[0]);
+    for (int j = 2; j <= kPointEntries; ++j) {
+      prev = (j % 2 == 0) ? curve::dbl(table[j / 2 - 1].q) : add_cached(prev, table[0], 0);
+      table[j - 1] = curve::with_z_powers(prev);
+    }
+  }
 
   int8_t digits[kPointWindows];
 #pragma unroll
@@ -218,38 +241,39 @@ __device__ Jac mul_point(const U32x8& t, const Aff& p) {
     for (int b = 0; b < kPointWindowBits; ++b) acc = curve::dbl(acc);
     const int digit = digits[i];
     const uint32_t magnitude = digit < 0 ? -digit : digit;
-    Jac e = table[magnitude - (magnitude != 0)];
-    e.z = FpGpu::select(zero_mask(magnitude), FpGpu::zero(), e.z);
-    acc = curve::add(acc, curve::negate_if<FpGpu>(0u - uint32_t(digit < 0), e));
+    Cached e = table[magnitude - (magnitude != 0)];
+    e.q = curve::negate_if<FpGpu>(0u - uint32_t(digit < 0), e.q);
+    acc = add_cached(acc, e, zero_mask(magnitude));
   }
   return acc;
 }
 
 // p[j] = [scalar(i)]G for this thread's items i = item_of(j) (items past
 // count use 1), and zinv[j] = their Z^-1 (one batch inversion).
-template <class Scalar>
+template <int M, class Scalar>
 __device__ void base_mults(Jac* p, U32x8* zinv, size_t count, const uint4* table, Scalar scalar) {
 #pragma unroll 1
-  for (int j = 0; j < kItemsPerThread; ++j) {
-    const size_t i = item_of(j);
+  for (int j = 0; j < M; ++j) {
+    const size_t i = item_of<M>(j);
     p[j] = mul_base(i < count ? scalar(i) : FpGpu::one(), table);
     zinv[j] = p[j].z;
   }
-  batch_invert<kItemsPerThread>(zinv);
+  batch_invert<M>(zinv);
 }
 
 // --- The three operations --------------------------------------------------------------
 // Keygen for this thread's items: [d]G, then affine through one batch
 // inversion. Items past `count` compute [1]G and store nothing.
+template <int M>
 __device__ void keygen_items(const uint8_t* priv, uint8_t* pub, size_t count,
                              const uint4* table) {
-  Jac p[kItemsPerThread];
-  U32x8 z[kItemsPerThread];
-  base_mults(p, z, count, table,
+  Jac p[M];
+  U32x8 z[M];
+  base_mults<M>(p, z, count, table,
              [=](size_t i) { return FnGpu::reduce_once(load_be(priv + 32 * i)); });
 #pragma unroll 1
-  for (int j = 0; j < kItemsPerThread; ++j) {
-    const size_t i = item_of(j);
+  for (int j = 0; j < M; ++j) {
+    const size_t i = item_of<M>(j);
     if (i >= count) break;
     const uint64_t finite = ~p[j].is_infinity();  // d = 0 gives 04 || 0 || 0
     const U32x8 z2 = FpGpu::sqr(z[j]);
@@ -275,15 +299,16 @@ __device__ void sign_finish(const uint8_t* digest, const SignKey& key, const U32
   *status = ok ? kOk : kBadNonce;
 }
 
+template <int M>
 __device__ void sign_items(const uint8_t* digests, const SignKey* keys, size_t key_stride,
                            const uint8_t* nonces, uint8_t* sigs, int* status, size_t count,
                            const uint4* table) {
-  Jac p[kItemsPerThread];
-  U32x8 z[kItemsPerThread];
-  base_mults(p, z, count, table, [=](size_t i) { return load_be(nonces + 32 * i); });
+  Jac p[M];
+  U32x8 z[M];
+  base_mults<M>(p, z, count, table, [=](size_t i) { return load_be(nonces + 32 * i); });
 #pragma unroll 1
-  for (int j = 0; j < kItemsPerThread; ++j) {
-    const size_t i = item_of(j);
+  for (int j = 0; j < M; ++j) {
+    const size_t i = item_of<M>(j);
     if (i >= count) break;
     const U32x8 x1 = FpGpu::mul(p[j].x, FpGpu::sqr(z[j]));
     sign_finish(digests + 32 * i, keys[i * key_stride], load_be(nonces + 32 * i),
@@ -328,16 +353,18 @@ __device__ int verify_one(const uint8_t* pub, const uint8_t* digest, const uint8
 // --- Kernels ---------------------------------------------------------------------------
 __device__ __forceinline__ size_t item_index() { return size_t(blockIdx.x) * blockDim.x + threadIdx.x; }
 
-__global__ void __launch_bounds__(kThreads, KS_MINB_SIGN) keygen_kernel(const uint8_t* priv, uint8_t* pub,
-                                                          size_t count, const uint4* table) {
-  keygen_items(priv, pub, count, table);
+template <int M>
+__global__ void __launch_bounds__(kThreads, KS_MINB_SIGN)
+    keygen_kernel(const uint8_t* priv, uint8_t* pub, size_t count, const uint4* table) {
+  keygen_items<M>(priv, pub, count, table);
 }
 
+template <int M>
 __global__ void __launch_bounds__(kThreads, KS_MINB_SIGN)
     sign_kernel(const uint8_t* digests, const SignKey* keys, size_t key_stride,
                 const uint8_t* nonces, uint8_t* sigs, int* status, size_t count,
                 const uint4* table) {
-  sign_items(digests, keys, key_stride, nonces, sigs, status, count, table);
+  sign_items<M>(digests, keys, key_stride, nonces, sigs, status, count, table);
 }
 
 __global__ void __launch_bounds__(kThreads, KS_MINB_VERIFY)
@@ -464,7 +491,62 @@ int run_sync(Launch launch, std::initializer_list<cudaError_t> alloc_errors) {
   return int(err);
 }
 
+// --- Items per thread of keygen and sign -----------------------------------------------
+// More items per thread amortize the one inversion better (see the table at
+// the top), but a batch must still give every SM enough blocks. The choice:
+// the largest M in {8, 4, 2, 1} whose grid fills the resident block slots
+// (SMs x blocks per SM) at least kMinWaves times; small batches thus run 1
+// or 2 items per thread. set_items_per_thread() overrides it (benchmarks).
+constexpr double kMinWaves = KS_MIN_WAVES;
+std::atomic<int> g_items_override{0};
+
+// SMs x resident blocks of sign_kernel<8> per SM for the current device
+// (cached per device; 0 if unknown).
+size_t block_slots() {
+  static std::atomic<int> slots[kMaxDevices];
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return 0;
+  int s = slots[device].load(std::memory_order_relaxed);
+  if (s == 0) {
+    int sms = 0, per_sm = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sign_kernel<8>, kThreads, 0) !=
+            cudaSuccess)
+      return 0;
+    s = sms * per_sm;
+    slots[device].store(s, std::memory_order_relaxed);
+  }
+  return size_t(s);
+}
+
+int items_per_thread(size_t count) {
+  const int forced = g_items_override.load(std::memory_order_relaxed);
+  if (forced != 0) return forced;
+  const size_t slots = block_slots();
+  if (slots == 0) return 8;
+  for (int m = 8; m > 1; m /= 2)
+    if (double(count) >= kMinWaves * double(kThreads) * m * double(slots)) return m;
+  return 1;
+}
+
+// Calls launch(std::integral_constant<int, M>) for M = items_per_thread(count)
+// and returns the launch error.
+template <class Launch>
+cudaError_t dispatch_items(size_t count, Launch launch) {
+  switch (items_per_thread(count)) {
+    case 1: launch(std::integral_constant<int, 1>()); break;
+    case 2: launch(std::integral_constant<int, 2>()); break;
+    case 4: launch(std::integral_constant<int, 4>()); break;
+    default: launch(std::integral_constant<int, 8>()); break;
+  }
+  return cudaGetLastError();
+}
+
 }  // namespace
+
+void set_items_per_thread(int m) {
+  g_items_override.store(m == 1 || m == 2 || m == 4 || m == 8 ? m : 0);
+}
 
 cudaError_t init_tables() {
   const uint4* table = nullptr;
@@ -475,8 +557,11 @@ cudaError_t launch_keygen(const uint8_t* priv, uint8_t* pub, size_t count, cudaS
   const uint4* table = nullptr;
   const cudaError_t err = table_for_current_device(&table);
   if (err != cudaSuccess || count == 0) return err;
-  keygen_kernel<<<blocks_for(count, kThreads * kItemsPerThread), kThreads, 0, stream>>>(priv, pub, count, table);
-  return cudaGetLastError();
+  return dispatch_items(count, [&](auto m) {
+    constexpr int M = decltype(m)::value;
+    keygen_kernel<M><<<blocks_for(count, kThreads * M), kThreads, 0, stream>>>(priv, pub, count,
+                                                                              table);
+  });
 }
 
 cudaError_t launch_prepare_sign_keys(const uint8_t* priv, SignKey* keys, size_t count,
@@ -492,9 +577,11 @@ cudaError_t launch_sign_digest(const uint8_t* digests, const SignKey* keys, size
   const uint4* table = nullptr;
   const cudaError_t err = table_for_current_device(&table);
   if (err != cudaSuccess || count == 0) return err;
-  sign_kernel<<<blocks_for(count, kThreads * kItemsPerThread), kThreads, 0, stream>>>(
-      digests, keys, key_stride, nonces, sigs, status, count, table);
-  return cudaGetLastError();
+  return dispatch_items(count, [&](auto m) {
+    constexpr int M = decltype(m)::value;
+    sign_kernel<M><<<blocks_for(count, kThreads * M), kThreads, 0, stream>>>(
+        digests, keys, key_stride, nonces, sigs, status, count, table);
+  });
 }
 
 cudaError_t launch_verify_digest(const uint8_t* pubs, const uint8_t* digests, const uint8_t* sigs,

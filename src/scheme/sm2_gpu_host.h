@@ -54,6 +54,11 @@ enum class FieldOp : int {
   kFnAdd, kFnSub, kFnMontMul, kFnInvMont, kFnToMont,
 };
 
+// Items per thread of keygen and sign (1, 2, 4 or 8) for every later
+// launch, or 0 (any other value) for the default: chosen per batch size so
+// that small batches still fill the SMs. A benchmark and test hook.
+void set_items_per_thread(int m);
+
 // Synchronous wrappers: copy in, launch on the current device, copy out.
 // Return 0 or a cudaError_t value.
 int run_field_op(FieldOp op, const uint32_t* a, const uint32_t* b, uint32_t* out, size_t count);

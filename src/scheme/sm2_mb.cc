@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include <vector>
+
 #include "core/cpu_features.h"
 #include "core/os_random.h"
 #include "core/secure.h"
@@ -238,6 +240,7 @@ bool available() {
 void sign_digests_x8(uint8_t sig[][kSignatureBytes], const PrivateKey* const keys[],
                      const uint8_t e[][kDigestBytes], Nonce nonce, Error status[], size_t count) {
   if (count > kLanes) count = kLanes;
+  if (count == 0) return;
   if (!available()) {
     for (size_t i = 0; i < count; ++i) status[i] = sign_digest(sig[i], *keys[i], e[i], nonce);
     return;
@@ -259,6 +262,7 @@ void sign_digests_with_fixed_nonces_x8(uint8_t sig[][kSignatureBytes],
                                        const uint8_t k[][kScalarBytes], Error status[],
                                        size_t count) {
   if (count > kLanes) count = kLanes;
+  if (count == 0) return;
   if (!available()) {
     for (size_t i = 0; i < count; ++i)
       status[i] = sign_digest_with_fixed_nonce(sig[i], *keys[i], e[i], k[i]);
@@ -269,6 +273,7 @@ void sign_digests_with_fixed_nonces_x8(uint8_t sig[][kSignatureBytes],
 
 void keygen_x8(uint8_t d[][kScalarBytes], PublicKey pub[], Error status[], size_t count) {
   if (count > kLanes) count = kLanes;
+  if (count == 0) return;
   if (!available()) {
     for (size_t i = 0; i < count; ++i) status[i] = generate_keypair(d[i], pub[i]);
     return;
@@ -293,6 +298,7 @@ void keygen_x8(uint8_t d[][kScalarBytes], PublicKey pub[], Error status[], size_
 void verify_digests_x8(const PublicKey* const keys[], const uint8_t e[][kDigestBytes],
                        const uint8_t sig[][kSignatureBytes], Error status[], size_t count) {
   if (count > kLanes) count = kLanes;
+  if (count == 0) return;
   if (!available()) {
     for (size_t i = 0; i < count; ++i) status[i] = verify_digest(*keys[i], e[i], sig[i]);
     return;
@@ -336,6 +342,62 @@ void verify_digests_x8(const PublicKey* const keys[], const uint8_t e[][kDigestB
       status[i] = (ok >> i & 1) ? Error::kOk : Error::kVerifyFailed;
   }
 #endif
+}
+
+Error message_digests(uint8_t e[][kDigestBytes], const PublicKey* const keys[], const uint8_t* id,
+                      size_t id_len, const uint8_t* const msgs[], const size_t lens[], size_t n) {
+  if (id_len > kMaxIdBytes) return Error::kBadIdLength;
+  // Z_A || M per item, one buffer for all of them
+  size_t total = 0;
+  for (size_t i = 0; i < n; ++i) total += kDigestBytes + lens[i];
+  std::vector<uint8_t> joined(total);
+  std::vector<const uint8_t*> ptrs(n);
+  std::vector<size_t> joined_lens(n);
+  uint8_t za[kDigestBytes];
+  size_t at = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (i == 0 || keys[i] != keys[i - 1]) {
+      const Error err = compute_za(za, *keys[i], id, id_len);
+      if (err != Error::kOk) return err;
+    }
+    memcpy(&joined[at], za, kDigestBytes);
+    if (lens[i] != 0) memcpy(&joined[at + kDigestBytes], msgs[i], lens[i]);
+    ptrs[i] = &joined[at];
+    joined_lens[i] = kDigestBytes + lens[i];
+    at += joined_lens[i];
+  }
+  sm3::digest_many(ptrs.data(), joined_lens.data(), n, e);
+  return Error::kOk;
+}
+
+void sign_messages_x8(uint8_t sig[][kSignatureBytes], const PrivateKey* const keys[],
+                      const uint8_t* id, size_t id_len, const uint8_t* const msgs[],
+                      const size_t lens[], Nonce nonce, Error status[], size_t count) {
+  if (count > kLanes) count = kLanes;
+  if (count == 0) return;
+  const PublicKey* pubs[kLanes];
+  for (size_t i = 0; i < count; ++i) pubs[i] = &keys[i]->pub;
+  uint8_t e[kLanes][kDigestBytes];
+  const Error err = message_digests(e, pubs, id, id_len, msgs, lens, count);
+  if (err != Error::kOk) {
+    for (size_t i = 0; i < count; ++i) status[i] = err;
+    return;
+  }
+  sign_digests_x8(sig, keys, e, nonce, status, count);
+}
+
+void verify_messages_x8(const PublicKey* const keys[], const uint8_t* id, size_t id_len,
+                        const uint8_t* const msgs[], const size_t lens[],
+                        const uint8_t sig[][kSignatureBytes], Error status[], size_t count) {
+  if (count > kLanes) count = kLanes;
+  if (count == 0) return;
+  uint8_t e[kLanes][kDigestBytes];
+  const Error err = message_digests(e, keys, id, id_len, msgs, lens, count);
+  if (err != Error::kOk) {
+    for (size_t i = 0; i < count; ++i) status[i] = err;
+    return;
+  }
+  verify_digests_x8(keys, e, sig, status, count);
 }
 
 }  // namespace mb

@@ -6,7 +6,8 @@
 // code lane by lane, so results never depend on the path taken except for
 // the random nonces.
 //
-// Every function takes `count` items (1..8); arrays need `count` entries.
+// Every function takes `count` items (0..8, more are cut to 8) and reads and
+// writes only the first `count` entries of its arrays; statuses are per item.
 #ifndef KS_SCHEME_SM2_MB_H_
 #define KS_SCHEME_SM2_MB_H_
 
@@ -52,6 +53,25 @@ void keygen_x8(uint8_t d[][kScalarBytes], PublicKey pub[], Error status[], size_
 // or kVerifyFailed), variable time (all inputs public).
 void verify_digests_x8(const PublicKey* const keys[], const uint8_t e[][kDigestBytes],
                        const uint8_t sig[][kSignatureBytes], Error status[], size_t count = kLanes);
+
+// --- Messages (Z_A || M hashed in lanes) -------------------------------------
+// e[i] = SM3(Z_A(*keys[i], id) || msgs[i]) for any number n of items, as
+// message_digest() computes it: Z_A once per run of consecutive items with
+// the same key pointer, then every e through the multi-buffer SM3
+// (hash/sm3_blocks.h digest_many: 16 lanes with AVX-512, 8 with AVX2).
+// kBadIdLength for an ID over kMaxIdBytes (then nothing is written).
+Error message_digests(uint8_t e[][kDigestBytes], const PublicKey* const keys[], const uint8_t* id,
+                      size_t id_len, const uint8_t* const msgs[], const size_t lens[], size_t n);
+
+// sign_message / verify_message for `count` (<= 8) items: message_digests,
+// then sign_digests_x8 / verify_digests_x8. One ID for the group.
+void sign_messages_x8(uint8_t sig[][kSignatureBytes], const PrivateKey* const keys[],
+                      const uint8_t* id, size_t id_len, const uint8_t* const msgs[],
+                      const size_t lens[], Nonce nonce, Error status[], size_t count = kLanes);
+void verify_messages_x8(const PublicKey* const keys[], const uint8_t* id, size_t id_len,
+                        const uint8_t* const msgs[], const size_t lens[],
+                        const uint8_t sig[][kSignatureBytes], Error status[],
+                        size_t count = kLanes);
 
 }  // namespace mb
 }  // namespace sm2

@@ -152,13 +152,14 @@ std::vector<uint8_t> random_private_keys(ks_test::Rng& rng, size_t count) {
   return out;
 }
 
-TEST_F(GpuSm2, KeygenMatchesCpu) {
+// GPU public keys (poisoned output first) against the CPU's.
+void check_keygen(size_t count) {
   ks_test::Rng rng(ks_test::random_u32());
-  const std::vector<uint8_t> priv = random_private_keys(rng, kItems);
-  std::vector<uint8_t> pub(65 * kItems, 0xA5);
-  ASSERT_EQ(gpu::run_keygen(priv.data(), pub.data(), kItems), 0);
-  std::vector<uint8_t> bad(kItems, 0);
-  parallel_for(kItems, [&](size_t i) {
+  const std::vector<uint8_t> priv = random_private_keys(rng, count);
+  std::vector<uint8_t> pub(65 * count, 0xA5);
+  ASSERT_EQ(gpu::run_keygen(priv.data(), pub.data(), count), 0);
+  std::vector<uint8_t> bad(count, 0);
+  parallel_for(count, [&](size_t i) {
     uint8_t want[65];
     const U256 d = ks::field::from_be_bytes(&priv[32 * i]);
     ks::curve::encode_point_uncompressed(want, ks::curve::affine_of(ks::curve::mul_base(d)));
@@ -166,6 +167,8 @@ TEST_F(GpuSm2, KeygenMatchesCpu) {
   });
   EXPECT_EQ(std::count(bad.begin(), bad.end(), 1), 0);
 }
+
+TEST_F(GpuSm2, KeygenMatchesCpu) { check_keygen(kItems); }
 
 // A signing workload: keys, digests and nonces, and the CPU's signatures.
 struct SignBatch {
@@ -232,6 +235,18 @@ TEST_F(GpuSm2, SignaturesMatchCpuPerItemKeys) {
 
 TEST_F(GpuSm2, SignaturesMatchCpuOneKey) {
   check_signatures(20000, 1);
+}
+
+// Every items-per-thread variant of keygen and sign (the default picks one
+// by batch size), on a batch that leaves the last block partly empty.
+TEST_F(GpuSm2, EveryItemsPerThreadMatchesCpu) {
+  for (int m : {1, 2, 4, 8}) {
+    SCOPED_TRACE(m);
+    gpu::set_items_per_thread(m);
+    check_keygen(20011);
+    check_signatures(20011, 13);
+  }
+  gpu::set_items_per_thread(0);
 }
 
 TEST_F(GpuSm2, PreparedSignKeysMatchCpu) {
