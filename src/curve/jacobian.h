@@ -53,7 +53,10 @@ KS_HD Point negate_if(uint64_t mask, Point p) {
 // Z3 = 2YZ computed directly (4M + 4S: a product costs what a square does
 // here, and it saves three additions over (Y+Z)^2 - gamma - delta).
 // Infinity maps to infinity (Z3 = 2YZ = 0), so no special case is needed.
-template <class F>
+// kSquareZ = true takes Z3 = (Y+Z)^2 - gamma - delta instead (3M + 5S, the
+// published form), for fields whose squares are cheaper than products (the
+// GPU's); the result is the same point, same coordinates.
+template <class F, bool kSquareZ = false>
 KS_HD JacobianPoint<F> dbl(const JacobianPoint<F>& p) {
   const auto delta = F::sqr(p.z);
   const auto gamma = F::sqr(p.y);
@@ -63,7 +66,10 @@ KS_HD JacobianPoint<F> dbl(const JacobianPoint<F>& p) {
   const auto beta4 = F::dbl(F::dbl(beta));
   JacobianPoint<F> r;
   r.x = F::sub(F::sqr(alpha), F::dbl(beta4));
-  r.z = F::dbl(F::mul(p.y, p.z));
+  if constexpr (kSquareZ)
+    r.z = F::sub(F::sub(F::sqr(F::add(p.y, p.z)), gamma), delta);
+  else
+    r.z = F::dbl(F::mul(p.y, p.z));
   const auto gamma2_8 = F::dbl(F::dbl(F::dbl(F::sqr(gamma))));
   r.y = F::sub(F::mul(alpha, F::sub(beta4, r.x)), gamma2_8);
   return r;

@@ -6,22 +6,16 @@
 #include "core/secure.h"
 #include "curve/sm2_curve.h"
 #include "hash/sm3.h"
+#include "scheme/sm2_internal.h"
 
 namespace ks {
 namespace sm2 {
-namespace {
 
-using curve::Affine;
 using field::Fn;
-using field::Fp;
 using field::U256;
 
-// The few places where a value derived from a secret becomes a public
-// branch, each one a decision that reveals nothing usable: a drawn scalar is
-// out of range and thrown away, a signing attempt hit r = 0, r + k = n or
-// s = 0 (probability about 2^-255) and is retried with a fresh k, or a
-// caller's private key is invalid. In a KS_CTGRIND build this tells
-// valgrind's constant-time check that the value is public from here on.
+namespace detail {
+
 bool declassify(uint64_t mask) { return ct_public(value_barrier(mask)) != 0; }
 
 U256 n_minus(uint64_t k) {
@@ -30,10 +24,6 @@ U256 n_minus(uint64_t k) {
   return r;
 }
 
-// A uniform integer in [1, max] by rejection sampling 256-bit draws (max is
-// close to 2^256, so a draw is rejected with probability about 2^-32). Only
-// whether a draw was rejected becomes visible, and rejected draws are
-// discarded.
 Error random_scalar(U256& out, const U256& max) {
   uint8_t buf[kScalarBytes];
   for (;;) {
@@ -44,6 +34,17 @@ Error random_scalar(U256& out, const U256& max) {
   secure_wipe(buf, sizeof buf);
   return Error::kOk;
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::declassify;
+using detail::n_minus;
+using detail::random_scalar;
+
+using curve::Affine;
+using field::Fp;
 
 // Where the per-signature k comes from: next() yields the next candidate
 // in [1, n-1]; the signer asks again when k gives r = 0, r + k = n or s = 0.

@@ -1,5 +1,6 @@
 // SM2 keygen, sign and verify on the GPU (see sm2_gpu.h): one thread per
 // item, the point formulas of curve/jacobian.h over field/fp_gpu.cuh.
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <type_traits>
@@ -20,13 +21,13 @@ using field::FpGpu;
 using field::U32x8;
 using Jac = curve::JacobianPoint<FpGpu>;
 using Aff = curve::AffinePoint<FpGpu>;
-using Cached = curve::CachedJacobian<FpGpu>;
 
 constexpr unsigned kThreads = 128;
 // Tuning knobs (overridable with -D for benchmark variants): minimum
 // resident blocks per SM for __launch_bounds__ (a register cap) and items
-// per thread of keygen/sign (the batch-inversion width). Measured on an
-// H100, kernel-only, 2^20 items (seed 001 table 6's exercise):
+// per thread of keygen/sign (the batch-inversion width, now chosen per
+// batch: items_per_thread() below). Measured on an H100, kernel-only, 2^20
+// items (seed 001 table 6's exercise):
 //   items/minb_sign/minb_verify  keygen   sign     verify
 //   4/3/2 (168, 231 regs)        2.36e8   2.30e8   8.6e6
 //   4/4/3 (128, 168 regs)        2.18e8   2.16e8   8.8e6
@@ -37,9 +38,6 @@ constexpr unsigned kThreads = 128;
 // (1 item/thread, no batch inversion: keygen 1.55e8, sign 1.60e8.)
 #ifndef KS_MINB_SIGN
 #define KS_MINB_SIGN 3
-#endif
-#ifndef KS_MIN_WAVES
-#define KS_MIN_WAVES 1.0
 #endif
 #ifndef KS_MINB_VERIFY
 #define KS_MINB_VERIFY 4
@@ -183,7 +181,18 @@ __device__ __forceinline__ size_t item_of(int j) {
 }
 
 // --- Variable-base multiplication ([t]P, verification) -----------------------------
-constexpr int kPointWindowBits = 5;
+#ifndef KS_POINT_WINDOW_BITS
+#define KS_POINT_WINDOW_BITS 5
+#endif
+#ifndef KS_DBL_SQUARE_Z
+#define KS_DBL_SQUARE_Z 0
+#endif
+#ifndef KS_AFFINE_POINT_TABLE
+#define KS_AFFINE_POINT_TABLE 0
+#endif
+constexpr int kPointWindowBits = KS_POINT_WINDOW_BITS;
+// jacobian.h's doubling with Z3 from a square (3M + 5S) or a product (4M + 4S).
+constexpr bool kDblSquareZ = KS_DBL_SQUARE_Z != 0;
 constexpr int kPointWindows = (256 + kPointWindowBits) / kPointWindowBits;  // 52
 constexpr int kPointEntries = 1 << (kPointWindowBits - 1);                  // 1P..16P
 
@@ -197,34 +206,20 @@ __device__ __forceinline__ uint32_t bits_at(const U32x8& k, int pos, int width) 
   return __funnelshift_r(k.w[limb], hi, shift) & ((1u << width) - 1);
 }
 
-// acc + e for a table entry e with its Z powers cached (add-2007-bl,
-// 10M + 4S), constant time like jacobian.h's add(): an infinite acc gives e,
-// an absent e (a zero digit, as a mask) gives acc. Same exclusion of
-// acc == e as add().
-__device__ __forceinline__ Jac add_cached(const Jac& acc, const Cached& e, uint64_t e_absent) {
-  curve::AddCase c;
-  Jac r = curve::add_generic(acc, e, &c);
-  r = curve::select(acc.is_infinity(), e.q, r);
-  return curve::select(e_absent, acc, r);
-}
-
 // [t]P for t in [1, n-1], signed 5-bit windows from the top, table 1P..16P
-// in Jacobian form with Z^2 and Z^3 cached (seed 001 table 5 with signed
-// digits: P0 = infinity is the all-zero magnitude, no branch on digits).
-// The argument of curve/sm2_curve.cc's mul_point (no addition of a point to
-// itself) applies unchanged.
+// in Jacobian form (seed 001 table 5 with signed digits: P0 = infinity is
+// the all-zero magnitude, no branch on digits). jacobian.h's add() suffices:
+// the argument of curve/sm2_curve.cc's mul_point applies unchanged.
+// (Measured on an H100 and rejected: caching Z^2 and Z^3 of the entries,
+// 10M + 4S per addition instead of 11M + 5S, fell from 1.33e7 to 1.09e7
+// verifications/s: the larger per-thread table in local memory costs more
+// than the products it saves.)
 __device__ Jac mul_point(const U32x8& t, const Aff& p) {
-  Cached table[kPointEntries];  // table[j - 1] = jP; indexed by public digits
-  {
-    const Jac p1 = Jac::from_affine(p);
-    table[0] = {p1, FpGpu::one(), FpGpu::one()};
-    Jac prev = p1;  // (j - 1)P
+  Jac table[kPointEntries];  // table[j - 1] = jP; indexed by public digits
+  table[0] = Jac::from_affine(p);
 #pragma unroll 1
-    for (int j = 2; j <= kPointEntries; ++j) {
-      prev = (j % 2 == 0) ? curve::dbl(table[j / 2 - 1].q) : add_cached(prev, table[0], 0);
-      table[j - 1] = curve::with_z_powers(prev);
-    }
-  }
+  for (int j = 2; j <= kPointEntries; ++j)
+    table[j - 1] = (j % 2 == 0) ? curve::dbl(table[j / 2 - 1]) : curve::add(table[j - 2], table[0]);
 
   int8_t digits[kPointWindows];
 #pragma unroll
@@ -234,16 +229,39 @@ __device__ Jac mul_point(const U32x8& t, const Aff& p) {
     digits[i] = int8_t((d.magnitude ^ d.negative) - d.negative);
   }
 
+#if KS_AFFINE_POINT_TABLE
+  // The entries made affine by one batch inversion (3 x 16 products and a
+  // Fermat inversion), so that each window adds with madd (7M + 4S).
+  Aff affine[kPointEntries];
+  {
+    U32x8 z[kPointEntries];
+#pragma unroll 1
+    for (int j = 0; j < kPointEntries; ++j) z[j] = table[j].z;
+    batch_invert<kPointEntries>(z);
+#pragma unroll 1
+    for (int j = 0; j < kPointEntries; ++j) {
+      const U32x8 z2 = FpGpu::sqr(z[j]);
+      affine[j] = {FpGpu::mul(table[j].x, z2), FpGpu::mul(table[j].y, FpGpu::mul(z2, z[j]))};
+    }
+  }
+#endif
+
   Jac acc = Jac::infinity();
 #pragma unroll 1
   for (int i = kPointWindows - 1; i >= 0; --i) {
 #pragma unroll
-    for (int b = 0; b < kPointWindowBits; ++b) acc = curve::dbl(acc);
+    for (int b = 0; b < kPointWindowBits; ++b) acc = curve::dbl<FpGpu, kDblSquareZ>(acc);
     const int digit = digits[i];
     const uint32_t magnitude = digit < 0 ? -digit : digit;
-    Cached e = table[magnitude - (magnitude != 0)];
-    e.q = curve::negate_if<FpGpu>(0u - uint32_t(digit < 0), e.q);
-    acc = add_cached(acc, e, zero_mask(magnitude));
+    const uint32_t negative = 0u - uint32_t(digit < 0);
+#if KS_AFFINE_POINT_TABLE
+    const Aff e = affine[magnitude - (magnitude != 0)];
+    acc = curve::add_mixed(acc, curve::negate_if<FpGpu>(negative, e), zero_mask(magnitude));
+#else
+    Jac e = table[magnitude - (magnitude != 0)];
+    e.z = FpGpu::select(zero_mask(magnitude), FpGpu::zero(), e.z);
+    acc = curve::add(acc, curve::negate_if<FpGpu>(negative, e));
+#endif
   }
   return acc;
 }
@@ -492,41 +510,66 @@ int run_sync(Launch launch, std::initializer_list<cudaError_t> alloc_errors) {
 }
 
 // --- Items per thread of keygen and sign -----------------------------------------------
-// More items per thread amortize the one inversion better (see the table at
-// the top), but a batch must still give every SM enough blocks. The choice:
-// the largest M in {8, 4, 2, 1} whose grid fills the resident block slots
-// (SMs x blocks per SM) at least kMinWaves times; small batches thus run 1
-// or 2 items per thread. set_items_per_thread() overrides it (benchmarks).
-constexpr double kMinWaves = KS_MIN_WAVES;
+// More items per thread amortize the one inversion better, but a small
+// batch then gives too few blocks to fill the SMs. The choice: M in
+// {8, 4, 2, 1} minimizing waves(M) x M x kItemCost[M], where kItemCost is
+// the relative time per item at full occupancy (H100, kernel-only, 2^22
+// items: keygen 1.64e8, 2.07e8, 2.38e8, 2.60e8 per second for M = 1, 2, 4,
+// 8) and waves(M) counts, for the busiest SM (b = ceil(blocks / SMs) blocks
+// against R resident slots), floor(b / R) full waves plus a last partial
+// one of r = b mod R blocks costing max(r, R / 2) / R: blocks sharing an SM
+// split its issue slots, but one or two alone do not run proportionally
+// faster. Against the forced variants measured on an H100 at 2^14 .. 2^22
+// items (sm2_gpu_bench sweep) it picks the fastest at every size: M = 1 up
+// to 2^15, 2 at 2^16, 4 at 2^17 and 2^19, 8 at 2^18 and from 2^20.
+// set_items_per_thread() overrides it.
 std::atomic<int> g_items_override{0};
 
-// SMs x resident blocks of sign_kernel<8> per SM for the current device
-// (cached per device; 0 if unknown).
-size_t block_slots() {
-  static std::atomic<int> slots[kMaxDevices];
+struct Slots {
+  int sms, per_sm;  // 0 if unknown
+};
+
+// SMs and resident blocks of sign_kernel<8> per SM for the current device
+// (cached per device; the other kernels have the same launch bounds).
+Slots block_slots() {
+  static std::atomic<int> cache[kMaxDevices];  // sms * 256 + per_sm
   int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return 0;
-  int s = slots[device].load(std::memory_order_relaxed);
-  if (s == 0) {
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return {0, 0};
+  int v = cache[device].load(std::memory_order_relaxed);
+  if (v == 0) {
     int sms = 0, per_sm = 0;
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sign_kernel<8>, kThreads, 0) !=
-            cudaSuccess)
-      return 0;
-    s = sms * per_sm;
-    slots[device].store(s, std::memory_order_relaxed);
+            cudaSuccess ||
+        sms <= 0 || per_sm <= 0 || per_sm > 255)
+      return {0, 0};
+    v = sms * 256 + per_sm;
+    cache[device].store(v, std::memory_order_relaxed);
   }
-  return size_t(s);
+  return {v / 256, v % 256};
 }
 
 int items_per_thread(size_t count) {
   const int forced = g_items_override.load(std::memory_order_relaxed);
   if (forced != 0) return forced;
-  const size_t slots = block_slots();
-  if (slots == 0) return 8;
-  for (int m = 8; m > 1; m /= 2)
-    if (double(count) >= kMinWaves * double(kThreads) * m * double(slots)) return m;
-  return 1;
+  const Slots slots = block_slots();
+  if (slots.sms == 0) return 8;
+  static const double kItemCost[9] = {0, 1 / 1.64, 1 / 2.07, 0, 1 / 2.38, 0, 0, 0, 1 / 2.60};
+  int best = 8;
+  double best_time = 0;
+  for (int m = 8; m >= 1; m /= 2) {
+    const size_t blocks = (count + kThreads * m - 1) / (kThreads * m);
+    const size_t per_sm = (blocks + slots.sms - 1) / slots.sms;
+    const size_t full = per_sm / slots.per_sm, rest = per_sm % slots.per_sm;
+    const double waves =
+        double(full) + (rest == 0 ? 0.0 : std::max(double(rest), slots.per_sm / 2.0) / slots.per_sm);
+    const double time = waves * m * kItemCost[m];
+    if (m == 8 || time < best_time) {
+      best = m;
+      best_time = time;
+    }
+  }
+  return best;
 }
 
 // Calls launch(std::integral_constant<int, M>) for M = items_per_thread(count)

@@ -11,6 +11,7 @@
 #include "hash/sm3.h"
 #include "hash/sm3_blocks.h"
 #include "hash/sm3_compress.h"
+#include "scheme/sm2_internal.h"
 
 namespace ks {
 namespace sm2 {
@@ -21,31 +22,9 @@ using field::Fn;
 using field::Fp;
 using field::U256;
 
-// A verdict derived from secrets that is public by design (a rejected draw,
-// a retried signing attempt): scheme/sm2.cc's declassify.
-bool declassify(uint64_t mask) {
-  mask = value_barrier(mask);
-  ct_declassify(&mask, sizeof mask);
-  return mask != 0;
-}
-
-U256 n_minus(uint64_t k) {
-  U256 r;
-  field::sub_borrow(r, Fn::kModulus, U256{{k, 0, 0, 0}});
-  return r;
-}
-
-// Uniform in [1, max] by rejection (as scheme/sm2.cc's random_scalar).
-Error random_scalar(U256& out, const U256& max) {
-  uint8_t buf[kScalarBytes];
-  for (;;) {
-    if (!os_random(buf, sizeof buf)) return Error::kRngFailure;
-    out = field::from_be_bytes(buf);
-    if (declassify(~field::is_zero_mask(out) & ~field::lt_mask(max, out))) break;
-  }
-  secure_wipe(buf, sizeof buf);
-  return Error::kOk;
-}
+using detail::declassify;
+using detail::n_minus;
+using detail::random_scalar;
 
 // HMAC-SM3 in eight lanes (hash/sm3_blocks.h compress_x8): one 32-byte key
 // and one `len`-byte message per lane, every lane the same length, so that
