@@ -156,40 +156,60 @@ void print_rows(const std::vector<Row>& rows) {
   printf("  ]\n");
 }
 
+// Device inputs and outputs for one batch: random private keys (and their
+// SignKeys), nonces and digests; freed on scope exit.
+struct Batch {
+  size_t n;
+  uint8_t *priv, *nonce, *digest, *pub, *sig;
+  int* status;
+  gpu::SignKey* keys;
+  int reps;  // timed runs per measurement
+
+  Batch(std::mt19937_64& rng, size_t batch)
+      : n(batch),
+        priv(to_device(random_scalars(rng, batch))),
+        nonce(to_device(random_scalars(rng, batch))),
+        digest(to_device(random_scalars(rng, batch))),
+        pub(device_buffer<uint8_t>(65 * batch)),
+        sig(device_buffer<uint8_t>(64 * batch)),
+        status(device_buffer<int>(batch)),
+        keys(device_buffer<gpu::SignKey>(batch)),
+        reps(batch >= (1u << 20) ? 3 : 5) {
+    CHECK(gpu::launch_prepare_sign_keys(priv, keys, batch, 0));
+  }
+  ~Batch() {
+    for (void* p : {(void*)priv, (void*)nonce, (void*)digest, (void*)pub, (void*)sig,
+                    (void*)status, (void*)keys})
+      cudaFree(p);
+  }
+  double keygen(Timer& timer) const {
+    return timer.median([&] { CHECK(gpu::launch_keygen(priv, pub, n, 0)); }, reps);
+  }
+  double sign(Timer& timer, size_t key_stride) const {
+    return timer.median(
+        [&] {
+          CHECK(gpu::launch_sign_digest(digest, keys, key_stride, nonce, sig, status, n, 0));
+        },
+        reps);
+  }
+  double verify(Timer& timer) const {
+    return timer.median([&] { CHECK(gpu::launch_verify_digest(pub, digest, sig, status, n, 0)); },
+                        reps);
+  }
+};
+
 // Keygen, sign and verify at one batch size; verify's statuses must all be
 // kOk (the signatures come from the sign kernel).
 void bench_batch(Timer& timer, std::mt19937_64& rng, size_t batch, std::vector<Row>& rows) {
-  uint8_t* d_priv = to_device(random_scalars(rng, batch));
-  uint8_t* d_nonce = to_device(random_scalars(rng, batch));
-  uint8_t* d_digest = to_device(random_scalars(rng, batch));
-  uint8_t* d_pub = device_buffer<uint8_t>(65 * batch);
-  uint8_t* d_sig = device_buffer<uint8_t>(64 * batch);
-  int* d_status = device_buffer<int>(batch);
-  gpu::SignKey* d_keys = device_buffer<gpu::SignKey>(batch);
-  CHECK(gpu::launch_prepare_sign_keys(d_priv, d_keys, batch, 0));
-  const int reps = batch >= (1u << 20) ? 3 : 5;
-
-  rows.push_back({"keygen", batch, timer.median([&] {
-                    CHECK(gpu::launch_keygen(d_priv, d_pub, batch, 0));
-                  }, reps)});
-  rows.push_back({"sign_one_key", batch, timer.median([&] {
-                    CHECK(gpu::launch_sign_digest(d_digest, d_keys, 0, d_nonce, d_sig, d_status,
-                                                  batch, 0));
-                  }, reps)});
-  rows.push_back({"sign_per_item_key", batch, timer.median([&] {
-                    CHECK(gpu::launch_sign_digest(d_digest, d_keys, 1, d_nonce, d_sig, d_status,
-                                                  batch, 0));
-                  }, reps)});
-  rows.push_back({"verify", batch, timer.median([&] {
-                    CHECK(gpu::launch_verify_digest(d_pub, d_digest, d_sig, d_status, batch, 0));
-                  }, reps)});
+  const Batch b(rng, batch);
+  rows.push_back({"keygen", batch, b.keygen(timer)});
+  rows.push_back({"sign_one_key", batch, b.sign(timer, 0)});
+  rows.push_back({"sign_per_item_key", batch, b.sign(timer, 1)});
+  rows.push_back({"verify", batch, b.verify(timer)});
   std::vector<int> status(batch);
-  CHECK(cudaMemcpy(status.data(), d_status, batch * sizeof(int), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(status.data(), b.status, batch * sizeof(int), cudaMemcpyDeviceToHost));
   const size_t failed = batch - std::count(status.begin(), status.end(), 0);
   if (failed != 0) fprintf(stderr, "batch %zu: %zu signatures did not verify\n", batch, failed);
-  for (void* p : {(void*)d_priv, (void*)d_nonce, (void*)d_digest, (void*)d_pub, (void*)d_sig,
-                  (void*)d_status, (void*)d_keys})
-    cudaFree(p);
 }
 
 // Keygen and sign (one key) with M items per thread forced, M = 1, 2, 4, 8.
@@ -197,29 +217,13 @@ void sweep_items(Timer& timer, std::mt19937_64& rng, size_t batch, std::vector<R
   static const char* const kKeygen[] = {"keygen_m1", "keygen_m2", "keygen_m4", "keygen_m8"};
   static const char* const kSign[] = {"sign_one_key_m1", "sign_one_key_m2", "sign_one_key_m4",
                                       "sign_one_key_m8"};
-  uint8_t* d_priv = to_device(random_scalars(rng, batch));
-  uint8_t* d_nonce = to_device(random_scalars(rng, batch));
-  uint8_t* d_digest = to_device(random_scalars(rng, batch));
-  uint8_t* d_pub = device_buffer<uint8_t>(65 * batch);
-  uint8_t* d_sig = device_buffer<uint8_t>(64 * batch);
-  int* d_status = device_buffer<int>(batch);
-  gpu::SignKey* d_keys = device_buffer<gpu::SignKey>(batch);
-  CHECK(gpu::launch_prepare_sign_keys(d_priv, d_keys, batch, 0));
-  const int reps = batch >= (1u << 20) ? 3 : 5;
+  const Batch b(rng, batch);
   for (int k = 0; k < 4; ++k) {
     gpu::set_items_per_thread(1 << k);
-    rows.push_back({kKeygen[k], batch, timer.median([&] {
-                      CHECK(gpu::launch_keygen(d_priv, d_pub, batch, 0));
-                    }, reps)});
-    rows.push_back({kSign[k], batch, timer.median([&] {
-                      CHECK(gpu::launch_sign_digest(d_digest, d_keys, 0, d_nonce, d_sig,
-                                                    d_status, batch, 0));
-                    }, reps)});
+    rows.push_back({kKeygen[k], batch, b.keygen(timer)});
+    rows.push_back({kSign[k], batch, b.sign(timer, 0)});
   }
   gpu::set_items_per_thread(0);
-  for (void* p : {(void*)d_priv, (void*)d_nonce, (void*)d_digest, (void*)d_pub, (void*)d_sig,
-                  (void*)d_status, (void*)d_keys})
-    cudaFree(p);
 }
 
 }  // namespace

@@ -185,10 +185,7 @@ __device__ __forceinline__ size_t item_of(int j) {
 #define KS_POINT_WINDOW_BITS 5
 #endif
 #ifndef KS_DBL_SQUARE_Z
-#define KS_DBL_SQUARE_Z 0
-#endif
-#ifndef KS_AFFINE_POINT_TABLE
-#define KS_AFFINE_POINT_TABLE 0
+#define KS_DBL_SQUARE_Z 1
 #endif
 constexpr int kPointWindowBits = KS_POINT_WINDOW_BITS;
 // jacobian.h's doubling with Z3 from a square (3M + 5S) or a product (4M + 4S).
@@ -210,10 +207,21 @@ __device__ __forceinline__ uint32_t bits_at(const U32x8& k, int pos, int width) 
 // in Jacobian form (seed 001 table 5 with signed digits: P0 = infinity is
 // the all-zero magnitude, no branch on digits). jacobian.h's add() suffices:
 // the argument of curve/sm2_curve.cc's mul_point applies unchanged.
-// (Measured on an H100 and rejected: caching Z^2 and Z^3 of the entries,
-// 10M + 4S per addition instead of 11M + 5S, fell from 1.33e7 to 1.09e7
-// verifications/s: the larger per-thread table in local memory costs more
-// than the products it saves.)
+// The doublings take Z3 from a square (3M + 5S, kDblSquareZ). Measured on
+// an H100, kernel-only, verifications/s at 2^20 and 2^22 items (one run):
+//   4M + 4S doublings (before)                          1.24e7  1.27e7
+//   3M + 5S doublings                 <- chosen         1.36e7  1.40e7
+//   3M + 5S, 4-bit windows (8 entries)                  1.36e7  1.30e7
+//   affine entries (one batch inversion, madd 7M + 4S)  1.28e7  1.13e7
+//   the same with 3M + 5S                               1.29e7  1.14e7
+//   affine, 4-bit windows, 3M + 5S                      1.40e7  1.27e7
+//   3M + 5S, launch bounds (128, 5): 102 regs           1.34e7  1.26e7
+//   entries with Z^2, Z^3 cached (10M + 4S additions)   1.09e7 at 2^22
+// Nsight Compute on the 4M + 4S kernel: issue slots 32% busy, 9.4 cycles
+// between issues per warp of which 5.2 wait on instruction fetch (the
+// fully inlined field products make the loop far larger than the
+// instruction caches), local memory (table, spills) 47% L2 hit rate, DRAM
+// 17% busy: code size, not arithmetic, limits verification now.
 __device__ Jac mul_point(const U32x8& t, const Aff& p) {
   Jac table[kPointEntries];  // table[j - 1] = jP; indexed by public digits
   table[0] = Jac::from_affine(p);
@@ -229,23 +237,6 @@ __device__ Jac mul_point(const U32x8& t, const Aff& p) {
     digits[i] = int8_t((d.magnitude ^ d.negative) - d.negative);
   }
 
-#if KS_AFFINE_POINT_TABLE
-  // The entries made affine by one batch inversion (3 x 16 products and a
-  // Fermat inversion), so that each window adds with madd (7M + 4S).
-  Aff affine[kPointEntries];
-  {
-    U32x8 z[kPointEntries];
-#pragma unroll 1
-    for (int j = 0; j < kPointEntries; ++j) z[j] = table[j].z;
-    batch_invert<kPointEntries>(z);
-#pragma unroll 1
-    for (int j = 0; j < kPointEntries; ++j) {
-      const U32x8 z2 = FpGpu::sqr(z[j]);
-      affine[j] = {FpGpu::mul(table[j].x, z2), FpGpu::mul(table[j].y, FpGpu::mul(z2, z[j]))};
-    }
-  }
-#endif
-
   Jac acc = Jac::infinity();
 #pragma unroll 1
   for (int i = kPointWindows - 1; i >= 0; --i) {
@@ -253,15 +244,9 @@ __device__ Jac mul_point(const U32x8& t, const Aff& p) {
     for (int b = 0; b < kPointWindowBits; ++b) acc = curve::dbl<FpGpu, kDblSquareZ>(acc);
     const int digit = digits[i];
     const uint32_t magnitude = digit < 0 ? -digit : digit;
-    const uint32_t negative = 0u - uint32_t(digit < 0);
-#if KS_AFFINE_POINT_TABLE
-    const Aff e = affine[magnitude - (magnitude != 0)];
-    acc = curve::add_mixed(acc, curve::negate_if<FpGpu>(negative, e), zero_mask(magnitude));
-#else
     Jac e = table[magnitude - (magnitude != 0)];
     e.z = FpGpu::select(zero_mask(magnitude), FpGpu::zero(), e.z);
-    acc = curve::add(acc, curve::negate_if<FpGpu>(negative, e));
-#endif
+    acc = curve::add(acc, curve::negate_if<FpGpu>(0u - uint32_t(digit < 0), e));
   }
   return acc;
 }
