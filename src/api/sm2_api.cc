@@ -373,9 +373,12 @@ int ks_sm2_signature_from_der(const uint8_t* der, size_t der_len,
 
 namespace {
 
-// Below this many items an AUTO context stays on the CPU. Provisional until
-// the crossover is measured on the device (docs/STATUS.md).
-constexpr size_t kAutoGpuMinSm2 = 4096;
+// Below these batch sizes an AUTO context stays on the CPU: the crossovers
+// measured end to end on an H100 next to 16 Xeon threads with the 8-lane
+// IFMA path (bench/results/h100-sweep-2026-11-22.txt): keygen and signing
+// win on the GPU from 256 items, verification between 1,024 and 4,096.
+constexpr size_t kAutoGpuMinSm2 = 1024;
+constexpr size_t kAutoGpuMinSm2Verify = 4096;
 
 // status[i] = ks_status of the device's per-item sm2::Error values.
 int map_device_status(const std::vector<int>& device, int* status) {
@@ -632,7 +635,7 @@ int ks_sm2_verify_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const ui
   if (rc == KS_OK) rc = check_items(digests, count, 32);
   if (rc == KS_OK) rc = check_items(sigs, count, 64);
   if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinSm2))
+  if (ctx->use_gpu(count, kAutoGpuMinSm2Verify))
     return gpu_verify_digests(ctx, public_keys, digests, sigs, count, status);
   std::vector<int> result(count, KS_OK);
   std::vector<ks::sm2::PublicKey> keys(count);

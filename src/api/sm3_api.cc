@@ -23,9 +23,11 @@ Sm3* as_sm3(ks_sm3_ctx* c) { return reinterpret_cast<Sm3*>(c->opaque); }
 HmacSm3* as_hmac(ks_hmac_sm3_ctx* c) { return reinterpret_cast<HmacSm3*>(c->opaque); }
 
 // Below this many messages an AUTO context hashes on the CPU: the copies to
-// and from the device cost more than the CPU needs. Provisional until the
-// crossover is measured (docs/STATUS.md).
-constexpr size_t kAutoGpuMinMessages = 1 << 16;
+// and from the device cost more than the CPU needs. Measured with 64-byte
+// messages on an H100 next to 16 Xeon threads (x16 AVX-512 multi-buffer):
+// the CPU leads up to 2^18 messages, the GPU from 2^20
+// (bench/results/h100-sweep-2026-11-22.txt).
+constexpr size_t kAutoGpuMinMessages = size_t(1) << 19;
 
 // Hashes items [begin, end) on this thread, a group of pointers at a time.
 void sm3_cpu_range(const uint8_t* data, const uint64_t* offsets, size_t begin, size_t end,
