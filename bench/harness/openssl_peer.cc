@@ -119,35 +119,37 @@ bool OpenSslPeer::sm2_verify_digest(Sm2Signer* s, const uint8_t e[32], const uin
   return evp_.verify(s->verify_ctx, der, der_len, e, 32) == 1;
 }
 
-// EVP_DigestSign with the ID set on a fresh EVP_PKEY_CTX, as OpenSSL's
-// documentation prescribes for SM2 (an MD context cannot be reused after a
-// one-shot sign in OpenSSL 3.0).
-bool OpenSslPeer::sm2_sign_message(Sm2Signer* s, const uint8_t* id, size_t id_len,
-                                   const uint8_t* msg, size_t len, uint8_t* der,
-                                   size_t* der_len) const {
+// Runs body(md) on an EVP_MD_CTX whose fresh EVP_PKEY_CTX carries the
+// distinguishing ID, as OpenSSL's documentation prescribes for SM2 (an MD
+// context cannot be reused after a one-shot sign or verify in OpenSSL 3.0).
+template <class Body>
+bool OpenSslPeer::with_id(Sm2Signer* s, const uint8_t* id, size_t id_len, Body body) const {
   void* md = evp_.md_ctx_new();
   void* pctx = evp_.pkey_ctx_new(s->pkey, nullptr);
   bool ok = evp_.set1_id(pctx, id, int(id_len)) > 0;
   evp_.md_ctx_set_pkey_ctx(md, pctx);
-  ok = ok && evp_.digest_sign_init(md, nullptr, evp_.sm3_md(), nullptr, s->pkey) == 1 &&
-       evp_.digest_sign(md, der, der_len, msg, len) == 1;
+  ok = ok && body(md);
   evp_.md_ctx_free(md);
   evp_.pkey_ctx_free(pctx);
   return ok;
 }
 
+bool OpenSslPeer::sm2_sign_message(Sm2Signer* s, const uint8_t* id, size_t id_len,
+                                   const uint8_t* msg, size_t len, uint8_t* der,
+                                   size_t* der_len) const {
+  return with_id(s, id, id_len, [&](void* md) {
+    return evp_.digest_sign_init(md, nullptr, evp_.sm3_md(), nullptr, s->pkey) == 1 &&
+           evp_.digest_sign(md, der, der_len, msg, len) == 1;
+  });
+}
+
 bool OpenSslPeer::sm2_verify_message(Sm2Signer* s, const uint8_t* id, size_t id_len,
                                      const uint8_t* msg, size_t len, const uint8_t* der,
                                      size_t der_len) const {
-  void* md = evp_.md_ctx_new();
-  void* pctx = evp_.pkey_ctx_new(s->pkey, nullptr);
-  bool ok = evp_.set1_id(pctx, id, int(id_len)) > 0;
-  evp_.md_ctx_set_pkey_ctx(md, pctx);
-  ok = ok && evp_.digest_verify_init(md, nullptr, evp_.sm3_md(), nullptr, s->pkey) == 1 &&
-       evp_.digest_verify(md, der, der_len, msg, len) == 1;
-  evp_.md_ctx_free(md);
-  evp_.pkey_ctx_free(pctx);
-  return ok;
+  return with_id(s, id, id_len, [&](void* md) {
+    return evp_.digest_verify_init(md, nullptr, evp_.sm3_md(), nullptr, s->pkey) == 1 &&
+           evp_.digest_verify(md, der, der_len, msg, len) == 1;
+  });
 }
 
 bool OpenSslPeer::sm3(const uint8_t* data, size_t len, uint8_t out[32]) const {

@@ -43,6 +43,8 @@ class OpenSslPeer {
   OpenSslPeer();
   Fn sym(const char* name);
   void load_sm2();
+  template <class Body>
+  bool with_id(Sm2Signer* s, const uint8_t* id, size_t id_len, Body body) const;
 
   bool ok_ = false;
   std::string version_, error_;
