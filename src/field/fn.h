@@ -30,28 +30,10 @@ constexpr uint64_t neg_inv64(uint64_t n0) {
   return 0 - x;
 }
 
-// 2^e mod n for e >= 256, by doubling 2^256 - n; compile-time only.
-constexpr U256 pow2_mod_n(int e) {
-  U256 r{{0 - kN.w[0], ~kN.w[1], ~kN.w[2], ~kN.w[3]}};  // 2^256 - n < n
-  for (int i = 256; i < e; ++i) {
-    const uint64_t top = r.w[3] >> 63;
-    for (int j = 3; j > 0; --j) r.w[j] = (r.w[j] << 1) | (r.w[j - 1] >> 63);
-    r.w[0] <<= 1;
-    U256 d{};
-    unsigned __int128 borrow = 0;
-    for (int j = 0; j < 4; ++j) {
-      const unsigned __int128 diff = (unsigned __int128)r.w[j] - kN.w[j] - borrow;
-      d.w[j] = uint64_t(diff);
-      borrow = (diff >> 64) & 1;
-    }
-    if (top != 0 || borrow == 0) r = d;  // r >= n: subtract it
-  }
-  return r;
-}
 
 constexpr uint64_t kN0Inv = neg_inv64(kN.w[0]);
-constexpr U256 kR = pow2_mod_n(256);   // 1 in Montgomery form
-constexpr U256 kR2 = pow2_mod_n(512);  // converts plain to Montgomery
+constexpr U256 kR = pow2_mod(256, kN);   // 1 in Montgomery form
+constexpr U256 kR2 = pow2_mod(512, kN);  // converts plain to Montgomery
 
 }  // namespace fn_detail
 

@@ -26,6 +26,8 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#include "field/u256.h"
+
 // Target of every function that uses these intrinsics.
 #define KS_IFMA_TARGET "avx512f,avx512vl,avx512bw,avx512ifma"
 #define KS_IFMA_INLINE inline __attribute__((always_inline, target(KS_IFMA_TARGET)))
@@ -42,32 +44,13 @@ constexpr uint64_t kMask52 = (uint64_t(1) << 52) - 1;
 
 namespace detail {
 
-// 256-bit helpers over four 64-bit limbs, compile time only (the Montgomery
-// constants are derived from p here, no pasted numbers).
-struct W4 {
-  uint64_t w[4];
-};
+// The Montgomery constants are derived from p at compile time
+// (field/u256.h pow2_mod): no pasted numbers.
+using W4 = U256;
 constexpr W4 kP64 = {
     {0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFF00000000ull, 0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFEFFFFFFFFull}};
 
-// 2^e mod p by doubling from 1 (e small, compile time only).
-constexpr W4 pow2_mod_p(int e) {
-  W4 r{{1, 0, 0, 0}};
-  for (int i = 0; i < e; ++i) {
-    const uint64_t top = r.w[3] >> 63;
-    for (int j = 3; j > 0; --j) r.w[j] = (r.w[j] << 1) | (r.w[j - 1] >> 63);
-    r.w[0] <<= 1;
-    W4 d{};
-    unsigned __int128 borrow = 0;
-    for (int j = 0; j < 4; ++j) {
-      const unsigned __int128 diff = (unsigned __int128)r.w[j] - kP64.w[j] - borrow;
-      d.w[j] = uint64_t(diff);
-      borrow = (diff >> 64) & 1;
-    }
-    if (top != 0 || borrow == 0) r = d;
-  }
-  return r;
-}
+constexpr W4 pow2_mod_p(int e) { return pow2_mod(e, kP64); }
 
 struct L5 {
   uint64_t l[kLimbs];

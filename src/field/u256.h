@@ -62,6 +62,27 @@ inline uint64_t add_carry(U256& r, const U256& a, const U256& b) {
   return carry;
 }
 
+// 2^e mod m for a modulus m > 2^255, by doubling from 1: compile time only
+// (the Montgomery constants of both SM2 fields are derived with it, so no
+// constant is pasted).
+constexpr U256 pow2_mod(int e, const U256& m) {
+  U256 r{{1, 0, 0, 0}};
+  for (int i = 0; i < e; ++i) {
+    const uint64_t top = r.w[3] >> 63;
+    for (int j = 3; j > 0; --j) r.w[j] = (r.w[j] << 1) | (r.w[j - 1] >> 63);
+    r.w[0] <<= 1;
+    U256 d{};
+    u128 borrow = 0;
+    for (int j = 0; j < 4; ++j) {
+      const u128 diff = u128(r.w[j]) - m.w[j] - borrow;
+      d.w[j] = uint64_t(diff);
+      borrow = (diff >> 64) & 1;
+    }
+    if (top != 0 || borrow == 0) r = d;  // 2r >= m: subtract it
+  }
+  return r;
+}
+
 // r = a - b; returns the borrow out (0 or 1).
 inline uint64_t sub_borrow(U256& r, const U256& a, const U256& b) {
   uint64_t borrow = 0;
