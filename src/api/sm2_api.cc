@@ -515,6 +515,25 @@ int gpu_verify_digests(ks_ctx* ctx, const uint8_t* pubs, const uint8_t* digests,
 
 int check_ctx(const ks_ctx* ctx) { return ctx == nullptr ? KS_ERR_NULL_POINTER : KS_OK; }
 
+// Verifies digests under already parsed keys, 8 at a time, on the CPU
+// threads; items whose result is already an error are skipped.
+void verify_parsed(ks_ctx* ctx, const std::vector<ks::sm2::PublicKey>& keys,
+                   const uint8_t* digests, const uint8_t* sigs, std::vector<int>& result) {
+  run_groups(ctx, keys.size(), result, [&](const size_t* idx, size_t n) {
+    const ks::sm2::PublicKey* key_ptrs[8] = {};
+    uint8_t e[8][32], sig[8][64];
+    Error err[8];
+    for (size_t j = 0; j < n; ++j) {
+      key_ptrs[j] = &keys[idx[j]];
+      memcpy(e[j], digests + 32 * idx[j], 32);
+      memcpy(sig[j], sigs + 64 * idx[j], 64);
+    }
+    ks::sm2::mb::verify_digests_x8(key_ptrs, e, sig, err, n);
+    for (size_t j = 0; j < n; ++j) result[idx[j]] = to_status(err[j]);
+  });
+}
+
+
 }  // namespace
 
 int ks_sm2_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
@@ -643,18 +662,7 @@ int ks_sm2_verify_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const ui
     for (size_t i = b; i < end; ++i)
       result[i] = to_status(ks::sm2::public_key_from_bytes(keys[i], public_keys + 65 * i, 65));
   });
-  run_groups(ctx, count, result, [&](const size_t* idx, size_t n) {
-    const ks::sm2::PublicKey* key_ptrs[8] = {};
-    uint8_t e[8][32], sig[8][64];
-    Error err[8];
-    for (size_t j = 0; j < n; ++j) {
-      key_ptrs[j] = &keys[idx[j]];
-      memcpy(e[j], digests + 32 * idx[j], 32);
-      memcpy(sig[j], sigs + 64 * idx[j], 64);
-    }
-    ks::sm2::mb::verify_digests_x8(key_ptrs, e, sig, err, n);
-    for (size_t j = 0; j < n; ++j) result[idx[j]] = to_status(err[j]);
-  });
+  verify_parsed(ctx, keys, digests, sigs, result);
   return finish_statuses(result, status);
 }
 
@@ -668,24 +676,28 @@ int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* 
   if (rc == KS_OK) rc = check_items(sigs, count, 64);
   if (rc == KS_OK) rc = ks::api::check_offsets(data, data_len, offsets, count);
   if (rc != KS_OK) return rc;
-  // e_i = SM3(Z_A(P_i) || M_i) on the CPU threads; a key that does not
-  // parse fails its item here (the digest path would report it too).
+  // Each key is parsed once; e_i = SM3(Z_A(P_i) || M_i) on the CPU threads.
+  // A key that does not parse fails its item here.
   std::vector<uint8_t> e(32 * count);
-  std::vector<int> parse(count, KS_OK);
+  std::vector<int> result(count, KS_OK);
+  std::vector<ks::sm2::PublicKey> keys(count);
   ctx->pool.parallel_for(count, 64, [&](size_t b, size_t end) {
     for (size_t i = b; i < end; ++i) {
-      ks::sm2::PublicKey key;
-      Error err = ks::sm2::public_key_from_bytes(key, public_keys + 65 * i, 65);
+      Error err = ks::sm2::public_key_from_bytes(keys[i], public_keys + 65 * i, 65);
       if (err == Error::kOk)
-        err = ks::sm2::message_digest(&e[32 * i], key, id, id_len, data + offsets[i],
+        err = ks::sm2::message_digest(&e[32 * i], keys[i], id, id_len, data + offsets[i],
                                       size_t(offsets[i + 1] - offsets[i]));
-      parse[i] = to_status(err);
+      result[i] = to_status(err);
     }
   });
-  std::vector<int> verdict(count);
-  rc = ks_sm2_verify_digest_batch(ctx, public_keys, e.data(), count, sigs, verdict.data());
-  if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) return rc;
-  for (size_t i = 0; i < count; ++i)
-    if (parse[i] != KS_OK) verdict[i] = parse[i];
-  return finish_statuses(verdict, status);
+  if (ctx->use_gpu(count, kAutoGpuMinSm2Verify)) {
+    std::vector<int> verdict(count);
+    rc = gpu_verify_digests(ctx, public_keys, e.data(), sigs, count, verdict.data());
+    if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) return rc;
+    for (size_t i = 0; i < count; ++i)
+      if (result[i] == KS_OK) result[i] = verdict[i];
+  } else {
+    verify_parsed(ctx, keys, e.data(), sigs, result);
+  }
+  return finish_statuses(result, status);
 }
