@@ -58,7 +58,11 @@ ks_python_env() {
     python -m pip install -q "${KS_PIP_FLAGS[@]}" "${want[@]}"
   fi
   # The independent oracle for the Python tests; optional where no registry.
+  # Machines without one get wheels carried in $KS_ROOT/.whl (git-ignored;
+  # `pip download cryptography cffi pycparser --only-binary=:all: -d .whl`).
   python -c "import cryptography" 2>/dev/null ||
+    { [ -d "$KS_ROOT/.whl" ] && python -m pip install -q "${KS_PIP_FLAGS[@]}" --no-index \
+        --find-links "$KS_ROOT/.whl" cryptography 2>/dev/null; } ||
     python -m pip install -q "${KS_PIP_FLAGS[@]}" cryptography 2>/dev/null ||
     ks_log "cryptography unavailable: its oracle tests will be skipped"
 }

@@ -1,6 +1,7 @@
 // Kernel-only throughput of SM2 on the GPU (scheme/sm2_gpu.h): keygen, sign
-// (per-item keys and one key) and verify at several batch sizes, plus the
-// field multiplication rate, timed with CUDA events after a warm-up, inputs
+// (per-item keys and one key) and verify at several batch sizes, of digests
+// and of 64-byte messages (SM3 of Z_A || M, and for verify Z_A per key, on
+// the device: hash/sm3_gpu.h), plus the field multiplication rate, timed with CUDA events after a warm-up, inputs
 // random (valid keys, distinct nonces, valid signatures). Prints JSON.
 //   sm2_gpu_bench [max_batch_log2] [sweep]
 // With "sweep", also keygen and sign (one key) with 1, 2, 4 and 8 items per
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include "field/fp_gpu.cuh"
+#include "hash/sm3_gpu.h"
+#include "scheme/sm2.h"
 #include "scheme/sm2_gpu.h"
 
 namespace {
@@ -161,6 +164,8 @@ void print_rows(const std::vector<Row>& rows) {
 struct Batch {
   size_t n;
   uint8_t *priv, *nonce, *digest, *pub, *sig;
+  uint8_t *msg, *za, *e, *za_prefix;  // 64-byte messages; per-item Z_A and e
+  unsigned za_prefix_len;
   int* status;
   gpu::SignKey* keys;
   int reps;  // timed runs per measurement
@@ -172,15 +177,67 @@ struct Batch {
         digest(to_device(random_scalars(rng, batch))),
         pub(device_buffer<uint8_t>(65 * batch)),
         sig(device_buffer<uint8_t>(64 * batch)),
+        msg(to_device(random_scalars(rng, 2 * batch))),
+        za(device_buffer<uint8_t>(32 * batch)),
+        e(device_buffer<uint8_t>(32 * batch)),
         status(device_buffer<int>(batch)),
         keys(device_buffer<gpu::SignKey>(batch)),
         reps(batch >= (1u << 20) ? 3 : 5) {
     CHECK(gpu::launch_prepare_sign_keys(priv, keys, batch, 0));
+    std::vector<uint8_t> prefix(ks::sm2::kZaPrefixMaxBytes);
+    static const uint8_t kId[] = "1234567812345678";
+    prefix.resize(ks::sm2::za_prefix(prefix.data(), kId, 16));
+    za_prefix = to_device(prefix);
+    za_prefix_len = unsigned(prefix.size());
   }
   ~Batch() {
     for (void* p : {(void*)priv, (void*)nonce, (void*)digest, (void*)pub, (void*)sig,
-                    (void*)status, (void*)keys})
+                    (void*)msg, (void*)za, (void*)e, (void*)za_prefix, (void*)status,
+                    (void*)keys})
       cudaFree(p);
+  }
+  // e_i = SM3(Z || M_i) with one Z (per_item_za false: the signer's Z_A,
+  // here the first item's) or with each item's Z_A, computed first from
+  // its public key.
+  void message_digests(bool per_item_za) const {
+    ks::sm3::DeviceItems items;
+    if (per_item_za) {
+      items.prefix = za_prefix;
+      items.prefix_len = za_prefix_len;
+      items.data = pub + 1;
+      items.data_stride = 65;
+      items.data_len = 64;
+      CHECK(ks::sm3::launch_digests(items, n, za, 0));
+    }
+    items = ks::sm3::DeviceItems();
+    items.prefix = za;
+    items.prefix_len = 32;
+    items.prefix_stride = per_item_za ? 32 : 0;
+    items.data = msg;
+    items.data_stride = 64;
+    items.data_len = 64;
+    CHECK(ks::sm3::launch_digests(items, n, e, 0));
+  }
+  double sign_messages(Timer& timer) const {
+    return timer.median(
+        [&] {
+          message_digests(false);
+          CHECK(gpu::launch_sign_digest(e, keys, 0, nonce, sig, status, n, 0));
+        },
+        reps);
+  }
+  // Signs each message under its item's key (untimed), then times Z_A, e
+  // and the verification.
+  double verify_messages(Timer& timer) const {
+    CHECK(gpu::launch_keygen(priv, pub, n, 0));
+    message_digests(true);
+    CHECK(gpu::launch_sign_digest(e, keys, 1, nonce, sig, status, n, 0));
+    return timer.median(
+        [&] {
+          message_digests(true);
+          CHECK(gpu::launch_verify_digest(pub, e, sig, status, n, 0));
+        },
+        reps);
   }
   double keygen(Timer& timer) const {
     return timer.median([&] { CHECK(gpu::launch_keygen(priv, pub, n, 0)); }, reps);
@@ -198,18 +255,29 @@ struct Batch {
   }
 };
 
-// Keygen, sign and verify at one batch size; verify's statuses must all be
-// kOk (the signatures come from the sign kernel).
+// Every status of the last verification must be kOk (the signatures come
+// from the sign kernel).
+void check_verified(const Batch& b, const char* what) {
+  std::vector<int> status(b.n);
+  CHECK(cudaMemcpy(status.data(), b.status, b.n * sizeof(int), cudaMemcpyDeviceToHost));
+  const size_t failed = b.n - std::count(status.begin(), status.end(), 0);
+  if (failed != 0) {
+    fprintf(stderr, "batch %zu: %zu %s signatures did not verify\n", b.n, failed, what);
+    exit(1);
+  }
+}
+
+// Keygen, sign and verify, of digests and of messages, at one batch size.
 void bench_batch(Timer& timer, std::mt19937_64& rng, size_t batch, std::vector<Row>& rows) {
   const Batch b(rng, batch);
   rows.push_back({"keygen", batch, b.keygen(timer)});
   rows.push_back({"sign_one_key", batch, b.sign(timer, 0)});
   rows.push_back({"sign_per_item_key", batch, b.sign(timer, 1)});
   rows.push_back({"verify", batch, b.verify(timer)});
-  std::vector<int> status(batch);
-  CHECK(cudaMemcpy(status.data(), b.status, batch * sizeof(int), cudaMemcpyDeviceToHost));
-  const size_t failed = batch - std::count(status.begin(), status.end(), 0);
-  if (failed != 0) fprintf(stderr, "batch %zu: %zu signatures did not verify\n", batch, failed);
+  check_verified(b, "digest");
+  rows.push_back({"sign_msg64_one_key", batch, b.sign_messages(timer)});
+  rows.push_back({"verify_msg64", batch, b.verify_messages(timer)});
+  check_verified(b, "message");
 }
 
 // Keygen and sign (one key) with M items per thread forced, M = 1, 2, 4, 8.

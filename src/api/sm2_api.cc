@@ -3,6 +3,8 @@
 // formats in encoding/.
 #include <string.h>
 
+#include <atomic>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -122,20 +124,29 @@ int check_items(const void* p, size_t count, size_t item_bytes) {
 }
 
 // Runs item(i) -> ks_status for every i on the context's threads, records
-// the statuses, and returns KS_OK or KS_ERR_BATCH_ITEMS.
+// the statuses (status may be null), and returns KS_OK or
+// KS_ERR_BATCH_ITEMS. One parallel pass: a serial scan of a GPU batch's
+// millions of statuses would cost the host more than the batch's copies.
 template <class Item>
 int run_items(ks_ctx* ctx, size_t count, size_t min_chunk, int* status, const Item& item) {
-  std::vector<int> local;
-  if (status == nullptr) {
-    local.resize(count);
-    status = local.data();
-  }
+  std::atomic<bool> failed{false};
   ctx->pool.parallel_for(count, min_chunk, [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) status[i] = item(i);
+    bool any = false;
+    for (size_t i = begin; i < end; ++i) {
+      const int st = item(i);
+      if (status != nullptr) status[i] = st;
+      any |= st != KS_OK;
+    }
+    if (any) failed.store(true, std::memory_order_relaxed);
   });
-  for (size_t i = 0; i < count; ++i)
-    if (status[i] != KS_OK) return KS_ERR_BATCH_ITEMS;
-  return KS_OK;
+  return failed.load() ? KS_ERR_BATCH_ITEMS : KS_OK;
+}
+
+// Per-item results of a GPU batch (ks::sm2::Error values), written by the
+// engine for every item, so left uninitialized here.
+using DeviceResults = std::unique_ptr<int[]>;
+DeviceResults device_results(size_t count) {
+  return DeviceResults(new (std::nothrow) int[count > 0 ? count : 1]);
 }
 
 }  // namespace
@@ -380,16 +391,6 @@ namespace {
 constexpr size_t kAutoGpuMinSm2 = 1024;
 constexpr size_t kAutoGpuMinSm2Verify = 4096;
 
-// status[i] = ks_status of the device's per-item sm2::Error values.
-int map_device_status(const std::vector<int>& device, int* status) {
-  int rc = KS_OK;
-  for (size_t i = 0; i < device.size(); ++i) {
-    status[i] = to_status(static_cast<Error>(device[i]));
-    if (status[i] != KS_OK) rc = KS_ERR_BATCH_ITEMS;
-  }
-  return rc;
-}
-
 int finish_statuses(const std::vector<int>& status, int* out) {
   int rc = KS_OK;
   for (size_t i = 0; i < status.size(); ++i) {
@@ -438,39 +439,33 @@ int gpu_keygen(ks_ctx* ctx, size_t count, uint8_t* priv, uint8_t* pub, int* stat
 
 // Signs digests on the GPU with random nonces (RFC 6979 nonces are derived
 // on the CPU only) under one key or per-item keys (exactly one of key / keys
-// is set), redoing on the CPU the items whose nonce was unusable.
+// is set), redoing on the CPU the items whose nonce was unusable. Per-item
+// keys out of range go to the device like the others (their results are
+// discarded): checking them here, in the one pass after the batch, keeps
+// the host's work off the device's path.
 int gpu_sign_digests(ks_ctx* ctx, const ks::sm2::PrivateKey* key, const uint8_t* keys,
                      const uint8_t* digests, size_t count, ks::sm2::Nonce mode, uint8_t* sigs,
                      int* status) {
-  std::vector<int> device(count), result(count, KS_OK);
-  if (keys != nullptr) {  // per-item keys: reject bad ones before they reach the device
-    ctx->pool.parallel_for(count, 4096, [&](size_t b, size_t e) {
-      for (size_t i = b; i < e; ++i)
-        if (!ks::sm2::private_key_in_range(keys + 32 * i)) result[i] = KS_ERR_BAD_PRIVATE_KEY;
-    });
-  }
+  const DeviceResults device = device_results(count);
+  if (device == nullptr) return KS_ERR_NO_MEMORY;
   int rc;
   {
     std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    rc = ctx->gpu->sm2_sign_digest(key, keys, digests, count, sigs, device.data());
+    rc = ctx->gpu->sm2_sign_digest(key, keys, digests, count, sigs, device.get());
   }
   if (rc != KS_OK) return rc;
-  ctx->pool.parallel_for(count, 4096, [&](size_t b, size_t e) {
-    for (size_t i = b; i < e; ++i) {
-      if (result[i] != KS_OK) {
-        memset(sigs + 64 * i, 0, 64);
-      } else if (device[i] == int(Error::kBadNonce)) {
-        ks::sm2::PrivateKey own;
-        Error err = key != nullptr ? Error::kOk : ks::sm2::private_key_from_bytes(own, keys + 32 * i);
-        if (err == Error::kOk)
-          err = ks::sm2::sign_digest(sigs + 64 * i, key != nullptr ? *key : own, digests + 32 * i, mode);
-        result[i] = to_status(err);
-      } else {
-        result[i] = to_status(static_cast<Error>(device[i]));
-      }
+  return run_items(ctx, count, 4096, status, [&](size_t i) -> int {
+    if (keys != nullptr && !ks::sm2::private_key_in_range(keys + 32 * i)) {
+      memset(sigs + 64 * i, 0, 64);
+      return KS_ERR_BAD_PRIVATE_KEY;
     }
+    if (device[i] != int(Error::kBadNonce)) return to_status(static_cast<Error>(device[i]));
+    ks::sm2::PrivateKey own;
+    Error err = key != nullptr ? Error::kOk : ks::sm2::private_key_from_bytes(own, keys + 32 * i);
+    if (err == Error::kOk)
+      err = ks::sm2::sign_digest(sigs + 64 * i, key != nullptr ? *key : own, digests + 32 * i, mode);
+    return to_status(err);
   });
-  return finish_statuses(result, status);
 }
 
 // Messages under one key, hashed and signed on the device; items whose
@@ -478,39 +473,55 @@ int gpu_sign_digests(ks_ctx* ctx, const ks::sm2::PrivateKey* key, const uint8_t*
 int gpu_sign_messages(ks_ctx* ctx, const ks::sm2::PrivateKey& key, const uint8_t za[32],
                       const uint8_t* data, const uint64_t* offsets, size_t count, uint8_t* sigs,
                       int* status) {
-  std::vector<int> device(count), result(count);
+  const DeviceResults device = device_results(count);
+  if (device == nullptr) return KS_ERR_NO_MEMORY;
   int rc;
   {
     std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    rc = ctx->gpu->sm2_sign_messages(key, za, data, offsets, count, sigs, device.data());
+    rc = ctx->gpu->sm2_sign_messages(key, za, data, offsets, count, sigs, device.get());
   }
   if (rc != KS_OK) return rc;
-  ctx->pool.parallel_for(count, 4096, [&](size_t b, size_t end) {
-    for (size_t i = b; i < end; ++i) {
-      Error err = static_cast<Error>(device[i]);
-      if (err == Error::kBadNonce) {
-        const std::vector<uint8_t> e = hash_messages(nullptr, za, data, offsets + i, 1);
-        err = ks::sm2::sign_digest(sigs + 64 * i, key, e.data(), ks::sm2::Nonce::kRandom);
-      }
-      result[i] = to_status(err);
+  return run_items(ctx, count, 4096, status, [&](size_t i) -> int {
+    Error err = static_cast<Error>(device[i]);
+    if (err == Error::kBadNonce) {
+      const std::vector<uint8_t> e = hash_messages(nullptr, za, data, offsets + i, 1);
+      err = ks::sm2::sign_digest(sigs + 64 * i, key, e.data(), ks::sm2::Nonce::kRandom);
     }
+    return to_status(err);
   });
-  return finish_statuses(result, status);
 }
 
-int gpu_verify_digests(ks_ctx* ctx, const uint8_t* pubs, const uint8_t* digests,
-                       const uint8_t* sigs, size_t count, int* status) {
-  std::vector<int> device(count), local;
-  if (status == nullptr) {
-    local.resize(count);
-    status = local.data();
+// Messages of a verify batch: one ID, flat data and offsets (validated).
+struct MessagesIn {
+  const uint8_t* id;
+  size_t id_len;
+  const uint8_t* data;
+  const uint64_t* offsets;
+};
+
+// Verification on the GPU: of digests, or (messages set) of messages with
+// Z_A and e computed on the device.
+int gpu_verify(ks_ctx* ctx, const uint8_t* pubs, const uint8_t* digests,
+               const MessagesIn* messages, size_t count, const uint8_t* sigs, int* status) {
+  const DeviceResults device = device_results(count);
+  std::vector<uint8_t> prefix;
+  if (messages != nullptr) {
+    prefix.resize(ks::sm2::kZaPrefixMaxBytes);
+    prefix.resize(ks::sm2::za_prefix(prefix.data(), messages->id, messages->id_len));
+    if (prefix.empty()) return KS_ERR_ID_LENGTH;
   }
+  if (device == nullptr) return KS_ERR_NO_MEMORY;
   int rc;
   {
     std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    rc = ctx->gpu->sm2_verify_digest(pubs, digests, sigs, count, device.data());
+    rc = messages == nullptr
+             ? ctx->gpu->sm2_verify_digest(pubs, digests, sigs, count, device.get())
+             : ctx->gpu->sm2_verify_messages(pubs, prefix.data(), prefix.size(), messages->data,
+                                             messages->offsets, count, sigs, device.get());
   }
-  return rc != KS_OK ? rc : map_device_status(device, status);
+  if (rc != KS_OK) return rc;
+  return run_items(ctx, count, 4096, status,
+                   [&](size_t i) { return to_status(static_cast<Error>(device[i])); });
 }
 
 int check_ctx(const ks_ctx* ctx) { return ctx == nullptr ? KS_ERR_NULL_POINTER : KS_OK; }
@@ -655,7 +666,7 @@ int ks_sm2_verify_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const ui
   if (rc == KS_OK) rc = check_items(sigs, count, 64);
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinSm2Verify))
-    return gpu_verify_digests(ctx, public_keys, digests, sigs, count, status);
+    return gpu_verify(ctx, public_keys, digests, nullptr, count, sigs, status);
   std::vector<int> result(count, KS_OK);
   std::vector<ks::sm2::PublicKey> keys(count);
   ctx->pool.parallel_for(count, 256, [&](size_t b, size_t end) {
@@ -676,6 +687,10 @@ int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* 
   if (rc == KS_OK) rc = check_items(sigs, count, 64);
   if (rc == KS_OK) rc = ks::api::check_offsets(data, data_len, offsets, count);
   if (rc != KS_OK) return rc;
+  if (ctx->use_gpu(count, kAutoGpuMinSm2Verify)) {
+    const MessagesIn messages = {id, id_len, data, offsets};
+    return gpu_verify(ctx, public_keys, nullptr, &messages, count, sigs, status);
+  }
   // Each key is parsed once; e_i = SM3(Z_A(P_i) || M_i) on the CPU threads.
   // A key that does not parse fails its item here.
   std::vector<uint8_t> e(32 * count);
@@ -690,14 +705,6 @@ int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* 
       result[i] = to_status(err);
     }
   });
-  if (ctx->use_gpu(count, kAutoGpuMinSm2Verify)) {
-    std::vector<int> verdict(count);
-    rc = gpu_verify_digests(ctx, public_keys, e.data(), sigs, count, verdict.data());
-    if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) return rc;
-    for (size_t i = 0; i < count; ++i)
-      if (result[i] == KS_OK) result[i] = verdict[i];
-  } else {
-    verify_parsed(ctx, keys, e.data(), sigs, result);
-  }
+  verify_parsed(ctx, keys, e.data(), sigs, result);
   return finish_statuses(result, status);
 }

@@ -57,8 +57,16 @@ class Engine {
   virtual int sm2_sign_messages(const sm2::PrivateKey& key, const uint8_t za[32],
                                 const uint8_t* data, const uint64_t* offsets, size_t count,
                                 uint8_t* sigs, int* status) = 0;
+  // Public keys 04||x||y (65 bytes each, checked on the device).
   virtual int sm2_verify_digest(const uint8_t* pubs, const uint8_t* digests,
                                 const uint8_t* sigs, size_t count, int* status) = 0;
+  // Messages under per-item keys and one ID: za_prefix is ENTL || ID || a
+  // || b || x_G || y_G (sm2::za_prefix); Z_A, e and the verification run on
+  // the device.
+  virtual int sm2_verify_messages(const uint8_t* pubs, const uint8_t* za_prefix,
+                                  size_t za_prefix_len, const uint8_t* data,
+                                  const uint64_t* offsets, size_t count, const uint8_t* sigs,
+                                  int* status) = 0;
 };
 
 // Opens device `device`; on failure returns null and sets *status. The

@@ -95,6 +95,13 @@ class CudaEngine final : public Engine {
     return run(Sm2VerifyJob(pubs, digests, sigs, status), count);
   }
 
+  int sm2_verify_messages(const uint8_t* pubs, const uint8_t* za_prefix, size_t za_prefix_len,
+                          const uint8_t* data, const uint64_t* offsets, size_t count,
+                          const uint8_t* sigs, int* status) override {
+    return run(Sm2VerifyMessagesJob(za_prefix, za_prefix_len, pubs, data, offsets, sigs, status),
+               count);
+  }
+
  private:
   // A DRBG key per batch call, from getrandom.
   static bool fresh_drbg_key(chacha20::Key* key) {
@@ -147,7 +154,7 @@ cudaError_t Pipeline::run(const ChunkJob& job, size_t count) {
   unsigned turn = 0;
   for (size_t first = 0; err == cudaSuccess && first < count;) {
     const size_t n = job.chunk_items(first, count - first);
-    Slot& slot = slots_[turn++ % 2];
+    Slot& slot = slots_[turn++ % kSlots];
     err = finish(slot);  // the slot's previous chunk, if any
     if (err == cudaSuccess) err = enqueue(slot, job, first, n);
     first += n;

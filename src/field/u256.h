@@ -18,7 +18,11 @@
 
 // Complete unrolling of the fixed four-limb loops (gcc leaves them rolled
 // at -O2, which costs several times the arithmetic).
+#if defined(__CUDACC__)
+#define KS_UNROLL _Pragma("unroll")
+#else
 #define KS_UNROLL _Pragma("GCC unroll 8")
+#endif
 
 namespace ks {
 namespace field {

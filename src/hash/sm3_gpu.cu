@@ -12,7 +12,7 @@ __device__ __forceinline__ uint8_t byte_at(const uint8_t* prefix, unsigned prefi
 }
 
 // SM3(prefix || msg) for one message in global memory (prefix_len 0 or a
-// few bytes, e.g. SM2's Z_A): whole blocks straight from the input when
+// few hundred bytes: SM2's Z_A, or Z_A's curve part): whole blocks straight from the input when
 // there is no prefix, gathered otherwise, then the padded tail (section
 // 5.2) in a local 128-byte buffer.
 __device__ void digest_one(const uint8_t* prefix, unsigned prefix_len, const uint8_t* msg,
@@ -43,30 +43,28 @@ __device__ void digest_one(const uint8_t* prefix, unsigned prefix_len, const uin
   for (int i = 0; i < 8; ++i) store_be32(out + 4 * i, state[i]);
 }
 
-__global__ void digest_batch_kernel(const uint8_t* prefix, unsigned prefix_len,
-                                    const uint8_t* data, const uint64_t* offsets, size_t count,
-                                    uint8_t* digests) {
+__global__ void digests_kernel(DeviceItems items, size_t count, uint8_t* digests) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) return;
-  const uint64_t begin = offsets[i];
-  digest_one(prefix, prefix_len, data + begin, offsets[i + 1] - begin, digests + 32 * i);
+  const uint8_t* prefix = items.prefix + items.prefix_stride * i;
+  if (items.offsets != nullptr) {
+    const uint64_t begin = items.offsets[i];
+    digest_one(prefix, items.prefix_len, items.data + begin, items.offsets[i + 1] - begin,
+               digests + 32 * i);
+  } else {
+    digest_one(prefix, items.prefix_len, items.data + items.data_stride * i, items.data_len,
+               digests + 32 * i);
+  }
 }
 
 }  // namespace
 
-cudaError_t launch_digest_batch(const uint8_t* data, const uint64_t* offsets, size_t count,
-                                uint8_t* digests, cudaStream_t stream) {
-  return launch_prefixed_digest_batch(nullptr, 0, data, offsets, count, digests, stream);
-}
-
-cudaError_t launch_prefixed_digest_batch(const uint8_t* prefix, unsigned prefix_len,
-                                         const uint8_t* data, const uint64_t* offsets,
-                                         size_t count, uint8_t* digests, cudaStream_t stream) {
+cudaError_t launch_digests(const DeviceItems& items, size_t count, uint8_t* digests,
+                           cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
   constexpr unsigned kThreads = 256;
   const size_t blocks = (count + kThreads - 1) / kThreads;
-  digest_batch_kernel<<<unsigned(blocks), kThreads, 0, stream>>>(prefix, prefix_len, data,
-                                                                 offsets, count, digests);
+  digests_kernel<<<unsigned(blocks), kThreads, 0, stream>>>(items, count, digests);
   return cudaGetLastError();
 }
 

@@ -1,4 +1,5 @@
-// SM3 on the GPU: one thread per message (device side of ks_sm3_batch).
+// SM3 on the GPU: one thread per message (device side of ks_sm3_batch, and
+// of SM2's Z_A and e = SM3(Z_A || M)).
 #ifndef KS_HASH_SM3_GPU_H_
 #define KS_HASH_SM3_GPU_H_
 
@@ -9,16 +10,24 @@
 namespace ks {
 namespace sm3 {
 
-// digests[32*i ..] = SM3(data[offsets[i] .. offsets[i+1])) for i < count,
-// all pointers in device memory. Enqueued on `stream`.
-cudaError_t launch_digest_batch(const uint8_t* data, const uint64_t* offsets, size_t count,
-                                uint8_t* digests, cudaStream_t stream);
+// A batch in device memory: item i is prefix_i || message_i, with
+//   prefix_i  = prefix + prefix_stride * i, prefix_len bytes (stride 0: one
+//               prefix for every item; prefix_len 0: none);
+//   message_i = data[offsets[i] .. offsets[i + 1]) when offsets is set,
+//               else data + data_stride * i, data_len bytes.
+struct DeviceItems {
+  const uint8_t* prefix = nullptr;
+  unsigned prefix_len = 0;
+  size_t prefix_stride = 0;
+  const uint8_t* data = nullptr;
+  const uint64_t* offsets = nullptr;
+  size_t data_stride = 0;
+  unsigned data_len = 0;
+};
 
-// The same over prefix || message for every message, with one prefix of
-// prefix_len bytes in device memory (SM2's e = SM3(Z_A || M)).
-cudaError_t launch_prefixed_digest_batch(const uint8_t* prefix, unsigned prefix_len,
-                                         const uint8_t* data, const uint64_t* offsets,
-                                         size_t count, uint8_t* digests, cudaStream_t stream);
+// digests[32*i ..] = SM3(item i) for i < count. Enqueued on `stream`.
+cudaError_t launch_digests(const DeviceItems& items, size_t count, uint8_t* digests,
+                           cudaStream_t stream);
 
 }  // namespace sm3
 }  // namespace ks

@@ -1,5 +1,7 @@
 #include "scheme/sm2.h"
 
+#include <string.h>
+
 #include <initializer_list>
 
 #include "core/os_random.h"
@@ -277,21 +279,46 @@ void public_key_to_compressed(uint8_t out[kCompressedPublicKeyBytes], const Publ
   curve::encode_point_compressed(out, key.point);
 }
 
+namespace {
+
+// ENTL: the ID's length in bits, two bytes big-endian (clause 5.5).
+void entl_bytes(uint8_t out[2], size_t id_len) {
+  const size_t entl = id_len * 8;
+  out[0] = uint8_t(entl >> 8);
+  out[1] = uint8_t(entl);
+}
+
+// a || b || xG || yG, 32 bytes big-endian each.
+void za_curve_part(uint8_t out[128]) {
+  const U256 a = Fp::neg(U256{{3, 0, 0, 0}});
+  const U256* values[4] = {&a, &curve::kB, &curve::kG.x, &curve::kG.y};
+  for (int i = 0; i < 4; ++i) Fp::to_bytes(out + 32 * i, *values[i]);
+}
+
+}  // namespace
+
 Error compute_za(uint8_t za[kDigestBytes], const PublicKey& key, const uint8_t* id, size_t id_len) {
   if (id_len > kMaxIdBytes) return Error::kBadIdLength;
-  const size_t entl = id_len * 8;
-  const uint8_t entl_be[2] = {uint8_t(entl >> 8), uint8_t(entl)};
-  const U256 a = Fp::neg(U256{{3, 0, 0, 0}});
+  uint8_t entl[2], curve_part[128], xy[64];
+  entl_bytes(entl, id_len);
+  za_curve_part(curve_part);
+  Fp::to_bytes(xy, key.point.x);
+  Fp::to_bytes(xy + 32, key.point.y);
   sm3::Sm3 h;
-  h.update(entl_be, 2);
+  h.update(entl, 2);
   h.update(id, id_len);
-  for (const U256* v : {&a, &curve::kB, &curve::kG.x, &curve::kG.y, &key.point.x, &key.point.y}) {
-    uint8_t be[32];
-    Fp::to_bytes(be, *v);
-    h.update(be, sizeof be);
-  }
+  h.update(curve_part, sizeof curve_part);
+  h.update(xy, sizeof xy);
   h.finish(za);
   return Error::kOk;
+}
+
+size_t za_prefix(uint8_t* out, const uint8_t* id, size_t id_len) {
+  if (id_len > kMaxIdBytes) return 0;
+  entl_bytes(out, id_len);
+  if (id_len > 0) memcpy(out + 2, id, id_len);
+  za_curve_part(out + 2 + id_len);
+  return 2 + id_len + 128;
 }
 
 Error message_digest(uint8_t e[kDigestBytes], const PublicKey& key, const uint8_t* id,

@@ -84,6 +84,12 @@ void public_key_to_compressed(uint8_t out[kCompressedPublicKeyBytes], const Publ
 // --- Hashing (clause 5.5) ---------------------------------------------------
 // Z_A = SM3(ENTL || ID || a || b || xG || yG || xA || yA); id may be empty.
 Error compute_za(uint8_t za[kDigestBytes], const PublicKey& key, const uint8_t* id, size_t id_len);
+// The key-independent start of Z_A's input, ENTL || ID || a || b || xG ||
+// yG, for hashing elsewhere (the GPU): writes 2 + id_len + 128 bytes (at
+// most kZaPrefixMaxBytes) and returns that length; 0 for an ID over
+// kMaxIdBytes.
+constexpr size_t kZaPrefixMaxBytes = 2 + kMaxIdBytes + 128;
+size_t za_prefix(uint8_t* out, const uint8_t* id, size_t id_len);
 // e = SM3(Z_A || M), the digest that sign_digest/verify_digest take.
 Error message_digest(uint8_t e[kDigestBytes], const PublicKey& key, const uint8_t* id,
                      size_t id_len, const uint8_t* msg, size_t msg_len);

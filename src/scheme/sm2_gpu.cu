@@ -18,9 +18,15 @@ namespace {
 
 using field::FnGpu;
 using field::FpGpu;
+using field::FpGpuCompact;
 using field::U32x8;
+// Keygen and signing run over FpGpu, verification over FpGpuCompact (the
+// products out of line: see field/fp_gpu.cuh); the same elements.
 using Jac = curve::JacobianPoint<FpGpu>;
-using Aff = curve::AffinePoint<FpGpu>;
+template <class F>
+using JacOf = curve::JacobianPoint<F>;
+template <class F>
+using AffOf = curve::AffinePoint<F>;
 
 constexpr unsigned kThreads = 128;
 // Tuning knobs (overridable with -D for benchmark variants): minimum
@@ -98,13 +104,14 @@ __device__ __forceinline__ SignedDigit booth(uint32_t v, int w) {
 // Entry j 2^(16 window) G for j = max(magnitude, 1), negated for a negative
 // digit. The address depends on the digit: the one secret-indexed read
 // left (see sm2_gpu.h).
-__device__ __forceinline__ Aff base_entry(const uint4* table, int window, SignedDigit d) {
+template <class F>
+__device__ __forceinline__ AffOf<F> base_entry(const uint4* table, int window, SignedDigit d) {
   const uint32_t index = d.magnitude - (d.magnitude != 0);
   const uint4* e = table + (size_t(window) * kBaseEntries + index) * 4;
   const uint4 q0 = __ldg(e), q1 = __ldg(e + 1), q2 = __ldg(e + 2), q3 = __ldg(e + 3);
-  Aff a = {{{q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w}},
-           {{q2.x, q2.y, q2.z, q2.w, q3.x, q3.y, q3.z, q3.w}}};
-  return curve::negate_if<FpGpu>(d.negative, a);
+  AffOf<F> a = {{{q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w}},
+                {{q2.x, q2.y, q2.z, q2.w, q3.x, q3.y, q3.z, q3.w}}};
+  return curve::negate_if<F>(d.negative, a);
 }
 
 // Next 16-bit window of k (consumed from the bottom: k >>= 16) with the
@@ -125,7 +132,8 @@ __device__ __forceinline__ SignedDigit next_base_digit(U32x8& k, uint32_t& below
 // jacobian.h's add_mixed): before window i the accumulator is [a]G with
 // |a| < 2^(16i) and the entry is [d 2^(16i)]G with 1 <= |d| <= 2^15, so
 // a - d 2^(16i) is nonzero and below 2^255 + 2^240 < n in magnitude.
-__device__ Jac mul_base(U32x8 k, const uint4* table) {
+template <class F>
+__device__ JacOf<F> mul_base(U32x8 k, const uint4* table) {
   U32x8 n_minus_k;
   field::gpu_detail::sub_n<8>(n_minus_k.w, field::gpu_detail::kN, k.w);
   const uint32_t flip = 0u - (k.w[7] >> 31);
@@ -133,15 +141,15 @@ __device__ Jac mul_base(U32x8 k, const uint4* table) {
 
   uint32_t below = 0;
   SignedDigit d = next_base_digit(k, below);
-  Jac acc = Jac::from_affine(base_entry(table, 0, d));
-  acc.z = FpGpu::select(zero_mask(d.magnitude), FpGpu::zero(), acc.z);
+  JacOf<F> acc = JacOf<F>::from_affine(base_entry<F>(table, 0, d));
+  acc.z = F::select(zero_mask(d.magnitude), F::zero(), acc.z);
 #pragma unroll 1
   for (int window = 1; window < kBaseWindows; ++window) {
     d = next_base_digit(k, below);
     const uint64_t absent = zero_mask(d.magnitude);
-    acc = curve::add_mixed(acc, base_entry(table, window, d), absent);
+    acc = curve::add_mixed(acc, base_entry<F>(table, window, d), absent);
   }
-  return curve::negate_if<FpGpu>(flip, acc);
+  return curve::negate_if<F>(flip, acc);
 }
 
 // --- Batch inversion (Montgomery's trick across the items of a thread) -------------
@@ -192,6 +200,10 @@ constexpr int kPointWindowBits = KS_POINT_WINDOW_BITS;
 constexpr bool kDblSquareZ = KS_DBL_SQUARE_Z != 0;
 constexpr int kPointWindows = (256 + kPointWindowBits) / kPointWindowBits;  // 52
 constexpr int kPointEntries = 1 << (kPointWindowBits - 1);                  // 1P..16P
+// Verification's field and points (products out of line, field/fp_gpu.cuh).
+using Fv = FpGpuCompact;
+using JacV = curve::JacobianPoint<Fv>;
+using AffV = curve::AffinePoint<Fv>;
 
 // Bits [pos, pos + width) of k, zero past bit 255; pos is a compile-time
 // constant after unrolling, so k stays in registers.
@@ -217,17 +229,20 @@ __device__ __forceinline__ uint32_t bits_at(const U32x8& k, int pos, int width) 
 //   affine, 4-bit windows, 3M + 5S                      1.40e7  1.27e7
 //   3M + 5S, launch bounds (128, 5): 102 regs           1.34e7  1.26e7
 //   entries with Z^2, Z^3 cached (10M + 4S additions)   1.09e7 at 2^22
+//   products out of line, doublings not unrolled        1.57e7  1.49e7
 // Nsight Compute on the 4M + 4S kernel: issue slots 32% busy, 9.4 cycles
 // between issues per warp of which 5.2 wait on instruction fetch (the
 // fully inlined field products make the loop far larger than the
 // instruction caches), local memory (table, spills) 47% L2 hit rate, DRAM
-// 17% busy: code size, not arithmetic, limits verification now.
-__device__ Jac mul_point(const U32x8& t, const Aff& p) {
-  Jac table[kPointEntries];  // table[j - 1] = jP; indexed by public digits
-  table[0] = Jac::from_affine(p);
+// 17% busy: code size, not arithmetic, limited verification; hence Fv and
+// the rolled doublings (the last line of the table).
+__device__ JacV mul_point(const U32x8& t, const AffV& p) {
+  JacV table[kPointEntries];  // table[j - 1] = jP; indexed by public digits
+  table[0] = JacV::from_affine(p);
 #pragma unroll 1
   for (int j = 2; j <= kPointEntries; ++j)
-    table[j - 1] = (j % 2 == 0) ? curve::dbl(table[j / 2 - 1]) : curve::add(table[j - 2], table[0]);
+    table[j - 1] = (j % 2 == 0) ? curve::dbl<Fv, kDblSquareZ>(table[j / 2 - 1])
+                                : curve::add(table[j - 2], table[0]);
 
   int8_t digits[kPointWindows];
 #pragma unroll
@@ -237,16 +252,16 @@ __device__ Jac mul_point(const U32x8& t, const Aff& p) {
     digits[i] = int8_t((d.magnitude ^ d.negative) - d.negative);
   }
 
-  Jac acc = Jac::infinity();
+  JacV acc = JacV::infinity();
 #pragma unroll 1
   for (int i = kPointWindows - 1; i >= 0; --i) {
-#pragma unroll
-    for (int b = 0; b < kPointWindowBits; ++b) acc = curve::dbl<FpGpu, kDblSquareZ>(acc);
+#pragma unroll 1
+    for (int b = 0; b < kPointWindowBits; ++b) acc = curve::dbl<Fv, kDblSquareZ>(acc);
     const int digit = digits[i];
     const uint32_t magnitude = digit < 0 ? -digit : digit;
-    Jac e = table[magnitude - (magnitude != 0)];
-    e.z = FpGpu::select(zero_mask(magnitude), FpGpu::zero(), e.z);
-    acc = curve::add(acc, curve::negate_if<FpGpu>(0u - uint32_t(digit < 0), e));
+    JacV e = table[magnitude - (magnitude != 0)];
+    e.z = Fv::select(zero_mask(magnitude), Fv::zero(), e.z);
+    acc = curve::add(acc, curve::negate_if<Fv>(0u - uint32_t(digit < 0), e));
   }
   return acc;
 }
@@ -258,7 +273,7 @@ __device__ void base_mults(Jac* p, U32x8* zinv, size_t count, const uint4* table
 #pragma unroll 1
   for (int j = 0; j < M; ++j) {
     const size_t i = item_of<M>(j);
-    p[j] = mul_base(i < count ? scalar(i) : FpGpu::one(), table);
+    p[j] = mul_base<FpGpu>(i < count ? scalar(i) : FpGpu::one(), table);
     zinv[j] = p[j].z;
   }
   batch_invert<M>(zinv);
@@ -327,27 +342,27 @@ __device__ __forceinline__ U32x8 curve_b() {
 
 // x(Q) == c mod n for Q = (X, Y, Z) finite, without inverting Z: x(Q) < p
 // and c < n, so x(Q) is c or c + n (when below p); X == x Z^2.
-__device__ __forceinline__ uint32_t x_matches(const Jac& q, const U32x8& c) {
-  const U32x8 z2 = FpGpu::sqr(q.z);
+__device__ __forceinline__ uint32_t x_matches(const JacV& q, const U32x8& c) {
+  const U32x8 z2 = Fv::sqr(q.z);
   U32x8 c_plus_n;
   const uint32_t carry = field::gpu_detail::add_n<8>(c_plus_n.w, c.w, field::gpu_detail::kN);
-  const uint32_t second_ok = FpGpu::lt_p_mask(c_plus_n) & (0u - (carry ^ 1));
-  const uint32_t first = uint32_t(FpGpu::eq(q.x, FpGpu::mul(c, z2)));
-  const uint32_t second = uint32_t(FpGpu::eq(q.x, FpGpu::mul(c_plus_n, z2))) & second_ok;
+  const uint32_t second_ok = Fv::lt_p_mask(c_plus_n) & (0u - (carry ^ 1));
+  const uint32_t first = uint32_t(Fv::eq(q.x, Fv::mul(c, z2)));
+  const uint32_t second = uint32_t(Fv::eq(q.x, Fv::mul(c_plus_n, z2))) & second_ok;
   return (first | second) & ~uint32_t(q.is_infinity());
 }
 
 // Clause 7.1 steps B1-B7 (public data).
 __device__ int verify_one(const uint8_t* pub, const uint8_t* digest, const uint8_t* sig,
                           const uint4* table) {
-  const Aff p = {load_be(pub + 1), load_be(pub + 33)};
-  const uint32_t key_ok = (pub[0] == 0x04 ? ~0u : 0u) & FpGpu::lt_p_mask(p.x) &
-                          FpGpu::lt_p_mask(p.y) & uint32_t(curve::on_curve(p, curve_b()));
+  const AffV p = {load_be(pub + 1), load_be(pub + 33)};
+  const uint32_t key_ok = (pub[0] == 0x04 ? ~0u : 0u) & Fv::lt_p_mask(p.x) &
+                          Fv::lt_p_mask(p.y) & uint32_t(curve::on_curve(p, curve_b()));
   const U32x8 r = load_be(sig), s = load_be(sig + 32);
   const U32x8 t = FnGpu::add(r, s);
   const uint32_t range_ok = FnGpu::in_range_nonzero(r) & FnGpu::in_range_nonzero(s) &
                             ~uint32_t(FpGpu::is_zero(t));
-  const Jac q = curve::add_vartime(mul_point(t, p), mul_base(s, table));
+  const JacV q = curve::add_vartime(mul_point(t, p), mul_base<Fv>(s, table));
   const U32x8 e = FnGpu::reduce_once(load_be(digest));
   const uint32_t match = x_matches(q, FnGpu::sub(r, e));
   return !key_ok ? kBadPublicKey : !range_ok ? kSignatureOutOfRange : match ? kOk : kVerifyFailed;

@@ -216,11 +216,18 @@ bool available() {
 #endif
 }
 
+// One group of lanes costs what 1.4 (keygen, sign) to 1.5 (verify) scalar
+// operations do (EPYC: 8-lane keygen 21.7 us, scalar 16 us; verify 112 us
+// against 73 us), so a lone item takes the scalar path.
+namespace {
+bool lanes_pay(size_t count) { return count >= 2 && available(); }
+}  // namespace
+
 void sign_digests_x8(uint8_t sig[][kSignatureBytes], const PrivateKey* const keys[],
                      const uint8_t e[][kDigestBytes], Nonce nonce, Error status[], size_t count) {
   if (count > kLanes) count = kLanes;
   if (count == 0) return;
-  if (!available()) {
+  if (!lanes_pay(count)) {
     for (size_t i = 0; i < count; ++i) status[i] = sign_digest(sig[i], *keys[i], e[i], nonce);
     return;
   }
@@ -253,7 +260,7 @@ void sign_digests_with_fixed_nonces_x8(uint8_t sig[][kSignatureBytes],
 void keygen_x8(uint8_t d[][kScalarBytes], PublicKey pub[], Error status[], size_t count) {
   if (count > kLanes) count = kLanes;
   if (count == 0) return;
-  if (!available()) {
+  if (!lanes_pay(count)) {
     for (size_t i = 0; i < count; ++i) status[i] = generate_keypair(d[i], pub[i]);
     return;
   }
@@ -278,7 +285,7 @@ void verify_digests_x8(const PublicKey* const keys[], const uint8_t e[][kDigestB
                        const uint8_t sig[][kSignatureBytes], Error status[], size_t count) {
   if (count > kLanes) count = kLanes;
   if (count == 0) return;
-  if (!available()) {
+  if (!lanes_pay(count)) {
     for (size_t i = 0; i < count; ++i) status[i] = verify_digest(*keys[i], e[i], sig[i]);
     return;
   }
