@@ -3,6 +3,8 @@
 SM2 and SM3 on the GPU, end to end (copies and host work included: every
 batch call returns with its results in host memory), next to the CPU
 backend on all threads at the sizes where it finishes in reasonable time.
+SM2 digest-in rows come twice: with ordinary (pageable) caller buffers and
+with pinned ones (ks_host_alloc), which the engine copies directly.
 The smallest batch at which the GPU beats the CPU is the AUTO crossover.
 
 Usage: python3 bench/gpu_sweep.py OUT.json [--seconds S]
@@ -23,13 +25,15 @@ GPU_BATCHES = [1 << k for k in range(8, 23, 2)]   # 256 .. 4M
 CPU_MAX_ITEMS_PER_S_SECOND = 2_000_000            # skip CPU rows that would crawl
 
 
-def case(alg, op, backend, threads, batch, msg, kind, seconds):
-    r = _native._bench_case(alg, op, "kuaisuo", backend, threads, batch, msg, seconds, kind)
+def case(alg, op, backend, threads, batch, msg, kind, seconds, pinned=False):
+    r = _native._bench_case(alg, op, "kuaisuo", backend, threads, batch, msg, seconds, kind,
+                            pinned)
     if "error" in r:
         print(f"  {alg} {op} {kind} {backend} batch {batch}: {r['error']}", file=sys.stderr)
         return None
     return {"alg": alg, "op": op, "input": kind, "impl": "kuaisuo", "backend": backend,
             "threads": threads, "batch": batch, "msg_bytes": msg,
+            "host_memory": "pinned" if pinned else "pageable",
             "ops_per_s": r["ops_per_s"], "bytes_per_s": r["bytes_per_s"],
             "latency_ms": 1e3 * batch / r["ops_per_s"]}
 
@@ -45,18 +49,23 @@ def main():
     for alg, op, kind, msg in OPS:
         cpu_rate = None
         for batch in GPU_BATCHES:
+            first = len(rows)
             gpu = case(alg, op, "gpu", threads, batch, msg, kind, args.seconds)
             if gpu:
                 rows.append(gpu)
+            if alg == "sm2" and kind == "digest":  # fixed-size items: also from pinned buffers
+                pinned = case(alg, op, "gpu", threads, batch, msg, kind, args.seconds, True)
+                if pinned:
+                    rows.append(pinned)
             if cpu_rate is None or batch / cpu_rate < 0.5:  # CPU call under half a second
                 cpu = case(alg, op, "cpu", threads, batch, msg, kind, args.seconds)
                 if cpu:
                     rows.append(cpu)
                     cpu_rate = cpu["ops_per_s"]
             line = [f"{alg} {op:6} {kind:7} batch {batch:>8}"]
-            for r in rows[-2:]:
-                if r["batch"] == batch and r["op"] == op and r["input"] == kind:
-                    line.append(f"{r['backend']} {r['ops_per_s']:.3e}/s {r['latency_ms']:.2f} ms")
+            for r in rows[first:]:
+                where = r["backend"] + (" pinned" if r["host_memory"] == "pinned" else "")
+                line.append(f"{where} {r['ops_per_s']:.3e}/s {r['latency_ms']:.2f} ms")
             print("  ".join(line), flush=True)
     machine = {"gpu": _native._gpu_info(0), "cpu_model": _native._cpu_model(),
                "online_cpus": threads, "seconds_per_case": args.seconds,

@@ -17,7 +17,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 def series(rows, backend):
     out = {}
     for r in rows:
-        if r["backend"] != backend:
+        where = r["backend"] + (" pinned" if r.get("host_memory") == "pinned" else "")
+        if where != backend:
             continue
         label = f"{r['alg']} {r['op']}" + ("" if r["op"] == "keygen" or r["alg"] == "sm3"
                                             else f" ({r['input']})")
@@ -30,7 +31,7 @@ def plot(doc, prefix):
     for metric, index, ylabel in (("throughput", 1, "operations / s"),
                                   ("latency", 2, "batch latency (ms)")):
         fig, ax = plt.subplots(figsize=(8, 5))
-        for backend, style in (("gpu", "-o"), ("cpu", "--x")):
+        for backend, style in (("gpu", "-o"), ("gpu pinned", ":s"), ("cpu", "--x")):
             for label, pts in series(rows, backend).items():
                 ax.plot([p[0] for p in pts], [p[index] for p in pts], style,
                         label=f"{label}, {backend}", markersize=4)

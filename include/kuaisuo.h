@@ -122,6 +122,14 @@ KS_API uint32_t ks_ctx_cpu_threads(const ks_ctx* ctx);
 /* Whether this build has the CUDA backend, and how many devices it sees. */
 KS_API int ks_gpu_built(void);
 KS_API int ks_gpu_device_count(void);
+/* Host memory for batch buffers: page-locked ("pinned") when a CUDA device
+ * is present, so that GPU batches copy straight from and to it instead of
+ * through the engine's staging buffers (fixed-size inputs and outputs:
+ * keys, digests, signatures, statuses); ordinary memory otherwise. Pinning
+ * is slow and takes memory from the OS: allocate once, reuse, free with
+ * ks_host_free (which accepts NULL). KS_OK or KS_ERR_NO_MEMORY. */
+KS_API int ks_host_alloc(size_t bytes, void** out);
+KS_API void ks_host_free(void* p);
 /* The features the CPU dispatch uses, e.g. "bmi2 adx avx2 avx512f ...". */
 KS_API const char* ks_cpu_features(void);
 

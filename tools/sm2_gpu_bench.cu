@@ -229,7 +229,7 @@ struct Batch {
   // Signs each message under its item's key (untimed), then times Z_A, e
   // and the verification.
   double verify_messages(Timer& timer) const {
-    CHECK(gpu::launch_keygen(priv, pub, n, 0));
+    CHECK(gpu::launch_keygen(priv, pub, status, n, 0));
     message_digests(true);
     CHECK(gpu::launch_sign_digest(e, keys, 1, nonce, sig, status, n, 0));
     return timer.median(
@@ -240,7 +240,7 @@ struct Batch {
         reps);
   }
   double keygen(Timer& timer) const {
-    return timer.median([&] { CHECK(gpu::launch_keygen(priv, pub, n, 0)); }, reps);
+    return timer.median([&] { CHECK(gpu::launch_keygen(priv, pub, status, n, 0)); }, reps);
   }
   double sign(Timer& timer, size_t key_stride) const {
     return timer.median(

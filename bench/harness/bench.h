@@ -21,6 +21,7 @@ struct Case {
   size_t msg_bytes = 64;
   double seconds = 1.0;    // budget for the timed runs
   std::string input = "message";  // sm2 sign/verify: "digest" (e given) or "message"
+  bool pinned = false;     // sm2 batches: buffers from ks_host_alloc
 };
 
 struct Result {

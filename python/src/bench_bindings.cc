@@ -13,8 +13,9 @@ void bind_bench(nb::module_& m) {
   m.def("_bench_case",
         [](const std::string& alg, const std::string& op, const std::string& impl,
            const std::string& backend, unsigned threads, size_t batch, size_t msg_bytes,
-           double seconds, const std::string& input) {
-          ks::bench::Case c{alg, op, impl, backend, threads, batch, msg_bytes, seconds, input};
+           double seconds, const std::string& input, bool pinned) {
+          ks::bench::Case c{alg, op, impl, backend, threads, batch, msg_bytes, seconds, input,
+                            pinned};
           ks::bench::Result r;
           std::string error;
           bool ok;
@@ -34,7 +35,8 @@ void bind_bench(nb::module_& m) {
           return d;
         },
         nb::arg("alg"), nb::arg("op"), nb::arg("impl"), nb::arg("backend"), nb::arg("threads"),
-        nb::arg("batch"), nb::arg("msg_bytes"), nb::arg("seconds"), nb::arg("input") = "message");
+        nb::arg("batch"), nb::arg("msg_bytes"), nb::arg("seconds"), nb::arg("input") = "message",
+        nb::arg("pinned") = false);
   m.def("_openssl_version", [] { return ks::bench::openssl_version(); });
   m.def("_cpu_model", [] { return ks::cpu_model_name(); });
   m.def("_gpu_info", [](int device) {

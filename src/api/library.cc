@@ -64,6 +64,13 @@ int ks_gpu_built(void) { return ks::gpu::built() ? 1 : 0; }
 
 int ks_gpu_device_count(void) { return ks::gpu::device_count(); }
 
+int ks_host_alloc(size_t bytes, void** out) {
+  if (out == nullptr) return KS_ERR_NULL_POINTER;
+  return ks::gpu::host_alloc(bytes, out);
+}
+
+void ks_host_free(void* p) { ks::gpu::host_free(p); }
+
 const char* ks_cpu_features(void) {
   static const std::string features = ks::cpu_feature_string(ks::cpu_features());
   return features.c_str();

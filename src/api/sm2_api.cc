@@ -142,12 +142,25 @@ int run_items(ks_ctx* ctx, size_t count, size_t min_chunk, int* status, const It
   return failed.load() ? KS_ERR_BATCH_ITEMS : KS_OK;
 }
 
-// Per-item results of a GPU batch (ks::sm2::Error values), written by the
-// engine for every item, so left uninitialized here.
-using DeviceResults = std::unique_ptr<int[]>;
-DeviceResults device_results(size_t count) {
-  return DeviceResults(new (std::nothrow) int[count > 0 ? count : 1]);
-}
+// Where the engine writes a GPU batch's per-item ks::sm2::Error values: the
+// caller's status array, mapped to ks_status in place afterwards (and
+// copied into directly when pinned), or scratch when the caller passed
+// none. Written for every item by the engine, so never initialized here.
+class DeviceResults {
+ public:
+  DeviceResults(int* caller_status, size_t count) : out_(caller_status) {
+    if (out_ == nullptr) {
+      own_.reset(new (std::nothrow) int[count > 0 ? count : 1]);
+      out_ = own_.get();
+    }
+  }
+  int* get() const { return out_; }
+  int operator[](size_t i) const { return out_[i]; }
+
+ private:
+  std::unique_ptr<int[]> own_;
+  int* out_;
+};
 
 }  // namespace
 
@@ -422,14 +435,16 @@ std::vector<uint8_t> hash_messages(ks_ctx* ctx, const uint8_t za[32], const uint
 }
 
 int gpu_keygen(ks_ctx* ctx, size_t count, uint8_t* priv, uint8_t* pub, int* status) {
+  const DeviceResults device(status, count);
+  if (device.get() == nullptr) return KS_ERR_NO_MEMORY;
   int rc;
   {
     std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    rc = ctx->gpu->sm2_keygen(count, priv, pub);
+    rc = ctx->gpu->sm2_keygen(count, priv, pub, device.get());
   }
   if (rc != KS_OK) return rc;
   return run_items(ctx, count, 4096, status, [&](size_t i) -> int {
-    if (ks::sm2::private_key_in_range(priv + 32 * i)) return KS_OK;
+    if (device[i] == int(Error::kOk)) return KS_OK;
     ks::sm2::PublicKey p;  // the device drew d >= n - 1 or 0: draw again here
     const Error err = ks::sm2::generate_keypair(priv + 32 * i, p);
     if (err == Error::kOk) ks::sm2::public_key_to_bytes(pub + 65 * i, p);
@@ -446,8 +461,8 @@ int gpu_keygen(ks_ctx* ctx, size_t count, uint8_t* priv, uint8_t* pub, int* stat
 int gpu_sign_digests(ks_ctx* ctx, const ks::sm2::PrivateKey* key, const uint8_t* keys,
                      const uint8_t* digests, size_t count, ks::sm2::Nonce mode, uint8_t* sigs,
                      int* status) {
-  const DeviceResults device = device_results(count);
-  if (device == nullptr) return KS_ERR_NO_MEMORY;
+  const DeviceResults device(status, count);
+  if (device.get() == nullptr) return KS_ERR_NO_MEMORY;
   int rc;
   {
     std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
@@ -473,8 +488,8 @@ int gpu_sign_digests(ks_ctx* ctx, const ks::sm2::PrivateKey* key, const uint8_t*
 int gpu_sign_messages(ks_ctx* ctx, const ks::sm2::PrivateKey& key, const uint8_t za[32],
                       const uint8_t* data, const uint64_t* offsets, size_t count, uint8_t* sigs,
                       int* status) {
-  const DeviceResults device = device_results(count);
-  if (device == nullptr) return KS_ERR_NO_MEMORY;
+  const DeviceResults device(status, count);
+  if (device.get() == nullptr) return KS_ERR_NO_MEMORY;
   int rc;
   {
     std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
@@ -503,14 +518,14 @@ struct MessagesIn {
 // Z_A and e computed on the device.
 int gpu_verify(ks_ctx* ctx, const uint8_t* pubs, const uint8_t* digests,
                const MessagesIn* messages, size_t count, const uint8_t* sigs, int* status) {
-  const DeviceResults device = device_results(count);
+  const DeviceResults device(status, count);
   std::vector<uint8_t> prefix;
   if (messages != nullptr) {
     prefix.resize(ks::sm2::kZaPrefixMaxBytes);
     prefix.resize(ks::sm2::za_prefix(prefix.data(), messages->id, messages->id_len));
     if (prefix.empty()) return KS_ERR_ID_LENGTH;
   }
-  if (device == nullptr) return KS_ERR_NO_MEMORY;
+  if (device.get() == nullptr) return KS_ERR_NO_MEMORY;
   int rc;
   {
     std::lock_guard<std::mutex> lock(ctx->gpu_mutex);

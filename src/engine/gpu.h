@@ -21,6 +21,11 @@ bool built();
 // Devices the CUDA runtime sees; 0 without a driver or device.
 int device_count();
 
+// ks_host_alloc / ks_host_free: page-locked memory when a device is there
+// (batches in it skip the engine's staging copies), ordinary otherwise.
+int host_alloc(size_t bytes, void** out);
+void host_free(void* p);
+
 struct DeviceInfo {
   std::string name;
   int cc_major = 0, cc_minor = 0;
@@ -46,7 +51,7 @@ class Engine {
   // status[i] holds ks::sm2::Error values; items the device could not use
   // (kBadPrivateKey for keygen, kBadNonce for sign) are left to the caller
   // to redo on the CPU. Each returns a ks_status for the call itself.
-  virtual int sm2_keygen(size_t count, uint8_t* priv, uint8_t* pub) = 0;
+  virtual int sm2_keygen(size_t count, uint8_t* priv, uint8_t* pub, int* status) = 0;
   // One prepared key for the batch, or null with per_item_keys (32-byte d
   // each, already checked to be in [1, n-2]).
   virtual int sm2_sign_digest(const sm2::PrivateKey* key, const uint8_t* per_item_keys,

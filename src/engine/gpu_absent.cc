@@ -1,4 +1,6 @@
 // The GPU entry points of a build without CUDA.
+#include <stdlib.h>
+
 #include "engine/gpu.h"
 #include "kuaisuo.h"
 
@@ -7,6 +9,13 @@ namespace gpu {
 
 bool built() { return false; }
 int device_count() { return 0; }
+
+int host_alloc(size_t bytes, void** out) {
+  *out = malloc(bytes > 0 ? bytes : 1);
+  return *out != nullptr ? KS_OK : KS_ERR_NO_MEMORY;
+}
+
+void host_free(void* p) { free(p); }
 bool device_info(int, DeviceInfo*) { return false; }
 
 std::unique_ptr<Engine> open_engine(int, ThreadPool*, int* status) {

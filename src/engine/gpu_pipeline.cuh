@@ -54,7 +54,23 @@ class ChunkJob {
   // Hands the results (pinned host memory, out_bytes(n)) to the caller.
   virtual void deliver(size_t first, size_t n, const uint8_t* results,
                        const Copier& copy) const = 0;
+  // Enqueue the chunk's copies: by default staging -> dev_in whole, and
+  // dev_out -> results whole. Jobs whose caller buffers are pinned copy
+  // those parts directly instead (FixedSizeJob).
+  virtual cudaError_t copy_in(size_t first, size_t n, const uint8_t* staging, uint8_t* dev_in,
+                              cudaStream_t stream) const {
+    return cudaMemcpyAsync(dev_in, staging, staged_bytes(first, n), cudaMemcpyHostToDevice,
+                           stream);
+  }
+  virtual cudaError_t copy_out(size_t first, size_t n, const uint8_t* dev_out, uint8_t* results,
+                               cudaStream_t stream) const {
+    return cudaMemcpyAsync(results, dev_out, out_bytes(n), cudaMemcpyDeviceToHost, stream);
+  }
 };
+
+// True if [p, p + 1) is page-locked host memory the device can copy to and
+// from directly (ks_host_alloc, cudaHostAlloc, cudaHostRegister).
+bool is_pinned(const void* p);
 
 // Grow-only scratch buffers.
 class DeviceBuffer {

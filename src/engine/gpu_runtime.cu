@@ -2,6 +2,7 @@
 // GPU scheme shares (gpu_pipeline.cuh), and the jobs that run on it.
 #include <cuda_runtime.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <algorithm>
@@ -54,10 +55,10 @@ class CudaEngine final : public Engine {
     return run(Sm3Job(data, offsets, digests), count);
   }
 
-  int sm2_keygen(size_t count, uint8_t* priv, uint8_t* pub) override {
+  int sm2_keygen(size_t count, uint8_t* priv, uint8_t* pub, int* status) override {
     chacha20::Key drbg;
     if (!fresh_drbg_key(&drbg)) return KS_ERR_RANDOM;
-    const int rc = run(Sm2KeygenJob(drbg, priv, pub), count);
+    const int rc = run(Sm2KeygenJob(drbg, priv, pub, status), count);
     secure_wipe(&drbg, sizeof drbg);
     return rc;
   }
@@ -175,12 +176,10 @@ cudaError_t Pipeline::enqueue(Slot& slot, const ChunkJob& job, size_t first, siz
   if (err == cudaSuccess) err = slot.dev_out.reserve(out);
   if (err != cudaSuccess) return err;
   job.stage(first, n, slot.host_in.get(), copy_);
-  err = cudaMemcpyAsync(slot.dev_in.get(), slot.host_in.get(), staged, cudaMemcpyHostToDevice,
-                        slot.stream);
+  err = job.copy_in(first, n, slot.host_in.get(), slot.dev_in.get(), slot.stream);
   if (err == cudaSuccess) err = job.launch(first, n, slot.dev_in.get(), slot.dev_out.get(), slot.stream);
   if (err == cudaSuccess)
-    err = cudaMemcpyAsync(slot.host_out.get(), slot.dev_out.get(), out, cudaMemcpyDeviceToHost,
-                          slot.stream);
+    err = job.copy_out(first, n, slot.dev_out.get(), slot.host_out.get(), slot.stream);
   slot.pending = &job;  // synchronised before reuse even if a step failed
   slot.enqueued_ok = err == cudaSuccess;
   slot.first = first;
@@ -197,6 +196,33 @@ cudaError_t Pipeline::finish(Slot& slot) {
   secure_wipe(slot.host_in.get(), slot.pending->secret_staged_bytes(slot.first, slot.n));
   slot.pending = nullptr;
   return err;
+}
+
+bool is_pinned(const void* p) {
+  cudaPointerAttributes attr;
+  if (p == nullptr || cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    cudaGetLastError();  // not an error to keep
+    return false;
+  }
+  return attr.type == cudaMemoryTypeHost;
+}
+
+int host_alloc(size_t bytes, void** out) {
+  *out = nullptr;
+  if (device_count() > 0 && cudaMallocHost(out, bytes > 0 ? bytes : 1) == cudaSuccess)
+    return KS_OK;
+  cudaGetLastError();
+  *out = malloc(bytes > 0 ? bytes : 1);  // no device: ordinary memory
+  return *out != nullptr ? KS_OK : KS_ERR_NO_MEMORY;
+}
+
+void host_free(void* p) {
+  if (p == nullptr) return;
+  if (is_pinned(p)) {
+    cudaFreeHost(p);
+  } else {
+    free(p);
+  }
 }
 
 bool built() { return true; }

@@ -24,7 +24,9 @@ namespace gpu {
 enum DrbgTag : uint32_t { kTagPrivateKeys = 1, kTagNonces = 2 };
 
 // Fixed-size items: each input array contributes in_item bytes per item and
-// each output array out_item bytes; stage/deliver copy the slices.
+// each output array out_item bytes; stage/deliver copy the slices. Caller
+// arrays in pinned memory (ks_host_alloc) skip staging: the device copies
+// their slices directly, which takes two host memcpy passes off the batch.
 class FixedSizeJob : public ChunkJob {
  public:
   size_t chunk_items(size_t, size_t remaining) const override {
@@ -40,20 +42,48 @@ class FixedSizeJob : public ChunkJob {
     return header_bytes() + n * in_item_bytes();
   }
   size_t out_bytes(size_t n) const override { return n * out_item_bytes(); }
+  // Staging and device memory share one layout: [header][input 0 ..].
   void stage(size_t first, size_t n, uint8_t* staging, const Copier& copy) const override {
     write_header(staging);
-    staging += header_bytes();
     for (int i = 0; i < n_in_; ++i) {
       const Part& in = inputs_[i];
-      copy(staging, in.host + first * in.item, n * in.item);
-      staging += n * in.item;
+      if (!in.pinned) copy(staging + in_at(n, i), in.host + first * in.item, n * in.item);
     }
+  }
+  cudaError_t copy_in(size_t first, size_t n, const uint8_t* staging, uint8_t* dev_in,
+                      cudaStream_t stream) const override {
+    size_t at = 0, len = header_bytes();  // a run of staged bytes not yet copied
+    cudaError_t err = cudaSuccess;
+    for (int i = 0; i < n_in_ && err == cudaSuccess; ++i) {
+      const Part& in = inputs_[i];
+      if (!in.pinned) {
+        len += n * in.item;
+        continue;
+      }
+      err = copy_h2d(dev_in + at, staging + at, len, stream);
+      if (err == cudaSuccess)
+        err = copy_h2d(dev_in + in_at(n, i), in.host + first * in.item, n * in.item, stream);
+      at = in_at(n, i + 1);
+      len = 0;
+    }
+    return err == cudaSuccess ? copy_h2d(dev_in + at, staging + at, len, stream) : err;
+  }
+  cudaError_t copy_out(size_t first, size_t n, const uint8_t* dev_out, uint8_t* results,
+                       cudaStream_t stream) const override {
+    cudaError_t err = cudaSuccess;
+    for (int i = 0; i < n_out_ && err == cudaSuccess; ++i) {
+      const Part& out = outputs_[i];
+      const size_t at = out_at(n, i), bytes = n * out.item;
+      uint8_t* dst = out.pinned ? out.host_out + first * out.item : results + at;
+      if (bytes > 0)
+        err = cudaMemcpyAsync(dst, dev_out + at, bytes, cudaMemcpyDeviceToHost, stream);
+    }
+    return err;
   }
   void deliver(size_t first, size_t n, const uint8_t* results, const Copier& copy) const override {
     for (int i = 0; i < n_out_; ++i) {
       const Part& out = outputs_[i];
-      copy(out.host_out + first * out.item, results, n * out.item);
-      results += n * out.item;
+      if (!out.pinned) copy(out.host_out + first * out.item, results + out_at(n, i), n * out.item);
     }
   }
 
@@ -62,12 +92,13 @@ class FixedSizeJob : public ChunkJob {
     const uint8_t* host = nullptr;  // inputs
     uint8_t* host_out = nullptr;    // outputs
     size_t item = 0;
+    bool pinned = false;  // copied by the device directly
   };
   void add_input(const void* host, size_t item) {
-    inputs_[n_in_++] = Part{static_cast<const uint8_t*>(host), nullptr, item};
+    inputs_[n_in_++] = Part{static_cast<const uint8_t*>(host), nullptr, item, is_pinned(host)};
   }
   void add_output(void* host, size_t item) {
-    outputs_[n_out_++] = Part{nullptr, static_cast<uint8_t*>(host), item};
+    outputs_[n_out_++] = Part{nullptr, static_cast<uint8_t*>(host), item, is_pinned(host)};
   }
   // Per-chunk bytes staged before the inputs (e.g. one signing key).
   virtual size_t header_bytes() const { return 0; }
@@ -76,19 +107,29 @@ class FixedSizeJob : public ChunkJob {
   virtual size_t scratch_item_bytes() const { return 0; }
   // Device addresses of input j and of the scratch area for a chunk of n.
   const uint8_t* in_part(const uint8_t* dev_in, size_t n, int j) const {
-    dev_in += header_bytes();
-    for (int i = 0; i < j; ++i) dev_in += n * inputs_[i].item;
-    return dev_in;
+    return dev_in + in_at(n, j);
   }
   uint8_t* scratch(const uint8_t* dev_in, size_t n) const {
     return const_cast<uint8_t*>(in_part(dev_in, n, n_in_));
   }
-  uint8_t* out_part(uint8_t* dev_out, size_t n, int j) const {
-    for (int i = 0; i < j; ++i) dev_out += n * outputs_[i].item;
-    return dev_out;
-  }
+  uint8_t* out_part(uint8_t* dev_out, size_t n, int j) const { return dev_out + out_at(n, j); }
 
  private:
+  static cudaError_t copy_h2d(uint8_t* dst, const uint8_t* src, size_t bytes,
+                              cudaStream_t stream) {
+    return bytes == 0 ? cudaSuccess
+                      : cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream);
+  }
+  size_t in_at(size_t n, int j) const {  // offset of input j in a chunk of n
+    size_t at = header_bytes();
+    for (int i = 0; i < j; ++i) at += n * inputs_[i].item;
+    return at;
+  }
+  size_t out_at(size_t n, int j) const {
+    size_t at = 0;
+    for (int i = 0; i < j; ++i) at += n * outputs_[i].item;
+    return at;
+  }
   size_t in_item_bytes() const {
     size_t s = 0;
     for (int i = 0; i < n_in_; ++i) s += inputs_[i].item;
@@ -104,19 +145,24 @@ class FixedSizeJob : public ChunkJob {
 };
 
 // Private keys from the DRBG, public keys [d]G. Outputs: d (32), 04||x||y
-// (65). The caller checks d in [1, n-2].
+// (65), status (int: kBadPrivateKey for a d outside [1, n-2], which the
+// caller draws again).
 class Sm2KeygenJob final : public FixedSizeJob {
  public:
-  Sm2KeygenJob(const chacha20::Key& drbg, uint8_t* priv, uint8_t* pub) : drbg_(drbg) {
+  Sm2KeygenJob(const chacha20::Key& drbg, uint8_t* priv, uint8_t* pub, int* status)
+      : drbg_(drbg) {
     add_output(priv, 32);
     add_output(pub, 65);
+    add_output(status, sizeof(int));
   }
   ~Sm2KeygenJob() override { secure_wipe(&drbg_, sizeof drbg_); }
   cudaError_t launch(size_t first, size_t n, const uint8_t*, uint8_t* dev_out,
                      cudaStream_t stream) const override {
     uint8_t* d = out_part(dev_out, n, 0);
     cudaError_t err = chacha20::launch_random_bytes32(drbg_, first, kTagPrivateKeys, n, d, stream);
-    if (err == cudaSuccess) err = sm2::gpu::launch_keygen(d, out_part(dev_out, n, 1), n, stream);
+    if (err == cudaSuccess)
+      err = sm2::gpu::launch_keygen(d, out_part(dev_out, n, 1),
+                                    reinterpret_cast<int*>(out_part(dev_out, n, 2)), n, stream);
     return err;
   }
 

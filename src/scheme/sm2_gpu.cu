@@ -280,10 +280,19 @@ __device__ void base_mults(Jac* p, U32x8* zinv, size_t count, const uint4* table
 }
 
 // --- The three operations --------------------------------------------------------------
+// Whether d is a private key: d in [1, n-2] (GB/T 32918.1 6.1).
+__device__ __forceinline__ uint32_t private_key_in_range(const U32x8& d) {
+  U32x8 d_plus_1;
+  const U32x8 one = FpGpu::one();
+  field::gpu_detail::add_n<8>(d_plus_1.w, d.w, one.w);  // 2^256 - 1 wraps to 0: rejected
+  return FnGpu::in_range_nonzero(d) & FnGpu::in_range_nonzero(d_plus_1);
+}
+
 // Keygen for this thread's items: [d]G, then affine through one batch
-// inversion. Items past `count` compute [1]G and store nothing.
+// inversion; status (if set) kOk, or kBadPrivateKey for d outside [1, n-2].
+// Items past `count` compute [1]G and store nothing.
 template <int M>
-__device__ void keygen_items(const uint8_t* priv, uint8_t* pub, size_t count,
+__device__ void keygen_items(const uint8_t* priv, uint8_t* pub, int* status, size_t count,
                              const uint4* table) {
   Jac p[M];
   U32x8 z[M];
@@ -294,6 +303,8 @@ __device__ void keygen_items(const uint8_t* priv, uint8_t* pub, size_t count,
     const size_t i = item_of<M>(j);
     if (i >= count) break;
     const uint64_t finite = ~p[j].is_infinity();  // d = 0 gives 04 || 0 || 0
+    if (status != nullptr)
+      status[i] = private_key_in_range(load_be(priv + 32 * i)) ? kOk : kBadPrivateKey;
     const U32x8 z2 = FpGpu::sqr(z[j]);
     pub[65 * i] = 0x04;
     store_be(pub + 65 * i + 1, FpGpu::select(finite, FpGpu::mul(p[j].x, z2), FpGpu::zero()));
@@ -373,8 +384,9 @@ __device__ __forceinline__ size_t item_index() { return size_t(blockIdx.x) * blo
 
 template <int M>
 __global__ void __launch_bounds__(kThreads, KS_MINB_SIGN)
-    keygen_kernel(const uint8_t* priv, uint8_t* pub, size_t count, const uint4* table) {
-  keygen_items<M>(priv, pub, count, table);
+    keygen_kernel(const uint8_t* priv, uint8_t* pub, int* status, size_t count,
+                  const uint4* table) {
+  keygen_items<M>(priv, pub, status, count, table);
 }
 
 template <int M>
@@ -596,14 +608,15 @@ cudaError_t init_tables() {
   return table_for_current_device(&table);
 }
 
-cudaError_t launch_keygen(const uint8_t* priv, uint8_t* pub, size_t count, cudaStream_t stream) {
+cudaError_t launch_keygen(const uint8_t* priv, uint8_t* pub, int* status, size_t count,
+                          cudaStream_t stream) {
   const uint4* table = nullptr;
   const cudaError_t err = table_for_current_device(&table);
   if (err != cudaSuccess || count == 0) return err;
   return dispatch_items(count, [&](auto m) {
     constexpr int M = decltype(m)::value;
-    keygen_kernel<M><<<blocks_for(count, kThreads * M), kThreads, 0, stream>>>(priv, pub, count,
-                                                                              table);
+    keygen_kernel<M><<<blocks_for(count, kThreads * M), kThreads, 0, stream>>>(priv, pub, status,
+                                                                              count, table);
   });
 }
 
@@ -653,7 +666,7 @@ int run_field_op(FieldOp op, const uint32_t* a, const uint32_t* b, uint32_t* out
 
 int run_keygen(const uint8_t* priv, uint8_t* pub, size_t count) {
   DeviceArray<uint8_t> dpriv(priv, 32 * count), dpub(nullptr, 65 * count);
-  const int err = run_sync([&] { return launch_keygen(dpriv.get(), dpub.get(), count, 0); },
+  const int err = run_sync([&] { return launch_keygen(dpriv.get(), dpub.get(), nullptr, count, 0); },
                            {dpriv.error(), dpub.error()});
   return err != 0 ? err : int(dpub.copy_out(pub));
 }

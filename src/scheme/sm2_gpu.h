@@ -33,9 +33,11 @@ namespace gpu {
 // of the first batch.
 cudaError_t init_tables();
 
-// pub = [d]G for d in [1, n-2] (the caller validates d; d = 0 gives
-// 04 || 0 || 0).
-cudaError_t launch_keygen(const uint8_t* priv, uint8_t* pub, size_t count, cudaStream_t stream);
+// pub = [d]G for each 32-byte d; status (may be null) kOk, or
+// kBadPrivateKey for d outside [1, n-2] (whose pub is then meaningless;
+// d = 0 gives 04 || 0 || 0).
+cudaError_t launch_keygen(const uint8_t* priv, uint8_t* pub, int* status, size_t count,
+                          cudaStream_t stream);
 
 // SignKey for each 32-byte d in [1, n-2] ((1 + d)^-1 by Fermat mod n).
 cudaError_t launch_prepare_sign_keys(const uint8_t* priv, SignKey* keys, size_t count,

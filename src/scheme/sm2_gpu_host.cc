@@ -16,6 +16,7 @@ namespace sm2 {
 namespace gpu {
 
 static_assert(int(Status::kOk) == int(Error::kOk) &&
+                  int(Status::kBadPrivateKey) == int(Error::kBadPrivateKey) &&
                   int(Status::kBadPublicKey) == int(Error::kBadPublicKey) &&
                   int(Status::kSignatureOutOfRange) == int(Error::kSignatureOutOfRange) &&
                   int(Status::kVerifyFailed) == int(Error::kVerifyFailed) &&

@@ -19,6 +19,7 @@ namespace gpu {
 // (sm2_gpu_host.cc checks that they agree).
 enum Status : int {
   kOk = 0,
+  kBadPrivateKey = 1,         // keygen: the device drew d outside [1, n-2]
   kBadPublicKey = 2,          // verify: not 04||x||y with x, y < p on the curve
   kSignatureOutOfRange = 4,   // verify: r or s outside [1, n-1], or r + s = n
   kVerifyFailed = 5,          // verify: well formed, does not verify

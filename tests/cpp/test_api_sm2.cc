@@ -606,6 +606,42 @@ TEST_F(Sm2GpuBatch, MessagesSignedOnTheGpuVerifyOnTheCpu) {
   EXPECT_EQ(ks_sm2_verify_batch(gpu_holder_->ctx, pubs.data(), id.data(), id.size(), data.data(), data.size(), offsets.data(), n, sigs.data(), status.data()), KS_OK);
 }
 
+// The same operations with every caller buffer pinned (ks_host_alloc): the
+// engine copies them directly instead of staging (keygen's d, public keys,
+// digests, per-item keys, signatures, statuses); results as above.
+TEST_F(Sm2GpuBatch, PinnedBuffersAreCopiedDirectly) {
+  struct HostFree {
+    void operator()(void* p) const { ks_host_free(p); }
+  };
+  auto pinned = [](size_t bytes) {
+    void* p = nullptr;
+    EXPECT_EQ(ks_host_alloc(bytes, &p), KS_OK);
+    return std::unique_ptr<uint8_t, HostFree>(static_cast<uint8_t*>(p));
+  };
+  const size_t n = kItems;
+  auto priv = pinned(32 * n), pubs = pinned(65 * n), digests = pinned(32 * n), sigs = pinned(64 * n);
+  auto status = pinned(sizeof(int) * n);
+  int* st = reinterpret_cast<int*>(status.get());
+  ASSERT_EQ(ks_sm2_keygen_batch(gpu_holder_->ctx, n, priv.get(), 32 * n, pubs.get(), 65 * n, st), KS_OK);
+  for (size_t i = 0; i < n; i += 101) {
+    Key k = key_from(Bytes(priv.get() + 32 * i, priv.get() + 32 * i + 32));
+    ASSERT_EQ(pub_bytes(public_of(k.get()).get()), Bytes(pubs.get() + 65 * i, pubs.get() + 65 * i + 65)) << i;
+  }
+  const Bytes e = random_bytes(32 * n);
+  memcpy(digests.get(), e.data(), e.size());
+  memset(priv.get() + 32 * 7, 0xFF, 32);  // one bad key: its own status, a zero signature
+  ASSERT_EQ(ks_sm2_sign_digest_batch_keys(gpu_holder_->ctx, priv.get(), digests.get(), n, KS_SM2_NONCE_RANDOM, sigs.get(), 64 * n, st), KS_ERR_BATCH_ITEMS);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(st[i], i == 7 ? KS_ERR_BAD_PRIVATE_KEY : KS_OK) << i;
+  sigs.get()[64 * 9 + 40] ^= 1;  // and one damaged signature
+  std::vector<int> on_cpu(n);
+  ks_sm2_verify_digest_batch(cpu_holder_->ctx, pubs.get(), digests.get(), n, sigs.get(), on_cpu.data());
+  ASSERT_EQ(ks_sm2_verify_digest_batch(gpu_holder_->ctx, pubs.get(), digests.get(), n, sigs.get(), st), KS_ERR_BATCH_ITEMS);
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(st[i], on_cpu[i]) << i;
+    ASSERT_EQ(st[i], i == 7 ? KS_ERR_SIGNATURE_RANGE : i == 9 ? KS_ERR_VERIFY_FAILED : KS_OK) << i;
+  }
+}
+
 // Messages of 0..300 bytes (across SM3 block boundaries) under per-item
 // keys, Z_A and e hashed on the device, against the CPU on valid and
 // damaged items; for the empty ID, the default one and one whose Z_A input

@@ -84,6 +84,22 @@ TEST(Context, GpuContextFailsCleanlyWithoutThatDevice) {
   EXPECT_EQ(ks_ctx_backend(nullptr), KS_ERR_NULL_POINTER);
 }
 
+// Batch buffers from ks_host_alloc: pinned with a device, ordinary without;
+// usable either way, and freed by ks_host_free (NULL included).
+TEST(Library, HostAllocGivesUsableMemoryWithOrWithoutDevice) {
+  void* p = nullptr;
+  ASSERT_EQ(ks_host_alloc(1 << 20, &p), KS_OK);
+  ASSERT_NE(p, nullptr);
+  memset(p, 0xA5, 1 << 20);
+  EXPECT_EQ(static_cast<unsigned char*>(p)[(1 << 20) - 1], 0xA5);
+  ks_host_free(p);
+  ks_host_free(nullptr);
+  EXPECT_EQ(ks_host_alloc(16, nullptr), KS_ERR_NULL_POINTER);
+  void* zero = nullptr;
+  ASSERT_EQ(ks_host_alloc(0, &zero), KS_OK);
+  ks_host_free(zero);
+}
+
 TEST(Sm3Api, NullPointers) {
   uint8_t out[32];
   const uint8_t msg[4] = {1, 2, 3, 4};
