@@ -200,10 +200,28 @@ constexpr int kPointWindowBits = KS_POINT_WINDOW_BITS;
 constexpr bool kDblSquareZ = KS_DBL_SQUARE_Z != 0;
 constexpr int kPointWindows = (256 + kPointWindowBits) / kPointWindowBits;  // 52
 constexpr int kPointEntries = 1 << (kPointWindowBits - 1);                  // 1P..16P
-// Verification's field and points (products out of line, field/fp_gpu.cuh).
+// Verification's field and point operations, one of (KS_VERIFY_CODE):
+//   1: FpGpuCompact, products out of line (field/fp_gpu.cuh), point
+//      formulas inline;
+//   2: FpGpu inline, the doubling and the addition out of line;
+//   0: everything inline (the doublings' loop stays rolled in every case).
+#ifndef KS_VERIFY_CODE
+#define KS_VERIFY_CODE 1
+#endif
+#if KS_VERIFY_CODE == 1
 using Fv = FpGpuCompact;
+#else
+using Fv = FpGpu;
+#endif
 using JacV = curve::JacobianPoint<Fv>;
 using AffV = curve::AffinePoint<Fv>;
+#if KS_VERIFY_CODE == 2
+#define KS_VERIFY_POINT_OP __device__ __noinline__
+#else
+#define KS_VERIFY_POINT_OP __device__ __forceinline__
+#endif
+KS_VERIFY_POINT_OP JacV dbl_v(const JacV& p) { return curve::dbl<Fv, kDblSquareZ>(p); }
+KS_VERIFY_POINT_OP JacV add_v(const JacV& p, const JacV& q) { return curve::add(p, q); }
 
 // Bits [pos, pos + width) of k, zero past bit 255; pos is a compile-time
 // constant after unrolling, so k stays in registers.
@@ -241,8 +259,7 @@ __device__ JacV mul_point(const U32x8& t, const AffV& p) {
   table[0] = JacV::from_affine(p);
 #pragma unroll 1
   for (int j = 2; j <= kPointEntries; ++j)
-    table[j - 1] = (j % 2 == 0) ? curve::dbl<Fv, kDblSquareZ>(table[j / 2 - 1])
-                                : curve::add(table[j - 2], table[0]);
+    table[j - 1] = (j % 2 == 0) ? dbl_v(table[j / 2 - 1]) : add_v(table[j - 2], table[0]);
 
   int8_t digits[kPointWindows];
 #pragma unroll
@@ -256,12 +273,12 @@ __device__ JacV mul_point(const U32x8& t, const AffV& p) {
 #pragma unroll 1
   for (int i = kPointWindows - 1; i >= 0; --i) {
 #pragma unroll 1
-    for (int b = 0; b < kPointWindowBits; ++b) acc = curve::dbl<Fv, kDblSquareZ>(acc);
+    for (int b = 0; b < kPointWindowBits; ++b) acc = dbl_v(acc);
     const int digit = digits[i];
     const uint32_t magnitude = digit < 0 ? -digit : digit;
     JacV e = table[magnitude - (magnitude != 0)];
     e.z = Fv::select(zero_mask(magnitude), Fv::zero(), e.z);
-    acc = curve::add(acc, curve::negate_if<Fv>(0u - uint32_t(digit < 0), e));
+    acc = add_v(acc, curve::negate_if<Fv>(0u - uint32_t(digit < 0), e));
   }
   return acc;
 }
