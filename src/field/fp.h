@@ -327,6 +327,11 @@ struct FpField {
   // all-ones mask if a is a square, zero otherwise.
   static uint64_t sqrt(Elem& root, const Elem& a);
 
+  // The representation is the plain value (FpMontField's is not).
+  static constexpr bool kPlain = true;
+  static Elem from_plain(const U256& a) { return a; }
+  static U256 to_plain(const Elem& a) { return a; }
+
   // Big-endian bytes; false if the value is not below p (GB/T 32918.1 4.2.9
   // asks for canonical field elements).
   static bool from_bytes(Elem& r, const uint8_t in[32]) {

@@ -6,6 +6,7 @@
 
 #include "field/fn.h"
 #include "field/fp.h"
+#include "field/fp_mont.h"
 #include "field/mul_adx.h"
 #include "test_sm2_util.h"
 
@@ -111,6 +112,48 @@ TEST(FieldFp, PortableReductionMatches) {
   }
 }
 
+// The Montgomery form (the scalar multiplications' field on the CPU): every
+// operation, read back through to_plain, is BIGNUM's; the assembly and the
+// portable reductions agree; conversions round-trip; one() is 1.
+template <class F>
+void check_montgomery_field() {
+  Ctx c;
+  Bn p = bn_hex(kPHex), r(BN_new());
+  const auto v = samples(Fp::kModulus, 40);
+  Rng rng(77);
+  for (const U256& a : v) {
+    const auto am = F::from_plain(a);
+    ASSERT_TRUE(same(F::to_plain(am), a));
+    Bn ab = to_bn(a);
+    for (const U256& b : v) {
+      const auto bm = F::from_plain(b);
+      Bn bb = to_bn(b);
+      BN_mod_mul(r.get(), ab.get(), bb.get(), p.get(), c.ctx);
+      ASSERT_TRUE(same(F::to_plain(F::mul(am, bm)), from_bn(r.get())));
+      BN_mod_sub(r.get(), ab.get(), bb.get(), p.get(), c.ctx);
+      ASSERT_TRUE(same(F::to_plain(F::sub(am, bm)), from_bn(r.get())));
+    }
+    BN_mod_sqr(r.get(), ab.get(), p.get(), c.ctx);
+    ASSERT_TRUE(same(F::to_plain(F::sqr(am)), from_bn(r.get())));
+    if (!Fp::is_zero(a)) {
+      BN_mod_inverse(r.get(), ab.get(), p.get(), c.ctx);
+      ASSERT_TRUE(same(F::to_plain(F::inv(am)), from_bn(r.get())));
+    }
+  }
+  EXPECT_TRUE(same(F::to_plain(F::one()), Fp::one()));
+  for (int i = 0; i < 100000; ++i) {  // products: assembly reduction = portable one
+    const U256 a = rng.below(Fp::kModulus), b = rng.below(Fp::kModulus);
+    uint64_t t[8];
+    ks::field::fp_detail::MulPortable::mul_wide(t, a, b);
+    ASSERT_TRUE(same(ks::field::fp_detail::mont_reduce(t),
+                     ks::field::fp_detail::mont_reduce_portable(t)));
+  }
+}
+
+TEST(FieldFp, MontgomeryFormMatchesBignum) {
+  check_montgomery_field<ks::field::FpMontField<ks::field::fp_detail::MulPortable>>();
+}
+
 TEST(FieldFp, InverseAndSqrt) {
   Ctx c;
   Bn p = bn_hex(kPHex), r(BN_new());
@@ -211,6 +254,11 @@ TEST(FieldFp, AdxMatchesPortable) {
   }
   const U256 x = rng.below(Fp::kModulus);
   EXPECT_TRUE(same(FpAdx::inv(x), Fp::inv(x)));
+}
+
+TEST(FieldFp, MontgomeryFormWithAdxMatchesBignum) {
+  if (!ks::cpu_features().bmi2 || !ks::cpu_features().adx) GTEST_SKIP() << "no BMI2/ADX";
+  check_montgomery_field<ks::field::FpMontField<ks::field::MulAdx>>();
 }
 
 }  // namespace

@@ -1,0 +1,174 @@
+// GF(p) for the SM2 prime in Montgomery form (a is held as a 2^256 mod p):
+// the CPU's scalar-multiplication field. p = -1 mod 2^64 makes the
+// Montgomery factor -p^-1 mod 2^64 equal to 1, so each of the four
+// word-by-word reduction steps takes m = the lowest word and adds m p with
+// shifts, one subtraction chain and one addition chain, no multiplication:
+// about 55 instructions against the 100 of the Solinas column sums
+// (field/fp.h), which makes products ~30% faster on x86-64.
+//
+// The same field policy as FpField (curve/jacobian.h), plus the conversions
+// from_plain / to_plain; curve/sm2_curve.cc converts at the boundaries of
+// its scalar multiplications. Constant time like FpField.
+#ifndef KS_FIELD_FP_MONT_H_
+#define KS_FIELD_FP_MONT_H_
+
+#include <stdint.h>
+
+#include "field/fp.h"
+#include "field/fp_chain.h"
+#include "field/u256.h"
+
+namespace ks {
+namespace field {
+
+namespace fp_detail {
+
+// acc + m p = acc + m (2^256 - 2^224 - 2^96 + 2^64 - 1) for m = acc[0]:
+// the low word cancels exactly and, divided by 2^64,
+//   (acc + m p) / 2^64 = [acc1, acc2, acc3, m] - [m<<32, m>>32, m<<32, m>>32] + m
+// in 64-bit limbs (m 2^192 - m 2^160 - m 2^32 + m). The subtraction cannot
+// borrow out ([acc1, acc2, acc3, m] >= m 2^192 > m 2^160 + m 2^32) and the
+// total stays below 2^256 (it is below 2^192 + m (2^192 - 2^160 - 2^32 + 1)).
+// After four steps the value is t_low 2^-256 mod p, at most p; adding t's
+// high half (< p when t < p^2) and one conditional subtraction of p give
+// the canonical result.
+inline U256 mont_reduce_portable(const uint64_t t[8]) {
+  uint64_t a[4] = {t[0], t[1], t[2], t[3]};
+  for (int step = 0; step < 4; ++step) {
+    const uint64_t m = a[0], x = m << 32, y = m >> 32;
+    const uint64_t sub[4] = {x, y, x, y};
+    uint64_t r[4] = {a[1], a[2], a[3], m}, borrow = 0, carry = 0;
+    for (int i = 0; i < 4; ++i) r[i] = subb(r[i], sub[i], borrow, &borrow);
+    r[0] = addc(r[0], m, 0, &carry);
+    for (int i = 1; i < 4; ++i) r[i] = addc(r[i], 0, carry, &carry);
+    for (int i = 0; i < 4; ++i) a[i] = r[i];
+  }
+  U256 z;
+  const uint64_t carry = add_carry(z, U256{{a[0], a[1], a[2], a[3]}}, U256{{t[4], t[5], t[6], t[7]}});
+  return subtract_if_ge(z, carry, kP);
+}
+
+#if defined(__x86_64__)
+// One reduction step in assembly: m = a0; (a1, a2, a3, m) becomes the new
+// accumulator (a0 is free again and holds m's copy in the next step).
+#define KS_MONT_STEP(a0, a1, a2, a3)        \
+  "movq %[" #a0 "], %[x]\n\t"               \
+  "shlq $32, %[x]\n\t"                      \
+  "movq %[" #a0 "], %[y]\n\t"               \
+  "shrq $32, %[y]\n\t"                      \
+  "movq %[" #a0 "], %[m]\n\t"               \
+  "subq %[x], %[" #a1 "]\n\t"               \
+  "sbbq %[y], %[" #a2 "]\n\t"               \
+  "sbbq %[x], %[" #a3 "]\n\t"               \
+  "sbbq %[y], %[" #a0 "]\n\t"               \
+  "addq %[m], %[" #a1 "]\n\t"               \
+  "adcq $0, %[" #a2 "]\n\t"                 \
+  "adcq $0, %[" #a3 "]\n\t"                 \
+  "adcq $0, %[" #a0 "]\n\t"
+
+// The same reduction; the accumulator rotates through a0..a3 (after step
+// k it is a(k+1), a(k+2), a(k+3), a(k)), so after four steps it is back in
+// a0..a3.
+KS_FIELD_INLINE U256 mont_reduce_x86(const uint64_t t[8]) {
+  static_assert(kP.w[0] == ~0ull && kP.w[2] == ~0ull, "p limbs 0 and 2 are -1 immediates");
+  uint64_t a0 = t[0], a1 = t[1], a2 = t[2], a3 = t[3], x, y, m, c, s0, s1, s2;
+  __asm__(
+      KS_MONT_STEP(a0, a1, a2, a3)
+      KS_MONT_STEP(a1, a2, a3, a0)
+      KS_MONT_STEP(a2, a3, a0, a1)
+      KS_MONT_STEP(a3, a0, a1, a2)
+      // + t's high half, carry into c
+      "xorl %k[c], %k[c]\n\t"
+      "addq 32(%[t]), %[a0]\n\t"
+      "adcq 40(%[t]), %[a1]\n\t"
+      "adcq 48(%[t]), %[a2]\n\t"
+      "adcq 56(%[t]), %[a3]\n\t"
+      "adcq $0, %[c]\n\t"
+      // (c, a) - p; keep a where that borrows out (cmov: no branch)
+      "movq %[a0], %[s0]\n\t"
+      "movq %[a1], %[s1]\n\t"
+      "movq %[a2], %[s2]\n\t"
+      "movq %[a3], %[m]\n\t"
+      "subq $-1, %[s0]\n\t"
+      "sbbq %[p1], %[s1]\n\t"
+      "sbbq $-1, %[s2]\n\t"
+      "sbbq %[p3], %[m]\n\t"
+      "sbbq $0, %[c]\n\t"
+      "cmovncq %[s0], %[a0]\n\t"
+      "cmovncq %[s1], %[a1]\n\t"
+      "cmovncq %[s2], %[a2]\n\t"
+      "cmovncq %[m], %[a3]\n\t"
+      : [a0] "+&r"(a0), [a1] "+&r"(a1), [a2] "+&r"(a2), [a3] "+&r"(a3), [x] "=&r"(x),
+        [y] "=&r"(y), [m] "=&r"(m), [c] "=&r"(c), [s0] "=&r"(s0), [s1] "=&r"(s1),
+        [s2] "=&r"(s2)
+      : [t] "r"(t), "m"(*(const uint64_t(*)[8])t), [p1] "m"(kP.w[1]), [p3] "m"(kP.w[3])
+      : "cc");
+  return U256{{a0, a1, a2, a3}};
+}
+#undef KS_MONT_STEP
+#endif
+
+KS_FIELD_INLINE U256 mont_reduce(const uint64_t t[8]) {
+#if defined(__x86_64__)
+  return mont_reduce_x86(t);
+#else
+  return mont_reduce_portable(t);
+#endif
+}
+
+}  // namespace fp_detail
+
+// The Montgomery field, generic over the 512-bit product code like FpField.
+template <class Wide>
+struct FpMontField {
+  using Elem = U256;
+  using Plain = FpField<Wide>;
+  static constexpr U256 kModulus = fp_detail::kP;
+  static constexpr U256 kR = pow2_mod(256, fp_detail::kP);   // 1 in Montgomery form
+  static constexpr U256 kR2 = pow2_mod(512, fp_detail::kP);  // converts into the form
+
+  static Elem zero() { return U256{{0, 0, 0, 0}}; }
+  static Elem one() { return kR; }
+
+  static Elem add(const Elem& a, const Elem& b) { return mod_add(a, b, kModulus); }
+  static Elem sub(const Elem& a, const Elem& b) { return mod_sub(a, b, kModulus); }
+  static Elem neg(const Elem& a) { return mod_sub(zero(), a, kModulus); }
+  static Elem dbl(const Elem& a) { return mod_add(a, a, kModulus); }
+
+  KS_FIELD_INLINE static Elem mul(const Elem& a, const Elem& b) {
+    uint64_t t[8];
+    Wide::mul_wide(t, a, b);
+    return fp_detail::mont_reduce(t);
+  }
+  KS_FIELD_INLINE static Elem sqr(const Elem& a) {
+    uint64_t t[8];
+    Wide::sqr_wide(t, a);
+    return fp_detail::mont_reduce(t);
+  }
+  static Elem sqr_n(Elem a, int n) {
+    for (int i = 0; i < n; ++i) a = sqr(a);
+    return a;
+  }
+
+  static uint64_t is_zero(const Elem& a) { return is_zero_mask(a); }
+  static uint64_t eq(const Elem& a, const Elem& b) { return eq_mask(a, b); }
+  static Elem select(uint64_t mask, const Elem& a, const Elem& b) {
+    return field::select(mask, a, b);
+  }
+
+  // a^(p-2) in the form, the chain of seed 001 table 4 (field/fp_chain.h).
+  static Elem inv(const Elem& a) { return sm2_p_inverse<FpMontField>(a); }
+
+  // Plain canonical values <-> the form: a R mod p and a R^-1 mod p.
+  static constexpr bool kPlain = false;
+  static Elem from_plain(const U256& a) { return mul(a, kR2); }
+  static U256 to_plain(const Elem& a) {
+    const uint64_t t[8] = {a.w[0], a.w[1], a.w[2], a.w[3], 0, 0, 0, 0};
+    return fp_detail::mont_reduce(t);
+  }
+};
+
+}  // namespace field
+}  // namespace ks
+
+#endif  // KS_FIELD_FP_MONT_H_
