@@ -3,6 +3,7 @@
 // formats in encoding/.
 #include <string.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <new>
@@ -706,18 +707,43 @@ int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* 
     const MessagesIn messages = {id, id_len, data, offsets};
     return gpu_verify(ctx, public_keys, nullptr, &messages, count, sigs, status);
   }
-  // Each key is parsed once; e_i = SM3(Z_A(P_i) || M_i) on the CPU threads.
-  // A key that does not parse fails its item here.
+  // Each key is parsed once (a run of items with the same key bytes shares
+  // one parse and one Z_A); e_i = SM3(Z_A(P_i) || M_i) through the
+  // multi-buffer SM3, on the CPU threads. A key that does not parse fails
+  // its item here.
   std::vector<uint8_t> e(32 * count);
   std::vector<int> result(count, KS_OK);
   std::vector<ks::sm2::PublicKey> keys(count);
   ctx->pool.parallel_for(count, 64, [&](size_t b, size_t end) {
-    for (size_t i = b; i < end; ++i) {
-      Error err = ks::sm2::public_key_from_bytes(keys[i], public_keys + 65 * i, 65);
-      if (err == Error::kOk)
-        err = ks::sm2::message_digest(&e[32 * i], keys[i], id, id_len, data + offsets[i],
-                                      size_t(offsets[i + 1] - offsets[i]));
-      result[i] = to_status(err);
+    constexpr size_t kGroup = 64;
+    for (size_t g = b; g < end; g += kGroup) {
+      const size_t n = std::min(kGroup, end - g);
+      const ks::sm2::PublicKey* key_ptrs[kGroup];
+      const uint8_t* msgs[kGroup];
+      size_t lens[kGroup], idx[kGroup], m = 0;
+      for (size_t i = g; i < g + n; ++i) {
+        const uint8_t* bytes = public_keys + 65 * i;
+        const bool repeat = i > g && memcmp(bytes, bytes - 65, 65) == 0;
+        Error err;
+        if (repeat) {  // result[i - 1] holds the previous key's parse status
+          keys[i] = keys[i - 1];
+          err = result[i - 1] == KS_OK ? Error::kOk : Error::kBadPublicKey;
+        } else {
+          err = ks::sm2::public_key_from_bytes(keys[i], bytes, 65);
+        }
+        result[i] = to_status(err);
+        if (err != Error::kOk) continue;
+        key_ptrs[m] = m > 0 && repeat && idx[m - 1] == i - 1 ? key_ptrs[m - 1] : &keys[i];
+        msgs[m] = data + offsets[i];
+        lens[m] = size_t(offsets[i + 1] - offsets[i]);
+        idx[m++] = i;
+      }
+      uint8_t digests[kGroup][32];
+      const Error err = ks::sm2::mb::message_digests(digests, key_ptrs, id, id_len, msgs, lens, m);
+      for (size_t j = 0; j < m; ++j) {
+        memcpy(&e[32 * idx[j]], digests[j], 32);
+        if (err != Error::kOk) result[idx[j]] = to_status(err);
+      }
     }
   });
   verify_parsed(ctx, keys, e.data(), sigs, result);

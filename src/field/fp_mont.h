@@ -49,21 +49,27 @@ inline U256 mont_reduce_portable(const uint64_t t[8]) {
 }
 
 #if defined(__x86_64__)
-// One reduction step in assembly: m = a0; (a1, a2, a3, m) becomes the new
-// accumulator (a0 is free again and holds m's copy in the next step).
+// One reduction step in assembly: with m = a0, q = m (2^192 - 2^160 -
+// 2^32 + 1) = [m, 0, 0, m] - [m<<32, m>>32, m<<32, m>>32] first (a borrow
+// chain that depends on m only), then (a1, a2, a3, 0) + q (a carry chain):
+// the next step's m, the new a1, is ready after the first addition, so the
+// next q chain overlaps this step's carries. The new accumulator is (a1,
+// a2, a3, q3), and a0's register takes q3's role in the next step.
 #define KS_MONT_STEP(a0, a1, a2, a3)        \
   "movq %[" #a0 "], %[x]\n\t"               \
   "shlq $32, %[x]\n\t"                      \
   "movq %[" #a0 "], %[y]\n\t"               \
   "shrq $32, %[y]\n\t"                      \
-  "movq %[" #a0 "], %[m]\n\t"               \
-  "subq %[x], %[" #a1 "]\n\t"               \
-  "sbbq %[y], %[" #a2 "]\n\t"               \
-  "sbbq %[x], %[" #a3 "]\n\t"               \
+  "movq %[" #a0 "], %[q0]\n\t"              \
+  "movl $0, %k[q1]\n\t"                     \
+  "movl $0, %k[q2]\n\t"                     \
+  "subq %[x], %[q0]\n\t"                    \
+  "sbbq %[y], %[q1]\n\t"                    \
+  "sbbq %[x], %[q2]\n\t"                    \
   "sbbq %[y], %[" #a0 "]\n\t"               \
-  "addq %[m], %[" #a1 "]\n\t"               \
-  "adcq $0, %[" #a2 "]\n\t"                 \
-  "adcq $0, %[" #a3 "]\n\t"                 \
+  "addq %[q0], %[" #a1 "]\n\t"              \
+  "adcq %[q1], %[" #a2 "]\n\t"              \
+  "adcq %[q2], %[" #a3 "]\n\t"              \
   "adcq $0, %[" #a0 "]\n\t"
 
 // The same reduction; the accumulator rotates through a0..a3 (after step
@@ -71,7 +77,7 @@ inline U256 mont_reduce_portable(const uint64_t t[8]) {
 // a0..a3.
 KS_FIELD_INLINE U256 mont_reduce_x86(const uint64_t t[8]) {
   static_assert(kP.w[0] == ~0ull && kP.w[2] == ~0ull, "p limbs 0 and 2 are -1 immediates");
-  uint64_t a0 = t[0], a1 = t[1], a2 = t[2], a3 = t[3], x, y, m, c, s0, s1, s2;
+  uint64_t a0 = t[0], a1 = t[1], a2 = t[2], a3 = t[3], x, y, q0, q1, q2, c;
   __asm__(
       KS_MONT_STEP(a0, a1, a2, a3)
       KS_MONT_STEP(a1, a2, a3, a0)
@@ -85,22 +91,21 @@ KS_FIELD_INLINE U256 mont_reduce_x86(const uint64_t t[8]) {
       "adcq 56(%[t]), %[a3]\n\t"
       "adcq $0, %[c]\n\t"
       // (c, a) - p; keep a where that borrows out (cmov: no branch)
-      "movq %[a0], %[s0]\n\t"
-      "movq %[a1], %[s1]\n\t"
-      "movq %[a2], %[s2]\n\t"
-      "movq %[a3], %[m]\n\t"
-      "subq $-1, %[s0]\n\t"
-      "sbbq %[p1], %[s1]\n\t"
-      "sbbq $-1, %[s2]\n\t"
-      "sbbq %[p3], %[m]\n\t"
+      "movq %[a0], %[x]\n\t"
+      "movq %[a1], %[y]\n\t"
+      "movq %[a2], %[q0]\n\t"
+      "movq %[a3], %[q1]\n\t"
+      "subq $-1, %[x]\n\t"
+      "sbbq %[p1], %[y]\n\t"
+      "sbbq $-1, %[q0]\n\t"
+      "sbbq %[p3], %[q1]\n\t"
       "sbbq $0, %[c]\n\t"
-      "cmovncq %[s0], %[a0]\n\t"
-      "cmovncq %[s1], %[a1]\n\t"
-      "cmovncq %[s2], %[a2]\n\t"
-      "cmovncq %[m], %[a3]\n\t"
+      "cmovncq %[x], %[a0]\n\t"
+      "cmovncq %[y], %[a1]\n\t"
+      "cmovncq %[q0], %[a2]\n\t"
+      "cmovncq %[q1], %[a3]\n\t"
       : [a0] "+&r"(a0), [a1] "+&r"(a1), [a2] "+&r"(a2), [a3] "+&r"(a3), [x] "=&r"(x),
-        [y] "=&r"(y), [m] "=&r"(m), [c] "=&r"(c), [s0] "=&r"(s0), [s1] "=&r"(s1),
-        [s2] "=&r"(s2)
+        [y] "=&r"(y), [q0] "=&r"(q0), [q1] "=&r"(q1), [q2] "=&r"(q2), [c] "=&r"(c)
       : [t] "r"(t), "m"(*(const uint64_t(*)[8])t), [p1] "m"(kP.w[1]), [p3] "m"(kP.w[3])
       : "cc");
   return U256{{a0, a1, a2, a3}};

@@ -480,6 +480,44 @@ TEST(Sm2Batch, MessagesUnderOneKeyVerifyWithOpenSsl) {
     for (size_t j = i + 1; j < n; ++j) EXPECT_NE(memcmp(&sigs[64 * i], &sigs[64 * j], 32), 0);
 }
 
+// Runs of items under the same key bytes share one parse and one Z_A in
+// ks_sm2_verify_batch: runs of good keys, of a key off the curve, and
+// changes of key inside a run must give each item what a lone
+// ks_sm2_verify gives it.
+TEST(Sm2Batch, MessageVerifyWithRunsOfKeysMatchesSingleCalls) {
+  Ctx c;
+  const Bytes id = random_id();
+  Key keys[3] = {new_key(), new_key(), new_key()};
+  const size_t n = 200;
+  Bytes data, pubs, sigs(64 * n);
+  std::vector<uint64_t> offsets{0};
+  for (size_t i = 0; i < n; ++i) {
+    const Bytes msg = random_bytes(random_u32() % 130);
+    data.insert(data.end(), msg.begin(), msg.end());
+    offsets.push_back(data.size());
+    const size_t k = (i / 7) % 3;  // runs of seven under one key
+    Bytes p = pub_bytes(public_of(keys[k].get()).get());
+    if ((i / 7) % 5 == 4) p[64] ^= 1;  // some runs off the curve
+    pubs.insert(pubs.end(), p.begin(), p.end());
+    ASSERT_EQ(ks_sm2_sign(keys[k].get(), id.data(), id.size(), msg.data(), msg.size(), KS_SM2_NONCE_RANDOM, &sigs[64 * i]), KS_OK);
+    if (i % 11 == 3) sigs[64 * i + 10] ^= 1;  // and some damaged signatures
+  }
+  std::vector<int> status(n);
+  ks_sm2_verify_batch(c.ctx, pubs.data(), id.data(), id.size(), data.data(), data.size(), offsets.data(), n, sigs.data(), status.data());
+  size_t ok = 0;
+  for (size_t i = 0; i < n; ++i) {
+    ks_sm2_pubkey* p = nullptr;
+    int expected = ks_sm2_pubkey_from_bytes(&pubs[65 * i], 65, &p);
+    if (expected == KS_OK)
+      expected = ks_sm2_verify(p, id.data(), id.size(), data.data() + offsets[i], offsets[i + 1] - offsets[i], &sigs[64 * i]);
+    ks_sm2_pubkey_free(p);
+    ASSERT_EQ(status[i], expected) << i;
+    ok += expected == KS_OK;
+  }
+  EXPECT_GT(ok, n / 2);
+  EXPECT_LT(ok, n);
+}
+
 TEST(Sm2Batch, CallLevelErrors) {
   Ctx c;
   Bytes priv(32), pubs(65);
