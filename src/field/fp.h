@@ -280,18 +280,27 @@ KS_FIELD_INLINE U256 solinas_reduce(const uint64_t t[8]) {
 #endif
 }
 
+// Elements held as their plain values, products reduced by Solinas: the
+// default representation (field/fp_mont.h has the Montgomery one).
+struct SolinasForm {
+  static constexpr bool kPlain = true;
+  static constexpr U256 kOne = {{1, 0, 0, 0}};
+  static U256 reduce(const uint64_t t[8]) { return solinas_reduce(t); }
+};
+
 }  // namespace fp_detail
 
 // The field, generic over how the 512-bit products are formed (Wide:
-// MulPortable, or MulAdx from field/mul_adx.h); everything else, the
-// reduction included, is shared.
-template <class Wide>
+// MulPortable, or MulAdx from field/mul_adx.h) and over the representation
+// of its elements with its reduction (Form: SolinasForm, or MontgomeryForm
+// from field/fp_mont.h); everything else is shared.
+template <class Wide, class Form = fp_detail::SolinasForm>
 struct FpField {
   using Elem = U256;
   static constexpr U256 kModulus = fp_detail::kP;
 
   static Elem zero() { return U256{{0, 0, 0, 0}}; }
-  static Elem one() { return U256{{1, 0, 0, 0}}; }
+  static Elem one() { return Form::kOne; }
 
   static Elem add(const Elem& a, const Elem& b) { return mod_add(a, b, kModulus); }
   static Elem sub(const Elem& a, const Elem& b) { return mod_sub(a, b, kModulus); }
@@ -301,12 +310,12 @@ struct FpField {
   KS_FIELD_INLINE static Elem mul(const Elem& a, const Elem& b) {
     uint64_t t[8];
     Wide::mul_wide(t, a, b);
-    return fp_detail::solinas_reduce(t);
+    return Form::reduce(t);
   }
   KS_FIELD_INLINE static Elem sqr(const Elem& a) {
     uint64_t t[8];
     Wide::sqr_wide(t, a);
-    return fp_detail::solinas_reduce(t);
+    return Form::reduce(t);
   }
   // a^(2^n): n squarings.
   static Elem sqr_n(Elem a, int n) {
@@ -327,27 +336,42 @@ struct FpField {
   // all-ones mask if a is a square, zero otherwise.
   static uint64_t sqrt(Elem& root, const Elem& a);
 
-  // The representation is the plain value (FpMontField's is not).
-  static constexpr bool kPlain = true;
-  static Elem from_plain(const U256& a) { return a; }
-  static U256 to_plain(const Elem& a) { return a; }
-
-  // Big-endian bytes; false if the value is not below p (GB/T 32918.1 4.2.9
-  // asks for canonical field elements).
-  static bool from_bytes(Elem& r, const uint8_t in[32]) {
-    r = from_be_bytes(in);
-    return lt_mask(r, kModulus) != 0;
+  // Plain canonical values <-> the representation (a R mod p and a R^-1
+  // mod p in Montgomery form, R = 2^256).
+  static constexpr bool kPlain = Form::kPlain;
+  static Elem from_plain(const U256& a) {
+    if constexpr (kPlain) {
+      return a;
+    } else {
+      return mul(a, Form::kR2);
+    }
   }
-  static void to_bytes(uint8_t out[32], const Elem& a) { to_be_bytes(out, a); }
+  static U256 to_plain(const Elem& a) {
+    if constexpr (kPlain) {
+      return a;
+    } else {
+      const uint64_t t[8] = {a.w[0], a.w[1], a.w[2], a.w[3], 0, 0, 0, 0};
+      return Form::reduce(t);
+    }
+  }
+
+  // Big-endian bytes of the plain value; false if it is not below p (GB/T
+  // 32918.1 4.2.9 asks for canonical field elements).
+  static bool from_bytes(Elem& r, const uint8_t in[32]) {
+    const U256 plain = from_be_bytes(in);
+    r = from_plain(plain);
+    return lt_mask(plain, kModulus) != 0;
+  }
+  static void to_bytes(uint8_t out[32], const Elem& a) { to_be_bytes(out, to_plain(a)); }
 };
 
-template <class Wide>
-inline U256 FpField<Wide>::inv(const Elem& a) {
+template <class Wide, class Form>
+inline U256 FpField<Wide, Form>::inv(const Elem& a) {
   return sm2_p_inverse<FpField>(a);
 }
 
-template <class Wide>
-inline uint64_t FpField<Wide>::sqrt(Elem& root, const Elem& a) {
+template <class Wide, class Form>
+inline uint64_t FpField<Wide, Form>::sqrt(Elem& root, const Elem& a) {
   root = sm2_p_sqrt_candidate<FpField>(a);
   return eq(sqr(root), a);
 }
