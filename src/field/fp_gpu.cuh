@@ -314,8 +314,10 @@ struct FpGpu {
 // the loop fits the instruction caches: +28% verifications/s there. Keygen
 // and signing, whose loops are short, lose 15% this way and keep FpGpu.
 struct FpGpuCompact : FpGpu {
-  __device__ __noinline__ static Elem mul(const Elem& a, const Elem& b) { return FpGpu::mul(a, b); }
-  __device__ __noinline__ static Elem sqr(const Elem& a) { return FpGpu::sqr(a); }
+  // By value: a reference parameter of an out-of-line function would need
+  // its operand in addressable (local) memory at every call.
+  __device__ __noinline__ static Elem mul(Elem a, Elem b) { return FpGpu::mul(a, b); }
+  __device__ __noinline__ static Elem sqr(Elem a) { return FpGpu::sqr(a); }
   __device__ static Elem sqr_n(Elem a, int n) {
 #pragma unroll 1
     for (int i = 0; i < n; ++i) a = sqr(a);

@@ -42,11 +42,15 @@ constexpr unsigned kThreads = 128;
 //   16/3/5 (verify 96 regs)      2.27e8   2.21e8   1.30e7
 //   8/3/6 (verify 80 regs)       2.53e8   2.45e8   9.4e6
 // (1 item/thread, no batch inversion: keygen 1.55e8, sign 1.60e8.)
+// Verification since runs over out-of-line products (FpGpuCompact, see
+// mul_point); its minimum blocks measured again then, verifications/s at
+// 2^20: 2 -> 1.81e7, 3 -> 1.97e7, 4 -> 2.05e7, 5 -> 2.06e7 (102 regs),
+// 6 -> 2.06e7.
 #ifndef KS_MINB_SIGN
 #define KS_MINB_SIGN 3
 #endif
 #ifndef KS_MINB_VERIFY
-#define KS_MINB_VERIFY 4
+#define KS_MINB_VERIFY 5
 #endif
 
 // --- Encodings -----------------------------------------------------------------
@@ -248,12 +252,17 @@ __device__ __forceinline__ uint32_t bits_at(const U32x8& k, int pos, int width) 
 //   3M + 5S, launch bounds (128, 5): 102 regs           1.34e7  1.26e7
 //   entries with Z^2, Z^3 cached (10M + 4S additions)   1.09e7 at 2^22
 //   products out of line, doublings not unrolled        1.57e7  1.49e7
+//   the same, operands passed by value       <- chosen  2.05e7  (2^20)
+//     then: 4- / 6-bit windows 2.00e7 / 2.04e7, 4M + 4S doublings 2.02e7,
+//     everything inline 1.19e7 (bench/results/h100-verify-variants-*)
 // Nsight Compute on the 4M + 4S kernel: issue slots 32% busy, 9.4 cycles
 // between issues per warp of which 5.2 wait on instruction fetch (the
 // fully inlined field products make the loop far larger than the
 // instruction caches), local memory (table, spills) 47% L2 hit rate, DRAM
 // 17% busy: code size, not arithmetic, limited verification; hence Fv and
-// the rolled doublings (the last line of the table).
+// the rolled doublings. Passing the products' operands by reference kept
+// every operand in local memory around each call (2.9 KiB stack frame);
+// by value they stay in registers (+31%).
 __device__ JacV mul_point(const U32x8& t, const AffV& p) {
   JacV table[kPointEntries];  // table[j - 1] = jP; indexed by public digits
   table[0] = JacV::from_affine(p);
