@@ -11,6 +11,7 @@
 #include "core/os_random.h"
 #include "core/thread_pool.h"
 #include "core/secure.h"
+#include "core/stream_copy.h"
 #include "engine/gpu_pipeline.cuh"
 #include "engine/gpu_message_jobs.cuh"
 #include "engine/gpu_sm2_jobs.cuh"
@@ -128,10 +129,13 @@ void Copier::operator()(void* dst, const void* src, size_t bytes) const {
     memcpy(dst, src, bytes);
     return;
   }
+  // Large copies stream (core/stream_copy.h): these megabytes are not read
+  // again by this thread, and host memory bandwidth bounds a batch's
+  // staging and delivery.
   const size_t slices = (bytes + kSlice - 1) / kSlice;
   pool_->parallel_for(slices, 1, [&](size_t b, size_t e) {
     const size_t lo = b * kSlice, hi = std::min(bytes, e * kSlice);
-    memcpy(static_cast<uint8_t*>(dst) + lo, static_cast<const uint8_t*>(src) + lo, hi - lo);
+    stream_copy(static_cast<uint8_t*>(dst) + lo, static_cast<const uint8_t*>(src) + lo, hi - lo);
   });
 }
 
