@@ -400,10 +400,12 @@ namespace {
 
 // Below these batch sizes an AUTO context stays on the CPU: the crossovers
 // measured end to end on an H100 next to 16 Xeon threads with the 8-lane
-// IFMA path (bench/results/h100-sweep-2026-11-22.txt): keygen and signing
-// win on the GPU from 256 items, verification between 1,024 and 4,096.
+// IFMA path (bench/results/h100-sweep-2026-11-22-s2.txt): keygen and
+// signing win on the GPU from 256 items; verification loses at 256 (one
+// verification takes the GPU 1.4 ms) and wins from 1,024 (7.3e5/s against
+// 4.0e5/s).
 constexpr size_t kAutoGpuMinSm2 = 1024;
-constexpr size_t kAutoGpuMinSm2Verify = 4096;
+constexpr size_t kAutoGpuMinSm2Verify = 1024;
 
 int finish_statuses(const std::vector<int>& status, int* out) {
   int rc = KS_OK;
