@@ -166,22 +166,41 @@ class Progress:
             sys.stderr.flush()
 
 
+ROUNDS = 3  # each case is measured this many times, interleaved with the others
+
+
 def measure_all(plan: List[Comparison], seconds: float) -> Dict[Case, dict]:
+    """Measures every case in ROUNDS rounds of seconds / ROUNDS each, in plan
+    order (ours, then the OpenSSL case it is compared with), and keeps each
+    case's median round. On a shared machine whose speed drifts, ours and
+    OpenSSL's runs then see the same conditions, so the ratios hold still
+    where a single block per case would not."""
     cases: List[Case] = []
     for cmp in plan:
         for case in (cmp.ours, cmp.theirs):
             if case not in cases:
                 cases.append(case)
-    progress = Progress(len(cases))
-    results: Dict[Case, dict] = {}
+    progress = Progress(ROUNDS * len(cases))
+    rounds: Dict[Case, List[dict]] = {case: [] for case in cases}
     try:
-        for case in cases:
-            progress.step(case)
-            results[case] = _native._bench_case(case.alg, case.op, case.impl, case.backend,
-                                                case.threads, case.batch, case.msg_bytes,
-                                                seconds, case.input, case.pinned)
+        for _ in range(ROUNDS):
+            for case in cases:
+                progress.step(case)
+                rounds[case].append(_native._bench_case(
+                    case.alg, case.op, case.impl, case.backend, case.threads, case.batch,
+                    case.msg_bytes, seconds / ROUNDS, case.input, case.pinned))
     finally:
         progress.close()
+    results: Dict[Case, dict] = {}
+    for case, runs in rounds.items():
+        failed = [r for r in runs if "error" in r]
+        if failed:
+            results[case] = failed[0]
+            continue
+        runs.sort(key=lambda r: r["ops_per_s"])
+        median = dict(runs[len(runs) // 2])
+        median["runs"] = sum(r["runs"] for r in runs)
+        results[case] = median
     return results
 
 
@@ -243,7 +262,7 @@ def run(algs: List[str], backend: str, threads: int, batch: Optional[int], secon
     gpu_text = info["gpu"]["name"] if info["gpu"] else "none"
     print(f"kuaisuo {info['kuaisuo_version']} vs {info['openssl'] or 'OpenSSL (not found)'}")
     print(f"cpu: {info['cpu_model']} [{info['cpu_features']}]; gpu: {gpu_text}; "
-          f"{seconds:g} s per case, median of 7 runs")
+          f"{seconds:g} s per case in {ROUNDS} interleaved rounds of 7 runs, median round")
     results = measure_all(plan, seconds)
     print(format_table(plan, results))
     if json_path:
