@@ -678,6 +678,17 @@ TEST_F(Sm2GpuBatch, PinnedBuffersAreCopiedDirectly) {
     ASSERT_EQ(st[i], on_cpu[i]) << i;
     ASSERT_EQ(st[i], i == 7 ? KS_ERR_SIGNATURE_RANGE : i == 9 ? KS_ERR_VERIFY_FAILED : KS_OK) << i;
   }
+  // Mixed: pinned digests and keys, ordinary signatures and no status array.
+  Bytes plain_sigs(64 * n);
+  memset(priv.get() + 32 * 7, 0x11, 32);  // a valid key again
+  ASSERT_EQ(ks_sm2_sign_digest_batch_keys(gpu_holder_->ctx, priv.get(), digests.get(), n, KS_SM2_NONCE_RANDOM, plain_sigs.data(), plain_sigs.size(), nullptr), KS_OK);
+  Bytes pub7(65);
+  {
+    Key k7 = key_from(Bytes(priv.get() + 32 * 7, priv.get() + 32 * 7 + 32));
+    pub7 = pub_bytes(public_of(k7.get()).get());
+  }
+  memcpy(pubs.get() + 65 * 7, pub7.data(), 65);
+  ASSERT_EQ(ks_sm2_verify_digest_batch(cpu_holder_->ctx, pubs.get(), digests.get(), n, plain_sigs.data(), on_cpu.data()), KS_OK);
 }
 
 // Messages of 0..300 bytes (across SM3 block boundaries) under per-item
