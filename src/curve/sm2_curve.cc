@@ -140,23 +140,31 @@ struct Sm2Mul {
     return {F::to_plain(a.x), F::to_plain(a.y)};
   }
 
-  // The build-time comb table in F's representation: itself for the plain
-  // field, a converted copy (made once) for the Montgomery one. Entries
-  // stay Affine (U256 coordinates) either way.
+  // The build-time tables of G in F's representation: themselves for the
+  // plain field, copies converted once for the Montgomery one. Entries stay
+  // Affine (U256 coordinates) either way.
+  static const Affine* in_form(const Affine* plain, size_t count) {
+    auto* converted = new Affine[count];
+    for (size_t i = 0; i < count; ++i) {
+      const FAffine e = rebind(plain[i]);
+      converted[i] = Affine{e.x, e.y};
+    }
+    return converted;
+  }
   static const CombTable& comb_table() {
     if constexpr (F::kPlain) {
       return kSm2CombTable;
     } else {
-      static const CombTable* converted = [] {
-        auto* t = new CombTable[1];
-        for (int i = 0; i < kCombWindows; ++i)
-          for (int j = 0; j < kCombEntries; ++j) {
-            const FAffine e = rebind(kSm2CombTable[i][j]);
-            (*t)[i][j] = Affine{e.x, e.y};
-          }
-        return t;
-      }();
-      return *converted;
+      static const Affine* table = in_form(&kSm2CombTable[0][0], kCombWindows * kCombEntries);
+      return *reinterpret_cast<const CombTable*>(table);
+    }
+  }
+  static const Affine* g_odd_multiples() {
+    if constexpr (F::kPlain) {
+      return kSm2GOddMultiples;
+    } else {
+      static const Affine* table = in_form(kSm2GOddMultiples, kGWnafEntries);
+      return table;
     }
   }
 
@@ -198,19 +206,10 @@ struct Sm2Mul {
     return unbind(acc);
   }
 
-  // [s]G with branches on the digits of a public s.
-  static FJacobian base_vartime(const U256& s) {
-    FJacobian acc = FJacobian::infinity();
-    for (int i = 0; i < kCombWindows; ++i) {
-      const SignedDigit d = booth_digit(s, i * kCombWindowBits, kCombWindowBits);
-      if (d.magnitude == 0) continue;
-      const Affine& raw = comb_table()[i][d.magnitude - 1];
-      const FAffine e = {raw.x, raw.y};
-      acc = add_mixed_vartime(acc, d.negative ? FAffine{e.x, F::neg(e.y)} : e);
-    }
-    return acc;
-  }
-
+  // [s]G + [t]P with branches on the digits of the public s and t: one
+  // chain of doublings for both (Straus), t by width-5 wNAF over 1P, 3P,
+  // .., 15P (made here) and s by width-12 wNAF over the build-time odd
+  // multiples of G (~20 mixed additions).
   static Jacobian base_add_point_vartime(const U256& s, const U256& t, const Affine& p) {
     // odd[i] = (2i + 1) P with its Z powers, added ~43 times below
     CachedJacobian<F> odd[kWnafEntries];
@@ -220,18 +219,24 @@ struct Sm2Mul {
       odd[i] = with_z_powers(multiple);
       multiple = add_vartime(multiple, p2);
     }
+    const Affine* g_odd = g_odd_multiples();
 
-    int digits[257];
+    int t_digits[257], s_digits[257];
+    const int t_used = wnaf(t_digits, t, kWnafBits), s_used = wnaf(s_digits, s, kGWnafBits);
     FJacobian acc = FJacobian::infinity();
-    for (int bit = wnaf(digits, t, kWnafBits) - 1; bit >= 0; --bit) {
+    for (int bit = (t_used > s_used ? t_used : s_used) - 1; bit >= 0; --bit) {
       if (!acc.is_infinity()) acc = dbl(acc);
-      const int d = digits[bit];
-      if (d == 0) continue;
-      CachedJacobian<F> entry = odd[(d < 0 ? -d : d) / 2];
-      if (d < 0) entry.q.y = F::neg(entry.q.y);
-      acc = add_vartime(acc, entry);
+      if (const int d = t_digits[bit]) {
+        CachedJacobian<F> entry = odd[(d < 0 ? -d : d) / 2];
+        if (d < 0) entry.q.y = F::neg(entry.q.y);
+        acc = add_vartime(acc, entry);
+      }
+      if (const int d = s_digits[bit]) {
+        const Affine& e = g_odd[(d < 0 ? -d : d) / 2];
+        acc = add_mixed_vartime(acc, FAffine{e.x, d < 0 ? F::neg(e.y) : e.y});
+      }
     }
-    return unbind(add_vartime(acc, base_vartime(s)));
+    return unbind(acc);
   }
 };
 

@@ -20,8 +20,9 @@ Jacobian mul_base(const U256& k);
 // 1P..16P chosen by a full scan. P must be on the curve; k in [0, n-1].
 Jacobian mul_point(const U256& k, const Affine& p);
 
-// [s]G + [t]P in variable time (public inputs only: verification). s via
-// the comb table, t via width-5 wNAF.
+// [s]G + [t]P in variable time (public inputs only: verification), one
+// doubling chain for both: t by width-5 wNAF, s by width-12 wNAF over the
+// build-time odd multiples of G.
 Jacobian mul_base_add_point_vartime(const U256& s, const U256& t, const Affine& p);
 
 // Affine form in constant time (the field inversion of seed 001 table 4);

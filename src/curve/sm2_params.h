@@ -32,6 +32,13 @@ constexpr int kCombWindowBits = 7;
 constexpr int kCombWindows = (256 + kCombWindowBits) / kCombWindowBits;
 constexpr int kCombEntries = 1 << (kCombWindowBits - 1);
 
+// The odd multiples of G for verification's interleaved width-12 wNAF of s
+// (also written by tools/gen_sm2_tables.cc): entry j = (2j + 1) G, affine,
+// for j < 1024 (64 KiB). [s]G then costs ~20 mixed additions inside the
+// doublings that [t]P needs anyway, against the comb's 37.
+constexpr int kGWnafBits = 12;
+constexpr int kGWnafEntries = 1 << (kGWnafBits - 2);
+
 }  // namespace curve
 }  // namespace ks
 
