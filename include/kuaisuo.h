@@ -11,8 +11,10 @@
  *    data[offsets[i] .. offsets[i+1]), with count+1 non-decreasing offsets
  *    and offsets[count] <= data_len. Per-item results go to a status array
  *    (may be NULL) of count ints; the call returns KS_OK if every item
- *    succeeded, KS_ERR_BATCH_ITEMS if some failed, or a call-level error
- *    (then nothing was written).
+ *    succeeded, KS_ERR_BATCH_ITEMS if some failed, or a call-level error:
+ *    for bad arguments nothing was written; for a failure during the batch
+ *    (e.g. KS_ERR_DEVICE midway through a GPU batch) outputs and statuses
+ *    are unspecified.
  *  - Ownership: the library never keeps a pointer to caller memory after a
  *    call returns. Objects created by ks_*_new are freed by the matching
  *    ks_*_free, which accepts NULL.

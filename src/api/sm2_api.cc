@@ -709,8 +709,9 @@ int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* 
     const MessagesIn messages = {id, id_len, data, offsets};
     return gpu_verify(ctx, public_keys, nullptr, &messages, count, sigs, status);
   }
-  // Each key is parsed once (a run of items with the same key bytes shares
-  // one parse and one Z_A); e_i = SM3(Z_A(P_i) || M_i) through the
+  // Each key is parsed once; a run of items with the same key bytes shares
+  // one Z_A (mb::message_digests computes it once per run of equal key
+  // pointers), and e_i = SM3(Z_A(P_i) || M_i) goes through the
   // multi-buffer SM3, on the CPU threads. A key that does not parse fails
   // its item here.
   std::vector<uint8_t> e(32 * count);
@@ -725,17 +726,10 @@ int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* 
       size_t lens[kGroup], idx[kGroup], m = 0;
       for (size_t i = g; i < g + n; ++i) {
         const uint8_t* bytes = public_keys + 65 * i;
-        const bool repeat = i > g && memcmp(bytes, bytes - 65, 65) == 0;
-        Error err;
-        if (repeat) {  // result[i - 1] holds the previous key's parse status
-          keys[i] = keys[i - 1];
-          err = result[i - 1] == KS_OK ? Error::kOk : Error::kBadPublicKey;
-        } else {
-          err = ks::sm2::public_key_from_bytes(keys[i], bytes, 65);
-        }
-        result[i] = to_status(err);
-        if (err != Error::kOk) continue;
-        key_ptrs[m] = m > 0 && repeat && idx[m - 1] == i - 1 ? key_ptrs[m - 1] : &keys[i];
+        result[i] = to_status(ks::sm2::public_key_from_bytes(keys[i], bytes, 65));
+        if (result[i] != KS_OK) continue;
+        const bool same_key = m > 0 && idx[m - 1] == i - 1 && memcmp(bytes, bytes - 65, 65) == 0;
+        key_ptrs[m] = same_key ? key_ptrs[m - 1] : &keys[i];
         msgs[m] = data + offsets[i];
         lens[m] = size_t(offsets[i + 1] - offsets[i]);
         idx[m++] = i;

@@ -174,7 +174,7 @@ struct Sm2Mul {
   // |a -+ d 2^(7i)| to be a nonzero multiple of n; below window 36 that
   // value is under 2^(7i+7) <= 2^252 < n, and in window 36 (d <= 16) it
   // forces k = 0 mod n or k >= n.
-  static Jacobian base(const U256& k) {
+  static FJacobian base_in_form(const U256& k) {
     FJacobian acc = FJacobian::infinity();
     for (int i = 0; i < kCombWindows; ++i) {
       const SignedDigit d = booth_digit(k, i * kCombWindowBits, kCombWindowBits);
@@ -183,7 +183,13 @@ struct Sm2Mul {
       entry = negate_if<F>(d.negative, entry);
       acc = add_mixed(acc, entry, ct_is_zero_mask(d.magnitude));
     }
-    return unbind(acc);
+    return acc;
+  }
+  static Jacobian base(const U256& k) { return unbind(base_in_form(k)); }
+  // Affine without leaving F's representation in between.
+  static Affine base_affine(const U256& k) {
+    const FAffine a = to_affine(base_in_form(k));
+    return {F::to_plain(a.x), F::to_plain(a.y)};
   }
 
   // Same argument as base(): after the doublings the accumulator is
@@ -262,6 +268,10 @@ using FastMul = PortableMul;
 }  // namespace
 
 Jacobian mul_base(const U256& k) { return use_adx() ? FastMul::base(k) : PortableMul::base(k); }
+
+Affine mul_base_affine(const U256& k) {
+  return use_adx() ? FastMul::base_affine(k) : PortableMul::base_affine(k);
+}
 
 Jacobian mul_point(const U256& k, const Affine& p) {
   return use_adx() ? FastMul::point(k, p) : PortableMul::point(k, p);

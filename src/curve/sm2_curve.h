@@ -15,6 +15,9 @@ namespace curve {
 // [k]G in constant time: comb over the build-time table, every sub-table
 // scanned in full. k in [0, n-1] (0 gives infinity).
 Jacobian mul_base(const U256& k);
+// affine_of(mul_base(k)), without the conversions between them: keygen's
+// public key and signing's x1.
+Affine mul_base_affine(const U256& k);
 
 // [k]P in constant time in k: signed 5-bit fixed window, table of
 // 1P..16P chosen by a full scan. P must be on the curve; k in [0, n-1].

@@ -141,7 +141,7 @@ class FixedNonce final : public NonceSource {
 // mask when the attempt is usable (r != 0, r + k != n, s != 0). The only
 // place the signing equation is written.
 uint64_t sign_attempt(U256& r, U256& s, const PrivateKey& key, const U256& e_mod_n, const U256& k) {
-  const Affine p1 = curve::affine_of(curve::mul_base(k));  // finite: k in [1, n-1]
+  const Affine p1 = curve::mul_base_affine(k);  // finite: k in [1, n-1]
   r = Fn::add(e_mod_n, Fn::reduce_once(p1.x));
   const uint64_t r_ok = ~field::is_zero_mask(r) & ~field::is_zero_mask(Fn::add(r, k));
   const U256 k_minus_rd = Fn::sub(k, Fn::mul_plain_mont(r, key.d_mont));
@@ -173,7 +173,7 @@ U256 digest_mod_n(const uint8_t e[kDigestBytes]) {
 
 // P = [d]G, finite for d in [1, n-2]; public once computed.
 curve::Affine public_point(const U256& d) {
-  const curve::Affine p = curve::affine_of(curve::mul_base(d));
+  const curve::Affine p = curve::mul_base_affine(d);
   ct_declassify(&p, sizeof p);
   return p;
 }
