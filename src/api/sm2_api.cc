@@ -167,9 +167,10 @@ class DeviceResults {
 
 // Runs group(idx, n) over groups of up to 8 items (the lanes of
 // scheme/sm2_mb.h) on the context's threads. Items whose status is already
-// an error are left out of the groups; group writes the statuses of its own.
+// an error are left out of the groups; group writes the statuses of its own
+// (the caller's finish_statuses then reports them).
 template <class Group>
-int run_groups(ks_ctx* ctx, size_t count, std::vector<int>& status, const Group& group) {
+void run_groups(ks_ctx* ctx, size_t count, std::vector<int>& status, const Group& group) {
   constexpr size_t kLanes = ks::sm2::mb::kLanes;
   ctx->pool.parallel_for(count, 64, [&](size_t begin, size_t end) {
     size_t idx[kLanes];
@@ -184,9 +185,6 @@ int run_groups(ks_ctx* ctx, size_t count, std::vector<int>& status, const Group&
     }
     if (n > 0) group(idx, n);
   });
-  for (int st : status)
-    if (st != KS_OK) return KS_ERR_BATCH_ITEMS;
-  return KS_OK;
 }
 
 // ---- Keys -------------------------------------------------------------------
@@ -416,24 +414,30 @@ int finish_statuses(const std::vector<int>& status, int* out) {
   return rc;
 }
 
-// e_i = SM3(Z_A || M_i) for every item, on the CPU threads (on the calling
-// thread when ctx is null).
-std::vector<uint8_t> hash_messages(ks_ctx* ctx, const uint8_t za[32], const uint8_t* data,
-                                   const uint64_t* offsets, size_t count) {
+// e_i = SM3(Z_A || M_i) for every item under one public key, on the CPU
+// threads: groups of 64 through mb::message_digests (Z_A once per group,
+// the multi-buffer SM3 for the messages).
+std::vector<uint8_t> hash_messages(ks_ctx* ctx, const ks::sm2::PublicKey& pub, const uint8_t* id,
+                                   size_t id_len, const uint8_t* data, const uint64_t* offsets,
+                                   size_t count) {
+  constexpr size_t kGroup = 64;
   std::vector<uint8_t> e(32 * count);
-  auto hash_range = [&](size_t b, size_t end) {
-    for (size_t i = b; i < end; ++i) {
-      ks::sm3::Sm3 h;
-      h.update(za, 32);
-      h.update(data + offsets[i], size_t(offsets[i + 1] - offsets[i]));
-      h.finish(&e[32 * i]);
+  ctx->pool.parallel_for(count, kGroup, [&](size_t b, size_t end) {
+    for (size_t g = b; g < end; g += kGroup) {
+      const size_t n = std::min(kGroup, end - g);
+      const ks::sm2::PublicKey* keys[kGroup];
+      const uint8_t* msgs[kGroup];
+      size_t lens[kGroup];
+      for (size_t j = 0; j < n; ++j) {
+        keys[j] = &pub;
+        msgs[j] = data + offsets[g + j];
+        lens[j] = size_t(offsets[g + j + 1] - offsets[g + j]);
+      }
+      // id_len was checked by the caller: kBadIdLength cannot happen here
+      ks::sm2::mb::message_digests(reinterpret_cast<uint8_t(*)[32]>(&e[32 * g]), keys, id,
+                                   id_len, msgs, lens, n);
     }
-  };
-  if (ctx == nullptr) {
-    hash_range(0, count);
-  } else {
-    ctx->pool.parallel_for(count, 256, hash_range);
-  }
+  });
   return e;
 }
 
@@ -501,9 +505,13 @@ int gpu_sign_messages(ks_ctx* ctx, const ks::sm2::PrivateKey& key, const uint8_t
   if (rc != KS_OK) return rc;
   return run_items(ctx, count, 4096, status, [&](size_t i) -> int {
     Error err = static_cast<Error>(device[i]);
-    if (err == Error::kBadNonce) {
-      const std::vector<uint8_t> e = hash_messages(nullptr, za, data, offsets + i, 1);
-      err = ks::sm2::sign_digest(sigs + 64 * i, key, e.data(), ks::sm2::Nonce::kRandom);
+    if (err == Error::kBadNonce) {  // e = SM3(Z_A || M_i) again, then a fresh nonce
+      uint8_t e[32];
+      ks::sm3::Sm3 h;
+      h.update(za, 32);
+      h.update(data + offsets[i], size_t(offsets[i + 1] - offsets[i]));
+      h.finish(e);
+      err = ks::sm2::sign_digest(sigs + 64 * i, key, e, ks::sm2::Nonce::kRandom);
     }
     return to_status(err);
   });
@@ -666,13 +674,14 @@ int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, siz
   if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
   if (rc == KS_OK) rc = ks::api::check_offsets(data, data_len, offsets, count);
   if (rc != KS_OK) return rc;
-  uint8_t za[32];
-  rc = to_status(ks::sm2::compute_za(za, key->key.pub, id, id_len));
-  if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom)
+  if (ctx->use_gpu(count, kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom) {
+    uint8_t za[32];
+    rc = to_status(ks::sm2::compute_za(za, key->key.pub, id, id_len));
+    if (rc != KS_OK) return rc;
     return gpu_sign_messages(ctx, key->key, za, data, offsets, count, sigs, status);
-  // e = SM3(Z_A || M) (clause 6.1 A1-A2) with Z_A computed once per batch.
-  const std::vector<uint8_t> e = hash_messages(ctx, za, data, offsets, count);
+  }
+  // e = SM3(Z_A || M) (clause 6.1 A1-A2).
+  const std::vector<uint8_t> e = hash_messages(ctx, key->key.pub, id, id_len, data, offsets, count);
   return ks_sm2_sign_digest_batch(ctx, key, e.data(), count, nonce, sigs, sigs_len, status);
 }
 
