@@ -285,7 +285,7 @@ KS_FIELD_INLINE U256 solinas_reduce(const uint64_t t[8]) {
 struct SolinasForm {
   static constexpr bool kPlain = true;
   static constexpr U256 kOne = {{1, 0, 0, 0}};
-  static U256 reduce(const uint64_t t[8]) { return solinas_reduce(t); }
+  KS_FIELD_INLINE static U256 reduce(const uint64_t t[8]) { return solinas_reduce(t); }
 };
 
 }  // namespace fp_detail
@@ -302,10 +302,11 @@ struct FpField {
   static Elem zero() { return U256{{0, 0, 0, 0}}; }
   static Elem one() { return Form::kOne; }
 
-  static Elem add(const Elem& a, const Elem& b) { return mod_add(a, b, kModulus); }
-  static Elem sub(const Elem& a, const Elem& b) { return mod_sub(a, b, kModulus); }
-  static Elem neg(const Elem& a) { return mod_sub(zero(), a, kModulus); }
-  static Elem dbl(const Elem& a) { return mod_add(a, a, kModulus); }
+  KS_FIELD_INLINE static Elem add(const Elem& a, const Elem& b) { return mod_add(a, b, kModulus); }
+  KS_FIELD_INLINE static Elem sub(const Elem& a, const Elem& b) { return mod_sub(a, b, kModulus); }
+  KS_FIELD_INLINE static Elem neg(const Elem& a) { return mod_sub(zero(), a, kModulus); }
+  KS_FIELD_INLINE static Elem dbl(const Elem& a) { return mod_add(a, a, kModulus); }
+  KS_FIELD_INLINE static Elem half(const Elem& a) { return mod_half(a, kModulus); }
 
   KS_FIELD_INLINE static Elem mul(const Elem& a, const Elem& b) {
     uint64_t t[8];

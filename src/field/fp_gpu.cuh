@@ -5,7 +5,7 @@
 //
 // FpGpu is the field policy of curve/jacobian.h (the interface of
 // field/fp.h: Elem; zero/one; add/sub/neg/dbl; mul/sqr; inv; is_zero/eq ->
-// all-ones uint64_t mask; select), so the point formulas written there run
+// all-ones uint64_t mask; select; half), so the point formulas written there run
 // unchanged on the device. Everything is branch-free in the data: masks and
 // selects (LOP3/SEL), never a data-dependent jump or memory index.
 //
@@ -114,6 +114,20 @@ KS_DEV U32x8 mod_sub(const U32x8& a, const U32x8& b, const uint32_t* m) {
   for (int i = 0; i < 8; ++i) m_masked.w[i] = m[i] & borrow;
   add_n<8>(d.w, d.w, m_masked.w);
   return d;
+}
+
+// a / 2 mod m for odd m and a < m: a + m when a is odd (even, below 2m),
+// then shifted right one bit with the carry entering at the top.
+KS_DEV U32x8 mod_half(const U32x8& a, const uint32_t* m) {
+  U32x8 s, m_masked;
+  const uint32_t odd = 0u - (a.w[0] & 1);
+#pragma unroll
+  for (int i = 0; i < 8; ++i) m_masked.w[i] = m[i] & odd;
+  const uint32_t carry = add_n<8>(s.w, a.w, m_masked.w);
+#pragma unroll
+  for (int i = 0; i < 7; ++i) s.w[i] = __funnelshift_r(s.w[i], s.w[i + 1], 1);
+  s.w[7] = __funnelshift_r(s.w[7], carry, 1);
+  return s;
 }
 
 // --- Products -----------------------------------------------------------------
@@ -263,6 +277,9 @@ struct FpGpu {
   }
   __device__ __forceinline__ static Elem neg(const Elem& a) { return sub(zero(), a); }
   __device__ __forceinline__ static Elem dbl(const Elem& a) { return add(a, a); }
+  __device__ __forceinline__ static Elem half(const Elem& a) {
+    return gpu_detail::mod_half(a, gpu_detail::kP);
+  }
 
   __device__ __forceinline__ static Elem mul(const Elem& a, const Elem& b) {
     uint32_t t[16];

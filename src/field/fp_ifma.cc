@@ -64,6 +64,9 @@ __attribute__((target(KS_IFMA_TARGET))) void apply_x8(Op op, U256 out[kLanes], c
     case Op::kDbl:
       r = Fp8::dbl(x);
       break;
+    case Op::kHalf:
+      r = Fp8::half(x);
+      break;
     case Op::kMul:
       r = Fp8::mul(x, y);
       break;

@@ -16,13 +16,14 @@ namespace ifma {
 
 constexpr int kLanes = 8;
 
-enum class Op { kAdd, kSub, kNeg, kDbl, kMul, kSqr, kInv, kChain };
+enum class Op { kAdd, kSub, kNeg, kDbl, kHalf, kMul, kSqr, kInv, kChain };
 
 // kChain: the operation sequence below, with no reduction to [0, p) in
 // between (the lane values wander through their whole redundant range), as
 // tests replay it with the scalar Fp:
 //   r = a; 64 times: r = dbl(dbl(dbl(r + b))); r = b - (r - a);
-//   r = r (r + b); r = -r; r = (r - 2b)^2; r = (r + r) + (r + b).
+//   r = r (r + b); r = -r; r = (r - 2b)^2; r = (r + r) + (r + b);
+//   r = (r + b) / 2.
 template <class F>
 typename F::Elem op_chain(const typename F::Elem& a, const typename F::Elem& b) {
   typename F::Elem r = a;
@@ -33,6 +34,7 @@ typename F::Elem op_chain(const typename F::Elem& a, const typename F::Elem& b) 
     r = F::neg(r);
     r = F::sqr(F::sub(r, F::dbl(b)));
     r = F::add(F::add(r, r), F::add(r, b));
+    r = F::half(F::add(r, b));
   }
   return r;
 }

@@ -152,6 +152,20 @@ struct Fp8 {
   }
   KS_IFMA_INLINE static Fe8 neg(const Fe8& a) { return sub(zero(), a); }
   KS_IFMA_INLINE static Fe8 dbl(const Fe8& a) { return add(a, a); }
+  // a / 2 mod p (a normalized, below 2^257): a + p in the lanes where a is
+  // odd (even, below 2^258), carried, then one bit to the right; below 2^257.
+  KS_IFMA_INLINE static Fe8 half(const Fe8& a) {
+    const __mmask8 odd = _mm512_test_epi64_mask(a.l[0], _mm512_set1_epi64(1));
+    Fe8 s;
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) s.l[j] = _mm512_mask_add_epi64(
+        a.l[j], odd, a.l[j], _mm512_set1_epi64((long long)detail::kP.l[j]));
+    normalize_signed(s.l);  // non-negative: a plain carry chain
+    const __m512i top_bit = _mm512_set1_epi64(1ll << 51);
+    KS_IFMA_UNROLL for (int j = 0; j + 1 < kLimbs; ++j) s.l[j] = _mm512_or_si512(
+        _mm512_srli_epi64(s.l[j], 1), _mm512_and_si512(_mm512_slli_epi64(s.l[j + 1], 51), top_bit));
+    s.l[kLimbs - 1] = _mm512_srli_epi64(s.l[kLimbs - 1], 1);
+    return s;
+  }
 
   // Montgomery reduction of a 10-limb product t (64-bit accumulators, limb
   // k weighing 2^(52k)): five steps of t += m p B^i, m = t_i mod B (p = -1

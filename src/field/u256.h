@@ -137,7 +137,7 @@ inline U256 subtract_if_ge(const U256& a, uint64_t carry, const U256& m) {
 
 // (a + b) mod m for a, b < m: r = a + b, then r - m unless that borrows past
 // the carry (cmov, no branch).
-inline U256 mod_add(const U256& a, const U256& b, const U256& m) {
+KS_FIELD_INLINE U256 mod_add(const U256& a, const U256& b, const U256& m) {
   uint64_t r0 = a.w[0], r1 = a.w[1], r2 = a.w[2], r3 = a.w[3], d0, d1, d2, d3, carry;
   __asm__(
       "xorl %k[c], %k[c]\n\t"
@@ -167,7 +167,7 @@ inline U256 mod_add(const U256& a, const U256& b, const U256& m) {
 }
 
 // (a - b) mod m for a, b < m: r = a - b, plus m masked by the borrow.
-inline U256 mod_sub(const U256& a, const U256& b, const U256& m) {
+KS_FIELD_INLINE U256 mod_sub(const U256& a, const U256& b, const U256& m) {
   uint64_t r0 = a.w[0], r1 = a.w[1], r2 = a.w[2], r3 = a.w[3], m0, m1, m2, m3;
   __asm__(
       "subq 0(%[b]), %[r0]\n\t"
@@ -209,6 +209,18 @@ inline U256 mod_sub(const U256& a, const U256& b, const U256& m) {
   return r;
 }
 #endif
+
+// a / 2 mod m for odd m and a < m: a + m when a is odd (an even sum, below
+// 2m < 2^257), then one bit to the right with the carry shifted into the top.
+inline U256 mod_half(const U256& a, const U256& m) {
+  const uint64_t odd_mask = uint64_t(0) - (a.w[0] & 1);
+  U256 m_if_odd, s;
+  KS_UNROLL for (int i = 0; i < 4; ++i) m_if_odd.w[i] = m.w[i] & odd_mask;
+  const uint64_t carry = add_carry(s, a, m_if_odd);
+  KS_UNROLL for (int i = 0; i < 3; ++i) s.w[i] = (s.w[i] >> 1) | (s.w[i + 1] << 63);
+  s.w[3] = (s.w[3] >> 1) | (carry << 63);
+  return s;
+}
 
 // 32 big-endian bytes (the encoding of GB/T 32918.1 clause 4.2) <-> limbs.
 inline U256 from_be_bytes(const uint8_t in[32]) {

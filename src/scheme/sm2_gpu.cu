@@ -450,6 +450,7 @@ __device__ U32x8 field_op(FieldOp op, const U32x8& a, const U32x8& b) {
     case FieldOp::kFpSqr: return FpGpu::sqr(a);
     case FieldOp::kFpInv: return FpGpu::inv(a);
     case FieldOp::kFpNeg: return FpGpu::neg(a);
+    case FieldOp::kFpHalf: return FpGpu::half(a);
     case FieldOp::kFnAdd: return FnGpu::add(a, b);
     case FieldOp::kFnSub: return FnGpu::sub(a, b);
     case FieldOp::kFnMontMul: return FnGpu::mont_mul(a, b);

@@ -51,7 +51,7 @@ void build_base_table(uint32_t* out);
 // Element-wise field operations for tests and benchmarks, on 8-word
 // little-endian elements (canonical inputs: a, b < modulus).
 enum class FieldOp : int {
-  kFpAdd, kFpSub, kFpMul, kFpSqr, kFpInv, kFpNeg,
+  kFpAdd, kFpSub, kFpMul, kFpSqr, kFpInv, kFpNeg, kFpHalf,
   kFnAdd, kFnSub, kFnMontMul, kFnInvMont, kFnToMont,
 };
 

@@ -77,6 +77,8 @@ TEST(FieldFp, ArithmeticMatchesBignum) {
     ASSERT_TRUE(same(Fp::neg(a), from_bn(r.get())));
     BN_mod_lshift1(r.get(), ab.get(), p.get(), c.ctx);
     ASSERT_TRUE(same(Fp::dbl(a), from_bn(r.get())));
+    ASSERT_TRUE(same(Fp::dbl(Fp::half(a)), a));  // a/2: the one value whose double is a
+    ASSERT_TRUE(same(Fp::half(Fp::dbl(a)), a));
   }
 }
 
@@ -135,6 +137,7 @@ void check_montgomery_field() {
     }
     BN_mod_sqr(r.get(), ab.get(), p.get(), c.ctx);
     ASSERT_TRUE(same(F::to_plain(F::sqr(am)), from_bn(r.get())));
+    ASSERT_TRUE(same(F::to_plain(F::dbl(F::half(am))), a));
     if (!Fp::is_zero(a)) {
       BN_mod_inverse(r.get(), ab.get(), p.get(), c.ctx);
       ASSERT_TRUE(same(F::to_plain(F::inv(am)), from_bn(r.get())));

@@ -108,6 +108,7 @@ TEST_F(GpuSm2, FieldArithmeticMatchesCpu) {
       {gpu::FieldOp::kFpMul, [](const U256& a, const U256& b) { return Fp::mul(a, b); }, false},
       {gpu::FieldOp::kFpSqr, [](const U256& a, const U256&) { return Fp::sqr(a); }, false},
       {gpu::FieldOp::kFpNeg, [](const U256& a, const U256&) { return Fp::neg(a); }, false},
+      {gpu::FieldOp::kFpHalf, [](const U256& a, const U256&) { return Fp::half(a); }, false},
       {gpu::FieldOp::kFpInv, [](const U256& a, const U256&) { return Fp::inv(a); }, false},
       {gpu::FieldOp::kFnAdd, [](const U256& a, const U256& b) { return Fn::add(a, b); }, true},
       {gpu::FieldOp::kFnSub, [](const U256& a, const U256& b) { return Fn::sub(a, b); }, true},

@@ -88,6 +88,7 @@ TEST(MbField, LanesMatchScalarFp) {
         {ifma::Op::kSub, [](const U256& x, const U256& y) { return Fp::sub(x, y); }, "sub"},
         {ifma::Op::kNeg, [](const U256& x, const U256&) { return Fp::neg(x); }, "neg"},
         {ifma::Op::kDbl, [](const U256& x, const U256&) { return Fp::dbl(x); }, "dbl"},
+        {ifma::Op::kHalf, [](const U256& x, const U256&) { return Fp::half(x); }, "half"},
         {ifma::Op::kMul, [](const U256& x, const U256& y) { return Fp::mul(x, y); }, "mul"},
         {ifma::Op::kSqr, [](const U256& x, const U256&) { return Fp::sqr(x); }, "sqr"},
         {ifma::Op::kInv, [](const U256& x, const U256&) { return Fp::inv(x); }, "inv"},
