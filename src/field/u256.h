@@ -192,6 +192,37 @@ KS_FIELD_INLINE U256 mod_sub(const U256& a, const U256& b, const U256& m) {
       : "cc");
   return U256{{r0, r1, r2, r3}};
 }
+
+// a / 2 mod m for odd m and a < m: a + m where a is odd (an even sum below
+// 2m < 2^257; the mask is the low bit's), then rotated right one bit
+// through the carry, which enters at the top.
+KS_FIELD_INLINE U256 mod_half(const U256& a, const U256& m) {
+  uint64_t r0 = a.w[0], r1 = a.w[1], r2 = a.w[2], r3 = a.w[3], m0, m1, m2, m3;
+  __asm__(
+      "movq %[r0], %[m0]\n\t"
+      "andl $1, %k[m0]\n\t"
+      "negq %[m0]\n\t"
+      "movq %[m0], %[m1]\n\t"
+      "movq %[m0], %[m2]\n\t"
+      "movq %[m0], %[m3]\n\t"
+      "andq 0(%[m]), %[m0]\n\t"
+      "andq 8(%[m]), %[m1]\n\t"
+      "andq 16(%[m]), %[m2]\n\t"
+      "andq 24(%[m]), %[m3]\n\t"
+      "addq %[m0], %[r0]\n\t"
+      "adcq %[m1], %[r1]\n\t"
+      "adcq %[m2], %[r2]\n\t"
+      "adcq %[m3], %[r3]\n\t"
+      "rcrq $1, %[r3]\n\t"
+      "rcrq $1, %[r2]\n\t"
+      "rcrq $1, %[r1]\n\t"
+      "rcrq $1, %[r0]\n\t"
+      : [r0] "+&r"(r0), [r1] "+&r"(r1), [r2] "+&r"(r2), [r3] "+&r"(r3), [m0] "=&r"(m0),
+        [m1] "=&r"(m1), [m2] "=&r"(m2), [m3] "=&r"(m3)
+      : [m] "r"(m.w), "m"(m)
+      : "cc");
+  return U256{{r0, r1, r2, r3}};
+}
 #else
 // (a + b) mod m for a, b < m.
 inline U256 mod_add(const U256& a, const U256& b, const U256& m) {
@@ -208,7 +239,6 @@ inline U256 mod_sub(const U256& a, const U256& b, const U256& m) {
   add_carry(r, d, m_if_borrow);
   return r;
 }
-#endif
 
 // a / 2 mod m for odd m and a < m: a + m when a is odd (an even sum, below
 // 2m < 2^257), then one bit to the right with the carry shifted into the top.
@@ -221,6 +251,7 @@ inline U256 mod_half(const U256& a, const U256& m) {
   s.w[3] = (s.w[3] >> 1) | (carry << 63);
   return s;
 }
+#endif
 
 // 32 big-endian bytes (the encoding of GB/T 32918.1 clause 4.2) <-> limbs.
 inline U256 from_be_bytes(const uint8_t in[32]) {
