@@ -255,6 +255,10 @@ __device__ __forceinline__ uint32_t bits_at(const U32x8& k, int pos, int width) 
 //   the same, operands passed by value       <- chosen  2.05e7  (2^20)
 //     then: 4- / 6-bit windows 2.00e7 / 2.04e7, 4M + 4S doublings 2.02e7,
 //     everything inline 1.19e7 (bench/results/h100-verify-variants-*)
+//   jacobian.h's doubling in the nistz256 arrangement, cmo-2 / hmv
+//     additions (fewer field additions)                  2.11e7  2.15e7
+//     with 4M + 4S doublings instead                     2.07e7  (2^20)
+//     (bench/results/h100-dbl-square-z-variants-2026-11-22-s3.txt)
 // Nsight Compute on the 4M + 4S kernel: issue slots 32% busy, 9.4 cycles
 // between issues per warp of which 5.2 wait on instruction fetch (the
 // fully inlined field products make the loop far larger than the
