@@ -168,6 +168,21 @@ KS_FIELD_INLINE U256 mod_add(const U256& a, const U256& b, const U256& m) {
   return U256{{r0, r1, r2, r3}};
 }
 
+// r0..r3 += m masked by the all-ones-or-zero m3 (m0..m3 scratch); leaves
+// the carry out in CF. Shared by mod_sub and mod_half.
+#define KS_ADD_MASKED_MODULUS              \
+  "movq %[m3], %[m0]\n\t"                  \
+  "movq %[m3], %[m1]\n\t"                  \
+  "movq %[m3], %[m2]\n\t"                  \
+  "andq 0(%[m]), %[m0]\n\t"                \
+  "andq 8(%[m]), %[m1]\n\t"                \
+  "andq 16(%[m]), %[m2]\n\t"               \
+  "andq 24(%[m]), %[m3]\n\t"               \
+  "addq %[m0], %[r0]\n\t"                  \
+  "adcq %[m1], %[r1]\n\t"                  \
+  "adcq %[m2], %[r2]\n\t"                  \
+  "adcq %[m3], %[r3]\n\t"
+
 // (a - b) mod m for a, b < m: r = a - b, plus m masked by the borrow.
 KS_FIELD_INLINE U256 mod_sub(const U256& a, const U256& b, const U256& m) {
   uint64_t r0 = a.w[0], r1 = a.w[1], r2 = a.w[2], r3 = a.w[3], m0, m1, m2, m3;
@@ -177,17 +192,7 @@ KS_FIELD_INLINE U256 mod_sub(const U256& a, const U256& b, const U256& m) {
       "sbbq 16(%[b]), %[r2]\n\t"
       "sbbq 24(%[b]), %[r3]\n\t"
       "sbbq %[m3], %[m3]\n\t"
-      "movq %[m3], %[m0]\n\t"
-      "movq %[m3], %[m1]\n\t"
-      "movq %[m3], %[m2]\n\t"
-      "andq 0(%[m]), %[m0]\n\t"
-      "andq 8(%[m]), %[m1]\n\t"
-      "andq 16(%[m]), %[m2]\n\t"
-      "andq 24(%[m]), %[m3]\n\t"
-      "addq %[m0], %[r0]\n\t"
-      "adcq %[m1], %[r1]\n\t"
-      "adcq %[m2], %[r2]\n\t"
-      "adcq %[m3], %[r3]\n\t"
+      KS_ADD_MASKED_MODULUS
       : [r0] "+&r"(r0), [r1] "+&r"(r1), [r2] "+&r"(r2), [r3] "+&r"(r3), [m0] "=&r"(m0),
         [m1] "=&r"(m1), [m2] "=&r"(m2), [m3] "=&r"(m3)
       : [b] "r"(b.w), [m] "r"(m.w), "m"(b), "m"(m)
@@ -201,20 +206,10 @@ KS_FIELD_INLINE U256 mod_sub(const U256& a, const U256& b, const U256& m) {
 KS_FIELD_INLINE U256 mod_half(const U256& a, const U256& m) {
   uint64_t r0 = a.w[0], r1 = a.w[1], r2 = a.w[2], r3 = a.w[3], m0, m1, m2, m3;
   __asm__(
-      "movq %[r0], %[m0]\n\t"
-      "andl $1, %k[m0]\n\t"
-      "negq %[m0]\n\t"
-      "movq %[m0], %[m1]\n\t"
-      "movq %[m0], %[m2]\n\t"
-      "movq %[m0], %[m3]\n\t"
-      "andq 0(%[m]), %[m0]\n\t"
-      "andq 8(%[m]), %[m1]\n\t"
-      "andq 16(%[m]), %[m2]\n\t"
-      "andq 24(%[m]), %[m3]\n\t"
-      "addq %[m0], %[r0]\n\t"
-      "adcq %[m1], %[r1]\n\t"
-      "adcq %[m2], %[r2]\n\t"
-      "adcq %[m3], %[r3]\n\t"
+      "movq %[r0], %[m3]\n\t"
+      "andl $1, %k[m3]\n\t"
+      "negq %[m3]\n\t"
+      KS_ADD_MASKED_MODULUS
       "rcrq $1, %[r3]\n\t"
       "rcrq $1, %[r2]\n\t"
       "rcrq $1, %[r1]\n\t"
@@ -225,6 +220,7 @@ KS_FIELD_INLINE U256 mod_half(const U256& a, const U256& m) {
       : "cc");
   return U256{{r0, r1, r2, r3}};
 }
+#undef KS_ADD_MASKED_MODULUS
 #else
 // (a + b) mod m for a, b < m.
 inline U256 mod_add(const U256& a, const U256& b, const U256& m) {
