@@ -8,13 +8,12 @@
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-#include <algorithm>
 #include <functional>
 #include <vector>
 
 #include "core/cpu_features.h"
+#include "micro_timing.h"
 #include "scheme/sm2.h"
 #include "scheme/sm2_mb.h"
 
@@ -23,28 +22,11 @@ namespace {
 using namespace ks::sm2;
 constexpr size_t kLanes = mb::kLanes;
 
-double thread_seconds() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
+using ks_micro::median;
 
 // Items per second of op, which handles `items` items per call.
 double items_per_second(const std::function<void()>& op, int items) {
-  const double start = thread_seconds();
-  long calls = 0;
-  double elapsed = 0;
-  do {
-    for (int i = 0; i < 8; ++i) op();
-    calls += 8;
-    elapsed = thread_seconds() - start;
-  } while (elapsed < 0.25);
-  return double(calls) * items / elapsed;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  return ks_micro::calls_per_second(op, 0.25, 8) * items;
 }
 
 void check(bool ok, const char* what) {

@@ -8,40 +8,22 @@
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-#include <algorithm>
 #include <functional>
 #include <vector>
 
 #include "core/cpu_features.h"
+#include "micro_timing.h"
 #include "scheme/sm2.h"
 
 namespace {
 
 using namespace ks::sm2;
+using ks_micro::median;
 
-double thread_seconds() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-
+// Operations per second over ~0.25 s.
 double ops_per_second(const std::function<void()>& op) {
-  const double start = thread_seconds();
-  long count = 0;
-  double elapsed = 0;
-  do {
-    for (int i = 0; i < 16; ++i) op();
-    count += 16;
-    elapsed = thread_seconds() - start;
-  } while (elapsed < 0.25);
-  return double(count) / elapsed;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  return ks_micro::calls_per_second(op, 0.25, 16);
 }
 
 void check(bool ok, const char* what) {

@@ -14,7 +14,6 @@
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include <algorithm>
 #include <functional>
@@ -25,31 +24,15 @@
 #include "hash/sm3.h"
 #include "hash/sm3_blocks.h"
 #include "hash/sm3_compress.h"
+#include "micro_timing.h"
 
 namespace {
 
-double thread_seconds() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
+using ks_micro::median;
 
 // Calls of op per second over ~0.1 s.
 double calls_per_second(const std::function<void()>& op) {
-  const double start = thread_seconds();
-  long count = 0;
-  double elapsed = 0;
-  do {
-    for (int i = 0; i < 4; ++i) op();
-    count += 4;
-    elapsed = thread_seconds() - start;
-  } while (elapsed < 0.1);
-  return double(count) / elapsed;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  return ks_micro::calls_per_second(op, 0.1, 4);
 }
 
 struct Contender {
