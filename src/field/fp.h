@@ -122,6 +122,25 @@ inline U256 solinas_reduce_portable(const uint64_t t[8]) {
 }
 
 #if defined(__x86_64__)
+// The final step of both reductions' assembly (here and field/fp_mont.h):
+// (carry, z0..z3) - p into scratch d0..d3, kept unless that borrows out
+// (cmov, no branch). Needs operands [p1] and [p3], p's limbs 1 and 3 (limbs
+// 0 and 2 are the immediate -1).
+#define KS_ASM_SUBTRACT_P_IF_GE(z0, z1, z2, z3, d0, d1, d2, d3, carry) \
+  "movq %[" #z0 "], %[" #d0 "]\n\t"                                     \
+  "movq %[" #z1 "], %[" #d1 "]\n\t"                                     \
+  "movq %[" #z2 "], %[" #d2 "]\n\t"                                     \
+  "movq %[" #z3 "], %[" #d3 "]\n\t"                                     \
+  "subq $-1, %[" #d0 "]\n\t"                                            \
+  "sbbq %[p1], %[" #d1 "]\n\t"                                          \
+  "sbbq $-1, %[" #d2 "]\n\t"                                            \
+  "sbbq %[p3], %[" #d3 "]\n\t"                                          \
+  "sbbq $0, %[" #carry "]\n\t"                                          \
+  "cmovncq %[" #d0 "], %[" #z0 "]\n\t"                                  \
+  "cmovncq %[" #d1 "], %[" #z1 "]\n\t"                                  \
+  "cmovncq %[" #d2 "], %[" #z2 "]\n\t"                                  \
+  "cmovncq %[" #d3 "], %[" #z3 "]\n\t"
+
 // The same reduction, step for step, in x86-64 assembly: gcc spills the
 // column sums and re-materializes carries, which made the C version twice
 // the instructions (and the time) of this one. s0..s7 accumulate the
@@ -250,20 +269,8 @@ KS_FIELD_INLINE U256 solinas_reduce_x86(const uint64_t t[8]) {
       "adcq $0, %[s4]\n\t"
       "adcq %[s1], %[s6]\n\t"
       "adcq $0, %[d]\n\t"
-      // (d, z) - p; keep z where that borrows out (cmov: no branch)
-      "movq %[s0], %[s1]\n\t"
-      "movq %[s2], %[s3]\n\t"
-      "movq %[s4], %[s5]\n\t"
-      "movq %[s6], %[s7]\n\t"
-      "subq $-1, %[s1]\n\t"
-      "sbbq %[p1], %[s3]\n\t"
-      "sbbq $-1, %[s5]\n\t"
-      "sbbq %[p3], %[s7]\n\t"
-      "sbbq $0, %[d]\n\t"
-      "cmovncq %[s1], %[s0]\n\t"
-      "cmovncq %[s3], %[s2]\n\t"
-      "cmovncq %[s5], %[s4]\n\t"
-      "cmovncq %[s7], %[s6]\n\t"
+      // (d, z) - p; keep z where that borrows out
+      KS_ASM_SUBTRACT_P_IF_GE(s0, s2, s4, s6, s1, s3, s5, s7, d)
       : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),
         [s5] "=&r"(s5), [s6] "=&r"(s6), [s7] "=&r"(s7), [c] "=&r"(c), [d] "=&r"(d)
       : [t] "r"(t), "m"(*(const uint64_t(*)[8])t), [p1] "m"(kP.w[1]), [p3] "m"(kP.w[3])

@@ -93,20 +93,8 @@ KS_FIELD_INLINE U256 mont_reduce_x86(const uint64_t t[8]) {
       "adcq 48(%[t]), %[a2]\n\t"
       "adcq 56(%[t]), %[a3]\n\t"
       "adcq $0, %[c]\n\t"
-      // (c, a) - p; keep a where that borrows out (cmov: no branch)
-      "movq %[a0], %[x]\n\t"
-      "movq %[a1], %[y]\n\t"
-      "movq %[a2], %[q0]\n\t"
-      "movq %[a3], %[q1]\n\t"
-      "subq $-1, %[x]\n\t"
-      "sbbq %[p1], %[y]\n\t"
-      "sbbq $-1, %[q0]\n\t"
-      "sbbq %[p3], %[q1]\n\t"
-      "sbbq $0, %[c]\n\t"
-      "cmovncq %[x], %[a0]\n\t"
-      "cmovncq %[y], %[a1]\n\t"
-      "cmovncq %[q0], %[a2]\n\t"
-      "cmovncq %[q1], %[a3]\n\t"
+      // (c, a) - p; keep a where that borrows out
+      KS_ASM_SUBTRACT_P_IF_GE(a0, a1, a2, a3, x, y, q0, q1, c)
       : [a0] "+&r"(a0), [a1] "+&r"(a1), [a2] "+&r"(a2), [a3] "+&r"(a3), [x] "=&r"(x),
         [y] "=&r"(y), [q0] "=&r"(q0), [q1] "=&r"(q1), [q2] "=&r"(q2), [c] "=&r"(c)
       : [t] "r"(t), "m"(*(const uint64_t(*)[8])t), [p1] "m"(kP.w[1]), [p3] "m"(kP.w[3])
