@@ -122,9 +122,10 @@ KS_HD void add_finish(JacobianPoint<F>& out, const typename F::Elem& h, const ty
 }
 
 // P + Q for P, Q finite and P != Q: add-1998-cmo-2 (12M + 4S, of which the
-// 1M + 1S of Q's Z powers are precomputed in c). Same products as
-// add-2007-bl but seven additions instead of thirteen: 15% faster on the
-// EPYC, where a square costs what a product does.
+// 1M + 1S of Q's Z powers are precomputed in c). As many products as
+// add-2007-bl (one of its squares becomes a product) but seven additions
+// instead of thirteen: 15% faster on the EPYC, where a square costs what a
+// product does.
 template <class F>
 KS_HD JacobianPoint<F> add_generic(const JacobianPoint<F>& p, const CachedJacobian<F>& cq,
                                    AddCase* c) {
