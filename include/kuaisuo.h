@@ -3,7 +3,10 @@
  *
  * Conventions (every function follows them):
  *  - Functions return KS_OK (0) or a negative ks_status code; ks_strerror()
- *    turns a code into a sentence. No function aborts on bad input.
+ *    turns a code into a sentence. No function aborts, on bad input or
+ *    otherwise: running out of memory is KS_ERR_NO_MEMORY, threads the OS
+ *    will not create are KS_ERR_THREADS, and nothing is thrown across the
+ *    C boundary.
  *  - Nothing caller-provided is trusted: a NULL pointer with a nonzero
  *    length, sizes whose products overflow, or inconsistent offsets are
  *    reported as errors before any memory is touched.
@@ -64,6 +67,7 @@ typedef enum ks_status {
   KS_ERR_BATCH_ITEMS = -10,        /* some batch items failed: see status[] */
   KS_ERR_UNSUPPORTED = -11,        /* this operation has no implementation on the backend */
   KS_ERR_INTERNAL = -12,
+  KS_ERR_THREADS = -13,            /* the OS refused to create worker threads */
   /* Decoding (each says what was wrong with the input) */
   KS_ERR_DER_TRUNCATED = -20,       /* input ends inside a DER element */
   KS_ERR_DER_TAG = -21,             /* unexpected DER element */
@@ -261,8 +265,10 @@ KS_API int ks_sm2_signature_to_der(const uint8_t sig[KS_SM2_SIGNATURE_BYTES], ui
 KS_API int ks_sm2_signature_from_der(const uint8_t* der, size_t der_len,
                                      uint8_t sig[KS_SM2_SIGNATURE_BYTES]);
 
-/* Batches (CPU threads of ctx; the GPU backend answers KS_ERR_UNSUPPORTED
- * for SM2 until the CUDA SM2 lands, AUTO uses the CPU).
+/* Batches run on the CPU threads of ctx or on its GPU (AUTO: the GPU for
+ * batches large enough to gain from it). Items that fail have their
+ * outputs zeroed; a call that fails as a whole (e.g. KS_ERR_NO_MEMORY)
+ * wipes every private key it was writing.
  * keygen: count private keys (32 bytes each) and public keys (65 each). */
 KS_API int ks_sm2_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
                                size_t private_keys_len, uint8_t* public_keys,

@@ -73,6 +73,13 @@ ks_install_package() {
   python -m pip install -q "${KS_PIP_FLAGS[@]}" --no-build-isolation "$KS_ROOT"
 }
 
+# clang with its sanitizer and libFuzzer runtimes (the sanitizer build,
+# the MemorySanitizer constant-time check and the fuzz targets).
+ks_clang_sanitizers() {
+  ks_apt_install "command -v clang++:clang" "command -v ninja:ninja-build" \
+    "echo 'int main(){}' | clang++ -fsanitize=memory,fuzzer -x c++ - -o /dev/null:libclang-rt-dev"
+}
+
 ks_setup() {
   ks_apt_install "command -v g++:g++" "command -v cmake:cmake" "command -v ninja:ninja-build" \
     "ks_has_header openssl/evp.h:libssl-dev" "ks_has_header gtest/gtest.h:libgtest-dev" \

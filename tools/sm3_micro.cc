@@ -119,7 +119,7 @@ void bench_digest_many(const std::vector<uint8_t>& data, int reps) {
       if (!table[i].usable) continue;
       const auto fn = table[i].digest_many;
       cs.push_back({std::string("digest_many ") + table[i].name,
-                    [=] { fn(msgs.data(), lens.data(), kMessages, out); }, double(len * kMessages),
+                    [=] { fn(msgs.data(), lens.data(), kMessages, out, ks::sm3::Prefixes()); }, double(len * kMessages),
                     kMessages});
     }
     const std::string title = "digest_many, " + std::to_string(kMessages) + " messages of " +

@@ -16,7 +16,8 @@ Batches run on every CPU core, or on the GPU when there is one::
 
 Inputs may be bytes, bytearray, memoryview or numpy arrays (C-contiguous);
 they are read in place, not copied. Errors raise KuaisuoError (a
-ValueError) with the library's code and message, TypeError for wrong types.
+ValueError) with the library's .code and .message (str() gives "message
+(code N)"; args are (code, message)), TypeError for wrong types.
 """
 
 from __future__ import annotations
@@ -66,7 +67,9 @@ def hmac_sm3(key: Buffer, data: Buffer) -> bytes:
 
 
 class _HashlibStyle:
-    """digest()/hexdigest()/copy() in the manner of hashlib objects."""
+    """digest()/hexdigest()/copy() in the manner of hashlib objects. Like
+    them, an object may be shared by threads: each call takes the object's
+    lock (large updates release the GIL while they hold it)."""
 
     digest_size = 32
     block_size = 64

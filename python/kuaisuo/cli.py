@@ -9,26 +9,51 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import os
+import secrets
+import shlex
 import sys
-from typing import BinaryIO, List, Optional
+from typing import BinaryIO, List, Optional, Tuple
 
 from . import SM3, KuaisuoError, __version__, _native, cpu_features, gpu_built, gpu_device_count
 
 CHUNK = 1 << 20
+PRIVATE, PUBLIC = 0o600, 0o644  # modes of created files (less the umask)
+PEM_ENCRYPTED = -31  # KS_ERR_PEM_ENCRYPTED
+MAX_THREADS = 4096  # ks_ctx_new's limit
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text}")
-    return value
+class Failure(Exception):
+    """An error for the user, without a traceback: `kuaisuo sm2: MESSAGE`, exit 2."""
 
 
-def _positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number, not {text}")
+def _whole_number(what: str, low: int, high: Optional[int] = None):
+    """An argparse type: an integer in [low, high]; errors name the range
+    (argparse puts the option's name in front)."""
+    accepted = f"from {low} to {high}" if high is not None else f"{low} or more"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(
+                f"must be a whole number of {what}, {accepted}, not {text}")
+        return value
+
+    return parse
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
     return value
 
 
@@ -63,14 +88,101 @@ def _read_input(name: str) -> bytes:
         return f.read()
 
 
-def _write_output(name: Optional[str], data: bytes) -> None:
-    if name is None or name == "-":
+def _silence_stdout() -> None:
+    """After a failed write to stdout: point it at /dev/null, so that the
+    flush at exit does not fail (and print) a second time."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def _write_stdout(data: bytes) -> None:
+    try:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
-        return
-    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
+    except OSError as e:
+        _silence_stdout()
+        if isinstance(e, BrokenPipeError):
+            raise
+        raise Failure(f"stdout: {e.strerror or e}") from None
+
+
+def _create_beside(path: str, mode: int) -> Tuple[int, str]:
+    """A new file next to path, opened for writing: O_EXCL (never an
+    existing file or a symlink an attacker placed) and created with mode,
+    so that a private key is never readable by others, not even briefly."""
+    directory, name = os.path.split(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        temp = os.path.join(directory, f".{name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(temp, flags, mode), temp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
+
+
+def _write_temp(path: str, data: bytes, mode: int) -> str:
+    """data in a new temporary file beside path, on disk; returns its name.
+    On failure the temporary is gone and the error names path."""
+    if os.path.isdir(path):
+        raise Failure(f"{path}: Is a directory")
+    try:
+        fd, temp = _create_beside(path, mode)
+    except OSError as e:
+        raise Failure(f"{path}: {e.strerror or e}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException as e:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        if isinstance(e, OSError):  # e.g. a full disk
+            raise Failure(f"{path}: {e.strerror or e}") from None
+        raise
+    return temp
+
+
+def _sync_directory(path: str) -> None:
+    """Makes a rename in path's directory durable (where the OS allows it)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _write_outputs(outputs: List[Tuple[Optional[str], bytes, int]]) -> None:
+    """Writes each (path, data, mode); a path of None or "-" is stdout.
+    Files are written whole to temporaries first and renamed over their
+    targets only when every one was written, private keys last: a failure
+    leaves each target as it was (never a partial file, never a private
+    key without the rest) and removes the temporaries. Then stdout."""
+    files = [o for o in outputs if o[0] not in (None, "-")]
+    files.sort(key=lambda o: o[2] == PRIVATE)  # stable: private keys last
+    pending: List[Tuple[str, str]] = []
+    try:
+        for path, data, mode in files:
+            pending.append((_write_temp(path, data, mode), path))
+        while pending:
+            temp, path = pending[0]
+            try:
+                os.replace(temp, path)
+            except OSError as e:
+                raise Failure(f"{path}: {e.strerror or e}") from None
+            pending.pop(0)
+            _sync_directory(path)
+    finally:
+        for temp, _ in pending:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+    for path, data, _ in outputs:
+        if path in (None, "-"):
+            _write_stdout(data)
 
 
 def _sm2_e(pub, id_: bytes, name: str) -> bytes:
@@ -92,47 +204,114 @@ def _sm2_id(args: argparse.Namespace) -> bytes:
         try:
             return bytes.fromhex(args.id_hex)
         except ValueError:
-            raise SystemExit("kuaisuo sm2: --id-hex is not hexadecimal")
-    return args.id.encode("utf-8")
+            raise Failure("--id-hex is not hexadecimal") from None
+    # The exact bytes given: argv that is not UTF-8 arrives as surrogate
+    # escapes, which fsencode turns back into those bytes.
+    return os.fsencode(args.id)
+
+
+def _input_name(name: str) -> str:
+    return "stdin" if name == "-" else name
+
+
+def _key_error(name: str, e: KuaisuoError) -> Failure:
+    if e.code == PEM_ENCRYPTED:
+        source = "" if name == "-" else f" -in {shlex.quote(name)}"
+        plain = "key.plain" if name == "-" else name + ".plain"
+        return Failure(f"{_input_name(name)}: the private key is encrypted, which kuaisuo does "
+                       f"not read; decrypt it first: openssl pkey{source} -out "
+                       f"{shlex.quote(plain)}")
+    return Failure(f"{_input_name(name)}: {e.message or e}")
+
+
+def _private_key(name: str):
+    from .sm2 import SM2PrivateKey
+
+    try:
+        return SM2PrivateKey.from_der(_read_input(name))
+    except KuaisuoError as e:
+        raise _key_error(name, e) from None
+
+
+def _public_key(name: str):
+    """A public key, or the public half of a private key (as openssl
+    -prverify takes); an unreadable one is reported as a public key."""
+    from .sm2 import SM2PrivateKey, SM2PublicKey
+
+    data = _read_input(name)
+    try:
+        return SM2PublicKey.from_der(data)
+    except KuaisuoError as e:
+        public_error = e
+    try:
+        return SM2PrivateKey.from_der(data).public_key()
+    except KuaisuoError as e:
+        if e.code == PEM_ENCRYPTED:
+            raise _key_error(name, e) from None
+    raise Failure(f"{_input_name(name)}: not a public key: {public_error.message}")
+
+
+def _raw_signature(data: bytes, name: str, raw: bool) -> bytes:
+    """r||s from a signature file. A malformed one is an error (exit 2);
+    only a well-formed signature that does not verify is a failure (1)."""
+    from .sm2 import signature_from_der
+
+    if raw:
+        if len(data) != 64:
+            raise Failure(f"{_input_name(name)}: a raw signature (r||s) is 64 bytes, "
+                          f"not {len(data)}")
+        return data
+    try:
+        return signature_from_der(data)
+    except KuaisuoError as e:
+        raise Failure(f"{_input_name(name)}: not a DER signature: {e.message}") from None
+
+
+def _key_file(key, der: bool) -> bytes:
+    return key.to_der() if der else key.to_pem().encode()
 
 
 def cmd_sm2(args: argparse.Namespace) -> int:
-    from .sm2 import SM2PrivateKey, SM2PublicKey
+    from .sm2 import SM2PrivateKey
 
     try:
         if args.sm2_command == "keygen":
+            out, pubout = args.out, args.pubout
+            if (out not in (None, "-") and pubout not in (None, "-")
+                    and os.path.abspath(out) == os.path.abspath(pubout)):
+                raise Failure("--out and --pubout name the same file")
             key = SM2PrivateKey.generate()
-            _write_output(args.out, key.to_der() if args.der else key.to_pem().encode())
-            if args.pubout:
-                pub = key.public_key()
-                _write_output(args.pubout, pub.to_der() if args.der else pub.to_pem().encode())
+            outputs = [(out, _key_file(key, args.der), PRIVATE)]
+            if pubout:
+                outputs.append((pubout, _key_file(key.public_key(), args.der), PUBLIC))
+            _write_outputs(outputs)
             return 0
         if args.sm2_command == "pubkey":
-            pub = SM2PrivateKey.from_der(_read_input(args.key)).public_key()
-            _write_output(args.out, pub.to_der() if args.der else pub.to_pem().encode())
+            pub = _private_key(args.key).public_key()
+            _write_outputs([(args.out, _key_file(pub, args.der), PUBLIC)])
             return 0
         if args.sm2_command == "sign":
-            key = SM2PrivateKey.from_der(_read_input(args.key))
+            key = _private_key(args.key)
             e = _sm2_e(key.public_key(), _sm2_id(args), args.file)
             sig = key.sign_digest(e, deterministic=args.deterministic,
                                   encoding="raw" if args.raw else "der")
-            _write_output(args.out, sig)
+            _write_outputs([(args.out, sig, PUBLIC)])
             return 0
         # verify
-        data = _read_input(args.pub)
-        try:
-            pub = SM2PublicKey.from_der(data)
-        except KuaisuoError:  # also accept a private key, as openssl -prverify does
-            pub = SM2PrivateKey.from_der(data).public_key()
-        sig = _read_input(args.sig)
+        pub = _public_key(args.pub)
+        sig = _raw_signature(_read_input(args.sig), args.sig, args.raw)
         e = _sm2_e(pub, _sm2_id(args), args.file)
-        ok = pub.verify_digest(sig, e, encoding="raw" if args.raw else "der")
+        ok = pub.verify_digest(sig, e, encoding="raw")
         print("Verified OK" if ok else "Verification failure")
         return 0 if ok else 1
+    except Failure as e:
+        print(f"kuaisuo sm2: {e}", file=sys.stderr)
+    except BrokenPipeError:
+        raise
     except OSError as e:
-        print(f"kuaisuo sm2: {e.filename}: {e.strerror or e}", file=sys.stderr)
+        print(f"kuaisuo sm2: {e.filename or 'stdin'}: {e.strerror or e}", file=sys.stderr)
     except KuaisuoError as e:
-        print(f"kuaisuo sm2: {e.args[1] if len(e.args) > 1 else e}", file=sys.stderr)
+        print(f"kuaisuo sm2: {e.message or e}", file=sys.stderr)
     return 2
 
 
@@ -171,11 +350,12 @@ def add_sm2_parser(sub) -> None:
 
     def id_options(q):
         q.add_argument("--id", default="1234567812345678",
-                       help="distinguishing ID (UTF-8; default 1234567812345678)")
+                       help="distinguishing ID, its bytes as given (default 1234567812345678)")
         q.add_argument("--id-hex", default=None, help="distinguishing ID as hex bytes")
 
     q = sm2.add_parser("keygen", help="new private key (PKCS#8 PEM)")
-    q.add_argument("--out", help="private key file (default stdout; created 0600)")
+    q.add_argument("--out", help="private key file (default stdout; created 0600, replaced "
+                   "atomically)")
     q.add_argument("--pubout", help="also write the public key (SubjectPublicKeyInfo)")
     q.add_argument("--der", action="store_true", help="DER instead of PEM")
 
@@ -216,12 +396,12 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("speed", help="measure throughput next to OpenSSL's")
     s.add_argument("algs", nargs="*", metavar="ALG", help="algorithms (default: all)")
     s.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto")
-    s.add_argument("--threads", type=_positive_int, default=None,
-                   help="CPU threads for the all-threads rows (default: every CPU)")
-    s.add_argument("--batch", type=_positive_int, default=None,
+    s.add_argument("--threads", type=_whole_number("threads", 1, MAX_THREADS), default=None,
+                   help="CPU threads for the all-threads rows, 1 to 4096 (default: every CPU)")
+    s.add_argument("--batch", type=_whole_number("items", 1), default=None,
                    help="items per batch call (default: 4096 on the CPU, 2^20 on the GPU)")
-    s.add_argument("--seconds", type=_positive_float, default=1.0,
-                   help="timing budget per case (default 1)")
+    s.add_argument("--seconds", type=_seconds, default=1.0,
+                   help="timing budget per case, in seconds (default 1)")
     s.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     s.set_defaults(func=cmd_speed)
 
@@ -230,13 +410,40 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+NUMBER_OPTIONS = ("--threads", "--batch", "--seconds")
+
+
+def _attach_values(argv: List[str]) -> List[str]:
+    """`--seconds -1e3` as `--seconds=-1e3`: argparse takes a value that
+    starts with "-" for an option unless it looks like a plain negative
+    number ("-1", "-.5"), and would answer "expected one argument" where
+    the value's own error (naming the accepted range) is wanted."""
+    out: List[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--":  # the rest are operands
+            return out + argv[i:]
+        value = argv[i + 1] if i + 1 < len(argv) else ""
+        if argv[i] in NUMBER_OPTIONS and value.startswith("-") and not value.startswith("--"):
+            out.append(f"{argv[i]}={value}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def main(argv: Optional[List[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["speed"]:
+        argv = argv[:1] + _attach_values(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
+        _silence_stdout()
         return 141
 
 

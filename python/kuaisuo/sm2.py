@@ -127,7 +127,8 @@ class SM2PrivateKey:
 
     @classmethod
     def from_der(cls, data: Union[str, Buffer]) -> "SM2PrivateKey":
-        """PKCS#8 or SEC1 ECPrivateKey, DER or PEM (unencrypted)."""
+        """PKCS#8 or SEC1 ECPrivateKey, DER or PEM. Encrypted keys are not
+        read yet: they raise KuaisuoError with code -31 (KS_ERR_PEM_ENCRYPTED)."""
         return cls(_native.Sm2Key.decode(_as_bytes(data)))
 
     from_pem = from_der
@@ -227,7 +228,7 @@ class SM2Batch:
                 raws.append(_in(sig, encoding))
             except _native.KuaisuoError as e:
                 raws.append(bytes(64))
-                bad[i] = e.args[0]
+                bad[i] = e.code
         if any(len(r) != 64 for r in raws):
             raise ValueError("raw signatures must be 64 bytes")
         return b"".join(raws), bad

@@ -6,6 +6,7 @@
 #include "bench.h"
 #include "core/cpu_features.h"
 #include "engine/gpu.h"
+#include "native_util.h"
 
 namespace nb = nanobind;
 
@@ -18,11 +19,7 @@ void bind_bench(nb::module_& m) {
                             pinned};
           ks::bench::Result r;
           std::string error;
-          bool ok;
-          {
-            nb::gil_scoped_release unlocked;
-            ok = ks::bench::run_case(c, &r, &error);
-          }
+          const bool ok = ks_py::nogil([&] { return ks::bench::run_case(c, &r, &error); });
           nb::dict d;
           if (!ok) {
             d["error"] = error;

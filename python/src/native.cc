@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 namespace nb = nanobind;
 using ks_py::Buffer;
 using ks_py::check;
+using ks_py::ObjectLock;
 
 namespace {
 
@@ -24,77 +26,103 @@ constexpr size_t kReleaseGilBytes = 1 << 14;
 
 nb::bytes digest_bytes(const uint8_t* d) { return ks_py::to_bytes(d, KS_SM3_DIGEST_BYTES); }
 
+// The streaming objects may be shared by Python threads: each holds its lock
+// (ks_py::ObjectLock) across every use of its state, and a large update
+// releases the GIL while it holds it.
 class Sm3Hash {
  public:
   explicit Sm3Hash(nb::handle data) {
     check(ks_sm3_init(&ctx_));
     if (!data.is_none()) update(data);
   }
+  Sm3Hash(const Sm3Hash&) = delete;
+  Sm3Hash& operator=(const Sm3Hash&) = delete;
+
   void update(nb::handle data) {
     Buffer in(data, "data");
-    if (in.size() >= kReleaseGilBytes) {
-      nb::gil_scoped_release unlocked;
-      check(ks_sm3_update(&ctx_, in.data(), in.size()));
-    } else {
-      check(ks_sm3_update(&ctx_, in.data(), in.size()));
-    }
+    ObjectLock held(mutex_);
+    check(ks_py::nogil([&] { return ks_sm3_update(&ctx_, in.data(), in.size()); },
+                       in.size() >= kReleaseGilBytes));
   }
   // Like hashlib: digest() does not end the hash.
-  nb::bytes digest() const {
-    ks_sm3_ctx copy = ctx_;
+  nb::bytes digest() {
     uint8_t out[KS_SM3_DIGEST_BYTES];
-    check(ks_sm3_final(&copy, out));
+    {
+      ObjectLock held(mutex_);
+      ks_sm3_ctx copy = ctx_;
+      check(ks_sm3_final(&copy, out));
+    }
     return digest_bytes(out);
   }
-  Sm3Hash copy() const { return *this; }
+  Sm3Hash* copy() {
+    ObjectLock held(mutex_);
+    return new Sm3Hash(ctx_);
+  }
 
  private:
+  explicit Sm3Hash(const ks_sm3_ctx& state) : ctx_(state) {}
+
+  std::mutex mutex_;
   ks_sm3_ctx ctx_;
 };
 
 class HmacSm3 {
  public:
   HmacSm3(nb::handle key, nb::handle data) {
-    Buffer k(key, "key");
-    check(ks_hmac_sm3_init(&ctx_, k.data(), k.size()));
-    if (!data.is_none()) update(data);
+    // A constructor that throws runs no destructor: wipe the keyed state here.
+    try {
+      Buffer k(key, "key");
+      check(ks_hmac_sm3_init(&ctx_, k.data(), k.size()));
+      if (!data.is_none()) update(data);
+    } catch (...) {
+      ks_hmac_sm3_cleanse(&ctx_);
+      throw;
+    }
   }
   ~HmacSm3() { ks_hmac_sm3_cleanse(&ctx_); }
-  HmacSm3(const HmacSm3&) = default;
+  HmacSm3(const HmacSm3&) = delete;
+  HmacSm3& operator=(const HmacSm3&) = delete;
+
   void update(nb::handle data) {
     Buffer in(data, "data");
-    check(ks_hmac_sm3_update(&ctx_, in.data(), in.size()));
+    ObjectLock held(mutex_);
+    check(ks_py::nogil([&] { return ks_hmac_sm3_update(&ctx_, in.data(), in.size()); },
+                       in.size() >= kReleaseGilBytes));
   }
-  nb::bytes digest() const {
-    HmacSm3 copy(*this);
+  nb::bytes digest() {
     uint8_t out[KS_SM3_DIGEST_BYTES];
-    check(ks_hmac_sm3_final(&copy.ctx_, out));
+    {
+      ObjectLock held(mutex_);
+      HmacSm3 copy(ctx_);  // keyed: its destructor wipes it
+      check(ks_hmac_sm3_final(&copy.ctx_, out));
+    }
     return digest_bytes(out);
   }
-  HmacSm3 copy() const { return *this; }
+  HmacSm3* copy() {
+    ObjectLock held(mutex_);
+    return new HmacSm3(ctx_);
+  }
 
  private:
+  explicit HmacSm3(const ks_hmac_sm3_ctx& state) : ctx_(state) {}
+
+  std::mutex mutex_;
   ks_hmac_sm3_ctx ctx_;
 };
 
 nb::bytes sm3(nb::handle data) {
   Buffer in(data, "data");
   uint8_t out[KS_SM3_DIGEST_BYTES];
-  if (in.size() >= kReleaseGilBytes) {
-    nb::gil_scoped_release unlocked;
-    check(ks_sm3(in.data(), in.size(), out));
-  } else {
-    check(ks_sm3(in.data(), in.size(), out));
-  }
+  check(ks_py::nogil([&] { return ks_sm3(in.data(), in.size(), out); },
+                     in.size() >= kReleaseGilBytes));
   return digest_bytes(out);
 }
 
 nb::bytes hmac_sm3(nb::handle key, nb::handle data) {
   Buffer k(key, "key"), in(data, "data");
   uint8_t out[KS_SM3_DIGEST_BYTES];
-  nb::gil_scoped_release unlocked;
-  check(ks_hmac_sm3(k.data(), k.size(), in.data(), in.size(), out));
-  nb::gil_scoped_acquire locked;
+  check(ks_py::nogil([&] { return ks_hmac_sm3(k.data(), k.size(), in.data(), in.size(), out); },
+                     in.size() >= kReleaseGilBytes));
   return digest_bytes(out);
 }
 

@@ -20,7 +20,8 @@ class Context {
     cfg.backend = ks_py::parse_backend(backend);
     cfg.gpu_device = device;
     cfg.cpu_threads = threads;
-    check(ks_ctx_new(&cfg, &ctx_));
+    // Starting the threads and opening a GPU take long: not under the GIL.
+    check(nogil([&] { return ks_ctx_new(&cfg, &ctx_); }));
   }
   ~Context() { ks_ctx_free(ctx_); }
   Context(const Context&) = delete;
@@ -61,13 +62,10 @@ class Context {
   nb::bytes run_sm3_batch(const uint8_t* data, size_t len, const std::vector<uint64_t>& offsets) {
     const size_t count = offsets.size() - 1;
     std::vector<uint8_t> digests(32 * count);
-    int rc;
-    {
-      nb::gil_scoped_release unlocked;
-      rc = ks_sm3_batch(ctx_, data, len, offsets.data(), count, digests.data(), digests.size(),
-                        nullptr);
-    }
-    check(rc);
+    check(nogil([&] {
+      return ks_sm3_batch(ctx_, data, len, offsets.data(), count, digests.data(),
+                          digests.size(), nullptr);
+    }));
     return nb::bytes(reinterpret_cast<const char*>(digests.data()), digests.size());
   }
 

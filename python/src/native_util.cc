@@ -30,15 +30,56 @@ void check(int status) {
   throw nb::python_error();
 }
 
+namespace {
+
+// The (code, message) args of an error raised by check(); an empty tuple
+// for one made by hand with other arguments.
+nb::tuple library_args(nb::handle self) {
+  nb::tuple args = nb::borrow<nb::tuple>(self.attr("args"));
+  if (args.size() == 2 && PyLong_Check(args[0].ptr()) && PyUnicode_Check(args[1].ptr()))
+    return args;
+  return nb::tuple();
+}
+
+// KuaisuoError's class body: args stay (code, message), as before, for
+// callers that unpack them; str() reads "message (code N)" instead of the
+// tuple, and .code / .message name the two (None for errors made by hand).
+nb::dict error_members() {
+  nb::object property = nb::module_::import_("builtins").attr("property");
+  nb::dict body;
+  body["__str__"] = nb::cpp_function(
+      [](nb::handle self) -> nb::object {
+        nb::tuple args = library_args(self);
+        if (args.size() == 0) return nb::borrow(PyExc_ValueError).attr("__str__")(self);
+        return nb::str("{} (code {})").format(args[1], args[0]);
+      },
+      nb::is_method());
+  body["code"] = property(nb::cpp_function([](nb::handle self) -> nb::object {
+    nb::tuple args = library_args(self);
+    return args.size() == 0 ? nb::none() : nb::object(args[0]);
+  }));
+  body["message"] = property(nb::cpp_function([](nb::handle self) -> nb::object {
+    nb::tuple args = library_args(self);
+    return args.size() == 0 ? nb::none() : nb::object(args[1]);
+  }));
+  return body;
+}
+
+}  // namespace
+
 void register_errors(nb::module_& m) {
+  nb::dict body = error_members();
   g_error = PyErr_NewExceptionWithDoc(
       "kuaisuo.KuaisuoError",
-      "An error reported by the kuaisuo library; args are (code, message).", PyExc_ValueError,
-      nullptr);
+      "An error reported by the kuaisuo library: .code (a negative ks_status) and .message; "
+      "args are (code, message).",
+      PyExc_ValueError, body.ptr());
+  if (g_error == nullptr) throw nb::python_error();
   g_gpu_error = PyErr_NewExceptionWithDoc(
       "kuaisuo.BackendUnavailableError",
       "The GPU backend was asked for but is not built or the device does not exist.", g_error,
       nullptr);
+  if (g_gpu_error == nullptr) throw nb::python_error();
   m.attr("KuaisuoError") = nb::handle(g_error);
   m.attr("BackendUnavailableError") = nb::handle(g_gpu_error);
 }

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,52 @@ inline void wipe(void* p, size_t n) {
   volatile uint8_t* v = static_cast<volatile uint8_t*>(p);
   for (size_t i = 0; i < n; ++i) v[i] = 0;
 }
+
+// A heap buffer for secrets (private keys, their encodings): wiped before
+// it is freed on every way out of a scope, exceptions included.
+class SecretBuffer {
+ public:
+  explicit SecretBuffer(size_t n) : v_(n) {}
+  ~SecretBuffer() { wipe(v_.data(), v_.size()); }
+  SecretBuffer(const SecretBuffer&) = delete;
+  SecretBuffer& operator=(const SecretBuffer&) = delete;
+
+  uint8_t* data() { return v_.data(); }
+  size_t size() const { return v_.size(); }
+
+ private:
+  std::vector<uint8_t> v_;
+};
+
+// Runs f() with the GIL released and returns what it returns (a ks_status).
+// Nothing in f may touch Python: check() the status once the GIL is back.
+template <class F>
+auto nogil(F&& f, bool release = true) -> decltype(f()) {
+  if (!release) return f();
+  nb::gil_scoped_release unlocked;
+  return f();
+}
+
+// The lock of one streaming object, held across every use of its state, as
+// CPython's hashlib does: a large update releases the GIL while it holds the
+// lock. Taken with the GIL held; a thread that finds it busy waits with the
+// GIL released, so that the holder can get the GIL back and finish (waiting
+// while holding the GIL would deadlock with it).
+class ObjectLock {
+ public:
+  explicit ObjectLock(std::mutex& m) : m_(m) {
+    if (!m_.try_lock()) {
+      nb::gil_scoped_release unlocked;
+      m_.lock();
+    }
+  }
+  ~ObjectLock() { m_.unlock(); }
+  ObjectLock(const ObjectLock&) = delete;
+  ObjectLock& operator=(const ObjectLock&) = delete;
+
+ private:
+  std::mutex& m_;
+};
 
 // Raises kuaisuo.KuaisuoError (or a subclass) for a negative ks_status.
 void check(int status);

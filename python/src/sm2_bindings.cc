@@ -40,13 +40,14 @@ size_t items_of(const Buffer& b, size_t n, const char* what) {
   return b.size() / n;
 }
 
-// Runs a ks_* encoder under the out/out_cap/out_len rule.
+// Runs a ks_* encoder under the out/out_cap/out_len rule. The buffer may
+// hold a private key: it is wiped before it is freed, errors included.
 template <class Encode>
 nb::bytes encoded(Encode encode, bool nul_terminated) {
   size_t len = 0;
   int rc = encode(nullptr, 0, &len);
   if (rc != KS_ERR_LENGTH) check(rc);
-  std::vector<uint8_t> out(len + (nul_terminated ? 1 : 0));
+  ks_py::SecretBuffer out(len + (nul_terminated ? 1 : 0));
   check(encode(out.data(), out.size(), &len));
   return to_bytes(out.data(), len);
 }
@@ -95,12 +96,8 @@ class Pub {
   int verify(nb::handle id, nb::handle msg, nb::handle sig) const {
     Buffer i(id, "id"), m(msg, "message"), s(sig, "signature");
     require_size(s, 64, "raw signature (r||s)");
-    int rc;
-    {
-      nb::gil_scoped_release unlocked;
-      rc = ks_sm2_verify(k_, i.data(), i.size(), m.data(), m.size(), s.data());
-    }
-    return verdict(rc);
+    return verdict(ks_py::nogil(
+        [&] { return ks_sm2_verify(k_, i.data(), i.size(), m.data(), m.size(), s.data()); }));
   }
   int verify_digest(nb::handle e, nb::handle sig) const {
     Buffer d(e, "digest"), s(sig, "signature");
@@ -142,11 +139,9 @@ class Key {
     return new Key(k);
   }
   nb::bytes to_bytes_() const {
-    uint8_t d[32];
-    check(ks_sm2_key_to_bytes(k_, d));
-    nb::bytes out = to_bytes(d, 32);
-    ks_py::wipe(d, sizeof d);
-    return out;
+    ks_py::SecretBuffer d(32);
+    check(ks_sm2_key_to_bytes(k_, d.data()));
+    return to_bytes(d.data(), d.size());
   }
   nb::bytes encode(bool pem) const {
     return encoded([&](uint8_t* o, size_t c, size_t* l) {
@@ -161,12 +156,8 @@ class Key {
   nb::bytes sign(nb::handle id, nb::handle msg, int nonce) const {
     Buffer i(id, "id"), m(msg, "message");
     uint8_t sig[64];
-    int rc;
-    {
-      nb::gil_scoped_release unlocked;
-      rc = ks_sm2_sign(k_, i.data(), i.size(), m.data(), m.size(), nonce, sig);
-    }
-    check(rc);
+    check(ks_py::nogil(
+        [&] { return ks_sm2_sign(k_, i.data(), i.size(), m.data(), m.size(), nonce, sig); }));
     return to_bytes(sig, 64);
   }
   nb::bytes sign_digest(nb::handle e, int nonce) const {
@@ -205,18 +196,15 @@ std::vector<int> finish_batch(int rc, std::vector<int>& status) {
 }
 
 std::tuple<nb::bytes, nb::bytes> keygen_batch(ks_py::Context& ctx, size_t count) {
-  std::vector<uint8_t> priv(32 * count), pub(65 * count);
+  if (count > SIZE_MAX / 65) throw nb::value_error("count is too large");
+  ks_py::SecretBuffer priv(32 * count);  // wiped however this returns
+  std::vector<uint8_t> pub(65 * count);
   std::vector<int> status(count);
-  int rc;
-  {
-    nb::gil_scoped_release unlocked;
-    rc = ks_sm2_keygen_batch(ctx.get(), count, priv.data(), priv.size(), pub.data(), pub.size(),
-                             status.data());
-  }
-  check(rc);
-  nb::bytes p = to_bytes(priv.data(), priv.size());
-  ks_py::wipe(priv.data(), priv.size());
-  return {p, to_bytes(pub.data(), pub.size())};
+  check(ks_py::nogil([&] {
+    return ks_sm2_keygen_batch(ctx.get(), count, priv.data(), priv.size(), pub.data(),
+                               pub.size(), status.data());
+  }));
+  return {to_bytes(priv.data(), priv.size()), to_bytes(pub.data(), pub.size())};
 }
 
 nb::bytes sign_batch(ks_py::Context& ctx, const Key& key, nb::handle id, nb::handle data,
@@ -225,13 +213,10 @@ nb::bytes sign_batch(ks_py::Context& ctx, const Key& key, nb::handle id, nb::han
   const std::vector<uint64_t> offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
   std::vector<uint8_t> sigs(64 * n);
-  int rc;
-  {
-    nb::gil_scoped_release unlocked;
-    rc = ks_sm2_sign_batch(ctx.get(), key.get(), i.data(), i.size(), d.data(), d.size(),
-                           offs.data(), n, nonce, sigs.data(), sigs.size(), nullptr);
-  }
-  check(rc);
+  check(ks_py::nogil([&] {
+    return ks_sm2_sign_batch(ctx.get(), key.get(), i.data(), i.size(), d.data(), d.size(),
+                             offs.data(), n, nonce, sigs.data(), sigs.size(), nullptr);
+  }));
   return to_bytes(sigs.data(), sigs.size());
 }
 
@@ -239,13 +224,10 @@ nb::bytes sign_digest_batch(ks_py::Context& ctx, const Key& key, nb::handle dige
   Buffer d(digests, "digests");
   const size_t n = items_of(d, 32, "digests");
   std::vector<uint8_t> sigs(64 * n);
-  int rc;
-  {
-    nb::gil_scoped_release unlocked;
-    rc = ks_sm2_sign_digest_batch(ctx.get(), key.get(), d.data(), n, nonce, sigs.data(),
-                                  sigs.size(), nullptr);
-  }
-  check(rc);
+  check(ks_py::nogil([&] {
+    return ks_sm2_sign_digest_batch(ctx.get(), key.get(), d.data(), n, nonce, sigs.data(),
+                                    sigs.size(), nullptr);
+  }));
   return to_bytes(sigs.data(), sigs.size());
 }
 
@@ -258,12 +240,10 @@ std::vector<int> verify_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle i
   if (items_of(p, 65, "public_keys") != n || items_of(s, 64, "signatures") != n)
     throw nb::value_error("public_keys, messages and signatures must have the same count");
   std::vector<int> status(n);
-  int rc;
-  {
-    nb::gil_scoped_release unlocked;
-    rc = ks_sm2_verify_batch(ctx.get(), p.data(), i.data(), i.size(), d.data(), d.size(),
-                             offs.data(), n, s.data(), status.data());
-  }
+  const int rc = ks_py::nogil([&] {
+    return ks_sm2_verify_batch(ctx.get(), p.data(), i.data(), i.size(), d.data(), d.size(),
+                               offs.data(), n, s.data(), status.data());
+  });
   return finish_batch(rc, status);
 }
 
@@ -274,11 +254,9 @@ std::vector<int> verify_digest_batch(ks_py::Context& ctx, nb::handle pubs, nb::h
   if (items_of(p, 65, "public_keys") != n || items_of(s, 64, "signatures") != n)
     throw nb::value_error("public_keys, digests and signatures must have the same count");
   std::vector<int> status(n);
-  int rc;
-  {
-    nb::gil_scoped_release unlocked;
-    rc = ks_sm2_verify_digest_batch(ctx.get(), p.data(), d.data(), n, s.data(), status.data());
-  }
+  const int rc = ks_py::nogil([&] {
+    return ks_sm2_verify_digest_batch(ctx.get(), p.data(), d.data(), n, s.data(), status.data());
+  });
   return finish_batch(rc, status);
 }
 

@@ -2,6 +2,7 @@
 #include <new>
 
 #include "engine/context.h"
+#include "api/guard.h"
 #include "kuaisuo.h"
 
 void ks_ctx_config_init(ks_ctx_config* config) {
@@ -12,7 +13,7 @@ void ks_ctx_config_init(ks_ctx_config* config) {
   config->cpu_threads = 0;
 }
 
-int ks_ctx_new(const ks_ctx_config* config, ks_ctx** out) {
+int ks_ctx_new(const ks_ctx_config* config, ks_ctx** out) try {
   if (out == nullptr) return KS_ERR_NULL_POINTER;
   *out = nullptr;
   ks_ctx_config cfg;
@@ -37,14 +38,14 @@ int ks_ctx_new(const ks_ctx_config* config, ks_ctx** out) {
   }
   *out = ctx;
   return KS_OK;
-}
+} KS_API_CATCH
 
 void ks_ctx_free(ks_ctx* ctx) { delete ctx; }
 
-int ks_ctx_backend(const ks_ctx* ctx) {
+int ks_ctx_backend(const ks_ctx* ctx) try {
   if (ctx == nullptr) return KS_ERR_NULL_POINTER;
   return ctx->gpu != nullptr ? KS_BACKEND_GPU : KS_BACKEND_CPU;
-}
+} KS_API_CATCH
 
 uint32_t ks_ctx_cpu_threads(const ks_ctx* ctx) {
   return ctx == nullptr ? 0 : ctx->pool.threads();

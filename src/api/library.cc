@@ -3,6 +3,7 @@
 
 #include "core/cpu_features.h"
 #include "engine/gpu.h"
+#include "api/guard.h"
 #include "kuaisuo.h"
 
 #define KS_STR2(x) #x
@@ -33,6 +34,8 @@ const char* ks_strerror(int code) {
     case KS_ERR_BATCH_ITEMS: return "one or more batch items failed; see the status array";
     case KS_ERR_UNSUPPORTED: return "this operation is not implemented on the chosen backend";
     case KS_ERR_INTERNAL: return "internal error";
+    case KS_ERR_THREADS:
+      return "the operating system refused to create the worker threads (process or memory limits)";
     case KS_ERR_DER_TRUNCATED: return "DER: the input ends inside an element";
     case KS_ERR_DER_TAG: return "DER: unexpected element (wrong tag)";
     case KS_ERR_DER_LENGTH: return "DER: indefinite, non-minimal or oversized length";
@@ -44,7 +47,9 @@ const char* ks_strerror(int code) {
     case KS_ERR_DER_BIT_STRING: return "DER: BIT STRING with unused bits or no content";
     case KS_ERR_PEM_NO_BLOCK: return "PEM: no block with the expected label";
     case KS_ERR_PEM_NO_END: return "PEM: BEGIN line without its END line";
-    case KS_ERR_PEM_ENCRYPTED: return "PEM: encrypted PEM is not supported (decrypt it first)";
+    case KS_ERR_PEM_ENCRYPTED:
+      return "PEM: the key is encrypted (ENCRYPTED PRIVATE KEY or Proc-Type: 4,ENCRYPTED), "
+             "which is not supported yet; decrypt it first (openssl pkey -in KEY -out KEY.plain)";
     case KS_ERR_PEM_BASE64: return "PEM: invalid base64 body";
     case KS_ERR_KEY_ALGORITHM: return "not an SM2 key (algorithm or curve identifier)";
     case KS_ERR_KEY_VERSION: return "unsupported PKCS#8 or SEC1 structure version";
@@ -64,14 +69,18 @@ int ks_gpu_built(void) { return ks::gpu::built() ? 1 : 0; }
 
 int ks_gpu_device_count(void) { return ks::gpu::device_count(); }
 
-int ks_host_alloc(size_t bytes, void** out) {
+int ks_host_alloc(size_t bytes, void** out) try {
   if (out == nullptr) return KS_ERR_NULL_POINTER;
   return ks::gpu::host_alloc(bytes, out);
-}
+} KS_API_CATCH
 
 void ks_host_free(void* p) { ks::gpu::host_free(p); }
 
 const char* ks_cpu_features(void) {
-  static const std::string features = ks::cpu_feature_string(ks::cpu_features());
-  return features.c_str();
+  try {
+    static const std::string features = ks::cpu_feature_string(ks::cpu_features());
+    return features.c_str();
+  } catch (...) {  // no memory for the string: an empty list, not an abort
+    return "";
+  }
 }

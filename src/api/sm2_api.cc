@@ -16,6 +16,7 @@
 #include "encoding/sm2_formats.h"
 #include "engine/context.h"
 #include "hash/sm3.h"
+#include "api/guard.h"
 #include "kuaisuo.h"
 #include "scheme/sm2.h"
 #include "scheme/sm2_mb.h"
@@ -87,15 +88,16 @@ int emit(const uint8_t* bytes, size_t len, bool nul_terminate, uint8_t* out, siz
   return KS_OK;
 }
 
-// The DER inside `in`: `in` itself, or the body of its PEM block `label`.
-int unwrap_pem(const uint8_t* in, size_t len, const char* label, std::vector<uint8_t>* der,
-               bool* was_pem) {
-  *was_pem = ks::pem::looks_like_pem(in, len);
-  if (!*was_pem) {
+// The DER inside `in`: `in` itself when it starts as DER does, else the
+// body of its first PEM block with one of `labels` (pem::is_der says why
+// the first byte decides).
+int unwrap_pem(const uint8_t* in, size_t len, const char* const labels[], size_t nlabels,
+               ks::Bytes* der) {
+  if (ks::pem::is_der(in, len)) {
     der->assign(in, in + len);
     return KS_OK;
   }
-  return to_status(ks::pem::decode(reinterpret_cast<const char*>(in), len, label, der));
+  return to_status(ks::pem::decode(in, len, labels, nlabels, der));
 }
 
 template <class T>
@@ -189,14 +191,14 @@ void run_groups(ks_ctx* ctx, size_t count, std::vector<int>& status, const Group
 
 // ---- Keys -------------------------------------------------------------------
 
-int ks_sm2_key_generate(ks_sm2_key** out) {
+int ks_sm2_key_generate(ks_sm2_key** out) try {
   ks_sm2_key* made = nullptr;
   int rc = new_object(out, &made);
   if (rc != KS_OK) return rc;
   return finish_object(to_status(ks::sm2::generate_key(made->key)), made, out);
-}
+} KS_API_CATCH
 
-int ks_sm2_key_from_bytes(const uint8_t* d, size_t d_len, ks_sm2_key** out) {
+int ks_sm2_key_from_bytes(const uint8_t* d, size_t d_len, ks_sm2_key** out) try {
   ks_sm2_key* made = nullptr;
   int rc = new_object(out, &made);
   if (rc != KS_OK) return rc;
@@ -204,19 +206,18 @@ int ks_sm2_key_from_bytes(const uint8_t* d, size_t d_len, ks_sm2_key** out) {
   if (rc == KS_OK && d_len != KS_SM2_PRIVATE_KEY_BYTES) rc = KS_ERR_BAD_PRIVATE_KEY;
   if (rc == KS_OK) rc = to_status(ks::sm2::private_key_from_bytes(made->key, d));
   return finish_object(rc, made, out);
-}
+} KS_API_CATCH
 
-int ks_sm2_key_decode(const uint8_t* in, size_t in_len, ks_sm2_key** out) {
+int ks_sm2_key_decode(const uint8_t* in, size_t in_len, ks_sm2_key** out) try {
   ks_sm2_key* made = nullptr;
   int rc = new_object(out, &made);
   if (rc != KS_OK) return rc;
   rc = check_buffer(in, in_len);
-  std::vector<uint8_t> der;
-  bool was_pem = false;
-  if (rc == KS_OK) rc = unwrap_pem(in, in_len, "PRIVATE KEY", &der, &was_pem);
-  if (rc == KS_ERR_PEM_NO_BLOCK && was_pem)
-    rc = unwrap_pem(in, in_len, "EC PRIVATE KEY", &der, &was_pem);
+  static const char* const kLabels[] = {"PRIVATE KEY", "EC PRIVATE KEY"};
+  ks::Bytes der;
+  if (rc == KS_OK) rc = unwrap_pem(in, in_len, kLabels, 2, &der);
   uint8_t d[32];
+  const ks::WipeOnExit wipe_d(d, sizeof d);
   const uint8_t* pub = nullptr;
   size_t pub_len = 0;
   if (rc == KS_OK) rc = ks::sm2_formats::private_key_decode(der.data(), der.size(), d, &pub, &pub_len);
@@ -229,75 +230,66 @@ int ks_sm2_key_decode(const uint8_t* in, size_t in_len, ks_sm2_key** out) {
     ks::sm2::public_key_to_bytes(b, made->key.pub);
     if (rc == KS_OK && memcmp(a, b, sizeof a) != 0) rc = KS_ERR_KEY_MISMATCH;
   }
-  ks::secure_wipe(d, sizeof d);
-  ks::secure_wipe(der.data(), der.size());
   return finish_object(rc, made, out);
-}
+} KS_API_CATCH
 
-int ks_sm2_key_to_bytes(const ks_sm2_key* key, uint8_t d[KS_SM2_PRIVATE_KEY_BYTES]) {
+int ks_sm2_key_to_bytes(const ks_sm2_key* key, uint8_t d[KS_SM2_PRIVATE_KEY_BYTES]) try {
   if (key == nullptr || d == nullptr) return KS_ERR_NULL_POINTER;
   ks::sm2::private_key_to_bytes(d, key->key);
   return KS_OK;
-}
+} KS_API_CATCH
 
 int ks_sm2_key_encode(const ks_sm2_key* key, int pem, uint8_t* out, size_t out_cap,
-                      size_t* out_len) {
+                      size_t* out_len) try {
   if (key == nullptr) return KS_ERR_NULL_POINTER;
   uint8_t d[32], pub[65];
+  const ks::WipeOnExit wipe_d(d, sizeof d);
   ks::sm2::private_key_to_bytes(d, key->key);
   ks::sm2::public_key_to_bytes(pub, key->key.pub);
-  std::vector<uint8_t> der = ks::sm2_formats::pkcs8_encode(d, pub);
-  ks::secure_wipe(d, sizeof d);
-  int rc;
-  if (pem) {
-    std::string text = ks::pem::encode("PRIVATE KEY", der.data(), der.size());
-    rc = emit(reinterpret_cast<const uint8_t*>(text.data()), text.size(), true, out, out_cap,
+  const ks::Bytes der = ks::sm2_formats::pkcs8_encode(d, pub);
+  if (!pem) return emit(der.data(), der.size(), false, out, out_cap, out_len);
+  const ks::SecretString text = ks::pem::encode("PRIVATE KEY", der.data(), der.size());
+  return emit(reinterpret_cast<const uint8_t*>(text.data()), text.size(), true, out, out_cap,
               out_len);
-    ks::secure_wipe(&text[0], text.size());
-  } else {
-    rc = emit(der.data(), der.size(), false, out, out_cap, out_len);
-  }
-  ks::secure_wipe(der.data(), der.size());
-  return rc;
-}
+} KS_API_CATCH
 
-int ks_sm2_key_public(const ks_sm2_key* key, ks_sm2_pubkey** out) {
+int ks_sm2_key_public(const ks_sm2_key* key, ks_sm2_pubkey** out) try {
   if (key == nullptr) return KS_ERR_NULL_POINTER;
   ks_sm2_pubkey* made = nullptr;
   int rc = new_object(out, &made);
   if (rc != KS_OK) return rc;
   made->key = key->key.pub;
   return finish_object(KS_OK, made, out);
-}
+} KS_API_CATCH
 
 void ks_sm2_key_free(ks_sm2_key* key) { delete key; }
 
-int ks_sm2_pubkey_from_bytes(const uint8_t* in, size_t in_len, ks_sm2_pubkey** out) {
+int ks_sm2_pubkey_from_bytes(const uint8_t* in, size_t in_len, ks_sm2_pubkey** out) try {
   ks_sm2_pubkey* made = nullptr;
   int rc = new_object(out, &made);
   if (rc != KS_OK) return rc;
   rc = check_buffer(in, in_len);
   if (rc == KS_OK) rc = to_status(ks::sm2::public_key_from_bytes(made->key, in, in_len));
   return finish_object(rc, made, out);
-}
+} KS_API_CATCH
 
-int ks_sm2_pubkey_decode(const uint8_t* in, size_t in_len, ks_sm2_pubkey** out) {
+int ks_sm2_pubkey_decode(const uint8_t* in, size_t in_len, ks_sm2_pubkey** out) try {
   ks_sm2_pubkey* made = nullptr;
   int rc = new_object(out, &made);
   if (rc != KS_OK) return rc;
   rc = check_buffer(in, in_len);
-  std::vector<uint8_t> der;
-  bool was_pem = false;
-  if (rc == KS_OK) rc = unwrap_pem(in, in_len, "PUBLIC KEY", &der, &was_pem);
+  static const char* const kLabels[] = {"PUBLIC KEY"};
+  ks::Bytes der;
+  if (rc == KS_OK) rc = unwrap_pem(in, in_len, kLabels, 1, &der);
   const uint8_t* point = nullptr;
   size_t point_len = 0;
   if (rc == KS_OK) rc = ks::sm2_formats::spki_decode(der.data(), der.size(), &point, &point_len);
   if (rc == KS_OK) rc = to_status(ks::sm2::public_key_from_bytes(made->key, point, point_len));
   return finish_object(rc, made, out);
-}
+} KS_API_CATCH
 
 int ks_sm2_pubkey_to_bytes(const ks_sm2_pubkey* key, int compressed, uint8_t* out,
-                           size_t out_cap, size_t* out_len) {
+                           size_t out_cap, size_t* out_len) try {
   if (key == nullptr) return KS_ERR_NULL_POINTER;
   uint8_t buf[KS_SM2_PUBLIC_KEY_BYTES];
   if (compressed) {
@@ -306,42 +298,42 @@ int ks_sm2_pubkey_to_bytes(const ks_sm2_pubkey* key, int compressed, uint8_t* ou
   }
   ks::sm2::public_key_to_bytes(buf, key->key);
   return emit(buf, KS_SM2_PUBLIC_KEY_BYTES, false, out, out_cap, out_len);
-}
+} KS_API_CATCH
 
 int ks_sm2_pubkey_encode(const ks_sm2_pubkey* key, int pem, uint8_t* out, size_t out_cap,
-                         size_t* out_len) {
+                         size_t* out_len) try {
   if (key == nullptr) return KS_ERR_NULL_POINTER;
   uint8_t point[KS_SM2_PUBLIC_KEY_BYTES];
   ks::sm2::public_key_to_bytes(point, key->key);
-  const std::vector<uint8_t> der = ks::sm2_formats::spki_encode(point, sizeof point);
+  const ks::Bytes der = ks::sm2_formats::spki_encode(point, sizeof point);
   if (!pem) return emit(der.data(), der.size(), false, out, out_cap, out_len);
-  const std::string text = ks::pem::encode("PUBLIC KEY", der.data(), der.size());
+  const ks::SecretString text = ks::pem::encode("PUBLIC KEY", der.data(), der.size());
   return emit(reinterpret_cast<const uint8_t*>(text.data()), text.size(), true, out, out_cap,
               out_len);
-}
+} KS_API_CATCH
 
 void ks_sm2_pubkey_free(ks_sm2_pubkey* key) { delete key; }
 
 // ---- Digests, signatures ------------------------------------------------------
 
 int ks_sm2_za(const ks_sm2_pubkey* key, const uint8_t* id, size_t id_len,
-              uint8_t za[KS_SM2_DIGEST_BYTES]) {
+              uint8_t za[KS_SM2_DIGEST_BYTES]) try {
   if (key == nullptr || za == nullptr) return KS_ERR_NULL_POINTER;
   const int rc = check_id(id, id_len);
   return rc != KS_OK ? rc : to_status(ks::sm2::compute_za(za, key->key, id, id_len));
-}
+} KS_API_CATCH
 
 int ks_sm2_digest(const ks_sm2_pubkey* key, const uint8_t* id, size_t id_len,
-                  const uint8_t* msg, size_t msg_len, uint8_t e[KS_SM2_DIGEST_BYTES]) {
+                  const uint8_t* msg, size_t msg_len, uint8_t e[KS_SM2_DIGEST_BYTES]) try {
   if (key == nullptr || e == nullptr) return KS_ERR_NULL_POINTER;
   int rc = check_id(id, id_len);
   if (rc == KS_OK) rc = check_buffer(msg, msg_len);
   if (rc != KS_OK) return rc;
   return to_status(ks::sm2::message_digest(e, key->key, id, id_len, msg, msg_len));
-}
+} KS_API_CATCH
 
 int ks_sm2_sign(const ks_sm2_key* key, const uint8_t* id, size_t id_len, const uint8_t* msg,
-                size_t msg_len, int nonce, uint8_t sig[KS_SM2_SIGNATURE_BYTES]) {
+                size_t msg_len, int nonce, uint8_t sig[KS_SM2_SIGNATURE_BYTES]) try {
   if (key == nullptr || sig == nullptr) return KS_ERR_NULL_POINTER;
   ks::sm2::Nonce mode;
   int rc = parse_nonce(nonce, &mode);
@@ -349,44 +341,44 @@ int ks_sm2_sign(const ks_sm2_key* key, const uint8_t* id, size_t id_len, const u
   if (rc == KS_OK) rc = check_buffer(msg, msg_len);
   if (rc != KS_OK) return rc;
   return to_status(ks::sm2::sign_message(sig, key->key, id, id_len, msg, msg_len, mode));
-}
+} KS_API_CATCH
 
 int ks_sm2_sign_digest(const ks_sm2_key* key, const uint8_t e[KS_SM2_DIGEST_BYTES], int nonce,
-                       uint8_t sig[KS_SM2_SIGNATURE_BYTES]) {
+                       uint8_t sig[KS_SM2_SIGNATURE_BYTES]) try {
   if (key == nullptr || e == nullptr || sig == nullptr) return KS_ERR_NULL_POINTER;
   ks::sm2::Nonce mode;
   const int rc = parse_nonce(nonce, &mode);
   return rc != KS_OK ? rc : to_status(ks::sm2::sign_digest(sig, key->key, e, mode));
-}
+} KS_API_CATCH
 
 int ks_sm2_verify(const ks_sm2_pubkey* key, const uint8_t* id, size_t id_len,
-                  const uint8_t* msg, size_t msg_len, const uint8_t sig[KS_SM2_SIGNATURE_BYTES]) {
+                  const uint8_t* msg, size_t msg_len, const uint8_t sig[KS_SM2_SIGNATURE_BYTES]) try {
   if (key == nullptr || sig == nullptr) return KS_ERR_NULL_POINTER;
   int rc = check_id(id, id_len);
   if (rc == KS_OK) rc = check_buffer(msg, msg_len);
   if (rc != KS_OK) return rc;
   return to_status(ks::sm2::verify_message(key->key, id, id_len, msg, msg_len, sig));
-}
+} KS_API_CATCH
 
 int ks_sm2_verify_digest(const ks_sm2_pubkey* key, const uint8_t e[KS_SM2_DIGEST_BYTES],
-                         const uint8_t sig[KS_SM2_SIGNATURE_BYTES]) {
+                         const uint8_t sig[KS_SM2_SIGNATURE_BYTES]) try {
   if (key == nullptr || e == nullptr || sig == nullptr) return KS_ERR_NULL_POINTER;
   return to_status(ks::sm2::verify_digest(key->key, e, sig));
-}
+} KS_API_CATCH
 
 int ks_sm2_signature_to_der(const uint8_t sig[KS_SM2_SIGNATURE_BYTES], uint8_t* out,
-                            size_t out_cap, size_t* out_len) {
+                            size_t out_cap, size_t* out_len) try {
   if (sig == nullptr) return KS_ERR_NULL_POINTER;
-  const std::vector<uint8_t> der = ks::sm2_formats::signature_to_der(sig);
+  const ks::Bytes der = ks::sm2_formats::signature_to_der(sig);
   return emit(der.data(), der.size(), false, out, out_cap, out_len);
-}
+} KS_API_CATCH
 
 int ks_sm2_signature_from_der(const uint8_t* der, size_t der_len,
-                              uint8_t sig[KS_SM2_SIGNATURE_BYTES]) {
+                              uint8_t sig[KS_SM2_SIGNATURE_BYTES]) try {
   if (sig == nullptr) return KS_ERR_NULL_POINTER;
   const int rc = check_buffer(der, der_len);
   return rc != KS_OK ? rc : ks::sm2_formats::signature_from_der(sig, der, der_len);
-}
+} KS_API_CATCH
 
 // ---- Batches ------------------------------------------------------------------
 // Each batch runs on the context's CPU threads, or on its GPU engine when
@@ -404,6 +396,16 @@ namespace {
 // 4.0e5/s).
 constexpr size_t kAutoGpuMinSm2 = 1024;
 constexpr size_t kAutoGpuMinSm2Verify = 1024;
+
+// An item's signature, or zeros where it failed (its buffer then holds
+// neither stack bytes nor half of a computation).
+void put_signature(uint8_t* out, const uint8_t sig[64], Error err) {
+  if (err == Error::kOk) {
+    memcpy(out, sig, 64);
+  } else {
+    memset(out, 0, 64);
+  }
+}
 
 int finish_statuses(const std::vector<int>& status, int* out) {
   int rc = KS_OK;
@@ -454,7 +456,12 @@ int gpu_keygen(ks_ctx* ctx, size_t count, uint8_t* priv, uint8_t* pub, int* stat
     if (device[i] == int(Error::kOk)) return KS_OK;
     ks::sm2::PublicKey p;  // the device drew d >= n - 1 or 0: draw again here
     const Error err = ks::sm2::generate_keypair(priv + 32 * i, p);
-    if (err == Error::kOk) ks::sm2::public_key_to_bytes(pub + 65 * i, p);
+    if (err == Error::kOk) {
+      ks::sm2::public_key_to_bytes(pub + 65 * i, p);
+    } else {
+      ks::secure_wipe(priv + 32 * i, 32);
+      memset(pub + 65 * i, 0, 65);
+    }
     return to_status(err);
   });
 }
@@ -486,6 +493,7 @@ int gpu_sign_digests(ks_ctx* ctx, const ks::sm2::PrivateKey* key, const uint8_t*
     Error err = key != nullptr ? Error::kOk : ks::sm2::private_key_from_bytes(own, keys + 32 * i);
     if (err == Error::kOk)
       err = ks::sm2::sign_digest(sigs + 64 * i, key != nullptr ? *key : own, digests + 32 * i, mode);
+    if (err != Error::kOk) memset(sigs + 64 * i, 0, 64);
     return to_status(err);
   });
 }
@@ -513,6 +521,7 @@ int gpu_sign_messages(ks_ctx* ctx, const ks::sm2::PrivateKey& key, const uint8_t
       h.finish(e);
       err = ks::sm2::sign_digest(sigs + 64 * i, key, e, ks::sm2::Nonce::kRandom);
     }
+    if (err != Error::kOk) memset(sigs + 64 * i, 0, 64);
     return to_status(err);
   });
 }
@@ -573,34 +582,59 @@ void verify_parsed(ks_ctx* ctx, const std::vector<ks::sm2::PublicKey>& keys,
 
 }  // namespace
 
-int ks_sm2_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
-                        size_t private_keys_len, uint8_t* public_keys, size_t public_keys_len,
-                        int* status) {
-  int rc = check_ctx(ctx);
-  if (rc == KS_OK) rc = ks::api::check_output(private_keys, private_keys_len, count, 32);
-  if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 65);
-  if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinSm2))
-    return gpu_keygen(ctx, count, private_keys, public_keys, status);
+namespace {
+
+int cpu_keygen(ks_ctx* ctx, size_t count, uint8_t* private_keys, uint8_t* public_keys,
+               int* status) {
   std::vector<int> result(count, KS_OK);
   run_groups(ctx, count, result, [&](const size_t* idx, size_t n) {
     uint8_t d[8][32];  // d and P only: no (1 + d)^-1 needed here
+    const ks::WipeOnExit wipe_d(d, sizeof d);
     ks::sm2::PublicKey pub[8];
     Error err[8];
     ks::sm2::mb::keygen_x8(d, pub, err, n);
     for (size_t j = 0; j < n; ++j) {
-      memcpy(private_keys + 32 * idx[j], d[j], 32);
-      ks::sm2::public_key_to_bytes(public_keys + 65 * idx[j], pub[j]);
       result[idx[j]] = to_status(err[j]);
+      uint8_t* priv = private_keys + 32 * idx[j];
+      uint8_t* pub_out = public_keys + 65 * idx[j];
+      if (err[j] != Error::kOk) {  // no draw (getrandom failed): zeros, not stack bytes
+        memset(priv, 0, 32);
+        memset(pub_out, 0, 65);
+        continue;
+      }
+      memcpy(priv, d[j], 32);
+      ks::sm2::public_key_to_bytes(pub_out, pub[j]);
     }
-    ks::secure_wipe(d, sizeof d);
   });
   return finish_statuses(result, status);
 }
 
+}  // namespace
+
+int ks_sm2_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
+                        size_t private_keys_len, uint8_t* public_keys, size_t public_keys_len,
+                        int* status) try {
+  int rc = check_ctx(ctx);
+  if (rc == KS_OK) rc = ks::api::check_output(private_keys, private_keys_len, count, 32);
+  if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 65);
+  if (rc != KS_OK) return rc;
+  // A batch that fails as a whole leaves no private key behind in the
+  // caller's buffer (its statuses do not say which items were written).
+  try {
+    rc = ctx->use_gpu(count, kAutoGpuMinSm2)
+             ? gpu_keygen(ctx, count, private_keys, public_keys, status)
+             : cpu_keygen(ctx, count, private_keys, public_keys, status);
+  } catch (...) {
+    ks::secure_wipe(private_keys, 32 * count);
+    throw;
+  }
+  if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) ks::secure_wipe(private_keys, 32 * count);
+  return rc;
+} KS_API_CATCH
+
 int ks_sm2_sign_digest_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* digests,
                              size_t count, int nonce, uint8_t* sigs, size_t sigs_len,
-                             int* status) {
+                             int* status) try {
   int rc = check_ctx(ctx);
   ks::sm2::Nonce mode;
   if (rc == KS_OK && key == nullptr) rc = KS_ERR_NULL_POINTER;
@@ -616,17 +650,15 @@ int ks_sm2_sign_digest_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* 
     Error err[8];
     for (size_t j = 0; j < n; ++j) memcpy(e[j], digests + 32 * idx[j], 32);
     ks::sm2::mb::sign_digests_x8(sig, key->key, e, mode, err, n);
-    for (size_t j = 0; j < n; ++j) {
-      memcpy(sigs + 64 * idx[j], sig[j], 64);
-      result[idx[j]] = to_status(err[j]);
-    }
+    for (size_t j = 0; j < n; ++j) put_signature(sigs + 64 * idx[j], sig[j], err[j]);
+    for (size_t j = 0; j < n; ++j) result[idx[j]] = to_status(err[j]);
   });
   return finish_statuses(result, status);
-}
+} KS_API_CATCH
 
 int ks_sm2_sign_digest_batch_keys(ks_ctx* ctx, const uint8_t* private_keys,
                                   const uint8_t* digests, size_t count, int nonce, uint8_t* sigs,
-                                  size_t sigs_len, int* status) {
+                                  size_t sigs_len, int* status) try {
   int rc = check_ctx(ctx);
   ks::sm2::Nonce mode;
   if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
@@ -655,17 +687,15 @@ int ks_sm2_sign_digest_batch_keys(ks_ctx* ctx, const uint8_t* private_keys,
       memcpy(e[j], digests + 32 * idx[j], 32);
     }
     ks::sm2::mb::sign_digests_x8(sig, key_ptrs, e, mode, err, n);
-    for (size_t j = 0; j < n; ++j) {
-      memcpy(sigs + 64 * idx[j], sig[j], 64);
-      result[idx[j]] = to_status(err[j]);
-    }
+    for (size_t j = 0; j < n; ++j) put_signature(sigs + 64 * idx[j], sig[j], err[j]);
+    for (size_t j = 0; j < n; ++j) result[idx[j]] = to_status(err[j]);
   });
   return finish_statuses(result, status);
-}
+} KS_API_CATCH
 
 int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, size_t id_len,
                       const uint8_t* data, size_t data_len, const uint64_t* offsets,
-                      size_t count, int nonce, uint8_t* sigs, size_t sigs_len, int* status) {
+                      size_t count, int nonce, uint8_t* sigs, size_t sigs_len, int* status) try {
   int rc = check_ctx(ctx);
   ks::sm2::Nonce mode;
   if (rc == KS_OK && key == nullptr) rc = KS_ERR_NULL_POINTER;
@@ -683,10 +713,10 @@ int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, siz
   // e = SM3(Z_A || M) (clause 6.1 A1-A2).
   const std::vector<uint8_t> e = hash_messages(ctx, key->key.pub, id, id_len, data, offsets, count);
   return ks_sm2_sign_digest_batch(ctx, key, e.data(), count, nonce, sigs, sigs_len, status);
-}
+} KS_API_CATCH
 
 int ks_sm2_verify_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* digests,
-                               size_t count, const uint8_t* sigs, int* status) {
+                               size_t count, const uint8_t* sigs, int* status) try {
   int rc = check_ctx(ctx);
   if (rc == KS_OK) rc = check_items(public_keys, count, 65);
   if (rc == KS_OK) rc = check_items(digests, count, 32);
@@ -702,12 +732,12 @@ int ks_sm2_verify_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const ui
   });
   verify_parsed(ctx, keys, digests, sigs, result);
   return finish_statuses(result, status);
-}
+} KS_API_CATCH
 
 int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* id,
                         size_t id_len, const uint8_t* data, size_t data_len,
                         const uint64_t* offsets, size_t count, const uint8_t* sigs,
-                        int* status) {
+                        int* status) try {
   int rc = check_ctx(ctx);
   if (rc == KS_OK) rc = check_id(id, id_len);
   if (rc == KS_OK) rc = check_items(public_keys, count, 65);
@@ -753,4 +783,4 @@ int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* 
   });
   verify_parsed(ctx, keys, e.data(), sigs, result);
   return finish_statuses(result, status);
-}
+} KS_API_CATCH

@@ -6,6 +6,7 @@
 #include "engine/context.h"
 #include "hash/sm3.h"
 #include "hash/sm3_blocks.h"
+#include "api/guard.h"
 #include "kuaisuo.h"
 
 using ks::api::check_buffer;
@@ -47,62 +48,62 @@ void sm3_cpu_range(const uint8_t* data, const uint64_t* offsets, size_t begin, s
 
 }  // namespace
 
-int ks_sm3_init(ks_sm3_ctx* c) {
+int ks_sm3_init(ks_sm3_ctx* c) try {
   if (c == nullptr) return KS_ERR_NULL_POINTER;
   new (c->opaque) Sm3();
   return KS_OK;
-}
+} KS_API_CATCH
 
-int ks_sm3_update(ks_sm3_ctx* c, const void* data, size_t len) {
+int ks_sm3_update(ks_sm3_ctx* c, const void* data, size_t len) try {
   if (c == nullptr) return KS_ERR_NULL_POINTER;
   const int rc = check_buffer(data, len);
   if (rc != KS_OK) return rc;
   as_sm3(c)->update(static_cast<const uint8_t*>(data), len);
   return KS_OK;
-}
+} KS_API_CATCH
 
-int ks_sm3_final(ks_sm3_ctx* c, uint8_t digest[KS_SM3_DIGEST_BYTES]) {
+int ks_sm3_final(ks_sm3_ctx* c, uint8_t digest[KS_SM3_DIGEST_BYTES]) try {
   if (c == nullptr || digest == nullptr) return KS_ERR_NULL_POINTER;
   as_sm3(c)->finish(digest);
   return KS_OK;
-}
+} KS_API_CATCH
 
-int ks_sm3(const void* data, size_t len, uint8_t digest[KS_SM3_DIGEST_BYTES]) {
+int ks_sm3(const void* data, size_t len, uint8_t digest[KS_SM3_DIGEST_BYTES]) try {
   if (digest == nullptr) return KS_ERR_NULL_POINTER;
   const int rc = check_buffer(data, len);
   if (rc != KS_OK) return rc;
   ks::sm3::digest(static_cast<const uint8_t*>(data), len, digest);
   return KS_OK;
-}
+} KS_API_CATCH
 
-int ks_hmac_sm3_init(ks_hmac_sm3_ctx* c, const void* key, size_t key_len) {
+int ks_hmac_sm3_init(ks_hmac_sm3_ctx* c, const void* key, size_t key_len) try {
   if (c == nullptr) return KS_ERR_NULL_POINTER;
   const int rc = check_buffer(key, key_len);
   if (rc != KS_OK) return rc;
   new (c->opaque) HmacSm3(static_cast<const uint8_t*>(key), key_len);
   return KS_OK;
-}
+} KS_API_CATCH
 
-int ks_hmac_sm3_update(ks_hmac_sm3_ctx* c, const void* data, size_t len) {
+int ks_hmac_sm3_update(ks_hmac_sm3_ctx* c, const void* data, size_t len) try {
   if (c == nullptr) return KS_ERR_NULL_POINTER;
   const int rc = check_buffer(data, len);
   if (rc != KS_OK) return rc;
   as_hmac(c)->update(static_cast<const uint8_t*>(data), len);
   return KS_OK;
-}
+} KS_API_CATCH
 
-int ks_hmac_sm3_final(ks_hmac_sm3_ctx* c, uint8_t tag[KS_SM3_DIGEST_BYTES]) {
+int ks_hmac_sm3_final(ks_hmac_sm3_ctx* c, uint8_t tag[KS_SM3_DIGEST_BYTES]) try {
   if (c == nullptr || tag == nullptr) return KS_ERR_NULL_POINTER;
   as_hmac(c)->finish(tag);
   return KS_OK;
-}
+} KS_API_CATCH
 
 void ks_hmac_sm3_cleanse(ks_hmac_sm3_ctx* c) {
   if (c != nullptr) ks::secure_wipe(c, sizeof(*c));
 }
 
 int ks_hmac_sm3(const void* key, size_t key_len, const void* data, size_t len,
-                uint8_t tag[KS_SM3_DIGEST_BYTES]) {
+                uint8_t tag[KS_SM3_DIGEST_BYTES]) try {
   if (tag == nullptr) return KS_ERR_NULL_POINTER;
   int rc = check_buffer(key, key_len);
   if (rc == KS_OK) rc = check_buffer(data, len);
@@ -110,10 +111,10 @@ int ks_hmac_sm3(const void* key, size_t key_len, const void* data, size_t len,
   ks::sm3::hmac(static_cast<const uint8_t*>(key), key_len, static_cast<const uint8_t*>(data),
                 len, tag);
   return KS_OK;
-}
+} KS_API_CATCH
 
 int ks_sm3_batch(ks_ctx* ctx, const uint8_t* data, size_t data_len, const uint64_t* offsets,
-                 size_t count, uint8_t* digests, size_t digests_len, int* status) {
+                 size_t count, uint8_t* digests, size_t digests_len, int* status) try {
   if (ctx == nullptr) return KS_ERR_NULL_POINTER;
   // The output check comes first: it rejects absurd counts before the
   // offsets array is read.
@@ -130,4 +131,4 @@ int ks_sm3_batch(ks_ctx* ctx, const uint8_t* data, size_t data_len, const uint64
   }
   ks::api::fill_status(status, count, rc);
   return rc;
-}
+} KS_API_CATCH

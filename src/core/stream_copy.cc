@@ -46,7 +46,7 @@ void stream_copy(void* dst, const void* src, size_t bytes) {
     return;
   }
 #endif
-  memcpy(dst, src, bytes);
+  if (bytes != 0) memcpy(dst, src, bytes);  // an empty copy may have null pointers
 }
 
 }  // namespace ks

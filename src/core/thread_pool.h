@@ -17,7 +17,8 @@ namespace ks {
 class ThreadPool {
  public:
   // threads = total threads that work on a call, the caller included;
-  // 0 means one per online CPU.
+  // 0 means one per online CPU. Throws std::system_error when the OS will
+  // not create them (having stopped the ones it did).
   explicit ThreadPool(unsigned threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -26,7 +27,9 @@ class ThreadPool {
   unsigned threads() const { return unsigned(workers_.size()) + 1; }
 
   // Calls body(begin, end) on disjoint chunks covering [0, n), each at least
-  // min_chunk items (except the last), and returns when all are done.
+  // min_chunk items (except the last), and returns when all are done. If a
+  // chunk throws, no further chunks start and the first exception is
+  // rethrown here once every thread has left the body.
   void parallel_for(size_t n, size_t min_chunk,
                     const std::function<void(size_t, size_t)>& body);
 
@@ -35,6 +38,7 @@ class ThreadPool {
  private:
   struct Job;
   void worker_loop();
+  void stop_workers();
   static void run_chunks(Job* job);
 
   std::vector<std::thread> workers_;

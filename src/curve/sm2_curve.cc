@@ -295,6 +295,10 @@ bool to_affine_checked(Affine& out, const Jacobian& p) {
 bool is_on_curve(const Affine& p) { return on_curve(p, kB) != 0; }
 
 bool decode_point(Affine& out, const uint8_t* in, size_t len) {
+  // The length decides first: only the 33-, 64- and 65-byte forms exist, and
+  // the prefix byte is read only once the input is known to hold it (an
+  // empty input, even a null one, must not be read at all).
+  if (len != 33 && len != 64 && len != 65) return false;
   Affine a;
   const uint8_t prefix = len == 64 ? 0x04 : in[0];
   const uint8_t* body = len == 64 ? in : in + 1;

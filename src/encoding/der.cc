@@ -72,7 +72,7 @@ Error Reader::read_bit_string(Reader* contents) {
   return Error::kOk;
 }
 
-void write(std::vector<uint8_t>* out, uint8_t tag, const uint8_t* body, size_t len) {
+void write(Bytes* out, uint8_t tag, const uint8_t* body, size_t len) {
   out->push_back(tag);
   if (len < 0x80) {
     out->push_back(uint8_t(len));
@@ -83,20 +83,20 @@ void write(std::vector<uint8_t>* out, uint8_t tag, const uint8_t* body, size_t l
     out->push_back(uint8_t(0x80 | n));
     while (n > 0) out->push_back(bytes[--n]);
   }
-  out->insert(out->end(), body, body + len);
+  if (len != 0) out->insert(out->end(), body, body + len);
 }
 
-void write_unsigned(std::vector<uint8_t>* out, const uint8_t* in, size_t n) {
+void write_unsigned(Bytes* out, const uint8_t* in, size_t n) {
   size_t skip = 0;
   while (skip + 1 < n && in[skip] == 0) ++skip;  // keep one byte for zero
-  std::vector<uint8_t> body;
+  Bytes body;
   if (n == 0 || (in[skip] & 0x80)) body.push_back(0);  // sign byte
   body.insert(body.end(), in + skip, in + n);
   write(out, kInteger, body);
 }
 
-void write_bit_string(std::vector<uint8_t>* out, const uint8_t* bits, size_t len) {
-  std::vector<uint8_t> body(1, 0);  // no unused bits
+void write_bit_string(Bytes* out, const uint8_t* bits, size_t len) {
+  Bytes body(1, 0);  // no unused bits
   body.insert(body.end(), bits, bits + len);
   write(out, kBitString, body);
 }

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <vector>
+#include "core/wiping_allocator.h"
 
 namespace ks {
 namespace der {
@@ -62,15 +62,16 @@ class Reader {
   size_t len_ = 0;
 };
 
-// Writers append one element to out.
-void write(std::vector<uint8_t>* out, uint8_t tag, const uint8_t* body, size_t len);
-inline void write(std::vector<uint8_t>* out, uint8_t tag, const std::vector<uint8_t>& body) {
+// Writers append one element to out. Bytes wipes what it frees: private
+// keys are written through here.
+void write(Bytes* out, uint8_t tag, const uint8_t* body, size_t len);
+inline void write(Bytes* out, uint8_t tag, const Bytes& body) {
   write(out, tag, body.data(), body.size());
 }
 // The unsigned big-endian integer in[0..n) as a minimal INTEGER.
-void write_unsigned(std::vector<uint8_t>* out, const uint8_t* in, size_t n);
+void write_unsigned(Bytes* out, const uint8_t* in, size_t n);
 // A BIT STRING with no unused bits.
-void write_bit_string(std::vector<uint8_t>* out, const uint8_t* bits, size_t len);
+void write_bit_string(Bytes* out, const uint8_t* bits, size_t len);
 
 }  // namespace der
 }  // namespace ks

@@ -1,8 +1,7 @@
 #include "encoding/pem.h"
 
+#include <stdio.h>
 #include <string.h>
-
-#include <string>
 
 #include "core/secure.h"
 
@@ -10,63 +9,128 @@ namespace ks {
 namespace pem {
 namespace {
 
-const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+constexpr char kBegin[] = "-----BEGIN ";
 
-// The 6-bit value of a base64 character, or -1. Written without branches or
-// table lookups on the character because private keys pass through here.
+// Private keys pass through this file, so it neither branches on nor
+// indexes memory by the characters of a PEM body or the bytes it encodes:
+// the character classes below are computed with masks, and only what is
+// public by nature (where whitespace, padding and the END line are) is
+// declassified for the control flow.
+
+// -1 if lo <= c <= hi, else 0.
+int in_range(int c, int lo, int hi) { return -int((unsigned(c - lo) | unsigned(hi - c)) >> 31 ^ 1u); }
+
+// The 6-bit value of a base64 character, or -1.
 int base64_value(char ch) {
   const int c = static_cast<unsigned char>(ch);
-  auto in = [c](int lo, int hi) {  // -1 if lo <= c <= hi, else 0
-    return -int((unsigned(c - lo) | unsigned(hi - c)) >> 31 ^ 1u);
-  };
-  const int upper = in('A', 'Z'), lower = in('a', 'z'), digit = in('0', '9');
-  const int plus = in('+', '+'), slash = in('/', '/');
+  const int upper = in_range(c, 'A', 'Z'), lower = in_range(c, 'a', 'z');
+  const int digit = in_range(c, '0', '9');
+  const int plus = in_range(c, '+', '+'), slash = in_range(c, '/', '/');
   const int value = (upper & (c - 'A')) | (lower & (c - 'a' + 26)) | (digit & (c - '0' + 52)) |
                     (plus & 62) | (slash & 63);
   const int valid = upper | lower | digit | plus | slash;
   return (value & valid) | ~valid;
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+// The base64 character of a 6-bit value (the inverse of base64_value).
+char base64_char(uint32_t v) {
+  const int x = int(v & 63);
+  const int upper = in_range(x, 0, 25), lower = in_range(x, 26, 51), digit = in_range(x, 52, 61);
+  const int plus = in_range(x, 62, 62), slash = in_range(x, 63, 63);
+  return char((upper & (x + 'A')) | (lower & (x - 26 + 'a')) | (digit & (x - 52 + '0')) |
+              (plus & '+') | (slash & '/'));
+}
+
+enum class CharClass { kData, kSpace, kPadding, kInvalid };
+
+// What a body character is: public (the layout of the text), the value
+// stays secret.
+CharClass char_class(char ch) {
+  const int c = static_cast<unsigned char>(ch);
+  const int space = in_range(c, ' ', ' ') | in_range(c, '\t', '\t') | in_range(c, '\r', '\r') |
+                    in_range(c, '\n', '\n');
+  const int pad = in_range(c, '=', '=');
+  const int data = ~(base64_value(ch) >> 31);  // -1 for a base64 character
+  const int cls = (space & 1) | (pad & 2) | (data & 3);  // 0: invalid
+  switch (ct_public(cls)) {
+    case 1: return CharClass::kSpace;
+    case 2: return CharClass::kPadding;
+    case 3: return CharClass::kData;
+    default: return CharClass::kInvalid;
+  }
+}
 
 // Base64 body to bytes; whitespace is skipped, '=' only as final padding.
-// Private keys pass through here: the scratch string is wiped.
-Error base64_decode(const char* p, size_t len, std::vector<uint8_t>* out) {
-  std::string chars;
+// The scratch and the output wipe what they free.
+Error base64_decode(const char* p, size_t len, Bytes* out) {
+  SecretString chars;
+  chars.reserve(len);  // on the heap from the start, where the allocator wipes it
   size_t padding = 0;
   for (size_t i = 0; i < len; ++i) {
-    if (is_space(p[i])) continue;
-    if (p[i] == '=') {
+    const CharClass cls = char_class(p[i]);
+    if (cls == CharClass::kSpace) continue;
+    if (cls == CharClass::kPadding) {
       ++padding;
       continue;
     }
-    if (padding > 0 || base64_value(p[i]) < 0) return Error::kBadBase64;
+    if (padding > 0 || cls == CharClass::kInvalid) return Error::kBadBase64;
     chars.push_back(p[i]);
   }
   const size_t total = chars.size() + padding;
-  if (total % 4 != 0 || padding > 2 || (padding > 0 && chars.size() % 4 == 0))
-    return Error::kBadBase64;
+  const bool ok = total % 4 == 0 && padding <= 2 && !(padding > 0 && chars.size() % 4 == 0);
   out->clear();
   uint32_t acc = 0;
   int bits = 0;
-  for (char c : chars) {
-    acc = (acc << 6) | uint32_t(base64_value(c));
+  for (size_t i = 0; ok && i < chars.size(); ++i) {
+    acc = (acc << 6) | uint32_t(base64_value(chars[i]));
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
       out->push_back(uint8_t(acc >> bits));
     }
   }
-  const bool stray_bits = (acc & ((1u << bits) - 1)) != 0;  // non-canonical tail
-  secure_wipe(&chars[0], chars.size());
-  return stray_bits ? Error::kBadBase64 : Error::kOk;
+  const bool stray_bits = ct_public((acc & ((1u << bits) - 1)) != 0);  // non-canonical tail
+  return ok && !stray_bits ? Error::kOk : Error::kBadBase64;
 }
 
-const char* find(const char* hay, const char* end, const std::string& needle) {
-  if (needle.size() > size_t(end - hay)) return nullptr;
-  for (const char* p = hay; p + needle.size() <= end; ++p)
-    if (memcmp(p, needle.data(), needle.size()) == 0) return p;
+// Whether p (before end) starts with prefix: a public verdict, computed
+// without branching on the bytes (they may be a key's base64 body).
+bool starts_with(const char* p, const char* end, const char* prefix) {
+  const size_t n = strlen(prefix);
+  if (size_t(end - p) < n) return false;
+  uint64_t diff = 0;
+  for (size_t i = 0; i < n; ++i) diff |= uint8_t(p[i] ^ prefix[i]);
+  return ct_public(diff) == 0;
+}
+
+// The next line at or after p that starts with `prefix` (lines begin at the
+// start of the text or after '\n'), or null.
+const char* find_line(const char* p, const char* text, const char* end, const char* prefix) {
+  for (; p < end; ++p) {
+    if ((p == text || starts_with(p - 1, end, "\n")) && starts_with(p, end, prefix)) return p;
+  }
   return nullptr;
+}
+
+// Whether the BEGIN line at `line` carries `label` exactly.
+bool begin_has_label(const char* line, const char* end, const char* label) {
+  const char* p = line + strlen(kBegin);
+  const size_t n = strlen(label);
+  return size_t(end - p) >= n + 5 && memcmp(p, label, n) == 0 && memcmp(p + n, "-----", 5) == 0;
+}
+
+Error decode_block(const char* begin, const char* text, const char* end, const char* label,
+                   Bytes* der) {
+  const char* body = begin + strlen(kBegin) + strlen(label) + 5;
+  char end_line[64];  // labels are short constants (and no std::string: see tests/ct)
+  snprintf(end_line, sizeof end_line, "-----END %s-----", label);
+  const char* stop = find_line(body, text, end, end_line);
+  if (stop == nullptr) return Error::kNoEnd;
+  // RFC 1421 headers of legacy OpenSSL encryption ("Proc-Type: 4,ENCRYPTED")
+  if (find_line(body, text, stop, "Proc-Type:") != nullptr ||
+      find_line(body, text, stop, "DEK-Info:") != nullptr)
+    return Error::kEncrypted;
+  return base64_decode(body, size_t(stop - body), der);
 }
 
 }  // namespace
@@ -74,26 +138,26 @@ const char* find(const char* hay, const char* end, const std::string& needle) {
 const char* error_string(Error e) {
   switch (e) {
     case Error::kOk: return "ok";
-    case Error::kNoBlock: return "PEM: no BEGIN line with the expected label";
+    case Error::kNoBlock: return "PEM: no BEGIN line with an expected label";
     case Error::kNoEnd: return "PEM: BEGIN line without its END line";
-    case Error::kEncrypted: return "PEM: encrypted PEM is not supported (decrypt it first)";
+    case Error::kEncrypted: return "PEM: the key is encrypted (not supported: decrypt it first)";
     case Error::kBadBase64: return "PEM: invalid base64 body";
   }
   return "PEM: unknown error";
 }
 
-std::string encode(const char* label, const uint8_t* der, size_t len) {
-  std::string out = std::string("-----BEGIN ") + label + "-----\n";
+SecretString encode(const char* label, const uint8_t* der, size_t len) {
+  SecretString out = SecretString(kBegin) + label + "-----\n";
   size_t line = 0;
   for (size_t i = 0; i < len; i += 3) {
     const uint32_t b0 = der[i];
     const uint32_t b1 = i + 1 < len ? der[i + 1] : 0;
     const uint32_t b2 = i + 2 < len ? der[i + 2] : 0;
     const uint32_t v = (b0 << 16) | (b1 << 8) | b2;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += i + 1 < len ? kAlphabet[(v >> 6) & 63] : '=';
-    out += i + 2 < len ? kAlphabet[v & 63] : '=';
+    out += base64_char(v >> 18);
+    out += base64_char(v >> 12);
+    out += i + 1 < len ? base64_char(v >> 6) : '=';
+    out += i + 2 < len ? base64_char(v) : '=';
     line += 4;
     if (line == 64) {
       out += '\n';
@@ -101,25 +165,22 @@ std::string encode(const char* label, const uint8_t* der, size_t len) {
     }
   }
   if (line != 0) out += '\n';
-  out += std::string("-----END ") + label + "-----\n";
+  out += SecretString("-----END ") + label + "-----\n";
   return out;
 }
 
-Error decode(const char* text, size_t len, const char* label, std::vector<uint8_t>* der) {
+Error decode(const uint8_t* bytes, size_t len, const char* const labels[], size_t nlabels,
+             Bytes* der) {
+  const char* text = reinterpret_cast<const char*>(bytes);
   const char* end = text + len;
-  const char* begin = find(text, end, std::string("-----BEGIN ") + label + "-----");
-  if (begin == nullptr) return Error::kNoBlock;
-  const char* body = begin + strlen("-----BEGIN ") + strlen(label) + 5;
-  const char* stop = find(body, end, std::string("-----END ") + label + "-----");
-  if (stop == nullptr) return Error::kNoEnd;
-  if (find(body, stop, "Proc-Type:") != nullptr || find(body, stop, "DEK-Info:") != nullptr)
-    return Error::kEncrypted;
-  return base64_decode(body, size_t(stop - body), der);
-}
-
-bool looks_like_pem(const uint8_t* text, size_t len) {
-  const char* t = reinterpret_cast<const char*>(text);
-  return find(t, t + len, "-----BEGIN ") != nullptr;
+  bool encrypted = false;
+  for (const char* line = find_line(text, text, end, kBegin); line != nullptr;
+       line = find_line(line + 1, text, end, kBegin)) {
+    for (size_t i = 0; i < nlabels; ++i)
+      if (begin_has_label(line, end, labels[i])) return decode_block(line, text, end, labels[i], der);
+    encrypted |= begin_has_label(line, end, "ENCRYPTED PRIVATE KEY");
+  }
+  return encrypted ? Error::kEncrypted : Error::kNoBlock;
 }
 
 }  // namespace pem

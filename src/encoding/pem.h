@@ -6,31 +6,37 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <string>
-#include <vector>
+#include "core/wiping_allocator.h"
 
 namespace ks {
 namespace pem {
 
 enum class Error {
   kOk = 0,
-  kNoBlock,      // no BEGIN line with the expected label
+  kNoBlock,      // no BEGIN line with an expected label
   kNoEnd,        // BEGIN without the matching END line
-  kEncrypted,    // legacy encrypted PEM headers (Proc-Type/DEK-Info)
+  kEncrypted,    // an encrypted key: ENCRYPTED PRIVATE KEY, or Proc-Type/DEK-Info headers
   kBadBase64,    // a character outside base64, or bad padding
 };
 
 const char* error_string(Error e);
 
 // The PEM text for der under label, lines of 64 characters, final newline.
-std::string encode(const char* label, const uint8_t* der, size_t len);
+SecretString encode(const char* label, const uint8_t* der, size_t len);
 
-// Finds the first block labelled `label` in text (other text around it is
-// ignored, as OpenSSL does) and decodes its body into *der.
-Error decode(const char* text, size_t len, const char* label, std::vector<uint8_t>* der);
+// Finds the first block whose BEGIN line (at the start of a line, other
+// text around it being ignored, as OpenSSL does) carries one of the
+// `nlabels` labels, and decodes its body into *der. With no such block but
+// an "ENCRYPTED PRIVATE KEY" one, the answer is kEncrypted, so that a
+// passphrase-protected key is reported as what it is.
+Error decode(const uint8_t* text, size_t len, const char* const labels[], size_t nlabels,
+             Bytes* der);
 
-// Whether text holds a BEGIN line (of any label), i.e. looks like PEM.
-bool looks_like_pem(const uint8_t* text, size_t len);
+// Whether an encoded key is DER rather than PEM, decided from its first
+// byte alone: every DER structure read here is a SEQUENCE (0x30), which no
+// PEM text starts with. Never from a marker found further in: DER carries
+// arbitrary bytes (a public key's coordinates may hold "-----BEGIN ").
+inline bool is_der(const uint8_t* in, size_t len) { return len > 0 && in[0] == 0x30; }
 
 }  // namespace pem
 }  // namespace ks

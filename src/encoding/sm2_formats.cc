@@ -57,8 +57,8 @@ int expect_sm2_algorithm(Reader* r) {
   return to_status(alg.finish());
 }
 
-void write_sm2_algorithm(std::vector<uint8_t>* out) {
-  std::vector<uint8_t> alg;
+void write_sm2_algorithm(Bytes* out) {
+  Bytes alg;
   der::write(&alg, der::kOid, kOidEcPublicKey, sizeof(kOidEcPublicKey));
   der::write(&alg, der::kOid, kOidSm2Curve, sizeof(kOidSm2Curve));
   der::write(out, der::kSequence, alg);
@@ -68,6 +68,14 @@ void write_sm2_algorithm(std::vector<uint8_t>* out) {
 int read_version(Reader* r, uint8_t* version) {
   const int rc = to_status(r->read_unsigned(version, 1));
   return rc == KS_ERR_DER_TOO_LARGE ? KS_ERR_KEY_VERSION : rc;
+}
+
+// The octets of an ECPoint (SEC1 2.3.3) in a key structure: 04||x||y or
+// 02/03||x, never the bare 64-byte x||y that ks_sm2_pubkey_from_bytes takes
+// on its own (OpenSSL refuses that inside SPKI and ECPrivateKey too).
+// Only the form is checked here; scheme/sm2 checks the point.
+int check_ec_point(const Reader& bits) {
+  return bits.remaining() == 64 ? KS_ERR_BAD_PUBLIC_KEY : KS_OK;
 }
 
 // ECPrivateKey ::= SEQUENCE { version 1, privateKey OCTET STRING,
@@ -93,6 +101,7 @@ int ec_private_key_decode(Reader* r, uint8_t d[32], const uint8_t** pub, size_t*
     KS_TRY(read(&seq, der::kContext1, &wrapper));
     KS_TRY(to_status(wrapper.read_bit_string(&bits)));
     KS_TRY(to_status(wrapper.finish()));
+    KS_TRY(check_ec_point(bits));
     *pub = bits.data();
     *pub_len = bits.remaining();
   }
@@ -103,8 +112,8 @@ int ec_private_key_decode(Reader* r, uint8_t d[32], const uint8_t** pub, size_t*
 
 }  // namespace
 
-std::vector<uint8_t> signature_to_der(const uint8_t rs[64]) {
-  std::vector<uint8_t> body, out;
+Bytes signature_to_der(const uint8_t rs[64]) {
+  Bytes body, out;
   der::write_unsigned(&body, rs, 32);
   der::write_unsigned(&body, rs + 32, 32);
   der::write(&out, der::kSequence, body);
@@ -120,8 +129,8 @@ int signature_from_der(uint8_t rs[64], const uint8_t* in, size_t len) {
   return to_status(seq.finish());
 }
 
-std::vector<uint8_t> spki_encode(const uint8_t* point, size_t point_len) {
-  std::vector<uint8_t> body, out;
+Bytes spki_encode(const uint8_t* point, size_t point_len) {
+  Bytes body, out;
   write_sm2_algorithm(&body);
   der::write_bit_string(&body, point, point_len);
   der::write(&out, der::kSequence, body);
@@ -135,14 +144,15 @@ int spki_decode(const uint8_t* in, size_t len, const uint8_t** point, size_t* po
   KS_TRY(expect_sm2_algorithm(&seq));
   KS_TRY(to_status(seq.read_bit_string(&bits)));
   KS_TRY(to_status(seq.finish()));
+  KS_TRY(check_ec_point(bits));
   *point = bits.data();
   *point_len = bits.remaining();
   return KS_OK;
 }
 
-std::vector<uint8_t> pkcs8_encode(const uint8_t d[32], const uint8_t pub[65]) {
+Bytes pkcs8_encode(const uint8_t d[32], const uint8_t pub[65]) {
   static const uint8_t kZero = 0, kOne = 1;
-  std::vector<uint8_t> ec, ec_seq, pub_bits, info, out;
+  Bytes ec, ec_seq, pub_bits, info, out;
   der::write_unsigned(&ec, &kOne, 1);
   der::write(&ec, der::kOctetString, d, 32);
   der::write_bit_string(&pub_bits, pub, 65);
@@ -152,10 +162,7 @@ std::vector<uint8_t> pkcs8_encode(const uint8_t d[32], const uint8_t pub[65]) {
   write_sm2_algorithm(&info);
   der::write(&info, der::kOctetString, ec_seq);
   der::write(&out, der::kSequence, info);
-  secure_wipe(ec.data(), ec.size());
-  secure_wipe(ec_seq.data(), ec_seq.size());
-  secure_wipe(info.data(), info.size());
-  return out;
+  return out;  // the intermediate buffers wipe themselves (Bytes)
 }
 
 // PrivateKeyInfo ::= SEQUENCE { version 0, AlgorithmIdentifier,

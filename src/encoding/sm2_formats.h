@@ -12,27 +12,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <vector>
+#include "core/wiping_allocator.h"
 
 namespace ks {
 namespace sm2_formats {
 
 // r||s (64 bytes) <-> DER. Decoding is strict: minimal non-negative
 // INTEGERs of at most 32 bytes of value, nothing after the SEQUENCE.
-std::vector<uint8_t> signature_to_der(const uint8_t rs[64]);
+Bytes signature_to_der(const uint8_t rs[64]);
 int signature_from_der(uint8_t rs[64], const uint8_t* der, size_t len);
 
 // SubjectPublicKeyInfo around point octets (04||x||y or 02/03||x).
-std::vector<uint8_t> spki_encode(const uint8_t* point, size_t point_len);
-// *point and *point_len cover the BIT STRING inside der.
+Bytes spki_encode(const uint8_t* point, size_t point_len);
+// *point and *point_len cover the BIT STRING inside der: an ECPoint (SEC1
+// 2.3.3), which starts with its 02/03/04 form byte; a bare 64-byte x||y is
+// refused there (KS_ERR_BAD_PUBLIC_KEY), as OpenSSL does.
 int spki_decode(const uint8_t* der, size_t len, const uint8_t** point, size_t* point_len);
 
 // PKCS#8 with version 0, and ECPrivateKey version 1 holding d (32 bytes) and
 // the public key, as OpenSSL writes it.
-std::vector<uint8_t> pkcs8_encode(const uint8_t d[32], const uint8_t pub[65]);
+Bytes pkcs8_encode(const uint8_t d[32], const uint8_t pub[65]);
 
 // PKCS#8 or SEC1 ECPrivateKey DER. Writes d; *pub/*pub_len cover the
-// embedded public key octets, or are null/0 if the key has none.
+// embedded public key octets (an ECPoint, as in SPKI), or are null/0 if the
+// key has none.
 int private_key_decode(const uint8_t* der, size_t len, uint8_t d[32], const uint8_t** pub,
                        size_t* pub_len);
 

@@ -147,6 +147,7 @@ inline U256 solinas_reduce_portable(const uint64_t t[8]) {
 // columns col0..col7; each 32-bit word cj is added into the columns whose
 // formula (above) names it, "2x" and "3x" through lea.
 KS_FIELD_INLINE U256 solinas_reduce_x86(const uint64_t t[8]) {
+  KS_CT_ASM_GUARD_WORDS(solinas_reduce_x86, t, 8);
   // The immediates below spell kRedundantP and p. Eleven registers only (t
   // through one pointer), so that the block also compiles at -O0 and with a
   // frame pointer.

@@ -79,6 +79,7 @@ inline U256 mont_reduce_portable(const uint64_t t[8]) {
 // k it is a(k+1), a(k+2), a(k+3), a(k)), so after four steps it is back in
 // a0..a3.
 KS_FIELD_INLINE U256 mont_reduce_x86(const uint64_t t[8]) {
+  KS_CT_ASM_GUARD_WORDS(mont_reduce_x86, t, 8);
   static_assert(kP.w[0] == ~0ull && kP.w[2] == ~0ull, "p limbs 0 and 2 are -1 immediates");
   uint64_t a0 = t[0], a1 = t[1], a2 = t[2], a3 = t[3], x, y, q0, q1, q2, c;
   __asm__(

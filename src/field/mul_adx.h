@@ -42,6 +42,12 @@ struct MulAdx {
   // goes to t[i], and its register becomes the next row's top limb (eleven
   // registers in all, so the block compiles at -O0 and with a frame pointer).
   static KS_FIELD_INLINE void mul_wide(uint64_t t[8], const U256& a, const U256& b) {
+#if defined(KS_CT_MSAN)
+    if (ct_any_secret(a, b)) {  // see KS_CT_ASM_GUARD (core/secure.h)
+      mul_wide(t, ct_public_copy(a), ct_public_copy(b));
+      return ct_poison(t, 64);
+    }
+#endif
     uint64_t x0, x1, x2, x3, x4, lo, hi;
     __asm__(
         // row 0: x0..x4 = b[0] * a
@@ -69,12 +75,21 @@ struct MulAdx {
           [lo] "=&r"(lo), [hi] "=&r"(hi), "=m"(*(uint64_t(*)[8])t)
         : [a] "r"(a.w), [b] "r"(b.w), [t] "r"(t), "m"(a), "m"(b)
         : "rdx", "cc");
+#if defined(KS_CT_MSAN)
+    ct_declassify(t, 64);  // MSan does not see the assembly's stores to t
+#endif
   }
 
   // t[0..7] = a^2: the six cross products a_i a_j (i < j), doubled by an
   // add-to-self chain, plus the four squares a_i^2 on the diagonal
   // (10 multiplications instead of 16).
   static KS_FIELD_INLINE void sqr_wide(uint64_t t[8], const U256& a) {
+#if defined(KS_CT_MSAN)
+    if (ct_is_secret(&a, sizeof a)) {
+      sqr_wide(t, ct_public_copy(a));
+      return ct_poison(t, 64);
+    }
+#endif
     uint64_t r0, r1, r2, r3, r4, r5, r6, r7, lo, hi;
     __asm__(
         // cross products: a0 * (a1, a2, a3) into r1..r4

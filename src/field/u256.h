@@ -37,8 +37,11 @@ struct U256 {
 
 // One limb of a carry chain: returns a + b + carry_in, sets carry_out.
 // _addcarry_u64/_subborrow_u64 make gcc and clang emit adc/sbb chains.
+// (MemorySanitizer checks the carry intrinsics' operands strictly, as it
+// does inline assembly: the constant-time check build takes the u128 form,
+// which computes the same without a branch.)
 inline uint64_t addc(uint64_t a, uint64_t b, uint64_t carry_in, uint64_t* carry_out) {
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(KS_CT_MSAN)
   unsigned long long r;
   *carry_out = _addcarry_u64((unsigned char)carry_in, a, b, &r);
   return r;
@@ -50,7 +53,7 @@ inline uint64_t addc(uint64_t a, uint64_t b, uint64_t carry_in, uint64_t* carry_
 }
 
 inline uint64_t subb(uint64_t a, uint64_t b, uint64_t borrow_in, uint64_t* borrow_out) {
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(KS_CT_MSAN)
   unsigned long long r;
   *borrow_out = _subborrow_u64((unsigned char)borrow_in, a, b, &r);
   return r;
@@ -140,6 +143,7 @@ inline U256 subtract_if_ge(const U256& a, uint64_t carry, const U256& m) {
 // (a + b) mod m for a, b < m: r = a + b, then r - m unless that borrows past
 // the carry (cmov, no branch).
 KS_FIELD_INLINE U256 mod_add(const U256& a, const U256& b, const U256& m) {
+  KS_CT_ASM_GUARD(mod_add, a, b, m);
   uint64_t r0 = a.w[0], r1 = a.w[1], r2 = a.w[2], r3 = a.w[3], d0, d1, d2, d3, carry;
   __asm__(
       "xorl %k[c], %k[c]\n\t"
@@ -185,6 +189,7 @@ KS_FIELD_INLINE U256 mod_add(const U256& a, const U256& b, const U256& m) {
 
 // (a - b) mod m for a, b < m: r = a - b, plus m masked by the borrow.
 KS_FIELD_INLINE U256 mod_sub(const U256& a, const U256& b, const U256& m) {
+  KS_CT_ASM_GUARD(mod_sub, a, b, m);
   uint64_t r0 = a.w[0], r1 = a.w[1], r2 = a.w[2], r3 = a.w[3], m0, m1, m2, m3;
   __asm__(
       "subq 0(%[b]), %[r0]\n\t"
@@ -204,6 +209,7 @@ KS_FIELD_INLINE U256 mod_sub(const U256& a, const U256& b, const U256& m) {
 // 2m < 2^257; the mask is the low bit's), then rotated right one bit
 // through the carry, which enters at the top.
 KS_FIELD_INLINE U256 mod_half(const U256& a, const U256& m) {
+  KS_CT_ASM_GUARD(mod_half, a, m);
   uint64_t r0 = a.w[0], r1 = a.w[1], r2 = a.w[2], r3 = a.w[3], m0, m1, m2, m3;
   __asm__(
       "movq %[r0], %[m3]\n\t"

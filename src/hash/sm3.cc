@@ -16,6 +16,9 @@ void Sm3::reset() {
 }
 
 void Sm3::update(const uint8_t* data, size_t len) {
+  // An empty update may come with a null pointer (an empty message or ID),
+  // which memcpy must not see even with a zero length (C11 7.24.1).
+  if (len == 0) return;
   total_bytes_ += len;
   if (block_len_ > 0) {
     const size_t take = len < kBlockBytes - block_len_ ? len : kBlockBytes - block_len_;

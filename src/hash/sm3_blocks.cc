@@ -14,7 +14,7 @@ namespace sm3 {
 
 using CompressFn = void (*)(uint32_t state[8], const uint8_t* blocks, size_t nblocks);
 using DigestManyFn = void (*)(const uint8_t* const* msgs, const size_t* lens, size_t n,
-                              uint8_t (*out)[32]);
+                              uint8_t (*out)[32], Prefixes prefixes);
 
 void compress_blocks_portable(uint32_t state[8], const uint8_t* blocks, size_t nblocks) {
   for (size_t i = 0; i < nblocks; ++i) compress_block(state, blocks + 64 * i);
@@ -48,16 +48,20 @@ const CompressVariant& chosen_compress() {
   return chosen;
 }
 
-// The padded tail of a message (section 5.2): its last len % 64 bytes, the
-// bit 1 (0x80), zeros up to 56 mod 64, and the bit length as a 64-bit
-// big-endian integer. Returns the number of 64-byte blocks, 1 or 2.
-size_t pad_tail(const uint8_t* msg, size_t len, uint8_t out[128]) {
-  const size_t rest = len % 64;
+// The padded tail of a message (section 5.2): its last bytes, given as
+// a[0..alen) || b[0..blen) (fewer than 64 in all), the bit 1 (0x80), zeros
+// up to 56 mod 64, and the bit length of the whole message (total bytes)
+// as a 64-bit big-endian integer. Returns the number of 64-byte blocks, 1
+// or 2.
+size_t pad_tail(const uint8_t* a, size_t alen, const uint8_t* b, size_t blen, uint64_t total,
+                uint8_t out[128]) {
+  const size_t rest = alen + blen;
   const size_t blocks = rest < 56 ? 1 : 2;
   memset(out, 0, 128);  // fixed size: a few vector stores, no library call
-  if (rest > 0) memcpy(out, msg + (len - rest), rest);
+  if (alen > 0) memcpy(out, a, alen);
+  if (blen > 0) memcpy(out + alen, b, blen);
   out[rest] = 0x80;
-  const uint64_t bits = uint64_t(len) * 8;
+  const uint64_t bits = total * 8;
   store_be32(out + 64 * blocks - 8, uint32_t(bits >> 32));
   store_be32(out + 64 * blocks - 4, uint32_t(bits));
   return blocks;
@@ -67,58 +71,85 @@ void store_digest(const uint32_t state[8], uint8_t out[32]) {
   for (int i = 0; i < 8; ++i) store_be32(out + 4 * i, state[i]);
 }
 
-// One message, start to end, on a single-stream compressor.
-void digest_one(CompressFn compress, const uint8_t* msg, size_t len, uint8_t out[32]) {
-  uint32_t state[8];
-  load_iv(state);
-  compress(state, msg, len / 64);
-  uint8_t tail[128];
-  compress(state, tail, pad_tail(msg, len, tail));
-  store_digest(state, out);
-  secure_wipe(tail, sizeof(tail));  // as Sm3 does: no message bytes left behind
-}
-
-void digest_many_serial(const uint8_t* const* msgs, const size_t* lens, size_t n,
-                        uint8_t (*out)[32]) {
-  const CompressFn compress = chosen_compress().compress_blocks;
-  for (size_t i = 0; i < n; ++i) digest_one(compress, msgs[i], lens[i], out[i]);
-}
-
-// One lane's progress through its message: whole blocks straight from the
-// message, then the padded tail blocks from `tail`.
+// One item's progress through prefix || message, a block at a time: the
+// head block (the prefix and the message's first bytes) when the item
+// reaches a whole block, then whole blocks straight from the message, then
+// the padded tail blocks.
 struct LaneJob {
   size_t msg;              // index in the batch
   const uint8_t* next;     // next whole block
+  size_t head_left;        // 1 while the head block is not yet compressed
   size_t whole_left;       // whole blocks not yet compressed
   size_t tail_blocks;      // 1 or 2
   size_t tail_left;        // tail blocks not yet compressed
+  uint8_t head[64];
   uint8_t tail[128];
 
-  void start(size_t index, const uint8_t* m, size_t len) {
+  void start(size_t index, const uint8_t* prefix, size_t plen, const uint8_t* m, size_t len) {
     msg = index;
-    next = m;
-    whole_left = len / 64;
-    tail_blocks = tail_left = pad_tail(m, len, tail);
+    const uint64_t total = uint64_t(plen) + len;
+    head_left = plen > 0 && total >= 64 ? 1 : 0;
+    if (plen > 0 && head_left == 0) {  // everything fits the tail
+      next = m;
+      whole_left = 0;
+      tail_blocks = tail_left = pad_tail(prefix, plen, m, len, total, tail);
+      return;
+    }
+    const size_t skip = head_left ? 64 - plen : 0;  // message bytes in the head
+    if (head_left) {
+      memcpy(head, prefix, plen);
+      memcpy(head + plen, m, skip);
+    }
+    next = m + skip;
+    whole_left = (len - skip) / 64;
+    const size_t rest = (len - skip) % 64;
+    tail_blocks = tail_left = pad_tail(nullptr, 0, m + (len - rest), rest, total, tail);
   }
   const uint8_t* block() const {
+    if (head_left > 0) return head;
     return whole_left > 0 ? next : tail + 64 * (tail_blocks - tail_left);
   }
   // Returns true when the message is done.
   bool advance() {
-    if (whole_left > 0) {
+    if (head_left > 0) {
+      head_left = 0;
+    } else if (whole_left > 0) {
       --whole_left;
       next += 64;
     } else {
       --tail_left;
     }
-    return whole_left == 0 && tail_left == 0;
+    return head_left == 0 && whole_left == 0 && tail_left == 0;
   }
   // Compresses what is left on a single-stream compressor.
   void finish(CompressFn compress, uint32_t state[8]) {
+    compress(state, head, head_left);
     compress(state, next, whole_left);
     compress(state, tail + 64 * (tail_blocks - tail_left), tail_left);
   }
 };
+
+const uint8_t* prefix_of(const Prefixes& p, size_t i) {
+  return p.len > 0 ? p.bytes[i] : nullptr;
+}
+
+// One item, start to end, on a single-stream compressor.
+void digest_one(CompressFn compress, const Prefixes& prefixes, size_t i, const uint8_t* msg,
+                size_t len, uint8_t out[32]) {
+  LaneJob job;
+  job.start(i, prefix_of(prefixes, i), prefixes.len, msg, len);
+  uint32_t state[8];
+  load_iv(state);
+  job.finish(compress, state);
+  store_digest(state, out);
+  secure_wipe(&job, sizeof(job));  // as Sm3 does: no message bytes left behind
+}
+
+void digest_many_serial(const uint8_t* const* msgs, const size_t* lens, size_t n,
+                        uint8_t (*out)[32], Prefixes prefixes) {
+  const CompressFn compress = chosen_compress().compress_blocks;
+  for (size_t i = 0; i < n; ++i) digest_one(compress, prefixes, i, msgs[i], lens[i], out[i]);
+}
 
 // Multi-buffer hashing of a batch: each of the L lanes takes the next
 // message of the batch as soon as its own is done, so lanes stay busy
@@ -131,8 +162,9 @@ class LaneBatch {
  public:
   using Kernel = void (*)(uint32_t state[8][L], const uint8_t* const blocks[L]);
 
-  LaneBatch(const uint8_t* const* msgs, const size_t* lens, size_t n, uint8_t (*out)[32])
-      : msgs_(msgs), lens_(lens), n_(n), out_(out) {}
+  LaneBatch(const uint8_t* const* msgs, const size_t* lens, size_t n, uint8_t (*out)[32],
+            Prefixes prefixes)
+      : msgs_(msgs), lens_(lens), n_(n), out_(out), prefixes_(prefixes) {}
   ~LaneBatch() {
     secure_wipe(state_, sizeof(state_));
     secure_wipe(jobs_, sizeof(jobs_));
@@ -156,7 +188,8 @@ class LaneBatch {
   void refill(int l) {
     busy_[l] = waiting_ < n_;
     if (!busy_[l]) return;
-    jobs_[l].start(waiting_, msgs_[waiting_], lens_[waiting_]);
+    jobs_[l].start(waiting_, prefix_of(prefixes_, waiting_), prefixes_.len, msgs_[waiting_],
+                   lens_[waiting_]);
     ++waiting_;
     for (int i = 0; i < 8; ++i) state_[i][l] = kIV[i];
     ++nbusy_;
@@ -187,6 +220,7 @@ class LaneBatch {
   const size_t* lens_;
   size_t n_;
   uint8_t (*out_)[32];
+  Prefixes prefixes_;
   alignas(64) uint32_t state_[8][L];  // word-major: state_[i][l] is word i of lane l
   LaneJob jobs_[L];
   bool busy_[L];
@@ -213,13 +247,13 @@ void compress_lanes_serial(uint32_t state[8][L], const uint8_t* const blocks[L])
 constexpr int kSerialLanes = 2;
 
 void digest_many_x16(const uint8_t* const* msgs, const size_t* lens, size_t n,
-                     uint8_t (*out)[32]) {
-  LaneBatch<16>(msgs, lens, n, out).run(compress_x16_avx512, kSerialLanes);
+                     uint8_t (*out)[32], Prefixes prefixes) {
+  LaneBatch<16>(msgs, lens, n, out, prefixes).run(compress_x16_avx512, kSerialLanes);
 }
 
 void digest_many_x8(const uint8_t* const* msgs, const size_t* lens, size_t n,
-                    uint8_t (*out)[32]) {
-  LaneBatch<8>(msgs, lens, n, out).run(compress_x8_avx2, kSerialLanes);
+                    uint8_t (*out)[32], Prefixes prefixes) {
+  LaneBatch<8>(msgs, lens, n, out, prefixes).run(compress_x8_avx2, kSerialLanes);
 }
 #endif
 
@@ -258,15 +292,16 @@ void compress_blocks(uint32_t state[8], const uint8_t* blocks, size_t nblocks) {
 
 const char* compress_variant_name() { return chosen_compress().name; }
 
-void digest_many(const uint8_t* const* msgs, const size_t* lens, size_t n,
-                 uint8_t (*out)[32]) {
+void digest_many(const uint8_t* const* msgs, const size_t* lens, size_t n, uint8_t (*out)[32],
+                 Prefixes prefixes) {
   static const DigestManyFn fn = first_usable(digest_many_variants).digest_many;
-  fn(msgs, lens, n, out);
+  fn(msgs, lens, n, out, prefixes);
 }
 
 void digest_many_portable(const uint8_t* const* msgs, const size_t* lens, size_t n,
-                          uint8_t (*out)[32]) {
-  for (size_t i = 0; i < n; ++i) digest_one(compress_blocks_portable, msgs[i], lens[i], out[i]);
+                          uint8_t (*out)[32], Prefixes prefixes) {
+  for (size_t i = 0; i < n; ++i)
+    digest_one(compress_blocks_portable, prefixes, i, msgs[i], lens[i], out[i]);
 }
 
 void compress_x16(uint32_t state[8][16], const uint8_t* const blocks[16]) {

@@ -18,10 +18,19 @@ void compress_blocks_portable(uint32_t state[8], const uint8_t* blocks, size_t n
 // Name of the variant compress_blocks uses on this CPU, for reports.
 const char* compress_variant_name();
 
-// out[i] = SM3(msgs[i][0 .. lens[i])) for i < n, on the calling thread.
-// Uses multi-buffer SIMD lanes where the CPU has them.
-void digest_many(const uint8_t* const* msgs, const size_t* lens, size_t n,
-                 uint8_t (*out)[32]);
+// A prefix of its own before each message of a batch, all of one length
+// below a block: SM2 hashes Z_A || M this way without copying M.
+struct Prefixes {
+  const uint8_t* const* bytes = nullptr;  // bytes[i]: item i's prefix (null when len is 0)
+  size_t len = 0;                         // < 64
+};
+
+// out[i] = SM3(prefixes.bytes[i][0 .. prefixes.len) || msgs[i][0 .. lens[i]))
+// for i < n, on the calling thread. Uses multi-buffer SIMD lanes where the
+// CPU has them. The messages are read in place: only a block that straddles
+// the prefix and the message, and the padded tail, are assembled.
+void digest_many(const uint8_t* const* msgs, const size_t* lens, size_t n, uint8_t (*out)[32],
+                 Prefixes prefixes = Prefixes());
 
 // --- Multi-buffer lanes -----------------------------------------------------
 // One compression per lane, lanes holding unrelated messages (batch callers:
@@ -45,7 +54,7 @@ struct DigestManyVariant {
   const char* name;
   bool usable;
   void (*digest_many)(const uint8_t* const* msgs, const size_t* lens, size_t n,
-                      uint8_t (*out)[32]);
+                      uint8_t (*out)[32], Prefixes prefixes);
 };
 const CompressVariant* compress_variants(size_t* count);
 const DigestManyVariant* digest_many_variants(size_t* count);
@@ -53,7 +62,7 @@ const DigestManyVariant* digest_many_variants(size_t* count);
 // The reference for digest_many: one message at a time on the portable
 // compression function.
 void digest_many_portable(const uint8_t* const* msgs, const size_t* lens, size_t n,
-                          uint8_t (*out)[32]);
+                          uint8_t (*out)[32], Prefixes prefixes = Prefixes());
 
 }  // namespace sm3
 }  // namespace ks

@@ -64,7 +64,9 @@ struct X86ScalarOps : ScalarOps {
   // SS1/SS2 no longer come last.
   KS_X86_INLINE static Word add(Word a, Word b) {
     Word r = a + b;
+#if !defined(KS_CT_MSAN)  // a scheduling hint only, which MSan would check strictly
     __asm__("" : "+r"(r));
+#endif
     return r;
   }
   template <uint32_t c>

@@ -333,26 +333,23 @@ void verify_digests_x8(const PublicKey* const keys[], const uint8_t e[][kDigestB
 Error message_digests(uint8_t e[][kDigestBytes], const PublicKey* const keys[], const uint8_t* id,
                       size_t id_len, const uint8_t* const msgs[], const size_t lens[], size_t n) {
   if (id_len > kMaxIdBytes) return Error::kBadIdLength;
-  // Z_A || M per item, one buffer for all of them
-  size_t total = 0;
-  for (size_t i = 0; i < n; ++i) total += kDigestBytes + lens[i];
-  std::vector<uint8_t> joined(total);
-  std::vector<const uint8_t*> ptrs(n);
-  std::vector<size_t> joined_lens(n);
-  uint8_t za[kDigestBytes];
-  size_t at = 0;
+  // Z_A per item (once per run of equal key pointers), hashed in front of
+  // the message in place: the messages are never copied.
+  std::vector<uint8_t> za(kDigestBytes * n);
+  std::vector<const uint8_t*> prefix(n);
   for (size_t i = 0; i < n; ++i) {
     if (i == 0 || keys[i] != keys[i - 1]) {
-      const Error err = compute_za(za, *keys[i], id, id_len);
+      const Error err = compute_za(&za[kDigestBytes * i], *keys[i], id, id_len);
       if (err != Error::kOk) return err;
+      prefix[i] = &za[kDigestBytes * i];
+    } else {
+      prefix[i] = prefix[i - 1];
     }
-    memcpy(&joined[at], za, kDigestBytes);
-    if (lens[i] != 0) memcpy(&joined[at + kDigestBytes], msgs[i], lens[i]);
-    ptrs[i] = &joined[at];
-    joined_lens[i] = kDigestBytes + lens[i];
-    at += joined_lens[i];
   }
-  sm3::digest_many(ptrs.data(), joined_lens.data(), n, e);
+  sm3::Prefixes prefixes;
+  prefixes.bytes = prefix.data();
+  prefixes.len = kDigestBytes;
+  sm3::digest_many(msgs, lens, n, e, prefixes);
   return Error::kOk;
 }
 

@@ -156,31 +156,56 @@ TEST(Sm3Variants, MebibytesMatchOpenSsl) {
 }
 
 // n messages of mixed lengths (0 included), each checked against OpenSSL.
-void check_digest_many(const std::vector<size_t>& lens, uint32_t seed) {
+// Every digest_many variant against OpenSSL on messages of the given
+// lengths, each after a prefix of its own of plen bytes (none when 0; items
+// 2k and 2k+1 share one prefix, as SM2's runs of one key share Z_A).
+void check_digest_many(const std::vector<size_t>& lens, uint32_t seed, size_t plen = 0) {
   size_t total = 0;
   for (size_t len : lens) total += len + 1;
   const std::vector<uint8_t> pool = random_bytes(total, seed);
-  std::vector<const uint8_t*> msgs;
+  const std::vector<uint8_t> prefix_pool = random_bytes(plen * lens.size() + 1, seed + 1);
+  std::vector<const uint8_t*> msgs, prefixes;
   size_t offset = 0;
-  for (size_t len : lens) {
-    msgs.push_back(pool.data() + offset + (len & 1));  // some unaligned
-    offset += len + 1;
+  for (size_t i = 0; i < lens.size(); ++i) {
+    msgs.push_back(pool.data() + offset + (lens[i] & 1));  // some unaligned
+    offset += lens[i] + 1;
+    prefixes.push_back(prefix_pool.data() + plen * (i & ~size_t(1)));
   }
   std::vector<Digest> want;
-  for (size_t i = 0; i < lens.size(); ++i) want.push_back(openssl_sm3(msgs[i], lens[i]));
+  for (size_t i = 0; i < lens.size(); ++i) {
+    std::vector<uint8_t> joined(prefixes[i], prefixes[i] + plen);
+    joined.insert(joined.end(), msgs[i], msgs[i] + lens[i]);
+    want.push_back(openssl_sm3(joined.data(), joined.size()));
+  }
+  ks::sm3::Prefixes with;
+  with.bytes = plen > 0 ? prefixes.data() : nullptr;
+  with.len = plen;
 
   const auto run = [&](const char* name, void (*fn)(const uint8_t* const*, const size_t*, size_t,
-                                                    uint8_t(*)[32])) {
+                                                    uint8_t(*)[32], ks::sm3::Prefixes)) {
     std::vector<uint8_t> out(32 * lens.size() + 32, 0xee);  // one spare digest: no overrun
-    fn(msgs.data(), lens.data(), lens.size(), reinterpret_cast<uint8_t(*)[32]>(out.data()));
+    fn(msgs.data(), lens.data(), lens.size(), reinterpret_cast<uint8_t(*)[32]>(out.data()), with);
     for (size_t i = 0; i < lens.size(); ++i) {
       ASSERT_EQ(Digest(out.begin() + 32 * i, out.begin() + 32 * (i + 1)), want[i])
-          << name << ": message " << i << " of " << lens.size() << ", len " << lens[i];
+          << name << ": message " << i << " of " << lens.size() << ", len " << lens[i]
+          << ", prefix " << plen;
     }
     for (size_t i = 32 * lens.size(); i < out.size(); ++i) ASSERT_EQ(out[i], 0xee) << name;
   };
   run("digest_many", ks::sm3::digest_many);
   for (const DigestManyVariant* v : usable_digest_many_variants()) run(v->name, v->digest_many);
+}
+
+// Z_A || M as SM2 hashes it, and prefixes of other lengths: the head block
+// straddles prefix and message, short items fit the tail with their prefix.
+TEST(Sm3Variants, DigestManyWithPrefixes) {
+  for (size_t plen : {1, 31, 32, 33, 55, 56, 63}) {
+    std::vector<size_t> lens;
+    for (size_t len = 0; len <= 140; ++len) lens.push_back(len);
+    lens.push_back(5000);
+    check_digest_many(lens, uint32_t(100 + plen), plen);
+    check_digest_many({0, 7, 64 - plen, 128 - plen, 129 - plen}, uint32_t(200 + plen), plen);
+  }
 }
 
 TEST(Sm3Variants, DigestManyMixedLengths) {
@@ -218,7 +243,7 @@ TEST(Sm3Variants, DigestManyOfNothing) {
   memset(out, 0xee, sizeof(out));
   ks::sm3::digest_many(nullptr, nullptr, 0, out);
   for (const DigestManyVariant* v : usable_digest_many_variants()) {
-    v->digest_many(nullptr, nullptr, 0, out);
+    v->digest_many(nullptr, nullptr, 0, out, ks::sm3::Prefixes());
   }
   for (uint8_t b : out[0]) ASSERT_EQ(b, 0xee);
 }

@@ -5,6 +5,11 @@ types, and errors."""
 import hashlib
 import hmac as std_hmac
 import os
+import pickle
+import subprocess
+import sys
+import textwrap
+import threading
 from array import array
 
 import pytest
@@ -69,6 +74,42 @@ def test_streaming_every_split_and_copy():
         assert h.digest() == want  # digest() does not end the hash
         fork.update(data[cut:])
         assert fork.digest() == want
+
+
+@pytest.mark.parametrize("make, oneshot", [
+    (lambda: kuaisuo.SM3(), kuaisuo.sm3),
+    (lambda: kuaisuo.HmacSM3(b"key"), lambda data: kuaisuo.hmac_sm3(b"key", data)),
+], ids=["sm3", "hmac-sm3"])
+def test_threads_sharing_one_streaming_object(make, oneshot):
+    # Large updates release the GIL; the object's lock keeps them whole.
+    # Every thread feeds the same chunk, so any interleaving of whole
+    # updates gives the same digest, and a torn one (two threads inside
+    # one state) almost surely does not. digest() and copy() run meanwhile.
+    chunk = os.urandom((1 << 16) + 13)
+    feeders, per_feeder = 4, 100
+    want = oneshot(chunk * (feeders * per_feeder))
+    for _ in range(3):
+        h = make()
+        start = threading.Barrier(feeders + 1)
+
+        def feed():
+            start.wait()
+            for _ in range(per_feeder):
+                h.update(chunk)
+
+        def read():
+            start.wait()
+            for _ in range(50):
+                h.copy().digest()
+                h.digest()
+
+        workers = [threading.Thread(target=feed) for _ in range(feeders)]
+        workers.append(threading.Thread(target=read))
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        assert h.digest() == want
 
 
 def test_hmac_against_cryptography():
@@ -178,6 +219,56 @@ def test_context_arguments():
         with pytest.raises(kuaisuo.BackendUnavailableError):
             kuaisuo.Context(backend="gpu")
         assert kuaisuo.Context(backend="auto").backend == "cpu"
+
+
+CONTEXT_WITHOUT_THREADS = textwrap.dedent("""
+    import resource
+    import kuaisuo
+    with open("/proc/self/status") as f:
+        vm = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (vm + (64 << 20), hard))
+    try:
+        kuaisuo.Context(backend="cpu", threads=256)  # 256 stacks of 8 MiB do not fit
+    except kuaisuo.KuaisuoError as e:
+        print("error", e.code)
+    else:
+        print("created")
+""")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs /proc")
+def test_context_whose_threads_cannot_start_raises():
+    # It used to hang, holding the GIL; now the library says why it failed.
+    try:
+        r = subprocess.run([sys.executable, "-c", CONTEXT_WITHOUT_THREADS], capture_output=True,
+                           timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("kuaisuo.Context() hung when its threads could not be created")
+    assert r.returncode >= 0, f"crashed with signal {-r.returncode}: {r.stderr.decode()}"
+    out = r.stdout.decode().strip()
+    if out == "created":
+        pytest.skip("the address-space limit did not stop the threads here")
+    assert r.returncode == 0 and out.startswith("error "), r.stderr.decode()
+
+
+def test_error_code_message_and_str():
+    ctx = kuaisuo.Context(backend="cpu")
+    with pytest.raises(kuaisuo.KuaisuoError) as info:
+        ctx.sm3_batch_flat(b"abc", np.array([0, 5], dtype=np.uint64))
+    e = info.value
+    assert e.code == -5 and e.message == kuaisuo.strerror(-5)
+    assert e.args == (e.code, e.message)  # as before, for callers that unpack args
+    assert str(e) == f"{e.message} (code -5)"
+    again = pickle.loads(pickle.dumps(e))
+    assert type(again) is kuaisuo.KuaisuoError and str(again) == str(e) and again.code == -5
+    if kuaisuo.gpu_device_count() == 0:
+        with pytest.raises(kuaisuo.BackendUnavailableError) as info:
+            kuaisuo.Context(backend="gpu")
+        assert info.value.code == -7 and str(info.value).endswith("(code -7)")
+    by_hand = kuaisuo.KuaisuoError("something else")
+    assert str(by_hand) == "something else" and by_hand.code is None
+    assert by_hand.message is None
 
 
 @requires_gpu
