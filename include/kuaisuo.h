@@ -82,16 +82,21 @@ typedef enum ks_status {
   KS_ERR_PEM_NO_END = -30,          /* PEM BEGIN line without END */
   KS_ERR_PEM_ENCRYPTED = -31,       /* encrypted PEM (not supported) */
   KS_ERR_PEM_BASE64 = -32,          /* invalid base64 in a PEM body */
-  KS_ERR_KEY_ALGORITHM = -33,       /* not an SM2 key (algorithm or curve OID) */
+  KS_ERR_KEY_ALGORITHM = -33,       /* a key of another algorithm (OID or curve) */
   KS_ERR_KEY_VERSION = -34,         /* unsupported PKCS#8 / SEC1 version */
   KS_ERR_KEY_MISMATCH = -35,        /* embedded public key does not match the private key */
-  /* SM2 */
-  KS_ERR_BAD_PRIVATE_KEY = -40,     /* private key not in [1, n-2] or wrong length */
-  KS_ERR_BAD_PUBLIC_KEY = -41,      /* bad point encoding, coordinate >= p, or off the curve */
+  /* Keys and signatures */
+  KS_ERR_BAD_PRIVATE_KEY = -40,     /* SM2: not in [1, n-2]; any: wrong length */
+  KS_ERR_BAD_PUBLIC_KEY = -41,      /* bad point encoding, coordinate >= p, off the curve,
+                                       or (Ed25519) a point of small order */
   KS_ERR_POINT_AT_INFINITY = -42,   /* a point is (or a result reached) infinity */
-  KS_ERR_SIGNATURE_RANGE = -43,     /* r or s outside [1, n-1], or r + s = n */
+  KS_ERR_SIGNATURE_RANGE = -43,     /* malformed signature: SM2 r or s outside [1, n-1] or
+                                       r + s = n; Ed25519 S >= L, or R not a canonical
+                                       point of large order */
   KS_ERR_VERIFY_FAILED = -44,       /* well-formed signature that does not verify */
-  KS_ERR_ID_LENGTH = -45            /* distinguishing ID longer than 8191 bytes */
+  KS_ERR_ID_LENGTH = -45,           /* SM2 distinguishing ID longer than 8191 bytes */
+  KS_ERR_ZERO_SHARED_SECRET = -46,  /* X25519: the peer's value has small order (all-zero secret) */
+  KS_ERR_CONTEXT_LENGTH = -47       /* Ed25519ctx/ph context over 255 bytes (or empty for ctx) */
 } ks_status;
 
 /* A static, human-readable sentence for any code (unknown codes too). */
@@ -296,6 +301,142 @@ KS_API int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const ui
 KS_API int ks_sm2_verify_digest_batch(ks_ctx* ctx, const uint8_t* public_keys,
                                       const uint8_t* digests, size_t count,
                                       const uint8_t* sigs, int* status);
+
+/* ---- Ed25519 signatures (RFC 8032) ------------------------------------ */
+/* A private key is its 32-byte seed (what RFC 8032, OpenSSL and PKCS#8 of
+ * RFC 8410 store); signatures are R || S, 64 bytes, deterministic.
+ *
+ * Verification rules, the same for single and batch calls, on the CPU and
+ * the GPU: S must be below L; A (the public key) and R must be canonical
+ * encodings (y < p, no "negative zero") of points of large order (small-
+ * order ones are rejected, as libsodium does); the equation is the
+ * cofactored [8][S]B = [8]R + [8][k]A. OpenSSL checks the cofactorless
+ * [S]B = R + [k]A, so a signature whose R carries a small-order component
+ * verifies here and not there; every other input gets the same answer.
+ * Results: KS_OK, KS_ERR_SIGNATURE_RANGE (malformed R or S),
+ * KS_ERR_VERIFY_FAILED. */
+#define KS_ED25519_SEED_BYTES 32
+#define KS_ED25519_PUBLIC_KEY_BYTES 32
+#define KS_ED25519_SIGNATURE_BYTES 64
+#define KS_ED25519_MAX_CONTEXT_BYTES 255
+
+/* The instances of RFC 8032 5.1: Ed25519 (no context), Ed25519ctx (context
+ * of 1..255 bytes), Ed25519ph (SHA-512 of the message is signed; context of
+ * 0..255 bytes). */
+typedef enum ks_ed25519_flavor {
+  KS_ED25519_PURE = 0,
+  KS_ED25519_CTX = 1,
+  KS_ED25519_PH = 2
+} ks_ed25519_flavor;
+
+/* A private key ready to sign (seed, expanded scalar and nonce prefix,
+ * public key); wiped when freed. Immutable: may be shared by threads. */
+typedef struct ks_ed25519_key ks_ed25519_key;
+/* A validated public key. Immutable. */
+typedef struct ks_ed25519_pubkey ks_ed25519_pubkey;
+
+KS_API int ks_ed25519_key_generate(ks_ed25519_key** out);
+/* Any 32 bytes are a seed. */
+KS_API int ks_ed25519_key_from_seed(const uint8_t* seed, size_t seed_len, ks_ed25519_key** out);
+/* PKCS#8 (RFC 8410; version 0, or 1 with a public key that must match), DER
+ * or PEM ("PRIVATE KEY"; detected from the first byte). */
+KS_API int ks_ed25519_key_decode(const uint8_t* in, size_t in_len, ks_ed25519_key** out);
+KS_API int ks_ed25519_key_to_seed(const ks_ed25519_key* key, uint8_t seed[KS_ED25519_SEED_BYTES]);
+/* PKCS#8 as OpenSSL writes it; pem != 0 for "-----BEGIN PRIVATE KEY-----". */
+KS_API int ks_ed25519_key_encode(const ks_ed25519_key* key, int pem, uint8_t* out,
+                                 size_t out_cap, size_t* out_len);
+KS_API int ks_ed25519_key_public(const ks_ed25519_key* key, ks_ed25519_pubkey** out);
+KS_API void ks_ed25519_key_free(ks_ed25519_key* key);
+
+/* 32 bytes; KS_ERR_BAD_PUBLIC_KEY for a non-canonical encoding, a value off
+ * the curve or a point of small order. */
+KS_API int ks_ed25519_pubkey_from_bytes(const uint8_t* in, size_t in_len, ks_ed25519_pubkey** out);
+/* SubjectPublicKeyInfo (RFC 8410), DER or PEM ("PUBLIC KEY"). */
+KS_API int ks_ed25519_pubkey_decode(const uint8_t* in, size_t in_len, ks_ed25519_pubkey** out);
+KS_API int ks_ed25519_pubkey_to_bytes(const ks_ed25519_pubkey* key,
+                                      uint8_t out[KS_ED25519_PUBLIC_KEY_BYTES]);
+KS_API int ks_ed25519_pubkey_encode(const ks_ed25519_pubkey* key, int pem, uint8_t* out,
+                                    size_t out_cap, size_t* out_len);
+KS_API void ks_ed25519_pubkey_free(ks_ed25519_pubkey* key);
+
+/* Pure Ed25519. */
+KS_API int ks_ed25519_sign(const ks_ed25519_key* key, const uint8_t* msg, size_t msg_len,
+                           uint8_t sig[KS_ED25519_SIGNATURE_BYTES]);
+KS_API int ks_ed25519_verify(const ks_ed25519_pubkey* key, const uint8_t* msg, size_t msg_len,
+                             const uint8_t sig[KS_ED25519_SIGNATURE_BYTES]);
+/* Any instance (flavor) with its context; KS_ERR_CONTEXT_LENGTH for a
+ * context the instance does not allow. */
+KS_API int ks_ed25519_sign_ex(const ks_ed25519_key* key, int flavor, const uint8_t* context,
+                              size_t context_len, const uint8_t* msg, size_t msg_len,
+                              uint8_t sig[KS_ED25519_SIGNATURE_BYTES]);
+KS_API int ks_ed25519_verify_ex(const ks_ed25519_pubkey* key, int flavor, const uint8_t* context,
+                                size_t context_len, const uint8_t* msg, size_t msg_len,
+                                const uint8_t sig[KS_ED25519_SIGNATURE_BYTES]);
+
+/* Batches (pure Ed25519), on the context's CPU threads (8 AVX-512 IFMA
+ * lanes where the CPU has them). Items that fail have their outputs zeroed.
+ * keygen: count fresh seeds (32 bytes each) and their public keys. */
+KS_API int ks_ed25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* seeds, size_t seeds_len,
+                                   uint8_t* public_keys, size_t public_keys_len, int* status);
+/* The public keys of count given seeds. */
+KS_API int ks_ed25519_public_keys_batch(ks_ctx* ctx, const uint8_t* seeds, size_t count,
+                                        uint8_t* public_keys, size_t public_keys_len,
+                                        int* status);
+/* Many messages (flat layout) under one key. */
+KS_API int ks_ed25519_sign_batch(ks_ctx* ctx, const ks_ed25519_key* key, const uint8_t* data,
+                                 size_t data_len, const uint64_t* offsets, size_t count,
+                                 uint8_t* sigs, size_t sigs_len, int* status);
+/* Messages with per-item keys given as 32-byte seeds. */
+KS_API int ks_ed25519_sign_batch_seeds(ks_ctx* ctx, const uint8_t* seeds, const uint8_t* data,
+                                       size_t data_len, const uint64_t* offsets, size_t count,
+                                       uint8_t* sigs, size_t sigs_len, int* status);
+/* (message, signature, public key) triples: public_keys holds count 32-byte
+ * keys. status[i] is KS_OK, KS_ERR_VERIFY_FAILED, KS_ERR_SIGNATURE_RANGE or
+ * KS_ERR_BAD_PUBLIC_KEY. */
+KS_API int ks_ed25519_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* data,
+                                   size_t data_len, const uint64_t* offsets, size_t count,
+                                   const uint8_t* sigs, int* status);
+
+/* ---- X25519 key agreement (RFC 7748) ---------------------------------- */
+/* Private keys are any 32 bytes (clamped when used), public keys and shared
+ * secrets 32-byte u-coordinates; the top bit of a peer's u is ignored and
+ * values of p and above are taken mod p (RFC 7748 5). A peer value of small
+ * order makes the secret all zero: KS_ERR_ZERO_SHARED_SECRET (RFC 7748 6.1,
+ * as OpenSSL), with zeros in the output. */
+#define KS_X25519_KEY_BYTES 32
+
+KS_API int ks_x25519_keygen(uint8_t private_key[KS_X25519_KEY_BYTES],
+                            uint8_t public_key[KS_X25519_KEY_BYTES]);
+KS_API int ks_x25519_public_key(const uint8_t private_key[KS_X25519_KEY_BYTES],
+                                uint8_t public_key[KS_X25519_KEY_BYTES]);
+KS_API int ks_x25519(const uint8_t private_key[KS_X25519_KEY_BYTES],
+                     const uint8_t peer_public_key[KS_X25519_KEY_BYTES],
+                     uint8_t shared_secret[KS_X25519_KEY_BYTES]);
+/* PKCS#8 / SubjectPublicKeyInfo (RFC 8410), DER or PEM, to and from raw
+ * keys. A version 1 PKCS#8 key's embedded public key must match. */
+KS_API int ks_x25519_private_key_decode(const uint8_t* in, size_t in_len,
+                                        uint8_t private_key[KS_X25519_KEY_BYTES]);
+KS_API int ks_x25519_private_key_encode(const uint8_t private_key[KS_X25519_KEY_BYTES], int pem,
+                                        uint8_t* out, size_t out_cap, size_t* out_len);
+KS_API int ks_x25519_public_key_decode(const uint8_t* in, size_t in_len,
+                                       uint8_t public_key[KS_X25519_KEY_BYTES]);
+KS_API int ks_x25519_public_key_encode(const uint8_t public_key[KS_X25519_KEY_BYTES], int pem,
+                                       uint8_t* out, size_t out_cap, size_t* out_len);
+
+/* Batches on the context's CPU threads. keygen: count fresh private keys
+ * and their public keys. */
+KS_API int ks_x25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
+                                  size_t private_keys_len, uint8_t* public_keys,
+                                  size_t public_keys_len, int* status);
+KS_API int ks_x25519_public_keys_batch(ks_ctx* ctx, const uint8_t* private_keys, size_t count,
+                                       uint8_t* public_keys, size_t public_keys_len,
+                                       int* status);
+/* shared[i] = X25519(private key, peers[i]): with per_item_keys != 0,
+ * private_keys holds count keys (item i uses key i), else one key for all.
+ * status[i] is KS_OK or KS_ERR_ZERO_SHARED_SECRET. */
+KS_API int ks_x25519_batch(ks_ctx* ctx, const uint8_t* private_keys, int per_item_keys,
+                           const uint8_t* peer_public_keys, size_t count, uint8_t* shared,
+                           size_t shared_len, int* status);
 
 #ifdef __cplusplus
 }

@@ -51,16 +51,26 @@ const char* ks_strerror(int code) {
       return "PEM: the key is encrypted (ENCRYPTED PRIVATE KEY or Proc-Type: 4,ENCRYPTED), "
              "which is not supported yet; decrypt it first (openssl pkey -in KEY -out KEY.plain)";
     case KS_ERR_PEM_BASE64: return "PEM: invalid base64 body";
-    case KS_ERR_KEY_ALGORITHM: return "not an SM2 key (algorithm or curve identifier)";
+    case KS_ERR_KEY_ALGORITHM:
+      return "a key of another algorithm (algorithm or curve identifier does not match)";
     case KS_ERR_KEY_VERSION: return "unsupported PKCS#8 or SEC1 structure version";
     case KS_ERR_KEY_MISMATCH: return "the embedded public key does not match the private key";
-    case KS_ERR_BAD_PRIVATE_KEY: return "SM2 private key is not an integer in [1, n-2]";
+    case KS_ERR_BAD_PRIVATE_KEY:
+      return "bad private key (SM2: not an integer in [1, n-2]; or a wrong length)";
     case KS_ERR_BAD_PUBLIC_KEY:
-      return "SM2 public key: bad point encoding, coordinate >= p, or not on the curve";
-    case KS_ERR_POINT_AT_INFINITY: return "SM2: point at infinity";
-    case KS_ERR_SIGNATURE_RANGE: return "SM2 signature: r or s outside [1, n-1], or r + s = n";
-    case KS_ERR_VERIFY_FAILED: return "SM2 signature does not verify";
+      return "bad public key: bad point encoding, coordinate >= p, not on the curve, or "
+             "(Ed25519) a point of small order";
+    case KS_ERR_POINT_AT_INFINITY: return "point at infinity";
+    case KS_ERR_SIGNATURE_RANGE:
+      return "malformed signature (SM2: r or s outside [1, n-1], or r + s = n; Ed25519: "
+             "S >= L, or R not a canonical point of large order)";
+    case KS_ERR_VERIFY_FAILED: return "the signature does not verify";
     case KS_ERR_ID_LENGTH: return "SM2 distinguishing ID longer than 8191 bytes";
+    case KS_ERR_ZERO_SHARED_SECRET:
+      return "X25519: the peer's public value has small order (the shared secret is all zero, "
+             "RFC 7748 6.1)";
+    case KS_ERR_CONTEXT_LENGTH:
+      return "Ed25519ctx/Ed25519ph: context longer than 255 bytes, or empty for Ed25519ctx";
     default: return "unknown error code";
   }
 }

@@ -1,114 +1,27 @@
 // Scalars of SM2: integers mod the group order
 // n = FFFFFFFE FFFFFFFF FFFFFFFF FFFFFFFF 7203DF6B 21C6052B 53BBF409 39D54123
-// (GM/T 0003.5). n has no special form, so products use Montgomery
-// multiplication (CIOS over 64-bit limbs, R = 2^256); the Montgomery
-// constants are derived from n at compile time.
-//
-// Two representations meet here and the names say which: "plain" scalars are
-// the integers themselves (what is encoded, signed and fed to point
-// multiplication), "mont" ones are x*R mod n. mul_plain_mont(a, b_mont) is the
-// bridge: it returns the plain product a*b. Everything is constant time.
+// (GM/T 0003.5), with Montgomery products (field/mont_n.h). In SM2 every
+// value reduced with reduce_once is below 2n: hash values e < 2^256 < 2n,
+// and field elements x < p < 2n.
 #ifndef KS_FIELD_FN_H_
 #define KS_FIELD_FN_H_
 
-#include <stdint.h>
-
-#include "field/u256.h"
+#include "field/mont_n.h"
 
 namespace ks {
 namespace field {
 
 namespace fn_detail {
 
-constexpr U256 kN = {
-    {0x53BBF40939D54123ull, 0x7203DF6B21C6052Bull, 0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFEFFFFFFFFull}};
-
-// -n^-1 mod 2^64 by Newton's iteration (each step doubles the correct bits).
-constexpr uint64_t neg_inv64(uint64_t n0) {
-  uint64_t x = 1;
-  for (int i = 0; i < 6; ++i) x *= 2 - n0 * x;
-  return 0 - x;
-}
-
-
-constexpr uint64_t kN0Inv = neg_inv64(kN.w[0]);
-constexpr U256 kR = pow2_mod(256, kN);   // 1 in Montgomery form
-constexpr U256 kR2 = pow2_mod(512, kN);  // converts plain to Montgomery
+struct Sm2Order {
+  static constexpr U256 kModulus = {
+      {0x53BBF40939D54123ull, 0x7203DF6B21C6052Bull, 0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFEFFFFFFFFull}};
+};
+constexpr U256 kN = Sm2Order::kModulus;
 
 }  // namespace fn_detail
 
-struct Fn {
-  using Elem = U256;
-  static constexpr U256 kModulus = fn_detail::kN;
-
-  static U256 add(const U256& a, const U256& b) { return mod_add(a, b, kModulus); }
-  static U256 sub(const U256& a, const U256& b) { return mod_sub(a, b, kModulus); }
-  static U256 neg(const U256& a) { return mod_sub(U256{{0, 0, 0, 0}}, a, kModulus); }
-
-  // a * b / R mod n (CIOS Montgomery multiplication).
-  static U256 mont_mul(const U256& a, const U256& b);
-  static U256 to_mont(const U256& plain) { return mont_mul(plain, fn_detail::kR2); }
-  static U256 from_mont(const U256& m) { return mont_mul(m, U256{{1, 0, 0, 0}}); }
-  // plain a times Montgomery b gives the plain product.
-  static U256 mul_plain_mont(const U256& a, const U256& b_mont) { return mont_mul(a, b_mont); }
-  static U256 one_mont() { return fn_detail::kR; }
-
-  // a^(n-2) = a^-1 for a in Montgomery form (0 maps to 0): Fermat, a fixed
-  // 4-bit window over the public exponent, so timing depends on n only.
-  static U256 inv_mont(const U256& a_mont);
-
-  // Any 256-bit value reduced once: enough for inputs below 2n (hash values
-  // e, field elements x < p), which is every use in SM2.
-  static U256 reduce_once(const U256& a) { return subtract_if_ge(a, 0, kModulus); }
-  // All ones if 1 <= a <= n-1: the range GB/T 32918.2 clause 7.1 B1/B2
-  // requires of r and s.
-  static uint64_t in_range_nonzero(const U256& a) {
-    return lt_mask(a, kModulus) & ~is_zero_mask(a);
-  }
-};
-
-inline U256 Fn::mont_mul(const U256& a, const U256& b) {
-  const U256& n = kModulus;
-  uint64_t t[6] = {0, 0, 0, 0, 0, 0};
-  KS_UNROLL for (int i = 0; i < 4; ++i) {
-    u128 acc = 0;
-    KS_UNROLL for (int j = 0; j < 4; ++j) {
-      acc += u128(a.w[j]) * b.w[i] + t[j];
-      t[j] = uint64_t(acc);
-      acc >>= 64;
-    }
-    acc += t[4];
-    t[4] = uint64_t(acc);
-    t[5] = uint64_t(acc >> 64);
-    // add m*n so that the low limb becomes zero, then shift one limb down
-    const uint64_t m = t[0] * fn_detail::kN0Inv;
-    acc = u128(m) * n.w[0] + t[0];
-    acc >>= 64;
-    KS_UNROLL for (int j = 1; j < 4; ++j) {
-      acc += u128(m) * n.w[j] + t[j];
-      t[j - 1] = uint64_t(acc);
-      acc >>= 64;
-    }
-    acc += t[4];
-    t[3] = uint64_t(acc);
-    t[4] = t[5] + uint64_t(acc >> 64);
-  }
-  return subtract_if_ge(U256{{t[0], t[1], t[2], t[3]}}, t[4], n);
-}
-
-inline U256 Fn::inv_mont(const U256& a) {
-  U256 powers[16];  // a^i in Montgomery form
-  powers[0] = one_mont();
-  for (int i = 1; i < 16; ++i) powers[i] = mont_mul(powers[i - 1], a);
-  U256 exponent;
-  sub_borrow(exponent, kModulus, U256{{2, 0, 0, 0}});
-  U256 r = one_mont();
-  for (int pos = 252; pos >= 0; pos -= 4) {
-    for (int i = 0; i < 4; ++i) r = mont_mul(r, r);
-    r = mont_mul(r, powers[bit_window(exponent, pos, 4)]);  // public index
-  }
-  return r;
-}
+using Fn = MontScalar<fn_detail::Sm2Order>;
 
 }  // namespace field
 }  // namespace ks

@@ -148,7 +148,7 @@ struct MulAdx {
   }
 };
 
-#undef KS_MULX_ROW
+// (KS_MULX_ROW stays defined: field/fe25519_adx.h uses the same rows.)
 
 // GF(p) with the MULX/ADX products; same elements as Fp.
 using FpAdx = FpField<MulAdx>;

@@ -1,8 +1,10 @@
 // A statistical timing test (dudect: Reparaz, Balasch, Verbauwhede, "Dude,
 // is my code constant time?", DATE 2017) for the code no checker
 // instruments: the x86-64 inline assembly of the SM2 field (MULX/ADX
-// products, Solinas and Montgomery reductions, modular add/sub/half), and
-// the fixed-base scalar multiplication built on it. Each operation is timed
+// products, Solinas and Montgomery reductions, modular add/sub/half) and of
+// GF(2^255 - 19) (products with the reduction fused, add/sub), and the
+// scalar multiplications built on them (SM2's comb, Ed25519's comb, the
+// X25519 ladder). Each operation is timed
 // on two classes of inputs, interleaved at random: a fixed input (zero,
 // where an early exit or a skipped carry would show) and fresh random
 // inputs. Welch's t-test on the cycle counts, cropped at several
@@ -10,7 +12,7 @@
 // dudect's "definitely not constant time". A planted leak (an early exit
 // on zero) must exceed it, which shows the harness can see a difference.
 //
-// Usage: dudect_sm2 [--leak] [--samples N]. Exit 0: no leak found (or,
+// Usage: dudect_fields [--leak] [--samples N]. Exit 0: no leak found (or,
 // with --leak, the planted leak found); 1 otherwise; 77: not applicable
 // (no x86-64 ADX).
 #include <stdio.h>
@@ -27,7 +29,9 @@
 #include <x86intrin.h>
 
 #include "core/cpu_features.h"
+#include "curve/ed25519_curve.h"
 #include "curve/sm2_curve.h"
+#include "field/fe25519_adx.h"
 #include "field/fp_mont.h"
 #include "field/mul_adx.h"
 
@@ -36,6 +40,7 @@ namespace {
 using ks::field::U256;
 using FpSolinas = ks::field::FpAdx;
 using FpMont = ks::field::FpMontField<ks::field::MulAdx>;
+using Fe25519 = ks::field::Fe25519Adx;
 
 constexpr double kThreshold = 10.0;
 
@@ -125,12 +130,14 @@ double measure(const Case& c, int samples, std::mt19937_64& rng) {
   return max_abs_t(fixed, random);
 }
 
-template <class F>
+// The chains of one field: products, squares, and additions (with the
+// halving where the field has one: the SM2 fields).
+template <class F, bool kHalf>
 std::vector<Case> field_cases(const char* prefix) {
-  static char names[8][64];
+  static char names[16][64];
   static int used = 0;
   auto name = [&](const char* op) {
-    char* n = names[used++ % 8];
+    char* n = names[used++ % 16];
     snprintf(n, 64, "%s %s", prefix, op);
     return n;
   };
@@ -147,10 +154,13 @@ std::vector<Case> field_cases(const char* prefix) {
          for (int i = 0; i < 64; ++i) a = F::sqr(a);
          return a.w[0];
        }},
-      {name("add/sub/half"), 64,
+      {name(kHalf ? "add/sub/half" : "add/sub"), 64,
        [](const U256& x, const U256& y) {
          U256 a = x;
-         for (int i = 0; i < 64; ++i) a = F::half(F::sub(F::add(a, y), y));
+         for (int i = 0; i < 64; ++i) {
+           a = F::sub(F::add(a, y), y);
+           if constexpr (kHalf) a = F::half(a);
+         }
          return a.w[0];
        }},
   };
@@ -178,7 +188,7 @@ int main(int argc, char** argv) {
   }
   const ks::CpuFeatures& f = ks::cpu_features();
   if (!(f.adx && f.bmi2)) {
-    printf("dudect_sm2: no ADX/BMI2 here: the assembly does not run (skipped)\n");
+    printf("dudect_fields: no ADX/BMI2 here: the assembly does not run (skipped)\n");
     return 77;
   }
   std::mt19937_64 rng(std::random_device{}());
@@ -187,19 +197,31 @@ int main(int argc, char** argv) {
     printf("planted leak: |t| = %.1f (must exceed %.0f)\n", t, kThreshold);
     return t > kThreshold ? 0 : 1;
   }
-  std::vector<Case> cases = field_cases<FpMont>("montgomery");
-  for (const Case& c : field_cases<FpSolinas>("solinas")) cases.push_back(c);
-  cases.push_back({"[k]G comb", 1, [](const U256& x, const U256& y) {
+  std::vector<Case> cases = field_cases<FpMont, true>("sm2 montgomery");
+  for (const Case& c : field_cases<FpSolinas, true>("sm2 solinas")) cases.push_back(c);
+  for (const Case& c : field_cases<Fe25519, false>("2^255-19")) cases.push_back(c);
+  cases.push_back({"sm2 [k]G comb", 1, [](const U256& x, const U256& y) {
                      U256 k = x;  // k = 1 (all windows but one zero) against random k
                      k.w[0] += 1;
                      (void)y;
                      return ks::curve::mul_base_affine(k).x.w[0];
                    }});
+  cases.push_back({"ed25519 [k]B comb", 1, [](const U256& x, const U256&) {
+                     U256 k = x;
+                     k.w[0] += 1;
+                     return ks::curve::ed25519::mul_base(k).x.w[0];
+                   }});
+  cases.push_back({"x25519 ladder", 1, [](const U256& x, const U256& y) {
+                     U256 k = x;  // clamped: k = 2^254 against random k
+                     k.w[0] &= ~uint64_t(7);
+                     k.w[3] = (k.w[3] & 0x3FFFFFFFFFFFFFFFull) | 0x4000000000000000ull;
+                     return ks::curve::ed25519::x25519(k, y).w[0];
+                   }});
   int failed = 0;
   for (const Case& c : cases) {
     const int n = c.reps == 1 ? samples / 4 : samples;
     const double t = measure(c, n, rng);
-    printf("%-26s |t| = %5.1f over %d measurements %s\n", c.name, t, n,
+    printf("%-28s |t| = %5.1f over %d measurements %s\n", c.name, t, n,
            t > kThreshold ? "LEAK" : "ok");
     failed += t > kThreshold;
   }
@@ -208,7 +230,7 @@ int main(int argc, char** argv) {
 
 #else
 int main() {
-  printf("dudect_sm2: x86-64 only (skipped)\n");
+  printf("dudect_fields: x86-64 only (skipped)\n");
   return 77;
 }
 #endif

@@ -1,0 +1,104 @@
+// The CPU batch runner every scheme's batch calls share: items or groups of
+// SIMD lanes spread over the context's threads, per-item statuses, and the
+// statuses a GPU batch leaves behind. Scheme-agnostic: a scheme supplies
+// what one item (or one group of lanes) does.
+#ifndef KS_API_BATCH_H_
+#define KS_API_BATCH_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <atomic>
+#include <memory>
+#include <new>
+#include <vector>
+
+#include "engine/context.h"
+#include "kuaisuo.h"
+
+namespace ks {
+namespace api {
+
+inline int check_ctx(const ks_ctx* ctx) { return ctx == nullptr ? KS_ERR_NULL_POINTER : KS_OK; }
+
+// A fixed-size input array of count items of item_bytes each.
+inline int check_items(const void* p, size_t count, size_t item_bytes) {
+  if (count == 0) return KS_OK;
+  if (p == nullptr) return KS_ERR_NULL_POINTER;
+  return count > SIZE_MAX / item_bytes ? KS_ERR_OVERFLOW : KS_OK;
+}
+
+// Runs item(i) -> ks_status for every i on the context's threads, records
+// the statuses (status may be null), and returns KS_OK or
+// KS_ERR_BATCH_ITEMS. One parallel pass: a serial scan of a GPU batch's
+// millions of statuses would cost the host more than the batch's copies.
+template <class Item>
+int run_items(ks_ctx* ctx, size_t count, size_t min_chunk, int* status, const Item& item) {
+  std::atomic<bool> failed{false};
+  ctx->pool.parallel_for(count, min_chunk, [&](size_t begin, size_t end) {
+    bool any = false;
+    for (size_t i = begin; i < end; ++i) {
+      const int st = item(i);
+      if (status != nullptr) status[i] = st;
+      any |= st != KS_OK;
+    }
+    if (any) failed.store(true, std::memory_order_relaxed);
+  });
+  return failed.load() ? KS_ERR_BATCH_ITEMS : KS_OK;
+}
+
+// Runs group(idx, n) over groups of up to kLanes items (a SIMD path's
+// lanes) on the context's threads. Items whose status is already an error
+// are left out of the groups; group writes the statuses of its own.
+template <size_t kLanes, class Group>
+void run_groups(ks_ctx* ctx, size_t count, std::vector<int>& status, const Group& group) {
+  ctx->pool.parallel_for(count, 64, [&](size_t begin, size_t end) {
+    size_t idx[kLanes];
+    size_t n = 0;
+    for (size_t i = begin; i < end; ++i) {
+      if (status[i] != KS_OK) continue;
+      idx[n++] = i;
+      if (n == kLanes) {
+        group(idx, n);
+        n = 0;
+      }
+    }
+    if (n > 0) group(idx, n);
+  });
+}
+
+// Copies per-item statuses to the caller's array (may be null) and
+// returns KS_OK or KS_ERR_BATCH_ITEMS.
+inline int finish_statuses(const std::vector<int>& status, int* out) {
+  int rc = KS_OK;
+  for (size_t i = 0; i < status.size(); ++i) {
+    if (out != nullptr) out[i] = status[i];
+    if (status[i] != KS_OK) rc = KS_ERR_BATCH_ITEMS;
+  }
+  return rc;
+}
+
+// Where the engine writes a GPU batch's per-item scheme statuses: the
+// caller's status array, mapped to ks_status in place afterwards (and
+// copied into directly when pinned), or scratch when the caller passed
+// none. Written for every item by the engine, so never initialized here.
+class DeviceResults {
+ public:
+  DeviceResults(int* caller_status, size_t count) : out_(caller_status) {
+    if (out_ == nullptr) {
+      own_.reset(new (std::nothrow) int[count > 0 ? count : 1]);
+      out_ = own_.get();
+    }
+  }
+  int* get() const { return out_; }
+  int operator[](size_t i) const { return out_[i]; }
+
+ private:
+  std::unique_ptr<int[]> own_;
+  int* out_;
+};
+
+}  // namespace api
+}  // namespace ks
+
+#endif  // KS_API_BATCH_H_

@@ -1,0 +1,357 @@
+// C entry points for Ed25519: key objects and their RFC 8410 encodings,
+// single operations of the three RFC 8032 instances, and pure-Ed25519
+// batches on the context's CPU threads. The arithmetic lives in
+// scheme/ed25519.h (and scheme/ed25519_batch.h for groups of lanes), the
+// formats in encoding/curve25519_formats.h.
+#include <string.h>
+
+#include <vector>
+
+#include "api/batch.h"
+#include "api/checks.h"
+#include "api/guard.h"
+#include "api/objects.h"
+#include "core/os_random.h"
+#include "core/secure.h"
+#include "encoding/curve25519_formats.h"
+#include "engine/context.h"
+#include "kuaisuo.h"
+#include "scheme/ed25519.h"
+#include "scheme/ed25519_batch.h"
+
+struct ks_ed25519_key {
+  ks::ed25519::PrivateKey key;
+};
+struct ks_ed25519_pubkey {
+  ks::ed25519::PublicKey key;
+};
+
+namespace {
+
+using ks::api::check_buffer;
+using ks::api::check_ctx;
+using ks::api::check_items;
+using ks::api::finish_object;
+using ks::api::finish_statuses;
+using ks::api::new_object;
+using ks::ed25519::Error;
+namespace formats = ks::curve25519_formats;
+namespace batch = ks::ed25519::batch;
+
+int to_status(Error e) {
+  switch (e) {
+    case Error::kOk: return KS_OK;
+    case Error::kBadPublicKey: return KS_ERR_BAD_PUBLIC_KEY;
+    case Error::kBadSignature: return KS_ERR_SIGNATURE_RANGE;
+    case Error::kVerifyFailed: return KS_ERR_VERIFY_FAILED;
+    case Error::kRngFailure: return KS_ERR_RANDOM;
+    case Error::kBadContext: return KS_ERR_CONTEXT_LENGTH;
+  }
+  return KS_ERR_INTERNAL;
+}
+
+int parse_domain(int flavor, const uint8_t* context, size_t context_len,
+                 ks::ed25519::Domain* out) {
+  if (flavor != KS_ED25519_PURE && flavor != KS_ED25519_CTX && flavor != KS_ED25519_PH)
+    return KS_ERR_INVALID_ARGUMENT;
+  const int rc = check_buffer(context, context_len);
+  if (rc != KS_OK) return rc;
+  out->flavor = static_cast<ks::ed25519::Flavor>(flavor);
+  out->context = context;
+  out->context_len = context_len;
+  return KS_OK;
+}
+
+// A seed from PKCS#8 DER or PEM (RFC 8410 section 7), with a version 1
+// key's embedded public key checked against it.
+int decode_seed(const uint8_t* in, size_t in_len, ks::ed25519::PrivateKey* key) {
+  static const char* const kLabels[] = {"PRIVATE KEY"};
+  ks::Bytes der;
+  int rc = ks::api::unwrap_pem(in, in_len, kLabels, 1, &der);
+  if (rc != KS_OK) return rc;
+  formats::PrivateKey decoded;
+  rc = formats::pkcs8_decode(der.data(), der.size(), &decoded);
+  if (rc != KS_OK) return rc;
+  if (decoded.alg != formats::kEd25519) return KS_ERR_KEY_ALGORITHM;
+  ks::ed25519::key_from_seed(*key, decoded.key);
+  if (decoded.has_public_key && memcmp(decoded.public_key, key->pub.bytes, 32) != 0)
+    return KS_ERR_KEY_MISMATCH;
+  return KS_OK;
+}
+
+int decode_public(const uint8_t* in, size_t in_len, ks::ed25519::PublicKey* key) {
+  static const char* const kLabels[] = {"PUBLIC KEY"};
+  ks::Bytes der;
+  int rc = ks::api::unwrap_pem(in, in_len, kLabels, 1, &der);
+  if (rc != KS_OK) return rc;
+  formats::Curve25519Alg alg;
+  uint8_t bytes[32];
+  rc = formats::spki_decode(der.data(), der.size(), &alg, bytes);
+  if (rc != KS_OK) return rc;
+  if (alg != formats::kEd25519) return KS_ERR_KEY_ALGORITHM;
+  return to_status(ks::ed25519::public_key_from_bytes(*key, bytes));
+}
+
+}  // namespace
+
+// ---- Keys -------------------------------------------------------------------
+
+int ks_ed25519_key_generate(ks_ed25519_key** out) try {
+  ks_ed25519_key* made = nullptr;
+  const int rc = new_object(out, &made);
+  if (rc != KS_OK) return rc;
+  return finish_object(to_status(ks::ed25519::generate_key(made->key)), made, out);
+} KS_API_CATCH
+
+int ks_ed25519_key_from_seed(const uint8_t* seed, size_t seed_len, ks_ed25519_key** out) try {
+  ks_ed25519_key* made = nullptr;
+  int rc = new_object(out, &made);
+  if (rc != KS_OK) return rc;
+  rc = check_buffer(seed, seed_len);
+  if (rc == KS_OK && seed_len != KS_ED25519_SEED_BYTES) rc = KS_ERR_BAD_PRIVATE_KEY;
+  if (rc == KS_OK) ks::ed25519::key_from_seed(made->key, seed);
+  return finish_object(rc, made, out);
+} KS_API_CATCH
+
+int ks_ed25519_key_decode(const uint8_t* in, size_t in_len, ks_ed25519_key** out) try {
+  ks_ed25519_key* made = nullptr;
+  int rc = new_object(out, &made);
+  if (rc != KS_OK) return rc;
+  rc = check_buffer(in, in_len);
+  if (rc == KS_OK) rc = decode_seed(in, in_len, &made->key);
+  return finish_object(rc, made, out);
+} KS_API_CATCH
+
+int ks_ed25519_key_to_seed(const ks_ed25519_key* key, uint8_t seed[KS_ED25519_SEED_BYTES]) try {
+  if (key == nullptr || seed == nullptr) return KS_ERR_NULL_POINTER;
+  memcpy(seed, key->key.seed, KS_ED25519_SEED_BYTES);
+  return KS_OK;
+} KS_API_CATCH
+
+int ks_ed25519_key_encode(const ks_ed25519_key* key, int pem, uint8_t* out, size_t out_cap,
+                          size_t* out_len) try {
+  if (key == nullptr) return KS_ERR_NULL_POINTER;
+  return ks::api::emit_der_or_pem(formats::pkcs8_encode(formats::kEd25519, key->key.seed), pem,
+                                  "PRIVATE KEY", out, out_cap, out_len);
+} KS_API_CATCH
+
+int ks_ed25519_key_public(const ks_ed25519_key* key, ks_ed25519_pubkey** out) try {
+  if (key == nullptr) return KS_ERR_NULL_POINTER;
+  ks_ed25519_pubkey* made = nullptr;
+  const int rc = new_object(out, &made);
+  if (rc != KS_OK) return rc;
+  made->key = key->key.pub;
+  return finish_object(KS_OK, made, out);
+} KS_API_CATCH
+
+void ks_ed25519_key_free(ks_ed25519_key* key) { delete key; }
+
+int ks_ed25519_pubkey_from_bytes(const uint8_t* in, size_t in_len, ks_ed25519_pubkey** out) try {
+  ks_ed25519_pubkey* made = nullptr;
+  int rc = new_object(out, &made);
+  if (rc != KS_OK) return rc;
+  rc = check_buffer(in, in_len);
+  if (rc == KS_OK && in_len != KS_ED25519_PUBLIC_KEY_BYTES) rc = KS_ERR_BAD_PUBLIC_KEY;
+  if (rc == KS_OK) rc = to_status(ks::ed25519::public_key_from_bytes(made->key, in));
+  return finish_object(rc, made, out);
+} KS_API_CATCH
+
+int ks_ed25519_pubkey_decode(const uint8_t* in, size_t in_len, ks_ed25519_pubkey** out) try {
+  ks_ed25519_pubkey* made = nullptr;
+  int rc = new_object(out, &made);
+  if (rc != KS_OK) return rc;
+  rc = check_buffer(in, in_len);
+  if (rc == KS_OK) rc = decode_public(in, in_len, &made->key);
+  return finish_object(rc, made, out);
+} KS_API_CATCH
+
+int ks_ed25519_pubkey_to_bytes(const ks_ed25519_pubkey* key,
+                               uint8_t out[KS_ED25519_PUBLIC_KEY_BYTES]) try {
+  if (key == nullptr || out == nullptr) return KS_ERR_NULL_POINTER;
+  memcpy(out, key->key.bytes, KS_ED25519_PUBLIC_KEY_BYTES);
+  return KS_OK;
+} KS_API_CATCH
+
+int ks_ed25519_pubkey_encode(const ks_ed25519_pubkey* key, int pem, uint8_t* out,
+                             size_t out_cap, size_t* out_len) try {
+  if (key == nullptr) return KS_ERR_NULL_POINTER;
+  return ks::api::emit_der_or_pem(formats::spki_encode(formats::kEd25519, key->key.bytes), pem,
+                                  "PUBLIC KEY", out, out_cap, out_len);
+} KS_API_CATCH
+
+void ks_ed25519_pubkey_free(ks_ed25519_pubkey* key) { delete key; }
+
+// ---- Single operations --------------------------------------------------------
+
+int ks_ed25519_sign_ex(const ks_ed25519_key* key, int flavor, const uint8_t* context,
+                       size_t context_len, const uint8_t* msg, size_t msg_len,
+                       uint8_t sig[KS_ED25519_SIGNATURE_BYTES]) try {
+  if (key == nullptr || sig == nullptr) return KS_ERR_NULL_POINTER;
+  ks::ed25519::Domain domain;
+  int rc = parse_domain(flavor, context, context_len, &domain);
+  if (rc == KS_OK) rc = check_buffer(msg, msg_len);
+  if (rc != KS_OK) return rc;
+  return to_status(ks::ed25519::sign(sig, key->key, domain, msg, msg_len));
+} KS_API_CATCH
+
+int ks_ed25519_verify_ex(const ks_ed25519_pubkey* key, int flavor, const uint8_t* context,
+                         size_t context_len, const uint8_t* msg, size_t msg_len,
+                         const uint8_t sig[KS_ED25519_SIGNATURE_BYTES]) try {
+  if (key == nullptr || sig == nullptr) return KS_ERR_NULL_POINTER;
+  ks::ed25519::Domain domain;
+  int rc = parse_domain(flavor, context, context_len, &domain);
+  if (rc == KS_OK) rc = check_buffer(msg, msg_len);
+  if (rc != KS_OK) return rc;
+  return to_status(ks::ed25519::verify(key->key, domain, msg, msg_len, sig));
+} KS_API_CATCH
+
+int ks_ed25519_sign(const ks_ed25519_key* key, const uint8_t* msg, size_t msg_len,
+                    uint8_t sig[KS_ED25519_SIGNATURE_BYTES]) {
+  return ks_ed25519_sign_ex(key, KS_ED25519_PURE, nullptr, 0, msg, msg_len, sig);
+}
+
+int ks_ed25519_verify(const ks_ed25519_pubkey* key, const uint8_t* msg, size_t msg_len,
+                      const uint8_t sig[KS_ED25519_SIGNATURE_BYTES]) {
+  return ks_ed25519_verify_ex(key, KS_ED25519_PURE, nullptr, 0, msg, msg_len, sig);
+}
+
+// ---- Batches --------------------------------------------------------------------
+
+namespace {
+
+constexpr size_t kLanes = batch::kLanes;
+
+// The public keys of n seeds: a group of keys expanded at once.
+void public_keys_of(const uint8_t* seeds, const size_t* idx, size_t n, uint8_t* public_keys) {
+  ks::ed25519::PrivateKey keys[kLanes];
+  uint8_t group_seeds[kLanes][32];
+  const ks::WipeOnExit wipe(group_seeds, sizeof group_seeds);
+  for (size_t j = 0; j < n; ++j) memcpy(group_seeds[j], seeds + 32 * idx[j], 32);
+  batch::keys_from_seeds(keys, group_seeds, n);
+  for (size_t j = 0; j < n; ++j) memcpy(public_keys + 32 * idx[j], keys[j].pub.bytes, 32);
+}
+
+// Signs the messages of a group under per-item keys.
+void sign_group(const ks::ed25519::PrivateKey* const keys[], const uint8_t* data,
+                const uint64_t* offsets, const size_t* idx, size_t n, uint8_t* sigs) {
+  const uint8_t* msgs[kLanes];
+  size_t lens[kLanes];
+  uint8_t sig[kLanes][64];
+  for (size_t j = 0; j < n; ++j) {
+    msgs[j] = data + offsets[idx[j]];
+    lens[j] = size_t(offsets[idx[j] + 1] - offsets[idx[j]]);
+  }
+  batch::sign(sig, keys, msgs, lens, n);
+  for (size_t j = 0; j < n; ++j) memcpy(sigs + 64 * idx[j], sig[j], 64);
+}
+
+}  // namespace
+
+int ks_ed25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* seeds, size_t seeds_len,
+                            uint8_t* public_keys, size_t public_keys_len, int* status) try {
+  int rc = check_ctx(ctx);
+  if (rc == KS_OK) rc = ks::api::check_output(seeds, seeds_len, count, 32);
+  if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 32);
+  if (rc != KS_OK) return rc;
+  if (count > 0 && !ks::os_random(seeds, 32 * count)) {
+    ks::secure_wipe(seeds, 32 * count);
+    memset(public_keys, 0, 32 * count);
+    ks::api::fill_status(status, count, KS_ERR_RANDOM);
+    return KS_ERR_RANDOM;
+  }
+  try {
+    return ks_ed25519_public_keys_batch(ctx, seeds, count, public_keys, public_keys_len, status);
+  } catch (...) {
+    ks::secure_wipe(seeds, 32 * count);
+    throw;
+  }
+} KS_API_CATCH
+
+int ks_ed25519_public_keys_batch(ks_ctx* ctx, const uint8_t* seeds, size_t count,
+                                 uint8_t* public_keys, size_t public_keys_len, int* status) try {
+  int rc = check_ctx(ctx);
+  if (rc == KS_OK) rc = check_items(seeds, count, 32);
+  if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 32);
+  if (rc != KS_OK) return rc;
+  std::vector<int> result(count, KS_OK);
+  ks::api::run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
+    public_keys_of(seeds, idx, n, public_keys);
+  });
+  return finish_statuses(result, status);
+} KS_API_CATCH
+
+int ks_ed25519_sign_batch(ks_ctx* ctx, const ks_ed25519_key* key, const uint8_t* data,
+                          size_t data_len, const uint64_t* offsets, size_t count, uint8_t* sigs,
+                          size_t sigs_len, int* status) try {
+  int rc = check_ctx(ctx);
+  if (rc == KS_OK && key == nullptr) rc = KS_ERR_NULL_POINTER;
+  if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
+  if (rc == KS_OK) rc = ks::api::check_offsets(data, data_len, offsets, count);
+  if (rc != KS_OK) return rc;
+  std::vector<int> result(count, KS_OK);
+  ks::api::run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
+    const ks::ed25519::PrivateKey* keys[kLanes];
+    for (size_t j = 0; j < n; ++j) keys[j] = &key->key;
+    sign_group(keys, data, offsets, idx, n, sigs);
+  });
+  return finish_statuses(result, status);
+} KS_API_CATCH
+
+int ks_ed25519_sign_batch_seeds(ks_ctx* ctx, const uint8_t* seeds, const uint8_t* data,
+                                size_t data_len, const uint64_t* offsets, size_t count,
+                                uint8_t* sigs, size_t sigs_len, int* status) try {
+  int rc = check_ctx(ctx);
+  if (rc == KS_OK) rc = check_items(seeds, count, 32);
+  if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
+  if (rc == KS_OK) rc = ks::api::check_offsets(data, data_len, offsets, count);
+  if (rc != KS_OK) return rc;
+  std::vector<int> result(count, KS_OK);
+  ks::api::run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
+    ks::ed25519::PrivateKey keys[kLanes];
+    uint8_t group_seeds[kLanes][32];
+    const ks::WipeOnExit wipe(group_seeds, sizeof group_seeds);
+    const ks::ed25519::PrivateKey* key_ptrs[kLanes];
+    for (size_t j = 0; j < n; ++j) {
+      memcpy(group_seeds[j], seeds + 32 * idx[j], 32);
+      key_ptrs[j] = &keys[j];
+    }
+    batch::keys_from_seeds(keys, group_seeds, n);
+    sign_group(key_ptrs, data, offsets, idx, n, sigs);
+  });
+  return finish_statuses(result, status);
+} KS_API_CATCH
+
+int ks_ed25519_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* data,
+                            size_t data_len, const uint64_t* offsets, size_t count,
+                            const uint8_t* sigs, int* status) try {
+  int rc = check_ctx(ctx);
+  if (rc == KS_OK) rc = check_items(public_keys, count, 32);
+  if (rc == KS_OK) rc = check_items(sigs, count, 64);
+  if (rc == KS_OK) rc = ks::api::check_offsets(data, data_len, offsets, count);
+  if (rc != KS_OK) return rc;
+  std::vector<int> result(count, KS_OK);
+  ks::api::run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
+    ks::ed25519::PublicKey keys[kLanes];
+    const ks::ed25519::PublicKey* key_ptrs[kLanes];
+    const uint8_t* msgs[kLanes];
+    size_t lens[kLanes], at[kLanes], m = 0;
+    uint8_t sig[kLanes][64];
+    for (size_t j = 0; j < n; ++j) {
+      const size_t i = idx[j];
+      const Error parsed = ks::ed25519::public_key_from_bytes(keys[m], public_keys + 32 * i);
+      if (parsed != Error::kOk) {
+        result[i] = to_status(parsed);
+        continue;
+      }
+      key_ptrs[m] = &keys[m];
+      msgs[m] = data + offsets[i];
+      lens[m] = size_t(offsets[i + 1] - offsets[i]);
+      memcpy(sig[m], sigs + 64 * i, 64);
+      at[m++] = i;
+    }
+    Error err[kLanes];
+    batch::verify(err, key_ptrs, msgs, lens, sig, m);
+    for (size_t j = 0; j < m; ++j) result[at[j]] = to_status(err[j]);
+  });
+  return finish_statuses(result, status);
+} KS_API_CATCH

@@ -1,0 +1,422 @@
+// C entry points for SM2 batches: on the context's CPU threads (8-lane
+// AVX-512 IFMA groups, scheme/sm2_mb.h) or on its GPU engine. The GPU draws
+// keys and nonces on the device; the rare items it cannot use (a random
+// scalar out of range) are redone here on the CPU. Messages are hashed
+// (e = SM3(Z_A || M)) on the CPU threads for CPU batches, on the device
+// for GPU ones.
+#include <string.h>
+
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+#include "api/batch.h"
+#include "api/guard.h"
+#include "api/sm2_internal.h"
+#include "core/secure.h"
+#include "engine/context.h"
+#include "hash/sm3.h"
+#include "kuaisuo.h"
+#include "scheme/sm2.h"
+#include "scheme/sm2_mb.h"
+
+using ks::api::check_buffer;
+using ks::api::check_ctx;
+using ks::api::check_id;
+using ks::api::check_items;
+using ks::api::DeviceResults;
+using ks::api::finish_statuses;
+using ks::api::parse_nonce;
+using ks::api::run_groups;
+using ks::api::run_items;
+using ks::api::to_status;
+using ks::sm2::Error;
+constexpr size_t kLanes = ks::sm2::mb::kLanes;
+
+namespace {
+
+// Below these batch sizes an AUTO context stays on the CPU: the crossovers
+// measured end to end on an H100 next to 16 Xeon threads with the 8-lane
+// IFMA path (bench/results/h100-sweep-2026-11-22-s2.txt): keygen and
+// signing win on the GPU from 256 items; verification loses at 256 (one
+// verification takes the GPU 1.4 ms) and wins from 1,024 (7.3e5/s against
+// 4.0e5/s).
+constexpr size_t kAutoGpuMinSm2 = 1024;
+constexpr size_t kAutoGpuMinSm2Verify = 1024;
+
+// An item's signature, or zeros where it failed (its buffer then holds
+// neither stack bytes nor half of a computation).
+void put_signature(uint8_t* out, const uint8_t sig[64], Error err) {
+  if (err == Error::kOk) {
+    memcpy(out, sig, 64);
+  } else {
+    memset(out, 0, 64);
+  }
+}
+
+// e_i = SM3(Z_A || M_i) for every item under one public key, on the CPU
+// threads: groups of 64 through mb::message_digests (Z_A once per group,
+// the multi-buffer SM3 for the messages).
+std::vector<uint8_t> hash_messages(ks_ctx* ctx, const ks::sm2::PublicKey& pub, const uint8_t* id,
+                                   size_t id_len, const uint8_t* data, const uint64_t* offsets,
+                                   size_t count) {
+  constexpr size_t kGroup = 64;
+  std::vector<uint8_t> e(32 * count);
+  ctx->pool.parallel_for(count, kGroup, [&](size_t b, size_t end) {
+    for (size_t g = b; g < end; g += kGroup) {
+      const size_t n = std::min(kGroup, end - g);
+      const ks::sm2::PublicKey* keys[kGroup];
+      const uint8_t* msgs[kGroup];
+      size_t lens[kGroup];
+      for (size_t j = 0; j < n; ++j) {
+        keys[j] = &pub;
+        msgs[j] = data + offsets[g + j];
+        lens[j] = size_t(offsets[g + j + 1] - offsets[g + j]);
+      }
+      // id_len was checked by the caller: kBadIdLength cannot happen here
+      ks::sm2::mb::message_digests(reinterpret_cast<uint8_t(*)[32]>(&e[32 * g]), keys, id,
+                                   id_len, msgs, lens, n);
+    }
+  });
+  return e;
+}
+
+int gpu_keygen(ks_ctx* ctx, size_t count, uint8_t* priv, uint8_t* pub, int* status) {
+  const DeviceResults device(status, count);
+  if (device.get() == nullptr) return KS_ERR_NO_MEMORY;
+  int rc;
+  {
+    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
+    rc = ctx->gpu->sm2_keygen(count, priv, pub, device.get());
+  }
+  if (rc != KS_OK) return rc;
+  return run_items(ctx, count, 4096, status, [&](size_t i) -> int {
+    if (device[i] == int(Error::kOk)) return KS_OK;
+    ks::sm2::PublicKey p;  // the device drew d >= n - 1 or 0: draw again here
+    const Error err = ks::sm2::generate_keypair(priv + 32 * i, p);
+    if (err == Error::kOk) {
+      ks::sm2::public_key_to_bytes(pub + 65 * i, p);
+    } else {
+      ks::secure_wipe(priv + 32 * i, 32);
+      memset(pub + 65 * i, 0, 65);
+    }
+    return to_status(err);
+  });
+}
+
+// Signs digests on the GPU with random nonces (RFC 6979 nonces are derived
+// on the CPU only) under one key or per-item keys (exactly one of key / keys
+// is set), redoing on the CPU the items whose nonce was unusable. Per-item
+// keys out of range go to the device like the others (their results are
+// discarded): checking them here, in the one pass after the batch, keeps
+// the host's work off the device's path.
+int gpu_sign_digests(ks_ctx* ctx, const ks::sm2::PrivateKey* key, const uint8_t* keys,
+                     const uint8_t* digests, size_t count, ks::sm2::Nonce mode, uint8_t* sigs,
+                     int* status) {
+  const DeviceResults device(status, count);
+  if (device.get() == nullptr) return KS_ERR_NO_MEMORY;
+  int rc;
+  {
+    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
+    rc = ctx->gpu->sm2_sign_digest(key, keys, digests, count, sigs, device.get());
+  }
+  if (rc != KS_OK) return rc;
+  return run_items(ctx, count, 4096, status, [&](size_t i) -> int {
+    if (keys != nullptr && !ks::sm2::private_key_in_range(keys + 32 * i)) {
+      memset(sigs + 64 * i, 0, 64);
+      return KS_ERR_BAD_PRIVATE_KEY;
+    }
+    if (device[i] != int(Error::kBadNonce)) return to_status(static_cast<Error>(device[i]));
+    ks::sm2::PrivateKey own;
+    Error err = key != nullptr ? Error::kOk : ks::sm2::private_key_from_bytes(own, keys + 32 * i);
+    if (err == Error::kOk)
+      err = ks::sm2::sign_digest(sigs + 64 * i, key != nullptr ? *key : own, digests + 32 * i, mode);
+    if (err != Error::kOk) memset(sigs + 64 * i, 0, 64);
+    return to_status(err);
+  });
+}
+
+// Messages under one key, hashed and signed on the device; items whose
+// nonce was unusable are hashed and signed again here.
+int gpu_sign_messages(ks_ctx* ctx, const ks::sm2::PrivateKey& key, const uint8_t za[32],
+                      const uint8_t* data, const uint64_t* offsets, size_t count, uint8_t* sigs,
+                      int* status) {
+  const DeviceResults device(status, count);
+  if (device.get() == nullptr) return KS_ERR_NO_MEMORY;
+  int rc;
+  {
+    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
+    rc = ctx->gpu->sm2_sign_messages(key, za, data, offsets, count, sigs, device.get());
+  }
+  if (rc != KS_OK) return rc;
+  return run_items(ctx, count, 4096, status, [&](size_t i) -> int {
+    Error err = static_cast<Error>(device[i]);
+    if (err == Error::kBadNonce) {  // e = SM3(Z_A || M_i) again, then a fresh nonce
+      uint8_t e[32];
+      ks::sm3::Sm3 h;
+      h.update(za, 32);
+      h.update(data + offsets[i], size_t(offsets[i + 1] - offsets[i]));
+      h.finish(e);
+      err = ks::sm2::sign_digest(sigs + 64 * i, key, e, ks::sm2::Nonce::kRandom);
+    }
+    if (err != Error::kOk) memset(sigs + 64 * i, 0, 64);
+    return to_status(err);
+  });
+}
+
+// Messages of a verify batch: one ID, flat data and offsets (validated).
+struct MessagesIn {
+  const uint8_t* id;
+  size_t id_len;
+  const uint8_t* data;
+  const uint64_t* offsets;
+};
+
+// Verification on the GPU: of digests, or (messages set) of messages with
+// Z_A and e computed on the device.
+int gpu_verify(ks_ctx* ctx, const uint8_t* pubs, const uint8_t* digests,
+               const MessagesIn* messages, size_t count, const uint8_t* sigs, int* status) {
+  const DeviceResults device(status, count);
+  std::vector<uint8_t> prefix;
+  if (messages != nullptr) {
+    prefix.resize(ks::sm2::kZaPrefixMaxBytes);
+    prefix.resize(ks::sm2::za_prefix(prefix.data(), messages->id, messages->id_len));
+    if (prefix.empty()) return KS_ERR_ID_LENGTH;
+  }
+  if (device.get() == nullptr) return KS_ERR_NO_MEMORY;
+  int rc;
+  {
+    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
+    rc = messages == nullptr
+             ? ctx->gpu->sm2_verify_digest(pubs, digests, sigs, count, device.get())
+             : ctx->gpu->sm2_verify_messages(pubs, prefix.data(), prefix.size(), messages->data,
+                                             messages->offsets, count, sigs, device.get());
+  }
+  if (rc != KS_OK) return rc;
+  return run_items(ctx, count, 4096, status,
+                   [&](size_t i) { return to_status(static_cast<Error>(device[i])); });
+}
+
+// Verifies digests under already parsed keys, 8 at a time, on the CPU
+// threads; items whose result is already an error are skipped.
+void verify_parsed(ks_ctx* ctx, const std::vector<ks::sm2::PublicKey>& keys,
+                   const uint8_t* digests, const uint8_t* sigs, std::vector<int>& result) {
+  run_groups<kLanes>(ctx, keys.size(), result, [&](const size_t* idx, size_t n) {
+    const ks::sm2::PublicKey* key_ptrs[8] = {};
+    uint8_t e[8][32], sig[8][64];
+    Error err[8];
+    for (size_t j = 0; j < n; ++j) {
+      key_ptrs[j] = &keys[idx[j]];
+      memcpy(e[j], digests + 32 * idx[j], 32);
+      memcpy(sig[j], sigs + 64 * idx[j], 64);
+    }
+    ks::sm2::mb::verify_digests_x8(key_ptrs, e, sig, err, n);
+    for (size_t j = 0; j < n; ++j) result[idx[j]] = to_status(err[j]);
+  });
+}
+
+
+}  // namespace
+
+namespace {
+
+int cpu_keygen(ks_ctx* ctx, size_t count, uint8_t* private_keys, uint8_t* public_keys,
+               int* status) {
+  std::vector<int> result(count, KS_OK);
+  run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
+    uint8_t d[8][32];  // d and P only: no (1 + d)^-1 needed here
+    const ks::WipeOnExit wipe_d(d, sizeof d);
+    ks::sm2::PublicKey pub[8];
+    Error err[8];
+    ks::sm2::mb::keygen_x8(d, pub, err, n);
+    for (size_t j = 0; j < n; ++j) {
+      result[idx[j]] = to_status(err[j]);
+      uint8_t* priv = private_keys + 32 * idx[j];
+      uint8_t* pub_out = public_keys + 65 * idx[j];
+      if (err[j] != Error::kOk) {  // no draw (getrandom failed): zeros, not stack bytes
+        memset(priv, 0, 32);
+        memset(pub_out, 0, 65);
+        continue;
+      }
+      memcpy(priv, d[j], 32);
+      ks::sm2::public_key_to_bytes(pub_out, pub[j]);
+    }
+  });
+  return finish_statuses(result, status);
+}
+
+}  // namespace
+
+int ks_sm2_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
+                        size_t private_keys_len, uint8_t* public_keys, size_t public_keys_len,
+                        int* status) try {
+  int rc = check_ctx(ctx);
+  if (rc == KS_OK) rc = ks::api::check_output(private_keys, private_keys_len, count, 32);
+  if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 65);
+  if (rc != KS_OK) return rc;
+  // A batch that fails as a whole leaves no private key behind in the
+  // caller's buffer (its statuses do not say which items were written).
+  try {
+    rc = ctx->use_gpu(count, kAutoGpuMinSm2)
+             ? gpu_keygen(ctx, count, private_keys, public_keys, status)
+             : cpu_keygen(ctx, count, private_keys, public_keys, status);
+  } catch (...) {
+    ks::secure_wipe(private_keys, 32 * count);
+    throw;
+  }
+  if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) ks::secure_wipe(private_keys, 32 * count);
+  return rc;
+} KS_API_CATCH
+
+int ks_sm2_sign_digest_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* digests,
+                             size_t count, int nonce, uint8_t* sigs, size_t sigs_len,
+                             int* status) try {
+  int rc = check_ctx(ctx);
+  ks::sm2::Nonce mode;
+  if (rc == KS_OK && key == nullptr) rc = KS_ERR_NULL_POINTER;
+  if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
+  if (rc == KS_OK) rc = check_items(digests, count, 32);
+  if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
+  if (rc != KS_OK) return rc;
+  if (ctx->use_gpu(count, kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom)
+    return gpu_sign_digests(ctx, &key->key, nullptr, digests, count, mode, sigs, status);
+  std::vector<int> result(count, KS_OK);
+  run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
+    uint8_t e[8][32], sig[8][64];
+    Error err[8];
+    for (size_t j = 0; j < n; ++j) memcpy(e[j], digests + 32 * idx[j], 32);
+    ks::sm2::mb::sign_digests_x8(sig, key->key, e, mode, err, n);
+    for (size_t j = 0; j < n; ++j) put_signature(sigs + 64 * idx[j], sig[j], err[j]);
+    for (size_t j = 0; j < n; ++j) result[idx[j]] = to_status(err[j]);
+  });
+  return finish_statuses(result, status);
+} KS_API_CATCH
+
+int ks_sm2_sign_digest_batch_keys(ks_ctx* ctx, const uint8_t* private_keys,
+                                  const uint8_t* digests, size_t count, int nonce, uint8_t* sigs,
+                                  size_t sigs_len, int* status) try {
+  int rc = check_ctx(ctx);
+  ks::sm2::Nonce mode;
+  if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
+  if (rc == KS_OK) rc = check_items(private_keys, count, 32);
+  if (rc == KS_OK) rc = check_items(digests, count, 32);
+  if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
+  if (rc != KS_OK) return rc;
+  if (ctx->use_gpu(count, kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom)
+    return gpu_sign_digests(ctx, nullptr, private_keys, digests, count, mode, sigs, status);
+  std::vector<int> result(count, KS_OK);
+  ctx->pool.parallel_for(count, 4096, [&](size_t b, size_t end) {
+    for (size_t i = b; i < end; ++i)
+      if (!ks::sm2::private_key_in_range(private_keys + 32 * i)) {
+        result[i] = KS_ERR_BAD_PRIVATE_KEY;
+        memset(sigs + 64 * i, 0, 64);
+      }
+  });
+  run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
+    ks::sm2::PrivateKey keys[8];  // valid: checked above
+    const ks::sm2::PrivateKey* key_ptrs[8] = {};
+    uint8_t e[8][32], sig[8][64];
+    Error err[8];
+    for (size_t j = 0; j < n; ++j) {
+      ks::sm2::private_key_from_bytes(keys[j], private_keys + 32 * idx[j]);
+      key_ptrs[j] = &keys[j];
+      memcpy(e[j], digests + 32 * idx[j], 32);
+    }
+    ks::sm2::mb::sign_digests_x8(sig, key_ptrs, e, mode, err, n);
+    for (size_t j = 0; j < n; ++j) put_signature(sigs + 64 * idx[j], sig[j], err[j]);
+    for (size_t j = 0; j < n; ++j) result[idx[j]] = to_status(err[j]);
+  });
+  return finish_statuses(result, status);
+} KS_API_CATCH
+
+int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, size_t id_len,
+                      const uint8_t* data, size_t data_len, const uint64_t* offsets,
+                      size_t count, int nonce, uint8_t* sigs, size_t sigs_len, int* status) try {
+  int rc = check_ctx(ctx);
+  ks::sm2::Nonce mode;
+  if (rc == KS_OK && key == nullptr) rc = KS_ERR_NULL_POINTER;
+  if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
+  if (rc == KS_OK) rc = check_id(id, id_len);
+  if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
+  if (rc == KS_OK) rc = ks::api::check_offsets(data, data_len, offsets, count);
+  if (rc != KS_OK) return rc;
+  if (ctx->use_gpu(count, kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom) {
+    uint8_t za[32];
+    rc = to_status(ks::sm2::compute_za(za, key->key.pub, id, id_len));
+    if (rc != KS_OK) return rc;
+    return gpu_sign_messages(ctx, key->key, za, data, offsets, count, sigs, status);
+  }
+  // e = SM3(Z_A || M) (clause 6.1 A1-A2).
+  const std::vector<uint8_t> e = hash_messages(ctx, key->key.pub, id, id_len, data, offsets, count);
+  return ks_sm2_sign_digest_batch(ctx, key, e.data(), count, nonce, sigs, sigs_len, status);
+} KS_API_CATCH
+
+int ks_sm2_verify_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* digests,
+                               size_t count, const uint8_t* sigs, int* status) try {
+  int rc = check_ctx(ctx);
+  if (rc == KS_OK) rc = check_items(public_keys, count, 65);
+  if (rc == KS_OK) rc = check_items(digests, count, 32);
+  if (rc == KS_OK) rc = check_items(sigs, count, 64);
+  if (rc != KS_OK) return rc;
+  if (ctx->use_gpu(count, kAutoGpuMinSm2Verify))
+    return gpu_verify(ctx, public_keys, digests, nullptr, count, sigs, status);
+  std::vector<int> result(count, KS_OK);
+  std::vector<ks::sm2::PublicKey> keys(count);
+  ctx->pool.parallel_for(count, 256, [&](size_t b, size_t end) {
+    for (size_t i = b; i < end; ++i)
+      result[i] = to_status(ks::sm2::public_key_from_bytes(keys[i], public_keys + 65 * i, 65));
+  });
+  verify_parsed(ctx, keys, digests, sigs, result);
+  return finish_statuses(result, status);
+} KS_API_CATCH
+
+int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* id,
+                        size_t id_len, const uint8_t* data, size_t data_len,
+                        const uint64_t* offsets, size_t count, const uint8_t* sigs,
+                        int* status) try {
+  int rc = check_ctx(ctx);
+  if (rc == KS_OK) rc = check_id(id, id_len);
+  if (rc == KS_OK) rc = check_items(public_keys, count, 65);
+  if (rc == KS_OK) rc = check_items(sigs, count, 64);
+  if (rc == KS_OK) rc = ks::api::check_offsets(data, data_len, offsets, count);
+  if (rc != KS_OK) return rc;
+  if (ctx->use_gpu(count, kAutoGpuMinSm2Verify)) {
+    const MessagesIn messages = {id, id_len, data, offsets};
+    return gpu_verify(ctx, public_keys, nullptr, &messages, count, sigs, status);
+  }
+  // Each key is parsed once; a run of items with the same key bytes shares
+  // one Z_A (mb::message_digests computes it once per run of equal key
+  // pointers), and e_i = SM3(Z_A(P_i) || M_i) goes through the
+  // multi-buffer SM3, on the CPU threads. A key that does not parse fails
+  // its item here.
+  std::vector<uint8_t> e(32 * count);
+  std::vector<int> result(count, KS_OK);
+  std::vector<ks::sm2::PublicKey> keys(count);
+  ctx->pool.parallel_for(count, 64, [&](size_t b, size_t end) {
+    constexpr size_t kGroup = 64;
+    for (size_t g = b; g < end; g += kGroup) {
+      const size_t n = std::min(kGroup, end - g);
+      const ks::sm2::PublicKey* key_ptrs[kGroup];
+      const uint8_t* msgs[kGroup];
+      size_t lens[kGroup], idx[kGroup], m = 0;
+      for (size_t i = g; i < g + n; ++i) {
+        const uint8_t* bytes = public_keys + 65 * i;
+        result[i] = to_status(ks::sm2::public_key_from_bytes(keys[i], bytes, 65));
+        if (result[i] != KS_OK) continue;
+        const bool same_key = m > 0 && idx[m - 1] == i - 1 && memcmp(bytes, bytes - 65, 65) == 0;
+        key_ptrs[m] = same_key ? key_ptrs[m - 1] : &keys[i];
+        msgs[m] = data + offsets[i];
+        lens[m] = size_t(offsets[i + 1] - offsets[i]);
+        idx[m++] = i;
+      }
+      uint8_t digests[kGroup][32];
+      const Error err = ks::sm2::mb::message_digests(digests, key_ptrs, id, id_len, msgs, lens, m);
+      for (size_t j = 0; j < m; ++j) {
+        memcpy(&e[32 * idx[j]], digests[j], 32);
+        if (err != Error::kOk) result[idx[j]] = to_status(err);
+      }
+    }
+  });
+  verify_parsed(ctx, keys, e.data(), sigs, result);
+  return finish_statuses(result, status);
+} KS_API_CATCH

@@ -1,0 +1,33 @@
+// The shapes of the build-time tables of the Edwards25519 base point B
+// (tools/gen_ed25519_tables.cc writes them, curve/ed25519_curve.cc reads
+// them): shared by both so that they cannot disagree.
+#ifndef KS_CURVE_ED25519_TABLES_LAYOUT_H_
+#define KS_CURVE_ED25519_TABLES_LAYOUT_H_
+
+#include "curve/edwards.h"
+#include "field/fe25519.h"
+
+namespace ks {
+namespace curve {
+namespace ed25519 {
+
+using Niels = ed::Niels<field::Fe25519>;
+
+// The signing comb: signed digits of kCombBits bits (Booth recoding,
+// curve/recode.h) in [-2^(c-1), 2^(c-1)]; window w holds d 2^(c w) B for
+// d = 1 .. 2^(c-1). Scalars are below 2^255, so ceil(256 / c) windows
+// suffice (the top window's Booth digit is never negative).
+constexpr int kCombBits = 5;
+constexpr int kCombWindows = (256 + kCombBits - 1) / kCombBits;
+constexpr int kCombEntries = 1 << (kCombBits - 1);
+
+// Verification's width-8 NAF digits of S are odd in (-128, 128): the odd
+// multiples B, 3B, ..., 127B.
+constexpr int kOddBNafBits = 8;
+constexpr int kOddBEntries = 1 << (kOddBNafBits - 2);
+
+}  // namespace ed25519
+}  // namespace curve
+}  // namespace ks
+
+#endif  // KS_CURVE_ED25519_TABLES_LAYOUT_H_

@@ -1,0 +1,52 @@
+// Ed25519 and X25519 on groups of up to kLanes items (pure Ed25519), what
+// the batch calls run on each of the context's threads: the hashes through
+// the multi-buffer SHA-512 (hash/sha512_blocks.h digest_many, R || A as a
+// per-item prefix, no message copied), the curve work through the 8-lane
+// AVX-512 IFMA code (curve/ed25519_mb.h) where the CPU has it and item by
+// item otherwise. Every function gives exactly the results of the
+// single-item functions of scheme/ed25519.h and scheme/x25519.h.
+#ifndef KS_SCHEME_ED25519_BATCH_H_
+#define KS_SCHEME_ED25519_BATCH_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scheme/ed25519.h"
+#include "scheme/x25519.h"
+
+namespace ks {
+namespace ed25519 {
+namespace batch {
+
+constexpr size_t kLanes = 8;
+
+// Expands n seeds into keys (keygen and per-item signing keys).
+void keys_from_seeds(PrivateKey keys[], const uint8_t (*seeds)[kSeedBytes], size_t n);
+
+// sig[i] = sign(*keys[i], msgs[i]) for pure Ed25519.
+void sign(uint8_t (*sig)[kSignatureBytes], const PrivateKey* const keys[],
+          const uint8_t* const msgs[], const size_t lens[], size_t n);
+
+// status[i] = verify(*keys[i], msgs[i], sig[i]) for pure Ed25519.
+void verify(Error status[], const PublicKey* const keys[], const uint8_t* const msgs[],
+            const size_t lens[], const uint8_t (*sig)[kSignatureBytes], size_t n);
+
+}  // namespace batch
+}  // namespace ed25519
+
+namespace x25519 {
+namespace batch {
+
+constexpr size_t kLanes = 8;
+
+// out[i] = X25519(k[i], 9).
+void public_keys(uint8_t (*out)[kKeyBytes], const uint8_t (*k)[kKeyBytes], size_t n);
+// out[i] = X25519(*k[i], u[i]), with status[i] as shared_secret() returns it.
+void shared_secrets(Error status[], uint8_t (*out)[kKeyBytes], const uint8_t* const k[],
+                    const uint8_t (*u)[kKeyBytes], size_t n);
+
+}  // namespace batch
+}  // namespace x25519
+}  // namespace ks
+
+#endif  // KS_SCHEME_ED25519_BATCH_H_

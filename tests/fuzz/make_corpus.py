@@ -1,0 +1,392 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the libFuzzer targets: tests/fuzz/corpus/<target>/.
+
+Usage: tests/fuzz/make_corpus.py [--out DIR]   (default: the corpus/ beside this file)
+
+Each target gets a handful of small files: well-formed inputs (keys and
+signatures computed here in pure Python on sm2p256v1, then written by
+OpenSSL's command line where OpenSSL writes that format), and the edge cases
+of issue 14: the empty input, DER that carries the bytes "-----BEGIN ", an
+SPKI whose BIT STRING is empty or holds only the unused-bits byte, a SEC1
+key whose [1] public key is an empty BIT STRING, encrypted PEM. Everything
+but the encrypted keys (random salt) is deterministic. Without `openssl`
+on PATH its seeds are left out (and said so). Regenerate with this script
+rather than adding files by hand; the fuzzers' own finds are not committed
+(scripts/fuzz runs on a copy).
+"""
+import argparse
+import base64
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+
+# ---- sm2p256v1 (GB/T 32918.5) ------------------------------------------------
+P = 0xFFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00000000FFFFFFFFFFFFFFFF
+A = P - 3
+B = 0x28E9FA9E9D9F5E344D5A9E4BCF6509A7F39789F515AB8F92DDBCBD414D940E93
+N = 0xFFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFF7203DF6B21C6052B53BBF40939D54123
+G = (0x32C4AE2C1F1981195F9904466A39C9948FE30BBFF2660BE1715A4589334C74C7,
+     0xBC3736A2F4F6779C59BDCEE36B692153D0A9877CC62A474002DF32E52139F0A0)
+D_EXAMPLE = 0x3945208F7B2144B13F36E38AC6D39F95889393692860B51A42FB81EF4DF7C5B8
+DEFAULT_ID = b"1234567812345678"
+
+
+def add(p1, p2):
+    if p1 is None:
+        return p2
+    if p2 is None:
+        return p1
+    (x1, y1), (x2, y2) = p1, p2
+    if x1 == x2 and (y1 + y2) % P == 0:
+        return None
+    if p1 == p2:
+        lam = (3 * x1 * x1 + A) * pow(2 * y1, -1, P) % P
+    else:
+        lam = (y2 - y1) * pow(x2 - x1, -1, P) % P
+    x3 = (lam * lam - x1 - x2) % P
+    return x3, (lam * (x1 - x3) - y1) % P
+
+
+def mul(k, pt=G):
+    out = None
+    for bit in bin(k)[2:]:
+        out = add(out, out)
+        if bit == "1":
+            out = add(out, pt)
+    return out
+
+
+def b32(v):
+    return v.to_bytes(32, "big")
+
+
+def uncompressed(pt):
+    return b"\x04" + b32(pt[0]) + b32(pt[1])
+
+
+def compressed(pt):
+    return bytes([2 | (pt[1] & 1)]) + b32(pt[0])
+
+
+def lift_x(x):
+    """The point with this x and an even y, or None."""
+    rhs = (x * x * x + A * x + B) % P
+    y = pow(rhs, (P + 1) // 4, P)
+    if y * y % P != rhs:
+        return None
+    return x, y if y % 2 == 0 else P - y
+
+
+def sm3(data):
+    try:
+        return hashlib.new("sm3", data).digest()
+    except ValueError:
+        return None
+
+
+def digest(pub, ident, msg):
+    """e = SM3(Z_A || M), or None where hashlib has no SM3."""
+    entl = (8 * len(ident)).to_bytes(2, "big")
+    za = sm3(entl + ident + b32(A) + b32(B) + b32(G[0]) + b32(G[1]) + b32(pub[0]) + b32(pub[1]))
+    return None if za is None else sm3(za + msg)
+
+
+def sign(d, e, k):
+    """r||s over the 32-byte digest e with the fixed nonce k (seeds only)."""
+    x1 = mul(k)[0]
+    r = (int.from_bytes(e, "big") + x1) % N
+    s = pow(1 + d, -1, N) * (k - r * d) % N
+    assert r != 0 and s != 0 and r + k != N
+    return b32(r) + b32(s)
+
+
+# ---- DER ----------------------------------------------------------------------
+def tlv(tag, body):
+    n = len(body)
+    if n < 0x80:
+        head = bytes([n])
+    else:
+        nb = n.to_bytes((n.bit_length() + 7) // 8, "big")
+        head = bytes([0x80 | len(nb)]) + nb
+    return bytes([tag]) + head + body
+
+
+def seq(*items):
+    return tlv(0x30, b"".join(items))
+
+
+def integer(v):
+    body = v.to_bytes(max(1, (v.bit_length() + 8) // 8), "big")
+    return tlv(0x02, body)
+
+
+def bits(payload, unused=0):
+    return tlv(0x03, bytes([unused]) + payload)
+
+
+OID_EC = tlv(0x06, bytes([0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01]))
+OID_SM2 = tlv(0x06, bytes([0x2A, 0x81, 0x1C, 0xCF, 0x55, 0x01, 0x82, 0x2D]))
+OID_P256 = tlv(0x06, bytes([0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07]))
+ALG_SM2 = seq(OID_EC, OID_SM2)
+
+
+def spki(point_bytes, alg=ALG_SM2, bit_string=None):
+    return seq(alg, bit_string if bit_string is not None else bits(point_bytes))
+
+
+def sec1(d, pub=None, params=True, pub_field=None):
+    body = integer(1) + tlv(0x04, b32(d))
+    if params:
+        body += tlv(0xA0, OID_SM2)
+    if pub_field is not None:
+        body += tlv(0xA1, pub_field)
+    elif pub is not None:
+        body += tlv(0xA1, bits(uncompressed(pub)))
+    return tlv(0x30, body)
+
+
+def pkcs8(inner, attributes=b""):
+    return seq(integer(0), ALG_SM2, tlv(0x04, inner), attributes)
+
+
+def pem(label, der, lead=""):
+    b64 = base64.b64encode(der).decode()
+    lines = [b64[i:i + 64] for i in range(0, len(b64), 64)]
+    return (lead + "-----BEGIN %s-----\n%s\n-----END %s-----\n" % (label, "\n".join(lines), label)).encode()
+
+
+def sig_der(rs):
+    return seq(integer(int.from_bytes(rs[:32], "big")), integer(int.from_bytes(rs[32:], "big")))
+
+
+# ---- OpenSSL's command line ------------------------------------------------------
+class OpenSSL:
+    def __init__(self):
+        self.exe = shutil.which("openssl")
+        if self.exe is None:
+            print("make_corpus: openssl not found: its seeds are left out", file=sys.stderr)
+
+    def run(self, args, stdin):
+        """openssl ARGS with stdin; its stdout, or None on failure."""
+        if self.exe is None:
+            return None
+        res = subprocess.run([self.exe] + args, input=stdin, capture_output=True)
+        if res.returncode != 0:
+            print("make_corpus: openssl %s failed: %s" % (" ".join(args), res.stderr.decode().strip()),
+                  file=sys.stderr)
+            return None
+        return res.stdout
+
+
+# ---- The corpora -------------------------------------------------------------------
+MARKER = b"-----BEGIN "
+
+
+def point_with_marker():
+    """A point whose x begins with "-----BEGIN " (DER carrying a PEM marker)."""
+    for i in range(1000):
+        x = int.from_bytes(MARKER + i.to_bytes(21, "big"), "big")
+        pt = lift_x(x)
+        if pt is not None:
+            return pt
+    raise AssertionError("no point found")
+
+
+def corpus_sig_der():
+    d = D_EXAMPLE
+    e = bytes(range(32))
+    good = sign(d, e, 0x59276E27D506861A16680F3AD9C02DCCEF3CC1FA3CDBE4CE6D54B80DEAC1BC21)
+    high = b"\xff" * 31 + b"\x01" + b"\x80" + b"\x00" * 31  # both need a sign byte: 72 bytes
+    return {
+        "empty": b"",
+        "valid": sig_der(good),
+        "max_72_bytes": sig_der(high),
+        "small_r_s": seq(integer(1), integer(1)),
+        "zero_r": seq(integer(0), integer(1)),
+        "non_minimal": seq(tlv(0x02, b"\x00\x01"), integer(1)),
+        "negative": seq(tlv(0x02, b"\x80"), integer(1)),
+        "empty_integer": seq(tlv(0x02, b""), integer(1)),
+        "too_large": seq(integer(1 << 256), integer(1)),
+        "trailing": sig_der(good) + b"\x00",
+        "long_form_length": b"\x30\x81\x06" + integer(1) + integer(1),
+        "indefinite_length": b"\x30\x80" + integer(1) + integer(1) + b"\x00\x00",
+        "truncated": sig_der(good)[:40],
+    }
+
+
+def corpus_pubkey_raw():
+    pub = mul(D_EXAMPLE)
+    bad_x = next(x for x in range(2, 100) if lift_x(x) is None)
+    return {
+        "empty": b"",
+        "prefix_only": b"\x04",
+        "infinity": b"\x00",
+        "uncompressed_G": uncompressed(G),
+        "uncompressed": uncompressed(pub),
+        "compressed_even": compressed(pub) if pub[1] % 2 == 0 else compressed((pub[0], P - pub[1])),
+        "compressed_odd": compressed(G) if G[1] % 2 else compressed((G[0], P - G[1])),
+        "raw_64": uncompressed(pub)[1:],
+        "hybrid_06": bytes([6 | (pub[1] & 1)]) + uncompressed(pub)[1:],
+        "x_equals_p": b"\x04" + b32(P) + b32(G[1]),
+        "off_curve": b"\x04" + b32(G[0]) + b32((G[1] + 1) % P),
+        "compressed_no_root": b"\x02" + b32(bad_x),
+    }
+
+
+def corpus_pubkey_der_pem(ossl):
+    pub = mul(D_EXAMPLE)
+    marked = point_with_marker()
+    der = spki(uncompressed(pub))
+    out = {
+        "empty": b"",
+        "spki_der": der,
+        "spki_pem_leading_text": pem("PUBLIC KEY", der, lead="Subject: fuzz\n"),
+        "spki_compressed": spki(compressed(pub)),
+        "spki_raw_64": spki(uncompressed(pub)[1:]),
+        "spki_bit_string_empty": spki(b"", bit_string=tlv(0x03, b"")),
+        "spki_bit_string_unused_byte_only": spki(b"", bit_string=tlv(0x03, b"\x00")),
+        "spki_unused_bits": spki(uncompressed(pub), bit_string=bits(uncompressed(pub), unused=1)),
+        "spki_p256_curve": spki(uncompressed(pub), alg=seq(OID_EC, OID_P256)),
+        # Issue 14: DER carrying "-----BEGIN " inside, and the PEM of it,
+        # whose DER re-encoding then carries the marker.
+        "spki_der_with_pem_marker": spki(uncompressed(marked)),
+        "spki_pem_x_with_pem_marker": pem("PUBLIC KEY", spki(uncompressed(marked))),
+        "pem_bad_base64": b"-----BEGIN PUBLIC KEY-----\nMFkw*EwYHKoZIzj0CAQYIKoEcz1UBgi0=\n-----END PUBLIC KEY-----\n",
+        "pem_no_end": b"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoEcz1UBgi0=\n",
+    }
+    pkcs8_der = pkcs8(sec1(D_EXAMPLE, pub, params=False))
+    spki_pem = ossl.run(["pkey", "-inform", "DER", "-pubout"], pkcs8_der)
+    if spki_pem is not None:
+        out["spki_pem_openssl"] = spki_pem
+    return out
+
+
+def corpus_privkey_der_pem(ossl):
+    d = D_EXAMPLE
+    pub = mul(d)
+    d_marked = int.from_bytes(MARKER + bytes(range(1, 22)), "big")
+    assert 1 <= d_marked <= N - 2
+    pub_marked = mul(d_marked)
+    out = {
+        "empty": b"",
+        "pkcs8_der": pkcs8(sec1(d, pub, params=False)),
+        "pkcs8_no_public_key": pkcs8(sec1(d, params=False)),
+        "pkcs8_attributes": pkcs8(sec1(d, pub, params=False), attributes=tlv(0xA0, b"")),
+        "pkcs8_mismatched_public_key": pkcs8(sec1(d, G, params=False)),
+        "sec1_der": sec1(d, pub),
+        "sec1_pem": pem("EC PRIVATE KEY", sec1(d, pub)),
+        "sec1_no_params_no_public_key": sec1(d, params=False),
+        # Issue 14: [1] holding an empty BIT STRING, or only its unused-bits byte.
+        "sec1_public_key_empty_bit_string": sec1(d, pub_field=tlv(0x03, b"")),
+        "sec1_public_key_unused_byte_only": sec1(d, pub_field=tlv(0x03, b"\x00")),
+        "sec1_d_is_n_minus_1": sec1(N - 1),
+        # DER carrying "-----BEGIN " (in d), and the PEM of it.
+        "pkcs8_der_with_pem_marker": pkcs8(sec1(d_marked, pub_marked, params=False)),
+        "pkcs8_pem_d_with_pem_marker": pem("PRIVATE KEY", pkcs8(sec1(d_marked, pub_marked, params=False))),
+        "legacy_encrypted_ec_pem": b"-----BEGIN EC PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n"
+                                   b"DEK-Info: AES-256-CBC,00112233445566778899AABBCCDDEEFF\n\n"
+                                   b"AAAA\n-----END EC PRIVATE KEY-----\n",
+    }
+    pkcs8_der = out["pkcs8_der"]
+    for name, args in [("pkcs8_pem_openssl", ["pkey", "-inform", "DER"]),
+                       ("sec1_der_openssl", ["ec", "-inform", "DER", "-outform", "DER"]),
+                       ("encrypted_pkcs8_pem_openssl",
+                        ["pkey", "-inform", "DER", "-aes256", "-passout", "pass:fuzz"])]:
+        res = ossl.run(args, pkcs8_der)
+        if res is not None:
+            out[name] = res
+    return out
+
+
+def verify_input(flags, digest32, sig, ident=b"", msg=b"", key=b"", flip=0):
+    """An input in fuzz_verify.cc's layout."""
+    out = bytes([flags]) + key + digest32
+    out += sig if not flags & 8 else bytes([len(sig)]) + sig
+    out += bytes([len(ident)]) + ident + flip.to_bytes(2, "little") + msg
+    return out
+
+
+def corpus_verify():
+    fixed_d = [1, N - 2, D_EXAMPLE]
+    k = 0x1234567890ABCDEF1234567890ABCDEF1234567890ABCDEF1234567890ABCDEF
+    e = bytes(range(100, 132))
+    out = {"empty": b""}
+    for i, d in enumerate(fixed_d):
+        out["digest_sig_key%d" % i] = verify_input(0x20 | i, e, sign(d, e, k), DEFAULT_ID, b"abc",
+                                                   flip=i * 77)
+    out["der_sig_key2"] = verify_input(0x08 | 2, e, sig_der(sign(D_EXAMPLE, e, k)), b"", b"msg")
+    pub = mul(D_EXAMPLE)
+    out["raw_point_key"] = verify_input(0x04 | 3, e, sign(D_EXAMPLE, e, k), DEFAULT_ID, b"abc",
+                                        key=bytes([2]) + uncompressed(pub))
+    out["private_key_from_input"] = verify_input(0x20 | 3, e, bytes(64), b"id", b"m",
+                                                 key=b32(0xC0FFEE))
+    out["empty_id_and_message_null"] = verify_input(0x60, e, bytes(64))
+    # ID length byte 255, then 8200 (> KS_SM2_MAX_ID_BYTES); the ID reads as zeros.
+    out["id_over_limit"] = bytes([0x21]) + e + bytes(64) + b"\xff" + (8200).to_bytes(2, "little")
+    for i, d in enumerate(fixed_d):  # message signatures, where hashlib has SM3
+        pub_i = mul(d)
+        em = digest(pub_i, DEFAULT_ID, b"message")
+        if em is not None:
+            out["message_sig_key%d" % i] = verify_input(i, e, sign(d, em, k), DEFAULT_ID, b"message")
+    return out
+
+
+def corpus_batch_args():
+    """Inputs in fuzz_batch_args.cc's layout: op, control, then fields."""
+    out = {}
+    filler = bytes((i * 37 + 11) % 256 for i in range(96))
+    names = ["sm3", "verify", "verify_digest", "sign_digest", "sign_digest_keys", "sign", "keygen"]
+    for op, name in enumerate(names):
+        out["%s_valid" % name] = bytes([op, 0x00, 3, 0]) + filler[:48]
+        out["%s_two_threads_large" % name] = bytes([op, 0x05, 100, 0]) + filler[:32]
+        out["%s_bad_arguments" % name] = bytes([op, 0x08, 0x03, 0x00, 5, 0]) + filler[:32]
+        out["%s_overflowing_count" % name] = bytes([op, 0x0C, 1]) + b"\xff" * 8
+    out["empty"] = b""
+    return out
+
+
+def stream_input(key, records):
+    """An input in fuzz_sm3_stream.cc's layout."""
+    head = bytes([len(key)]) if len(key) < 255 else b"\xff" + len(key).to_bytes(2, "little")
+    return head + key + b"".join(records)
+
+
+def corpus_sm3_stream():
+    return {
+        "empty": b"",
+        "abc_in_chunks": stream_input(b"key", [b"\x01a", b"\x00", b"\x02bc", b"\xff"]),
+        "block_boundaries": stream_input(b"", [b"\x3f" + bytes(63), b"\x01x", b"\x40" + bytes(64)]),
+        "repeated_chunk": stream_input(b"k" * 70, [b"\x85\x20hello", b"\x00\xff"]),
+        "long_key": stream_input(bytes(range(200)), [b"\x10" + bytes(range(16))]),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus"))
+    args = ap.parse_args()
+    ossl = OpenSSL()
+    corpora = {
+        "fuzz_sig_der": corpus_sig_der(),
+        "fuzz_pubkey_raw": corpus_pubkey_raw(),
+        "fuzz_pubkey_der_pem": corpus_pubkey_der_pem(ossl),
+        "fuzz_privkey_der_pem": corpus_privkey_der_pem(ossl),
+        "fuzz_verify": corpus_verify(),
+        "fuzz_batch_args": corpus_batch_args(),
+        "fuzz_sm3_stream": corpus_sm3_stream(),
+    }
+    for target, files in corpora.items():
+        d = os.path.join(args.out, target)
+        if os.path.isdir(d):
+            shutil.rmtree(d)
+        os.makedirs(d)
+        for name, data in files.items():
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+        print("%s: %d files, %d bytes" % (target, len(files), sum(len(v) for v in files.values())))
+
+
+if __name__ == "__main__":
+    main()
