@@ -331,27 +331,19 @@ int ks_ed25519_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8
   if (rc != KS_OK) return rc;
   std::vector<int> result(count, KS_OK);
   ks::api::run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
-    ks::ed25519::PublicKey keys[kLanes];
-    const ks::ed25519::PublicKey* key_ptrs[kLanes];
+    uint8_t keys[kLanes][32], sig[kLanes][64];
     const uint8_t* msgs[kLanes];
-    size_t lens[kLanes], at[kLanes], m = 0;
-    uint8_t sig[kLanes][64];
+    size_t lens[kLanes];
     for (size_t j = 0; j < n; ++j) {
       const size_t i = idx[j];
-      const Error parsed = ks::ed25519::public_key_from_bytes(keys[m], public_keys + 32 * i);
-      if (parsed != Error::kOk) {
-        result[i] = to_status(parsed);
-        continue;
-      }
-      key_ptrs[m] = &keys[m];
-      msgs[m] = data + offsets[i];
-      lens[m] = size_t(offsets[i + 1] - offsets[i]);
-      memcpy(sig[m], sigs + 64 * i, 64);
-      at[m++] = i;
+      memcpy(keys[j], public_keys + 32 * i, 32);
+      memcpy(sig[j], sigs + 64 * i, 64);
+      msgs[j] = data + offsets[i];
+      lens[j] = size_t(offsets[i + 1] - offsets[i]);
     }
     Error err[kLanes];
-    batch::verify(err, key_ptrs, msgs, lens, sig, m);
-    for (size_t j = 0; j < m; ++j) result[at[j]] = to_status(err[j]);
+    batch::verify(err, keys, msgs, lens, sig, n);
+    for (size_t j = 0; j < n; ++j) result[idx[j]] = to_status(err[j]);
   });
   return finish_statuses(result, status);
 } KS_API_CATCH

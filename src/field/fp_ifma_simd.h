@@ -93,7 +93,75 @@ struct Fe8 {
   __m512i l[kLimbs];
 };
 
-struct Fp8 {
+// The products know nothing of the prime (field/fe25519_ifma_simd.h reduces
+// them too): t = a b as ten 64-bit accumulators, limb k weighing 2^(52k),
+// from the 25 limb products by product scanning (vpmadd52luq/huq). Limbs of
+// a and b must be below 2^52; t[k] then gathers at most nine 52-bit halves
+// (t[4] and t[5]; t[9] one), so t[k] < 9 * 2^52.
+KS_IFMA_INLINE void mul_wide(__m512i t[2 * kLimbs], const Fe8& a, const Fe8& b) {
+  KS_IFMA_UNROLL for (int k = 0; k < 2 * kLimbs; ++k) t[k] = _mm512_setzero_si512();
+  KS_IFMA_UNROLL for (int i = 0; i < kLimbs; ++i) KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) {
+    t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[i], b.l[j]);
+    t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[i], b.l[j]);
+  }
+}
+// a^2 the same way: the ten cross products once, doubled, then the five
+// squares (the same bounds).
+KS_IFMA_INLINE void sqr_wide(__m512i t[2 * kLimbs], const Fe8& a) {
+  KS_IFMA_UNROLL for (int k = 0; k < 2 * kLimbs; ++k) t[k] = _mm512_setzero_si512();
+  KS_IFMA_UNROLL for (int i = 0; i < kLimbs; ++i)
+      KS_IFMA_UNROLL for (int j = i + 1; j < kLimbs; ++j) {
+    t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[i], a.l[j]);
+    t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[i], a.l[j]);
+  }
+  // (no cross product reaches t[9])
+  KS_IFMA_UNROLL for (int k = 1; k < 2 * kLimbs - 1; ++k) t[k] = _mm512_add_epi64(t[k], t[k]);
+  KS_IFMA_UNROLL for (int i = 0; i < kLimbs; ++i) {
+    t[2 * i] = _mm512_madd52lo_epu64(t[2 * i], a.l[i], a.l[i]);
+    t[2 * i + 1] = _mm512_madd52hi_epu64(t[2 * i + 1], a.l[i], a.l[i]);
+  }
+}
+
+// The ring operations of a lane field F, written once. F supplies
+// fold_normalize (carries, folding back what lies above its bound),
+// kSubBias (a multiple of p spread so that a - b + kSubBias is non-negative
+// limb by limb for any two elements) and reduce_product (a 10-limb product
+// to an element): the fields differ only there.
+template <class F>
+struct LaneArithmetic {
+  KS_IFMA_INLINE static Fe8 add(const Fe8& a, const Fe8& b) {
+    Fe8 s;
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) s.l[j] = _mm512_add_epi64(a.l[j], b.l[j]);
+    F::fold_normalize(s.l);
+    return s;
+  }
+  KS_IFMA_INLINE static Fe8 sub(const Fe8& a, const Fe8& b) {
+    Fe8 d;
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) d.l[j] = _mm512_sub_epi64(
+        _mm512_add_epi64(a.l[j], _mm512_set1_epi64((long long)F::kSubBias.l[j])), b.l[j]);
+    F::fold_normalize(d.l);
+    return d;
+  }
+  KS_IFMA_INLINE static Fe8 neg(const Fe8& a) { return sub(F::zero(), a); }
+  KS_IFMA_INLINE static Fe8 dbl(const Fe8& a) { return add(a, a); }
+
+  KS_IFMA_INLINE static Fe8 mul(const Fe8& a, const Fe8& b) {
+    __m512i t[2 * kLimbs];
+    mul_wide(t, a, b);
+    return F::reduce_product(t);
+  }
+  KS_IFMA_INLINE static Fe8 sqr(const Fe8& a) {
+    __m512i t[2 * kLimbs];
+    sqr_wide(t, a);
+    return F::reduce_product(t);
+  }
+  __attribute__((target(KS_IFMA_TARGET))) static Fe8 sqr_n(Fe8 a, int n) {
+    for (int i = 0; i < n; ++i) a = sqr(a);
+    return a;
+  }
+};
+
+struct Fp8 : LaneArithmetic<Fp8> {
   using Elem = Fe8;
 
   KS_IFMA_INLINE static Fe8 broadcast(const detail::L5& c) {
@@ -134,24 +202,11 @@ struct Fp8 {
     normalize_signed(l);  // non-negative here: a plain carry chain
   }
 
-  // a + b, reduced below 2^257 (not necessarily below p or 2p).
-  KS_IFMA_INLINE static Fe8 add(const Fe8& a, const Fe8& b) {
-    Fe8 s;
-    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) s.l[j] = _mm512_add_epi64(a.l[j], b.l[j]);
-    fold_normalize(s.l);
-    return s;
-  }
+  // add and sub (LaneArithmetic) reduce below 2^257 (not necessarily below
+  // p or 2p); sub computes a - b + 4p, limbs kept non-negative by
+  // kP4Spread.
+  static constexpr detail::L5 kSubBias = detail::kP4Spread;
 
-  // a - b + 4p (limbs kept non-negative by kP4Spread), reduced below 2^257.
-  KS_IFMA_INLINE static Fe8 sub(const Fe8& a, const Fe8& b) {
-    Fe8 d;
-    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) d.l[j] = _mm512_sub_epi64(
-        _mm512_add_epi64(a.l[j], _mm512_set1_epi64((long long)detail::kP4Spread.l[j])), b.l[j]);
-    fold_normalize(d.l);
-    return d;
-  }
-  KS_IFMA_INLINE static Fe8 neg(const Fe8& a) { return sub(zero(), a); }
-  KS_IFMA_INLINE static Fe8 dbl(const Fe8& a) { return add(a, a); }
   // a / 2 mod p (a normalized, below 2^257): a + p in the lanes where a is
   // odd (even, below 2^258), carried, then one bit to the right; below 2^257.
   KS_IFMA_INLINE static Fe8 half(const Fe8& a) {
@@ -191,39 +246,10 @@ struct Fp8 {
     return r;
   }
 
-  // Montgomery product a b / 2^260 mod p: the 25 limb products by product
-  // scanning (vpmadd52luq/huq), then mont_reduce. Inputs below 2^257,
-  // output below 2^514 / 2^260 + p < 2p, limbs normalized.
-  KS_IFMA_INLINE static Fe8 mul(const Fe8& a, const Fe8& b) {
-    __m512i t[2 * kLimbs];
-    KS_IFMA_UNROLL for (int k = 0; k < 2 * kLimbs; ++k) t[k] = _mm512_setzero_si512();
-    KS_IFMA_UNROLL for (int i = 0; i < kLimbs; ++i)
-        KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) {
-      t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[i], b.l[j]);
-      t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[i], b.l[j]);
-    }
-    return mont_reduce(t);
-  }
-  // a^2: the ten cross products once, doubled, then the five squares.
-  KS_IFMA_INLINE static Fe8 sqr(const Fe8& a) {
-    __m512i t[2 * kLimbs];
-    KS_IFMA_UNROLL for (int k = 0; k < 2 * kLimbs; ++k) t[k] = _mm512_setzero_si512();
-    KS_IFMA_UNROLL for (int i = 0; i < kLimbs; ++i)
-        KS_IFMA_UNROLL for (int j = i + 1; j < kLimbs; ++j) {
-      t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[i], a.l[j]);
-      t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[i], a.l[j]);
-    }
-    KS_IFMA_UNROLL for (int k = 1; k < 2 * kLimbs; ++k) t[k] = _mm512_add_epi64(t[k], t[k]);
-    KS_IFMA_UNROLL for (int i = 0; i < kLimbs; ++i) {
-      t[2 * i] = _mm512_madd52lo_epu64(t[2 * i], a.l[i], a.l[i]);
-      t[2 * i + 1] = _mm512_madd52hi_epu64(t[2 * i + 1], a.l[i], a.l[i]);
-    }
-    return mont_reduce(t);
-  }
-  __attribute__((target(KS_IFMA_TARGET))) static Fe8 sqr_n(Fe8 a, int n) {
-    for (int i = 0; i < n; ++i) a = sqr(a);
-    return a;
-  }
+  // mul and sqr (LaneArithmetic) give Montgomery products a b / 2^260 mod p:
+  // inputs below 2^257, output below 2^514 / 2^260 + p < 2p, limbs
+  // normalized.
+  KS_IFMA_INLINE static Fe8 reduce_product(__m512i t[2 * kLimbs]) { return mont_reduce(t); }
 
   // x - c when that is not negative, else x (x normalized, c a constant).
   KS_IFMA_INLINE static Fe8 subtract_if_ge(const Fe8& x, const detail::L5& c) {

@@ -135,6 +135,7 @@ KS_X86_INLINE void compress_blocks_scalar(uint64_t state[8], const uint8_t* bloc
 // sha512_compress.h plus load/store of a word-major state row and
 // load_message(): the 16 big-endian message words of each lane's block,
 // transposed so that w[i] holds word i of every lane.
+
 // kK, with its values hidden from the optimizer, for the vector policies:
 // GCC would build each broadcast K_t with movabs + vpbroadcastq (integer
 // work and a transfer to the vector unit) where a broadcasting load, or

@@ -55,15 +55,19 @@ U256 hash_to_scalar(const uint8_t* dom, size_t dom_len, const uint8_t* a, size_t
 
 PrivateKey::~PrivateKey() { secure_wipe(this, sizeof *this); }
 
+U256 expanded_scalar(const uint8_t h[64]) {
+  U256 s = Sc25519::from_le_bytes(h);
+  s.w[0] &= ~uint64_t(7);
+  s.w[3] &= 0x7FFFFFFFFFFFFFFFull;
+  s.w[3] |= 0x4000000000000000ull;
+  return s;
+}
+
 void key_from_seed(PrivateKey& out, const uint8_t seed[kSeedBytes]) {
   uint8_t h[sha512::kDigestBytes];
   sha512::digest(seed, kSeedBytes, h);
-  // 5.1.5 step 2: clear the low three bits and the top bit, set bit 254
-  h[0] &= 248;
-  h[31] &= 127;
-  h[31] |= 64;
   memcpy(out.seed, seed, kSeedBytes);
-  out.s = Sc25519::from_le_bytes(h);
+  out.s = expanded_scalar(h);
   out.s_mont = Sc25519::to_mont(out.s);  // s < 2^255 < R: one Montgomery step reduces it
   memcpy(out.prefix, h + 32, 32);
   out.pub.point = curve25519::mul_base(out.s);

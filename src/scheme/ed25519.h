@@ -101,6 +101,10 @@ Error verify(const PublicKey& key, const Domain& domain, const uint8_t* msg, siz
 constexpr size_t kMaxDom2Bytes = 32 + 2 + kMaxContextBytes;
 int dom2(uint8_t out[kMaxDom2Bytes], const Domain& domain);
 
+// s of the expanded key (5.1.5 step 2): the first half of h = SHA-512(seed)
+// with the low three bits and bit 255 cleared and bit 254 set.
+field::U256 expanded_scalar(const uint8_t h[64]);
+
 // S = (r + k s) mod L, the signing equation (5.1.6 step 5), written once.
 field::U256 signing_equation(const field::U256& r, const field::U256& k,
                              const field::U256& s_mont);

@@ -27,8 +27,10 @@ void keys_from_seeds(PrivateKey keys[], const uint8_t (*seeds)[kSeedBytes], size
 void sign(uint8_t (*sig)[kSignatureBytes], const PrivateKey* const keys[],
           const uint8_t* const msgs[], const size_t lens[], size_t n);
 
-// status[i] = verify(*keys[i], msgs[i], sig[i]) for pure Ed25519.
-void verify(Error status[], const PublicKey* const keys[], const uint8_t* const msgs[],
+// status[i] = verify(public key pubs[i], msgs[i], sig[i]) for pure
+// Ed25519, with kBadPublicKey where pubs[i] is not a valid public key
+// (public_key_from_bytes): the keys are decoded here, in lanes.
+void verify(Error status[], const uint8_t (*pubs)[kPublicKeyBytes], const uint8_t* const msgs[],
             const size_t lens[], const uint8_t (*sig)[kSignatureBytes], size_t n);
 
 }  // namespace batch

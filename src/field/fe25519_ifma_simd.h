@@ -1,0 +1,195 @@
+// GF(p), p = 2^255 - 19, in eight independent lanes of AVX-512 IFMA (the
+// multi-buffer field of curve/ed25519_mb.cc). AVX-512 INTRINSICS: include
+// this header only from .cc files that open the KS_IFMA target region
+// (field/ifma_target_begin.h) before it and that no .cu file includes; call
+// nothing here unless curve::ed25519::mb::available().
+//
+// Layout: the element type of the SM2 lanes, Fe8 (field/fp_ifma_simd.h):
+// five __m512i limbs, lane i of limb j holding bits [52j, 52j + 52) of lane
+// i's value, radix 2^52. The limb-level helpers that know nothing of the
+// prime are shared with Fp8: the radix conversions (Fp8::load/store), the
+// broadcasts and blends, the carry chain, and the 10-limb products
+// (mul_wide/sqr_wide).
+//
+// Values are plain (no Montgomery form: the prime's own shape reduces as
+// cheaply) and weakly reduced, as in the scalar field/fe25519.h: any value
+// congruent to the element will do. The invariant of every element, taken
+// by every operation and given back by every one:
+//   (I)  limbs 0-3 below 2^52, limb 4 below 2^47 + 2^12
+//        (so the value is below 2^255 + 2^220)
+// vpmadd52luq/huq, which read only the low 52 bits of their factors, then
+// see every limb whole, and the top limbs' product (below 2^94.0001, its
+// high half below 2^42.0001) times 608 fits one 52-bit half
+// (reduce_product).
+//
+// Reduction, at 2^255 with 19 and at 2^260 with 608: bits 255 and up are
+// bits 47.. of limb 4; they are shifted out and added to limb 0 times 19
+// (2^255 = 19 mod p) BEFORE the carry chain (fold_normalize), which then
+// ends with limb 4 below 2^47 plus the last carry: one pass normalizes
+// every limb. Folding the carry out of limb 4 after the chain instead would
+// put limb 0 back above 2^52 and need a second pass, and vpmadd52 has no
+// headroom above 52 bits for a lazily carried limb. A product's upper half
+// (limbs 5-9, weights 2^260 and up) goes in with 2^260 = 32 * 19 = 608
+// (mod p): limb 9 into limb 4 before the fold at 2^255, limbs 5-8 into
+// limbs 0-4 after it, where they are small enough for limb 4 to stay
+// within (I) (the arrangement of Intel's crypto_mb x25519).
+//
+// Fe25519x8 satisfies the field policy (field/policy.h) with masks as lane
+// bitmaps (bit i set = true in lane i, as Fp8), plus mul_small (the
+// ladder's a24), canonical, is_negative, from_canonical and the lane
+// conversions. Every function is branch-free and index-free in the values:
+// per-lane choices are AVX-512 mask registers.
+#ifndef KS_FIELD_FE25519_IFMA_SIMD_H_
+#define KS_FIELD_FE25519_IFMA_SIMD_H_
+
+#include <stdint.h>
+
+#include "field/fe25519_chain.h"
+#include "field/fp_ifma_simd.h"
+#include "field/policy.h"
+#include "field/u256.h"
+
+namespace ks {
+namespace field {
+namespace ifma {
+
+namespace detail {
+
+// 2^255 - 19, four 64-bit limbs
+constexpr W4 k25519P64 = {
+    {0xFFFFFFFFFFFFFFEDull, 0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFFFFFFFFFFull, 0x7FFFFFFFFFFFFFFFull}};
+constexpr L5 k25519P4 = times2(times2(to_radix52(k25519P64)));  // 4p = 2^257 - 76
+// 4p with every limb but the top one at least 2^52 and the top one at least
+// 2^48 (borrowing one unit from each next limb): a - b + 4p limb by limb is
+// then non-negative, and below 2^54, for any elements a, b (invariant I).
+constexpr L5 k25519P4Spread = {{k25519P4.l[0] + (uint64_t(1) << 52), k25519P4.l[1] + kMask52,
+                                k25519P4.l[2] + kMask52, k25519P4.l[3] + kMask52,
+                                k25519P4.l[4] - 1}};
+static_assert(k25519P4.l[1] >= 1 && k25519P4.l[4] - 1 >= (uint64_t(1) << 48), "4p spread");
+
+}  // namespace detail
+
+struct Fe25519x8 : LaneArithmetic<Fe25519x8> {
+  using Elem = Fe8;
+
+  // Bit 255 sits at bit 47 of limb 4 (255 = 4 * 52 + 47).
+  static constexpr int kTopBits = 255 - 4 * 52;
+  static constexpr uint64_t kFold255 = 19;   // 2^255 = 19 (mod p)
+  static constexpr uint64_t kFold260 = 608;  // 2^260 = 2^5 * 19 (mod p)
+
+  KS_IFMA_INLINE static Fe8 zero() { return Fp8::zero(); }
+  KS_IFMA_INLINE static Fe8 one() { return Fp8::broadcast(detail::L5{{1, 0, 0, 0, 0}}); }
+  // A constant (d, 2d, sqrt(-1)) given as its canonical value, in every lane.
+  KS_IFMA_INLINE static Fe8 from_canonical(const U256& a) {
+    return Fp8::broadcast(detail::to_radix52(a));
+  }
+
+  // Bits 255 and up (bits 47.. of limb 4) into limb 0 as 19 each. Limb 4
+  // below 2^62 (the fold below 2^15) in; limb 4 below 2^47 out.
+  KS_IFMA_INLINE static void fold_top(__m512i l[kLimbs]) {
+    const __m512i top = _mm512_srli_epi64(l[4], kTopBits);
+    l[4] = _mm512_and_si512(l[4], _mm512_set1_epi64((1ll << kTopBits) - 1));
+    l[0] = _mm512_madd52lo_epu64(l[0], top, _mm512_set1_epi64(kFold255));
+  }
+  // fold_top, then the carry chain. Non-negative limbs below 2^62 in; out:
+  // limbs 0-3 below 2^52, limb 4 below 2^47 plus the last carry (below
+  // 2^11): (I).
+  KS_IFMA_INLINE static void fold_normalize(__m512i l[kLimbs]) {
+    fold_top(l);
+    Fp8::normalize_signed(l);  // non-negative here: a plain carry chain
+  }
+
+  // The 10-limb product t of two elements (field/fp_ifma_simd.h mul_wide:
+  // t[k] < 9 * 2^52, t[8] < 3 * 2^52, t[9] < 2^42.0001) reduced. Limb 9
+  // weighs 608 2^208: 608 t[9] < 2^52 goes into limb 4 whole, then bits
+  // 255.. of limb 4 (below 10 * 2^52) into limb 0. Limb 5 + i (i < 4)
+  // weighs 608 2^(52i): its low 52 bits times 608 go into limbs i (low half)
+  // and i + 1 (high half, below 608), its bits from 52 on (below 9) times
+  // 608 into limb i + 1; limb 4 so gets below 2^47 + 607 + 2 * 608. The
+  // chain then leaves limb 4 below 2^47 + 2^11 + 9: (I).
+  KS_IFMA_INLINE static Fe8 reduce_product(const __m512i t[2 * kLimbs]) {
+    const __m512i c608 = _mm512_set1_epi64(kFold260);
+    Fe8 r = {{t[0], t[1], t[2], t[3], _mm512_madd52lo_epu64(t[4], t[9], c608)}};
+    fold_top(r.l);
+    KS_IFMA_UNROLL for (int i = 0; i + 1 < kLimbs; ++i) {
+      const __m512i high = t[kLimbs + i];  // vpmadd52 reads its low 52 bits
+      r.l[i] = _mm512_madd52lo_epu64(r.l[i], high, c608);
+      r.l[i + 1] = _mm512_madd52lo_epu64(_mm512_madd52hi_epu64(r.l[i + 1], high, c608),
+                                         _mm512_srli_epi64(high, 52), c608);
+    }
+    Fp8::normalize_signed(r.l);  // non-negative: a plain carry chain
+    return r;
+  }
+
+  // add, sub, neg, dbl, mul, sqr, sqr_n: LaneArithmetic
+  // (field/fp_ifma_simd.h) with fold_normalize and reduce_product above;
+  // a + b has limbs below 2^53, a - b + 4p (kSubBias) below 2^54.
+  static constexpr detail::L5 kSubBias = detail::k25519P4Spread;
+
+  // a * k for k < 2^32 (121666, the ladder's (A + 2) / 4, RFC 7748 5): limb
+  // j's product splits into limbs j (low 52 bits) and j + 1 (below 2^32);
+  // limb 4's high half (below 2^28) weighs 2^260 = 608 and goes into limb 0.
+  KS_IFMA_INLINE static Fe8 mul_small(const Fe8& a, uint32_t k) {
+    const __m512i kv = _mm512_set1_epi64(k);
+    __m512i r[kLimbs + 1];
+    r[0] = _mm512_setzero_si512();
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) {
+      r[j] = _mm512_madd52lo_epu64(r[j], a.l[j], kv);
+      r[j + 1] = _mm512_madd52hi_epu64(_mm512_setzero_si512(), a.l[j], kv);
+    }
+    r[0] = _mm512_madd52lo_epu64(r[0], r[kLimbs], _mm512_set1_epi64(kFold260));
+    fold_normalize(r);
+    return {{r[0], r[1], r[2], r[3], r[4]}};
+  }
+
+  // The representative in [0, p), as Fe25519::canonical: fold_normalize
+  // leaves v = (a mod 2^255) + 19 (a >> 255) < 2^255 + 19 < 2p; v - p =
+  // v + 19 - 2^255 is taken where v + 19 reaches 2^255 (bit 47 of limb 4).
+  KS_IFMA_INLINE static Fe8 canonical(const Fe8& a) {
+    Fe8 v = a;
+    fold_normalize(v.l);
+    Fe8 w = v;
+    w.l[0] = _mm512_add_epi64(w.l[0], _mm512_set1_epi64(kFold255));
+    Fp8::normalize_signed(w.l);  // v + 19 < 2^256: limb 4 below 2^48
+    const __m512i bit255 = _mm512_set1_epi64(1ll << kTopBits);
+    const __mmask8 ge_p = _mm512_test_epi64_mask(w.l[4], bit255);
+    w.l[4] = _mm512_andnot_si512(bit255, w.l[4]);
+    return Fp8::select(ge_p, w, v);
+  }
+
+  // Lane bitmaps (see the header comment).
+  KS_IFMA_INLINE static uint64_t is_zero(const Fe8& a) {
+    const Fe8 c = canonical(a);
+    __m512i any = c.l[0];
+    KS_IFMA_UNROLL for (int j = 1; j < kLimbs; ++j) any = _mm512_or_si512(any, c.l[j]);
+    return uint64_t(_mm512_cmpeq_epi64_mask(any, _mm512_setzero_si512()));
+  }
+  KS_IFMA_INLINE static uint64_t eq(const Fe8& a, const Fe8& b) { return is_zero(sub(a, b)); }
+  // The low bit of the canonical value ("negative" in RFC 8032 5.1.2).
+  KS_IFMA_INLINE static uint64_t is_negative(const Fe8& a) {
+    return uint64_t(_mm512_test_epi64_mask(canonical(a).l[0], _mm512_set1_epi64(1)));
+  }
+  KS_IFMA_INLINE static Fe8 select(uint64_t mask, const Fe8& a, const Fe8& b) {
+    return Fp8::select(mask, a, b);
+  }
+
+  // Lane i of in[i], any 256-bit value (folded at 2^255 into (I)), and
+  // back: store gives the exact value an element holds.
+  KS_IFMA_INLINE static Fe8 load(const uint64_t (*in)[4]) {
+    Fe8 r = Fp8::load(in);
+    fold_normalize(r.l);
+    return r;
+  }
+  KS_IFMA_INLINE static void store(uint64_t (*out)[4], const Fe8& a) { Fp8::store(out, a); }
+
+  // a^-1 per lane (0 -> 0): fe25519_invert (field/fe25519_chain.h), out of
+  // line in field/fe25519_ifma.cc.
+  static Fe8 inv(const Fe8& a);
+};
+KS_ASSERT_FIELD_POLICY(Fe25519x8);
+
+}  // namespace ifma
+}  // namespace field
+}  // namespace ks
+
+#endif  // KS_FIELD_FE25519_IFMA_SIMD_H_
