@@ -59,12 +59,18 @@ ks_python_env() {
   fi
   # The independent oracle for the Python tests; optional where no registry.
   # Machines without one get wheels carried in $KS_ROOT/.whl (git-ignored;
-  # `pip download cryptography cffi pycparser --only-binary=:all: -d .whl`).
+  # `pip download cryptography pynacl cffi pycparser --only-binary=:all: -d .whl`).
   python -c "import cryptography" 2>/dev/null ||
     { [ -d "$KS_ROOT/.whl" ] && python -m pip install -q "${KS_PIP_FLAGS[@]}" --no-index \
         --find-links "$KS_ROOT/.whl" cryptography 2>/dev/null; } ||
     python -m pip install -q "${KS_PIP_FLAGS[@]}" cryptography 2>/dev/null ||
     ks_log "cryptography unavailable: its oracle tests will be skipped"
+  # PyNaCl (libsodium), the second oracle of the Ed25519/X25519 tests; optional as above.
+  python -c "import nacl" 2>/dev/null ||
+    { [ -d "$KS_ROOT/.whl" ] && python -m pip install -q "${KS_PIP_FLAGS[@]}" --no-index \
+        --find-links "$KS_ROOT/.whl" pynacl 2>/dev/null; } ||
+    python -m pip install -q "${KS_PIP_FLAGS[@]}" pynacl 2>/dev/null ||
+    ks_log "pynacl unavailable: its oracle tests will be skipped"
 }
 
 # Builds and installs the Python package (and the CLI) into the venv.

@@ -356,13 +356,245 @@ bool run_sm2_batch(const Case& c, Result* result, std::string* error) {
 }
 
 bool run_sm2(const Case& c, Result* result, std::string* error) {
-  if (c.op != "keygen" && c.op != "sign" && c.op != "verify") {
-    *error = "sm2 has no operation " + c.op;
-    return false;
-  }
   if (c.impl == "openssl" || c.batch <= 1) return run_sm2_single(c, result, error);
   return run_sm2_batch(c, result, error);
 }
+
+// ---- Ed25519 and X25519 -------------------------------------------------------
+
+bool curve25519_peer_ready(const Case& c, std::string* error) {
+  if (c.impl != "openssl") return true;
+  if (!OpenSslPeer::get().curve25519_ok()) {
+    *error = OpenSslPeer::get().curve25519_error();
+    return false;
+  }
+  return true;
+}
+
+// Single operations on `threads` threads, each with its own worker (keys
+// and kPool inputs made before timing); W::run(op, i) does one operation.
+template <class W>
+bool run_single(const Case& c, Result* result, std::string* error, const char* what) {
+  std::vector<std::unique_ptr<W>> workers;
+  for (unsigned t = 0; t < c.threads; ++t) {
+    workers.push_back(std::make_unique<W>(c.impl == "openssl", c.msg_bytes));
+    if (!workers.back()->prepare(c.op)) {
+      *error = std::string("could not prepare ") + what + " keys and inputs";
+      return false;
+    }
+  }
+  std::atomic<bool> failed{false};
+  *result = measure(c.seconds, c.msg_bytes, [&](size_t iters) {
+    on_threads(c.threads, [&](unsigned t) {
+      for (size_t i = 0; i < iters; ++i)
+        if (!workers[t]->run(c.op, i)) failed = true;
+    });
+    return iters * c.threads;
+  });
+  if (failed) *error = c.op + " failed during the benchmark";
+  result->backend = "cpu";
+  return !failed;
+}
+
+// One thread's Ed25519 key and kPool messages (and their signatures, for
+// verify), for us or for OpenSSL.
+struct Ed25519Worker {
+  ks_ed25519_key* key = nullptr;
+  ks_ed25519_pubkey* pub = nullptr;
+  OpenSslPeer::Ed25519Signer* peer = nullptr;
+  std::vector<uint8_t> msgs, sigs;
+  size_t msg_bytes;
+
+  Ed25519Worker(bool openssl, size_t msg_len)
+      : msgs(random_bytes(std::max<size_t>(1, msg_len) * kPool)), sigs(64 * kPool),
+        msg_bytes(msg_len) {
+    if (openssl) {
+      peer = OpenSslPeer::get().ed25519_new_signer();
+    } else if (ks_ed25519_key_generate(&key) == KS_OK) {
+      ks_ed25519_key_public(key, &pub);
+    }
+  }
+  ~Ed25519Worker() {
+    ks_ed25519_key_free(key);
+    ks_ed25519_pubkey_free(pub);
+    OpenSslPeer::get().ed25519_free_signer(peer);
+  }
+  const uint8_t* msg(size_t j) const { return msgs.data() + j * msg_bytes; }
+
+  // Keys made; for verify, valid signatures over the pool.
+  bool prepare(const std::string& op) {
+    if (pub == nullptr && peer == nullptr) return false;
+    for (size_t j = 0; op == "verify" && j < kPool; ++j)
+      if (!run("sign", j)) return false;
+    return true;
+  }
+
+  bool run(const std::string& op, size_t i) {
+    const size_t j = i % kPool;
+    const OpenSslPeer& ssl = OpenSslPeer::get();
+    uint8_t* sig = &sigs[64 * j];
+    if (op == "keygen") {  // a key ready to sign: seed, expanded scalar, public key
+      if (peer != nullptr) return ssl.ed25519_keygen();
+      ks_ed25519_key* k = nullptr;
+      const int rc = ks_ed25519_key_generate(&k);
+      ks_ed25519_key_free(k);
+      return rc == KS_OK;
+    }
+    if (op == "sign")
+      return peer != nullptr ? ssl.ed25519_sign(peer, msg(j), msg_bytes, sig)
+                             : ks_ed25519_sign(key, msg(j), msg_bytes, sig) == KS_OK;
+    return peer != nullptr ? ssl.ed25519_verify(peer, msg(j), msg_bytes, sig)
+                           : ks_ed25519_verify(pub, msg(j), msg_bytes, sig) == KS_OK;
+  }
+};
+
+// Batches through the C API: keygen, many messages under one key, and
+// verification of (key, message, signature) triples under 16 distinct keys.
+bool run_ed25519_batch(const Case& c, Result* result, std::string* error) {
+  CtxPtr ctx = make_ctx(c, error);
+  if (ctx == nullptr) return false;
+  const size_t n = c.batch;
+  std::vector<uint8_t> msgs = random_bytes(std::max<size_t>(1, n * c.msg_bytes)), sigs(64 * n),
+                       seeds(32 * n), pubs(32 * n);
+  std::vector<int> status(n);
+  std::vector<uint64_t> offsets(n + 1);
+  for (size_t i = 0; i <= n; ++i) offsets[i] = i * c.msg_bytes;
+  Ed25519Worker signer(false, 0);
+  int rc = signer.key == nullptr ? KS_ERR_INTERNAL : KS_OK;
+  if (c.op == "verify") {  // n signatures under 16 keys (a slice each), made before timing
+    constexpr size_t kKeys = 16;
+    for (size_t k = 0; k < kKeys && rc == KS_OK; ++k) {
+      Ed25519Worker w(false, 0);
+      const size_t begin = n * k / kKeys, end = n * (k + 1) / kKeys;
+      rc = w.pub == nullptr ? KS_ERR_INTERNAL : KS_OK;
+      for (size_t i = begin; i < end && rc == KS_OK; ++i)
+        rc = ks_ed25519_pubkey_to_bytes(w.pub, &pubs[32 * i]);
+      if (rc == KS_OK && end > begin)
+        rc = ks_ed25519_sign_batch(ctx.get(), w.key, msgs.data(), msgs.size(), &offsets[begin],
+                                   end - begin, &sigs[64 * begin], 64 * (end - begin), nullptr);
+    }
+  }
+  int call_rc = rc;
+  *result = measure(c.seconds, c.msg_bytes, [&](size_t iters) {
+    for (size_t r = 0; r < iters && call_rc == KS_OK; ++r) {
+      if (c.op == "keygen") {
+        call_rc = ks_ed25519_keygen_batch(ctx.get(), n, seeds.data(), seeds.size(), pubs.data(),
+                                          pubs.size(), status.data());
+      } else if (c.op == "sign") {
+        call_rc = ks_ed25519_sign_batch(ctx.get(), signer.key, msgs.data(), msgs.size(),
+                                        offsets.data(), n, sigs.data(), sigs.size(),
+                                        status.data());
+      } else {
+        call_rc = ks_ed25519_verify_batch(ctx.get(), pubs.data(), msgs.data(), msgs.size(),
+                                          offsets.data(), n, sigs.data(), status.data());
+      }
+    }
+    return iters * n;
+  });
+  if (call_rc != KS_OK) {  // KS_ERR_BATCH_ITEMS included: every item must succeed
+    *error = ks_strerror(call_rc);
+    return false;
+  }
+  result->backend = c.backend;
+  return true;
+}
+
+bool run_ed25519(const Case& c, Result* result, std::string* error) {
+  if (!curve25519_peer_ready(c, error)) return false;
+  if (c.impl == "openssl" || c.batch <= 1)
+    return run_single<Ed25519Worker>(c, result, error, "Ed25519");
+  return run_ed25519_batch(c, result, error);
+}
+
+// One thread's X25519 private key and kPool peer public keys, for us or for
+// OpenSSL (whose derive contexts each hold one peer, set before timing).
+struct X25519Worker {
+  uint8_t priv[32] = {}, pub[32] = {}, peers[kPool][32] = {};
+  OpenSslPeer::X25519Deriver* peer = nullptr;
+  bool ready = false;
+
+  X25519Worker(bool openssl, size_t) {
+    uint8_t scratch[32];
+    ready = ks_x25519_keygen(priv, pub) == KS_OK;
+    for (size_t j = 0; j < kPool && ready; ++j) ready = ks_x25519_keygen(scratch, peers[j]) == KS_OK;
+    if (ready && openssl) {
+      peer = OpenSslPeer::get().x25519_new_deriver(peers, kPool);
+      ready = peer != nullptr;
+    }
+  }
+  ~X25519Worker() { OpenSslPeer::get().x25519_free_deriver(peer); }
+  bool prepare(const std::string&) const { return ready; }
+
+  bool run(const std::string& op, size_t i) {
+    const OpenSslPeer& ssl = OpenSslPeer::get();
+    if (op == "keygen") {
+      if (peer != nullptr) return ssl.x25519_keygen();
+      uint8_t k[32], p[32];
+      return ks_x25519_keygen(k, p) == KS_OK;
+    }
+    uint8_t shared[32];
+    return peer != nullptr ? ssl.x25519_derive(peer, i % kPool, shared)
+                           : ks_x25519(priv, peers[i % kPool], shared) == KS_OK;
+  }
+};
+
+// Batches through the C API: keygen, and shared secrets with per-item
+// private keys (as a server agreeing fresh keys with many clients).
+bool run_x25519_batch(const Case& c, Result* result, std::string* error) {
+  CtxPtr ctx = make_ctx(c, error);
+  if (ctx == nullptr) return false;
+  const size_t n = c.batch;
+  std::vector<uint8_t> priv(32 * n), pubs(32 * n), peers(32 * n), shared(32 * n);
+  std::vector<int> status(n);
+  int rc = KS_OK;
+  if (c.op == "derive") {  // peers are valid public keys, made before timing
+    rc = ks_x25519_keygen_batch(ctx.get(), n, shared.data(), shared.size(), peers.data(),
+                                peers.size(), nullptr);
+    if (rc == KS_OK)
+      rc = ks_x25519_keygen_batch(ctx.get(), n, priv.data(), priv.size(), pubs.data(),
+                                  pubs.size(), nullptr);
+  }
+  int call_rc = rc;
+  *result = measure(c.seconds, c.msg_bytes, [&](size_t iters) {
+    for (size_t r = 0; r < iters && call_rc == KS_OK; ++r) {
+      call_rc = c.op == "keygen"
+                    ? ks_x25519_keygen_batch(ctx.get(), n, priv.data(), priv.size(), pubs.data(),
+                                             pubs.size(), status.data())
+                    : ks_x25519_batch(ctx.get(), priv.data(), 1, peers.data(), n, shared.data(),
+                                      shared.size(), status.data());
+    }
+    return iters * n;
+  });
+  if (call_rc != KS_OK) {
+    *error = ks_strerror(call_rc);
+    return false;
+  }
+  result->backend = c.backend;
+  return true;
+}
+
+bool run_x25519(const Case& c, Result* result, std::string* error) {
+  if (!curve25519_peer_ready(c, error)) return false;
+  if (c.impl == "openssl" || c.batch <= 1)
+    return run_single<X25519Worker>(c, result, error, "X25519");
+  return run_x25519_batch(c, result, error);
+}
+
+// ---- Dispatch ---------------------------------------------------------------------
+
+// Every benchmark: its algorithm, the operations it times, its runner.
+struct Benchmark {
+  const char* alg;
+  const char* ops[4];  // nullptr-terminated when fewer
+  bool (*run)(const Case&, Result*, std::string*);
+};
+
+const Benchmark kBenchmarks[] = {
+    {"sm3", {"hash"}, run_sm3},
+    {"sm2", {"keygen", "sign", "verify"}, run_sm2},
+    {"ed25519", {"keygen", "sign", "verify"}, run_ed25519},
+    {"x25519", {"keygen", "derive"}, run_x25519},
+};
 
 }  // namespace
 
@@ -375,8 +607,13 @@ bool run_case(const Case& c, Result* result, std::string* error) {
     *error = "backend must be resolved to cpu or gpu";
     return false;
   }
-  if (c.alg == "sm3" && c.op == "hash") return run_sm3(c, result, error);
-  if (c.alg == "sm2") return run_sm2(c, result, error);
+  for (const Benchmark& b : kBenchmarks) {
+    if (c.alg != b.alg) continue;
+    for (const char* op : b.ops)
+      if (op != nullptr && c.op == op) return b.run(c, result, error);
+    *error = c.alg + " has no operation " + c.op;
+    return false;
+  }
   *error = "no benchmark for " + c.alg + " " + c.op;
   return false;
 }

@@ -12,8 +12,8 @@ namespace ks {
 namespace bench {
 
 struct Case {
-  std::string alg;         // "sm3", "sm2"
-  std::string op;          // "hash"; "keygen", "sign", "verify"
+  std::string alg;         // "sm3", "sm2", "ed25519", "x25519"
+  std::string op;          // "hash"; "keygen", "sign", "verify"; "derive" (x25519)
   std::string impl;        // "kuaisuo" or "openssl"
   std::string backend;     // "cpu" or "gpu" (kuaisuo; the CLI resolves auto)
   unsigned threads = 1;    // CPU threads working
@@ -32,7 +32,8 @@ struct Result {
 };
 
 // Runs one case. Returns false and sets *error if it cannot run here
-// (unknown algorithm, no GPU, no OpenSSL, ...).
+// (unknown algorithm or operation, no GPU, no OpenSSL, ...). Ed25519 and
+// X25519 batches run on the CPU threads of the context whatever its backend.
 bool run_case(const Case& c, Result* result, std::string* error);
 
 // The OpenSSL version the harness compares against, or "" if none loads.

@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <vector>
+
 namespace ks {
 namespace bench {
 
@@ -10,9 +12,12 @@ const OpenSslPeer& OpenSslPeer::get() {
   return peer;
 }
 
-OpenSslPeer::Fn OpenSslPeer::sym(const char* name) {
+OpenSslPeer::Fn OpenSslPeer::sym(const char* name) { return sym_into(name, &error_); }
+
+// A symbol of libcrypto; a missing one is recorded in *error (the first).
+OpenSslPeer::Fn OpenSslPeer::sym_into(const char* name, std::string* error) {
   void* p = lib_ == nullptr ? nullptr : dlsym(lib_, name);
-  if (p == nullptr && error_.empty()) error_ = std::string("libcrypto lacks ") + name;
+  if (p == nullptr && error->empty()) *error = std::string("libcrypto lacks ") + name;
   return reinterpret_cast<Fn>(p);
 }
 
@@ -22,9 +27,10 @@ OpenSslPeer::OpenSslPeer() {
     if (lib_ != nullptr) break;
   }
   if (lib_ == nullptr) {
-    error_ = "cannot load libcrypto.so.3 (install OpenSSL 3)";
+    error_ = curve_error_ = "cannot load libcrypto.so.3 (install OpenSSL 3)";
     return;
   }
+  load_curve25519();  // on its own: a libcrypto without SM2 may still have it
   auto version = reinterpret_cast<const char* (*)(int)>(sym("OpenSSL_version"));
   auto fetch = reinterpret_cast<const void* (*)(void*, const char*, const char*)>(
       sym("EVP_MD_fetch"));
@@ -150,6 +156,132 @@ bool OpenSslPeer::sm2_verify_message(Sm2Signer* s, const uint8_t* id, size_t id_
     return evp_.digest_verify_init(md, nullptr, evp_.sm3_md(), nullptr, s->pkey) == 1 &&
            evp_.digest_verify(md, der, der_len, msg, len) == 1;
   });
+}
+
+// ---- Ed25519 and X25519 ---------------------------------------------------------
+
+void OpenSslPeer::load_curve25519() {
+  std::string* e = &curve_error_;
+  bind(evp_.pkey_ctx_new_from_name, sym_into("EVP_PKEY_CTX_new_from_name", e));
+  bind(evp_.pkey_ctx_new, sym_into("EVP_PKEY_CTX_new", e));
+  bind(evp_.pkey_ctx_free, sym_into("EVP_PKEY_CTX_free", e));
+  bind(evp_.keygen_init, sym_into("EVP_PKEY_keygen_init", e));
+  bind(evp_.keygen, sym_into("EVP_PKEY_keygen", e));
+  bind(evp_.pkey_free, sym_into("EVP_PKEY_free", e));
+  bind(evp_.md_ctx_new, sym_into("EVP_MD_CTX_new", e));
+  bind(evp_.md_ctx_free, sym_into("EVP_MD_CTX_free", e));
+  bind(evp_.digest_sign_init, sym_into("EVP_DigestSignInit", e));
+  bind(evp_.digest_sign, sym_into("EVP_DigestSign", e));
+  bind(evp_.digest_verify_init, sym_into("EVP_DigestVerifyInit", e));
+  bind(evp_.digest_verify, sym_into("EVP_DigestVerify", e));
+  bind(curve_.new_raw_public_key_ex, sym_into("EVP_PKEY_new_raw_public_key_ex", e));
+  bind(curve_.derive_init, sym_into("EVP_PKEY_derive_init", e));
+  bind(curve_.derive_set_peer, sym_into("EVP_PKEY_derive_set_peer", e));
+  bind(curve_.derive, sym_into("EVP_PKEY_derive", e));
+  if (!e->empty()) return;
+  if (!ed25519_keygen() || !x25519_keygen()) *e = "this libcrypto has no Ed25519 or X25519";
+}
+
+// A fresh key of the named algorithm (EVP_PKEY_keygen on its own context:
+// a shared one is not thread-safe).
+bool OpenSslPeer::keygen_named(const char* alg, void** pkey) const {
+  void* ctx = evp_.pkey_ctx_new_from_name(nullptr, alg, nullptr);
+  const bool ok = ctx != nullptr && evp_.keygen_init(ctx) == 1 && evp_.keygen(ctx, pkey) == 1;
+  evp_.pkey_ctx_free(ctx);
+  return ok;
+}
+
+struct OpenSslPeer::Ed25519Signer {
+  void* pkey = nullptr;
+  void* sign_md = nullptr;    // EVP_MD_CTX, DigestSign-initialised
+  void* verify_md = nullptr;  // EVP_MD_CTX, DigestVerify-initialised
+};
+
+OpenSslPeer::Ed25519Signer* OpenSslPeer::ed25519_new_signer() const {
+  auto* s = new Ed25519Signer;
+  bool ok = keygen_named("ED25519", &s->pkey);
+  if (ok) {
+    s->sign_md = evp_.md_ctx_new();
+    s->verify_md = evp_.md_ctx_new();
+    ok = s->sign_md != nullptr && s->verify_md != nullptr &&
+         evp_.digest_sign_init(s->sign_md, nullptr, nullptr, nullptr, s->pkey) == 1 &&
+         evp_.digest_verify_init(s->verify_md, nullptr, nullptr, nullptr, s->pkey) == 1;
+  }
+  if (!ok) {
+    ed25519_free_signer(s);
+    return nullptr;
+  }
+  return s;
+}
+
+void OpenSslPeer::ed25519_free_signer(Ed25519Signer* s) const {
+  if (s == nullptr) return;
+  if (s->sign_md) evp_.md_ctx_free(s->sign_md);
+  if (s->verify_md) evp_.md_ctx_free(s->verify_md);
+  if (s->pkey) evp_.pkey_free(s->pkey);
+  delete s;
+}
+
+bool OpenSslPeer::ed25519_keygen() const {
+  void* pkey = nullptr;
+  const bool ok = keygen_named("ED25519", &pkey);
+  if (pkey != nullptr) evp_.pkey_free(pkey);
+  return ok;
+}
+
+bool OpenSslPeer::ed25519_sign(Ed25519Signer* s, const uint8_t* msg, size_t len,
+                               uint8_t sig[64]) const {
+  size_t sig_len = 64;
+  return evp_.digest_sign(s->sign_md, sig, &sig_len, msg, len) == 1 && sig_len == 64;
+}
+
+bool OpenSslPeer::ed25519_verify(Ed25519Signer* s, const uint8_t* msg, size_t len,
+                                 const uint8_t sig[64]) const {
+  return evp_.digest_verify(s->verify_md, sig, 64, msg, len) == 1;
+}
+
+struct OpenSslPeer::X25519Deriver {
+  void* pkey = nullptr;
+  std::vector<void*> peers;  // EVP_PKEY of each peer's public key
+  std::vector<void*> ctxs;   // EVP_PKEY_CTX, derive-initialised with peers[i]
+};
+
+OpenSslPeer::X25519Deriver* OpenSslPeer::x25519_new_deriver(const uint8_t (*peers)[32],
+                                                            size_t count) const {
+  auto* d = new X25519Deriver;
+  bool ok = count > 0 && keygen_named("X25519", &d->pkey);
+  for (size_t i = 0; ok && i < count; ++i) {
+    void* peer = curve_.new_raw_public_key_ex(nullptr, "X25519", nullptr, peers[i], 32);
+    if (peer != nullptr) d->peers.push_back(peer);
+    void* ctx = peer == nullptr ? nullptr : evp_.pkey_ctx_new(d->pkey, nullptr);
+    if (ctx != nullptr) d->ctxs.push_back(ctx);
+    ok = ctx != nullptr && curve_.derive_init(ctx) == 1 && curve_.derive_set_peer(ctx, peer) == 1;
+  }
+  if (!ok) {
+    x25519_free_deriver(d);
+    return nullptr;
+  }
+  return d;
+}
+
+void OpenSslPeer::x25519_free_deriver(X25519Deriver* d) const {
+  if (d == nullptr) return;
+  for (void* ctx : d->ctxs) evp_.pkey_ctx_free(ctx);
+  for (void* peer : d->peers) evp_.pkey_free(peer);
+  if (d->pkey) evp_.pkey_free(d->pkey);
+  delete d;
+}
+
+bool OpenSslPeer::x25519_keygen() const {
+  void* pkey = nullptr;
+  const bool ok = keygen_named("X25519", &pkey);
+  if (pkey != nullptr) evp_.pkey_free(pkey);
+  return ok;
+}
+
+bool OpenSslPeer::x25519_derive(X25519Deriver* d, size_t peer, uint8_t out[32]) const {
+  size_t len = 32;
+  return curve_.derive(d->ctxs[peer % d->ctxs.size()], out, &len) == 1 && len == 32;
 }
 
 bool OpenSslPeer::sm3(const uint8_t* data, size_t len, uint8_t out[32]) const {

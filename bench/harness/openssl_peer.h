@@ -39,10 +39,35 @@ class OpenSslPeer {
   bool sm2_verify_message(Sm2Signer* s, const uint8_t* id, size_t id_len, const uint8_t* msg,
                           size_t len, const uint8_t* der, size_t der_len) const;
 
+  // Ed25519 and X25519 through EVP, independent of SM2: a libcrypto without
+  // SM2 still has them. curve25519_error() is "" when they are usable.
+  bool curve25519_ok() const { return lib_ != nullptr && curve_error_.empty(); }
+  const std::string& curve25519_error() const { return curve_error_; }
+  // Ed25519: a fresh key with an EVP_DigestSign and an EVP_DigestVerify
+  // context initialised once and reused, as `openssl speed` does.
+  struct Ed25519Signer;
+  Ed25519Signer* ed25519_new_signer() const;
+  void ed25519_free_signer(Ed25519Signer* s) const;
+  bool ed25519_keygen() const;  // one key generation (the key is freed)
+  bool ed25519_sign(Ed25519Signer* s, const uint8_t* msg, size_t len, uint8_t sig[64]) const;
+  bool ed25519_verify(Ed25519Signer* s, const uint8_t* msg, size_t len,
+                      const uint8_t sig[64]) const;
+  // X25519: a fresh private key and one EVP_PKEY_derive context per peer
+  // (raw 32-byte public keys), its peer set once; each derive is one
+  // EVP_PKEY_derive, as `openssl speed` times ECDH.
+  struct X25519Deriver;
+  X25519Deriver* x25519_new_deriver(const uint8_t (*peers)[32], size_t count) const;
+  void x25519_free_deriver(X25519Deriver* d) const;
+  bool x25519_keygen() const;  // one key generation (the key is freed)
+  bool x25519_derive(X25519Deriver* d, size_t peer, uint8_t out[32]) const;
+
  private:
   OpenSslPeer();
   Fn sym(const char* name);
+  Fn sym_into(const char* name, std::string* error);
   void load_sm2();
+  void load_curve25519();
+  bool keygen_named(const char* alg, void** pkey) const;
   template <class Body>
   bool with_id(Sm2Signer* s, const uint8_t* id, size_t id_len, Body body) const;
 
@@ -73,6 +98,14 @@ class OpenSslPeer {
     int (*digest_verify)(void*, const unsigned char*, size_t, const unsigned char*, size_t);
     const void* (*sm3_md)();
   } evp_{};
+  // The further entry points Ed25519 and X25519 need.
+  struct Curve {
+    void* (*new_raw_public_key_ex)(void*, const char*, const char*, const unsigned char*, size_t);
+    int (*derive_init)(void*);
+    int (*derive_set_peer)(void*, void*);
+    int (*derive)(void*, unsigned char*, size_t*);
+  } curve_{};
+  std::string curve_error_;
 
 };
 

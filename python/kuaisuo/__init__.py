@@ -14,6 +14,16 @@ Batches run on every CPU core, or on the GPU when there is one::
     >>> [d.hex()[:8] for d in ctx.sm3_batch([b"abc", b""])]
     ['66c7f0f4', '1ab21d83']
 
+Signatures and key agreement: kuaisuo.sm2, kuaisuo.ed25519 and
+kuaisuo.x25519 (keys in the formats OpenSSL writes), with batches on a
+Context as ctx.sm2, ctx.ed25519 and ctx.x25519::
+
+    >>> key = kuaisuo.Ed25519PrivateKey.generate()
+    >>> key.public_key().verify(key.sign(b"hello"), b"hello")
+    True
+    >>> ctx.ed25519.verify([key.public_key()], [b"hello"], [key.sign(b"hello")])
+    [0]
+
 Inputs may be bytes, bytearray, memoryview or numpy arrays (C-contiguous);
 they are read in place, not copied. Errors raise KuaisuoError (a
 ValueError) with the library's .code and .message (str() gives "message
@@ -24,26 +34,34 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional, Union
 
-from . import _native, sm2
+from . import _native, ed25519, sm2, x25519
 from ._native import BackendUnavailableError, KuaisuoError
+from .ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from .sm2 import SM2PrivateKey, SM2PublicKey
+from .x25519 import X25519PrivateKey, X25519PublicKey
 
 __all__ = [
     "BackendUnavailableError",
     "Context",
+    "Ed25519PrivateKey",
+    "Ed25519PublicKey",
     "HmacSM3",
     "KuaisuoError",
     "SM2PrivateKey",
     "SM2PublicKey",
     "SM3",
+    "X25519PrivateKey",
+    "X25519PublicKey",
     "__version__",
     "cpu_features",
+    "ed25519",
     "gpu_built",
     "gpu_device_count",
     "hmac_sm3",
     "sm2",
     "sm3",
     "strerror",
+    "x25519",
 ]
 
 __version__: str = _native.version()
@@ -122,6 +140,8 @@ class Context:
             raise ValueError("device and threads must not be negative")
         self._ctx = _native.Context(backend, device, threads)
         self.sm2 = sm2.SM2Batch(self._ctx)
+        self.ed25519 = ed25519.Ed25519Batch(self._ctx)  # CPU threads only
+        self.x25519 = x25519.X25519Batch(self._ctx)  # CPU threads only
 
     @property
     def backend(self) -> str:

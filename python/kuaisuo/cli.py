@@ -2,6 +2,8 @@
 
   kuaisuo sm3 FILE...      SM3 digests in sha256sum format ("-" is stdin)
   kuaisuo sm2 keygen|pubkey|sign|verify   SM2 keys and signatures (OpenSSL formats)
+  kuaisuo ed25519 keygen|pubkey|sign|verify   Ed25519 keys and signatures (OpenSSL formats)
+  kuaisuo x25519 keygen|pubkey|derive   X25519 keys and shared secrets (OpenSSL formats)
   kuaisuo speed [ALG...]   throughput next to OpenSSL's, measured in one run
   kuaisuo info             version, CPU features and GPUs seen
 """
@@ -15,7 +17,7 @@ import os
 import secrets
 import shlex
 import sys
-from typing import BinaryIO, List, Optional, Tuple
+from typing import Any, BinaryIO, Callable, List, Optional, Tuple
 
 from . import SM3, KuaisuoError, __version__, _native, cpu_features, gpu_built, gpu_device_count
 
@@ -162,7 +164,8 @@ def _write_outputs(outputs: List[Tuple[Optional[str], bytes, int]]) -> None:
     targets only when every one was written, private keys last: a failure
     leaves each target as it was (never a partial file, never a private
     key without the rest) and removes the temporaries. Then stdout."""
-    files = [o for o in outputs if o[0] not in (None, "-")]
+    files = [(path, data, mode) for path, data, mode in outputs
+             if path is not None and path != "-"]
     files.sort(key=lambda o: o[2] == PRIVATE)  # stable: private keys last
     pending: List[Tuple[str, str]] = []
     try:
@@ -180,8 +183,8 @@ def _write_outputs(outputs: List[Tuple[Optional[str], bytes, int]]) -> None:
         for temp, _ in pending:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
-    for path, data, _ in outputs:
-        if path in (None, "-"):
+    for target, data, _ in outputs:
+        if target in (None, "-"):
             _write_stdout(data)
 
 
@@ -224,27 +227,25 @@ def _key_error(name: str, e: KuaisuoError) -> Failure:
     return Failure(f"{_input_name(name)}: {e.message or e}")
 
 
-def _private_key(name: str):
-    from .sm2 import SM2PrivateKey
-
+def _private_key(name: str, cls: Any) -> Any:
+    """A private key of class cls (SM2PrivateKey, ...) from a file."""
     try:
-        return SM2PrivateKey.from_der(_read_input(name))
+        return cls.from_der(_read_input(name))
     except KuaisuoError as e:
         raise _key_error(name, e) from None
 
 
-def _public_key(name: str):
-    """A public key, or the public half of a private key (as openssl
-    -prverify takes); an unreadable one is reported as a public key."""
-    from .sm2 import SM2PrivateKey, SM2PublicKey
-
+def _public_key(name: str, cls: Any, private_cls: Any) -> Any:
+    """A public key of class cls, or the public half of a private key of
+    private_cls (as openssl -prverify takes); an unreadable one is reported
+    as a public key."""
     data = _read_input(name)
     try:
-        return SM2PublicKey.from_der(data)
+        return cls.from_der(data)
     except KuaisuoError as e:
         public_error = e
     try:
-        return SM2PrivateKey.from_der(data).public_key()
+        return private_cls.from_der(data).public_key()
     except KuaisuoError as e:
         if e.code == PEM_ENCRYPTED:
             raise _key_error(name, e) from None
@@ -271,48 +272,126 @@ def _key_file(key, der: bool) -> bytes:
     return key.to_der() if der else key.to_pem().encode()
 
 
-def cmd_sm2(args: argparse.Namespace) -> int:
-    from .sm2 import SM2PrivateKey
-
+def _guarded(command: str, body: Callable[[], int]) -> int:
+    """Runs a key or signature command: errors for the user are printed as
+    `kuaisuo COMMAND: MESSAGE` without a traceback, exit 2."""
     try:
+        return body()
+    except Failure as e:
+        print(f"kuaisuo {command}: {e}", file=sys.stderr)
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        print(f"kuaisuo {command}: {e.filename or 'stdin'}: {e.strerror or e}", file=sys.stderr)
+    except KuaisuoError as e:
+        print(f"kuaisuo {command}: {e.message or e}", file=sys.stderr)
+    return 2
+
+
+def _keygen(args: argparse.Namespace, generate: Callable[[], Any]) -> int:
+    """keygen: the private key (0600) and, with --pubout, its public key."""
+    out, pubout = args.out, args.pubout
+    if (out not in (None, "-") and pubout not in (None, "-")
+            and os.path.abspath(out) == os.path.abspath(pubout)):
+        raise Failure("--out and --pubout name the same file")
+    key = generate()
+    outputs = [(out, _key_file(key, args.der), PRIVATE)]
+    if pubout:
+        outputs.append((pubout, _key_file(key.public_key(), args.der), PUBLIC))
+    _write_outputs(outputs)
+    return 0
+
+
+def _pubkey(args: argparse.Namespace, private_cls: Any) -> int:
+    pub = _private_key(args.key, private_cls).public_key()
+    _write_outputs([(args.out, _key_file(pub, args.der), PUBLIC)])
+    return 0
+
+
+def cmd_sm2(args: argparse.Namespace) -> int:
+    from .sm2 import SM2PrivateKey, SM2PublicKey
+
+    def body() -> int:
         if args.sm2_command == "keygen":
-            out, pubout = args.out, args.pubout
-            if (out not in (None, "-") and pubout not in (None, "-")
-                    and os.path.abspath(out) == os.path.abspath(pubout)):
-                raise Failure("--out and --pubout name the same file")
-            key = SM2PrivateKey.generate()
-            outputs = [(out, _key_file(key, args.der), PRIVATE)]
-            if pubout:
-                outputs.append((pubout, _key_file(key.public_key(), args.der), PUBLIC))
-            _write_outputs(outputs)
-            return 0
+            return _keygen(args, SM2PrivateKey.generate)
         if args.sm2_command == "pubkey":
-            pub = _private_key(args.key).public_key()
-            _write_outputs([(args.out, _key_file(pub, args.der), PUBLIC)])
-            return 0
+            return _pubkey(args, SM2PrivateKey)
         if args.sm2_command == "sign":
-            key = _private_key(args.key)
+            key = _private_key(args.key, SM2PrivateKey)
             e = _sm2_e(key.public_key(), _sm2_id(args), args.file)
             sig = key.sign_digest(e, deterministic=args.deterministic,
                                   encoding="raw" if args.raw else "der")
             _write_outputs([(args.out, sig, PUBLIC)])
             return 0
         # verify
-        pub = _public_key(args.pub)
+        pub = _public_key(args.pub, SM2PublicKey, SM2PrivateKey)
         sig = _raw_signature(_read_input(args.sig), args.sig, args.raw)
         e = _sm2_e(pub, _sm2_id(args), args.file)
         ok = pub.verify_digest(sig, e, encoding="raw")
         print("Verified OK" if ok else "Verification failure")
         return 0 if ok else 1
-    except Failure as e:
-        print(f"kuaisuo sm2: {e}", file=sys.stderr)
-    except BrokenPipeError:
-        raise
-    except OSError as e:
-        print(f"kuaisuo sm2: {e.filename or 'stdin'}: {e.strerror or e}", file=sys.stderr)
-    except KuaisuoError as e:
-        print(f"kuaisuo sm2: {e.message or e}", file=sys.stderr)
-    return 2
+
+    return _guarded("sm2", body)
+
+
+def _ed25519_domain(args: argparse.Namespace) -> Tuple[Optional[bytes], bool]:
+    """(context, prehashed) from --context HEX and --ph."""
+    context = None
+    if args.context is not None:
+        try:
+            context = bytes.fromhex(args.context)
+        except ValueError:
+            raise Failure("--context is not hexadecimal") from None
+    return context, args.ph
+
+
+def cmd_ed25519(args: argparse.Namespace) -> int:
+    from .ed25519 import SIGNATURE_BYTES, Ed25519PrivateKey, Ed25519PublicKey
+
+    def body() -> int:
+        if args.ed25519_command == "keygen":
+            return _keygen(args, Ed25519PrivateKey.generate)
+        if args.ed25519_command == "pubkey":
+            return _pubkey(args, Ed25519PrivateKey)
+        context, prehashed = _ed25519_domain(args)
+        if args.ed25519_command == "sign":
+            key = _private_key(args.key, Ed25519PrivateKey)
+            sig = key.sign(_read_input(args.file), context, prehashed)
+            _write_outputs([(args.out, sig, PUBLIC)])
+            return 0
+        # verify: a signature that is not 64 bytes is an error (exit 2);
+        # one of 64 bytes that does not verify, malformed or not, a failure (1).
+        pub = _public_key(args.pub, Ed25519PublicKey, Ed25519PrivateKey)
+        sig = _read_input(args.sig)
+        if len(sig) != SIGNATURE_BYTES:
+            raise Failure(f"{_input_name(args.sig)}: an Ed25519 signature is "
+                          f"{SIGNATURE_BYTES} bytes, not {len(sig)}")
+        ok = pub.verify(sig, _read_input(args.file), context, prehashed)
+        print("Verified OK" if ok else "Verification failure")
+        return 0 if ok else 1
+
+    return _guarded("ed25519", body)
+
+
+def cmd_x25519(args: argparse.Namespace) -> int:
+    from .x25519 import X25519PrivateKey, X25519PublicKey
+
+    def body() -> int:
+        if args.x25519_command == "keygen":
+            return _keygen(args, X25519PrivateKey.generate)
+        if args.x25519_command == "pubkey":
+            return _pubkey(args, X25519PrivateKey)
+        # derive: the shared secret is a secret, written 0600 like a key
+        key = _private_key(args.key, X25519PrivateKey)
+        peer = _public_key(args.peer, X25519PublicKey, X25519PrivateKey)
+        try:
+            secret = key.exchange(peer)
+        except KuaisuoError as e:
+            raise Failure(f"{_input_name(args.peer)}: {e.message or e}") from None
+        _write_outputs([(args.out, secret, PRIVATE)])
+        return 0
+
+    return _guarded("x25519", body)
 
 
 def cmd_speed(args: argparse.Namespace) -> int:
@@ -353,16 +432,7 @@ def add_sm2_parser(sub) -> None:
                        help="distinguishing ID, its bytes as given (default 1234567812345678)")
         q.add_argument("--id-hex", default=None, help="distinguishing ID as hex bytes")
 
-    q = sm2.add_parser("keygen", help="new private key (PKCS#8 PEM)")
-    q.add_argument("--out", help="private key file (default stdout; created 0600, replaced "
-                   "atomically)")
-    q.add_argument("--pubout", help="also write the public key (SubjectPublicKeyInfo)")
-    q.add_argument("--der", action="store_true", help="DER instead of PEM")
-
-    q = sm2.add_parser("pubkey", help="public key of a private key")
-    q.add_argument("--key", required=True, help="private key (PKCS#8/SEC1, PEM or DER)")
-    q.add_argument("--out", help="output file (default stdout)")
-    q.add_argument("--der", action="store_true", help="DER instead of PEM")
+    _key_parsers(sm2, "SM2", "private key (PKCS#8/SEC1, PEM or DER)")
 
     q = sm2.add_parser("sign", help="sign a file (DER signature)")
     q.add_argument("--key", required=True, help="private key (PKCS#8/SEC1, PEM or DER)")
@@ -382,6 +452,67 @@ def add_sm2_parser(sub) -> None:
     p.set_defaults(func=cmd_sm2)
 
 
+def _key_parsers(keys, what: str, pubkey_help: str) -> None:
+    """The keygen and pubkey subcommands every key algorithm has."""
+    q = keys.add_parser("keygen", help=f"new {what} private key (PKCS#8 PEM)")
+    q.add_argument("--out", help="private key file (default stdout; created 0600, replaced "
+                   "atomically)")
+    q.add_argument("--pubout", help="also write the public key (SubjectPublicKeyInfo)")
+    q.add_argument("--der", action="store_true", help="DER instead of PEM")
+
+    q = keys.add_parser("pubkey", help="public key of a private key")
+    q.add_argument("--key", required=True, help=pubkey_help)
+    q.add_argument("--out", help="output file (default stdout)")
+    q.add_argument("--der", action="store_true", help="DER instead of PEM")
+
+
+def add_ed25519_parser(sub) -> None:
+    p = sub.add_parser("ed25519", help="Ed25519 keys and signatures (files OpenSSL reads and "
+                       "writes)",
+                       description="Ed25519 (RFC 8032) with PKCS#8/SPKI keys (RFC 8410) and "
+                       "raw 64-byte signatures, as openssl pkeyutl -rawin writes and reads "
+                       "them. --context selects Ed25519ctx, --ph Ed25519ph.")
+    ed = p.add_subparsers(dest="ed25519_command", required=True, metavar="COMMAND")
+    _key_parsers(ed, "Ed25519", "private key (PKCS#8, PEM or DER)")
+
+    def domain_options(q):
+        q.add_argument("--context", metavar="HEX", default=None,
+                       help="context as hex bytes: Ed25519ctx (1 to 255 bytes), or the "
+                       "context of Ed25519ph with --ph")
+        q.add_argument("--ph", action="store_true",
+                       help="Ed25519ph: sign SHA-512 of the file (computed here)")
+
+    q = ed.add_parser("sign", help="sign a file (raw 64-byte signature)")
+    q.add_argument("--key", required=True, help="private key (PKCS#8, PEM or DER)")
+    q.add_argument("--out", help="signature file (default stdout)")
+    domain_options(q)
+    q.add_argument("file", metavar="FILE", help='file to sign ("-" for stdin)')
+
+    q = ed.add_parser("verify", help="verify a file's signature")
+    q.add_argument("--pub", required=True, help="public key (SPKI PEM/DER) or private key")
+    q.add_argument("--sig", required=True, help="signature file (64 bytes, R || S)")
+    domain_options(q)
+    q.add_argument("file", metavar="FILE", help='signed file ("-" for stdin)')
+    p.set_defaults(func=cmd_ed25519)
+
+
+def add_x25519_parser(sub) -> None:
+    p = sub.add_parser("x25519", help="X25519 keys and key agreement (files OpenSSL reads and "
+                       "writes)",
+                       description="X25519 (RFC 7748) with PKCS#8/SPKI keys (RFC 8410); derive "
+                       "writes the 32-byte shared secret, as openssl pkeyutl -derive does.")
+    x = p.add_subparsers(dest="x25519_command", required=True, metavar="COMMAND")
+    _key_parsers(x, "X25519", "private key (PKCS#8, PEM or DER)")
+
+    q = x.add_parser("derive", help="shared secret with a peer (32 raw bytes)")
+    q.add_argument("--key", required=True, help="our private key (PKCS#8, PEM or DER)")
+    q.add_argument("--peer", required=True, help="peer's public key (SPKI PEM/DER) or private "
+                   "key")
+    q.add_argument("--out", help="secret file (default stdout; created 0600, replaced "
+                   "atomically)")
+    p.set_defaults(func=cmd_x25519)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kuaisuo", description=__doc__.splitlines()[0])
     p.add_argument("--version", action="version", version=f"kuaisuo {__version__}")
@@ -392,6 +523,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_sm3)
 
     add_sm2_parser(sub)
+    add_ed25519_parser(sub)
+    add_x25519_parser(sub)
 
     s = sub.add_parser("speed", help="measure throughput next to OpenSSL's")
     s.add_argument("algs", nargs="*", metavar="ALG", help="algorithms (default: all)")

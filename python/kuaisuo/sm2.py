@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, Tuple, Union
 
 from . import _native
+from ._items import flat as _flat, split as _split
 
 Buffer = Union[bytes, bytearray, memoryview]
 
@@ -159,22 +160,6 @@ class SM2PrivateKey:
 
     def __repr__(self) -> str:
         return f"SM2PrivateKey(public={self.public_key().to_bytes(True).hex()})"
-
-
-def _flat(messages: Sequence[Buffer]) -> Tuple[bytes, "array"]:
-    from array import array
-
-    offsets = array("Q", [0])
-    parts = []
-    for m in messages:
-        mv = memoryview(m).cast("B") if not isinstance(m, (bytes, bytearray)) else m
-        parts.append(bytes(mv))
-        offsets.append(offsets[-1] + len(parts[-1]))
-    return b"".join(parts), offsets
-
-
-def _split(blob: bytes, size: int) -> List[bytes]:
-    return [blob[i:i + size] for i in range(0, len(blob), size)]
 
 
 class SM2Batch:

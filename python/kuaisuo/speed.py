@@ -15,11 +15,11 @@ import platform
 import sys
 import time
 from dataclasses import dataclass, replace
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import _native
 
-ALGORITHMS = ("sm3", "sm2")
+ALGORITHMS = ("sm3", "sm2", "ed25519", "x25519")
 
 
 @dataclass(frozen=True)
@@ -31,12 +31,12 @@ class Case:
     threads: int
     batch: int
     msg_bytes: int
-    input: str = "message"  # sm2 sign/verify: "digest" when e is given
+    input: str = "message"  # sm2 sign/verify: "digest" when e is given; x25519: "key"
     pinned: bool = False  # sm2 batches: buffers from ks_host_alloc (page-locked)
 
     def what(self) -> str:
         """The operand column: a digest, or a message of some size."""
-        if self.op == "keygen":
+        if self.op in ("keygen", "derive"):
             return "-"
         return "digest" if self.input == "digest" else human_bytes(self.msg_bytes)
 
@@ -124,11 +124,45 @@ def plan_sm2(opt: Options) -> List[Comparison]:
     return plan
 
 
-PLANS: Dict[str, Callable[[Options], List[Comparison]]] = {"sm3": plan_sm3, "sm2": plan_sm2}
+def plan_single_and_batches(alg: str, ops: List[Tuple[str, str, int]],
+                            opt: Options) -> List[Comparison]:
+    """Single operations at one thread, then CPU batches on one thread and
+    on all threads, each against OpenSSL's single operation (EVP) on as
+    many threads. ops holds (op, input, msg_bytes). CPU only: these
+    algorithms have no GPU batches yet."""
+    plan: List[Comparison] = []
+    if opt.backend == "gpu":
+        return plan
+    batch = opt.batch or 4096
+    settings = [(1, 1), (1, batch)]
+    if opt.threads > 1:
+        settings.append((opt.threads, batch))
+    for threads, size in settings:
+        for op, kind, msg in ops:
+            ours = Case(alg, op, "kuaisuo", "cpu", threads, size, msg, kind)
+            plan.append(Comparison(ours, replace(ours, impl="openssl", batch=1)))
+    return plan
+
+
+def plan_ed25519(opt: Options) -> List[Comparison]:
+    """Ed25519 keygen, and sign and verify of 64-byte messages (pure
+    Ed25519); verify batches hold 16 distinct keys."""
+    ops = [("keygen", "message", 0), ("sign", "message", 64), ("verify", "message", 64)]
+    return plan_single_and_batches("ed25519", ops, opt)
+
+
+def plan_x25519(opt: Options) -> List[Comparison]:
+    """X25519 keygen (a private key and its public key) and derive (a
+    shared secret; batches with a private key per item)."""
+    return plan_single_and_batches("x25519", [("keygen", "key", 0), ("derive", "key", 0)], opt)
+
+
+PLANS: Dict[str, Callable[[Options], List[Comparison]]] = {
+    "sm3": plan_sm3, "sm2": plan_sm2, "ed25519": plan_ed25519, "x25519": plan_x25519}
 
 
 def machine_info(gpu: bool) -> dict:
-    info = {
+    info: Dict[str, Any] = {
         "cpu_model": _native._cpu_model(),
         "cpu_features": _native.cpu_features(),
         "online_cpus": os.cpu_count(),

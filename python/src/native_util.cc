@@ -84,6 +84,27 @@ void register_errors(nb::module_& m) {
   m.attr("BackendUnavailableError") = nb::handle(g_gpu_error);
 }
 
+void require_size(const Buffer& b, size_t n, const char* what) {
+  if (b.size() != n)
+    throw nb::value_error((std::string(what) + " must be " + std::to_string(n) + " bytes, not " +
+                           std::to_string(b.size()))
+                              .c_str());
+}
+
+size_t items_of(const Buffer& b, size_t n, const char* what) {
+  if (b.size() % n != 0)
+    throw nb::value_error((std::string(what) + " must hold " + std::to_string(n) +
+                           "-byte items; its length " + std::to_string(b.size()) +
+                           " is not a multiple")
+                              .c_str());
+  return b.size() / n;
+}
+
+std::vector<int> finish_batch(int rc, std::vector<int>& status) {
+  if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) check(rc);
+  return status;
+}
+
 int parse_backend(const std::string& name) {
   if (name == "auto") return KS_BACKEND_AUTO;
   if (name == "cpu") return KS_BACKEND_CPU;

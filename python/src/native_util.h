@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "kuaisuo.h"
+
 namespace ks_py {
 
 namespace nb = nanobind;
@@ -90,6 +92,29 @@ class ObjectLock {
 // Raises kuaisuo.KuaisuoError (or a subclass) for a negative ks_status.
 void check(int status);
 void register_errors(nb::module_& m);
+
+// Exactly n bytes, or ValueError naming the argument.
+void require_size(const Buffer& b, size_t n, const char* what);
+
+// A whole number of n-byte items, or ValueError; returns the count.
+size_t items_of(const Buffer& b, size_t n, const char* what);
+
+// Runs a ks_* encoder under the out/out_cap/out_len rule of kuaisuo.h
+// (nul_terminated for PEM, whose output carries a NUL). The buffer may hold a private key: it is
+// wiped before it is freed, errors included.
+template <class Encode>
+nb::bytes encoded(Encode encode, bool nul_terminated) {
+  size_t len = 0;
+  int rc = encode(nullptr, 0, &len);
+  if (rc != KS_ERR_LENGTH) check(rc);
+  SecretBuffer out(len + (nul_terminated ? 1 : 0));
+  check(encode(out.data(), out.size(), &len));
+  return to_bytes(out.data(), len);
+}
+
+// The per-item statuses of a batch call that returned rc: a call-level
+// error (anything but KS_OK and KS_ERR_BATCH_ITEMS) raises.
+std::vector<int> finish_batch(int rc, std::vector<int>& status);
 
 int parse_backend(const std::string& name);
 

@@ -22,35 +22,10 @@ using ks_py::to_bytes;
 
 namespace {
 
-// Exactly n bytes, or ValueError naming the argument.
-void require_size(const Buffer& b, size_t n, const char* what) {
-  if (b.size() != n)
-    throw nb::value_error((std::string(what) + " must be " + std::to_string(n) + " bytes, not " +
-                           std::to_string(b.size()))
-                              .c_str());
-}
-
-// A whole number of n-byte items; returns the count.
-size_t items_of(const Buffer& b, size_t n, const char* what) {
-  if (b.size() % n != 0)
-    throw nb::value_error((std::string(what) + " must hold " + std::to_string(n) +
-                           "-byte items; its length " + std::to_string(b.size()) +
-                           " is not a multiple")
-                              .c_str());
-  return b.size() / n;
-}
-
-// Runs a ks_* encoder under the out/out_cap/out_len rule. The buffer may
-// hold a private key: it is wiped before it is freed, errors included.
-template <class Encode>
-nb::bytes encoded(Encode encode, bool nul_terminated) {
-  size_t len = 0;
-  int rc = encode(nullptr, 0, &len);
-  if (rc != KS_ERR_LENGTH) check(rc);
-  ks_py::SecretBuffer out(len + (nul_terminated ? 1 : 0));
-  check(encode(out.data(), out.size(), &len));
-  return to_bytes(out.data(), len);
-}
+using ks_py::encoded;
+using ks_py::finish_batch;
+using ks_py::items_of;
+using ks_py::require_size;
 
 class Pub {
  public:
@@ -189,12 +164,6 @@ nb::bytes sig_from_der(nb::handle der) {
 }
 
 // ---- Context batches -----------------------------------------------------------
-// Per-item statuses come back as a list; call-level errors raise.
-std::vector<int> finish_batch(int rc, std::vector<int>& status) {
-  if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) check(rc);
-  return status;
-}
-
 std::tuple<nb::bytes, nb::bytes> keygen_batch(ks_py::Context& ctx, size_t count) {
   if (count > SIZE_MAX / 65) throw nb::value_error("count is too large");
   ks_py::SecretBuffer priv(32 * count);  // wiped however this returns

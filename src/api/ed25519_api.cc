@@ -234,8 +234,8 @@ void public_keys_of(const uint8_t* seeds, const size_t* idx, size_t n, uint8_t* 
 // Signs the messages of a group under per-item keys.
 void sign_group(const ks::ed25519::PrivateKey* const keys[], const uint8_t* data,
                 const uint64_t* offsets, const size_t* idx, size_t n, uint8_t* sigs) {
-  const uint8_t* msgs[kLanes];
-  size_t lens[kLanes];
+  const uint8_t* msgs[kLanes] = {};
+  size_t lens[kLanes] = {};
   uint8_t sig[kLanes][64];
   for (size_t j = 0; j < n; ++j) {
     msgs[j] = data + offsets[idx[j]];
@@ -332,8 +332,8 @@ int ks_ed25519_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8
   std::vector<int> result(count, KS_OK);
   ks::api::run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
     uint8_t keys[kLanes][32], sig[kLanes][64];
-    const uint8_t* msgs[kLanes];
-    size_t lens[kLanes];
+    const uint8_t* msgs[kLanes] = {};
+    size_t lens[kLanes] = {};
     for (size_t j = 0; j < n; ++j) {
       const size_t i = idx[j];
       memcpy(keys[j], public_keys + 32 * i, 32);

@@ -70,8 +70,8 @@ struct AdxCore {
         KS_FE25519_FOLD38
         : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
           [t5] "=&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7), [lo] "=&r"(lo), [hi] "=&r"(hi)
-        : [a] "r"(a.w), [b] "r"(b.w), "m"(a), "m"(b)
-        : "rdx", "cc");
+        : [a] "r"(a.w), [b] "r"(b.w)
+        : "rdx", "cc", "memory");
     return U256{{t0, t1, t2, t3}};
   }
 
@@ -128,8 +128,8 @@ struct AdxCore {
         KS_FE25519_FOLD38
         : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
           [t5] "=&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7), [lo] "=&r"(lo), [hi] "=&r"(hi)
-        : [a] "r"(a.w), "m"(a)
-        : "rdx", "cc");
+        : [a] "r"(a.w)
+        : "rdx", "cc", "memory");
     return U256{{t0, t1, t2, t3}};
   }
 

@@ -74,8 +74,8 @@ void mul_base_encode(uint8_t (*out)[32], U256 s[kLanes], size_t n,
 void keys_from_seeds(PrivateKey keys[], const uint8_t (*seeds)[kSeedBytes], size_t n) {
   if (n > kLanes) n = kLanes;
   uint8_t h[kLanes][sha512::kDigestBytes];
-  const uint8_t* msgs[kLanes];
-  size_t lens[kLanes];
+  const uint8_t* msgs[kLanes] = {};
+  size_t lens[kLanes] = {};
   for (size_t i = 0; i < n; ++i) {
     msgs[i] = seeds[i];
     lens[i] = kSeedBytes;
@@ -105,7 +105,7 @@ void keys_from_seeds(PrivateKey keys[], const uint8_t (*seeds)[kSeedBytes], size
 void sign(uint8_t (*sig)[kSignatureBytes], const PrivateKey* const keys[],
           const uint8_t* const msgs[], const size_t lens[], size_t n) {
   if (n > kLanes) n = kLanes;
-  const uint8_t* nonce_prefix[kLanes];
+  const uint8_t* nonce_prefix[kLanes] = {};
   for (size_t i = 0; i < n; ++i) nonce_prefix[i] = keys[i]->prefix;
   U256 r[kLanes];
   hash_to_scalars(r, nonce_prefix, 32, msgs, lens, n);
@@ -117,7 +117,7 @@ void sign(uint8_t (*sig)[kSignatureBytes], const PrivateKey* const keys[],
     memcpy(ra[i] + 32, keys[i]->pub.bytes, 32);
   }
   ct_declassify(ra, sizeof ra);  // R is part of the signature
-  const uint8_t* ra_prefix[kLanes];
+  const uint8_t* ra_prefix[kLanes] = {};
   for (size_t i = 0; i < n; ++i) ra_prefix[i] = ra[i];
   U256 k[kLanes];
   hash_to_scalars(k, ra_prefix, 64, msgs, lens, n);
@@ -175,9 +175,9 @@ void verify(Error status[], const uint8_t (*pubs)[kPublicKeyBytes], const uint8_
   decode_keys_and_r(a, r, &a_ok, &r_ok, pubs, sig, n);
   U256 s[kLanes] = {}, k[kLanes] = {};
   uint8_t ra[kLanes][64];
-  const uint8_t* ra_prefix[kLanes];
-  const uint8_t* todo_msgs[kLanes];
-  size_t todo_lens[kLanes], idx[kLanes], m = 0;
+  const uint8_t* ra_prefix[kLanes] = {};
+  const uint8_t* todo_msgs[kLanes] = {};
+  size_t todo_lens[kLanes] = {}, idx[kLanes] = {}, m = 0;
   unsigned todo = 0;
   for (size_t i = 0; i < n; ++i) {
     if (!((a_ok >> i) & 1)) {

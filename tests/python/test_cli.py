@@ -1,4 +1,5 @@
-"""The kuaisuo command line: sm3 digests, speed (short runs) and errors."""
+"""The kuaisuo command line: sm3 digests, sm2/ed25519/x25519 keys, signatures and
+shared secrets (with the openssl CLI both ways), speed (short runs) and errors."""
 
 import base64
 import errno
@@ -259,3 +260,235 @@ def test_encrypted_private_key_says_how_to_decrypt_it(tmp_path):
         r = run("sm2", *args)
         err = r.stderr.decode()
         assert r.returncode == 2 and "encrypted" in err and advice in err, err
+
+
+# ---- Ed25519 and X25519 -------------------------------------------------------------
+
+def _ssl(*args, **kw):
+    return subprocess.run([_openssl(), *map(str, args)], capture_output=True, **kw)
+
+
+def test_ed25519_cli_roundtrip_and_openssl_interop(tmp_path):
+    from kuaisuo import ed25519
+
+    key, pub, sig, data = (tmp_path / n for n in ("k.pem", "p.pem", "sig", "data.bin"))
+    data.write_bytes(os.urandom(300000))
+    r = run("ed25519", "keygen", "--out", str(key), "--pubout", str(pub))
+    assert r.returncode == 0, r.stderr
+    assert key.stat().st_mode & 0o777 == 0o600
+    private = ed25519.Ed25519PrivateKey.from_pem(key.read_bytes())
+    assert private.public_key() == ed25519.Ed25519PublicKey.from_pem(pub.read_bytes())
+    r = run("ed25519", "pubkey", "--key", str(key))
+    assert r.returncode == 0 and r.stdout == pub.read_bytes()
+    assert run("ed25519", "sign", "--key", str(key), "--out", str(sig), str(data)).returncode == 0
+    assert sig.read_bytes() == private.sign(data.read_bytes())  # raw 64 bytes
+    r = run("ed25519", "verify", "--pub", str(pub), "--sig", str(sig), str(data))
+    assert r.returncode == 0 and r.stdout.strip() == b"Verified OK"
+    r = run("ed25519", "verify", "--pub", str(key), "--sig", str(sig), "-",
+            stdin=data.read_bytes())  # a private key's public half; stdin
+    assert r.returncode == 0 and r.stdout.strip() == b"Verified OK"
+    r = run("ed25519", "sign", "--key", str(key), "-", stdin=b"from stdin")
+    assert r.returncode == 0 and r.stdout == private.sign(b"from stdin")
+    # DER files.
+    kd, pd = tmp_path / "k.der", tmp_path / "p.der"
+    assert run("ed25519", "keygen", "--der", "--out", str(kd), "--pubout", str(pd)).returncode == 0
+    assert ed25519.Ed25519PrivateKey.from_der(kd.read_bytes()).public_key() == \
+        ed25519.Ed25519PublicKey.from_der(pd.read_bytes())
+    assert kd.read_bytes()[0] == 0x30 and len(kd.read_bytes()) == 48
+    if _openssl() is None:
+        return
+    # Ours verified by openssl and openssl's by ours; the same signature bytes.
+    r = _ssl("pkeyutl", "-verify", "-pubin", "-inkey", pub, "-rawin", "-in", data,
+             "-sigfile", sig)
+    assert r.returncode == 0, r.stderr
+    theirs = tmp_path / "theirs.sig"
+    r = _ssl("pkeyutl", "-sign", "-rawin", "-inkey", key, "-in", data, "-out", theirs)
+    assert r.returncode == 0, r.stderr
+    assert theirs.read_bytes() == sig.read_bytes()
+    assert run("ed25519", "verify", "--pub", str(pub), "--sig", str(theirs),
+               str(data)).returncode == 0
+    # Key files made by openssl work here, byte for byte the same as ours.
+    okey, opub = tmp_path / "o.pem", tmp_path / "o.pub"
+    assert _ssl("genpkey", "-algorithm", "ed25519", "-out", okey).returncode == 0
+    assert _ssl("pkey", "-in", okey, "-pubout", "-out", opub).returncode == 0
+    assert run("ed25519", "sign", "--key", str(okey), "--out", str(sig), str(data)).returncode == 0
+    r = _ssl("pkeyutl", "-verify", "-pubin", "-inkey", opub, "-rawin", "-in", data,
+             "-sigfile", sig)
+    assert r.returncode == 0, r.stderr
+    r = run("ed25519", "pubkey", "--key", str(okey))
+    assert r.returncode == 0 and r.stdout == opub.read_bytes()
+    assert _ssl("pkey", "-in", key, "-out", tmp_path / "again.pem").returncode == 0
+    assert (tmp_path / "again.pem").read_bytes() == key.read_bytes()
+    r = _ssl("pkey", "-in", kd, "-inform", "DER")
+    assert r.returncode == 0 and b"BEGIN PRIVATE KEY" in r.stdout
+
+
+def test_ed25519_verify_tells_malformed_signatures_from_failed_ones(tmp_path):
+    from kuaisuo import ed25519
+
+    key, pub, data, sig = (tmp_path / n for n in ("k.pem", "p.pem", "data", "sig"))
+    private = ed25519.Ed25519PrivateKey.generate()
+    key.write_text(private.to_pem())
+    pub.write_text(private.public_key().to_pem())
+    data.write_bytes(b"message")
+    verify = ("ed25519", "verify", "--pub", str(pub), "--sig", str(sig), str(data))
+    good = private.sign(b"message")
+    for raw in (b"", good[:63], good + b"\n", good * 2):
+        sig.write_bytes(raw)
+        r = run(*verify)
+        assert r.returncode == 2 and r.stdout == b""
+        assert r.stderr.decode() == (f"kuaisuo ed25519: {sig}: an Ed25519 signature is 64 "
+                                     f"bytes, not {len(raw)}\n")
+    # 64 bytes that do not verify, malformed (S >= L) or not: a failure, exit 1.
+    l_order = 2**252 + 27742317777372353535851937790883648493
+    s_plus_l = (int.from_bytes(good[32:], "little") + l_order).to_bytes(32, "little")
+    for raw in (private.sign(b"other"), good[:32] + s_plus_l, bytes(64), b"\xff" * 64):
+        sig.write_bytes(raw)
+        r = run(*verify)
+        assert r.returncode == 1 and r.stdout.strip() == b"Verification failure", r.stderr
+    sig.write_bytes(good)
+    assert run(*verify).returncode == 0
+    # Unreadable keys and files: exit 2 with the file named.
+    r = run("ed25519", "verify", "--pub", str(data), "--sig", str(sig), str(data))
+    assert r.returncode == 2 and f"kuaisuo ed25519: {data}: not a public key" in r.stderr.decode()
+    r = run("ed25519", "sign", "--key", str(pub), str(data))
+    assert r.returncode == 2 and r.stderr.decode().startswith(f"kuaisuo ed25519: {pub}: ")
+    r = run("ed25519", "sign", "--key", str(key), str(tmp_path / "missing"))
+    assert r.returncode == 2 and b"No such file" in r.stderr
+    small_order = tmp_path / "small.pem"  # SPKI of the identity point: refused
+    small_order.write_text("-----BEGIN PUBLIC KEY-----\n"
+                           + base64.b64encode(bytes.fromhex("302a300506032b6570032100")
+                                              + b"\x01" + bytes(31)).decode()
+                           + "\n-----END PUBLIC KEY-----\n")
+    r = run("ed25519", "verify", "--pub", str(small_order), "--sig", str(sig), str(data))
+    assert r.returncode == 2 and b"small order" in r.stderr and b"Traceback" not in r.stderr
+
+
+def test_ed25519_context_and_prehash(tmp_path):
+    from kuaisuo import ed25519
+
+    # RFC 8032 7.2, the "foo" context, through the command line.
+    key, data, sig = tmp_path / "k.pem", tmp_path / "m", tmp_path / "sig"
+    private = ed25519.Ed25519PrivateKey.from_private_bytes(bytes.fromhex(
+        "0305334e381af78f141cb666f6199f57bc3495335a256a95bd2a55bf546663f6"))
+    key.write_text(private.to_pem())
+    data.write_bytes(bytes.fromhex("f726936d19c800494e3fdaff20b276a8"))
+    r = run("ed25519", "sign", "--key", str(key), "--context", "666f6f", str(data))
+    assert r.returncode == 0 and r.stdout.hex() == (
+        "55a4cc2f70a54e04288c5f4cd1e45a7bb520b36292911876cada7323198dd87a8b36950b95130022907a7f"
+        "b7c4e9b2d5f6cca685a587b4b21f4b888e4e7edb0d")
+    sig.write_bytes(r.stdout)
+    verify = ("ed25519", "verify", "--pub", str(key), "--sig", str(sig))
+    assert run(*verify, "--context", "666f6f", str(data)).returncode == 0
+    for other in (("--context", "626172"), (), ("--ph",), ("--ph", "--context", "666f6f")):
+        r = run(*verify, *other, str(data))
+        assert r.returncode == 1 and r.stdout.strip() == b"Verification failure"
+    r = run("ed25519", "sign", "--key", str(key), "--ph", "--context", "", "--out", str(sig),
+            str(data))
+    assert r.returncode == 0 and sig.read_bytes() == private.sign(data.read_bytes(),
+                                                                  prehashed=True)
+    assert run(*verify, "--ph", str(data)).returncode == 0
+    for bad, why in (("xyz", "--context is not hexadecimal"), ("", "context"),
+                     ("00" * 256, "context")):
+        r = run("ed25519", "sign", "--key", str(key), "--context", bad, str(data))
+        assert r.returncode == 2 and why in r.stderr.decode() and r.stdout == b""
+
+
+def test_x25519_cli_derive_and_openssl_interop(tmp_path):
+    from kuaisuo import x25519
+
+    a, ap, b, bp = (tmp_path / n for n in ("a.pem", "ap.pem", "b.pem", "bp.pem"))
+    assert run("x25519", "keygen", "--out", str(a), "--pubout", str(ap)).returncode == 0
+    assert run("x25519", "keygen", "--out", str(b), "--pubout", str(bp)).returncode == 0
+    assert a.stat().st_mode & 0o777 == 0o600
+    secret = tmp_path / "secret"
+    r = run("x25519", "derive", "--key", str(a), "--peer", str(bp), "--out", str(secret))
+    assert r.returncode == 0, r.stderr
+    assert secret.stat().st_mode & 0o777 == 0o600  # a secret, written as a key is
+    r = run("x25519", "derive", "--key", str(b), "--peer", str(ap))
+    assert r.returncode == 0 and r.stdout == secret.read_bytes() and len(r.stdout) == 32
+    alice = x25519.X25519PrivateKey.from_pem(a.read_bytes())
+    assert secret.read_bytes() == alice.exchange(x25519.X25519PublicKey.from_pem(bp.read_bytes()))
+    r = run("x25519", "derive", "--key", str(a), "--peer", str(b))  # a private key as peer
+    assert r.returncode == 0 and r.stdout == secret.read_bytes()
+    r = run("x25519", "pubkey", "--key", str(a))
+    assert r.returncode == 0 and r.stdout == ap.read_bytes()
+    kd, pd = tmp_path / "k.der", tmp_path / "p.der"
+    assert run("x25519", "keygen", "--der", "--out", str(kd), "--pubout", str(pd)).returncode == 0
+    assert x25519.X25519PrivateKey.from_der(kd.read_bytes()).public_key() == \
+        x25519.X25519PublicKey.from_der(pd.read_bytes())
+    if _openssl() is None:
+        return
+    r = _ssl("pkeyutl", "-derive", "-inkey", a, "-peerkey", bp)
+    assert r.returncode == 0 and r.stdout == secret.read_bytes()
+    oa, oap = tmp_path / "oa.pem", tmp_path / "oap.pem"
+    assert _ssl("genpkey", "-algorithm", "x25519", "-out", oa).returncode == 0
+    assert _ssl("pkey", "-in", oa, "-pubout", "-out", oap).returncode == 0
+    r = run("x25519", "derive", "--key", str(oa), "--peer", str(ap))
+    theirs = _ssl("pkeyutl", "-derive", "-inkey", a, "-peerkey", oap)
+    assert r.returncode == 0 and theirs.returncode == 0 and r.stdout == theirs.stdout
+    r = run("x25519", "pubkey", "--key", str(oa))
+    assert r.returncode == 0 and r.stdout == oap.read_bytes()
+    assert _ssl("pkey", "-in", a, "-out", tmp_path / "again.pem").returncode == 0
+    assert (tmp_path / "again.pem").read_bytes() == a.read_bytes()
+
+
+def test_x25519_cli_errors(tmp_path):
+    from kuaisuo import ed25519, x25519
+
+    a, zero, ed = tmp_path / "a.pem", tmp_path / "zero.pem", tmp_path / "ed.pem"
+    a.write_text(x25519.X25519PrivateKey.generate().to_pem())
+    zero.write_text(x25519.X25519PublicKey.from_public_bytes(bytes(32)).to_pem())
+    ed.write_text(ed25519.Ed25519PrivateKey.generate().to_pem())
+    out = tmp_path / "secret"
+    r = run("x25519", "derive", "--key", str(a), "--peer", str(zero), "--out", str(out))
+    assert r.returncode == 2 and r.stdout == b"" and not out.exists()
+    assert r.stderr.decode().startswith(f"kuaisuo x25519: {zero}: X25519: ") and \
+        "small order" in r.stderr.decode()
+    r = run("x25519", "derive", "--key", str(a), "--peer", str(ed))
+    assert r.returncode == 2 and f"{ed}: not a public key" in r.stderr.decode()
+    r = run("x25519", "derive", "--key", str(ed), "--peer", str(a))
+    assert r.returncode == 2 and "another algorithm" in r.stderr.decode()
+    r = run("x25519", "derive", "--key", str(a))
+    assert r.returncode == 2 and b"--peer" in r.stderr
+    r = run("x25519", "keygen", "--out", str(a), "--pubout", str(a))
+    assert r.returncode == 2 and b"same file" in r.stderr
+
+
+def test_curve25519_encrypted_keys_say_how_to_decrypt_them(tmp_path):
+    from kuaisuo import ed25519, x25519
+
+    if _openssl() is None:
+        pytest.skip("openssl not on PATH")
+    data = tmp_path / "data"
+    data.write_bytes(b"m")
+    for alg, key in (("ed25519", ed25519.Ed25519PrivateKey.generate()),
+                     ("x25519", x25519.X25519PrivateKey.generate())):
+        plain, enc = tmp_path / f"{alg}.pem", tmp_path / f"{alg} enc.pem"
+        plain.write_text(key.to_pem())
+        assert _ssl("pkey", "-in", plain, "-aes256", "-passout", "pass:x", "-out",
+                    enc).returncode == 0
+        args = (("sign", "--key", str(enc), str(data)) if alg == "ed25519"
+                else ("derive", "--key", str(enc), "--peer", str(plain)))
+        r = run(alg, *args)
+        err = r.stderr.decode()
+        assert r.returncode == 2 and "encrypted" in err and \
+            f"openssl pkey -in '{enc}' -out '{enc}.plain'" in err, err
+
+
+def test_speed_ed25519_x25519_rows(tmp_path):
+    out = tmp_path / "speed.json"
+    r = run("speed", "ed25519", "x25519", "--backend", "cpu", "--seconds", "0.03",
+            "--threads", "2", "--batch", "16", "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    assert b"ratio" in r.stdout and b"n/a" not in r.stdout
+    rows = json.loads(out.read_text())["results"]
+    seen = {(row["alg"], row["op"], row["impl"], row["threads"], row["batch"]) for row in rows}
+    for alg, ops in (("ed25519", ("keygen", "sign", "verify")), ("x25519", ("keygen", "derive"))):
+        for op in ops:
+            for threads, batch in ((1, 1), (1, 16), (2, 16)):
+                assert (alg, op, "kuaisuo", threads, batch) in seen
+            assert (alg, op, "openssl", 1, 1) in seen and (alg, op, "openssl", 2, 1) in seen
+    for row in rows:
+        assert row["ops_per_s"] > 0
+        assert row["msg_bytes"] == (64 if row["op"] in ("sign", "verify") else 0)

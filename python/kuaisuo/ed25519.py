@@ -1,0 +1,229 @@
+"""Ed25519 signatures (RFC 8032), with Ed25519ctx and Ed25519ph, in the
+manner of the ``cryptography`` package's ed25519 module.
+
+    >>> from kuaisuo import ed25519
+    >>> key = ed25519.Ed25519PrivateKey.generate()
+    >>> sig = key.sign(b"hello")                     # 64 bytes, R || S
+    >>> key.public_key().verify(sig, b"hello")
+    True
+
+A private key is its 32-byte seed (RFC 8032, OpenSSL, PKCS#8 of RFC 8410);
+signatures are deterministic. Keys read and write PKCS#8 and
+SubjectPublicKeyInfo (RFC 8410), DER or PEM, byte for byte as OpenSSL does;
+``from_pem`` and ``from_der`` both accept either form.
+
+Instances: ``sign(data)`` is pure Ed25519; ``sign(data, context=c)`` is
+Ed25519ctx (c of 1 to 255 bytes); ``sign(data, prehashed=True)`` is
+Ed25519ph with an optional context of 0 to 255 bytes: the message is
+hashed with SHA-512 here and the digest signed, so pass the message, not a
+digest. A context the instance does not allow raises KuaisuoError (code -47).
+
+Verification rules (the same for single and batch calls): S must be below
+L; the public key A and R must be canonical encodings of points of large
+order; the equation is the cofactored [8][S]B = [8]R + [8][k]A. Two
+differences from ``cryptography`` (OpenSSL) follow: a public key of small
+order or in non-canonical form is refused when it is loaded
+(``from_public_bytes`` raises KuaisuoError, code -41), and a signature whose
+R carries a small-order component verifies here and not there.
+
+Differences in style from ``cryptography``: ``verify`` returns True or
+False instead of raising InvalidSignature. It returns False for every
+64-byte signature that does not verify, malformed ones included (S >= L, R
+not a point); it raises ValueError only for a signature that is not 64
+bytes and TypeError for arguments that are not bytes-like, as
+SM2PublicKey.verify(encoding="raw") does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Tuple, Union
+
+from . import _native
+from ._items import count_of, fixed, messages_in, split
+
+Buffer = Union[bytes, bytearray, memoryview]
+
+SEED_BYTES = 32
+PUBLIC_KEY_BYTES = 32
+SIGNATURE_BYTES = 64
+MAX_CONTEXT_BYTES = 255
+
+
+def _as_bytes(data: Union[str, Buffer]) -> Buffer:
+    return data.encode("ascii") if isinstance(data, str) else data
+
+
+def _domain(context: Optional[Buffer], prehashed: bool) -> Tuple[int, Buffer]:
+    """(flavor, context) of the RFC 8032 instance asked for."""
+    if prehashed:
+        return _native.ED25519_PH, b"" if context is None else context
+    if context is None:
+        return _native.ED25519_PURE, b""
+    return _native.ED25519_CTX, context
+
+
+class Ed25519PublicKey:
+    """A validated Ed25519 public key (canonical, of large order). Immutable."""
+
+    def __init__(self, native: _native.Ed25519Pub) -> None:
+        self._k = native
+
+    @classmethod
+    def from_public_bytes(cls, data: Buffer) -> "Ed25519PublicKey":
+        """The 32-byte encoding. KuaisuoError (code -41) for another length,
+        a non-canonical encoding, a value off the curve or a point of small
+        order."""
+        return cls(_native.Ed25519Pub.from_bytes(data))
+
+    @classmethod
+    def from_der(cls, data: Union[str, Buffer]) -> "Ed25519PublicKey":
+        """SubjectPublicKeyInfo (RFC 8410), DER or PEM."""
+        return cls(_native.Ed25519Pub.decode(_as_bytes(data)))
+
+    from_pem = from_der
+
+    def public_bytes_raw(self) -> bytes:
+        return self._k.to_bytes()
+
+    def to_der(self) -> bytes:
+        return self._k.encode(False)
+
+    def to_pem(self) -> str:
+        return self._k.encode(True).decode("ascii")
+
+    def verify(self, signature: Buffer, data: Buffer, context: Optional[Buffer] = None,
+               prehashed: bool = False) -> bool:
+        """True for a valid signature of data under the instance that
+        context and prehashed select (as for sign); False for any other
+        64-byte signature. ValueError for a signature of another length;
+        KuaisuoError for a context the instance does not allow."""
+        flavor, ctx = _domain(context, prehashed)
+        return self._k.verify(flavor, ctx, data, signature) == 0
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Ed25519PublicKey)
+                and self.public_bytes_raw() == other.public_bytes_raw())
+
+    def __hash__(self) -> int:
+        return hash(self.public_bytes_raw())
+
+    def __repr__(self) -> str:
+        return f"Ed25519PublicKey({self.public_bytes_raw().hex()})"
+
+
+class Ed25519PrivateKey:
+    """An Ed25519 private key, expanded for signing; wiped when collected."""
+
+    def __init__(self, native: _native.Ed25519Key) -> None:
+        self._k = native
+
+    @classmethod
+    def generate(cls) -> "Ed25519PrivateKey":
+        """A fresh seed from the OS CSPRNG."""
+        return cls(_native.Ed25519Key.generate())
+
+    @classmethod
+    def from_private_bytes(cls, data: Buffer) -> "Ed25519PrivateKey":
+        """The 32-byte seed (any 32 bytes); KuaisuoError (code -40) for
+        another length."""
+        return cls(_native.Ed25519Key.from_seed(data))
+
+    @classmethod
+    def from_der(cls, data: Union[str, Buffer]) -> "Ed25519PrivateKey":
+        """PKCS#8 (RFC 8410), DER or PEM; a version 1 key's embedded public
+        key must match. Encrypted keys are not read: KuaisuoError, code -31."""
+        return cls(_native.Ed25519Key.decode(_as_bytes(data)))
+
+    from_pem = from_der
+
+    def private_bytes_raw(self) -> bytes:
+        """The 32-byte seed."""
+        return self._k.to_seed()
+
+    def to_der(self) -> bytes:
+        """PKCS#8 DER, as OpenSSL writes it."""
+        return self._k.encode(False)
+
+    def to_pem(self) -> str:
+        return self._k.encode(True).decode("ascii")
+
+    def public_key(self) -> Ed25519PublicKey:
+        return Ed25519PublicKey(self._k.public_key())
+
+    def sign(self, data: Buffer, context: Optional[Buffer] = None,
+             prehashed: bool = False) -> bytes:
+        """The 64-byte signature R || S of data: pure Ed25519 by default,
+        Ed25519ctx with a context, Ed25519ph with prehashed=True (SHA-512 of
+        data is computed here)."""
+        flavor, ctx = _domain(context, prehashed)
+        return self._k.sign(flavor, ctx, data)
+
+    def __repr__(self) -> str:
+        return f"Ed25519PrivateKey(public={self.public_key().public_bytes_raw().hex()})"
+
+
+def _seed_of(item: Any) -> Optional[bytes]:
+    return item.private_bytes_raw() if isinstance(item, Ed25519PrivateKey) else None
+
+
+def _public_of(item: Any) -> Optional[bytes]:
+    return item.public_bytes_raw() if isinstance(item, Ed25519PublicKey) else None
+
+
+class Ed25519Batch:
+    """Pure-Ed25519 batch operations of a kuaisuo.Context (ctx.ed25519),
+    on the context's CPU threads.
+
+    Fixed-size inputs (seeds, public keys, signatures) are a sequence of
+    items (bytes-like, or key objects where keys are taken) or one flat
+    bytes-like object or numpy array of count * size bytes, read in place.
+    Messages are a sequence of bytes-like objects, or flat data (read in
+    place) with ``offsets=`` (numpy uint64/int64 or array('Q'), count + 1
+    entries: item i is data[offsets[i]:offsets[i+1]]). Results are lists."""
+
+    def __init__(self, native_ctx: _native.Context) -> None:
+        self._ctx = native_ctx
+
+    def keygen(self, count: int) -> List[Tuple[bytes, bytes]]:
+        """count fresh (32-byte seed, 32-byte public key) pairs."""
+        if count < 0:
+            raise ValueError("count must not be negative")
+        seeds, pubs = self._ctx.ed25519_keygen(count)
+        return list(zip(split(seeds, SEED_BYTES), split(pubs, PUBLIC_KEY_BYTES)))
+
+    def public_keys(self, seeds: Any) -> List[bytes]:
+        """The 32-byte public keys of seeds."""
+        flat = fixed(seeds, SEED_BYTES, "seeds", _seed_of)
+        return split(self._ctx.ed25519_public_keys(flat), PUBLIC_KEY_BYTES)
+
+    def sign(self, key: Ed25519PrivateKey, messages: Any, *, offsets: Any = None) -> List[bytes]:
+        """Signatures of many messages under one key."""
+        data, offs = messages_in(messages, offsets)
+        return split(self._ctx.ed25519_sign_batch(key._k, data, offs), SIGNATURE_BYTES)
+
+    def sign_seeds(self, seeds: Any, messages: Any, *, offsets: Any = None) -> List[bytes]:
+        """Message i signed with key i (seeds, or Ed25519PrivateKey objects)."""
+        data, offs = messages_in(messages, offsets)
+        flat = fixed(seeds, SEED_BYTES, "seeds", _seed_of)
+        return split(self._ctx.ed25519_sign_batch_seeds(flat, data, offs), SIGNATURE_BYTES)
+
+    def verify(self, public_keys: Any, messages: Any, signatures: Any, *,
+               offsets: Any = None) -> List[int]:
+        """Per-item status of (public key, message, signature) triples: 0
+        for valid, else a kuaisuo error code (kuaisuo.strerror(code) says
+        which): -44 does not verify, -43 malformed signature (S >= L, bad
+        R), -41 bad public key (non-canonical or of small order). Public
+        keys are Ed25519PublicKey objects or 32 raw bytes; signatures must
+        be 64 bytes each (ValueError otherwise)."""
+        data, offs = messages_in(messages, offsets)
+        n = len(offs) - 1 if offsets is None else None
+        if n is not None and not (count_of(public_keys, PUBLIC_KEY_BYTES) == n
+                                  == count_of(signatures, SIGNATURE_BYTES)):
+            raise ValueError("public_keys, messages and signatures must have the same length")
+        keys = fixed(public_keys, PUBLIC_KEY_BYTES, "public_keys", _public_of)
+        sigs = fixed(signatures, SIGNATURE_BYTES, "signatures")
+        return self._ctx.ed25519_verify_batch(keys, data, offs, sigs)
+
+
+__all__ = ["Ed25519Batch", "Ed25519PrivateKey", "Ed25519PublicKey", "MAX_CONTEXT_BYTES",
+           "PUBLIC_KEY_BYTES", "SEED_BYTES", "SIGNATURE_BYTES"]

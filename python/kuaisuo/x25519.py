@@ -1,0 +1,178 @@
+"""X25519 key agreement (RFC 7748), in the manner of the ``cryptography``
+package's x25519 module.
+
+    >>> from kuaisuo import x25519
+    >>> a, b = x25519.X25519PrivateKey.generate(), x25519.X25519PrivateKey.generate()
+    >>> a.exchange(b.public_key()) == b.exchange(a.public_key())
+    True
+
+Private keys are any 32 bytes (clamped when used), public keys and shared
+secrets 32-byte u-coordinates. A peer's u is used as RFC 7748 section 5
+says: its top bit is ignored and values of p and above are taken mod p.
+A peer value of small order makes the shared secret all zero: ``exchange``
+raises KuaisuoError (code -46) then, as ``cryptography`` raises ValueError
+(RFC 7748 section 6.1; OpenSSL refuses it too). Keys read and write PKCS#8
+and SubjectPublicKeyInfo (RFC 8410), DER or PEM, byte for byte as OpenSSL
+does; ``from_pem`` and ``from_der`` both accept either form.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Tuple, Union
+
+from . import _native
+from ._items import fixed, split
+
+Buffer = Union[bytes, bytearray, memoryview]
+
+KEY_BYTES = 32
+
+__all__ = ["KEY_BYTES", "X25519Batch", "X25519PrivateKey", "X25519PublicKey"]
+
+
+def _as_bytes(data: Union[str, Buffer]) -> Buffer:
+    return data.encode("ascii") if isinstance(data, str) else data
+
+
+class X25519PublicKey:
+    """A peer's 32-byte u-coordinate, kept exactly as given. Immutable."""
+
+    def __init__(self, raw: bytes) -> None:
+        self._raw = raw
+
+    @classmethod
+    def from_public_bytes(cls, data: Buffer) -> "X25519PublicKey":
+        """Any 32 bytes; KuaisuoError (code -41) for another length."""
+        raw = bytes(memoryview(data).cast("B"))
+        if len(raw) != KEY_BYTES:
+            raise _native.KuaisuoError(-41, _native.strerror(-41))
+        return cls(raw)
+
+    @classmethod
+    def from_der(cls, data: Union[str, Buffer]) -> "X25519PublicKey":
+        """SubjectPublicKeyInfo (RFC 8410), DER or PEM."""
+        return cls(_native.x25519_public_key_decode(_as_bytes(data)))
+
+    from_pem = from_der
+
+    def public_bytes_raw(self) -> bytes:
+        return self._raw
+
+    def to_der(self) -> bytes:
+        return _native.x25519_public_key_encode(self._raw, False)
+
+    def to_pem(self) -> str:
+        return _native.x25519_public_key_encode(self._raw, True).decode("ascii")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, X25519PublicKey) and self._raw == other._raw
+
+    def __hash__(self) -> int:
+        return hash(self._raw)
+
+    def __repr__(self) -> str:
+        return f"X25519PublicKey({self._raw.hex()})"
+
+
+class X25519PrivateKey:
+    """An X25519 private key, held in memory wiped when collected."""
+
+    def __init__(self, native: _native.X25519Key) -> None:
+        self._k = native
+
+    @classmethod
+    def generate(cls) -> "X25519PrivateKey":
+        """32 bytes from the OS CSPRNG."""
+        return cls(_native.X25519Key.generate())
+
+    @classmethod
+    def from_private_bytes(cls, data: Buffer) -> "X25519PrivateKey":
+        """Any 32 bytes; KuaisuoError (code -40) for another length."""
+        return cls(_native.X25519Key.from_bytes(data))
+
+    @classmethod
+    def from_der(cls, data: Union[str, Buffer]) -> "X25519PrivateKey":
+        """PKCS#8 (RFC 8410), DER or PEM; a version 1 key's embedded public
+        key must match. Encrypted keys are not read: KuaisuoError, code -31."""
+        return cls(_native.X25519Key.decode(_as_bytes(data)))
+
+    from_pem = from_der
+
+    def private_bytes_raw(self) -> bytes:
+        return self._k.to_bytes()
+
+    def to_der(self) -> bytes:
+        """PKCS#8 DER, as OpenSSL writes it."""
+        return self._k.encode(False)
+
+    def to_pem(self) -> str:
+        return self._k.encode(True).decode("ascii")
+
+    def public_key(self) -> X25519PublicKey:
+        return X25519PublicKey(self._k.public_key())
+
+    def exchange(self, peer_public_key: Union[X25519PublicKey, Buffer]) -> bytes:
+        """The 32-byte shared secret with the peer (an X25519PublicKey, or
+        its 32 raw bytes). KuaisuoError (code -46) when the peer's value has
+        small order (the secret would be all zero); code -41 for raw bytes
+        that are not 32."""
+        raw = (peer_public_key.public_bytes_raw()
+               if isinstance(peer_public_key, X25519PublicKey) else peer_public_key)
+        return self._k.exchange(raw)
+
+    def __repr__(self) -> str:
+        return f"X25519PrivateKey(public={self.public_key().public_bytes_raw().hex()})"
+
+
+def _private_of(item: Any) -> Optional[bytes]:
+    return item.private_bytes_raw() if isinstance(item, X25519PrivateKey) else None
+
+
+def _public_of(item: Any) -> Optional[bytes]:
+    return item.public_bytes_raw() if isinstance(item, X25519PublicKey) else None
+
+
+class X25519Batch:
+    """X25519 batch operations of a kuaisuo.Context (ctx.x25519), on the
+    context's CPU threads. Keys are a sequence of items (key objects or 32
+    raw bytes each) or one flat bytes-like object or numpy array of
+    count * 32 bytes, read in place. Results are lists."""
+
+    def __init__(self, native_ctx: _native.Context) -> None:
+        self._ctx = native_ctx
+
+    def keygen(self, count: int) -> List[Tuple[bytes, bytes]]:
+        """count fresh (32-byte private key, 32-byte public key) pairs."""
+        if count < 0:
+            raise ValueError("count must not be negative")
+        priv, pub = self._ctx.x25519_keygen(count)
+        return list(zip(split(priv, KEY_BYTES), split(pub, KEY_BYTES)))
+
+    def public_keys(self, private_keys: Any) -> List[bytes]:
+        """The public keys of private keys."""
+        flat = fixed(private_keys, KEY_BYTES, "private_keys", _private_of)
+        return split(self._ctx.x25519_public_keys(flat), KEY_BYTES)
+
+    def derive(self, private_keys: Any, peer_public_keys: Any) -> Tuple[List[bytes], List[int]]:
+        """Shared secrets with many peers, and their per-item status: 0, or
+        -46 (kuaisuo.strerror(-46)) where the peer's value has small order,
+        whose secret is then all zero. private_keys is one key for every
+        peer (an X25519PrivateKey, or 32 raw bytes) or one key per peer (a
+        sequence of keys, or a flat buffer of count * 32 bytes)."""
+        peers = fixed(peer_public_keys, KEY_BYTES, "peer_public_keys", _public_of)
+        if isinstance(private_keys, X25519PrivateKey):
+            shared, status = self._ctx.x25519_batch_key(private_keys._k, peers)
+        elif _nbytes(private_keys) == KEY_BYTES:  # one raw key for every peer
+            shared, status = self._ctx.x25519_batch(private_keys, False, peers)
+        else:
+            keys = fixed(private_keys, KEY_BYTES, "private_keys", _private_of)
+            shared, status = self._ctx.x25519_batch(keys, True, peers)
+        return split(shared, KEY_BYTES), status
+
+
+def _nbytes(obj: Any) -> Optional[int]:
+    """The byte length of a bytes-like object, None for anything else."""
+    try:
+        return memoryview(obj).nbytes
+    except TypeError:
+        return None

@@ -1,0 +1,399 @@
+// Ed25519 and X25519 in kuaisuo._native: key objects, single operations and
+// the batch calls of a Context. Keys, signatures and shared secrets cross
+// this boundary raw (32 or 64 bytes); the Python layer (kuaisuo/ed25519.py,
+// kuaisuo/x25519.py) adds the cryptography-style classes and defaults.
+//
+// As for SM2, the GIL is released around every call that hashes a message
+// (sign, verify) and around every batch; fixed-size single operations
+// (key generation, X25519) keep it.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <string.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kuaisuo.h"
+#include "native_context.h"
+#include "native_util.h"
+
+namespace nb = nanobind;
+using ks_py::Buffer;
+using ks_py::check;
+using ks_py::to_bytes;
+
+namespace {
+
+using ks_py::encoded;
+using ks_py::finish_batch;
+using ks_py::items_of;
+using ks_py::require_size;
+
+constexpr size_t kKey = 32;  // seeds, public keys, X25519 keys and secrets
+constexpr size_t kSig = KS_ED25519_SIGNATURE_BYTES;
+
+// ---- Ed25519 ---------------------------------------------------------------
+
+class EdPub {
+ public:
+  explicit EdPub(ks_ed25519_pubkey* k) : k_(k) {}
+  ~EdPub() { ks_ed25519_pubkey_free(k_); }
+  EdPub(const EdPub&) = delete;
+
+  // 32 bytes; KuaisuoError (KS_ERR_BAD_PUBLIC_KEY) for another length, a
+  // non-canonical encoding, a value off the curve or a small-order point.
+  static EdPub* from_bytes(nb::handle data) {
+    Buffer b(data, "public key");
+    ks_ed25519_pubkey* k = nullptr;
+    check(ks_ed25519_pubkey_from_bytes(b.data(), b.size(), &k));
+    return new EdPub(k);
+  }
+  static EdPub* decode(nb::handle data) {
+    Buffer b(data, "public key");
+    ks_ed25519_pubkey* k = nullptr;
+    check(ks_ed25519_pubkey_decode(b.data(), b.size(), &k));
+    return new EdPub(k);
+  }
+  nb::bytes to_bytes_() const {
+    uint8_t out[kKey];
+    check(ks_ed25519_pubkey_to_bytes(k_, out));
+    return to_bytes(out, kKey);
+  }
+  nb::bytes encode(bool pem) const {
+    return encoded([&](uint8_t* o, size_t c, size_t* l) {
+      return ks_ed25519_pubkey_encode(k_, pem, o, c, l);
+    }, pem);
+  }
+  // KS_OK, KS_ERR_VERIFY_FAILED or KS_ERR_SIGNATURE_RANGE; raises otherwise
+  // (a bad flavor or context, a signature that is not 64 bytes).
+  int verify(int flavor, nb::handle context, nb::handle msg, nb::handle sig) const {
+    Buffer c(context, "context"), m(msg, "message"), s(sig, "signature");
+    require_size(s, kSig, "signature");
+    const int rc = ks_py::nogil([&] {
+      return ks_ed25519_verify_ex(k_, flavor, c.data(), c.size(), m.data(), m.size(), s.data());
+    });
+    if (rc != KS_OK && rc != KS_ERR_VERIFY_FAILED && rc != KS_ERR_SIGNATURE_RANGE) check(rc);
+    return rc;
+  }
+  const ks_ed25519_pubkey* get() const { return k_; }
+
+ private:
+  ks_ed25519_pubkey* k_;
+};
+
+class EdKey {
+ public:
+  explicit EdKey(ks_ed25519_key* k) : k_(k) {}
+  ~EdKey() { ks_ed25519_key_free(k_); }
+  EdKey(const EdKey&) = delete;
+
+  static EdKey* generate() {
+    ks_ed25519_key* k = nullptr;
+    check(ks_ed25519_key_generate(&k));
+    return new EdKey(k);
+  }
+  // Any 32 bytes; KuaisuoError (KS_ERR_BAD_PRIVATE_KEY) for another length.
+  static EdKey* from_seed(nb::handle data) {
+    Buffer b(data, "seed");
+    ks_ed25519_key* k = nullptr;
+    check(ks_ed25519_key_from_seed(b.data(), b.size(), &k));
+    return new EdKey(k);
+  }
+  static EdKey* decode(nb::handle data) {
+    Buffer b(data, "private key");
+    ks_ed25519_key* k = nullptr;
+    check(ks_ed25519_key_decode(b.data(), b.size(), &k));
+    return new EdKey(k);
+  }
+  nb::bytes to_seed() const {
+    ks_py::SecretBuffer seed(kKey);
+    check(ks_ed25519_key_to_seed(k_, seed.data()));
+    return to_bytes(seed.data(), seed.size());
+  }
+  nb::bytes encode(bool pem) const {
+    return encoded([&](uint8_t* o, size_t c, size_t* l) {
+      return ks_ed25519_key_encode(k_, pem, o, c, l);
+    }, pem);
+  }
+  EdPub* public_key() const {
+    ks_ed25519_pubkey* p = nullptr;
+    check(ks_ed25519_key_public(k_, &p));
+    return new EdPub(p);
+  }
+  nb::bytes sign(int flavor, nb::handle context, nb::handle msg) const {
+    Buffer c(context, "context"), m(msg, "message");
+    uint8_t sig[kSig];
+    check(ks_py::nogil([&] {
+      return ks_ed25519_sign_ex(k_, flavor, c.data(), c.size(), m.data(), m.size(), sig);
+    }));
+    return to_bytes(sig, kSig);
+  }
+  const ks_ed25519_key* get() const { return k_; }
+
+ private:
+  ks_ed25519_key* k_;
+};
+
+// ---- X25519 ----------------------------------------------------------------
+
+// A private key (any 32 bytes, clamped when used) held in memory that is
+// wiped when the object is collected. Immutable.
+class XKey {
+ public:
+  XKey() = default;
+  ~XKey() { ks_py::wipe(k_, sizeof k_); }
+  XKey(const XKey&) = delete;
+
+  static XKey* generate() {
+    XKey* key = new XKey;
+    uint8_t pub[kKey];
+    const int rc = ks_x25519_keygen(key->k_, pub);
+    if (rc != KS_OK) {
+      delete key;
+      check(rc);
+    }
+    return key;
+  }
+  // 32 bytes; KuaisuoError (KS_ERR_BAD_PRIVATE_KEY) for another length.
+  static XKey* from_bytes(nb::handle data) {
+    Buffer b(data, "private key");
+    if (b.size() != kKey) check(KS_ERR_BAD_PRIVATE_KEY);
+    XKey* key = new XKey;
+    memcpy(key->k_, b.data(), kKey);
+    return key;
+  }
+  static XKey* decode(nb::handle data) {
+    Buffer b(data, "private key");
+    XKey* key = new XKey;
+    const int rc = ks_x25519_private_key_decode(b.data(), b.size(), key->k_);
+    if (rc != KS_OK) {
+      delete key;
+      check(rc);
+    }
+    return key;
+  }
+  nb::bytes to_bytes_() const { return to_bytes(k_, kKey); }
+  nb::bytes encode(bool pem) const {
+    return encoded([&](uint8_t* o, size_t c, size_t* l) {
+      return ks_x25519_private_key_encode(k_, pem, o, c, l);
+    }, pem);
+  }
+  nb::bytes public_key() const {
+    uint8_t pub[kKey];
+    check(ks_x25519_public_key(k_, pub));
+    return to_bytes(pub, kKey);
+  }
+  // The shared secret with a peer's 32-byte u; KuaisuoError
+  // (KS_ERR_ZERO_SHARED_SECRET) when it would be all zero.
+  nb::bytes exchange(nb::handle peer) const {
+    Buffer p(peer, "peer public key");
+    if (p.size() != kKey) check(KS_ERR_BAD_PUBLIC_KEY);
+    ks_py::SecretBuffer shared(kKey);
+    check(ks_x25519(k_, p.data(), shared.data()));
+    return to_bytes(shared.data(), kKey);
+  }
+  const uint8_t* get() const { return k_; }
+
+ private:
+  uint8_t k_[kKey] = {};
+};
+
+// A public key's 32 bytes from SubjectPublicKeyInfo, DER or PEM.
+nb::bytes x25519_public_key_decode(nb::handle data) {
+  Buffer b(data, "public key");
+  uint8_t pub[kKey];
+  check(ks_x25519_public_key_decode(b.data(), b.size(), pub));
+  return to_bytes(pub, kKey);
+}
+
+nb::bytes x25519_public_key_encode(nb::handle public_key, bool pem) {
+  Buffer b(public_key, "public key");
+  if (b.size() != kKey) check(KS_ERR_BAD_PUBLIC_KEY);
+  return encoded([&](uint8_t* o, size_t c, size_t* l) {
+    return ks_x25519_public_key_encode(b.data(), pem, o, c, l);
+  }, pem);
+}
+
+// ---- Context batches ---------------------------------------------------------
+// Call-level errors raise; per-item statuses come back as lists.
+
+// keygen: (seeds or private keys, public keys), count * 32 bytes each.
+template <class Keygen>
+std::tuple<nb::bytes, nb::bytes> keygen_pairs(size_t count, Keygen keygen) {
+  if (count > SIZE_MAX / kKey) throw nb::value_error("count is too large");
+  ks_py::SecretBuffer priv(kKey * count);  // wiped however this returns
+  std::vector<uint8_t> pub(kKey * count);
+  std::vector<int> status(count);
+  check(ks_py::nogil([&] { return keygen(priv, pub, status); }));
+  return {to_bytes(priv.data(), priv.size()), to_bytes(pub.data(), pub.size())};
+}
+
+std::tuple<nb::bytes, nb::bytes> ed25519_keygen(ks_py::Context& ctx, size_t count) {
+  return keygen_pairs(count, [&](ks_py::SecretBuffer& priv, std::vector<uint8_t>& pub,
+                                 std::vector<int>& status) {
+    return ks_ed25519_keygen_batch(ctx.get(), count, priv.data(), priv.size(), pub.data(),
+                                   pub.size(), status.data());
+  });
+}
+
+nb::bytes ed25519_public_keys(ks_py::Context& ctx, nb::handle seeds) {
+  Buffer s(seeds, "seeds");
+  const size_t n = items_of(s, kKey, "seeds");
+  std::vector<uint8_t> pubs(kKey * n);
+  check(ks_py::nogil([&] {
+    return ks_ed25519_public_keys_batch(ctx.get(), s.data(), n, pubs.data(), pubs.size(),
+                                        nullptr);
+  }));
+  return to_bytes(pubs.data(), pubs.size());
+}
+
+nb::bytes ed25519_sign_batch(ks_py::Context& ctx, const EdKey& key, nb::handle data,
+                             nb::handle offsets) {
+  Buffer d(data, "data"), o(offsets, "offsets");
+  const std::vector<uint64_t> offs = ks_py::offsets_from(o);
+  const size_t n = offs.size() - 1;
+  std::vector<uint8_t> sigs(kSig * n);
+  check(ks_py::nogil([&] {
+    return ks_ed25519_sign_batch(ctx.get(), key.get(), d.data(), d.size(), offs.data(), n,
+                                 sigs.data(), sigs.size(), nullptr);
+  }));
+  return to_bytes(sigs.data(), sigs.size());
+}
+
+nb::bytes ed25519_sign_batch_seeds(ks_py::Context& ctx, nb::handle seeds, nb::handle data,
+                                   nb::handle offsets) {
+  Buffer s(seeds, "seeds"), d(data, "data"), o(offsets, "offsets");
+  const std::vector<uint64_t> offs = ks_py::offsets_from(o);
+  const size_t n = offs.size() - 1;
+  if (items_of(s, kKey, "seeds") != n)
+    throw nb::value_error("seeds and messages must have the same count");
+  std::vector<uint8_t> sigs(kSig * n);
+  check(ks_py::nogil([&] {
+    return ks_ed25519_sign_batch_seeds(ctx.get(), s.data(), d.data(), d.size(), offs.data(), n,
+                                       sigs.data(), sigs.size(), nullptr);
+  }));
+  return to_bytes(sigs.data(), sigs.size());
+}
+
+std::vector<int> ed25519_verify_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle data,
+                                      nb::handle offsets, nb::handle sigs) {
+  Buffer p(pubs, "public_keys"), d(data, "data"), o(offsets, "offsets"), s(sigs, "signatures");
+  const std::vector<uint64_t> offs = ks_py::offsets_from(o);
+  const size_t n = offs.size() - 1;
+  if (items_of(p, kKey, "public_keys") != n || items_of(s, kSig, "signatures") != n)
+    throw nb::value_error("public_keys, messages and signatures must have the same count");
+  std::vector<int> status(n);
+  const int rc = ks_py::nogil([&] {
+    return ks_ed25519_verify_batch(ctx.get(), p.data(), d.data(), d.size(), offs.data(), n,
+                                   s.data(), status.data());
+  });
+  return finish_batch(rc, status);
+}
+
+std::tuple<nb::bytes, nb::bytes> x25519_keygen(ks_py::Context& ctx, size_t count) {
+  return keygen_pairs(count, [&](ks_py::SecretBuffer& priv, std::vector<uint8_t>& pub,
+                                 std::vector<int>& status) {
+    return ks_x25519_keygen_batch(ctx.get(), count, priv.data(), priv.size(), pub.data(),
+                                  pub.size(), status.data());
+  });
+}
+
+nb::bytes x25519_public_keys(ks_py::Context& ctx, nb::handle private_keys) {
+  Buffer k(private_keys, "private_keys");
+  const size_t n = items_of(k, kKey, "private_keys");
+  std::vector<uint8_t> pubs(kKey * n);
+  check(ks_py::nogil([&] {
+    return ks_x25519_public_keys_batch(ctx.get(), k.data(), n, pubs.data(), pubs.size(),
+                                       nullptr);
+  }));
+  return to_bytes(pubs.data(), pubs.size());
+}
+
+// Shared secrets (count * 32 bytes; failed items zero) and per-item status.
+// per_item_keys: private_keys holds one key per peer, else exactly one key.
+std::tuple<nb::bytes, std::vector<int>> x25519_batch(ks_py::Context& ctx,
+                                                      nb::handle private_keys,
+                                                      bool per_item_keys, nb::handle peers) {
+  Buffer k(private_keys, "private_keys"), p(peers, "peer_public_keys");
+  const size_t n = items_of(p, kKey, "peer_public_keys");
+  if (per_item_keys) {
+    if (items_of(k, kKey, "private_keys") != n)
+      throw nb::value_error("private_keys and peer_public_keys must have the same count");
+  } else {
+    require_size(k, kKey, "private key");
+  }
+  ks_py::SecretBuffer shared(kKey * n);
+  std::vector<int> status(n);
+  const int rc = ks_py::nogil([&] {
+    return ks_x25519_batch(ctx.get(), k.data(), per_item_keys, p.data(), n, shared.data(),
+                           shared.size(), status.data());
+  });
+  finish_batch(rc, status);
+  return {to_bytes(shared.data(), shared.size()), status};
+}
+
+// An X25519 key object's 32 bytes, for the one-key batch (no copy in Python).
+std::tuple<nb::bytes, std::vector<int>> x25519_batch_key(ks_py::Context& ctx, const XKey& key,
+                                                          nb::handle peers) {
+  Buffer p(peers, "peer_public_keys");
+  const size_t n = items_of(p, kKey, "peer_public_keys");
+  ks_py::SecretBuffer shared(kKey * n);
+  std::vector<int> status(n);
+  const int rc = ks_py::nogil([&] {
+    return ks_x25519_batch(ctx.get(), key.get(), 0, p.data(), n, shared.data(), shared.size(),
+                           status.data());
+  });
+  finish_batch(rc, status);
+  return {to_bytes(shared.data(), shared.size()), status};
+}
+
+}  // namespace
+
+void bind_curve25519(nb::module_& m, nb::class_<ks_py::Context>& context) {
+  m.attr("ED25519_PURE") = int(KS_ED25519_PURE);
+  m.attr("ED25519_CTX") = int(KS_ED25519_CTX);
+  m.attr("ED25519_PH") = int(KS_ED25519_PH);
+  nb::class_<EdPub>(m, "Ed25519Pub")
+      .def_static("from_bytes", &EdPub::from_bytes, nb::arg("data"))
+      .def_static("decode", &EdPub::decode, nb::arg("data"))
+      .def("to_bytes", &EdPub::to_bytes_)
+      .def("encode", &EdPub::encode, nb::arg("pem"))
+      .def("verify", &EdPub::verify, nb::arg("flavor"), nb::arg("context"), nb::arg("message"),
+           nb::arg("signature"));
+  nb::class_<EdKey>(m, "Ed25519Key")
+      .def_static("generate", &EdKey::generate)
+      .def_static("from_seed", &EdKey::from_seed, nb::arg("seed"))
+      .def_static("decode", &EdKey::decode, nb::arg("data"))
+      .def("to_seed", &EdKey::to_seed)
+      .def("encode", &EdKey::encode, nb::arg("pem"))
+      .def("public_key", &EdKey::public_key)
+      .def("sign", &EdKey::sign, nb::arg("flavor"), nb::arg("context"), nb::arg("message"));
+  nb::class_<XKey>(m, "X25519Key")
+      .def_static("generate", &XKey::generate)
+      .def_static("from_bytes", &XKey::from_bytes, nb::arg("data"))
+      .def_static("decode", &XKey::decode, nb::arg("data"))
+      .def("to_bytes", &XKey::to_bytes_)
+      .def("encode", &XKey::encode, nb::arg("pem"))
+      .def("public_key", &XKey::public_key)
+      .def("exchange", &XKey::exchange, nb::arg("peer_public_key"));
+  m.def("x25519_public_key_decode", &x25519_public_key_decode, nb::arg("data"));
+  m.def("x25519_public_key_encode", &x25519_public_key_encode, nb::arg("public_key"),
+        nb::arg("pem"));
+  context.def("ed25519_keygen", &ed25519_keygen, nb::arg("count"))
+      .def("ed25519_public_keys", &ed25519_public_keys, nb::arg("seeds"))
+      .def("ed25519_sign_batch", &ed25519_sign_batch, nb::arg("key"), nb::arg("data"),
+           nb::arg("offsets"))
+      .def("ed25519_sign_batch_seeds", &ed25519_sign_batch_seeds, nb::arg("seeds"),
+           nb::arg("data"), nb::arg("offsets"))
+      .def("ed25519_verify_batch", &ed25519_verify_batch, nb::arg("public_keys"),
+           nb::arg("data"), nb::arg("offsets"), nb::arg("signatures"))
+      .def("x25519_keygen", &x25519_keygen, nb::arg("count"))
+      .def("x25519_public_keys", &x25519_public_keys, nb::arg("private_keys"))
+      .def("x25519_batch", &x25519_batch, nb::arg("private_keys"), nb::arg("per_item_keys"),
+           nb::arg("peer_public_keys"))
+      .def("x25519_batch_key", &x25519_batch_key, nb::arg("key"), nb::arg("peer_public_keys"));
+}
