@@ -18,6 +18,7 @@
 #include "hash/sm3.h"
 #include "kuaisuo.h"
 #include "scheme/sm2.h"
+#include "scheme/sm2_gpu_batch.h"
 #include "scheme/sm2_mb.h"
 
 using ks::api::check_buffer;
@@ -87,7 +88,7 @@ int gpu_keygen(ks_ctx* ctx, size_t count, uint8_t* priv, uint8_t* pub, int* stat
   int rc;
   {
     std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    rc = ctx->gpu->sm2_keygen(count, priv, pub, device.get());
+    rc = ks::sm2::gpu::keygen_batch(*ctx->gpu, count, priv, pub, device.get());
   }
   if (rc != KS_OK) return rc;
   return run_items(ctx, count, 4096, status, [&](size_t i) -> int {
@@ -118,7 +119,7 @@ int gpu_sign_digests(ks_ctx* ctx, const ks::sm2::PrivateKey* key, const uint8_t*
   int rc;
   {
     std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    rc = ctx->gpu->sm2_sign_digest(key, keys, digests, count, sigs, device.get());
+    rc = ks::sm2::gpu::sign_digest_batch(*ctx->gpu, key, keys, digests, count, sigs, device.get());
   }
   if (rc != KS_OK) return rc;
   return run_items(ctx, count, 4096, status, [&](size_t i) -> int {
@@ -146,7 +147,8 @@ int gpu_sign_messages(ks_ctx* ctx, const ks::sm2::PrivateKey& key, const uint8_t
   int rc;
   {
     std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    rc = ctx->gpu->sm2_sign_messages(key, za, data, offsets, count, sigs, device.get());
+    rc = ks::sm2::gpu::sign_messages_batch(*ctx->gpu, key, za, data, offsets, count, sigs,
+                                             device.get());
   }
   if (rc != KS_OK) return rc;
   return run_items(ctx, count, 4096, status, [&](size_t i) -> int {
@@ -188,9 +190,10 @@ int gpu_verify(ks_ctx* ctx, const uint8_t* pubs, const uint8_t* digests,
   {
     std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
     rc = messages == nullptr
-             ? ctx->gpu->sm2_verify_digest(pubs, digests, sigs, count, device.get())
-             : ctx->gpu->sm2_verify_messages(pubs, prefix.data(), prefix.size(), messages->data,
-                                             messages->offsets, count, sigs, device.get());
+             ? ks::sm2::gpu::verify_digest_batch(*ctx->gpu, pubs, digests, sigs, count, device.get())
+             : ks::sm2::gpu::verify_messages_batch(*ctx->gpu, pubs, prefix.data(), prefix.size(),
+                                                   messages->data, messages->offsets, count, sigs,
+                                                   device.get());
   }
   if (rc != KS_OK) return rc;
   return run_items(ctx, count, 4096, status,

@@ -6,6 +6,7 @@
 #include "engine/context.h"
 #include "hash/sm3.h"
 #include "hash/sm3_blocks.h"
+#include "hash/sm3_gpu_batch.h"
 #include "api/guard.h"
 #include "kuaisuo.h"
 
@@ -123,7 +124,7 @@ int ks_sm3_batch(ks_ctx* ctx, const uint8_t* data, size_t data_len, const uint64
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinMessages)) {
     std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    rc = ctx->gpu->sm3_batch(data, offsets, count, digests);
+    rc = ks::sm3::gpu_batch(*ctx->gpu, data, offsets, count, digests);
   } else {
     ctx->pool.parallel_for(count, 256, [&](size_t begin, size_t end) {
       sm3_cpu_range(data, offsets, begin, end, digests);

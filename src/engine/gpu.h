@@ -12,9 +12,6 @@
 
 namespace ks {
 class ThreadPool;
-namespace sm2 {
-struct PrivateKey;
-}
 namespace gpu {
 
 bool built();
@@ -36,42 +33,15 @@ struct DeviceInfo {
 };
 bool device_info(int device, DeviceInfo* info);
 
-// Per-context GPU state: the device, a stream and reusable buffers. Not
-// shared between threads; the context serialises access.
+// Per-context GPU state: the device, its streams and reusable buffers
+// (engine/gpu_engine.cuh has the CUDA side). Scheme-agnostic: each scheme's
+// batches run their own jobs on it (hash/sm3_gpu_batch.h,
+// scheme/sm2_gpu_batch.h, ...). Not shared between threads; the context
+// serialises access.
 class Engine {
  public:
   virtual ~Engine() = default;
   virtual int device() const = 0;
-  // SM3 of count messages (data, offsets as in ks_sm3_batch, offsets already
-  // validated). Returns a ks_status.
-  virtual int sm3_batch(const uint8_t* data, const uint64_t* offsets, size_t count,
-                        uint8_t* digests) = 0;
-
-  // SM2 (engine/gpu_sm2_jobs.cuh). Private keys are drawn on the device;
-  // status[i] holds ks::sm2::Error values; items the device could not use
-  // (kBadPrivateKey for keygen, kBadNonce for sign) are left to the caller
-  // to redo on the CPU. Each returns a ks_status for the call itself.
-  virtual int sm2_keygen(size_t count, uint8_t* priv, uint8_t* pub, int* status) = 0;
-  // One prepared key for the batch, or null with per_item_keys (32-byte d
-  // each, already checked to be in [1, n-2]).
-  virtual int sm2_sign_digest(const sm2::PrivateKey* key, const uint8_t* per_item_keys,
-                              const uint8_t* digests, size_t count, uint8_t* sigs,
-                              int* status) = 0;
-  // Messages (flat layout, offsets validated) under one key: e = SM3(Z_A ||
-  // M) and the signature on the device.
-  virtual int sm2_sign_messages(const sm2::PrivateKey& key, const uint8_t za[32],
-                                const uint8_t* data, const uint64_t* offsets, size_t count,
-                                uint8_t* sigs, int* status) = 0;
-  // Public keys 04||x||y (65 bytes each, checked on the device).
-  virtual int sm2_verify_digest(const uint8_t* pubs, const uint8_t* digests,
-                                const uint8_t* sigs, size_t count, int* status) = 0;
-  // Messages under per-item keys and one ID: za_prefix is ENTL || ID || a
-  // || b || x_G || y_G (sm2::za_prefix); Z_A, e and the verification run on
-  // the device.
-  virtual int sm2_verify_messages(const uint8_t* pubs, const uint8_t* za_prefix,
-                                  size_t za_prefix_len, const uint8_t* data,
-                                  const uint64_t* offsets, size_t count, const uint8_t* sigs,
-                                  int* status) = 0;
 };
 
 // Opens device `device`; on failure returns null and sets *status. The

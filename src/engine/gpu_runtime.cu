@@ -1,5 +1,6 @@
 // The CUDA backend's host engine: device discovery, the Pipeline that every
-// GPU scheme shares (gpu_pipeline.cuh), and the jobs that run on it.
+// GPU scheme shares (gpu_pipeline.cuh) and the engine that runs the
+// schemes' jobs on it (gpu_engine.cuh). Nothing scheme-specific.
 #include <cuda_runtime.h>
 
 #include <stdlib.h>
@@ -7,26 +8,20 @@
 
 #include <algorithm>
 
-#include "engine/gpu.h"
+#include <vector>
+
 #include "core/os_random.h"
-#include "core/thread_pool.h"
 #include "core/secure.h"
 #include "core/stream_copy.h"
+#include "core/thread_pool.h"
+#include "engine/gpu.h"
+#include "engine/gpu_engine.cuh"
 #include "engine/gpu_pipeline.cuh"
-#include "engine/gpu_message_jobs.cuh"
-#include "engine/gpu_sm2_jobs.cuh"
-#include "hash/sm3_gpu.h"
 #include "kuaisuo.h"
 
 namespace ks {
 namespace gpu {
 namespace {
-
-int to_status(cudaError_t err) {
-  if (err == cudaSuccess) return KS_OK;
-  if (err == cudaErrorMemoryAllocation) return KS_ERR_NO_MEMORY;
-  return KS_ERR_DEVICE;
-}
 
 cudaError_t grow(void** ptr, size_t* size, size_t bytes, bool pinned) {
   if (bytes <= *size) return cudaSuccess;
@@ -38,89 +33,40 @@ cudaError_t grow(void** ptr, size_t* size, size_t bytes, bool pinned) {
   return err;
 }
 
-class CudaEngine final : public Engine {
- public:
-  CudaEngine(int device, ThreadPool* pool) : device_(device), pipeline_(pool) {}
-
-  int open() {
-    cudaError_t err = cudaSetDevice(device_);
-    if (err == cudaSuccess) err = pipeline_.open();
-    if (err == cudaSuccess) err = sm2::gpu::init_tables();  // keep it out of the first batch
-    return to_status(err);
-  }
-
-  int device() const override { return device_; }
-
-  int sm3_batch(const uint8_t* data, const uint64_t* offsets, size_t count,
-                uint8_t* digests) override {
-    return run(Sm3Job(data, offsets, digests), count);
-  }
-
-  int sm2_keygen(size_t count, uint8_t* priv, uint8_t* pub, int* status) override {
-    chacha20::Key drbg;
-    if (!fresh_drbg_key(&drbg)) return KS_ERR_RANDOM;
-    const int rc = run(Sm2KeygenJob(drbg, priv, pub, status), count);
-    secure_wipe(&drbg, sizeof drbg);
-    return rc;
-  }
-
-  int sm2_sign_digest(const sm2::PrivateKey* key, const uint8_t* per_item_keys,
-                      const uint8_t* digests, size_t count, uint8_t* sigs, int* status) override {
-    chacha20::Key drbg;
-    if (!fresh_drbg_key(&drbg)) return KS_ERR_RANDOM;
-    sm2::gpu::SignKey prepared{};
-    if (key != nullptr) prepared = sm2::gpu::sign_key_from(*key);
-    const int rc = run(Sm2SignJob(drbg, key != nullptr ? &prepared : nullptr, per_item_keys,
-                                  digests, sigs, status),
-                       count);
-    secure_wipe(&drbg, sizeof drbg);
-    secure_wipe(&prepared, sizeof prepared);
-    return rc;
-  }
-
-  int sm2_sign_messages(const sm2::PrivateKey& key, const uint8_t za[32], const uint8_t* data,
-                        const uint64_t* offsets, size_t count, uint8_t* sigs,
-                        int* status) override {
-    chacha20::Key drbg;
-    if (!fresh_drbg_key(&drbg)) return KS_ERR_RANDOM;
-    Sm2SignMessagesJob::Header header;
-    header.key = sm2::gpu::sign_key_from(key);
-    memcpy(header.za, za, 32);
-    const int rc = run(Sm2SignMessagesJob(drbg, header, data, offsets, sigs, status), count);
-    secure_wipe(&drbg, sizeof drbg);
-    secure_wipe(&header, sizeof header);
-    return rc;
-  }
-
-  int sm2_verify_digest(const uint8_t* pubs, const uint8_t* digests, const uint8_t* sigs,
-                        size_t count, int* status) override {
-    return run(Sm2VerifyJob(pubs, digests, sigs, status), count);
-  }
-
-  int sm2_verify_messages(const uint8_t* pubs, const uint8_t* za_prefix, size_t za_prefix_len,
-                          const uint8_t* data, const uint64_t* offsets, size_t count,
-                          const uint8_t* sigs, int* status) override {
-    return run(Sm2VerifyMessagesJob(za_prefix, za_prefix_len, pubs, data, offsets, sigs, status),
-               count);
-  }
-
- private:
-  // A DRBG key per batch call, from getrandom.
-  static bool fresh_drbg_key(chacha20::Key* key) {
-    return os_random(reinterpret_cast<uint8_t*>(key->words), sizeof key->words);
-  }
-
-  int run(const ChunkJob& job, size_t count) {
-    cudaError_t err = cudaSetDevice(device_);
-    if (err == cudaSuccess) err = pipeline_.run(job, count);
-    return to_status(err);
-  }
-
-  const int device_;
-  Pipeline pipeline_;
-};
+std::vector<cudaError_t (*)()>& warm_ups() {
+  static std::vector<cudaError_t (*)()> fns;
+  return fns;
+}
 
 }  // namespace
+
+int to_status(cudaError_t err) {
+  if (err == cudaSuccess) return KS_OK;
+  if (err == cudaErrorMemoryAllocation) return KS_ERR_NO_MEMORY;
+  return KS_ERR_DEVICE;
+}
+
+bool fresh_drbg_key(chacha20::Key* key) {
+  return os_random(reinterpret_cast<uint8_t*>(key->words), sizeof key->words);
+}
+
+WarmUp::WarmUp(cudaError_t (*fn)()) { warm_ups().push_back(fn); }
+
+CudaEngine::CudaEngine(int device, ThreadPool* pool) : device_(device), pipeline_(pool) {}
+
+int CudaEngine::open() {
+  cudaError_t err = cudaSetDevice(device_);
+  if (err == cudaSuccess) err = pipeline_.open();
+  for (auto fn : warm_ups())  // e.g. device tables: kept out of the first batch
+    if (err == cudaSuccess) err = fn();
+  return to_status(err);
+}
+
+int CudaEngine::run(const ChunkJob& job, size_t count) {
+  cudaError_t err = cudaSetDevice(device_);
+  if (err == cudaSuccess) err = pipeline_.run(job, count);
+  return to_status(err);
+}
 
 void Copier::operator()(void* dst, const void* src, size_t bytes) const {
   constexpr size_t kSlice = size_t(1) << 20;  // below this one thread copies

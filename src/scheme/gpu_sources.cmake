@@ -1,5 +1,10 @@
-# CUDA sources of SM2 on the GPU (included by src/CMakeLists.txt).
+# SM2 on the GPU (included by src/CMakeLists.txt): kernels, host helpers and
+# the batch jobs; without CUDA the batch entry points answer that no GPU
+# backend exists.
 if(KS_WITH_CUDA)
   target_sources(kuaisuo_obj PRIVATE ${CMAKE_CURRENT_LIST_DIR}/sm2_gpu.cu
-                                     ${CMAKE_CURRENT_LIST_DIR}/sm2_gpu_host.cc)
+                                     ${CMAKE_CURRENT_LIST_DIR}/sm2_gpu_host.cc
+                                     ${CMAKE_CURRENT_LIST_DIR}/sm2_gpu_jobs.cu)
+else()
+  target_sources(kuaisuo_obj PRIVATE ${CMAKE_CURRENT_LIST_DIR}/sm2_gpu_absent.cc)
 endif()

@@ -1,26 +1,25 @@
-// SM2 work on the shared GPU pipeline (gpu_pipeline.cuh): keygen, signing
-// of digests and verification, over the device launchers of
-// scheme/sm2_gpu.h. Secrets drawn on the device (private keys, nonces) come
-// from the ChaCha20 DRBG (core/chacha20_gpu.h) under a key fresh from
-// getrandom for every batch. Per-item results are ks::sm2::Error values;
-// the C API maps them and redoes, on the CPU, the rare items the GPU
-// reports unusable (a random scalar out of range: probability ~2^-32).
-#ifndef KS_ENGINE_GPU_SM2_JOBS_CUH_
-#define KS_ENGINE_GPU_SM2_JOBS_CUH_
+// The kinds of work every scheme's GPU batches are made of, on the shared
+// pipeline (gpu_pipeline.cuh): fixed-size items (keys, digests,
+// signatures: caller arrays in pinned memory are copied directly), and
+// variable-length messages (flat data + offsets, staged as
+// [header][offsets rebased to the chunk][fixed-size inputs][message
+// bytes], per-item device scratch after them). A scheme derives its jobs
+// from these beside its kernels (hash/sm3_gpu_jobs.cu,
+// scheme/sm2_gpu_jobs.cu).
+#ifndef KS_ENGINE_GPU_JOBS_CUH_
+#define KS_ENGINE_GPU_JOBS_CUH_
 
 #include <string.h>
 
 #include <algorithm>
 
-#include "core/chacha20_gpu.h"
-#include "core/secure.h"
 #include "engine/gpu_pipeline.cuh"
-#include "scheme/sm2_gpu.h"
 
 namespace ks {
 namespace gpu {
 
-// Tags that separate the DRBG streams of different uses under one key.
+// Tags that separate the DRBG streams (core/chacha20_gpu.h) of different
+// uses under one key.
 enum DrbgTag : uint32_t { kTagPrivateKeys = 1, kTagNonces = 2 };
 
 // Fixed-size items: each input array contributes in_item bytes per item and
@@ -144,95 +143,89 @@ class FixedSizeJob : public ChunkJob {
   int n_in_ = 0, n_out_ = 0;
 };
 
-// Private keys from the DRBG, public keys [d]G. Outputs: d (32), 04||x||y
-// (65), status (int: kBadPrivateKey for a d outside [1, n-2], which the
-// caller draws again).
-class Sm2KeygenJob final : public FixedSizeJob {
+// Variable-length messages (flat data and validated offsets): a chunk
+// takes as many whole messages as fit kChunkMaxBytes (at least one).
+class MessagesJob : public ChunkJob {
  public:
-  Sm2KeygenJob(const chacha20::Key& drbg, uint8_t* priv, uint8_t* pub, int* status)
-      : drbg_(drbg) {
-    add_output(priv, 32);
-    add_output(pub, 65);
-    add_output(status, sizeof(int));
+  MessagesJob(const uint8_t* data, const uint64_t* offsets) : data_(data), offsets_(offsets) {}
+
+  size_t chunk_items(size_t first, size_t remaining) const override {
+    const uint64_t base = offsets_[first];
+    size_t lo = 1, hi = std::min(remaining, kChunkMaxItems);
+    while (lo < hi) {  // largest n whose bytes fit, at least one message
+      const size_t mid = lo + (hi - lo + 1) / 2;
+      if (offsets_[first + mid] - base + mid * fixed_item_bytes() <= kChunkMaxBytes) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
   }
-  ~Sm2KeygenJob() override { secure_wipe(&drbg_, sizeof drbg_); }
-  cudaError_t launch(size_t first, size_t n, const uint8_t*, uint8_t* dev_out,
-                     cudaStream_t stream) const override {
-    uint8_t* d = out_part(dev_out, n, 0);
-    cudaError_t err = chacha20::launch_random_bytes32(drbg_, first, kTagPrivateKeys, n, d, stream);
-    if (err == cudaSuccess)
-      err = sm2::gpu::launch_keygen(d, out_part(dev_out, n, 1),
-                                    reinterpret_cast<int*>(out_part(dev_out, n, 2)), n, stream);
-    return err;
+  size_t staged_bytes(size_t first, size_t n) const override {
+    return messages_at(n) + message_bytes(first, n);
+  }
+  size_t in_bytes(size_t first, size_t n) const override {
+    return round16(staged_bytes(first, n)) + n * scratch_item_bytes();
+  }
+  void stage(size_t first, size_t n, uint8_t* staging, const Copier& copy) const override {
+    write_header(staging);
+    uint64_t* rebased = reinterpret_cast<uint64_t*>(staging + header_bytes());
+    const uint64_t base = offsets_[first];
+    for (size_t i = 0; i <= n; ++i) rebased[i] = offsets_[first + i] - base;
+    for (int j = 0; j < n_fixed_; ++j)
+      copy(staging + fixed_at(n, j), fixed_[j].host + first * fixed_[j].item, n * fixed_[j].item);
+    copy(staging + messages_at(n), data_ + base, message_bytes(first, n));
+  }
+
+ protected:
+  // Per-item inputs of fixed size (e.g. public keys), staged after the
+  // offsets.
+  void add_fixed_input(const void* host, size_t item) {
+    fixed_[n_fixed_++] = Fixed{static_cast<const uint8_t*>(host), item};
+  }
+  virtual size_t header_bytes() const { return 0; }  // a multiple of 8
+  virtual void write_header(uint8_t*) const {}
+  virtual size_t scratch_item_bytes() const { return 0; }
+  const uint64_t* dev_offsets(const uint8_t* dev_in) const {
+    return reinterpret_cast<const uint64_t*>(dev_in + header_bytes());
+  }
+  const uint8_t* dev_fixed(const uint8_t* dev_in, size_t n, int j) const {
+    return dev_in + fixed_at(n, j);
+  }
+  const uint8_t* dev_messages(const uint8_t* dev_in, size_t n) const {
+    return dev_in + messages_at(n);
+  }
+  uint8_t* dev_scratch(const uint8_t* dev_in, size_t first, size_t n) const {
+    return const_cast<uint8_t*>(dev_in) + round16(staged_bytes(first, n));
   }
 
  private:
-  chacha20::Key drbg_;
-};
+  struct Fixed {
+    const uint8_t* host = nullptr;
+    size_t item = 0;
+  };
+  static size_t round16(size_t x) { return (x + 15) & ~size_t(15); }
+  size_t message_bytes(size_t first, size_t n) const {
+    return size_t(offsets_[first + n] - offsets_[first]);
+  }
+  size_t fixed_item_bytes() const {
+    size_t s = 0;
+    for (int j = 0; j < n_fixed_; ++j) s += fixed_[j].item;
+    return s;
+  }
+  // Staged layout: [header][offsets, n + 1][fixed input 0] .. [messages].
+  size_t fixed_at(size_t n, int j) const {
+    size_t at = header_bytes() + (n + 1) * sizeof(uint64_t);
+    for (int i = 0; i < j; ++i) at += n * fixed_[i].item;
+    return at;
+  }
+  size_t messages_at(size_t n) const { return fixed_at(n, n_fixed_); }
 
-// Signatures of digests. One prepared key for the batch (staged once per
-// chunk as a header), or raw per-item private keys prepared on the device.
-// Outputs: r||s (64), status (int). Nonces are drawn on the device.
-class Sm2SignJob final : public FixedSizeJob {
- public:
-  Sm2SignJob(const chacha20::Key& drbg, const sm2::gpu::SignKey* one_key,
-             const uint8_t* per_item_keys, const uint8_t* digests, uint8_t* sigs, int* status)
-      : drbg_(drbg), one_key_(one_key), per_item_(per_item_keys != nullptr) {
-    add_input(digests, 32);
-    if (per_item_) add_input(per_item_keys, 32);
-    add_output(sigs, 64);
-    add_output(status, sizeof(int));
-  }
-  ~Sm2SignJob() override { secure_wipe(&drbg_, sizeof drbg_); }
-  // The prepared key header, or the per-item private keys after the digests.
-  size_t secret_staged_bytes(size_t first, size_t n) const override {
-    return staged_bytes(first, n);
-  }
-  cudaError_t launch(size_t first, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
-                     cudaStream_t stream) const override {
-    uint8_t* nonces = scratch(dev_in, n);
-    auto* prepared = reinterpret_cast<sm2::gpu::SignKey*>(nonces + 32 * n);
-    cudaError_t err = chacha20::launch_random_bytes32(drbg_, first, kTagNonces, n, nonces, stream);
-    if (err == cudaSuccess && per_item_)
-      err = sm2::gpu::launch_prepare_sign_keys(in_part(dev_in, n, 1), prepared, n, stream);
-    if (err != cudaSuccess) return err;
-    const auto* keys = per_item_ ? prepared : reinterpret_cast<const sm2::gpu::SignKey*>(dev_in);
-    return sm2::gpu::launch_sign_digest(in_part(dev_in, n, 0), keys, per_item_ ? 1 : 0, nonces,
-                                        out_part(dev_out, n, 0),
-                                        reinterpret_cast<int*>(out_part(dev_out, n, 1)), n, stream);
-  }
-
- private:
-  size_t header_bytes() const override { return per_item_ ? 0 : sizeof(sm2::gpu::SignKey); }
-  void write_header(uint8_t* staging) const override {
-    if (!per_item_) memcpy(staging, one_key_, sizeof(*one_key_));
-  }
-  size_t scratch_item_bytes() const override {  // nonce (+ prepared key)
-    return 32 + (per_item_ ? sizeof(sm2::gpu::SignKey) : 0);
-  }
-  chacha20::Key drbg_;
-  const sm2::gpu::SignKey* one_key_;
-  bool per_item_;
-};
-
-// Verification of (public key 65, digest 32, r||s 64) triples -> status.
-class Sm2VerifyJob final : public FixedSizeJob {
- public:
-  Sm2VerifyJob(const uint8_t* pubs, const uint8_t* digests, const uint8_t* sigs, int* status) {
-    add_input(pubs, 65);
-    add_input(digests, 32);
-    add_input(sigs, 64);
-    add_output(status, sizeof(int));
-  }
-  cudaError_t launch(size_t, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
-                     cudaStream_t stream) const override {
-    return sm2::gpu::launch_verify_digest(in_part(dev_in, n, 0), in_part(dev_in, n, 1),
-                                          in_part(dev_in, n, 2), reinterpret_cast<int*>(dev_out),
-                                          n, stream);
-  }
+  const uint8_t* data_;
+  const uint64_t* offsets_;
+  Fixed fixed_[2];
+  int n_fixed_ = 0;
 };
 
 }  // namespace gpu
 }  // namespace ks
 
-#endif  // KS_ENGINE_GPU_SM2_JOBS_CUH_
+#endif  // KS_ENGINE_GPU_JOBS_CUH_

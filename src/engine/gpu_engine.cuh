@@ -1,0 +1,49 @@
+// The CUDA side of gpu::Engine: the device and the Pipeline every scheme's
+// jobs run on. Schemes reach it from their batch functions with
+// CudaEngine::of(engine); what they need at open time (device tables)
+// they register as warm-ups, so that it stays out of the first batch.
+#ifndef KS_ENGINE_GPU_ENGINE_CUH_
+#define KS_ENGINE_GPU_ENGINE_CUH_
+
+#include <cuda_runtime.h>
+
+#include "core/chacha20_gpu.h"
+#include "engine/gpu.h"
+#include "engine/gpu_pipeline.cuh"
+
+namespace ks {
+namespace gpu {
+
+class CudaEngine final : public Engine {
+ public:
+  CudaEngine(int device, ThreadPool* pool);
+  int open();  // a ks_status
+  int device() const override { return device_; }
+  // Runs job over count items on this engine's device; a ks_status.
+  int run(const ChunkJob& job, size_t count);
+
+  // Every Engine of a CUDA build is a CudaEngine.
+  static CudaEngine& of(Engine& e) { return static_cast<CudaEngine&>(e); }
+
+ private:
+  const int device_;
+  Pipeline pipeline_;
+};
+
+// A ks_status for a CUDA error.
+int to_status(cudaError_t err);
+
+// A DRBG key for one batch call (core/chacha20_gpu.h), fresh from getrandom.
+bool fresh_drbg_key(chacha20::Key* key);
+
+// Work done on the device of every engine that opens (e.g. building a
+// scheme's tables in device memory), declared at namespace scope by the
+// scheme's CUDA file: `static const gpu::WarmUp kTables(&init_tables);`.
+struct WarmUp {
+  explicit WarmUp(cudaError_t (*fn)());
+};
+
+}  // namespace gpu
+}  // namespace ks
+
+#endif  // KS_ENGINE_GPU_ENGINE_CUH_

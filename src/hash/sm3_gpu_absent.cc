@@ -1,0 +1,13 @@
+// SM3 batches on the GPU in a build without CUDA.
+#include "hash/sm3_gpu_batch.h"
+#include "kuaisuo.h"
+
+namespace ks {
+namespace sm3 {
+
+int gpu_batch(gpu::Engine&, const uint8_t*, const uint64_t*, size_t, uint8_t*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
+}  // namespace sm3
+}  // namespace ks

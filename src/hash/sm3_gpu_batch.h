@@ -1,0 +1,23 @@
+// SM3 batches on the GPU engine (the device side of ks_sm3_batch). Built
+// with the CUDA backend (hash/sm3_gpu_jobs.cu); without it,
+// hash/sm3_gpu_absent.cc answers KS_ERR_BACKEND_UNAVAILABLE.
+#ifndef KS_HASH_SM3_GPU_BATCH_H_
+#define KS_HASH_SM3_GPU_BATCH_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/gpu.h"
+
+namespace ks {
+namespace sm3 {
+
+// digests[32 i ..] = SM3(item i) for count messages (flat layout, offsets
+// validated). Returns a ks_status.
+int gpu_batch(gpu::Engine& engine, const uint8_t* data, const uint64_t* offsets, size_t count,
+              uint8_t* digests);
+
+}  // namespace sm3
+}  // namespace ks
+
+#endif  // KS_HASH_SM3_GPU_BATCH_H_

@@ -1,0 +1,31 @@
+// SM2 batches on the GPU in a build without CUDA.
+#include "kuaisuo.h"
+#include "scheme/sm2_gpu_batch.h"
+
+namespace ks {
+namespace sm2 {
+namespace gpu {
+
+int keygen_batch(ks::gpu::Engine&, size_t, uint8_t*, uint8_t*, int*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+int sign_digest_batch(ks::gpu::Engine&, const PrivateKey*, const uint8_t*, const uint8_t*, size_t,
+                      uint8_t*, int*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+int sign_messages_batch(ks::gpu::Engine&, const PrivateKey&, const uint8_t*, const uint8_t*,
+                        const uint64_t*, size_t, uint8_t*, int*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+int verify_digest_batch(ks::gpu::Engine&, const uint8_t*, const uint8_t*, const uint8_t*, size_t,
+                        int*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+int verify_messages_batch(ks::gpu::Engine&, const uint8_t*, const uint8_t*, size_t,
+                          const uint8_t*, const uint64_t*, size_t, const uint8_t*, int*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
+}  // namespace gpu
+}  // namespace sm2
+}  // namespace ks

@@ -1,0 +1,47 @@
+// SM2 batches on the GPU engine: keygen, signing and verification of
+// digests and messages, the device side of the SM2 batch calls. Private
+// keys and nonces are drawn on the device (ChaCha20 DRBG under a key fresh
+// from getrandom per call); status[i] holds ks::sm2::Error values, and the
+// items the device could not use (kBadPrivateKey for keygen, kBadNonce for
+// sign: a random scalar out of range, ~2^-32) are left to the caller to
+// redo on the CPU. Each returns a ks_status for the call itself. Built with
+// the CUDA backend (scheme/sm2_gpu_jobs.cu); without it,
+// scheme/sm2_gpu_absent.cc answers KS_ERR_BACKEND_UNAVAILABLE.
+#ifndef KS_SCHEME_SM2_GPU_BATCH_H_
+#define KS_SCHEME_SM2_GPU_BATCH_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/gpu.h"
+#include "scheme/sm2.h"
+
+namespace ks {
+namespace sm2 {
+namespace gpu {
+
+int keygen_batch(ks::gpu::Engine& engine, size_t count, uint8_t* priv, uint8_t* pub, int* status);
+// One prepared key for the batch, or null with per_item_keys (32-byte d
+// each, already checked to be in [1, n-2]).
+int sign_digest_batch(ks::gpu::Engine& engine, const PrivateKey* key, const uint8_t* per_item_keys,
+                      const uint8_t* digests, size_t count, uint8_t* sigs, int* status);
+// Messages (flat layout, offsets validated) under one key: e = SM3(Z_A ||
+// M) and the signature on the device.
+int sign_messages_batch(ks::gpu::Engine& engine, const PrivateKey& key, const uint8_t za[32],
+                        const uint8_t* data, const uint64_t* offsets, size_t count, uint8_t* sigs,
+                        int* status);
+// Public keys 04||x||y (65 bytes each, checked on the device).
+int verify_digest_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* digests,
+                        const uint8_t* sigs, size_t count, int* status);
+// Messages under per-item keys and one ID: za_prefix is ENTL || ID || a ||
+// b || x_G || y_G (sm2::za_prefix); Z_A, e and the verification run on the
+// device.
+int verify_messages_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* za_prefix,
+                          size_t za_prefix_len, const uint8_t* data, const uint64_t* offsets,
+                          size_t count, const uint8_t* sigs, int* status);
+
+}  // namespace gpu
+}  // namespace sm2
+}  // namespace ks
+
+#endif  // KS_SCHEME_SM2_GPU_BATCH_H_
