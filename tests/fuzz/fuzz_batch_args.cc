@@ -11,6 +11,8 @@
 // than needed, counts whose byte sizes overflow (then the buffers are
 // small: the header promises the overflow is reported before any memory is
 // touched), NULL pointers with nonzero lengths, nonce values, ID lengths.
+// The machinery for this (plan, counts, offsets, verdicts, the checks of
+// an answer) is shared with fuzz_batch_args_25519.cc: batch_args.h.
 //
 // Properties checked:
 //  - bad arguments: the call returns one of the codes that name what is
@@ -33,24 +35,19 @@
 // op's fields in the order the code below reads them.
 #include <stdint.h>
 
-#include <algorithm>
 #include <memory>
 
-#include "fuzz_util.h"
+#include "batch_args.h"
 
 using ks_fuzz::Reader;
+using namespace ks_fuzz::batch;  // Plan, Verdict, Output, Status, ... (batch_args.h)
 
 namespace {
 
-constexpr int kSentinel = 0x5A5A5A5A;    // status entries nobody wrote
-constexpr uint8_t kFill = 0xA5;          // output bytes nobody wrote
 constexpr size_t kSmallCount = 12;       // SM2 items in a "small" call
 constexpr size_t kBigCount = 136;        // SM2 items in a "large" one (2 threads' worth)
 constexpr size_t kSm3SmallCount = 1024;  // SM3 messages
 constexpr size_t kSm3BigCount = 4096;
-constexpr size_t kMaxCount = 4096;  // calls with bad arguments
-constexpr size_t kMaxDataLen = 16384;
-constexpr size_t kChecked = 6;  // large calls: items checked at each end
 
 ks_ctx* g_ctx[2];
 ks_sm2_key* g_keys[3];
@@ -72,197 +69,6 @@ const uint8_t kFixedD[3][32] = {
 const uint8_t kOrder[32] = {0xFF, 0xFF, 0xFF, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
                             0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x72, 0x03, 0xDF, 0x6B, 0x21, 0xC6,
                             0x05, 0x2B, 0x53, 0xBB, 0xF4, 0x09, 0x39, 0xD5, 0x41, 0x23};
-
-using ks_fuzz::HeapArray;
-using Bytes = HeapArray<uint8_t>;
-
-// An output buffer: filled with kFill so that writes can be detected.
-struct Output {
-  explicit Output(size_t n) : buf(n) {
-    if (n != 0) memset(buf.data(), kFill, n);
-  }
-  bool untouched() const {
-    for (size_t i = 0; i < buf.size(); ++i)
-      if (buf[i] != kFill) return false;
-    return true;
-  }
-  Bytes buf;
-};
-
-// A status array of n entries (NULL when the input asks for none).
-struct Status {
-  Status(size_t n, bool null) : arr(null ? 0 : n), null(null) {
-    for (size_t i = 0; i < arr.size(); ++i) arr[i] = kSentinel;
-  }
-  int* ptr() const { return null ? nullptr : arr.data(); }
-  bool untouched() const {
-    for (size_t i = 0; i < arr.size(); ++i)
-      if (arr[i] != kSentinel) return false;
-    return true;
-  }
-  HeapArray<int> arr;
-  bool null;
-};
-
-// The codes a call may answer for its arguments: empty when they are good.
-class Verdict {
- public:
-  void bad(int code) {
-    if (!allows(code)) codes_.push_back(code);
-  }
-  bool valid() const { return codes_.empty(); }
-  bool allows(int rc) const { return std::find(codes_.begin(), codes_.end(), rc) != codes_.end(); }
-  void print() const {
-    fprintf(stderr, "expected one of:");
-    for (int c : codes_) fprintf(stderr, " %d", c);
-    fprintf(stderr, "\n");
-  }
-
- private:
-  std::vector<int> codes_;
-};
-
-enum Shape { kValidSmall = 0, kValidBig = 1, kBadArgs = 2, kHugeCount = 3 };
-
-// What the control byte and the first op-independent fields say.
-struct Plan {
-  ks_ctx* ctx;
-  bool status_null;
-  Shape shape;
-  uint8_t bad;  // kBadArgs: which arguments to spoil (bits, see below)
-};
-enum Bad : uint8_t {
-  kBadOffsets = 1,
-  kBadOutputLen = 2,
-  kBadNullPointer = 4,
-  kBadNonce = 8,
-  kBadIdLen = 16,
-  kBadCtx = 32,
-};
-
-// A count for the plan: SM2 calls with good arguments stay small enough to
-// run quickly; bad ones go up to kMaxCount; kHugeCount overflows every
-// byte size (count > SIZE_MAX / 32).
-size_t pick_count(Reader& r, const Plan& plan, size_t small, size_t big) {
-  switch (plan.shape) {
-    case kValidSmall: return r.u16() % (small + 1);
-    case kValidBig: return r.u16() % (big + 1);
-    case kBadArgs: return r.u16() % (kMaxCount + 1);
-    case kHugeCount: {
-      const uint8_t sel = r.u8();
-      const uint64_t v = r.u64();
-      if (sel % 4 == 0) return SIZE_MAX;
-      if (sel % 4 == 1) return SIZE_MAX / 32 + 1 + (v % 4);
-      return SIZE_MAX - v % (SIZE_MAX - SIZE_MAX / 32);
-    }
-  }
-  return 0;
-}
-
-// count + 1 offsets into data_len bytes: valid (non-decreasing, last <=
-// data_len) unless `spoil`, then spoiled one of several ways (which may, by
-// chance, leave them valid: the verdict is worked out from the result).
-std::unique_ptr<HeapArray<uint64_t>> make_offsets(Reader& r, size_t count, size_t data_len,
-                                                  bool spoil) {
-  auto off = std::make_unique<HeapArray<uint64_t>>(count + 1);
-  HeapArray<uint64_t>& o = *off;
-  const size_t step = r.u8() % 4;  // item lengths up to 255 * 4^step bytes
-  uint64_t at = data_len == 0 ? 0 : r.u16() % (data_len + 1) / 8;
-  for (size_t i = 0; i <= count; ++i) {
-    o[i] = at;
-    at = std::min<uint64_t>(data_len, at + (uint64_t(r.u8()) << (2 * step)));
-  }
-  if (!spoil) return off;
-  const uint8_t how = r.u8() % 5;
-  const size_t k = r.u16() % (count + 1);
-  switch (how) {
-    case 0: o[count] = data_len + 1 + r.u8(); break;  // past the end
-    case 1: o[k] = r.u64(); break;                      // anything
-    case 2:                                             // decreasing at k
-      if (k < count) o[k] = o[k + 1] + 1 + r.u8();
-      break;
-    case 3: o[k] = UINT64_MAX - r.u8(); break;
-    case 4:
-      for (size_t i = 0; i <= count && r.left() >= 8; ++i) o[i] = r.u64();
-      break;
-  }
-  return off;
-}
-
-bool offsets_ok(const HeapArray<uint64_t>& o, size_t count, size_t data_len) {
-  for (size_t i = 0; i < count; ++i)
-    if (o[i] > o[i + 1]) return false;
-  return o[count] <= data_len;
-}
-
-// The items of a call that are checked one by one.
-bool checked(size_t i, size_t count) {
-  return count <= 2 * kChecked || i < kChecked || i >= count - kChecked;
-}
-
-void fill(Bytes& b, Reader& r) {
-  const std::vector<uint8_t> v = r.fixed(b.size());
-  if (!v.empty()) memcpy(b.data(), v.data(), v.size());
-}
-
-// Adds the verdict for a pointer that may be NULL only with length 0.
-void check_buffer_arg(Verdict& v, const void* p, size_t len) {
-  if (p == nullptr && len != 0) v.bad(KS_ERR_NULL_POINTER);
-}
-
-// Adds the verdict for count items of item bytes in a buffer of len bytes.
-void check_output_arg(Verdict& v, const void* p, size_t len, size_t count, size_t item) {
-  if (count == 0) return;
-  if (p == nullptr) v.bad(KS_ERR_NULL_POINTER);
-  if (count > SIZE_MAX / item) {
-    v.bad(KS_ERR_OVERFLOW);
-  } else if (len < count * item) {
-    v.bad(KS_ERR_LENGTH);
-  }
-}
-// Fixed-size inputs: count items of item bytes.
-void check_items_arg(Verdict& v, const void* p, size_t count, size_t item) {
-  if (count == 0) return;
-  if (p == nullptr) v.bad(KS_ERR_NULL_POINTER);
-  if (count > SIZE_MAX / item) v.bad(KS_ERR_OVERFLOW);
-}
-
-// Common checks of a call's answer. Returns true when the arguments were
-// good (and the answer is KS_OK or KS_ERR_BATCH_ITEMS, with a status
-// written for each of the count items and none past them).
-bool check_answer(const char* call, int rc, const Verdict& v, size_t count, const Status& status,
-                  std::initializer_list<const Output*> outputs) {
-  if (!v.valid()) {
-    if (!v.allows(rc)) {
-      v.print();
-      KS_FUZZ_FAIL("%s with bad arguments returned %d (%s)", call, rc, ks_strerror(rc));
-    }
-    KS_FUZZ_CHECK(status.untouched(), "%s rejected its arguments but wrote statuses", call);
-    for (const Output* o : outputs)
-      KS_FUZZ_CHECK(o->untouched(), "%s rejected its arguments but wrote an output", call);
-    return false;
-  }
-  KS_FUZZ_CHECK(rc == KS_OK || rc == KS_ERR_BATCH_ITEMS, "%s with good arguments returned %d (%s)",
-                call, rc, ks_strerror(rc));
-  for (size_t i = 0; i < status.arr.size(); ++i)
-    KS_FUZZ_CHECK((status.arr[i] == kSentinel) == (i >= count), "%s: status[%zu] = %d, count %zu",
-                  call, i, status.arr[i], count);
-  return true;
-}
-
-// Checks status[i] (when there is one) against the one-item answer.
-void expect_item(const char* call, const Status& status, size_t i, int want) {
-  if (status.null) return;
-  KS_FUZZ_CHECK(status.arr[i] == want, "%s item %zu: status %d, the one-item call says %d", call,
-                i, status.arr[i], want);
-}
-
-// When every item is checked: the call's rc must follow the items'.
-void expect_rc(const char* call, int rc, bool all_checked, bool any_failed) {
-  if (!all_checked) return;
-  KS_FUZZ_CHECK(rc == (any_failed ? KS_ERR_BATCH_ITEMS : KS_OK), "%s returned %d, items say %s",
-                call, rc, any_failed ? "some failed" : "all succeeded");
-}
 
 // A nonce argument: valid ones mostly, else an invalid value.
 int pick_nonce(Reader& r, const Plan& plan) {
@@ -297,21 +103,6 @@ Id pick_id(Reader& r, const Plan& plan) {
   id.ptr = (len == 0 && (sel & 4)) ? nullptr : id.bytes->data();
   return id;
 }
-
-// The data_len and data of a flat batch.
-std::unique_ptr<Bytes> pick_data(Reader& r, const Plan& plan) {
-  size_t len = r.u16() % (kMaxDataLen + 1);
-  if (plan.shape != kBadArgs && (len & 1)) len = 0;  // empty data (and NULL) often
-  auto data = std::make_unique<Bytes>(len);
-  // A pattern, then the input's bytes on top, so that data is not all zeros.
-  for (size_t i = 0; i < len; ++i) (*data)[i] = uint8_t(i * 131 + 7);
-  const std::vector<uint8_t> v = r.bytes(std::min<size_t>(len, 256));
-  if (!v.empty()) memcpy(data->data(), v.data(), v.size());
-  return data;
-}
-
-// Which pointer kBadNullPointer makes NULL, from one input byte.
-uint8_t g_null_which;
 
 // ks_sm2_pubkey for a 65-byte key, or nullptr when it does not parse.
 ks_sm2_pubkey* parse_pub(const uint8_t* bytes) {
@@ -372,7 +163,7 @@ void fuzz_sm3_batch(Reader& r, const Plan& plan) {
   uint8_t* out_p = digests.buf.data();
   size_t data_len = data->size();
   if (plan.shape == kBadArgs && (plan.bad & kBadNullPointer)) {
-    switch (g_null_which % 3) {
+    switch (plan.null_which % 3) {
       case 0: data_p = nullptr; data_len += data_len == 0; break;
       case 1: off_p = nullptr; break;
       case 2: out_p = nullptr; break;
@@ -418,7 +209,7 @@ void fuzz_verify_batch(Reader& r, const Plan& plan, bool digests_in) {
   const uint8_t *keys_p = keys.data(), *sigs_p = sigs.data(), *digests_p = digests.data();
   const uint64_t* off_p = offsets->data();
   if (plan.shape == kBadArgs && (plan.bad & kBadNullPointer)) {
-    switch (g_null_which % 5) {
+    switch (plan.null_which % 5) {
       case 0: keys_p = nullptr; break;
       case 1: sigs_p = nullptr; break;
       case 2:
@@ -551,7 +342,7 @@ void fuzz_sign_digest_batch(Reader& r, const Plan& plan, bool per_item_keys) {
   const uint8_t *digests_p = digests.data(), *priv_p = priv.data();
   uint8_t* sigs_p = sigs.buf.data();
   if (plan.shape == kBadArgs && (plan.bad & kBadNullPointer)) {
-    switch (g_null_which % 3) {
+    switch (plan.null_which % 3) {
       case 0: digests_p = nullptr; break;
       case 1: sigs_p = nullptr; break;
       case 2:
@@ -637,7 +428,7 @@ void fuzz_sign_batch(Reader& r, const Plan& plan) {
   const uint64_t* off_p = offsets->data();
   uint8_t* sigs_p = sigs.buf.data();
   if (plan.shape == kBadArgs && (plan.bad & kBadNullPointer)) {
-    switch (g_null_which % 5) {
+    switch (plan.null_which % 5) {
       case 0: key = nullptr; break;
       case 1: sigs_p = nullptr; break;
       case 2: off_p = nullptr; break;
@@ -699,8 +490,8 @@ void fuzz_keygen_batch(Reader& r, const Plan& plan) {
   ks_ctx* ctx = plan.ctx;
   uint8_t *priv_p = priv.buf.data(), *pub_p = pub.buf.data();
   if (plan.shape == kBadArgs && (plan.bad & kBadNullPointer)) {
-    if (g_null_which & 1) priv_p = nullptr;
-    if (g_null_which & 2) pub_p = nullptr;
+    if (plan.null_which & 1) priv_p = nullptr;
+    if (plan.null_which & 2) pub_p = nullptr;
   }
   Verdict v;
   if (ctx == nullptr) v.bad(KS_ERR_NULL_POINTER);
@@ -730,13 +521,7 @@ void fuzz_keygen_batch(Reader& r, const Plan& plan) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  for (int i = 0; i < 2; ++i) {
-    ks_ctx_config cfg;
-    ks_ctx_config_init(&cfg);
-    cfg.backend = KS_BACKEND_CPU;
-    cfg.cpu_threads = uint32_t(i + 1);
-    KS_FUZZ_OK(ks_ctx_new(&cfg, &g_ctx[i]));
-  }
+  make_contexts(g_ctx);
   for (int i = 0; i < 3; ++i) {
     KS_FUZZ_OK(ks_sm2_key_from_bytes(kFixedD[i], 32, &g_keys[i]));
     KS_FUZZ_OK(ks_sm2_key_public(g_keys[i], &g_pubs[i]));
@@ -750,17 +535,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Reader r(data, size);
   const uint8_t op = r.u8() % 7;
-  const uint8_t control = r.u8();
-  Plan plan;
-  plan.ctx = g_ctx[control & 1];
-  plan.status_null = (control & 2) != 0;
-  plan.shape = static_cast<Shape>((control >> 2) & 3);
-  plan.bad = 0;
-  if (plan.shape == kBadArgs) {
-    plan.bad = r.u8();
-    g_null_which = r.u8();
-    if (plan.bad & kBadCtx) plan.ctx = nullptr;
-  }
+  const Plan plan = read_plan(r, g_ctx);
   switch (op) {
     case 0: fuzz_sm3_batch(r, plan); break;
     case 1: fuzz_verify_batch(r, plan, false); break;

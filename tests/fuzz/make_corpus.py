@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the libFuzzer targets: tests/fuzz/corpus/<target>/.
 
-Usage: tests/fuzz/make_corpus.py [--out DIR]   (default: the corpus/ beside this file)
+Usage: tests/fuzz/make_corpus.py [--out DIR] [--target TARGET ...]
+  (default: every target's corpus, in the corpus/ beside this file)
 
 Each target gets a handful of small files: well-formed inputs (keys and
 signatures computed here in pure Python on sm2p256v1, then written by
@@ -347,6 +348,94 @@ def corpus_batch_args():
     return out
 
 
+# ---- fuzz_batch_args_25519 ----------------------------------------------------------
+BATCH_25519_OPS = ["ed25519_keygen", "ed25519_public_keys", "ed25519_sign", "ed25519_sign_seeds",
+                   "ed25519_verify", "x25519_keygen", "x25519_public_keys", "x25519"]
+OP_ED_SIGN, OP_ED_SIGN_SEEDS, OP_ED_VERIFY, OP_X25519 = 2, 3, 4, 7
+ED_SPECIALS, X_SPECIALS = 17, 17  # the tables in fuzz_batch_args_25519.cc
+
+
+def checked(i, count, k=6):
+    return count <= 2 * k or i < k or i >= count - k
+
+
+def flat_messages(lens):
+    """pick_data + make_offsets fields of a valid call: data (pattern bytes)
+    holding items of the given lengths (< 256 each) back to back."""
+    data = bytes((i * 29 + 3) % 256 for i in range(sum(lens)))
+    if len(data) % 2:  # odd lengths mean "no data" in valid shapes
+        data += b"\x00"
+    assert len(data) <= 256
+    out = len(data).to_bytes(2, "little") + data + b"\x00"  # step 0: increments in bytes
+    if data:
+        out += b"\x00\x00"  # first offset 0
+    return out + bytes(lens) + b"\x00"  # count + 1 increments
+
+
+def ed_verify_input(items, lens=None):
+    """ks_ed25519_verify_batch, valid small: items are (sel, arg) pairs
+    (make_verify_items: key k = (sel >> 3) % 3, how = sel % 8)."""
+    count = len(items)
+    lens = lens or [(5 * i) % 23 for i in range(count)]
+    out = bytes([OP_ED_VERIFY, 0x00]) + count.to_bytes(2, "little") + flat_messages(lens)
+    for i, (sel, arg) in enumerate(items):
+        out += bytes([sel]) + bytes((j * 7 + i) % 256 for j in range(64))  # raw signature
+        how = sel % 8
+        if how == 3:
+            out += bytes((j * 11 + i) % 256 for j in range(32))  # raw key
+        elif how != 2 and checked(i, count):
+            out += bytes([arg])
+    return out
+
+
+def x25519_input(mode, priv_sels, peer_sels):
+    """ks_x25519_batch, valid small: mode (bit 0 per-item keys), the
+    selectors of fill_secrets and fill_peers (fixed or special values only)."""
+    assert all(s % 4 in (0, 1) for s in priv_sels + peer_sels)
+    count = len(peer_sels)
+    return (bytes([OP_X25519, 0x00]) + count.to_bytes(2, "little") + bytes([mode]) +
+            bytes(priv_sels) + bytes(peer_sels) + b"\x00")  # no slack
+
+
+def corpus_batch_args_25519():
+    """Inputs in fuzz_batch_args_25519.cc's layout: op, control, then fields."""
+    out = {}
+    filler = bytes((i * 53 + 17) % 256 for i in range(96))
+    for op, name in enumerate(BATCH_25519_OPS):
+        out["%s_valid" % name] = bytes([op, 0x00, 3, 0]) + filler[:48]
+        out["%s_two_threads_large" % name] = bytes([op, 0x05, 150, 0]) + filler[:32]
+        out["%s_bad_arguments" % name] = bytes([op, 0x08, 0x03, 0x00, 5, 0]) + filler[:32]
+        out["%s_overflowing_count" % name] = bytes([op, 0x0C, 1]) + b"\xff" * 8
+    # Counts that overflow the 64-byte signatures only (SIZE_MAX / 64 + 1):
+    # the 32-byte keys or seeds alone would not.
+    for op in (OP_ED_SIGN_SEEDS, OP_ED_VERIFY):
+        out["%s_overflowing_signatures_only" % BATCH_25519_OPS[op]] = bytes([op, 0x0C, 1]) + bytes(8)
+    # Every way make_verify_items builds an item (how = sel % 8), under the three keys.
+    out["ed25519_verify_each_item_kind"] = ed_verify_input(
+        [(how | (how % 3) << 3, 9 * how) for how in range(8)] + [(1 << 3, 0), (2 << 3, 0)])
+    # Good signatures under the special keys (how 5), with special R (how 6),
+    # with S spoiled (how 4: S + L, L + a little, top bits, L - 1).
+    out["ed25519_verify_special_keys"] = ed_verify_input([(5 | (i % 3) << 3, i) for i in range(12)])
+    out["ed25519_verify_special_keys_and_r"] = ed_verify_input(
+        [(5, i) for i in range(12, ED_SPECIALS)] + [(6 | (i % 3) << 3, i) for i in range(7)])
+    out["ed25519_verify_special_r_and_s"] = ed_verify_input(
+        [(6, i) for i in range(7, ED_SPECIALS)] + [(4, 0), (4 | 1 << 3, 1)])
+    out["ed25519_verify_s_ranges"] = ed_verify_input([(4 | (a % 3) << 3, a) for a in range(12)])
+    # Every special peer value (fill_peers: sel % 4 == 1), 12 a call so
+    # that all items are checked: under one key, under per-item keys.
+    out["x25519_special_peers_one_key"] = x25519_input(0, [0], [1 | j << 2 for j in range(12)])
+    out["x25519_special_peers_per_item_keys"] = x25519_input(
+        1, [(i % 3) << 2 for i in range(12)], [1 | j << 2 for j in range(12, X_SPECIALS)] + [0] * 7)
+    out["x25519_per_item_keys_int_max"] = x25519_input(
+        1 | 5 << 1, [(i % 3) << 2 for i in range(9)],
+        [(i % 3) << 2 if i % 2 else 1 | i << 2 for i in range(9)])
+    out["ed25519_sign_seeds_messages"] = (bytes([OP_ED_SIGN_SEEDS, 0x00, 9, 0, 1]) +
+                                          bytes([0, 4, 8, 1, 5, 0, 4, 8, 1]) +
+                                          flat_messages([0, 1, 31, 32, 33, 64, 3, 0, 55]) + b"\x00")
+    out["empty"] = b""
+    return out
+
+
 def stream_input(key, records):
     """An input in fuzz_sm3_stream.cc's layout."""
     head = bytes([len(key)]) if len(key) < 255 else b"\xff" + len(key).to_bytes(2, "little")
@@ -366,18 +455,34 @@ def corpus_sm3_stream():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus"))
+    ap.add_argument("--target", action="append",
+                    help="write only this target's corpus (repeatable; default: all of them)")
     args = ap.parse_args()
-    ossl = OpenSSL()
+    ossl = None
+
+    def openssl():  # only the PEM/DER targets call the command line
+        nonlocal ossl
+        if ossl is None:
+            ossl = OpenSSL()
+        return ossl
+
     corpora = {
-        "fuzz_sig_der": corpus_sig_der(),
-        "fuzz_pubkey_raw": corpus_pubkey_raw(),
-        "fuzz_pubkey_der_pem": corpus_pubkey_der_pem(ossl),
-        "fuzz_privkey_der_pem": corpus_privkey_der_pem(ossl),
-        "fuzz_verify": corpus_verify(),
-        "fuzz_batch_args": corpus_batch_args(),
-        "fuzz_sm3_stream": corpus_sm3_stream(),
+        "fuzz_sig_der": corpus_sig_der,
+        "fuzz_pubkey_raw": corpus_pubkey_raw,
+        "fuzz_pubkey_der_pem": lambda: corpus_pubkey_der_pem(openssl()),
+        "fuzz_privkey_der_pem": lambda: corpus_privkey_der_pem(openssl()),
+        "fuzz_verify": corpus_verify,
+        "fuzz_batch_args": corpus_batch_args,
+        "fuzz_batch_args_25519": corpus_batch_args_25519,
+        "fuzz_sm3_stream": corpus_sm3_stream,
     }
-    for target, files in corpora.items():
+    for target in args.target or []:
+        if target not in corpora:
+            ap.error("no seeds for %s (targets: %s)" % (target, ", ".join(corpora)))
+    for target, make in corpora.items():
+        if args.target and target not in args.target:
+            continue
+        files = make()
         d = os.path.join(args.out, target)
         if os.path.isdir(d):
             shutil.rmtree(d)
