@@ -20,22 +20,18 @@
 #include "hash/sm3_gpu.h"
 #include "scheme/sm2.h"
 #include "scheme/sm2_gpu.h"
+#include "gpu_bench_util.cuh"
 
 namespace {
 
 using ks::field::FpGpu;
 using ks::field::U32x8;
 namespace gpu = ks::sm2::gpu;
-
-#define CHECK(call)                                                                  \
-  do {                                                                               \
-    const cudaError_t err_ = (call);                                                 \
-    if (err_ != cudaSuccess) {                                                       \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
-              cudaGetErrorString(err_));                                             \
-      exit(1);                                                                       \
-    }                                                                                \
-  } while (0)
+using ks_bench::Row;
+using ks_bench::Timer;
+using ks_bench::device_buffer;
+using ks_bench::print_rows;
+using ks_bench::to_device;
 
 // --- Field multiplication rate --------------------------------------------------
 constexpr int kChains = 4;   // independent products in flight per thread
@@ -64,36 +60,6 @@ __global__ void modmul_kernel(const uint32_t* seed, uint32_t* out) {
     for (int j = 0; j < 8; ++j) acc ^= x[c].w[j];
   out[tid] = acc;
 }
-
-struct Timer {
-  cudaEvent_t start, stop;
-  Timer() {
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-  }
-  ~Timer() {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  }
-  // Median seconds of `reps` runs of f after one warm-up run.
-  template <class F>
-  double median(F f, int reps) {
-    f();
-    CHECK(cudaDeviceSynchronize());
-    std::vector<double> t;
-    for (int r = 0; r < reps; ++r) {
-      CHECK(cudaEventRecord(start));
-      f();
-      CHECK(cudaEventRecord(stop));
-      CHECK(cudaEventSynchronize(stop));
-      float ms = 0;
-      CHECK(cudaEventElapsedTime(&ms, start, stop));
-      t.push_back(ms * 1e-3);
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-  }
-};
 
 template <bool kSquare>
 double modmul_rate(Timer& timer, int sms) {
@@ -127,36 +93,6 @@ std::vector<uint8_t> random_scalars(std::mt19937_64& rng, size_t count) {
     v[32 * i + 31] |= 1;                              // nonzero
   }
   return v;
-}
-
-template <class T>
-T* to_device(const std::vector<T>& h) {
-  T* d;
-  CHECK(cudaMalloc(&d, h.size() * sizeof(T)));
-  CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-
-template <class T>
-T* device_buffer(size_t count) {
-  T* d;
-  CHECK(cudaMalloc(&d, count * sizeof(T)));
-  return d;
-}
-
-struct Row {
-  const char* op;
-  size_t batch;
-  double seconds;
-};
-
-void print_rows(const std::vector<Row>& rows) {
-  printf("  \"results\": [\n");
-  for (size_t i = 0; i < rows.size(); ++i)
-    printf("    {\"op\": \"%s\", \"batch\": %zu, \"kernel_ms\": %.4f, \"ops_per_s\": %.4e}%s\n",
-           rows[i].op, rows[i].batch, rows[i].seconds * 1e3, rows[i].batch / rows[i].seconds,
-           i + 1 < rows.size() ? "," : "");
-  printf("  ]\n");
 }
 
 // Device inputs and outputs for one batch: random private keys (and their

@@ -13,4 +13,12 @@
 #define KS_DEVICE_CODE 0
 #endif
 
+// Full unrolling of a short loop with a constant trip count, whichever
+// compiler sees the code (nvcc, clang, gcc).
+#if defined(__CUDACC__) || defined(__clang__)
+#define KS_UNROLL _Pragma("unroll")
+#else
+#define KS_UNROLL _Pragma("GCC unroll 16")
+#endif
+
 #endif  // KS_CORE_HD_H_

@@ -10,6 +10,7 @@
 #include <x86intrin.h>
 #endif
 
+#include "core/hd.h"
 #include "core/secure.h"
 
 // Forced inlining for the hot field primitives: the point formulas must see
@@ -18,13 +19,9 @@
 // 256-bit result through memory: forcing them made verification 15% faster.)
 #define KS_FIELD_INLINE inline __attribute__((always_inline))
 
-// Complete unrolling of the fixed four-limb loops (gcc leaves them rolled
-// at -O2, which costs several times the arithmetic).
-#if defined(__CUDACC__)
-#define KS_UNROLL _Pragma("unroll")
-#else
-#define KS_UNROLL _Pragma("GCC unroll 8")
-#endif
+// KS_UNROLL (core/hd.h) completes the unrolling of the fixed four-limb
+// loops (gcc leaves them rolled at -O2, which costs several times the
+// arithmetic).
 
 namespace ks {
 namespace field {

@@ -88,10 +88,10 @@ struct YmmLanes {
   KS_X86_INLINE static void load_message(Word w[16], const uint8_t* const blocks[4]) {
     const __m256i bswap = _mm256_set_epi8(8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7,
                                           8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
-    KS_X86_UNROLL
+    KS_UNROLL
     for (int g = 0; g < 4; ++g) {
       Word r[4];
-      KS_X86_UNROLL
+      KS_UNROLL
       for (int l = 0; l < 4; ++l) {
         r[l] = _mm256_shuffle_epi8(
             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocks[l] + 32 * g)), bswap);

@@ -101,10 +101,10 @@ struct ZmmLanes {
   KS_X86_INLINE static void load_message(Word w[16], const uint8_t* const blocks[8]) {
     const __m512i bswap = _mm512_broadcast_i32x4(
         _mm_set_epi8(8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
-    KS_X86_UNROLL
+    KS_UNROLL
     for (int half = 0; half < 2; ++half) {
       Word t[8];
-      KS_X86_UNROLL
+      KS_UNROLL
       for (int l = 0; l < 8; l += 2) {
         const Word r0 = _mm512_shuffle_epi8(_mm512_loadu_si512(blocks[l] + 64 * half), bswap);
         const Word r1 = _mm512_shuffle_epi8(_mm512_loadu_si512(blocks[l + 1] + 64 * half), bswap);
@@ -112,7 +112,7 @@ struct ZmmLanes {
         t[l + 1] = _mm512_unpackhi_epi64(r0, r1);  // word 2q + 1
       }
       Word* out = w + 8 * half;
-      KS_X86_UNROLL
+      KS_UNROLL
       for (int s = 0; s < 2; ++s) {
         // 128-bit lanes (q0, q2) of lanes 0-3 | 4-7, and (q1, q3).
         const Word even03 = _mm512_shuffle_i64x2(t[s], t[2 + s], 0x88);

@@ -20,6 +20,8 @@
 #endif
 
 #include <immintrin.h>
+
+#include "core/hd.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,12 +29,6 @@
 
 #define KS_X86_INLINE inline __attribute__((always_inline))
 
-// Full unrolling for the short loops of the lane transposes.
-#if defined(__clang__)
-#define KS_X86_UNROLL _Pragma("unroll")
-#else
-#define KS_X86_UNROLL _Pragma("GCC unroll 16")
-#endif
 
 namespace ks {
 namespace sha512 {
@@ -71,7 +67,7 @@ struct XmmAheadSchedule {
   __m128i x[8];        // the last 16 words: W_{j, j+1} in x[(j / 2) % 8]
 
   KS_X86_INLINE void load(const uint8_t* block) {
-    KS_X86_UNROLL
+    KS_UNROLL
     for (int i = 0; i < 8; ++i) {
       x[i] = load_be64x2(block + 16 * i);
       store_kw(2 * i, x[i]);
@@ -152,10 +148,10 @@ KS_X86_INLINE void compress_lanes(uint64_t state[8][V::kLanes],
   RingSchedule<V> s;
   V::load_message(s.w, blocks);
   typename V::Word v[8];
-  KS_X86_UNROLL
+  KS_UNROLL
   for (int i = 0; i < 8; ++i) v[i] = V::load(state[i]);
   compress_with<V>(v, s);
-  KS_X86_UNROLL
+  KS_UNROLL
   for (int i = 0; i < 8; ++i) V::store(state[i], v[i]);
 }
 

@@ -68,28 +68,28 @@ struct YmmLanes {
   KS_X86_INLINE static void load_message(Word w[16], const uint8_t* const blocks[8]) {
     const __m256i bswap = _mm256_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3,
                                           12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
-    KS_X86_UNROLL
+    KS_UNROLL
     for (int half = 0; half < 2; ++half) {
       Word r[8], t[8], u[8];
-      KS_X86_UNROLL
+      KS_UNROLL
       for (int i = 0; i < 8; ++i) {
         r[i] = _mm256_shuffle_epi8(
             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blocks[i] + 32 * half)), bswap);
       }
-      KS_X86_UNROLL
+      KS_UNROLL
       for (int i = 0; i < 8; i += 2) {
         t[i] = _mm256_unpacklo_epi32(r[i], r[i + 1]);
         t[i + 1] = _mm256_unpackhi_epi32(r[i], r[i + 1]);
       }
       // u[4g + s], 128-bit half q: word 4q + s of rows 4g..4g+3.
-      KS_X86_UNROLL
+      KS_UNROLL
       for (int g = 0; g < 8; g += 4) {
         u[g] = _mm256_unpacklo_epi64(t[g], t[g + 2]);
         u[g + 1] = _mm256_unpackhi_epi64(t[g], t[g + 2]);
         u[g + 2] = _mm256_unpacklo_epi64(t[g + 1], t[g + 3]);
         u[g + 3] = _mm256_unpackhi_epi64(t[g + 1], t[g + 3]);
       }
-      KS_X86_UNROLL
+      KS_UNROLL
       for (int s = 0; s < 4; ++s) {
         w[8 * half + s] = _mm256_permute2x128_si256(u[s], u[4 + s], 0x20);
         w[8 * half + 4 + s] = _mm256_permute2x128_si256(u[s], u[4 + s], 0x31);

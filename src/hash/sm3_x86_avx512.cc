@@ -92,22 +92,22 @@ struct ZmmLanes {
     const __m512i bswap = _mm512_broadcast_i32x4(
         _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3));
     Word r[16], t[16], u[16];
-    KS_X86_UNROLL
+    KS_UNROLL
     for (int i = 0; i < 16; ++i) r[i] = _mm512_shuffle_epi8(_mm512_loadu_si512(blocks[i]), bswap);
-    KS_X86_UNROLL
+    KS_UNROLL
     for (int i = 0; i < 16; i += 2) {
       t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
       t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
     }
     // u[4g + s], 128-bit lane q: word 4q + s of rows 4g..4g+3.
-    KS_X86_UNROLL
+    KS_UNROLL
     for (int g = 0; g < 16; g += 4) {
       u[g] = _mm512_unpacklo_epi64(t[g], t[g + 2]);
       u[g + 1] = _mm512_unpackhi_epi64(t[g], t[g + 2]);
       u[g + 2] = _mm512_unpacklo_epi64(t[g + 1], t[g + 3]);
       u[g + 3] = _mm512_unpackhi_epi64(t[g + 1], t[g + 3]);
     }
-    KS_X86_UNROLL
+    KS_UNROLL
     for (int s = 0; s < 4; ++s) {
       const Word lo01 = _mm512_shuffle_i32x4(u[s], u[4 + s], 0x44);      // q0 q1 | q0 q1
       const Word hi01 = _mm512_shuffle_i32x4(u[s], u[4 + s], 0xee);      // q2 q3 | q2 q3

@@ -14,6 +14,8 @@
 #endif
 
 #include <immintrin.h>
+
+#include "core/hd.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,13 +23,9 @@
 
 #define KS_X86_INLINE inline __attribute__((always_inline))
 
-// Full unrolling for the short loops of the lane transposes: GCC leaves them
-// rolled, with their arrays of vectors in memory (9% of the x16 kernel).
-#if defined(__clang__)
-#define KS_X86_UNROLL _Pragma("unroll")
-#else
-#define KS_X86_UNROLL _Pragma("GCC unroll 16")
-#endif
+// KS_UNROLL (core/hd.h) on the short loops of the lane transposes: GCC
+// leaves them rolled, with their arrays of vectors in memory (9% of the x16
+// kernel).
 
 namespace ks {
 namespace sm3 {
@@ -171,10 +169,10 @@ KS_X86_INLINE void compress_lanes(uint32_t state[8][V::kLanes],
   RingSchedule<V> s;
   V::load_message(s.w, blocks);
   typename V::Word v[8];
-  KS_X86_UNROLL
+  KS_UNROLL
   for (int i = 0; i < 8; ++i) v[i] = V::load(state[i]);
   compress_with<V>(v, s);
-  KS_X86_UNROLL
+  KS_UNROLL
   for (int i = 0; i < 8; ++i) V::store(state[i], v[i]);
 }
 

@@ -8,3 +8,8 @@ if(KS_WITH_CUDA)
 else()
   target_sources(kuaisuo_obj PRIVATE ${CMAKE_CURRENT_LIST_DIR}/sm2_gpu_absent.cc)
 endif()
+
+# Curve25519 on the GPU (both GF(2^255-19) fields: FP64 and integer).
+if(KS_WITH_CUDA)
+  target_sources(kuaisuo_obj PRIVATE ${CMAKE_CURRENT_LIST_DIR}/curve25519_gpu.cu)
+endif()

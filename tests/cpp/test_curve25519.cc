@@ -307,8 +307,9 @@ TEST(X25519, Rfc7748Vectors) {
     std::vector<uint8_t> next = x25519_of(k, u);
     u = k;
     k = next;
-    if (i == 1)
+    if (i == 1) {
       EXPECT_EQ(ks_test::to_hex(k.data(), 32), "422C8E7A6227D7BCA1350B3E2BB7279F7897B87BB6854B783C60E80311AE3079");
+    }
   }
   EXPECT_EQ(ks_test::to_hex(k.data(), 32), "684CF59BA83309552800EF566F2F4D3C1C3887C49360E3875F2EB94D99532C51");
 }

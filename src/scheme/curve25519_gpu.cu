@@ -1,0 +1,200 @@
+// Curve25519 kernels (scheme/curve25519_gpu.h): the Montgomery ladder of
+// curve/montgomery_ladder.h instantiated for the two GPU fields. One thread
+// per item; nothing branches on or indexes memory by a secret.
+#include "scheme/curve25519_gpu.h"
+
+#include <initializer_list>
+
+#include "curve/montgomery_ladder.h"
+#include "field/fe25519_dpf.cuh"
+#include "field/fe25519_gpu.cuh"
+
+namespace ks {
+namespace curve25519_gpu {
+namespace {
+
+constexpr unsigned kThreads = 128;
+
+
+__device__ __forceinline__ size_t item_index() {
+  return size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+
+unsigned blocks_for(size_t count, unsigned threads) {
+  return unsigned((count + threads - 1) / threads);
+}
+
+__device__ __forceinline__ void load_words(uint64_t w[4], const uint8_t* p) {
+  const uint2* q = reinterpret_cast<const uint2*>(p);  // 8-byte aligned items
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const uint2 v = q[i];
+    w[i] = uint64_t(v.x) | (uint64_t(v.y) << 32);
+  }
+}
+
+__device__ __forceinline__ void store_words(uint8_t* p, const uint64_t w[4]) {
+  uint2* q = reinterpret_cast<uint2*>(p);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) q[i] = make_uint2(uint32_t(w[i]), uint32_t(w[i] >> 32));
+}
+
+// The clamped scalar's bit i as a mask (RFC 7748 5: bits 0-2 and 255
+// cleared, bit 254 set).
+struct ClampedBits {
+  uint64_t w[4];
+  __device__ explicit ClampedBits(const uint8_t* k) {
+    load_words(w, k);
+    w[0] &= ~uint64_t(7);
+    w[3] = (w[3] & 0x7FFFFFFFFFFFFFFFull) | 0x4000000000000000ull;
+  }
+  __device__ __forceinline__ uint64_t operator()(int i) const {
+    return 0 - ((w[i >> 6] >> (i & 63)) & 1);
+  }
+};
+
+template <class F>
+__device__ void x25519_one(const uint8_t* k, const uint8_t* u_bytes, uint8_t* out, int* status) {
+  const ClampedBits bits(k);
+  uint64_t u_words[4];
+  load_words(u_words, u_bytes);
+  u_words[3] &= 0x7FFFFFFFFFFFFFFFull;
+  const curve::LadderState<F> s = curve::ladder<F>(F::from_words(u_words), bits);
+  uint64_t r[4];
+  F::to_words(r, F::mul(s.x2, F::inv(s.z2)));
+  store_words(out, r);
+  if (status != nullptr) *status = (r[0] | r[1] | r[2] | r[3]) == 0 ? 1 : 0;
+}
+
+template <class F>
+__global__ void __launch_bounds__(kThreads) x25519_kernel(const uint8_t* k, size_t k_stride,
+                                                          const uint8_t* u, uint8_t* out,
+                                                          int* status, size_t count) {
+  const size_t i = item_index();
+  if (i >= count) return;
+  x25519_one<F>(k + 32 * k_stride * i, u + 32 * i, out + 32 * i,
+                status != nullptr ? status + i : nullptr);
+}
+
+template <class F>
+__global__ void field_op_kernel(FieldOp op, const uint64_t* a, const uint64_t* b, uint64_t* out,
+                                size_t count, int repeat) {
+  const size_t i = item_index();
+  if (i >= count) return;
+  const typename F::Elem r =
+      field::apply<F>(op, F::from_words(a + 4 * i), F::from_words(b + 4 * i), repeat);
+  F::to_words(out + 4 * i, r);
+}
+
+__global__ void dpf_limb_op_kernel(FieldOp op, const uint64_t* a, const uint64_t* b,
+                                   uint64_t* out, size_t count, int repeat) {
+  using F = field::Fe25519Dpf;
+  const size_t i = item_index();
+  if (i >= count) return;
+  F::Elem x, y;
+#pragma unroll
+  for (int j = 0; j < 5; ++j) x.l[j] = a[5 * i + j], y.l[j] = b[5 * i + j];
+  F::to_words(out + 4 * i, field::apply<F>(op, x, y, repeat));
+}
+
+}  // namespace
+
+cudaError_t launch_x25519(Field field, const uint8_t* k, size_t k_stride, const uint8_t* u,
+                          uint8_t* out, int* status, size_t count, cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  const unsigned blocks = blocks_for(count, kThreads);
+  if (field == Field::kDpf) {
+    x25519_kernel<field::Fe25519Dpf><<<blocks, kThreads, 0, stream>>>(k, k_stride, u, out, status,
+                                                                      count);
+  } else {
+    x25519_kernel<field::Fe25519Gpu><<<blocks, kThreads, 0, stream>>>(k, k_stride, u, out, status,
+                                                                      count);
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b,
+                            uint64_t* out, size_t count, int repeat, cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  const unsigned blocks = blocks_for(count, kThreads);
+  if (field == Field::kDpf) {
+    field_op_kernel<field::Fe25519Dpf><<<blocks, kThreads, 0, stream>>>(op, a, b, out, count,
+                                                                        repeat);
+  } else {
+    field_op_kernel<field::Fe25519Gpu><<<blocks, kThreads, 0, stream>>>(op, a, b, out, count,
+                                                                        repeat);
+  }
+  return cudaGetLastError();
+}
+
+namespace {
+
+// A device copy of a host array, or an output array, freed on scope exit.
+struct DeviceBytes {
+  void* p = nullptr;
+  cudaError_t err;
+  DeviceBytes(const void* host, size_t bytes) : err(cudaMalloc(&p, bytes > 0 ? bytes : 1)) {
+    if (err == cudaSuccess && host != nullptr && bytes > 0)
+      err = cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice);
+  }
+  ~DeviceBytes() { cudaFree(p); }
+  template <class T>
+  T* as() const { return static_cast<T*>(p); }
+};
+
+template <class Launch>
+int run_sync(Launch launch) {
+  cudaError_t err = launch();
+  if (err == cudaSuccess) err = cudaDeviceSynchronize();
+  return int(err);
+}
+
+}  // namespace
+
+int run_x25519(Field field, const uint8_t* k, size_t k_stride, const uint8_t* u, uint8_t* out,
+               int* status, size_t count) {
+  DeviceBytes dk(k, 32 * (k_stride ? count : 1)), du(u, 32 * count), dout(nullptr, 32 * count),
+      dst(nullptr, sizeof(int) * count);
+  for (const DeviceBytes* d : {&dk, &du, &dout, &dst})
+    if (d->err != cudaSuccess) return int(d->err);
+  const int rc = run_sync([&] {
+    return launch_x25519(field, dk.as<uint8_t>(), k_stride, du.as<uint8_t>(), dout.as<uint8_t>(),
+                         dst.as<int>(), count, nullptr);
+  });
+  if (rc != 0) return rc;
+  cudaError_t err = cudaMemcpy(out, dout.p, 32 * count, cudaMemcpyDeviceToHost);
+  if (err == cudaSuccess && status != nullptr)
+    err = cudaMemcpy(status, dst.p, sizeof(int) * count, cudaMemcpyDeviceToHost);
+  return int(err);
+}
+
+int run_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b, uint64_t* out,
+                 size_t count, int repeat) {
+  DeviceBytes da(a, 32 * count), db(b, 32 * count), dout(nullptr, 32 * count);
+  for (const DeviceBytes* d : {&da, &db, &dout})
+    if (d->err != cudaSuccess) return int(d->err);
+  const int rc = run_sync([&] {
+    return launch_field_op(field, op, da.as<uint64_t>(), db.as<uint64_t>(), dout.as<uint64_t>(),
+                           count, repeat, nullptr);
+  });
+  if (rc != 0) return rc;
+  return int(cudaMemcpy(out, dout.p, 32 * count, cudaMemcpyDeviceToHost));
+}
+
+int run_dpf_limb_op(FieldOp op, const uint64_t* a_limbs, const uint64_t* b_limbs, uint64_t* out,
+                    size_t count, int repeat) {
+  DeviceBytes da(a_limbs, 40 * count), db(b_limbs, 40 * count), dout(nullptr, 32 * count);
+  for (const DeviceBytes* d : {&da, &db, &dout})
+    if (d->err != cudaSuccess) return int(d->err);
+  const int rc = run_sync([&] {
+    if (count == 0) return cudaSuccess;
+    dpf_limb_op_kernel<<<blocks_for(count, kThreads), kThreads>>>(
+        op, da.as<uint64_t>(), db.as<uint64_t>(), dout.as<uint64_t>(), count, repeat);
+    return cudaGetLastError();
+  });
+  if (rc != 0) return rc;
+  return int(cudaMemcpy(out, dout.p, 32 * count, cudaMemcpyDeviceToHost));
+}
+
+}  // namespace curve25519_gpu
+}  // namespace ks

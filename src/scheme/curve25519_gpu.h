@@ -1,0 +1,32 @@
+// X25519 (and, as they land, Ed25519) on the GPU: launchers over device
+// memory, one thread per item, each over either GF(2^255 - 19) field of the
+// GPU (scheme/curve25519_gpu_host.h). Every pointer is a device pointer;
+// every launcher enqueues on `stream` and returns the launch error.
+// Layouts are RFC 7748's: 32-byte little-endian scalars and u-coordinates.
+#ifndef KS_SCHEME_CURVE25519_GPU_H_
+#define KS_SCHEME_CURVE25519_GPU_H_
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scheme/curve25519_gpu_host.h"
+
+namespace ks {
+namespace curve25519_gpu {
+
+// out[i] = X25519(k[i * k_stride], u[i]) (RFC 7748 5: k clamped, u's bit
+// 255 masked, non-canonical u taken mod p), constant time; status[i]
+// (may be null) is 0, or 1 where the secret is all zero (u of small order:
+// RFC 7748 6.1). k_stride 0: one key for the batch; 1: per item.
+cudaError_t launch_x25519(Field field, const uint8_t* k, size_t k_stride, const uint8_t* u,
+                          uint8_t* out, int* status, size_t count, cudaStream_t stream);
+
+// See FieldOp (curve25519_gpu_host.h).
+cudaError_t launch_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b,
+                            uint64_t* out, size_t count, int repeat, cudaStream_t stream);
+
+}  // namespace curve25519_gpu
+}  // namespace ks
+
+#endif  // KS_SCHEME_CURVE25519_GPU_H_

@@ -1,0 +1,38 @@
+// Curve25519 on the GPU as host code sees it: the field choice, the field
+// operations of the test and benchmark kernels, and host-memory wrappers
+// (copy in, launch on the current device, wait, copy out; each returns a
+// cudaError_t value as int, 0 on success). No CUDA header needed.
+#ifndef KS_SCHEME_CURVE25519_GPU_HOST_H_
+#define KS_SCHEME_CURVE25519_GPU_HOST_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "field/field_op.h"
+
+namespace ks {
+namespace curve25519_gpu {
+
+// Which GF(2^255 - 19) a kernel computes in: the FP64 one (seed 002's DPF
+// arithmetic, field/fe25519_dpf.cuh) or the integer one
+// (field/fe25519_gpu.cuh).
+enum class Field { kDpf = 0, kInteger = 1 };
+
+// out[i] = op(a[i], b[i]) (field/field_op.h), canonical, on elements given
+// as 4 little-endian 64-bit words.
+using field::FieldOp;
+
+int run_x25519(Field field, const uint8_t* k, size_t k_stride, const uint8_t* u, uint8_t* out,
+               int* status, size_t count);
+int run_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b, uint64_t* out,
+                 size_t count, int repeat);
+// The DPF field's operations on raw radix-2^51 limbs (five per element,
+// any limbs within the field's invariant, field/fe25519_dpf.cuh), results
+// canonical as four words: the bounds test at the limb maxima.
+int run_dpf_limb_op(FieldOp op, const uint64_t* a_limbs, const uint64_t* b_limbs, uint64_t* out,
+                    size_t count, int repeat);
+
+}  // namespace curve25519_gpu
+}  // namespace ks
+
+#endif  // KS_SCHEME_CURVE25519_GPU_HOST_H_

@@ -1,0 +1,157 @@
+// Curve25519 on the GPU against the CPU (the oracle), for both GPU fields
+// (FP64 / DPF and integer): field operations on random values and on the
+// bounds (every limb at its maximum, values near 0, p and 2^255), and
+// X25519 on >= 100,000 fresh random items with small-order and
+// non-canonical u mixed in, plus the RFC 7748 vectors. Skipped where no GPU
+// is present.
+#include <gtest/gtest.h>
+#include <string.h>
+
+#include <algorithm>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "field/fe25519.h"
+#include "kuaisuo.h"
+#include "scheme/curve25519_gpu_host.h"
+#include "scheme/x25519.h"
+#include "fe25519_test_values.h"
+#include "test_util.h"
+
+namespace {
+
+using ks::field::Fe25519;
+using ks::field::U256;
+using ks_test::edge_or_random;
+namespace gpu = ks::curve25519_gpu;
+
+constexpr size_t kItems = 100000;
+
+class GpuCurve25519 : public ::testing::TestWithParam<gpu::Field> {
+ protected:
+  void SetUp() override {
+    if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  }
+};
+
+template <class F>
+void parallel_for(size_t count, F f) {
+  const size_t workers = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (size_t w = 0; w < workers; ++w)
+    pool.emplace_back([=] {
+      for (size_t i = w; i < count; i += workers) f(i);
+    });
+  for (auto& t : pool) t.join();
+}
+
+TEST_P(GpuCurve25519, FieldMatchesTheCpu) {
+  std::mt19937_64 rng(std::random_device{}());
+  const size_t count = 1 << 16;
+  std::vector<U256> a(count), b(count), out(count);
+  for (size_t i = 0; i < count; ++i) a[i] = edge_or_random(rng), b[i] = edge_or_random(rng);
+  for (gpu::FieldOp op : {gpu::FieldOp::kAdd, gpu::FieldOp::kSub, gpu::FieldOp::kMul,
+                          gpu::FieldOp::kSqr, gpu::FieldOp::kMulSmall, gpu::FieldOp::kInv,
+                          gpu::FieldOp::kMulChain}) {
+    memset(out.data(), 0xA5, sizeof(U256) * count);  // every output must be written
+    const size_t n = op == gpu::FieldOp::kInv ? 4096 : count;
+    ASSERT_EQ(gpu::run_field_op(GetParam(), op, &a[0].w[0], &b[0].w[0], &out[0].w[0], n, 7), 0);
+    for (size_t i = 0; i < n; ++i) {
+      const U256 want = Fe25519::canonical(ks::field::apply<Fe25519>(op, a[i], b[i], 7));
+      ASSERT_TRUE(ks::field::eq_mask(out[i], want))
+          << "op " << int(op) << " item " << i << ": a " << ks_test::to_hex((const uint8_t*)&a[i], 32);
+    }
+  }
+}
+
+// The DPF field on the GPU's own round-toward-zero FMA at its limb bounds
+// (ks_test::dpf_limbs_at_bounds; test_fe25519_dpf.cc runs the same on the
+// host's emulation).
+TEST(GpuCurve25519Dpf, BoundsAtTheLimbMaxima) {
+  if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  std::mt19937_64 rng(std::random_device{}());
+  const size_t count = 1 << 15;
+  const std::vector<uint64_t> a = ks_test::dpf_limbs_at_bounds(rng, count),
+                              b = ks_test::dpf_limbs_at_bounds(rng, count);
+  std::vector<U256> out(count);
+  for (gpu::FieldOp op : {gpu::FieldOp::kAdd, gpu::FieldOp::kSub, gpu::FieldOp::kMul,
+                          gpu::FieldOp::kSqr, gpu::FieldOp::kMulSmall, gpu::FieldOp::kMulChain}) {
+    memset(out.data(), 0xA5, sizeof(U256) * count);
+    ASSERT_EQ(gpu::run_dpf_limb_op(op, a.data(), b.data(), &out[0].w[0], count, 7), 0);
+    for (size_t i = 0; i < count; ++i) {
+      const U256 want = Fe25519::canonical(
+          ks::field::apply<Fe25519>(op, ks_test::limbs_value(&a[5 * i]),
+                                    ks_test::limbs_value(&b[5 * i]), 7));
+      ASSERT_TRUE(ks::field::eq_mask(out[i], want)) << "op " << int(op) << " item " << i;
+    }
+  }
+}
+
+std::vector<uint8_t> gpu_x25519(gpu::Field field, const std::vector<uint8_t>& k, size_t stride,
+                                const std::vector<uint8_t>& u, std::vector<int>* status) {
+  const size_t count = u.size() / 32;
+  std::vector<uint8_t> out(32 * count, 0xA5);
+  status->assign(count, -7);
+  EXPECT_EQ(gpu::run_x25519(field, k.data(), stride, u.data(), out.data(), status->data(), count),
+            0);
+  return out;
+}
+
+TEST_P(GpuCurve25519, X25519MatchesTheCpuOnFreshRandomItems) {
+  std::vector<uint8_t> k = ks_test::random_bytes(32 * kItems), u = ks_test::random_bytes(32 * kItems);
+  // Small-order and non-canonical u, and u with the top bit set, mixed in.
+  const std::vector<uint8_t> special[] = {
+      std::vector<uint8_t>(32, 0),
+      ks_test::from_hex("0100000000000000000000000000000000000000000000000000000000000000"),
+      ks_test::from_hex("e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800"),
+      ks_test::from_hex("edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"),
+      ks_test::from_hex("eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"),
+  };
+  for (size_t i = 0; i < kItems; i += 997)
+    memcpy(&u[32 * i], special[(i / 997) % 5].data(), 32);
+  std::vector<int> status;
+  const std::vector<uint8_t> out = gpu_x25519(GetParam(), k, 1, u, &status);
+  std::vector<uint8_t> want(32 * kItems);
+  std::vector<int> want_zero(kItems);
+  parallel_for(kItems, [&](size_t i) {
+    want_zero[i] = ks::x25519::shared_secret(&want[32 * i], &k[32 * i], &u[32 * i]) !=
+                   ks::x25519::Error::kOk;
+  });
+  for (size_t i = 0; i < kItems; ++i) {
+    ASSERT_EQ(memcmp(&out[32 * i], &want[32 * i], 32), 0) << "item " << i;
+    ASSERT_EQ(status[i], want_zero[i]) << "item " << i;
+  }
+  // One key for the whole batch.
+  const std::vector<uint8_t> one_key(k.begin(), k.begin() + 32);
+  const std::vector<uint8_t> shared = gpu_x25519(GetParam(), one_key, 0, u, &status);
+  for (size_t i = 0; i < kItems; i += 101) {
+    uint8_t w[32];
+    ks::x25519::shared_secret(w, one_key.data(), &u[32 * i]);
+    ASSERT_EQ(memcmp(&shared[32 * i], w, 32), 0) << "item " << i;
+  }
+}
+
+// RFC 7748 5.2 and the public keys of 6.1.
+TEST_P(GpuCurve25519, Rfc7748Vectors) {
+  std::vector<uint8_t> k = ks_test::from_hex(
+      "a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4"
+      "77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a");
+  std::vector<uint8_t> u = ks_test::from_hex(
+      "e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c"
+      "0900000000000000000000000000000000000000000000000000000000000000");
+  std::vector<int> status;
+  const std::vector<uint8_t> out = gpu_x25519(GetParam(), k, 1, u, &status);
+  EXPECT_EQ(ks_test::to_hex(out.data(), 32),
+            "C3DA55379DE9C6908E94EA4DF28D084F32ECCF03491C71F754B4075577A28552");
+  EXPECT_EQ(ks_test::to_hex(out.data() + 32, 32),
+            "8520F0098930A754748B7DDCB43EF75A0DBF3A0D26381AF4EBA4A98EAA9B4E6A");
+}
+
+INSTANTIATE_TEST_SUITE_P(Fields, GpuCurve25519,
+                         ::testing::Values(gpu::Field::kDpf, gpu::Field::kInteger),
+                         [](const ::testing::TestParamInfo<gpu::Field>& info) {
+                           return std::string(info.param == gpu::Field::kDpf ? "Dpf" : "Integer");
+                         });
+
+}  // namespace

@@ -1,0 +1,166 @@
+// Throughput of Curve25519 on the GPU (scheme/curve25519_gpu.h) in both
+// GF(2^255 - 19) fields, FP64 (seed 002's DPF arithmetic) and integer:
+// the field multiplication and squaring rates, X25519 kernel-only (CUDA
+// events, after a warm-up, median of runs) at several batch sizes, and
+// X25519 end to end from ordinary host buffers (allocation, copies in and
+// out, kernel; steady clock). Inputs are random: per-item keys and u
+// (x25519_per_item_key) and one key for the batch (x25519_one_key). The
+// first 256 results of every batch are checked against the CPU. Prints JSON.
+//   curve25519_gpu_bench [max_batch_log2]
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "field/fe25519_dpf.cuh"
+#include "field/fe25519_gpu.cuh"
+#include "gpu_bench_util.cuh"
+#include "scheme/curve25519_gpu.h"
+#include "scheme/x25519.h"
+
+namespace {
+
+namespace c25519 = ks::curve25519_gpu;
+using ks_bench::Row;
+using ks_bench::Timer;
+using ks_bench::device_buffer;
+using ks_bench::print_rows;
+using ks_bench::to_device;
+
+constexpr int kChains = 4;   // independent products in flight per thread
+constexpr int kSteps = 512;  // dependent products per chain
+
+template <class F, bool kSquare>
+__global__ void field_rate_kernel(uint64_t seed, uint64_t* out) {
+  const uint64_t tid = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  uint64_t w[4];
+  for (int j = 0; j < 4; ++j) w[j] = (seed ^ (tid + j)) * 0x9E3779B97F4A7C15ull;
+  w[3] >>= 2;
+  const typename F::Elem y = F::from_words(w);
+  typename F::Elem x[kChains];
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) x[c] = F::add(y, F::mul_small(y, c + 2));
+#pragma unroll 1
+  for (int s = 0; s < kSteps; ++s)
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) x[c] = kSquare ? F::sqr(x[c]) : F::mul(x[c], y);
+  for (int c = 1; c < kChains; ++c) x[0] = F::add(x[0], x[c]);
+  F::to_words(w, x[0]);
+  out[tid] = w[0] ^ w[1] ^ w[2] ^ w[3];
+}
+
+template <class F, bool kSquare>
+double field_rate(Timer& timer, int sms) {
+  const unsigned threads = 256, blocks = unsigned(sms) * 16;
+  uint64_t* out = device_buffer<uint64_t>(size_t(threads) * blocks);
+  const double s = timer.median(
+      [&] {
+        field_rate_kernel<F, kSquare><<<blocks, threads>>>(0x5A5A5A5Aull, out);
+        CHECK(cudaGetLastError());
+      },
+      5);
+  cudaFree(out);
+  return double(threads) * blocks * kChains * kSteps / s;
+}
+
+std::vector<uint8_t> random_bytes(std::mt19937_64& rng, size_t n) {
+  std::vector<uint8_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = uint8_t(rng());
+  return v;
+}
+
+// The first min(n, 256) results against the CPU's X25519.
+void check_against_cpu(const std::vector<uint8_t>& k, size_t k_stride,
+                       const std::vector<uint8_t>& u, const std::vector<uint8_t>& out, size_t n,
+                       const char* what) {
+  for (size_t i = 0; i < n && i < 256; ++i) {
+    uint8_t want[32];
+    ks::x25519::shared_secret(want, &k[32 * k_stride * i], &u[32 * i]);
+    if (memcmp(want, &out[32 * i], 32) != 0) {
+      fprintf(stderr, "%s: item %zu differs from the CPU\n", what, i);
+      exit(1);
+    }
+  }
+}
+
+struct FieldCase {
+  c25519::Field field;
+  const char* name;  // "dpf" or "int"
+};
+
+// Kernel-only X25519 at one batch size, then one end-to-end run at the
+// largest size.
+void bench_x25519(Timer& timer, std::mt19937_64& rng, const FieldCase& fc, size_t n,
+                  bool end_to_end, std::vector<Row>& rows, std::vector<std::string>& names) {
+  const std::vector<uint8_t> k = random_bytes(rng, 32 * n), u = random_bytes(rng, 32 * n);
+  uint8_t *dk = to_device(k), *du = to_device(u), *dout = device_buffer<uint8_t>(32 * n);
+  int* dst = device_buffer<int>(n);
+  const int reps = n >= (1u << 20) ? 3 : 5;
+  for (size_t stride : {size_t(1), size_t(0)}) {
+    const double s = timer.median(
+        [&] { CHECK(c25519::launch_x25519(fc.field, dk, stride, du, dout, dst, n, 0)); }, reps);
+    std::vector<uint8_t> out(32 * n);
+    CHECK(cudaMemcpy(out.data(), dout, out.size(), cudaMemcpyDeviceToHost));
+    names.push_back(std::string("x25519_") + (stride ? "per_item_key_" : "one_key_") + fc.name);
+    check_against_cpu(k, stride, u, out, n, names.back().c_str());
+    rows.push_back({names.back().c_str(), n, s});
+  }
+  cudaFree(dk);
+  cudaFree(du);
+  cudaFree(dout);
+  cudaFree(dst);
+  if (!end_to_end) return;
+  std::vector<uint8_t> out(32 * n);
+  std::vector<int> status(n);
+  std::vector<double> t;
+  for (int r = 0; r < reps + 1; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const int rc = c25519::run_x25519(fc.field, k.data(), 1, u.data(), out.data(), status.data(), n);
+    if (rc != 0) {
+      fprintf(stderr, "run_x25519: %s\n", cudaGetErrorString(cudaError_t(rc)));
+      exit(1);
+    }
+    if (r > 0) t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  names.push_back(std::string("x25519_end_to_end_") + fc.name);
+  check_against_cpu(k, 1, u, out, n, names.back().c_str());
+  rows.push_back({names.back().c_str(), n, t[t.size() / 2]});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int max_log2 = argc > 1 ? atoi(argv[1]) : 20;
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  Timer timer;
+  const int sms = prop.multiProcessorCount;
+  const double rates[4] = {
+      field_rate<ks::field::Fe25519Dpf, false>(timer, sms),
+      field_rate<ks::field::Fe25519Dpf, true>(timer, sms),
+      field_rate<ks::field::Fe25519Gpu, false>(timer, sms),
+      field_rate<ks::field::Fe25519Gpu, true>(timer, sms),
+  };
+  std::mt19937_64 rng(25519);
+  std::vector<Row> rows;
+  std::vector<std::string> names;
+  names.reserve(64);  // rows keep pointers into names
+  const FieldCase fields[] = {{c25519::Field::kDpf, "dpf"}, {c25519::Field::kInteger, "int"}};
+  for (const FieldCase& fc : fields)
+    for (int lg = 14; lg <= max_log2; lg += 2)
+      bench_x25519(timer, rng, fc, size_t(1) << lg, lg + 2 > max_log2, rows, names);
+
+  printf("{\n  \"device\": \"%s\",\n  \"sms\": %d,\n", prop.name, sms);
+  printf("  \"fe_mul_per_s_dpf\": %.4e,\n  \"fe_sqr_per_s_dpf\": %.4e,\n", rates[0], rates[1]);
+  printf("  \"fe_mul_per_s_int\": %.4e,\n  \"fe_sqr_per_s_int\": %.4e,\n", rates[2], rates[3]);
+  print_rows(rows);
+  printf("}\n");
+  return 0;
+}

@@ -1,0 +1,89 @@
+// What the GPU benchmarks share: a checked CUDA call, a CUDA-event timer
+// taking the median of repeated runs after a warm-up, device buffers, and
+// the JSON rows every benchmark prints (bench/results/ keeps them).
+#ifndef KS_TOOLS_GPU_BENCH_UTIL_CUH_
+#define KS_TOOLS_GPU_BENCH_UTIL_CUH_
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <vector>
+
+#define CHECK(call)                                                                  \
+  do {                                                                               \
+    const cudaError_t err_ = (call);                                                 \
+    if (err_ != cudaSuccess) {                                                       \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
+              cudaGetErrorString(err_));                                             \
+      exit(1);                                                                       \
+    }                                                                                \
+  } while (0)
+
+namespace ks_bench {
+
+struct Timer {
+  cudaEvent_t start, stop;
+  Timer() {
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+  }
+  ~Timer() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+  // Median seconds of `reps` runs of f after one warm-up run.
+  template <class F>
+  double median(F f, int reps) {
+    f();
+    CHECK(cudaDeviceSynchronize());
+    std::vector<double> t;
+    for (int r = 0; r < reps; ++r) {
+      CHECK(cudaEventRecord(start));
+      f();
+      CHECK(cudaEventRecord(stop));
+      CHECK(cudaEventSynchronize(stop));
+      float ms = 0;
+      CHECK(cudaEventElapsedTime(&ms, start, stop));
+      t.push_back(ms * 1e-3);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+};
+
+template <class T>
+T* to_device(const std::vector<T>& h) {
+  T* d;
+  CHECK(cudaMalloc(&d, h.size() * sizeof(T)));
+  CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+
+template <class T>
+T* device_buffer(size_t count) {
+  T* d;
+  CHECK(cudaMalloc(&d, count * sizeof(T)));
+  return d;
+}
+
+// One measurement: `seconds` for `batch` operations named `op`.
+struct Row {
+  const char* op;
+  size_t batch;
+  double seconds;
+};
+
+void print_rows(const std::vector<Row>& rows) {
+  printf("  \"results\": [\n");
+  for (size_t i = 0; i < rows.size(); ++i)
+    printf("    {\"op\": \"%s\", \"batch\": %zu, \"kernel_ms\": %.4f, \"ops_per_s\": %.4e}%s\n",
+           rows[i].op, rows[i].batch, rows[i].seconds * 1e3, rows[i].batch / rows[i].seconds,
+           i + 1 < rows.size() ? "," : "");
+  printf("  ]\n");
+}
+
+}  // namespace ks_bench
+
+#endif  // KS_TOOLS_GPU_BENCH_UTIL_CUH_
