@@ -49,11 +49,16 @@ namespace fe25519_detail {
   "andq $38, %[lo]\n\t"                            \
   "addq %[lo], %[t0]\n\t"
 
+// mul and sqr read their operands through pointers with a "memory"
+// clobber and no memory operands, so they are volatile: gcc -O3 otherwise
+// treats two such statements with the same pointer inputs as the same
+// value (it merged and hoisted the squarings of inversion chains and
+// ladders, whose temporaries sit at the same stack addresses).
 struct AdxCore {
   static KS_FIELD_INLINE U256 mul(const U256& a, const U256& b) {
     KS_CT_ASM_GUARD(mul, a, b);
     uint64_t t0, t1, t2, t3, t4, t5, t6, t7, lo, hi;
-    __asm__(
+    __asm__ __volatile__(
         // row 0: t0..t4 = b[0] * a
         "movq 0(%[b]), %%rdx\n\t"
         "mulxq 0(%[a]), %[t0], %[t1]\n\t"
@@ -81,7 +86,7 @@ struct AdxCore {
   static KS_FIELD_INLINE U256 sqr(const U256& a) {
     KS_CT_ASM_GUARD(sqr, a);
     uint64_t t0, t1, t2, t3, t4, t5, t6, t7, lo, hi;
-    __asm__(
+    __asm__ __volatile__(
         "movq 0(%[a]), %%rdx\n\t"
         "mulxq 8(%[a]), %[t1], %[t2]\n\t"
         "mulxq 16(%[a]), %[lo], %[t3]\n\t"

@@ -20,7 +20,10 @@ namespace ks {
 namespace field {
 namespace ifma {
 
-KS_IFMA_FN Fe8 Fe25519x8::inv(const Fe8& a) { return fe25519_invert<Fe25519x8>(a); }
+template <>
+KS_IFMA_FN Fe8 Fe25519Lanes<Zmm>::inv(const Fe8& a) {
+  return fe25519_invert<Fe25519x8>(a);
+}
 
 namespace fe25519 {
 namespace {

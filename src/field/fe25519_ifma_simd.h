@@ -1,15 +1,19 @@
-// GF(p), p = 2^255 - 19, in eight independent lanes of AVX-512 IFMA (the
-// multi-buffer field of curve/ed25519_mb.cc). AVX-512 INTRINSICS: include
-// this header only from .cc files that open the KS_IFMA target region
-// (field/ifma_target_begin.h) before it and that no .cu file includes; call
-// nothing here unless curve::ed25519::mb::available().
+// GF(p), p = 2^255 - 19, in independent lanes of AVX-512 IFMA: eight in
+// zmm registers (Fe25519x8, the multi-buffer field of curve/ed25519_mb.cc)
+// or four in ymm registers (Fe25519x4, the parallel formulas of single
+// operations in curve/ed25519_x4.cc), one implementation over the vector
+// type (field/fp_ifma_simd.h Zmm, Ymm). AVX-512 INTRINSICS: include this
+// header only from .cc files that open the KS_IFMA target region
+// (field/ifma_target_begin.h) before it and that no .cu file includes;
+// call nothing here unless curve::ed25519::mb::available() (or
+// x4::available()).
 //
-// Layout: the element type of the SM2 lanes, Fe8 (field/fp_ifma_simd.h):
-// five __m512i limbs, lane i of limb j holding bits [52j, 52j + 52) of lane
-// i's value, radix 2^52. The limb-level helpers that know nothing of the
-// prime are shared with Fp8: the radix conversions (Fp8::load/store), the
-// broadcasts and blends, the carry chain, and the 10-limb products
-// (mul_wide/sqr_wide).
+// Layout: the element type of the SM2 lanes, LaneElem<V> (Fe8, Fe4;
+// field/fp_ifma_simd.h): five limb vectors, lane i of limb j holding bits
+// [52j, 52j + 52) of lane i's value, radix 2^52. The limb-level helpers
+// that know nothing of the prime are shared with Fp8 (LaneOps): the radix
+// conversions, the broadcasts and blends, the carry chain, and the 10-limb
+// products (mul_wide/sqr_wide).
 //
 // Values are plain (no Montgomery form: the prime's own shape reduces as
 // cheaply) and weakly reduced, as in the scalar field/fe25519.h: any value
@@ -34,8 +38,8 @@
 // limbs 0-4 after it, where they are small enough for limb 4 to stay
 // within (I) (the arrangement of Intel's crypto_mb x25519).
 //
-// Fe25519x8 satisfies the field policy (field/policy.h) with masks as lane
-// bitmaps (bit i set = true in lane i, as Fp8), plus mul_small (the
+// Fe25519Lanes<V> satisfies the field policy (field/policy.h) with masks as
+// lane bitmaps (bit i set = true in lane i, as Fp8), plus mul_small (the
 // ladder's a24), canonical, is_negative, from_canonical and the lane
 // conversions. Every function is branch-free and index-free in the values:
 // per-lane choices are AVX-512 mask registers.
@@ -69,34 +73,39 @@ static_assert(k25519P4.l[1] >= 1 && k25519P4.l[4] - 1 >= (uint64_t(1) << 48), "4
 
 }  // namespace detail
 
-struct Fe25519x8 : LaneArithmetic<Fe25519x8> {
-  using Elem = Fe8;
+template <class V>
+struct Fe25519Lanes : LaneArithmetic<Fe25519Lanes<V>, V> {
+  using Elem = LaneElem<V>;
+  using Reg = typename V::Reg;
+  using Ops = LaneOps<V>;
+  using Base = LaneArithmetic<Fe25519Lanes<V>, V>;
+  using Base::sub;
 
   // Bit 255 sits at bit 47 of limb 4 (255 = 4 * 52 + 47).
   static constexpr int kTopBits = 255 - 4 * 52;
   static constexpr uint64_t kFold255 = 19;   // 2^255 = 19 (mod p)
   static constexpr uint64_t kFold260 = 608;  // 2^260 = 2^5 * 19 (mod p)
 
-  KS_IFMA_INLINE static Fe8 zero() { return Fp8::zero(); }
-  KS_IFMA_INLINE static Fe8 one() { return Fp8::broadcast(detail::L5{{1, 0, 0, 0, 0}}); }
+  KS_IFMA_INLINE static Elem zero() { return Ops::zero(); }
+  KS_IFMA_INLINE static Elem one() { return Ops::broadcast(detail::L5{{1, 0, 0, 0, 0}}); }
   // A constant (d, 2d, sqrt(-1)) given as its canonical value, in every lane.
-  KS_IFMA_INLINE static Fe8 from_canonical(const U256& a) {
-    return Fp8::broadcast(detail::to_radix52(a));
+  KS_IFMA_INLINE static Elem from_canonical(const U256& a) {
+    return Ops::broadcast(detail::to_radix52(a));
   }
 
   // Bits 255 and up (bits 47.. of limb 4) into limb 0 as 19 each. Limb 4
   // below 2^62 (the fold below 2^15) in; limb 4 below 2^47 out.
-  KS_IFMA_INLINE static void fold_top(__m512i l[kLimbs]) {
-    const __m512i top = _mm512_srli_epi64(l[4], kTopBits);
-    l[4] = _mm512_and_si512(l[4], _mm512_set1_epi64((1ll << kTopBits) - 1));
-    l[0] = _mm512_madd52lo_epu64(l[0], top, _mm512_set1_epi64(kFold255));
+  KS_IFMA_INLINE static void fold_top(Reg l[kLimbs]) {
+    const Reg top = V::template srli<kTopBits>(l[4]);
+    l[4] = V::and_(l[4], V::set1((uint64_t(1) << kTopBits) - 1));
+    l[0] = V::madd52lo(l[0], top, V::set1(kFold255));
   }
   // fold_top, then the carry chain. Non-negative limbs below 2^62 in; out:
   // limbs 0-3 below 2^52, limb 4 below 2^47 plus the last carry (below
   // 2^11): (I).
-  KS_IFMA_INLINE static void fold_normalize(__m512i l[kLimbs]) {
+  KS_IFMA_INLINE static void fold_normalize(Reg l[kLimbs]) {
     fold_top(l);
-    Fp8::normalize_signed(l);  // non-negative here: a plain carry chain
+    Ops::normalize_signed(l);  // non-negative here: a plain carry chain
   }
 
   // The 10-limb product t of two elements (field/fp_ifma_simd.h mul_wide:
@@ -107,17 +116,36 @@ struct Fe25519x8 : LaneArithmetic<Fe25519x8> {
   // and i + 1 (high half, below 608), its bits from 52 on (below 9) times
   // 608 into limb i + 1; limb 4 so gets below 2^47 + 607 + 2 * 608. The
   // chain then leaves limb 4 below 2^47 + 2^11 + 9: (I).
-  KS_IFMA_INLINE static Fe8 reduce_product(const __m512i t[2 * kLimbs]) {
-    const __m512i c608 = _mm512_set1_epi64(kFold260);
-    Fe8 r = {{t[0], t[1], t[2], t[3], _mm512_madd52lo_epu64(t[4], t[9], c608)}};
-    fold_top(r.l);
-    KS_IFMA_UNROLL for (int i = 0; i + 1 < kLimbs; ++i) {
-      const __m512i high = t[kLimbs + i];  // vpmadd52 reads its low 52 bits
-      r.l[i] = _mm512_madd52lo_epu64(r.l[i], high, c608);
-      r.l[i + 1] = _mm512_madd52lo_epu64(_mm512_madd52hi_epu64(r.l[i + 1], high, c608),
-                                         _mm512_srli_epi64(high, 52), c608);
+  // Where V::kLatencyBound, the additions into limbs 0-3 do not wait for
+  // each other (limb 0's first, then the fold at 2^255; limbs 1-3 in two
+  // halves): the carry chain starts a few cycles sooner, for three more
+  // additions.
+  KS_IFMA_INLINE static Elem reduce_product(const Reg t[2 * kLimbs]) {
+    const Reg c608 = V::set1(kFold260);
+    Elem r;
+    r.l[4] = V::madd52lo(t[4], t[9], c608);
+    if (V::kLatencyBound) {
+      const Reg top = V::template srli<kTopBits>(r.l[4]);
+      r.l[4] = V::and_(r.l[4], V::set1((uint64_t(1) << kTopBits) - 1));
+      r.l[0] = V::madd52lo(V::madd52lo(t[0], t[kLimbs], c608), top, V::set1(kFold255));
+      KS_IFMA_UNROLL for (int i = 1; i < kLimbs; ++i) {
+        const Reg below = t[kLimbs + i - 1];  // limb i's high half comes from limb 4 + i
+        const Reg from_below =
+            V::madd52lo(V::madd52hi(V::zero(), below, c608), V::template srli<52>(below), c608);
+        r.l[i] = i + 1 < kLimbs ? V::add(V::madd52lo(t[i], t[kLimbs + i], c608), from_below)
+                                : V::add(r.l[i], from_below);
+      }
+    } else {
+      KS_IFMA_UNROLL for (int i = 0; i + 1 < kLimbs; ++i) r.l[i] = t[i];
+      fold_top(r.l);
+      KS_IFMA_UNROLL for (int i = 0; i + 1 < kLimbs; ++i) {
+        const Reg high = t[kLimbs + i];  // vpmadd52 reads its low 52 bits
+        r.l[i] = V::madd52lo(r.l[i], high, c608);
+        r.l[i + 1] =
+            V::madd52lo(V::madd52hi(r.l[i + 1], high, c608), V::template srli<52>(high), c608);
+      }
     }
-    Fp8::normalize_signed(r.l);  // non-negative: a plain carry chain
+    Ops::normalize_signed(r.l);  // non-negative: a plain carry chain
     return r;
   }
 
@@ -129,15 +157,15 @@ struct Fe25519x8 : LaneArithmetic<Fe25519x8> {
   // a * k for k < 2^32 (121666, the ladder's (A + 2) / 4, RFC 7748 5): limb
   // j's product splits into limbs j (low 52 bits) and j + 1 (below 2^32);
   // limb 4's high half (below 2^28) weighs 2^260 = 608 and goes into limb 0.
-  KS_IFMA_INLINE static Fe8 mul_small(const Fe8& a, uint32_t k) {
-    const __m512i kv = _mm512_set1_epi64(k);
-    __m512i r[kLimbs + 1];
-    r[0] = _mm512_setzero_si512();
+  KS_IFMA_INLINE static Elem mul_small(const Elem& a, uint32_t k) {
+    const Reg kv = V::set1(k);
+    Reg r[kLimbs + 1];
+    r[0] = V::zero();
     KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) {
-      r[j] = _mm512_madd52lo_epu64(r[j], a.l[j], kv);
-      r[j + 1] = _mm512_madd52hi_epu64(_mm512_setzero_si512(), a.l[j], kv);
+      r[j] = V::madd52lo(r[j], a.l[j], kv);
+      r[j + 1] = V::madd52hi(V::zero(), a.l[j], kv);
     }
-    r[0] = _mm512_madd52lo_epu64(r[0], r[kLimbs], _mm512_set1_epi64(kFold260));
+    r[0] = V::madd52lo(r[0], r[kLimbs], V::set1(kFold260));
     fold_normalize(r);
     return {{r[0], r[1], r[2], r[3], r[4]}};
   }
@@ -145,48 +173,56 @@ struct Fe25519x8 : LaneArithmetic<Fe25519x8> {
   // The representative in [0, p), as Fe25519::canonical: fold_normalize
   // leaves v = (a mod 2^255) + 19 (a >> 255) < 2^255 + 19 < 2p; v - p =
   // v + 19 - 2^255 is taken where v + 19 reaches 2^255 (bit 47 of limb 4).
-  KS_IFMA_INLINE static Fe8 canonical(const Fe8& a) {
-    Fe8 v = a;
+  KS_IFMA_INLINE static Elem canonical(const Elem& a) {
+    Elem v = a;
     fold_normalize(v.l);
-    Fe8 w = v;
-    w.l[0] = _mm512_add_epi64(w.l[0], _mm512_set1_epi64(kFold255));
-    Fp8::normalize_signed(w.l);  // v + 19 < 2^256: limb 4 below 2^48
-    const __m512i bit255 = _mm512_set1_epi64(1ll << kTopBits);
-    const __mmask8 ge_p = _mm512_test_epi64_mask(w.l[4], bit255);
-    w.l[4] = _mm512_andnot_si512(bit255, w.l[4]);
-    return Fp8::select(ge_p, w, v);
+    Elem w = v;
+    w.l[0] = V::add(w.l[0], V::set1(kFold255));
+    Ops::normalize_signed(w.l);  // v + 19 < 2^256: limb 4 below 2^48
+    const Reg bit255 = V::set1(uint64_t(1) << kTopBits);
+    const __mmask8 ge_p = V::test(w.l[4], bit255);
+    w.l[4] = V::andnot(bit255, w.l[4]);
+    return Ops::select(ge_p, w, v);
   }
 
   // Lane bitmaps (see the header comment).
-  KS_IFMA_INLINE static uint64_t is_zero(const Fe8& a) {
-    const Fe8 c = canonical(a);
-    __m512i any = c.l[0];
-    KS_IFMA_UNROLL for (int j = 1; j < kLimbs; ++j) any = _mm512_or_si512(any, c.l[j]);
-    return uint64_t(_mm512_cmpeq_epi64_mask(any, _mm512_setzero_si512()));
+  KS_IFMA_INLINE static uint64_t is_zero(const Elem& a) {
+    const Elem c = canonical(a);
+    Reg any = c.l[0];
+    KS_IFMA_UNROLL for (int j = 1; j < kLimbs; ++j) any = V::or_(any, c.l[j]);
+    return uint64_t(V::cmpeq(any, V::zero()));
   }
-  KS_IFMA_INLINE static uint64_t eq(const Fe8& a, const Fe8& b) { return is_zero(sub(a, b)); }
+  KS_IFMA_INLINE static uint64_t eq(const Elem& a, const Elem& b) { return is_zero(sub(a, b)); }
   // The low bit of the canonical value ("negative" in RFC 8032 5.1.2).
-  KS_IFMA_INLINE static uint64_t is_negative(const Fe8& a) {
-    return uint64_t(_mm512_test_epi64_mask(canonical(a).l[0], _mm512_set1_epi64(1)));
+  KS_IFMA_INLINE static uint64_t is_negative(const Elem& a) {
+    return uint64_t(V::test(canonical(a).l[0], V::set1(1)));
   }
-  KS_IFMA_INLINE static Fe8 select(uint64_t mask, const Fe8& a, const Fe8& b) {
-    return Fp8::select(mask, a, b);
+  KS_IFMA_INLINE static Elem select(uint64_t mask, const Elem& a, const Elem& b) {
+    return Ops::select(mask, a, b);
   }
 
   // Lane i of in[i], any 256-bit value (folded at 2^255 into (I)), and
   // back: store gives the exact value an element holds.
-  KS_IFMA_INLINE static Fe8 load(const uint64_t (*in)[4]) {
-    Fe8 r = Fp8::load(in);
+  KS_IFMA_INLINE static Elem load(const uint64_t (*in)[4]) {
+    Elem r = Ops::load(in);
     fold_normalize(r.l);
     return r;
   }
-  KS_IFMA_INLINE static void store(uint64_t (*out)[4], const Fe8& a) { Fp8::store(out, a); }
+  KS_IFMA_INLINE static void store(uint64_t (*out)[4], const Elem& a) { Ops::store(out, a); }
 
   // a^-1 per lane (0 -> 0): fe25519_invert (field/fe25519_chain.h), out of
-  // line in field/fe25519_ifma.cc.
-  static Fe8 inv(const Fe8& a);
+  // line (field/fe25519_ifma.cc, field/fe25519_ifma_x4.cc).
+  static Elem inv(const Elem& a);
 };
+
+using Fe25519x8 = Fe25519Lanes<Zmm>;
+using Fe25519x4 = Fe25519Lanes<Ymm>;
+template <>
+Fe8 Fe25519Lanes<Zmm>::inv(const Fe8& a);
+template <>
+Fe4 Fe25519Lanes<Ymm>::inv(const Fe4& a);
 KS_ASSERT_FIELD_POLICY(Fe25519x8);
+KS_ASSERT_FIELD_POLICY(Fe25519x4);
 
 }  // namespace ifma
 }  // namespace field

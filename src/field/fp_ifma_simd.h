@@ -20,6 +20,17 @@
 // uint64_t "masks" are lane bitmaps (bit i set = true in lane i, so all ones
 // still means every lane). Every function is branch-free and index-free in
 // the values: per-lane choices are AVX-512 mask registers.
+//
+// Vector width: the limb machinery that knows nothing of the prime (the
+// element type, broadcasts, blends, the carry chain, the radix conversions,
+// the 10-limb products and LaneArithmetic) is written once over a vector
+// type V: Zmm (eight lanes in __m512i, the batches) or Ymm (four lanes in
+// __m256i with the AVX-512VL forms of the same instructions: the single
+// operations of curve/ed25519_x4.cc, where one field element per lane and
+// the parallel formulas keep all four lanes busy, and where a ymm
+// vpmadd52 costs half a zmm one on CPUs that split zmm operations in two).
+// Fp8 (SM2) exists in the zmm width only; GF(2^255 - 19)
+// (field/fe25519_ifma_simd.h) in both.
 #ifndef KS_FIELD_FP_IFMA_SIMD_H_
 #define KS_FIELD_FP_IFMA_SIMD_H_
 
@@ -89,8 +100,149 @@ static_assert(kP.l[2] == kMask52 && kP.l[3] == kMask52,
 
 }  // namespace detail
 
-struct Fe8 {
-  __m512i l[kLimbs];
+// The vector types: the instructions the lanes use, in one width each.
+// Masks are lane bitmaps in an AVX-512 mask register (the low 8 or 4 bits).
+struct Zmm {
+  using Reg = __m512i;
+  static constexpr int kLanes = 8;
+  // Batches are throughput-bound: products and reductions arranged for the
+  // fewest instructions.
+  static constexpr bool kLatencyBound = false;
+  KS_IFMA_INLINE static Reg zero() { return _mm512_setzero_si512(); }
+  KS_IFMA_INLINE static Reg set1(uint64_t x) { return _mm512_set1_epi64((long long)x); }
+  KS_IFMA_INLINE static Reg add(Reg a, Reg b) { return _mm512_add_epi64(a, b); }
+  KS_IFMA_INLINE static Reg sub(Reg a, Reg b) { return _mm512_sub_epi64(a, b); }
+  KS_IFMA_INLINE static Reg and_(Reg a, Reg b) { return _mm512_and_si512(a, b); }
+  KS_IFMA_INLINE static Reg or_(Reg a, Reg b) { return _mm512_or_si512(a, b); }
+  KS_IFMA_INLINE static Reg andnot(Reg a, Reg b) { return _mm512_andnot_si512(a, b); }  // ~a & b
+  template <int n>
+  KS_IFMA_INLINE static Reg srli(Reg a) { return _mm512_srli_epi64(a, n); }
+  template <int n>
+  KS_IFMA_INLINE static Reg srai(Reg a) { return _mm512_srai_epi64(a, n); }
+  template <int n>
+  KS_IFMA_INLINE static Reg slli(Reg a) { return _mm512_slli_epi64(a, n); }
+  KS_IFMA_INLINE static Reg madd52lo(Reg acc, Reg a, Reg b) {
+    return _mm512_madd52lo_epu64(acc, a, b);
+  }
+  KS_IFMA_INLINE static Reg madd52hi(Reg acc, Reg a, Reg b) {
+    return _mm512_madd52hi_epu64(acc, a, b);
+  }
+  KS_IFMA_INLINE static Reg load(const uint64_t* p) { return _mm512_load_si512(p); }
+  KS_IFMA_INLINE static void store(uint64_t* p, Reg a) { _mm512_store_si512(p, a); }
+  KS_IFMA_INLINE static __mmask8 cmpeq(Reg a, Reg b) { return _mm512_cmpeq_epi64_mask(a, b); }
+  KS_IFMA_INLINE static __mmask8 test(Reg a, Reg b) { return _mm512_test_epi64_mask(a, b); }
+  // k ? b : a lane by lane
+  KS_IFMA_INLINE static Reg blend(__mmask8 k, Reg a, Reg b) {
+    return _mm512_mask_blend_epi64(k, a, b);
+  }
+};
+
+struct Ymm {
+  using Reg = __m256i;
+  static constexpr int kLanes = 4;
+  // Single operations are latency-bound: products and reductions arranged
+  // for shorter chains of dependent instructions, at the price of a few
+  // more (mul_wide, Fe25519Lanes::reduce_product).
+  static constexpr bool kLatencyBound = true;
+  KS_IFMA_INLINE static Reg zero() { return _mm256_setzero_si256(); }
+  KS_IFMA_INLINE static Reg set1(uint64_t x) { return _mm256_set1_epi64x((long long)x); }
+  KS_IFMA_INLINE static Reg add(Reg a, Reg b) { return _mm256_add_epi64(a, b); }
+  KS_IFMA_INLINE static Reg sub(Reg a, Reg b) { return _mm256_sub_epi64(a, b); }
+  KS_IFMA_INLINE static Reg and_(Reg a, Reg b) { return _mm256_and_si256(a, b); }
+  KS_IFMA_INLINE static Reg or_(Reg a, Reg b) { return _mm256_or_si256(a, b); }
+  KS_IFMA_INLINE static Reg andnot(Reg a, Reg b) { return _mm256_andnot_si256(a, b); }  // ~a & b
+  template <int n>
+  KS_IFMA_INLINE static Reg srli(Reg a) { return _mm256_srli_epi64(a, n); }
+  template <int n>
+  KS_IFMA_INLINE static Reg srai(Reg a) { return _mm256_srai_epi64(a, n); }
+  template <int n>
+  KS_IFMA_INLINE static Reg slli(Reg a) { return _mm256_slli_epi64(a, n); }
+  KS_IFMA_INLINE static Reg madd52lo(Reg acc, Reg a, Reg b) {
+    return _mm256_madd52lo_epu64(acc, a, b);
+  }
+  KS_IFMA_INLINE static Reg madd52hi(Reg acc, Reg a, Reg b) {
+    return _mm256_madd52hi_epu64(acc, a, b);
+  }
+  KS_IFMA_INLINE static Reg load(const uint64_t* p) {
+    return _mm256_load_si256(reinterpret_cast<const __m256i*>(p));
+  }
+  KS_IFMA_INLINE static void store(uint64_t* p, Reg a) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(p), a);
+  }
+  KS_IFMA_INLINE static __mmask8 cmpeq(Reg a, Reg b) { return _mm256_cmpeq_epi64_mask(a, b); }
+  KS_IFMA_INLINE static __mmask8 test(Reg a, Reg b) { return _mm256_test_epi64_mask(a, b); }
+  KS_IFMA_INLINE static Reg blend(__mmask8 k, Reg a, Reg b) {  // k ? b : a lane by lane
+    return _mm256_mask_blend_epi64(k, a, b);
+  }
+};
+
+// An element of every lane: limb j of lane i in lane i of l[j].
+template <class V>
+struct LaneElem {
+  typename V::Reg l[kLimbs];
+};
+using Fe8 = LaneElem<Zmm>;
+using Fe4 = LaneElem<Ymm>;
+
+// The limb-level helpers shared by every lane field of width V.
+template <class V>
+struct LaneOps {
+  using Elem = LaneElem<V>;
+
+  KS_IFMA_INLINE static Elem broadcast(const detail::L5& c) {
+    Elem r;
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) r.l[j] = V::set1(c.l[j]);
+    return r;
+  }
+  KS_IFMA_INLINE static Elem zero() {
+    Elem r;
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) r.l[j] = V::zero();
+    return r;
+  }
+
+  // Carry propagation to 52-bit limbs; arithmetic shifts so that a negative
+  // value ends with every low limb normalized and the sign in the top limb.
+  KS_IFMA_INLINE static void normalize_signed(typename V::Reg l[kLimbs]) {
+    const typename V::Reg m = V::set1(kMask52);
+    KS_IFMA_UNROLL for (int j = 0; j + 1 < kLimbs; ++j) {
+      l[j + 1] = V::add(l[j + 1], V::template srai<52>(l[j]));
+      l[j] = V::and_(l[j], m);
+    }
+  }
+
+  KS_IFMA_INLINE static Elem select(uint64_t mask, const Elem& a, const Elem& b) {
+    const __mmask8 k = __mmask8(mask);
+    Elem r;
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) r.l[j] = V::blend(k, b.l[j], a.l[j]);
+    return r;
+  }
+
+  // Lane i of in[i] (four 64-bit limbs, value below 2^256) to radix 2^52.
+  KS_IFMA_INLINE static Elem load(const uint64_t (*in)[4]) {
+    alignas(64) uint64_t t[4][V::kLanes];
+    KS_IFMA_UNROLL for (int i = 0; i < V::kLanes; ++i) KS_IFMA_UNROLL for (int k = 0; k < 4; ++k)
+        t[k][i] = in[i][k];
+    const typename V::Reg w0 = V::load(t[0]), w1 = V::load(t[1]);
+    const typename V::Reg w2 = V::load(t[2]), w3 = V::load(t[3]);
+    const typename V::Reg m = V::set1(kMask52);
+    Elem r;
+    r.l[0] = V::and_(w0, m);
+    r.l[1] = V::and_(V::or_(V::template srli<52>(w0), V::template slli<12>(w1)), m);
+    r.l[2] = V::and_(V::or_(V::template srli<40>(w1), V::template slli<24>(w2)), m);
+    r.l[3] = V::and_(V::or_(V::template srli<28>(w2), V::template slli<36>(w3)), m);
+    r.l[4] = V::template srli<16>(w3);
+    return r;
+  }
+  // Inverse of load for values below 2^256 (canonical ones).
+  KS_IFMA_INLINE static void store(uint64_t (*out)[4], const Elem& a) {
+    alignas(64) uint64_t t[4][V::kLanes];
+    V::store(t[0], V::or_(a.l[0], V::template slli<52>(a.l[1])));
+    V::store(t[1], V::or_(V::template srli<12>(a.l[1]), V::template slli<40>(a.l[2])));
+    V::store(t[2], V::or_(V::template srli<24>(a.l[2]), V::template slli<28>(a.l[3])));
+    V::store(t[3], V::or_(V::template srli<36>(a.l[3]), V::template slli<16>(a.l[4])));
+    KS_IFMA_UNROLL for (int i = 0; i < V::kLanes; ++i) KS_IFMA_UNROLL for (int k = 0; k < 4; ++k)
+        out[i][k] = t[k][i];
+  }
 };
 
 // The products know nothing of the prime (field/fe25519_ifma_simd.h reduces
@@ -98,93 +250,103 @@ struct Fe8 {
 // from the 25 limb products by product scanning (vpmadd52luq/huq). Limbs of
 // a and b must be below 2^52; t[k] then gathers at most nine 52-bit halves
 // (t[4] and t[5]; t[9] one), so t[k] < 9 * 2^52.
-KS_IFMA_INLINE void mul_wide(__m512i t[2 * kLimbs], const Fe8& a, const Fe8& b) {
-  KS_IFMA_UNROLL for (int k = 0; k < 2 * kLimbs; ++k) t[k] = _mm512_setzero_si512();
+// Where V::kLatencyBound, the low and the high halves gather in separate
+// accumulators, added at the end: the longest chain of dependent vpmadd52
+// is then five, not nine (the latency of a single operation in four lanes
+// is mostly that), for nine more additions.
+template <class V>
+KS_IFMA_INLINE void mul_wide(typename V::Reg t[2 * kLimbs], const LaneElem<V>& a,
+                             const LaneElem<V>& b) {
+  typename V::Reg hi[2 * kLimbs];
+  KS_IFMA_UNROLL for (int k = 0; k < 2 * kLimbs; ++k) t[k] = hi[k] = V::zero();
   KS_IFMA_UNROLL for (int i = 0; i < kLimbs; ++i) KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) {
-    t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[i], b.l[j]);
-    t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[i], b.l[j]);
+    t[i + j] = V::madd52lo(t[i + j], a.l[i], b.l[j]);
+    if (V::kLatencyBound)
+      hi[i + j + 1] = V::madd52hi(hi[i + j + 1], a.l[i], b.l[j]);
+    else
+      t[i + j + 1] = V::madd52hi(t[i + j + 1], a.l[i], b.l[j]);
   }
+  if (V::kLatencyBound)
+    KS_IFMA_UNROLL for (int k = 1; k < 2 * kLimbs; ++k) t[k] = V::add(t[k], hi[k]);
 }
 // a^2 the same way: the ten cross products once, doubled, then the five
 // squares (the same bounds).
-KS_IFMA_INLINE void sqr_wide(__m512i t[2 * kLimbs], const Fe8& a) {
-  KS_IFMA_UNROLL for (int k = 0; k < 2 * kLimbs; ++k) t[k] = _mm512_setzero_si512();
+template <class V>
+KS_IFMA_INLINE void sqr_wide(typename V::Reg t[2 * kLimbs], const LaneElem<V>& a) {
+  typename V::Reg hi[2 * kLimbs];
+  KS_IFMA_UNROLL for (int k = 0; k < 2 * kLimbs; ++k) t[k] = hi[k] = V::zero();
   KS_IFMA_UNROLL for (int i = 0; i < kLimbs; ++i)
       KS_IFMA_UNROLL for (int j = i + 1; j < kLimbs; ++j) {
-    t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[i], a.l[j]);
-    t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[i], a.l[j]);
+    t[i + j] = V::madd52lo(t[i + j], a.l[i], a.l[j]);
+    if (V::kLatencyBound)
+      hi[i + j + 1] = V::madd52hi(hi[i + j + 1], a.l[i], a.l[j]);
+    else
+      t[i + j + 1] = V::madd52hi(t[i + j + 1], a.l[i], a.l[j]);
   }
   // (no cross product reaches t[9])
-  KS_IFMA_UNROLL for (int k = 1; k < 2 * kLimbs - 1; ++k) t[k] = _mm512_add_epi64(t[k], t[k]);
+  KS_IFMA_UNROLL for (int k = 1; k < 2 * kLimbs - 1; ++k) {
+    if (V::kLatencyBound) t[k] = V::add(t[k], hi[k]);
+    t[k] = V::add(t[k], t[k]);
+  }
   KS_IFMA_UNROLL for (int i = 0; i < kLimbs; ++i) {
-    t[2 * i] = _mm512_madd52lo_epu64(t[2 * i], a.l[i], a.l[i]);
-    t[2 * i + 1] = _mm512_madd52hi_epu64(t[2 * i + 1], a.l[i], a.l[i]);
+    t[2 * i] = V::madd52lo(t[2 * i], a.l[i], a.l[i]);
+    t[2 * i + 1] = V::madd52hi(t[2 * i + 1], a.l[i], a.l[i]);
   }
 }
 
-// The ring operations of a lane field F, written once. F supplies
-// fold_normalize (carries, folding back what lies above its bound),
-// kSubBias (a multiple of p spread so that a - b + kSubBias is non-negative
-// limb by limb for any two elements) and reduce_product (a 10-limb product
-// to an element): the fields differ only there.
-template <class F>
+// The ring operations of a lane field F of width V, written once. F
+// supplies fold_normalize (carries, folding back what lies above its
+// bound), kSubBias (a multiple of p spread so that a - b + kSubBias is
+// non-negative limb by limb for any two elements) and reduce_product (a
+// 10-limb product to an element): the fields differ only there.
+template <class F, class V>
 struct LaneArithmetic {
-  KS_IFMA_INLINE static Fe8 add(const Fe8& a, const Fe8& b) {
-    Fe8 s;
-    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) s.l[j] = _mm512_add_epi64(a.l[j], b.l[j]);
+  using Elem = LaneElem<V>;
+
+  KS_IFMA_INLINE static Elem add(const Elem& a, const Elem& b) {
+    Elem s;
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) s.l[j] = V::add(a.l[j], b.l[j]);
     F::fold_normalize(s.l);
     return s;
   }
-  KS_IFMA_INLINE static Fe8 sub(const Fe8& a, const Fe8& b) {
-    Fe8 d;
-    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) d.l[j] = _mm512_sub_epi64(
-        _mm512_add_epi64(a.l[j], _mm512_set1_epi64((long long)F::kSubBias.l[j])), b.l[j]);
+  KS_IFMA_INLINE static Elem sub(const Elem& a, const Elem& b) {
+    Elem d;
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) d.l[j] =
+        V::sub(V::add(a.l[j], V::set1(F::kSubBias.l[j])), b.l[j]);
     F::fold_normalize(d.l);
     return d;
   }
-  KS_IFMA_INLINE static Fe8 neg(const Fe8& a) { return sub(F::zero(), a); }
-  KS_IFMA_INLINE static Fe8 dbl(const Fe8& a) { return add(a, a); }
+  KS_IFMA_INLINE static Elem neg(const Elem& a) { return sub(F::zero(), a); }
+  KS_IFMA_INLINE static Elem dbl(const Elem& a) { return add(a, a); }
 
-  KS_IFMA_INLINE static Fe8 mul(const Fe8& a, const Fe8& b) {
-    __m512i t[2 * kLimbs];
-    mul_wide(t, a, b);
+  KS_IFMA_INLINE static Elem mul(const Elem& a, const Elem& b) {
+    typename V::Reg t[2 * kLimbs];
+    mul_wide<V>(t, a, b);
     return F::reduce_product(t);
   }
-  KS_IFMA_INLINE static Fe8 sqr(const Fe8& a) {
-    __m512i t[2 * kLimbs];
-    sqr_wide(t, a);
+  KS_IFMA_INLINE static Elem sqr(const Elem& a) {
+    typename V::Reg t[2 * kLimbs];
+    sqr_wide<V>(t, a);
     return F::reduce_product(t);
   }
-  __attribute__((target(KS_IFMA_TARGET))) static Fe8 sqr_n(Fe8 a, int n) {
+  __attribute__((target(KS_IFMA_TARGET))) static Elem sqr_n(Elem a, int n) {
     for (int i = 0; i < n; ++i) a = sqr(a);
     return a;
   }
 };
 
-struct Fp8 : LaneArithmetic<Fp8> {
+struct Fp8 : LaneArithmetic<Fp8, Zmm> {
   using Elem = Fe8;
+  using Ops = LaneOps<Zmm>;
 
-  KS_IFMA_INLINE static Fe8 broadcast(const detail::L5& c) {
-    Fe8 r;
-    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) r.l[j] = _mm512_set1_epi64((long long)c.l[j]);
-    return r;
-  }
-  KS_IFMA_INLINE static Fe8 zero() {
-    Fe8 r;
-    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) r.l[j] = _mm512_setzero_si512();
-    return r;
-  }
+  KS_IFMA_INLINE static Fe8 broadcast(const detail::L5& c) { return Ops::broadcast(c); }
+  KS_IFMA_INLINE static Fe8 zero() { return Ops::zero(); }
   KS_IFMA_INLINE static Fe8 one() { return broadcast(detail::kOneMont); }
 
-  // Carry propagation to 52-bit limbs; arithmetic shifts so that a negative
-  // value ends with every low limb normalized and the sign in the top limb.
-  KS_IFMA_INLINE static void normalize_signed(__m512i l[kLimbs]) {
-    const __m512i m = _mm512_set1_epi64((long long)kMask52);
-    KS_IFMA_UNROLL for (int j = 0; j + 1 < kLimbs; ++j) {
-      l[j + 1] = _mm512_add_epi64(l[j + 1], _mm512_srai_epi64(l[j], 52));
-      l[j] = _mm512_and_si512(l[j], m);
-    }
-  }
+  // Carry propagation to 52-bit limbs (LaneOps): arithmetic shifts, so that
+  // a negative value ends with every low limb normalized and the sign in
+  // the top limb.
+  KS_IFMA_INLINE static void normalize_signed(__m512i l[kLimbs]) { Ops::normalize_signed(l); }
 
   // Folds the bits of a non-negative limb vector above 2^256 (those of the
   // top limb from bit 48 on, carries of the lower limbs not yet propagated)
@@ -280,11 +442,7 @@ struct Fp8 : LaneArithmetic<Fp8> {
   }
   KS_IFMA_INLINE static uint64_t eq(const Fe8& a, const Fe8& b) { return is_zero(sub(a, b)); }
   KS_IFMA_INLINE static Fe8 select(uint64_t mask, const Fe8& a, const Fe8& b) {
-    const __mmask8 k = __mmask8(mask);
-    Fe8 r;
-    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) r.l[j] =
-        _mm512_mask_blend_epi64(k, b.l[j], a.l[j]);
-    return r;
+    return Ops::select(mask, a, b);
   }
 
   KS_IFMA_INLINE static Fe8 to_mont(const Fe8& plain) { return mul(plain, broadcast(detail::kR2)); }
@@ -295,38 +453,10 @@ struct Fp8 : LaneArithmetic<Fp8> {
     return canonical(mul(a, one_plain));
   }
 
-  // Lane i of in[i] (four 64-bit limbs, value below 2^256) to radix 2^52.
-  KS_IFMA_INLINE static Fe8 load(const uint64_t (*in)[4]) {
-    alignas(64) uint64_t t[4][8];
-    KS_IFMA_UNROLL for (int i = 0; i < 8; ++i) KS_IFMA_UNROLL for (int k = 0; k < 4; ++k) t[k][i] =
-        in[i][k];
-    const __m512i w0 = _mm512_load_si512(t[0]), w1 = _mm512_load_si512(t[1]);
-    const __m512i w2 = _mm512_load_si512(t[2]), w3 = _mm512_load_si512(t[3]);
-    const __m512i m = _mm512_set1_epi64((long long)kMask52);
-    Fe8 r;
-    r.l[0] = _mm512_and_si512(w0, m);
-    r.l[1] =
-        _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w0, 52), _mm512_slli_epi64(w1, 12)), m);
-    r.l[2] =
-        _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w1, 40), _mm512_slli_epi64(w2, 24)), m);
-    r.l[3] =
-        _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(w2, 28), _mm512_slli_epi64(w3, 36)), m);
-    r.l[4] = _mm512_srli_epi64(w3, 16);
-    return r;
-  }
-  // Inverse of load for values below 2^256 (canonical ones).
-  KS_IFMA_INLINE static void store(uint64_t (*out)[4], const Fe8& a) {
-    alignas(64) uint64_t t[4][8];
-    _mm512_store_si512(t[0], _mm512_or_si512(a.l[0], _mm512_slli_epi64(a.l[1], 52)));
-    _mm512_store_si512(
-        t[1], _mm512_or_si512(_mm512_srli_epi64(a.l[1], 12), _mm512_slli_epi64(a.l[2], 40)));
-    _mm512_store_si512(
-        t[2], _mm512_or_si512(_mm512_srli_epi64(a.l[2], 24), _mm512_slli_epi64(a.l[3], 28)));
-    _mm512_store_si512(
-        t[3], _mm512_or_si512(_mm512_srli_epi64(a.l[3], 36), _mm512_slli_epi64(a.l[4], 16)));
-    KS_IFMA_UNROLL for (int i = 0; i < 8; ++i) KS_IFMA_UNROLL for (int k = 0; k < 4; ++k)
-        out[i][k] = t[k][i];
-  }
+  // Lane i of in[i] (four 64-bit limbs, value below 2^256) to radix 2^52,
+  // and back (values below 2^256): LaneOps.
+  KS_IFMA_INLINE static Fe8 load(const uint64_t (*in)[4]) { return Ops::load(in); }
+  KS_IFMA_INLINE static void store(uint64_t (*out)[4], const Fe8& a) { Ops::store(out, a); }
 
   // a^(p-2) per lane (0 -> 0), the 255S + 14M chain of field/fp.h.
   static Fe8 inv(const Fe8& a);

@@ -1,7 +1,10 @@
 // The constant-time check (core/secure.h) of Ed25519 and X25519: key
 // expansion from a secret seed, signing of every RFC 8032 instance, X25519
 // public keys and shared secrets, the batch calls (8 IFMA lanes where the
-// CPU has them), and PKCS#8 decoding with the key's bytes secret. Under
+// CPU has them), the single operations in 4 IFMA lanes (curve/ed25519_x4.h,
+// which the calls above reach through curve/ed25519_curve.cc where the CPU
+// has them, and which four_lane_paths also calls directly), and PKCS#8
+// decoding with the key's bytes secret. Under
 // valgrind (KS_CTGRIND) or MemorySanitizer (KS_CT_MSAN) any branch or
 // memory index that depends on them fails the run. Prints "N passed, 0
 // failed" when the operations themselves succeed.
@@ -12,6 +15,7 @@
 
 #include "core/os_random.h"
 #include "core/secure.h"
+#include "curve/ed25519_x4.h"
 #include "kuaisuo.h"
 #include "scheme/ed25519.h"
 #include "scheme/x25519.h"
@@ -83,6 +87,29 @@ void batches(ks_ctx* ctx) {
          "ks_x25519_batch");
 }
 
+// The 4-lane single operations with secret scalars: the comb and the
+// ladder (MemorySanitizer sees them; valgrind's CPU has no AVX-512).
+void four_lane_paths() {
+  namespace x4 = ks::curve::ed25519::x4;
+  if (!x4::available()) return;
+  ks::field::U256 k, u;
+  if (!ks::os_random(reinterpret_cast<uint8_t*>(&k), sizeof k)) return;  // secret
+  k.w[3] &= 0x7FFFFFFFFFFFFFFFull;
+  if (!ks::os_random(reinterpret_cast<uint8_t*>(&u), sizeof u)) return;
+  ks::ct_declassify(&u, sizeof u);  // the peer's u is public
+  u.w[3] &= 0x7FFFFFFFFFFFFFFFull;
+  const ks::curve::ed25519::Point p = x4::mul_base(k);
+  const ks::field::U256 shared = x4::x25519(k, u);
+#if defined(KS_CT_MSAN)
+  expect(ks::ct_is_secret(&p, sizeof p), "x4 [k]B stays secret");
+  expect(ks::ct_is_secret(&shared, sizeof shared), "x4 X25519 output stays secret");
+#else
+  (void)p;
+  (void)shared;
+#endif
+  ks::secure_wipe(&k, sizeof k);
+}
+
 // PKCS#8 decoding with the seed secret (the structure around it is public).
 void key_formats() {
   ks_ed25519_key* key = nullptr;
@@ -136,6 +163,7 @@ int main(int argc, char** argv) {
     single_operations();
     batches(ctx);
   }
+  four_lane_paths();
   key_formats();
   taint_reaches_the_results();
   ks_ctx_free(ctx);
