@@ -2,8 +2,10 @@
 // single operations and batches on the context's CPU threads. The
 // arithmetic lives in scheme/x25519.h (scheme/ed25519_batch.h for groups of
 // lanes).
+#include <stdint.h>
 #include <string.h>
 
+#include <mutex>
 #include <vector>
 
 #include "api/batch.h"
@@ -15,6 +17,7 @@
 #include "encoding/curve25519_formats.h"
 #include "engine/context.h"
 #include "kuaisuo.h"
+#include "scheme/curve25519_gpu_batch.h"
 #include "scheme/ed25519_batch.h"
 #include "scheme/x25519.h"
 
@@ -39,6 +42,30 @@ int to_status(Error e) {
 }
 
 const uint8_t (*as_keys(const uint8_t* p))[32] { return reinterpret_cast<const uint8_t(*)[32]>(p); }
+
+// An AUTO context keeps X25519 on the CPU at every size until the GPU
+// path's crossover is measured end to end (docs/STATUS.md); a GPU context
+// sends every batch to the device.
+constexpr size_t kAutoGpuMinX25519 = SIZE_MAX;
+
+int gpu_shared_secrets(ks_ctx* ctx, const uint8_t* keys, bool per_item_keys, const uint8_t* peers,
+                       size_t count, uint8_t* shared, int* status) {
+  const ks::api::DeviceResults device(status, count);
+  if (device.get() == nullptr) return KS_ERR_NO_MEMORY;
+  int rc;
+  {
+    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
+    rc = ks::curve25519_gpu::x25519_batch(*ctx->gpu, keys, per_item_keys, peers, count, shared,
+                                          device.get());
+  }
+  if (rc != KS_OK) {
+    ks::secure_wipe(shared, 32 * count);  // a failed call leaves no partial secrets
+    return rc;
+  }
+  return ks::api::run_items(ctx, count, 4096, status, [&](size_t i) {
+    return to_status(static_cast<Error>(device[i]));
+  });
+}
 
 }  // namespace
 
@@ -164,6 +191,9 @@ int ks_x25519_batch(ks_ctx* ctx, const uint8_t* private_keys, int per_item_keys,
   if (rc == KS_OK) rc = check_items(peer_public_keys, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(shared, shared_len, count, 32);
   if (rc != KS_OK) return rc;
+  if (ctx->use_gpu(count, kAutoGpuMinX25519))
+    return gpu_shared_secrets(ctx, private_keys, per_item_keys != 0, peer_public_keys, count,
+                              shared, status);
   std::vector<int> result(count, KS_OK);
   ks::api::run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
     const uint8_t* k[kLanes];

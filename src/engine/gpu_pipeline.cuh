@@ -51,6 +51,9 @@ class ChunkJob {
   // Staged bytes that hold secrets (private keys): the pipeline wipes them
   // from pinned memory once the chunk is done.
   virtual size_t secret_staged_bytes(size_t first, size_t n) const { return 0; }
+  // Leading result bytes that hold secrets (private keys, shared secrets):
+  // wiped from pinned memory once delivered.
+  virtual size_t secret_result_bytes(size_t n) const { return 0; }
   // Hands the results (pinned host memory, out_bytes(n)) to the caller.
   virtual void deliver(size_t first, size_t n, const uint8_t* results,
                        const Copier& copy) const = 0;

@@ -144,6 +144,7 @@ cudaError_t Pipeline::finish(Slot& slot) {
   if (err == cudaSuccess && slot.enqueued_ok)
     slot.pending->deliver(slot.first, slot.n, slot.host_out.get(), copy_);
   secure_wipe(slot.host_in.get(), slot.pending->secret_staged_bytes(slot.first, slot.n));
+  secure_wipe(slot.host_out.get(), slot.pending->secret_result_bytes(slot.n));
   slot.pending = nullptr;
   return err;
 }

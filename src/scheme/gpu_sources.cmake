@@ -9,7 +9,11 @@ else()
   target_sources(kuaisuo_obj PRIVATE ${CMAKE_CURRENT_LIST_DIR}/sm2_gpu_absent.cc)
 endif()
 
-# Curve25519 on the GPU (both GF(2^255-19) fields: FP64 and integer).
+# Curve25519 on the GPU (both GF(2^255-19) fields: FP64 and integer) and
+# its batch jobs.
 if(KS_WITH_CUDA)
-  target_sources(kuaisuo_obj PRIVATE ${CMAKE_CURRENT_LIST_DIR}/curve25519_gpu.cu)
+  target_sources(kuaisuo_obj PRIVATE ${CMAKE_CURRENT_LIST_DIR}/curve25519_gpu.cu
+                                     ${CMAKE_CURRENT_LIST_DIR}/curve25519_gpu_jobs.cu)
+else()
+  target_sources(kuaisuo_obj PRIVATE ${CMAKE_CURRENT_LIST_DIR}/curve25519_gpu_absent.cc)
 endif()

@@ -38,6 +38,7 @@ class Sm2KeygenJob final : public FixedSizeJob {
     add_output(status, sizeof(int));
   }
   ~Sm2KeygenJob() override { secure_wipe(&drbg_, sizeof drbg_); }
+  size_t secret_result_bytes(size_t n) const override { return 32 * n; }  // the keys d
   cudaError_t launch(size_t first, size_t n, const uint8_t*, uint8_t* dev_out,
                      cudaStream_t stream) const override {
     uint8_t* d = out_part(dev_out, n, 0);

@@ -18,16 +18,9 @@ namespace {
 using ks_test::from_hex;
 using ks_test::random_bytes;
 
-struct Ctx {
-  ks_ctx* ctx = nullptr;
-  explicit Ctx(uint32_t threads = 2) {
-    ks_ctx_config c;
-    ks_ctx_config_init(&c);
-    c.backend = KS_BACKEND_CPU;
-    c.cpu_threads = threads;
-    EXPECT_EQ(ks_ctx_new(&c, &ctx), KS_OK);
-  }
-  ~Ctx() { ks_ctx_free(ctx); }
+// A CPU context.
+struct Ctx : ks_test::Context {
+  explicit Ctx(uint32_t threads = 2) : Context(KS_BACKEND_CPU, threads) { EXPECT_EQ(rc, KS_OK); }
 };
 
 template <class Encode>

@@ -399,16 +399,10 @@ TEST(Sm2Api, DeterministicNoncesRepeatPerDigestOnly) {
 }
 
 // ---- Batches -------------------------------------------------------------------
-struct Ctx {
-  ks_ctx* ctx = nullptr;
-  explicit Ctx(int backend = KS_BACKEND_CPU, unsigned threads = 2) {
-    ks_ctx_config cfg;
-    ks_ctx_config_init(&cfg);
-    cfg.backend = backend;
-    cfg.cpu_threads = threads;
-    EXPECT_EQ(ks_ctx_new(&cfg, &ctx), KS_OK);
+struct Ctx : ks_test::Context {
+  explicit Ctx(int backend = KS_BACKEND_CPU, unsigned threads = 2) : Context(backend, threads) {
+    EXPECT_EQ(rc, KS_OK);
   }
-  ~Ctx() { ks_ctx_free(ctx); }
 };
 
 TEST(Sm2Batch, KeygenSignVerifyWithPerItemStatus) {
@@ -596,8 +590,11 @@ TEST_F(Sm2GpuBatch, PerItemKeysIncludingInvalidOnes) {
   EXPECT_EQ(status[12], KS_ERR_BAD_PRIVATE_KEY);
   std::vector<int> verdict(n);
   ks_sm2_verify_digest_batch(cpu_holder_->ctx, pubs.data(), digests.data(), n, sigs.data(), verdict.data());
-  for (size_t i = 0; i < n; ++i)
-    if (i != 11 && i != 12) ASSERT_EQ(verdict[i], KS_OK) << i;
+  for (size_t i = 0; i < n; ++i) {
+    if (i != 11 && i != 12) {
+      ASSERT_EQ(verdict[i], KS_OK) << i;
+    }
+  }
 }
 
 TEST_F(Sm2GpuBatch, VerifyAgreesWithTheCpuOnValidAndInvalidInput) {

@@ -148,6 +148,63 @@ TEST_P(GpuCurve25519, Rfc7748Vectors) {
             "8520F0098930A754748B7DDCB43EF75A0DBF3A0D26381AF4EBA4A98EAA9B4E6A");
 }
 
+// ---- Through the C API on a GPU context (the engine's pipeline), the CPU
+// context's batch as the oracle ----------------------------------------------
+
+// A pinned (ks_host_alloc) or ordinary buffer of n bytes.
+struct HostBuffer {
+  uint8_t* p = nullptr;
+  std::vector<uint8_t> own;
+  HostBuffer(size_t n, bool pinned) {
+    if (pinned) {
+      void* q = nullptr;
+      EXPECT_EQ(ks_host_alloc(n, &q), KS_OK);
+      p = static_cast<uint8_t*>(q);
+    } else {
+      own.resize(n);
+      p = own.data();
+    }
+  }
+  ~HostBuffer() {
+    if (own.empty()) ks_host_free(p);
+  }
+};
+
+// X25519 batches of an odd size (chunk edges), per-item keys and one key,
+// small-order peers mixed in (per-item KS_ERR_ZERO_SHARED_SECRET, an
+// all-zero output), from ordinary and from pinned caller buffers.
+TEST(GpuCurve25519Api, X25519BatchMatchesTheCpu) {
+  if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  ks_test::Context gpu_ctx(KS_BACKEND_GPU), cpu_ctx(KS_BACKEND_CPU, 0);
+  ASSERT_EQ(gpu_ctx.rc, KS_OK);
+  ASSERT_EQ(cpu_ctx.rc, KS_OK);
+  const size_t n = kItems + 3;
+  for (bool pinned : {false, true}) {
+    HostBuffer keys(32 * n, pinned), peers(32 * n, pinned), shared(32 * n, pinned);
+    const std::vector<uint8_t> k = ks_test::random_bytes(32 * n), u = ks_test::random_bytes(32 * n);
+    memcpy(keys.p, k.data(), k.size());
+    memcpy(peers.p, u.data(), u.size());
+    for (size_t i = 5; i < n; i += 1009) memset(peers.p + 32 * i, 0, 32);  // u = 0: small order
+    std::vector<uint8_t> want(32 * n);
+    std::vector<int> got_status(n, 99), want_status(n, 98);
+    for (int per_item : {1, 0}) {
+      memset(shared.p, 0xA5, 32 * n);
+      const int rc = ks_x25519_batch(gpu_ctx.ctx, keys.p, per_item, peers.p, n, shared.p, 32 * n,
+                                     got_status.data());
+      const int want_rc = ks_x25519_batch(cpu_ctx.ctx, keys.p, per_item, peers.p, n, want.data(),
+                                          want.size(), want_status.data());
+      ASSERT_EQ(want_rc, KS_ERR_BATCH_ITEMS);  // the small-order peers
+      ASSERT_EQ(rc, want_rc) << "pinned " << pinned << " per_item " << per_item;
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(got_status[i], want_status[i]) << "item " << i;
+        ASSERT_EQ(memcmp(shared.p + 32 * i, &want[32 * i], 32), 0)
+            << "pinned " << pinned << " per_item " << per_item << " item " << i;
+      }
+    }
+  }
+  EXPECT_EQ(ks_x25519_batch(gpu_ctx.ctx, nullptr, 1, nullptr, 0, nullptr, 0, nullptr), KS_OK);
+}
+
 INSTANTIATE_TEST_SUITE_P(Fields, GpuCurve25519,
                          ::testing::Values(gpu::Field::kDpf, gpu::Field::kInteger),
                          [](const ::testing::TestParamInfo<gpu::Field>& info) {

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -89,12 +90,14 @@ std::vector<uint8_t> point_of(const ks_sm2_pubkey* pub) {
 std::vector<uint8_t> spki_with_bits(const std::vector<uint8_t>& bits) {
   std::vector<uint8_t> alg = {0x30, 0x13, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01,
                               0x06, 0x08, 0x2A, 0x81, 0x1C, 0xCF, 0x55, 0x01, 0x82, 0x2D};
-  std::vector<uint8_t> body = alg;
-  body.push_back(0x03);
-  body.push_back(uint8_t(bits.size()));
-  body.insert(body.end(), bits.begin(), bits.end());
-  std::vector<uint8_t> out = {0x30, uint8_t(body.size())};
-  out.insert(out.end(), body.begin(), body.end());
+  const size_t body = alg.size() + 2 + bits.size();
+  std::vector<uint8_t> out(2 + body);
+  out[0] = 0x30;
+  out[1] = uint8_t(body);
+  std::copy(alg.begin(), alg.end(), out.begin() + 2);
+  out[2 + alg.size()] = 0x03;
+  out[3 + alg.size()] = uint8_t(bits.size());
+  std::copy(bits.begin(), bits.end(), out.begin() + 4 + alg.size());
   return out;
 }
 

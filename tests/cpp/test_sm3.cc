@@ -141,18 +141,7 @@ struct FlatBatch {
   }
 };
 
-struct CtxHolder {
-  ks_ctx* ctx = nullptr;
-  int rc = KS_OK;
-  CtxHolder(int backend, unsigned threads) {
-    ks_ctx_config cfg;
-    ks_ctx_config_init(&cfg);
-    cfg.backend = backend;
-    cfg.cpu_threads = threads;
-    rc = ks_ctx_new(&cfg, &ctx);
-  }
-  ~CtxHolder() { ks_ctx_free(ctx); }
-};
+using CtxHolder = ks_test::Context;
 
 void expect_batch_matches(ks_ctx* ctx, const FlatBatch& b) {
   const size_t n = b.messages.size();

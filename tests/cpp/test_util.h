@@ -8,8 +8,27 @@
 #include <vector>
 
 #include "core/os_random.h"
+#include "kuaisuo.h"
 
 namespace ks_test {
+
+// A context on one backend with `threads` CPU threads, freed on scope exit;
+// rc is ks_ctx_new's answer (tests assert on it where a backend may be
+// missing).
+struct Context {
+  ks_ctx* ctx = nullptr;
+  int rc;
+  explicit Context(int backend = KS_BACKEND_CPU, uint32_t threads = 2) {
+    ks_ctx_config cfg;
+    ks_ctx_config_init(&cfg);
+    cfg.backend = backend;
+    cfg.cpu_threads = threads;
+    rc = ks_ctx_new(&cfg, &ctx);
+  }
+  ~Context() { ks_ctx_free(ctx); }
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+};
 
 // Fresh random bytes from the OS for every call (tests use new inputs each run).
 inline std::vector<uint8_t> random_bytes(size_t n) {

@@ -1,0 +1,13 @@
+// Curve25519 batches on the GPU in a build without CUDA.
+#include "kuaisuo.h"
+#include "scheme/curve25519_gpu_batch.h"
+
+namespace ks {
+namespace curve25519_gpu {
+
+int x25519_batch(ks::gpu::Engine&, const uint8_t*, bool, const uint8_t*, size_t, uint8_t*, int*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
+}  // namespace curve25519_gpu
+}  // namespace ks

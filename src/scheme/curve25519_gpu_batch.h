@@ -1,0 +1,27 @@
+// Curve25519 batches on the GPU engine: the device side of the X25519
+// batch call. Each returns a ks_status for the call itself; status[i]
+// holds ks::x25519::Error values. Built with the CUDA backend
+// (scheme/curve25519_gpu_jobs.cu); without it,
+// scheme/curve25519_gpu_absent.cc answers KS_ERR_BACKEND_UNAVAILABLE.
+#ifndef KS_SCHEME_CURVE25519_GPU_BATCH_H_
+#define KS_SCHEME_CURVE25519_GPU_BATCH_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/gpu.h"
+
+namespace ks {
+namespace curve25519_gpu {
+
+// shared[i] = X25519(key, peers[i]) with count keys (per_item_keys) or one;
+// kZeroSharedSecret where the result is all zero (RFC 7748 6.1). The
+// field is the faster one on the device (FP64 / DPF, measured:
+// docs/STATUS.md).
+int x25519_batch(ks::gpu::Engine& engine, const uint8_t* keys, bool per_item_keys,
+                 const uint8_t* peers, size_t count, uint8_t* shared, int* status);
+
+}  // namespace curve25519_gpu
+}  // namespace ks
+
+#endif  // KS_SCHEME_CURVE25519_GPU_BATCH_H_

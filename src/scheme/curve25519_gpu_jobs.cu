@@ -1,0 +1,64 @@
+// Curve25519 on the shared GPU pipeline (engine/gpu_pipeline.cuh): the jobs
+// of the batch calls over the launchers of scheme/curve25519_gpu.h.
+#include <string.h>
+
+#include "engine/gpu_engine.cuh"
+#include "engine/gpu_jobs.cuh"
+#include "kuaisuo.h"
+#include "scheme/curve25519_gpu.h"
+#include "scheme/curve25519_gpu_batch.h"
+#include "scheme/x25519.h"
+
+namespace ks {
+namespace curve25519_gpu {
+namespace {
+
+using ks::gpu::FixedSizeJob;
+
+// The kernel's status is 1 exactly where the result is zero.
+static_assert(int(x25519::Error::kZeroSharedSecret) == 1, "X25519 kernel status mapping");
+
+// X25519 of (key, peer u) pairs. One key for the batch rides in each
+// chunk's header; per-item keys follow the peers. Keys and results are
+// secrets: the pipeline wipes both from pinned memory. Outputs: shared
+// secret (32), status (int).
+class X25519Job final : public FixedSizeJob {
+ public:
+  X25519Job(const uint8_t* keys, bool per_item, const uint8_t* peers, uint8_t* shared,
+            int* status)
+      : one_key_(per_item ? nullptr : keys) {
+    add_input(peers, 32);
+    if (per_item) add_input(keys, 32);
+    add_output(shared, 32);
+    add_output(status, sizeof(int));
+  }
+  size_t secret_staged_bytes(size_t first, size_t n) const override {
+    return staged_bytes(first, n);
+  }
+  size_t secret_result_bytes(size_t n) const override { return 32 * n; }
+  cudaError_t launch(size_t, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
+                     cudaStream_t stream) const override {
+    const uint8_t* keys = one_key_ != nullptr ? dev_in : in_part(dev_in, n, 1);
+    return launch_x25519(Field::kDpf, keys, one_key_ != nullptr ? 0 : 1, in_part(dev_in, n, 0),
+                         out_part(dev_out, n, 0), reinterpret_cast<int*>(out_part(dev_out, n, 1)),
+                         n, stream);
+  }
+
+ private:
+  size_t header_bytes() const override { return one_key_ != nullptr ? 32 : 0; }
+  void write_header(uint8_t* staging) const override {
+    if (one_key_ != nullptr) memcpy(staging, one_key_, 32);
+  }
+  const uint8_t* one_key_;
+};
+
+}  // namespace
+
+int x25519_batch(ks::gpu::Engine& engine, const uint8_t* keys, bool per_item_keys,
+                 const uint8_t* peers, size_t count, uint8_t* shared, int* status) {
+  return ks::gpu::CudaEngine::of(engine).run(
+      X25519Job(keys, per_item_keys, peers, shared, status), count);
+}
+
+}  // namespace curve25519_gpu
+}  // namespace ks
