@@ -14,27 +14,31 @@
 
 namespace ks_test {
 
-// Values that stress both representations' bounds: limbs of radix 2^51 and
-// 2^32 at their maxima, p - 1, p, p + 1, 2^255 - 1, 2^256 - 1, small
-// values; otherwise random 256-bit (some above 2^255).
+// Values that stress every representation's bounds: near 0, p, 2^255 and
+// 2^256, limbs of radix 2^51 and 2^32 at their maxima.
+constexpr ks::field::U256 kFe25519Edges[] = {
+    {{0, 0, 0, 0}},
+    {{1, 0, 0, 0}},
+    {{37, 0, 0, 0}},
+    {{0xFFFFFFFFFFFFFFECull, ~0ull, ~0ull, 0x7FFFFFFFFFFFFFFFull}},  // p - 1
+    {{0xFFFFFFFFFFFFFFEDull, ~0ull, ~0ull, 0x7FFFFFFFFFFFFFFFull}},  // p
+    {{0xFFFFFFFFFFFFFFEEull, ~0ull, ~0ull, 0x7FFFFFFFFFFFFFFFull}},  // p + 1
+    {{~0ull, ~0ull, ~0ull, 0x7FFFFFFFFFFFFFFFull}},                  // 2^255 - 1
+    {{0, 0, 0, 0x8000000000000000ull}},                              // 2^255
+    {{0xFFFFFFFFFFFFFFDAull, ~0ull, ~0ull, ~0ull}},                  // 2^256 - 38
+    {{~0ull, ~0ull, ~0ull, ~0ull}},                                  // 2^256 - 1
+    {{0x0007FFFFFFFFFFFFull, 0, 0, 0}},                              // radix-2^51 limb 0 full
+    {{0xFFFFFFFFFFFFFFFFull, 0x3FFFFFFFFFFull, 0, 0}},               // limbs 0-1 full
+    {{0, 0, 0, 0x7FFFF00000000000ull}},
+};
+constexpr size_t kFe25519EdgeCount = sizeof(kFe25519Edges) / sizeof(kFe25519Edges[0]);
+
+// An edge value half the time, otherwise random 256 bits (some above 2^255).
 inline ks::field::U256 edge_or_random(std::mt19937_64& rng) {
-  using ks::field::U256;
-  static const U256 kEdges[] = {
-      {{0, 0, 0, 0}},
-      {{1, 0, 0, 0}},
-      {{0xFFFFFFFFFFFFFFECull, ~0ull, ~0ull, 0x7FFFFFFFFFFFFFFFull}},  // p - 1
-      {{0xFFFFFFFFFFFFFFEDull, ~0ull, ~0ull, 0x7FFFFFFFFFFFFFFFull}},  // p
-      {{0xFFFFFFFFFFFFFFEEull, ~0ull, ~0ull, 0x7FFFFFFFFFFFFFFFull}},  // p + 1
-      {{~0ull, ~0ull, ~0ull, 0x7FFFFFFFFFFFFFFFull}},
-      {{~0ull, ~0ull, ~0ull, ~0ull}},
-      {{0x0007FFFFFFFFFFFFull, 0, 0, 0}},                 // limb 0 of radix 2^51 full
-      {{0xFFFFFFFFFFFFFFFFull, 0x3FFFFFFFFFFull, 0, 0}},  // limbs 0-1 full
-      {{0, 0, 0, 0x7FFFF00000000000ull}},
-  };
-  const uint64_t pick = rng() % 16;
-  if (pick < 10) return kEdges[pick];
-  U256 r{{rng(), rng(), rng(), rng()}};
-  if (pick == 10) r.w[3] |= 0x8000000000000000ull;  // above 2^255
+  const uint64_t pick = rng() % (2 * kFe25519EdgeCount);
+  if (pick < kFe25519EdgeCount) return kFe25519Edges[pick];
+  ks::field::U256 r{{rng(), rng(), rng(), rng()}};
+  if (pick == kFe25519EdgeCount) r.w[3] |= 0x8000000000000000ull;  // above 2^255
   return r;
 }
 

@@ -15,6 +15,7 @@
 #include "field/fe25519_adx.h"
 #include "field/sc25519.h"
 #include "scheme/x25519.h"
+#include "fe25519_test_values.h"
 #include "test_sm2_util.h"
 
 namespace {
@@ -64,22 +65,11 @@ U256 bn_mod(const U256& a, const U256& b, Op op, const BIGNUM* m) {
 
 bool same(const U256& a, const U256& b) { return ks::field::eq_mask(a, b) != 0; }
 
-// Values that stress the weak reduction: near 0, p, 2^255, 2^256.
+// Edge values of every representation (fe25519_test_values.h) or random.
 U256 edge_value(Rng& rng) {
-  static const U256 kEdges[] = {
-      {{0, 0, 0, 0}},
-      {{1, 0, 0, 0}},
-      {{0xFFFFFFFFFFFFFFECull, ~0ull, ~0ull, 0x7FFFFFFFFFFFFFFFull}},  // p - 1
-      {{0xFFFFFFFFFFFFFFEDull, ~0ull, ~0ull, 0x7FFFFFFFFFFFFFFFull}},  // p
-      {{0xFFFFFFFFFFFFFFEEull, ~0ull, ~0ull, 0x7FFFFFFFFFFFFFFFull}},  // p + 1
-      {{~0ull, ~0ull, ~0ull, 0x7FFFFFFFFFFFFFFFull}},                  // 2^255 - 1
-      {{0, 0, 0, 0x8000000000000000ull}},                              // 2^255
-      {{~0ull, ~0ull, ~0ull, ~0ull}},                                  // 2^256 - 1
-      {{0xFFFFFFFFFFFFFFDAull, ~0ull, ~0ull, ~0ull}},                  // 2^256 - 38
-      {{37, 0, 0, 0}},
-  };
-  const size_t pick = rng.word() % 14;
-  return pick < 10 ? kEdges[pick] : (rng.word() & 1 ? rng.any() : rng.edgy());
+  const size_t pick = rng.word() % (ks_test::kFe25519EdgeCount + 4);
+  return pick < ks_test::kFe25519EdgeCount ? ks_test::kFe25519Edges[pick]
+                                           : (rng.word() & 1 ? rng.any() : rng.edgy());
 }
 
 template <class F>

@@ -7,9 +7,7 @@
 #include <gtest/gtest.h>
 #include <string.h>
 
-#include <algorithm>
 #include <random>
-#include <thread>
 #include <vector>
 
 #include "field/fe25519.h"
@@ -34,17 +32,6 @@ class GpuCurve25519 : public ::testing::TestWithParam<gpu::Field> {
     if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   }
 };
-
-template <class F>
-void parallel_for(size_t count, F f) {
-  const size_t workers = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (size_t w = 0; w < workers; ++w)
-    pool.emplace_back([=] {
-      for (size_t i = w; i < count; i += workers) f(i);
-    });
-  for (auto& t : pool) t.join();
-}
 
 TEST_P(GpuCurve25519, FieldMatchesTheCpu) {
   std::mt19937_64 rng(std::random_device{}());
@@ -114,7 +101,7 @@ TEST_P(GpuCurve25519, X25519MatchesTheCpuOnFreshRandomItems) {
   const std::vector<uint8_t> out = gpu_x25519(GetParam(), k, 1, u, &status);
   std::vector<uint8_t> want(32 * kItems);
   std::vector<int> want_zero(kItems);
-  parallel_for(kItems, [&](size_t i) {
+  ks_test::parallel_for(kItems, [&](size_t i) {
     want_zero[i] = ks::x25519::shared_secret(&want[32 * i], &k[32 * i], &u[32 * i]) !=
                    ks::x25519::Error::kOk;
   });

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <array>
-#include <thread>
 #include <vector>
 
 #include "curve/sm2_curve.h"
@@ -32,18 +31,6 @@ class GpuSm2 : public ::testing::Test {
     if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   }
 };
-
-// f(i) for i < count on all cores (the CPU oracle is the slow side).
-template <class F>
-void parallel_for(size_t count, F f) {
-  const size_t workers = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (size_t w = 0; w < workers; ++w)
-    pool.emplace_back([=] {
-      for (size_t i = w; i < count; i += workers) f(i);
-    });
-  for (auto& t : pool) t.join();
-}
 
 // U256 <-> 8 little-endian words (the GPU element layout).
 void put_words(uint32_t* out, const U256& a) {
@@ -160,7 +147,7 @@ void check_keygen(size_t count) {
   std::vector<uint8_t> pub(65 * count, 0xA5);
   ASSERT_EQ(gpu::run_keygen(priv.data(), pub.data(), count), 0);
   std::vector<uint8_t> bad(count, 0);
-  parallel_for(count, [&](size_t i) {
+  ks_test::parallel_for(count, [&](size_t i) {
     uint8_t want[65];
     const U256 d = ks::field::from_be_bytes(&priv[32 * i]);
     ks::curve::encode_point_uncompressed(want, ks::curve::affine_of(ks::curve::mul_base(d)));
@@ -197,7 +184,7 @@ void make_sign_batch(SignBatch& b, ks_test::Rng& rng, size_t count, size_t key_c
   }
   b.cpu_sigs.assign(64 * count, 0);
   b.cpu_status.resize(count);
-  parallel_for(count, [&](size_t i) {
+  ks_test::parallel_for(count, [&](size_t i) {
     b.cpu_status[i] = int(ks::sm2::sign_digest_with_fixed_nonce(
         &b.cpu_sigs[64 * i], b.keys[i % key_count], &b.digests[32 * i], &b.nonces[32 * i]));
   });
@@ -306,7 +293,7 @@ TEST_F(GpuSm2, VerifyAgreesWithCpu) {
   }
   std::vector<int> status(kItems, -1), want(kItems);
   ASSERT_EQ(gpu::run_verify_digest(pubs.data(), e.data(), sigs.data(), status.data(), kItems), 0);
-  parallel_for(kItems, [&](size_t i) {
+  ks_test::parallel_for(kItems, [&](size_t i) {
     ks::sm2::PublicKey key;
     const Error decoded = ks::sm2::public_key_from_bytes(key, &pubs[65 * i], 65);
     want[i] = decoded != Error::kOk ? int(Error::kBadPublicKey)

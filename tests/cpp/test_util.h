@@ -4,13 +4,28 @@
 
 #include <stdint.h>
 
+#include <algorithm>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/os_random.h"
 #include "kuaisuo.h"
 
 namespace ks_test {
+
+// f(i) for every i < count on all cores (CPU oracles of GPU batches are
+// the slow side of those tests).
+template <class F>
+void parallel_for(size_t count, F f) {
+  const size_t workers = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (size_t w = 0; w < workers; ++w)
+    pool.emplace_back([=] {
+      for (size_t i = w; i < count; i += workers) f(i);
+    });
+  for (auto& t : pool) t.join();
+}
 
 // A context on one backend with `threads` CPU threads, freed on scope exit;
 // rc is ks_ctx_new's answer (tests assert on it where a backend may be
