@@ -3,7 +3,8 @@
 // and formulas; writes a header of affine Niels points (y+x, y-x, 2dxy),
 // canonical little-endian limbs:
 //   kEd25519Comb[w][j] = (j + 1) 2^(kEd25519CombBits w) B  (the signing comb)
-//   kEd25519OddB[j]    = (2j + 1) B, j < 64                (verification's NAF)
+//   kEd25519SplitB[h][j] = (j + 1) 2^(128 h) B, j < 128    (verification: the
+//                          B part of the half-size equation, S split at bit 128)
 // Usage: gen_ed25519_tables OUT.h
 #include <stdio.h>
 
@@ -52,6 +53,19 @@ void print_niels(FILE* out, const Point& p) {
   fprintf(out, "}");
 }
 
+// One row of a table: base, 2 base, ..., count base.
+void print_multiples(FILE* out, const Point& base, int count) {
+  fprintf(out, "  {\n");
+  Point multiple = base;
+  for (int j = 0; j < count; ++j) {
+    fprintf(out, "    ");
+    print_niels(out, multiple);
+    fprintf(out, ",\n");
+    multiple = add(multiple, base);
+  }
+  fprintf(out, "  },\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -68,26 +82,15 @@ int main(int argc, char** argv) {
           kCombEntries);
   Point window_base = b;  // 2^(kCombBits w) B
   for (int w = 0; w < kCombWindows; ++w) {
-    fprintf(out, "  {\n");
-    Point multiple = window_base;
-    for (int j = 0; j < kCombEntries; ++j) {
-      fprintf(out, "    ");
-      print_niels(out, multiple);
-      fprintf(out, ",\n");
-      multiple = add(multiple, window_base);
-    }
-    fprintf(out, "  },\n");
+    print_multiples(out, window_base, kCombEntries);
     for (int i = 0; i < kCombBits; ++i) window_base = add(window_base, window_base);
   }
   fprintf(out, "};\n\n");
-  fprintf(out, "static const ks::curve::ed25519::Niels kEd25519OddB[%d] = {\n", kOddBEntries);
-  const Point b2 = add(b, b);
-  Point odd = b;
-  for (int j = 0; j < kOddBEntries; ++j) {
-    fprintf(out, "  ");
-    print_niels(out, odd);
-    fprintf(out, ",\n");
-    odd = add(odd, b2);
+  fprintf(out, "static const ks::curve::ed25519::Niels kEd25519SplitB[2][%d] = {\n", kSplitBEntries);
+  Point half_base = b;  // 2^(128 h) B
+  for (int h = 0; h < 2; ++h) {
+    print_multiples(out, half_base, kSplitBEntries);
+    for (int i = 0; i < 128; ++i) half_base = add(half_base, half_base);
   }
   fprintf(out, "};\n");
   return fclose(out) == 0 ? 0 : 1;

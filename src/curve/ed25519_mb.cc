@@ -10,6 +10,7 @@
 
 #if defined(__x86_64__)
 #include "field/policy.h"  // outside the region: shared inline functions
+#include "field/sc25519_lattice.h"
 #include "field/u256.h"
 // clang-format off
 #include "field/ifma_target_begin.h"
@@ -42,12 +43,18 @@ using P8 = ed::Projective<F8>;
 using N8 = ed::Niels<F8>;
 using C8 = ed::Cached<F8>;
 
-// [k]A in verification: signed (Booth) windows of 5 bits, as the comb's;
-// k < 2^256 makes the top window's digit non-negative, so 52 windows
-// cover it, over the multiples A .. 16A.
-constexpr int kAWindowBits = 5;
-constexpr int kAWindows = (256 + kAWindowBits - 1) / kAWindowBits;
+// Verification's doubling chain (verify_equation_x8): [w]A + [z]R with
+// signed (Booth) windows of 4 bits over the multiples P .. 8P of each
+// point (measured a little faster than 5 bits over tables of 16); the
+// half-size scalars are below 2^127 (field/sc25519_lattice.h), which makes
+// the top window's digit non-negative, so 32 windows cover them. [S]B is
+// added in the same chain, S split at bit 128, with digits of kSplitBBits
+// bits (curve/ed25519_tables_layout.h): every second window of A's.
+constexpr int kAWindowBits = 4;
+constexpr int kAWindows = 128 / kAWindowBits;
 constexpr int kAEntries = 1 << (kAWindowBits - 1);
+constexpr int kBWindows = 256 / kSplitBBits;
+static_assert(kSplitBBits % kAWindowBits == 0 && 128 % kSplitBBits == 0, "aligned windows");
 
 // Member `coord` of eight consecutive items (table entries, points), each
 // a 256-bit value below 2^256, as one lane element.
@@ -161,55 +168,178 @@ KS_IFMA_FN __attribute__((noinline)) E8 comb_x8(const U256 k[kLanes]) {
   return acc;
 }
 
-// --- [k]A for verification (public inputs) ----------------------------------
+// --- [S]B + [w]A + [z]R for verification (public inputs) --------------------
 
 KS_IFMA_FN E8 load_points(const Point p[kLanes]) {
   return {load_member(p, &Point::x), load_member(p, &Point::y), load_member(p, &Point::z),
           load_member(p, &Point::t)};
 }
 
-// Every lane's own table of multiples: the lanes' entries differ, so each
-// lookup visits every entry.
-struct LaneTable {
-  C8 entry[kAEntries];
-  C8 identity;
+// The chain's addends are per lane: each lane's own table entry (A, R), or
+// an entry of a shared table picked by each lane's own digit (B). A lane
+// vector cannot pick them as comb_lookup does, gathering the limb vectors
+// costs about 13 cycles each on Zen 4, and a masked scan of every entry
+// more; so each entry is a row of 64-bit words in memory (its limb vectors
+// in order: y+x, y-x, (z,) 2dt), a lookup loads each lane's row and
+// transposes eight rows at a time (the digits are public: the addresses
+// may depend on them).
+template <class Addend>
+constexpr int kWords = sizeof(Addend) / sizeof(__m512i);  // 20 (Cached), 15 (Niels)
+template <class Addend>
+constexpr int kRowWords = (kWords<Addend> + kLanes - 1) / kLanes * kLanes;
 
-  // entry[j] = (j + 1)A as addends: complete additions of A, 2A included.
-  KS_IFMA_FN LaneTable(const E8& a, const Fe8& d2) {
-    identity = ed::cached(E8::identity(), d2);
-    entry[0] = ed::cached(a, d2);
-    E8 m = a;
-    for (int j = 1; j < kAEntries; ++j) {
-      m = ed::add(m, entry[0]).extended();
-      entry[j] = ed::cached(m, d2);
+KS_IFMA_INLINE __m512i& word(C8& e, int i) {
+  Fe8 C8::*const coords[4] = {&C8::y_plus_x, &C8::y_minus_x, &C8::z, &C8::t2d};
+  return (e.*coords[i / kLimbs]).l[i % kLimbs];
+}
+KS_IFMA_INLINE __m512i& word(N8& e, int i) {
+  Fe8 N8::*const coords[3] = {&N8::y_plus_x, &N8::y_minus_x, &N8::xy2d};
+  return (e.*coords[i / kLimbs]).l[i % kLimbs];
+}
+
+// Eight rows of eight 64-bit words, row l in v[l], transposed: v[k] <-
+// (v[0][k], ..., v[7][k]). Round d (1, 2, 4) exchanges element (r, c) with
+// (r ^ d, c ^ d) where bit d of r and c differ, i.e. swaps bit d of the row
+// and column indexes; after the three rounds they are swapped whole.
+KS_IFMA_INLINE void transpose8(__m512i v[kLanes]) {
+  KS_IFMA_UNROLL for (int d = 1; d < kLanes; d *= 2) {
+    alignas(64) uint64_t keep_low[kLanes], keep_high[kLanes];  // vpermt2q indexes
+    for (int c = 0; c < kLanes; ++c) {
+      keep_low[c] = (c & d) ? kLanes + c - d : c;
+      keep_high[c] = (c & d) ? kLanes + c : c + d;
+    }
+    const __m512i lo = _mm512_load_si512(keep_low), hi = _mm512_load_si512(keep_high);
+    KS_IFMA_UNROLL for (int r = 0; r < kLanes; ++r) {
+      if (r & d) continue;
+      const __m512i a = v[r], b = v[r + d];
+      v[r] = _mm512_permutex2var_epi64(a, lo, b);
+      v[r + d] = _mm512_permutex2var_epi64(a, hi, b);
+    }
+  }
+}
+
+// The addend whose lane l is row[l] (kRowWords<Addend> words each).
+template <class Addend>
+KS_IFMA_INLINE Addend from_rows(const uint64_t* const row[kLanes]) {
+  Addend e;
+  KS_IFMA_UNROLL for (int b = 0; b < kRowWords<Addend>; b += kLanes) {
+    __m512i v[kLanes];
+    for (int l = 0; l < kLanes; ++l) v[l] = _mm512_load_si512(row[l] + b);
+    transpose8(v);
+    KS_IFMA_UNROLL for (int k = 0; k < kLanes; ++k)
+      if (b + k < kWords<Addend>) word(e, b + k) = v[k];
+  }
+  return e;
+}
+
+// The inverse: lane l of e into row[l].
+template <class Addend>
+KS_IFMA_INLINE void to_rows(uint64_t* const row[kLanes], Addend e) {
+  KS_IFMA_UNROLL for (int b = 0; b < kRowWords<Addend>; b += kLanes) {
+    __m512i v[kLanes];
+    KS_IFMA_UNROLL for (int k = 0; k < kLanes; ++k)
+      v[k] = b + k < kWords<Addend> ? word(e, b + k) : _mm512_setzero_si512();
+    transpose8(v);
+    for (int l = 0; l < kLanes; ++l) _mm512_store_si512(row[l] + b, v[l]);
+  }
+}
+
+// Every lane's own table of the multiples jP, j = 0 .. kAEntries (0P the
+// identity), as Cached addends. Lanes in `negated` (a lane bitmap) read the
+// table of -P instead: one more sign flip of the digit's.
+struct LaneTable {
+  alignas(64) uint64_t row[kLanes][kAEntries + 1][kRowWords<C8>];
+  uint64_t negated;
+
+  // Complete additions of P, 2P included.
+  KS_IFMA_FN LaneTable(const E8& p, const Fe8& d2, uint64_t negated_lanes)
+      : negated(negated_lanes) {
+    store(0, ed::cached(E8::identity(), d2));
+    const C8 p_cached = ed::cached(p, d2);
+    store(1, p_cached);
+    E8 m = p;
+    for (int j = 2; j <= kAEntries; ++j) {
+      m = ed::add(m, p_cached).extended();
+      store(j, ed::cached(m, d2));
     }
   }
 
-  // Digit w of each lane: entry |digit| (the identity for 0), negated where
-  // the digit is.
+  // Digit w of each lane: entry |digit|, negated where the digit is (or the
+  // table).
   template <int kWindows>
   KS_IFMA_INLINE C8 lookup(const LaneDigits<kWindows>& digits, int w) const {
-    const __m512i magnitude = digits.magnitudes(w);
-    C8 r = identity;
-    for (int j = 0; j < kAEntries; ++j)
-      r = ed::select(uint64_t(_mm512_cmpeq_epi64_mask(magnitude, _mm512_set1_epi64(j + 1))),
-                     entry[j], r);
-    return ed::negate_if(digits.negatives(w), r);
+    const uint64_t* rows[kLanes];
+    for (int l = 0; l < kLanes; ++l) rows[l] = row[l][digits.magnitude[w][l]];
+    return ed::negate_if(digits.negatives(w) ^ negated, from_rows<C8>(rows));
+  }
+
+ private:
+  KS_IFMA_INLINE void store(int j, const C8& e) {
+    uint64_t* rows[kLanes];
+    for (int l = 0; l < kLanes; ++l) rows[l] = row[l][j];
+    to_rows(rows, e);
   }
 };
 
-// [k]A per lane for k < 2^256: one doubling chain for all lanes, five
-// doublings and one addition per window. The running sum stays Completed
-// between windows: the doublings need it only projective (3M, not 4M).
-KS_IFMA_FN __attribute__((noinline)) E8 mul_points(const U256 k[kLanes], const E8& a,
-                                                   const Fe8& d2) {
-  const LaneTable table(a, d2);
-  const LaneDigits<kAWindows> digits(k, kAWindowBits);
-  ed::Completed<F8> sum = ed::add(E8::identity(), table.lookup(digits, kAWindows - 1));
-  for (int w = kAWindows - 2; w >= 0; --w) {
-    P8 p = sum.projective();
-    for (int i = 1; i < kAWindowBits; ++i) p = ed::dbl(p).projective();
-    sum = ed::add(ed::dbl(p).extended(), table.lookup(digits, w));
+// kEd25519SplitB as rows: entry d of half h is d 2^(128 h) B (d = 0: the
+// identity), its canonical values as they are, in radix 2^52. Built once.
+struct SplitBTable {
+  alignas(64) uint64_t row[2][kSplitBEntries + 1][kRowWords<N8>];
+
+  KS_IFMA_FN SplitBTable() {
+    U256 Niels::*const coords[3] = {&Niels::y_plus_x, &Niels::y_minus_x, &Niels::xy2d};
+    const Niels identity = {field::Fe25519::one(), field::Fe25519::one(), U256{{0, 0, 0, 0}}};
+    for (int h = 0; h < 2; ++h)
+      for (int d = 0; d <= kSplitBEntries; ++d) {
+        const Niels& e = d == 0 ? identity : kEd25519SplitB[h][d - 1];
+        for (int c = 0; c < 3; ++c) {
+          const field::ifma::detail::L5 limbs = field::ifma::detail::to_radix52(e.*coords[c]);
+          for (int k = 0; k < kLimbs; ++k) row[h][d][c * kLimbs + k] = limbs.l[k];
+        }
+        for (int i = 3 * kLimbs; i < kRowWords<N8>; ++i) row[h][d][i] = 0;
+      }
+  }
+
+  // Digit w of each lane (window w of 256 bits): d 2^(8w) B, in the chain
+  // at bit 8 (w mod 16), so from half w / 16.
+  KS_IFMA_INLINE N8 lookup(const LaneDigits<kBWindows>& digits, int w) const {
+    const uint64_t* rows[kLanes];
+    for (int l = 0; l < kLanes; ++l) rows[l] = row[w / (kBWindows / 2)][digits.magnitude[w][l]];
+    return ed::negate_if(digits.negatives(w), from_rows<N8>(rows));
+  }
+};
+
+const SplitBTable& split_b_table() {
+  static const SplitBTable table;
+  return table;
+}
+
+using HalfDigits = LaneDigits<kAWindows>;
+using BDigits = LaneDigits<kBWindows>;
+
+// [s]B + [x]P + [y]Q per lane for s < 2^256, x, y < 2^127 (Straus-Shamir:
+// one doubling chain for every point and lane): per window of 4 bits, four
+// doublings and two additions, every second window two more (the two halves
+// of s). The running sum stays Completed between windows: the doublings
+// need it only projective (3M, not 4M).
+KS_IFMA_FN __attribute__((noinline)) E8 sum_of_products(const BDigits& s, const HalfDigits& x,
+                                                        const LaneTable& p, const HalfDigits& y,
+                                                        const LaneTable& q) {
+  const SplitBTable& b = split_b_table();
+  constexpr int kBEvery = kSplitBBits / kAWindowBits;  // A windows per B window
+  ed::Completed<F8> sum = ed::add(E8::identity(), p.lookup(x, kAWindows - 1));
+  for (int w = kAWindows - 1; w >= 0; --w) {
+    if (w != kAWindows - 1) {
+      P8 acc = sum.projective();
+      for (int i = 1; i < kAWindowBits; ++i) acc = ed::dbl(acc).projective();
+      sum = ed::add(ed::dbl(acc).extended(), p.lookup(x, w));
+    }
+    sum = ed::add(sum.extended(), q.lookup(y, w));
+    if (w % kBEvery == 0) {
+      const int bw = w / kBEvery;
+      sum = ed::add(sum.extended(), b.lookup(s, bw));
+      sum = ed::add(sum.extended(), b.lookup(s, bw + kBWindows / 2));
+    }
   }
   return sum.extended();
 }
@@ -223,6 +353,38 @@ struct LaneBits {
   Fe8 k;
   KS_IFMA_INLINE uint64_t operator()(int i) const {
     return _mm512_test_epi64_mask(k.l[i / 52], _mm512_set1_epi64(1ll << (i % 52)));
+  }
+};
+
+// The ladder step of curve/montgomery_ladder.h (the same formulas and
+// products: 5M + 4S + a24) arranged for the lanes' forms
+// (field/fe25519_ifma_simd.h):
+// - the coordinates stay loose (L) from one step to the next: the four
+//   products that only go into the next step's sums and differences skip
+//   the fold at 2^255 and the carry chain (mul_loose), which add and
+//   sub_loose do anyway;
+// - DA + CB and DA - CB come from the unreduced products, one reduction
+//   each (products_sum_difference), not two reductions and two
+//   normalizations;
+// - BB + a24 E in one pass over BB's limbs (mul_small_add).
+// The order is the one the out-of-order core overlaps best (measured):
+// the products of the addition first, the doubling's squares between them
+// and what depends on them, the products nothing waits for last.
+struct LaneLadderStep {
+  KS_IFMA_INLINE static void step(LadderState<F8>& s, const Fe8& x1) {
+    const Fe8 a = F8::add(s.x2, s.z2), b = F8::sub_loose(s.x2, s.z2);
+    const Fe8 c = F8::add(s.x3, s.z3), d = F8::sub_loose(s.x3, s.z3);
+    Fe8 da_plus_cb, da_minus_cb;
+    F8::products_sum_difference(d, a, c, b, &da_plus_cb, &da_minus_cb);
+    const Fe8 aa = F8::sqr(a);
+    const Fe8 diff2 = F8::sqr(da_minus_cb);
+    const Fe8 bb = F8::sqr(b);
+    s.z3 = F8::mul_loose(x1, diff2);
+    const Fe8 e = F8::sub(aa, bb);
+    const Fe8 bb_a24e = F8::mul_small_add(e, kLadderA24, bb);
+    s.x3 = F8::sqr_loose(da_plus_cb);
+    s.z2 = F8::mul_loose(e, bb_a24e);
+    s.x2 = F8::mul_loose(aa, bb);
   }
 };
 
@@ -252,8 +414,8 @@ KS_IFMA_FN void mul_base_encode_x8(uint8_t out[kLanes][32], const U256 k[kLanes]
 
 KS_IFMA_FN void x25519_x8(U256 out[kLanes], const U256 k[kLanes], const U256 u[kLanes]) {
   LaneBits bits(k);
-  const LadderState<F8> s = ladder<F8>(load_values(u), bits);
-  store_canonical(out, F8::mul(s.x2, F8::inv(s.z2)));
+  const LadderState<F8> s = ladder<F8, LaneLadderStep>(load_values(u), bits);
+  store_canonical(out, F8::mul(F8::from_loose(s.x2), F8::inv(F8::from_loose(s.z2))));
   secure_wipe(&bits, sizeof bits);
 }
 
@@ -298,14 +460,28 @@ KS_IFMA_FN unsigned decode_large_order_x8(Point out[kLanes], const uint8_t in[kL
   return ok & lanes & 0xFF;
 }
 
+// [8]([s]B - [k]A - R) = 0 multiplied through by the z of
+// field::half_size_equation: [8]([z s mod L]B + [w](-A) + [z](-R)) = 0, the
+// same equation (sc25519_lattice.h) with half the doublings.
 KS_IFMA_FN unsigned verify_equation_x8(const U256 s[kLanes], const U256 k[kLanes],
                                        const Point a[kLanes], const Point r[kLanes],
                                        unsigned lanes) {
+  U256 sz[kLanes], w[kLanes], z[kLanes];
+  uint64_t w_negative = 0;
+  for (int l = 0; l < kLanes; ++l) {
+    const field::HalfSizeEquation e = field::half_size_equation(s[l], k[l]);
+    sz[l] = e.s;
+    w[l] = {{uint64_t(e.h.w), uint64_t(e.h.w >> 64), 0, 0}};
+    z[l] = {{uint64_t(e.h.z), uint64_t(e.h.z >> 64), 0, 0}};
+    w_negative |= uint64_t(e.h.w_negative) << l;
+  }
   const Fe8 d2 = F8::from_canonical(kD2);
-  const E8 ka = mul_points(k, load_points(a), d2);
-  const E8 sb_minus_ka = ed::sub(comb_x8(s), ed::cached(ka, d2)).extended();
-  const E8 diff = ed::sub(sb_minus_ka, ed::cached(load_points(r), d2)).extended();
-  return unsigned(ed::is_identity(ed::mul_by_cofactor(diff))) & lanes & 0xFF;
+  // -[w]A is [|w|] of -A where w >= 0, of A where w < 0.
+  const LaneTable a_table(load_points(a), d2, ~w_negative & 0xFF);
+  const LaneTable r_table(load_points(r), d2, 0xFF);
+  const E8 sum = sum_of_products(BDigits(sz, kSplitBBits), HalfDigits(w, kAWindowBits), a_table,
+                                 HalfDigits(z, kAWindowBits), r_table);
+  return unsigned(ed::is_identity(ed::mul_by_cofactor(sum))) & lanes & 0xFF;
 }
 
 }  // namespace mb

@@ -54,9 +54,10 @@ unsigned decode_large_order_x8(Point out[kLanes], const uint8_t in[kLanes][32], 
 // The cofactored equation of verify_equation in lanes: bit i set where
 // [8]([s[i]]B - [k[i]]A[i] - R[i]) is the identity, for any s[i], k[i] below
 // 2^256 and points A[i], R[i] on the curve (what decode gives), masked by
-// the bitmap `lanes` of the lanes in use (bit i = lane i). [s]B through the
-// comb; [k]A with signed 5-bit windows over A..16A (each lane's entry found
-// by a scan), its doublings shared by the lanes.
+// the bitmap `lanes` of the lanes in use (bit i = lane i). The equation
+// multiplied through by the z of field::half_size_equation (half-size
+// scalars w, z below 2^127; field/sc25519_lattice.h): [z s mod L]B,
+// [w]A and [z]R in one chain of 128 doublings shared by the lanes.
 unsigned verify_equation_x8(const U256 s[kLanes], const U256 k[kLanes], const Point a[kLanes],
                             const Point r[kLanes], unsigned lanes);
 

@@ -21,10 +21,18 @@ constexpr int kCombBits = 5;
 constexpr int kCombWindows = (256 + kCombBits - 1) / kCombBits;
 constexpr int kCombEntries = 1 << (kCombBits - 1);
 
-// Verification's width-8 NAF digits of S are odd in (-128, 128): the odd
-// multiples B, 3B, ..., 127B.
+// Verification adds the B part of its half-size equation
+// (field/sc25519_lattice.h) in the doubling chain of the 128-bit scalars:
+// S' split at bit 128, each half's digits taken from d 2^(128 h) B for d =
+// 1 .. kSplitBEntries, h = 0, 1. The lanes (curve/ed25519_mb.cc) use signed
+// digits of kSplitBBits bits (Booth); single operations (ed25519_curve.cc,
+// ed25519_x4.cc) width-kOddBNafBits NAF digits, odd in (-128, 128), which
+// pick the odd entries (kOddBEntries of them).
+constexpr int kSplitBBits = 8;
+constexpr int kSplitBEntries = 1 << (kSplitBBits - 1);
 constexpr int kOddBNafBits = 8;
 constexpr int kOddBEntries = 1 << (kOddBNafBits - 2);
+static_assert(2 * kOddBEntries <= kSplitBEntries, "NAF digits index kEd25519SplitB");
 
 }  // namespace ed25519
 }  // namespace curve

@@ -16,6 +16,7 @@
 
 #if defined(__x86_64__)
 #include "field/policy.h"  // outside the region: shared inline functions
+#include "field/sc25519_lattice.h"
 #include "field/u256.h"
 // clang-format off
 #include "field/ifma_target_begin.h"
@@ -281,19 +282,24 @@ struct CombDigits {
 
 // --- Verification's tables (public data) ------------------------------------
 
+// The half-size scalars' NAF digits (w and z, below 2^127) pick among the
+// odd multiples P, 3P, ..., 15P of A and of R.
 constexpr int kANafBits = 5;
-constexpr int kAEntries = 1 << (kANafBits - 2);  // A, 3A, ..., 15A
+constexpr int kAEntries = 1 << (kANafBits - 2);
 
-// The odd multiples of B as packed addends, and their negatives.
+// The odd multiples of B (h = 0) and of 2^128 B (h = 1) as packed addends,
+// and their negatives: verification splits the scalar of B at bit 128.
+// The odd entries of kEd25519SplitB, whose entry j is (j + 1) 2^(128 h) B.
 struct OddBTable4 {
-  Fe4 plus[kOddBEntries], minus[kOddBEntries];
+  Fe4 plus[2][kOddBEntries], minus[2][kOddBEntries];
 };
 
 KS_IFMA_FN void build_odd_b(OddBTable4* t) {
-  for (int j = 0; j < kOddBEntries; ++j) {
-    t->plus[j] = affine_addend(kEd25519OddB[j]);
-    t->minus[j] = negate_addend(t->plus[j]);
-  }
+  for (int h = 0; h < 2; ++h)
+    for (int j = 0; j < kOddBEntries; ++j) {
+      t->plus[h][j] = affine_addend(kEd25519SplitB[h][2 * j]);
+      t->minus[h][j] = negate_addend(t->plus[h][j]);
+    }
 }
 
 const OddBTable4& odd_b_table() {
@@ -304,6 +310,29 @@ const OddBTable4& odd_b_table() {
   }();
   return *table;
 }
+
+// P, 3P, ..., 15P as addends, and their negatives.
+struct OddMultiples4 {
+  Fe4 plus[kAEntries], minus[kAEntries];
+
+  KS_IFMA_FN explicit OddMultiples4(const Point& point) {
+    const Fe4 p = load_point(point);
+    const Fe4 p2 = to_addend(ext_dbl<false>(p));  // 2P from X, Y, Z, as the scalar code
+    Fe4 odd = p;
+    for (int j = 0; j < kAEntries; ++j) {
+      plus[j] = to_addend(odd);
+      minus[j] = negate_addend(plus[j]);
+      if (j + 1 < kAEntries) odd = ext_add(odd, p2);
+    }
+  }
+
+  // The addend of NAF digit d (odd, or 0: none), negated when `negate`.
+  KS_IFMA_INLINE const Fe4* addend(int d, bool negate) const {
+    if (d == 0) return nullptr;
+    const int j = (d < 0 ? -d : d) / 2;
+    return (d < 0) == negate ? &plus[j] : &minus[j];
+  }
+};
 
 // Whether a point is the identity: X = 0 and Y = Z (variable time).
 KS_IFMA_FN bool is_identity(const Fe4& p) {
@@ -425,33 +454,38 @@ KS_IFMA_FN bool has_small_order(const Point& p) {
   return is_identity(q);
 }
 
+// [8]([s]B - [k]A - R) = 0 multiplied through by the z of
+// field::half_size_equation (field/sc25519_lattice.h): [8]([s']B + [w](-A)
+// + [z](-R)) = 0 with s' = z s mod L = s0 + 2^128 s1, so every scalar has
+// 128 bits and one chain of 128 doublings serves them all (not 253), each
+// NAF digit adding a table entry.
 KS_IFMA_FN bool verify_equation(const U256& s, const U256& k, const Point& a, const Point& r) {
-  int s_naf[257], k_naf[257];
-  const int s_used = wnaf(s_naf, s, kOddBNafBits);
-  const int k_used = wnaf(k_naf, k, kANafBits);
+  const field::HalfSizeEquation e = field::half_size_equation(s, k);
+  int naf[4][257], used = 0;
+  const U256 scalars[4] = {{{e.s.w[0], e.s.w[1], 0, 0}},
+                           {{e.s.w[2], e.s.w[3], 0, 0}},
+                           {{uint64_t(e.h.w), uint64_t(e.h.w >> 64), 0, 0}},
+                           {{uint64_t(e.h.z), uint64_t(e.h.z >> 64), 0, 0}}};
+  for (int i = 0; i < 4; ++i) {
+    const int n = wnaf(naf[i], scalars[i], i < 2 ? kOddBNafBits : kANafBits);
+    used = n > used ? n : used;
+  }
   const OddBTable4& b = odd_b_table();
-  // A, 3A, ..., 15A and their negatives as addends
-  Fe4 a_plus[kAEntries], a_minus[kAEntries];
-  const Fe4 pa = load_point(a);
-  const Fe4 a2 = to_addend(ext_dbl<false>(pa));  // 2A from X, Y, Z, as the scalar code
-  Fe4 odd = pa;
-  for (int j = 0; j < kAEntries; ++j) {
-    a_plus[j] = to_addend(odd);
-    a_minus[j] = negate_addend(a_plus[j]);
-    if (j + 1 < kAEntries) odd = ext_add(odd, a2);
-  }
-  const int top = s_used > k_used ? s_used : k_used;
+  const OddMultiples4 a_odd(a), r_odd(r);
   Fe4 acc = identity_point();
-  for (int i = top - 1; i >= 0; --i) {
+  for (int i = used - 1; i >= 0; --i) {
     acc = ext_dbl(acc);
-    if (s_naf[i] > 0) acc = ext_add(acc, b.plus[s_naf[i] / 2]);
-    if (s_naf[i] < 0) acc = ext_add(acc, b.minus[-s_naf[i] / 2]);
-    if (k_naf[i] > 0) acc = ext_add(acc, a_minus[k_naf[i] / 2]);
-    if (k_naf[i] < 0) acc = ext_add(acc, a_plus[-k_naf[i] / 2]);
+    for (int h = 0; h < 2; ++h) {
+      const int d = naf[h][i];
+      if (d > 0) acc = ext_add(acc, b.plus[h][d / 2]);
+      if (d < 0) acc = ext_add(acc, b.minus[h][-d / 2]);
+    }
+    // -[w]A: the digits of |w| over -A where w >= 0, over A where w < 0.
+    if (const Fe4* q = a_odd.addend(naf[2][i], !e.h.w_negative)) acc = ext_add(acc, *q);
+    if (const Fe4* q = r_odd.addend(naf[3][i], true)) acc = ext_add(acc, *q);
   }
-  Fe4 diff = ext_add(acc, negate_addend(to_addend(load_point(r))));
-  for (int i = 0; i < 3; ++i) diff = ext_dbl(diff);
-  return is_identity(diff);
+  for (int i = 0; i < 3; ++i) acc = ext_dbl(acc);
+  return is_identity(acc);
 }
 
 }  // namespace x4

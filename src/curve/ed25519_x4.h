@@ -60,9 +60,11 @@ void encode(uint8_t out[32], const Point& p);
 bool decode(Point& out, const uint8_t in[32]);
 bool has_small_order(const Point& p);
 
-// verify_equation(s, k, a, r): [8]([s]B - [k]A - R) is the identity, with
-// the recodings of the scalar code (width-8 NAF of s over the build-time
-// odd multiples of B, width-5 NAF of k over A, 3A, ..., 15A).
+// verify_equation(s, k, a, r): [8]([s]B - [k]A - R) is the identity,
+// through the half-size scalars of field/sc25519_lattice.h as the scalar
+// code: width-8 NAFs of the halves of z s mod L over the odd multiples of
+// B and 2^128 B, width-5 NAFs of w and z over those of A and R, one chain
+// of 128 doublings.
 bool verify_equation(const U256& s, const U256& k, const Point& a, const Point& r);
 
 }  // namespace x4

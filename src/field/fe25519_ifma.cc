@@ -74,7 +74,32 @@ KS_IFMA_FN Fe8 apply(Op op, const Fe8& x, const Fe8& y, uint32_t k) {
   }
 }
 
+KS_IFMA_FN Fe8 apply_ladder(LadderOp op, const Fe8& x, const Fe8& y, uint32_t k) {
+  Fe8 sum, difference;
+  switch (op) {
+    case LadderOp::kMulLoose:
+      return F::mul_loose(x, y);
+    case LadderOp::kSqrLoose:
+      return F::sqr_loose(x);
+    case LadderOp::kAddLoose:
+      return F::add(x, y);
+    case LadderOp::kSubLoose:
+      return F::sub_loose(x, y);
+    case LadderOp::kProductsSum:
+    case LadderOp::kProductsDifference:
+      F::products_sum_difference(x, y, x, x, &sum, &difference);
+      return op == LadderOp::kProductsSum ? sum : difference;
+    case LadderOp::kMulSmallAdd:
+    default:
+      return F::mul_small_add(x, k, y);
+  }
+}
+
 }  // namespace
+
+KS_IFMA_FN void apply_ladder_x8(LadderOp op, Limbs out, const Limbs a, const Limbs b, uint32_t k) {
+  to_limbs(out, apply_ladder(op, from_limbs(a), from_limbs(b), k));
+}
 
 KS_IFMA_FN void load_x8(Limbs out, const U256 in[kLanes]) {
   to_limbs(out, F::load(reinterpret_cast<const uint64_t(*)[4]>(in)));

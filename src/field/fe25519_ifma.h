@@ -56,6 +56,26 @@ void store_x8(U256 out[kLanes], const Limbs a);
 // kChain only).
 void apply_x8(Op op, Limbs out, const Limbs a, const Limbs b, uint32_t k);
 
+// The ladder's forms of Fe25519x8 (curve/ed25519_mb.cc; the loose form (L)
+// of field/fe25519_ifma_simd.h: every limb below 2^56), lane by lane:
+//   kMulLoose, kSqrLoose    a b, a^2 as (L), for a, b within the invariant
+//   kAddLoose, kSubLoose    a + b, a - b for a, b loose (L): within the
+//                           invariant
+//   kProductsSum            a b + a a  } products_sum_difference(a, b, a, a),
+//   kProductsDifference     a b - a a  } a, b within the invariant
+//   kMulSmallAdd            b + k a (mul_small_add)
+enum class LadderOp {
+  kMulLoose,
+  kSqrLoose,
+  kAddLoose,
+  kSubLoose,
+  kProductsSum,
+  kProductsDifference,
+  kMulSmallAdd
+};
+constexpr uint64_t kLooseLimbMax = (uint64_t(1) << 56) - 1;
+void apply_ladder_x8(LadderOp op, Limbs out, const Limbs a, const Limbs b, uint32_t k);
+
 // from_canonical(c) in every lane.
 void broadcast_x8(Limbs out, const U256& c);
 

@@ -38,6 +38,16 @@
 // limbs 0-4 after it, where they are small enough for limb 4 to stay
 // within (I) (the arrangement of Intel's crypto_mb x25519).
 //
+// The Montgomery ladder (curve/ed25519_mb.cc) also uses a looser form and
+// the products before their reduction:
+//   (L)  every limb below 2^56: what mul_loose and sqr_loose give (the
+//        reduction without its fold at 2^255 and its carry chain), for
+//        values that only go on into add or sub_loose, which normalize
+//        anyway (and into select);
+//   products_sum_difference reduces a b + c d and a b - c d from the two
+//        10-limb products, one reduction each instead of one per product
+//        and one normalization per sum.
+//
 // Fe25519Lanes<V> satisfies the field policy (field/policy.h) with masks as
 // lane bitmaps (bit i set = true in lane i, as Fp8), plus mul_small (the
 // ladder's a24), canonical, is_negative, from_canonical and the lane
@@ -70,6 +80,51 @@ constexpr L5 k25519P4Spread = {{k25519P4.l[0] + (uint64_t(1) << 52), k25519P4.l[
                                 k25519P4.l[2] + kMask52, k25519P4.l[3] + kMask52,
                                 k25519P4.l[4] - 1}};
 static_assert(k25519P4.l[1] >= 1 && k25519P4.l[4] - 1 >= (uint64_t(1) << 48), "4p spread");
+
+// 2^10 p = 2^265 - 19 2^10 (limb 4 = 2^57 - 1) with 32 units of every limb
+// from 1 on lent to the one below: every limb at least 2^57 - 33, so a - b +
+// it is non-negative for b loose (L), and below 2^59.
+constexpr L5 times_pow2(const L5& a, int e) { return e == 0 ? a : times_pow2(times2(a), e - 1); }
+constexpr L5 k25519P1024 = times_pow2(to_radix52(k25519P64), 10);
+constexpr L5 k25519P1024Spread = {{k25519P1024.l[0] + (uint64_t(32) << 52),
+                                   k25519P1024.l[1] + (uint64_t(32) << 52) - 32,
+                                   k25519P1024.l[2] + (uint64_t(32) << 52) - 32,
+                                   k25519P1024.l[3] + (uint64_t(32) << 52) - 32,
+                                   k25519P1024.l[4] - 32}};
+static_assert(k25519P1024.l[4] == (uint64_t(1) << 57) - 1 &&
+                  k25519P1024Spread.l[4] >= (uint64_t(1) << 56) &&
+                  k25519P1024Spread.l[0] >= (uint64_t(1) << 56),
+              "2^10 p spread");
+
+// A multiple of p in the ten limbs of a product, so that a b - c d + it is
+// non-negative limb by limb for elements a, b, c, d (invariant I: the
+// product c d has limb 0 below 2^52, limbs 1-7 below 9 2^52, limb 8 below
+// 2^52 + 2^48.0001, limb 9 below 2^42.0001): 2^256 p = 2^511 - 19 2^256 is
+// 2^43 in limb 9 (511 = 9 * 52 + 43) and -19 2^48 in limb 4 (256 = 4 * 52 +
+// 48); 16 units of limbs 1-8 lent to limbs 0-7 and 2 of limb 9 to limb 8
+// make limbs 0-7 at least 2^56 - 19 2^48 - 16 (> 2^55.9), limb 8 2^53 - 16
+// and limb 9 2^43 - 2. (Limb 8 kept small: products_sum_difference.)
+struct L10 {
+  uint64_t l[2 * kLimbs];
+};
+constexpr L10 wide_sub_bias() {
+  L10 w{};
+  for (int k = 0; k < 2 * kLimbs; ++k) {
+    uint64_t v = k == 2 * kLimbs - 1 ? uint64_t(1) << 43 : 0;
+    if (k == 4) v -= 19 * (uint64_t(1) << 48);  // wraps; the units below bring it back
+    const uint64_t units = k < 8 ? 16 : 2;      // lent to limb k by limb k + 1
+    if (k + 1 < 2 * kLimbs) v += units << 52;
+    if (k > 0) v -= k <= 8 ? 16 : 2;  // lent by limb k to limb k - 1
+    w.l[k] = v;
+  }
+  return w;
+}
+constexpr L10 k25519WideSubBias = wide_sub_bias();
+static_assert(k25519WideSubBias.l[4] > 9 * (uint64_t(1) << 52) &&
+                  k25519WideSubBias.l[8] > (uint64_t(1) << 52) + (uint64_t(1) << 49) &&
+                  k25519WideSubBias.l[8] < 2 * (uint64_t(1) << 52) &&
+                  k25519WideSubBias.l[9] > (uint64_t(1) << 42) + (uint64_t(1) << 31),
+              "wide bias above the subtrahend");
 
 }  // namespace detail
 
@@ -108,14 +163,28 @@ struct Fe25519Lanes : LaneArithmetic<Fe25519Lanes<V>, V> {
     Ops::normalize_signed(l);  // non-negative here: a plain carry chain
   }
 
+  // Limbs 5-8 of a 10-limb product into r (r[i] holds limb i's sum so far):
+  // limb 5 + i weighs 608 2^(52i); its low 52 bits times 608 go into limbs i
+  // (low half) and i + 1 (high half, below 608), its bits from 52 on (below
+  // 2^5 for the products and their sums here) times 608 into limb i + 1,
+  // unless kCarried says that limbs 5-8 are below 2^52.
+  template <bool kCarried = false>
+  KS_IFMA_INLINE static void fold_upper(Reg r[kLimbs], const Reg t[2 * kLimbs]) {
+    const Reg c608 = V::set1(kFold260);
+    KS_IFMA_UNROLL for (int i = 0; i + 1 < kLimbs; ++i) {
+      const Reg high = t[kLimbs + i];  // vpmadd52 reads its low 52 bits
+      r[i] = V::madd52lo(r[i], high, c608);
+      r[i + 1] = V::madd52hi(r[i + 1], high, c608);
+      if (!kCarried) r[i + 1] = V::madd52lo(r[i + 1], V::template srli<52>(high), c608);
+    }
+  }
+
   // The 10-limb product t of two elements (field/fp_ifma_simd.h mul_wide:
   // t[k] < 9 * 2^52, t[8] < 3 * 2^52, t[9] < 2^42.0001) reduced. Limb 9
   // weighs 608 2^208: 608 t[9] < 2^52 goes into limb 4 whole, then bits
-  // 255.. of limb 4 (below 10 * 2^52) into limb 0. Limb 5 + i (i < 4)
-  // weighs 608 2^(52i): its low 52 bits times 608 go into limbs i (low half)
-  // and i + 1 (high half, below 608), its bits from 52 on (below 9) times
-  // 608 into limb i + 1; limb 4 so gets below 2^47 + 607 + 2 * 608. The
-  // chain then leaves limb 4 below 2^47 + 2^11 + 9: (I).
+  // 255.. of limb 4 (below 10 * 2^52) into limb 0; limbs 5-8 by fold_upper,
+  // limb 4 so getting below 2^47 + 607 + 2 * 608. The chain then leaves
+  // limb 4 below 2^47 + 2^11 + 9: (I).
   // Where V::kLatencyBound, the additions into limbs 0-3 do not wait for
   // each other (limb 0's first, then the fold at 2^255; limbs 1-3 in two
   // halves): the carry chain starts a few cycles sooner, for three more
@@ -138,32 +207,105 @@ struct Fe25519Lanes : LaneArithmetic<Fe25519Lanes<V>, V> {
     } else {
       KS_IFMA_UNROLL for (int i = 0; i + 1 < kLimbs; ++i) r.l[i] = t[i];
       fold_top(r.l);
-      KS_IFMA_UNROLL for (int i = 0; i + 1 < kLimbs; ++i) {
-        const Reg high = t[kLimbs + i];  // vpmadd52 reads its low 52 bits
-        r.l[i] = V::madd52lo(r.l[i], high, c608);
-        r.l[i + 1] =
-            V::madd52lo(V::madd52hi(r.l[i + 1], high, c608), V::template srli<52>(high), c608);
-      }
+      fold_upper(r.l, t);
     }
+    Ops::normalize_signed(r.l);  // non-negative: a plain carry chain
+    return r;
+  }
+
+  // reduce_product without the fold at 2^255 and the carry chain. The
+  // carries of limbs 5-8 go first, each into the next (t[9] then stays
+  // below 2^42.0001 + 3): fold_upper then takes two vpmadd52 per limb, not
+  // three, for a serial chain that what follows a loose product (an
+  // addition) can wait for. Limbs 0-3 below 9 2^52 + 2^52 + 608, limb 4
+  // below 10 2^52 + 608: (L).
+  KS_IFMA_INLINE static Elem reduce_product_loose(const Reg product[2 * kLimbs]) {
+    Reg t[2 * kLimbs];
+    KS_IFMA_UNROLL for (int k = 0; k < 2 * kLimbs; ++k) t[k] = product[k];
+    KS_IFMA_UNROLL for (int k = kLimbs; k + 1 < 2 * kLimbs; ++k) {
+      t[k + 1] = V::add(t[k + 1], V::template srli<52>(t[k]));
+      t[k] = V::and_(t[k], V::set1(kMask52));
+    }
+    Elem r;
+    KS_IFMA_UNROLL for (int i = 0; i + 1 < kLimbs; ++i) r.l[i] = t[i];
+    r.l[4] = V::madd52lo(t[4], t[9], V::set1(kFold260));
+    fold_upper<true>(r.l, t);
+    return r;
+  }
+  KS_IFMA_INLINE static Elem mul_loose(const Elem& a, const Elem& b) {
+    Reg t[2 * kLimbs];
+    ifma::mul_wide<V>(t, a, b);
+    return reduce_product_loose(t);
+  }
+  KS_IFMA_INLINE static Elem sqr_loose(const Elem& a) {
+    Reg t[2 * kLimbs];
+    ifma::sqr_wide<V>(t, a);
+    return reduce_product_loose(t);
+  }
+  // (L) back to (I) (also any limbs below 2^62).
+  KS_IFMA_INLINE static Elem from_loose(Elem a) {
+    fold_normalize(a.l);
+    return a;
+  }
+
+  // s = a b + c d and e = a b - c d for elements a, b, c, d, from the two
+  // 10-limb products: limb by limb the sum (limbs 0-7 below 18 2^52, limb 8
+  // below 2^53 + 2^49.0001, limb 9 below 2^43.0001) and the difference plus
+  // k25519WideSubBias (limbs 0-7 below 9 2^52 + 2^56, limb 8 below 2^53 +
+  // 2^52 + 2^48.0001, limb 9 below 2^43.6), each reduced once (reduce_sum).
+  KS_IFMA_INLINE static void products_sum_difference(const Elem& a, const Elem& b, const Elem& c,
+                                                     const Elem& d, Elem* s, Elem* e) {
+    Reg ab[2 * kLimbs], cd[2 * kLimbs], sum[2 * kLimbs], diff[2 * kLimbs];
+    ifma::mul_wide<V>(ab, a, b);
+    ifma::mul_wide<V>(cd, c, d);
+    KS_IFMA_UNROLL for (int k = 0; k < 2 * kLimbs; ++k) {
+      sum[k] = V::add(ab[k], cd[k]);
+      diff[k] = V::sub(V::add(ab[k], V::set1(detail::k25519WideSubBias.l[k])), cd[k]);
+    }
+    *s = reduce_sum(sum);
+    *e = reduce_sum(diff);
+  }
+  // reduce_product for those: limb 9 goes into limb 4 as (19 t[9]) 2^5
+  // (19 t[9] < 2^48 is exact in vpmadd52luq, where 608 t[9] would not be);
+  // limb 4 (below 2^56.7 + 2^53) then folds at 2^255, limbs 5-8 through
+  // fold_upper (bits 52.. below 25, of limb 8 below 4: limb 4 gets below 4
+  // * 608 from it), and the chain gives (I).
+  KS_IFMA_INLINE static Elem reduce_sum(const Reg t[2 * kLimbs]) {
+    Elem r;
+    KS_IFMA_UNROLL for (int i = 0; i + 1 < kLimbs; ++i) r.l[i] = t[i];
+    r.l[4] = V::add(t[4], V::template slli<5>(V::madd52lo(V::zero(), t[9], V::set1(kFold255))));
+    fold_top(r.l);
+    fold_upper(r.l, t);
     Ops::normalize_signed(r.l);  // non-negative: a plain carry chain
     return r;
   }
 
   // add, sub, neg, dbl, mul, sqr, sqr_n: LaneArithmetic
   // (field/fp_ifma_simd.h) with fold_normalize and reduce_product above;
-  // a + b has limbs below 2^53, a - b + 4p (kSubBias) below 2^54.
+  // a + b has limbs below 2^53, a - b + 4p (kSubBias) below 2^54. add also
+  // takes loose elements (L): limbs below 2^57 before the fold.
   static constexpr detail::L5 kSubBias = detail::k25519P4Spread;
+  // a - b for loose elements (L): + 2^10 p, limbs below 2^59 before the fold.
+  KS_IFMA_INLINE static Elem sub_loose(const Elem& a, const Elem& b) {
+    return Base::sub_biased(a, b, detail::k25519P1024Spread);
+  }
 
-  // a * k for k < 2^32 (121666, the ladder's (A + 2) / 4, RFC 7748 5): limb
-  // j's product splits into limbs j (low 52 bits) and j + 1 (below 2^32);
-  // limb 4's high half (below 2^28) weighs 2^260 = 608 and goes into limb 0.
+  // a * k for k < 2^32 (121666, the ladder's (A + 2) / 4, RFC 7748 5).
   KS_IFMA_INLINE static Elem mul_small(const Elem& a, uint32_t k) {
+    return mul_small_add(a, k, zero());
+  }
+  // b + a * k (the ladder's BB + a24 E in one pass): limb j's product
+  // splits into limbs j (low 52 bits) and j + 1 (below 2^32), on top of b's
+  // limbs; limb 4's high half (below 2^28) weighs 2^260 = 608 and goes into
+  // limb 0. Limbs below 2^53 + 2^32 before the fold.
+  KS_IFMA_INLINE static Elem mul_small_add(const Elem& a, uint32_t k, const Elem& b) {
     const Reg kv = V::set1(k);
     Reg r[kLimbs + 1];
-    r[0] = V::zero();
+    KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) r[j] = b.l[j];
+    r[kLimbs] = V::zero();
     KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) {
       r[j] = V::madd52lo(r[j], a.l[j], kv);
-      r[j + 1] = V::madd52hi(V::zero(), a.l[j], kv);
+      r[j + 1] = V::madd52hi(r[j + 1], a.l[j], kv);
     }
     r[0] = V::madd52lo(r[0], r[kLimbs], V::set1(kFold260));
     fold_normalize(r);

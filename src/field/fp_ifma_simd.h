@@ -310,9 +310,15 @@ struct LaneArithmetic {
     return s;
   }
   KS_IFMA_INLINE static Elem sub(const Elem& a, const Elem& b) {
+    return sub_biased(a, b, F::kSubBias);
+  }
+  // a - b + bias, bias a multiple of p spread so that no limb of the
+  // difference goes negative (kSubBias for two elements; a larger one where
+  // b may be less reduced).
+  KS_IFMA_INLINE static Elem sub_biased(const Elem& a, const Elem& b, const detail::L5& bias) {
     Elem d;
     KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) d.l[j] =
-        V::sub(V::add(a.l[j], V::set1(F::kSubBias.l[j])), b.l[j]);
+        V::sub(V::add(a.l[j], V::set1(bias.l[j])), b.l[j]);
     F::fold_normalize(d.l);
     return d;
   }

@@ -4,18 +4,24 @@
 // every result, the limb maxima included; the 8-lane [k]B encodings,
 // X25519 (variable and base point) and verification equation
 // (curve/ed25519_mb.h) against curve/ed25519_curve.h on random inputs,
-// small-order points, the identity and equations that do not hold.
+// small-order points, the identity and equations that do not hold (the
+// equation also against a plain double-and-add oracle, with the scalars
+// that verification's half-size reduction treats apart).
 #include <gtest/gtest.h>
+#include <string.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "curve/ed25519_curve.h"
 #include "curve/ed25519_mb.h"
 #include "curve/ed25519_params.h"
+#include "curve/ed25519_x4.h"
 #include "field/fe25519.h"
 #include "field/fe25519_ifma.h"
 #include "field/sc25519.h"
+#include "scheme/ed25519_batch.h"
 #include "scheme/x25519.h"
 #include "test_sm2_util.h"
 
@@ -228,6 +234,124 @@ TEST(MbFe25519, LimbBoundsHoldAtTheMaxima) {
   }
 }
 
+// --- The ladder's forms (field/fe25519_ifma.h LadderOp) ----------------------
+
+// Any limbs (each below 2^64) as the value they stand for, mod p.
+U256 limbs_mod_p(const uint64_t l[lanes::kLimbs]) {
+  U256 v{{0, 0, 0, 0}};
+  for (int j = lanes::kLimbs - 1; j >= 0; --j)
+    v = Fe25519::add(Fe25519::mul(v, U256{{1ull << 52, 0, 0, 0}}), U256{{l[j], 0, 0, 0}});
+  return v;
+}
+
+testing::AssertionResult loose_bounds(const uint64_t l[lanes::kLimbs]) {
+  for (int j = 0; j < lanes::kLimbs; ++j)
+    if (l[j] > lanes::kLooseLimbMax)
+      return testing::AssertionFailure() << "limb " << j << " = " << l[j];
+  return testing::AssertionSuccess();
+}
+
+// Loose elements (L) at and next to their limb maxima: every limb from
+// {0, 1, max - 1, max, random below 2^56}, all-maximum first.
+std::vector<Lane> loose_edge_elements(Rng& rng, size_t n) {
+  const uint64_t max = lanes::kLooseLimbMax;
+  std::vector<Lane> out;
+  out.push_back(Lane{{max, max, max, max, max}});
+  while (out.size() < n) {
+    Lane e;
+    for (uint64_t& limb : e.l) {
+      const uint64_t pick = rng.word() % 5;
+      const uint64_t picks[4] = {0, 1, max - 1, max};
+      limb = pick < 4 ? picks[pick] : rng.word() & max;
+    }
+    out.push_back(e);
+  }
+  return out;
+}
+
+struct LadderCase {
+  lanes::LadderOp op;
+  bool loose_in, loose_out;
+  U256 (*ref)(const U256&, const U256&, uint32_t);
+  const char* name;
+};
+
+const LadderCase kLadderCases[] = {
+    {lanes::LadderOp::kMulLoose, false, true,
+     [](const U256& x, const U256& y, uint32_t) { return Fe25519::mul(x, y); }, "mul_loose"},
+    {lanes::LadderOp::kSqrLoose, false, true,
+     [](const U256& x, const U256&, uint32_t) { return Fe25519::sqr(x); }, "sqr_loose"},
+    {lanes::LadderOp::kAddLoose, true, false,
+     [](const U256& x, const U256& y, uint32_t) { return Fe25519::add(x, y); }, "add (loose)"},
+    {lanes::LadderOp::kSubLoose, true, false,
+     [](const U256& x, const U256& y, uint32_t) { return Fe25519::sub(x, y); }, "sub_loose"},
+    {lanes::LadderOp::kProductsSum, false, false,
+     [](const U256& x, const U256& y, uint32_t) {
+       return Fe25519::add(Fe25519::mul(x, y), Fe25519::sqr(x));
+     },
+     "products sum"},
+    {lanes::LadderOp::kProductsDifference, false, false,
+     [](const U256& x, const U256& y, uint32_t) {
+       return Fe25519::sub(Fe25519::mul(x, y), Fe25519::sqr(x));
+     },
+     "products difference"},
+    {lanes::LadderOp::kMulSmallAdd, false, false,
+     [](const U256& x, const U256& y, uint32_t k) {
+       return Fe25519::add(y, Fe25519::mul_small(x, k));
+     },
+     "mul_small_add"},
+};
+
+// The ladder's operations taking `loose` inputs on group `base` of `in`:
+// results equal to the scalar field's mod p, within the loose bounds or the
+// invariant.
+void check_ladder_group(const std::vector<Lane>& in, size_t base, uint32_t k, bool loose) {
+  lanes::Limbs a, b;
+  U256 av[kLanes], bv[kLanes];
+  for (int i = 0; i < kLanes; ++i) {
+    const Lane& x = in[(base + i) % in.size()];
+    const Lane& y = in[(base * 5 + i * 11 + 1) % in.size()];
+    for (int j = 0; j < lanes::kLimbs; ++j) {
+      a[i][j] = x.l[j];
+      b[i][j] = i == 2 && base % 3 == 0 ? x.l[j] : y.l[j];  // a - b = 0 now and then
+    }
+    av[i] = limbs_mod_p(a[i]);
+    bv[i] = limbs_mod_p(b[i]);
+  }
+  for (const LadderCase& c : kLadderCases) {
+    if (c.loose_in != loose) continue;
+    lanes::Limbs out;
+    lanes::apply_ladder_x8(c.op, out, a, b, k);
+    for (int i = 0; i < kLanes; ++i) {
+      ASSERT_TRUE(c.loose_out ? loose_bounds(out[i]) : within_bounds(out[i]))
+          << c.name << " lane " << i << " a=" << hex(av[i]) << " b=" << hex(bv[i]);
+      ASSERT_TRUE(same(Fe25519::canonical(limbs_mod_p(out[i])),
+                       Fe25519::canonical(c.ref(av[i], bv[i], k))))
+          << c.name << " lane " << i << " a=" << hex(av[i]) << " b=" << hex(bv[i]);
+    }
+  }
+}
+
+TEST(MbFe25519, LadderFormsMatchScalarFieldAtTheLimbMaxima) {
+  REQUIRE_IFMA();
+  Rng rng(7748);
+  const std::vector<Lane> loaded = loaded_elements(rng, 2000);
+  const std::vector<Lane> edges = limb_edge_elements(rng, 2000);
+  const std::vector<Lane> loose = loose_edge_elements(rng, 2000);
+  for (const auto* in : {&loaded, &edges}) {
+    check_ladder_group(std::vector<Lane>(kLanes, (*in)[0]), 0, 121666, false);
+    for (size_t base = 0; base < in->size(); base += kLanes) {
+      check_ladder_group(*in, base, small_factor(rng, base), false);
+      if (HasFatalFailure()) return;
+    }
+  }
+  check_ladder_group(std::vector<Lane>(kLanes, loose[0]), 0, 121666, true);
+  for (size_t base = 0; base < loose.size(); base += kLanes) {
+    check_ladder_group(loose, base, 121666, true);
+    if (HasFatalFailure()) return;
+  }
+}
+
 TEST(MbFe25519, Constants) {
   REQUIRE_IFMA();
   for (const U256& c : {ed::kD, ed::kD2, ks::field::fe25519_detail::kSqrtM1, minus(kP, 1)}) {
@@ -336,6 +460,106 @@ TEST(MbX25519, Rfc7748VectorInEveryLane) {
   }
 }
 
+// RFC 7748 5.2: the second vector in odd lanes beside the first, then the
+// iterated one (k = u = 9; (k, u) <- (X25519(k, u), k)) in every lane,
+// after 1 and 1000 iterations.
+TEST(MbX25519, Rfc7748VectorsAndIterations) {
+  REQUIRE_IFMA();
+  const std::vector<uint8_t> vk[2] = {
+      ks_test::from_hex("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4"),
+      ks_test::from_hex("4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d")};
+  const std::vector<uint8_t> vu[2] = {
+      ks_test::from_hex("e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c"),
+      ks_test::from_hex("e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493")};
+  const char* kWant[2] = {"C3DA55379DE9C6908E94EA4DF28D084F32ECCF03491C71F754B4075577A28552",
+                          "95CBDE9476E8907D7AADE45CB4B873F88B595A68799FA152E6F8F7647AAC7957"};
+  U256 k[kLanes], u[kLanes], out[kLanes];
+  for (int i = 0; i < kLanes; ++i) {
+    k[i] = ks::x25519::clamp(vk[i % 2].data());
+    u[i] = ks::x25519::decode_u(vu[i % 2].data());
+  }
+  mb::x25519_x8(out, k, u);
+  uint8_t bytes[kLanes][32];
+  for (int i = 0; i < kLanes; ++i) {
+    Fe25519::to_bytes(bytes[i], out[i]);
+    EXPECT_EQ(kWant[i % 2], ks_test::to_hex(bytes[i], 32)) << "lane " << i;
+  }
+  uint8_t kb[kLanes][32] = {}, ub[kLanes][32] = {};
+  for (int i = 0; i < kLanes; ++i) kb[i][0] = ub[i][0] = 9;
+  for (int n = 1; n <= 1000; ++n) {
+    for (int i = 0; i < kLanes; ++i) {
+      k[i] = ks::x25519::clamp(kb[i]);
+      u[i] = ks::x25519::decode_u(ub[i]);
+    }
+    mb::x25519_x8(out, k, u);
+    for (int i = 0; i < kLanes; ++i) {
+      memcpy(ub[i], kb[i], 32);
+      Fe25519::to_bytes(kb[i], out[i]);
+    }
+    if (n == 1) {
+      for (int i = 0; i < kLanes; ++i)
+        EXPECT_EQ("422C8E7A6227D7BCA1350B3E2BB7279F7897B87BB6854B783C60E80311AE3079",
+                  ks_test::to_hex(kb[i], 32));
+    }
+  }
+  for (int i = 0; i < kLanes; ++i)
+    EXPECT_EQ("684CF59BA83309552800EF566F2F4D3C1C3887C49360E3875F2EB94D99532C51",
+              ks_test::to_hex(kb[i], 32));
+}
+
+// The batch path of the C API (scheme/ed25519_batch.h shared_secrets, which
+// runs x25519_x8 on groups of eight) against shared_secret() item by item:
+// random u, the small-order ones (0, 1, the two of order 8, p - 1) with
+// their non-canonical forms (p, p + 1, and all of them with bit 255 set,
+// which decoding clears), non-canonical u up to 2^255 - 1, and groups of
+// fewer than eight items.
+TEST(MbX25519, BatchSharedSecretsMatchSingleItems) {
+  REQUIRE_IFMA();
+  const char* kSmallOrder[] = {
+      "0000000000000000000000000000000000000000000000000000000000000000",
+      "0100000000000000000000000000000000000000000000000000000000000000",
+      "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+      "5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+      "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+      "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+      "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"};
+  std::vector<std::vector<uint8_t>> us;
+  for (const char* h : kSmallOrder) {
+    us.push_back(ks_test::from_hex(h));
+    us.push_back(us.back());
+    us.back()[31] ^= 0x80;
+  }
+  for (uint64_t above_p : {2, 3, 9, 17, 18}) {  // p + 18 = 2^255 - 1
+    const U256 v = plus(kP, above_p);
+    std::vector<uint8_t> u(32);
+    for (int j = 0; j < 32; ++j) u[j] = uint8_t(v.w[j / 8] >> (8 * (j % 8)));
+    us.push_back(u);
+  }
+  while (us.size() < 200) us.push_back(ks_test::random_bytes(32));
+  const std::vector<uint8_t> keys = ks_test::random_bytes(32 * us.size());
+  size_t zeros = 0;
+  for (size_t base = 0, n = 1; base < us.size(); base += n, n = n % kLanes + 1) {
+    const size_t count = std::min(n, us.size() - base);
+    const uint8_t* k[kLanes];
+    uint8_t u[kLanes][32], out[kLanes][32];
+    ks::x25519::Error status[kLanes];
+    for (size_t i = 0; i < count; ++i) {
+      k[i] = &keys[32 * (base + i)];
+      memcpy(u[i], us[base + i].data(), 32);
+    }
+    ks::x25519::batch::shared_secrets(status, out, k, u, count);
+    for (size_t i = 0; i < count; ++i) {
+      uint8_t want[32];
+      const ks::x25519::Error want_status = ks::x25519::shared_secret(want, k[i], u[i]);
+      const std::string u_hex = ks_test::to_hex(u[i], 32);
+      EXPECT_EQ(int(want_status), int(status[i])) << u_hex;
+      EXPECT_EQ(ks_test::to_hex(want, 32), ks_test::to_hex(out[i], 32)) << u_hex;
+      zeros += want_status == ks::x25519::Error::kZeroSharedSecret;
+    }
+  }
+  EXPECT_EQ(zeros, 2 * (sizeof kSmallOrder / sizeof kSmallOrder[0]));
+}
+
 // --- Verification equation -------------------------------------------------------
 
 ed::Point add_points(const ed::Point& p, const ed::Point& q) {
@@ -372,18 +596,60 @@ struct Equation {
   ed::Point a, r;
 };
 
+// s = r + k a (mod L): the equation [s]B = R + [k]A for A = [a]B, R = [r]B.
+U256 signing_s(const U256& r, const U256& k, const U256& a) {
+  return Sc25519::add(mod_l(r), Sc25519::mul_plain_mont(mod_l(k), Sc25519::to_mont(mod_l(a))));
+}
+
+// r = s - k a (mod L): the R that makes a chosen s valid.
+U256 matching_r(const U256& s, const U256& k, const U256& a) {
+  const U256 s_mod_l = Sc25519::from_mont(Sc25519::to_mont(s));  // any s < 2^256
+  return Sc25519::sub(s_mod_l, Sc25519::mul_plain_mont(mod_l(k), Sc25519::to_mont(mod_l(a))));
+}
+
+// n / d mod L for small n, d (d != 0): k d = n, a short vector of the
+// lattice that verification's half-size scalars reduce (field/
+// sc25519_lattice.h), so that their Euclid steps meet large quotients.
+U256 ratio_mod_l(Rng& rng) {
+  const int bits = 1 + int(rng.word() % 126);
+  const auto small = [&] {
+    U256 v{{rng.word(), rng.word(), 0, 0}};
+    v.w[1] = bits <= 64 ? 0 : v.w[1] & ((uint64_t(1) << (bits - 64)) - 1);
+    v.w[0] = bits >= 64 ? v.w[0] : v.w[0] & ((uint64_t(1) << bits) - 1);
+    return v;
+  };
+  const U256 n = small();
+  U256 d = small();
+  if (ks::field::is_zero_mask(d)) d.w[0] = 1;
+  const U256 k = Sc25519::from_mont(
+      Sc25519::mont_mul(Sc25519::to_mont(n), Sc25519::inv_mont(Sc25519::to_mont(d))));
+  return rng.word() & 1 ? Sc25519::neg(k) : k;
+}
+
+const U256 kZero{{0, 0, 0, 0}};
+
 // Lane kinds: a valid equation, tampered ones, small-order A and R,
-// torsion added to R (valid only cofactored), the identity, unreduced
-// scalars, A with Z != 1.
+// torsion added to R or to both (valid only cofactored), the identity,
+// unreduced scalars, A with Z != 1; the scalars the half-size reduction
+// treats apart: k = 0, small k and -k, k = n / d (short lattice vectors),
+// s = 0, s next to L and next to 2^256.
 Equation make_equation(Rng& rng, int kind, const std::vector<ed::Point>& torsion) {
   const U256 a = mod_l(below_2_255(rng)), r = mod_l(below_2_255(rng));
   Equation e;
   e.k = mod_l(below_2_255(rng));
   e.a = decoded(ed::mul_base(a));
   e.r = decoded(ed::mul_base(r));
-  e.s = Sc25519::add(r, Sc25519::mul_plain_mont(e.k, Sc25519::to_mont(a)));
+  e.s = signing_s(r, e.k, a);
   const ed::Point& t = torsion[rng.word() % torsion.size()];
-  switch (kind % 10) {
+  const auto with_s = [&](const U256& s) {  // a valid equation for this s
+    e.s = s;
+    e.r = decoded(ed::mul_base(matching_r(s, e.k, a)));
+  };
+  const auto with_k = [&](const U256& k) {  // a valid equation for this k
+    e.k = k;
+    e.s = signing_s(r, k, a);
+  };
+  switch (kind % 16) {
     case 0:
       break;  // valid
     case 1:
@@ -405,7 +671,7 @@ Equation make_equation(Rng& rng, int kind, const std::vector<ed::Point>& torsion
     case 6:
       e.a = torsion[0];  // the identity for A and R, s = 0 or not
       e.r = torsion[0];
-      e.s = rng.word() & 1 ? U256{{0, 0, 0, 0}} : e.s;
+      e.s = rng.word() & 1 ? kZero : e.s;
       break;
     case 7: {  // unreduced scalars: s + L and k + 2^255 (k A's order is L)
       U256 s_plus_l;
@@ -418,19 +684,69 @@ Equation make_equation(Rng& rng, int kind, const std::vector<ed::Point>& torsion
       e.a = ed::mul_base(a);  // Z != 1
       e.r = ed::mul_base(r);
       break;
-    default:
+    case 9:
       e.r = e.a;  // R = A
+      break;
+    case 10:  // k = 0: [8]([s]B - R)
+      with_k(kZero);
+      if (rng.word() & 1) e.s = plus(e.s, 1 + rng.word() % 8);
+      break;
+    case 11:  // small k or -k: z = 1 or small
+      with_k(U256{{1 + rng.word() % (uint64_t(1) << (rng.word() % 64)), 0, 0, 0}});
+      if (rng.word() & 1) with_k(Sc25519::neg(e.k));
+      break;
+    case 12:  // k = n / d, and that equation tampered half the time
+      with_k(ratio_mod_l(rng));
+      if (rng.word() & 1)
+        e.r = add_points(e.r, rng.word() & 1 ? t : ed::mul_base(U256{{1, 0, 0, 0}}));
+      break;
+    case 13: {  // s = L - 1 - j, L + j, 2^256 - 1 - j (unreduced), 0
+      const uint64_t j = rng.word() % 4;
+      const U256 choices[4] = {minus(ed::kL, 1 + j), plus(ed::kL, j), minus(kZero, 1 + j), kZero};
+      with_s(choices[rng.word() % 4]);
+      if (rng.word() & 1) e.s = plus(e.s, 1);
+      break;
+    }
+    case 14:  // torsion on A and on R
+      e.a = add_points(e.a, t);
+      e.r = add_points(e.r, torsion[rng.word() % 8]);
+      break;
+    default:  // k = L - 1, L - 2, A of small order or not
+      with_k(minus(ed::kL, 1 + rng.word() % 2));
+      if (rng.word() & 1) e.a = add_points(e.a, t);
       break;
   }
   return e;
 }
 
+// [k]P by double-and-add over the scalar field's formulas (curve/edwards.h):
+// an oracle that shares nothing with the paths under test but the formulas.
+ed::Point oracle_mul(const U256& k, const ed::Point& p) {
+  ed::Point acc = ed::Point::identity();
+  for (int i = 255; i >= 0; --i) {
+    acc = add_points(acc, acc);
+    if ((k.w[i / 64] >> (i % 64)) & 1) acc = add_points(acc, p);
+  }
+  return acc;
+}
+
+bool oracle_equation(const Equation& e) {
+  const ed::Point b = ed::mul_base(U256{{1, 0, 0, 0}});
+  const ed::Point ka = oracle_mul(e.k, e.a);
+  ed::Point diff = edw::sub(oracle_mul(e.s, b), edw::cached(ka, ed::kD2)).extended();
+  diff = edw::sub(diff, edw::cached(e.r, ed::kD2)).extended();
+  for (int i = 0; i < 3; ++i) diff = add_points(diff, diff);
+  return Fe25519::is_zero(diff.x) && Fe25519::eq(diff.y, diff.z);
+}
+
+// Eight lanes of equations of every kind against the scalar path (and
+// every 8th round, and every round's first lane, against the oracle above).
 TEST(MbEd25519, VerifyEquationMatchesScalar) {
   REQUIRE_IFMA();
   Rng rng(4);
   const std::vector<ed::Point> torsion = torsion_points();
   int valid = 0, invalid = 0;
-  for (int round = 0; round < 40; ++round) {
+  for (int round = 0; round < 400; ++round) {
     U256 s[kLanes], k[kLanes];
     ed::Point a[kLanes], r[kLanes];
     for (int i = 0; i < kLanes; ++i) {
@@ -440,13 +756,17 @@ TEST(MbEd25519, VerifyEquationMatchesScalar) {
     const unsigned in_use = round % 4 == 3 ? 0x5Bu : 0xFFu;
     const unsigned got = mb::verify_equation_x8(s, k, a, r, in_use);
     for (int i = 0; i < kLanes; ++i) {
-      const bool want = ed::verify_equation(s[i], k[i], a[i], r[i]) && (in_use >> i & 1);
+      const bool holds = ed::scalar::verify_equation(s[i], k[i], a[i], r[i]);
+      if (round % 8 == 0 || i == 0) {
+        ASSERT_EQ(holds, oracle_equation({s[i], k[i], a[i], r[i]})) << "round " << round;
+      }
+      const bool want = holds && (in_use >> i & 1);
       ASSERT_EQ(want, bool(got >> i & 1)) << "round " << round << " lane " << i;
       (want ? valid : invalid) += 1;
     }
   }
-  EXPECT_GT(valid, 100);
-  EXPECT_GT(invalid, 50);
+  EXPECT_GT(valid, 1000);
+  EXPECT_GT(invalid, 500);
 }
 
 }  // namespace
