@@ -5,7 +5,11 @@
 // X25519 end to end from ordinary host buffers (allocation, copies in and
 // out, kernel; steady clock). Inputs are random: per-item keys and u
 // (x25519_per_item_key) and one key for the batch (x25519_one_key). The
-// first 256 results of every batch are checked against the CPU. Prints JSON.
+// first 256 results of every batch are checked against the CPU. Then
+// Ed25519 verification kernel-only and end to end (flat layout: public
+// keys, signatures, 64-byte messages) for each field and code layout, on
+// distinct valid signatures made on the CPU under 4096 keys; every status
+// must be kOk. Prints JSON.
 //   curve25519_gpu_bench [max_batch_log2]
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -16,12 +20,14 @@
 #include <chrono>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "field/fe25519_dpf.cuh"
 #include "field/fe25519_gpu.cuh"
 #include "gpu_bench_util.cuh"
 #include "scheme/curve25519_gpu.h"
+#include "scheme/ed25519.h"
 #include "scheme/x25519.h"
 
 namespace {
@@ -134,6 +140,92 @@ void bench_x25519(Timer& timer, std::mt19937_64& rng, const FieldCase& fc, size_
   rows.push_back({names.back().c_str(), n, t[t.size() / 2]});
 }
 
+// n valid signatures over distinct random 64-byte messages, made on every
+// CPU core.
+struct SignedItems {
+  std::vector<uint8_t> pubs, sigs, data;
+  std::vector<uint64_t> offsets;
+};
+
+SignedItems signed_items(size_t n) {
+  constexpr size_t kKeys = 4096, kMsg = 64;
+  std::mt19937_64 rng(8032);
+  std::vector<ks::ed25519::PrivateKey> keys(kKeys);
+  for (auto& k : keys) ks::ed25519::key_from_seed(k, random_bytes(rng, 32).data());
+  SignedItems s{std::vector<uint8_t>(32 * n), std::vector<uint8_t>(64 * n),
+                random_bytes(rng, kMsg * n), std::vector<uint64_t>(n + 1)};
+  for (size_t i = 0; i <= n; ++i) s.offsets[i] = kMsg * i;
+  const unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < workers; ++w)
+    pool.emplace_back([&, w] {
+      for (size_t i = w; i < n; i += workers) {
+        const ks::ed25519::PrivateKey& key = keys[i % kKeys];
+        memcpy(&s.pubs[32 * i], key.pub.bytes, 32);
+        ks::ed25519::sign(&s.sigs[64 * i], key, ks::ed25519::Domain(), &s.data[kMsg * i], kMsg);
+      }
+    });
+  for (auto& t : pool) t.join();
+  return s;
+}
+
+void expect_all_ok(const std::vector<int>& status, const char* what) {
+  for (size_t i = 0; i < status.size(); ++i)
+    if (status[i] != 0) {
+      fprintf(stderr, "%s: item %zu has status %d\n", what, i, status[i]);
+      exit(1);
+    }
+}
+
+struct LayoutCase {
+  c25519::Layout layout;
+  const char* name;
+};
+
+// Kernel-only verification at n items for one field and layout; end to end
+// (allocation, copies, kernel: run_ed25519_verify) where asked.
+void bench_verify(Timer& timer, const SignedItems& items, const FieldCase& fc,
+                  const LayoutCase& lc, size_t n, bool end_to_end, std::vector<Row>& rows,
+                  std::vector<std::string>& names) {
+  const std::vector<uint8_t> pubs(items.pubs.begin(), items.pubs.begin() + 32 * n),
+      sigs(items.sigs.begin(), items.sigs.begin() + 64 * n),
+      data(items.data.begin(), items.data.begin() + items.offsets[n]);
+  const std::vector<uint64_t> offsets(items.offsets.begin(), items.offsets.begin() + n + 1);
+  uint8_t *dpub = to_device(pubs), *dsig = to_device(sigs), *ddata = to_device(data);
+  uint64_t* doff = device_buffer<uint64_t>(n + 1);
+  CHECK(cudaMemcpy(doff, offsets.data(), 8 * (n + 1), cudaMemcpyHostToDevice));
+  int* dst = device_buffer<int>(n);
+  const double s = timer.median(
+      [&] {
+        CHECK(c25519::launch_ed25519_verify(fc.field, lc.layout, dpub, dsig, ddata, doff, dst, n,
+                                            0));
+      },
+      n >= (1u << 20) ? 3 : 5);
+  std::vector<int> status(n);
+  CHECK(cudaMemcpy(status.data(), dst, sizeof(int) * n, cudaMemcpyDeviceToHost));
+  names.push_back(std::string("ed25519_verify_") + fc.name + "_" + lc.name);
+  expect_all_ok(status, names.back().c_str());
+  rows.push_back({names.back().c_str(), n, s});
+  cudaFree(dpub);
+  cudaFree(dsig);
+  cudaFree(ddata);
+  cudaFree(doff);
+  cudaFree(dst);
+  if (!end_to_end) return;
+  std::vector<double> t;
+  for (int r = 0; r < 4; ++r) {
+    std::fill(status.begin(), status.end(), -1);
+    const auto t0 = std::chrono::steady_clock::now();
+    CHECK(cudaError_t(c25519::run_ed25519_verify(fc.field, lc.layout, pubs.data(), sigs.data(),
+                                                 data.data(), offsets.data(), status.data(), n)));
+    if (r > 0) t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  names.push_back(std::string("ed25519_verify_end_to_end_") + fc.name + "_" + lc.name);
+  expect_all_ok(status, names.back().c_str());
+  rows.push_back({names.back().c_str(), n, t[t.size() / 2]});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -151,11 +243,19 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(25519);
   std::vector<Row> rows;
   std::vector<std::string> names;
-  names.reserve(64);  // rows keep pointers into names
+  names.reserve(128);  // rows keep pointers into names
   const FieldCase fields[] = {{c25519::Field::kDpf, "dpf"}, {c25519::Field::kInteger, "int"}};
   for (const FieldCase& fc : fields)
     for (int lg = 14; lg <= max_log2; lg += 2)
       bench_x25519(timer, rng, fc, size_t(1) << lg, lg + 2 > max_log2, rows, names);
+  const SignedItems items = signed_items(size_t(1) << max_log2);
+  const LayoutCase layouts[] = {{c25519::Layout::kInline, "inline"},
+                                {c25519::Layout::kOutOfLine, "calls"},
+                                {c25519::Layout::kOutOfLineFourBlocks, "calls_4blocks"}};
+  for (const FieldCase& fc : fields)
+    for (const LayoutCase& lc : layouts)
+      for (int lg = 16; lg <= max_log2; lg += 2)
+        bench_verify(timer, items, fc, lc, size_t(1) << lg, lg + 2 > max_log2, rows, names);
 
   printf("{\n  \"device\": \"%s\",\n  \"sms\": %d,\n", prop.name, sms);
   printf("  \"fe_mul_per_s_dpf\": %.4e,\n  \"fe_sqr_per_s_dpf\": %.4e,\n", rates[0], rates[1]);

@@ -3,6 +3,7 @@
 #include "core/cpu_features.h"
 #include "core/secure.h"
 #include "curve/ct_lookup.h"
+#include "curve/ed25519_decode.h"
 #include "curve/ed25519_tables_layout.h"
 #include "curve/ed25519_x4.h"
 #include "curve/montgomery_ladder.h"
@@ -62,25 +63,13 @@ struct EdMul {
   }
   static U256 x25519_base(const U256& k) { return u_of(mul_base(k)); }
 
-  // RFC 8032 5.1.3: x^2 = u / v with u = y^2 - 1, v = d y^2 + 1; the
-  // candidate x = u v^3 (u v^7)^((p-5)/8) is a root when v x^2 = u, and
-  // sqrt(-1) x is one when v x^2 = -u; otherwise there is none.
+  // RFC 8032 5.1.3 (curve/ed25519_decode.h).
   static bool decode(E& out, const uint8_t in[32]) {
-    U256 y;
+    U256 y, x;
     if (!F::from_bytes(y, in)) return false;  // y >= p
-    const uint64_t sign = in[31] >> 7;
-    const U256 yy = F::sqr(y);
-    const U256 u = F::sub(yy, F::one());
-    const U256 v = F::add(F::mul(yy, F::from_canonical(kD)), F::one());
-    const U256 v3 = F::mul(F::sqr(v), v);
-    U256 x = F::mul(F::mul(u, v3), F::pow_p58(F::mul(u, F::mul(F::sqr(v3), v))));
-    const U256 vxx = F::mul(v, F::sqr(x));
-    if (!F::eq(vxx, u)) {
-      if (!F::eq(vxx, F::neg(u))) return false;
-      x = F::mul(x, F::from_canonical(field::fe25519_detail::kSqrtM1));
-    }
-    if (F::is_zero(x) && sign) return false;
-    if ((F::is_negative(x) & 1) != sign) x = F::neg(x);
+    if (!recover_x<F>(x, y, in[31] >> 7, F::from_canonical(kD),
+                      F::from_canonical(field::fe25519_detail::kSqrtM1)))
+      return false;
     out = {x, y, F::one(), F::mul(x, y)};
     return true;
   }
@@ -230,6 +219,8 @@ bool verify_equation(const U256& s, const U256& k, const Point& a, const Point& 
   if (use_x4()) return x4::verify_equation(s, k, a, r);
   return scalar::verify_equation(s, k, a, r);
 }
+
+const ed::Niels<Fe25519>* comb_table() { return &kEd25519Comb[0][0]; }
 
 void to_affine(U256* x, U256* y, const Point& p) {
   const U256 zinv = Fe25519::inv(p.z);

@@ -49,10 +49,15 @@ bool decode(Point& out, const uint8_t in[32]);
 bool has_small_order(const Point& p);
 
 // The cofactored verification equation of RFC 8032 5.1.7 step 3:
-// [8][S]B = [8]R + [8][k]A, checked as [8]([S]B - [k]A - R) = identity.
-// One doubling chain for S (width-8 NAF over the build-time odd multiples
-// of B) and k (width-5 NAF over odd multiples of A).
+// [8][S]B = [8]R + [8][k]A, checked as [8]([S]B - [k]A - R) = identity,
+// in its half-size form (field/sc25519_lattice.h): one chain of 128
+// doublings for four 128-bit scalars.
 bool verify_equation(const U256& s, const U256& k, const Point& a, const Point& r);
+
+// mul_base's build-time table: kCombWindows rows (curve/ed25519_tables_layout.h)
+// of kCombEntries affine addends, row w holding (j + 1) 2^(kCombBits w) B
+// at j; canonical values. The GPU copies it (scheme/curve25519_gpu.cu).
+const ed::Niels<Fe25519>* comb_table();
 
 // Affine coordinates as canonical values (tests, table generation).
 void to_affine(U256* x, U256* y, const Point& p);

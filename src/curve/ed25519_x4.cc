@@ -20,6 +20,7 @@
 #include "field/u256.h"
 // clang-format off
 #include "field/ifma_target_begin.h"
+#include "curve/ed25519_decode.h"
 #include "curve/montgomery_ladder.h"
 #include "field/fe25519_chain.h"
 #include "field/fe25519_ifma_simd.h"
@@ -414,26 +415,15 @@ KS_IFMA_FN void encode(uint8_t out[32], const Point& p) {
   secure_wipe(c, sizeof c);
 }
 
-// RFC 8032 5.1.3 as curve/ed25519_curve.cc's EdMul::decode, in every lane
-// (read in lane 0): x^2 = u / v, u = y^2 - 1, v = d y^2 + 1; x = u v^3 (u
-// v^7)^((p-5)/8), times sqrt(-1) where v x^2 = -u; no root otherwise.
+// RFC 8032 5.1.3 (curve/ed25519_decode.h) in every lane, read in lane 0.
 KS_IFMA_FN bool decode(Point& out, const uint8_t in[32]) {
   U256 y;
   if (!field::Fe25519::from_bytes(y, in)) return false;  // y >= p
-  const uint64_t sign = in[31] >> 7;
   const Fe4 y4 = load4(y, y, y, y);
-  const Fe4 yy = F4::sqr(y4);
-  const Fe4 u = F4::sub(yy, F4::one());
-  const Fe4 v = F4::add(F4::mul(yy, F4::from_canonical(kD)), F4::one());
-  const Fe4 v3 = F4::mul(F4::sqr(v), v);
-  Fe4 x = F4::mul(F4::mul(u, v3), field::fe25519_pow_p58<F4>(F4::mul(u, F4::mul(F4::sqr(v3), v))));
-  const Fe4 vxx = F4::mul(v, F4::sqr(x));
-  if (!(F4::eq(vxx, u) & 1)) {
-    if (!(F4::eq(vxx, F4::neg(u)) & 1)) return false;
-    x = F4::mul(x, F4::from_canonical(field::fe25519_detail::kSqrtM1));
-  }
-  if ((F4::is_zero(x) & 1) && sign) return false;
-  if ((F4::is_negative(x) & 1) != sign) x = F4::neg(x);
+  Fe4 x;
+  if (!recover_x<F4>(x, y4, in[31] >> 7, F4::from_canonical(kD),
+                     F4::from_canonical(field::fe25519_detail::kSqrtM1)))
+    return false;
   uint64_t c[4][4];
   F4::store(c,
             F4::canonical(blend<0b0100>(blend<0b0010>(x, y4), F4::mul(x, y4))));  // (x, y, xy, .)

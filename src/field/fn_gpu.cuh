@@ -5,8 +5,8 @@
 // (PrivateKey::d_mont, inv_one_plus_d_mont) is used here as is.
 //
 // Elements are U32x8 (the limbs of field/fp_gpu.cuh); add/sub use its PTX
-// chains, the Montgomery product is CIOS over 64-bit limbs with unsigned
-// __int128 (two or three per signature: not worth hand-written PTX).
+// chains, the Montgomery product is field/mont_cios.h's CIOS over 64-bit
+// limbs (two or three per signature: not worth hand-written PTX).
 // Constant time: no branch or memory index depends on a value.
 #ifndef KS_FIELD_FN_GPU_CUH_
 #define KS_FIELD_FN_GPU_CUH_
@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "field/fp_gpu.cuh"
+#include "field/mont_cios.h"
 
 namespace ks {
 namespace field {
@@ -46,7 +47,6 @@ __device__ __forceinline__ U32x8 from_u64(const uint64_t w[4]) {
 
 struct FnGpu {
   using Elem = U32x8;
-  using u128 = unsigned __int128;
 
   __device__ __forceinline__ static Elem add(const Elem& a, const Elem& b) {
     return gpu_detail::mod_add(a, b, gpu_detail::kN);
@@ -65,40 +65,16 @@ struct FnGpu {
     return below_n & ~uint32_t(FpGpu::is_zero(a));
   }
 
-  // a b / R mod n: CIOS Montgomery multiplication over 64-bit limbs.
+  // a b / R mod n for b < n (field/mont_cios.h).
   __device__ static Elem mont_mul(const Elem& a32, const Elem& b32) {
-    uint64_t a[4], b[4], t[6] = {0, 0, 0, 0, 0, 0};
+    uint64_t a[4], b[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       a[i] = a32.w[2 * i] | (uint64_t(a32.w[2 * i + 1]) << 32);
       b[i] = b32.w[2 * i] | (uint64_t(b32.w[2 * i + 1]) << 32);
     }
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      u128 acc = 0;
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        acc += u128(a[j]) * b[i] + t[j];
-        t[j] = uint64_t(acc);
-        acc >>= 64;
-      }
-      acc += t[4];
-      t[4] = uint64_t(acc);
-      t[5] = uint64_t(acc >> 64);
-      // add m n so that limb 0 becomes zero, then shift down one limb
-      const uint64_t m = t[0] * gpu_detail::kN0Inv64;
-      acc = (u128(m) * gpu_detail::kN64[0] + t[0]) >> 64;
-#pragma unroll
-      for (int j = 1; j < 4; ++j) {
-        acc += u128(m) * gpu_detail::kN64[j] + t[j];
-        t[j - 1] = uint64_t(acc);
-        acc >>= 64;
-      }
-      acc += t[4];
-      t[3] = uint64_t(acc);
-      t[4] = t[5] + uint64_t(acc >> 64);
-    }
-    return gpu_detail::reduce_once(uint32_t(t[4]), gpu_detail::from_u64(t), gpu_detail::kN);
+    mont_mul_cios(a, a, b, gpu_detail::kN64, gpu_detail::kN0Inv64);
+    return gpu_detail::from_u64(a);
   }
   __device__ __forceinline__ static Elem to_mont(const Elem& a) {
     return mont_mul(a, gpu_detail::from_u64(gpu_detail::kR2ModN));

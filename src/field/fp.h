@@ -13,6 +13,13 @@
 #ifndef KS_FIELD_FP_H_
 #define KS_FIELD_FP_H_
 
+// nvcc's front end (the host code of a .cu file including this) takes the
+// outputs of the x86-64 asm blocks below for unused variables.
+#if defined(__CUDACC__)
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 550
+#endif
+
 #include <stdint.h>
 
 #include "field/fp_chain.h"
@@ -390,5 +397,9 @@ using Fp = FpField<fp_detail::MulPortable>;
 
 }  // namespace field
 }  // namespace ks
+
+#if defined(__CUDACC__)
+#pragma nv_diagnostic pop
+#endif
 
 #endif  // KS_FIELD_FP_H_

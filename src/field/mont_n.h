@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "field/mont_cios.h"
 #include "field/u256.h"
 
 namespace ks {
@@ -63,34 +64,12 @@ struct MontScalar {
   }
 };
 
+// CIOS (field/mont_cios.h, shared with the GPU).
 template <class Order>
 inline U256 MontScalar<Order>::mont_mul(const U256& a, const U256& b) {
-  const U256& n = kModulus;
-  uint64_t t[6] = {0, 0, 0, 0, 0, 0};
-  KS_UNROLL for (int i = 0; i < 4; ++i) {
-    u128 acc = 0;
-    KS_UNROLL for (int j = 0; j < 4; ++j) {
-      acc += u128(a.w[j]) * b.w[i] + t[j];
-      t[j] = uint64_t(acc);
-      acc >>= 64;
-    }
-    acc += t[4];
-    t[4] = uint64_t(acc);
-    t[5] = uint64_t(acc >> 64);
-    // add m*n so that the low limb becomes zero, then shift one limb down
-    const uint64_t m = t[0] * kN0Inv;
-    acc = u128(m) * n.w[0] + t[0];
-    acc >>= 64;
-    KS_UNROLL for (int j = 1; j < 4; ++j) {
-      acc += u128(m) * n.w[j] + t[j];
-      t[j - 1] = uint64_t(acc);
-      acc >>= 64;
-    }
-    acc += t[4];
-    t[3] = uint64_t(acc);
-    t[4] = t[5] + uint64_t(acc >> 64);
-  }
-  return subtract_if_ge(U256{{t[0], t[1], t[2], t[3]}}, t[4], n);
+  U256 r;
+  mont_mul_cios(r.w, a.w, b.w, kModulus.w, kN0Inv);
+  return r;
 }
 
 template <class Order>

@@ -5,6 +5,13 @@
 #ifndef KS_FIELD_U256_H_
 #define KS_FIELD_U256_H_
 
+// nvcc's front end (the host code of a .cu file including this) takes the
+// outputs of the x86-64 asm blocks below for unused variables.
+#if defined(__CUDACC__)
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress 550
+#endif
+
 #include <stdint.h>
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -282,5 +289,9 @@ inline uint64_t bit_window(const U256& a, int pos, int width) {
 
 }  // namespace field
 }  // namespace ks
+
+#if defined(__CUDACC__)
+#pragma nv_diagnostic pop
+#endif
 
 #endif  // KS_FIELD_U256_H_

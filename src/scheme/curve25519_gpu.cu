@@ -1,13 +1,20 @@
 // Curve25519 kernels (scheme/curve25519_gpu.h): the Montgomery ladder of
-// curve/montgomery_ladder.h instantiated for the two GPU fields. One thread
-// per item; nothing branches on or indexes memory by a secret.
+// curve/montgomery_ladder.h and the Ed25519 verifier of
+// scheme/ed25519_verify_one.h instantiated for the two GPU fields. One
+// thread per item; nothing in X25519 branches on or indexes memory by a
+// secret (verification reads public data only).
 #include "scheme/curve25519_gpu.h"
 
 #include <initializer_list>
+#include <vector>
 
+#include "curve/ed25519_curve.h"
 #include "curve/montgomery_ladder.h"
+#include "engine/device_table.cuh"
 #include "field/fe25519_dpf.cuh"
 #include "field/fe25519_gpu.cuh"
+#include "field/out_of_line.cuh"
+#include "scheme/ed25519_verify_one.h"
 
 namespace ks {
 namespace curve25519_gpu {
@@ -76,6 +83,44 @@ __global__ void __launch_bounds__(kThreads) x25519_kernel(const uint8_t* k, size
                 status != nullptr ? status + i : nullptr);
 }
 
+template <class F, int MinBlocks>
+__global__ void __launch_bounds__(kThreads, MinBlocks)
+    ed25519_verify_kernel(const uint8_t* pubs, const uint8_t* sigs, const uint8_t* data,
+                          const uint64_t* offsets, int* status, size_t count,
+                          const uint64_t* comb) {
+  const size_t i = item_index();
+  if (i >= count) return;
+  const uint64_t begin = offsets[i];
+  status[i] = ed25519::verify_one::Verifier<F>::verify(pubs + 32 * i, data + begin,
+                                                       offsets[i + 1] - begin, sigs + 64 * i, comb);
+}
+
+// The comb table of the CPU's fixed-base multiplication, on each device.
+std::vector<uint8_t> host_comb_table() {
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(curve::ed25519::comb_table());
+  return std::vector<uint8_t>(p, p + 8 * ed25519::verify_one::kCombTableWords);
+}
+
+ks::gpu::DeviceTable g_comb(&host_comb_table);
+
+template <class F>
+cudaError_t launch_verify_as(Layout layout, const uint8_t* pubs, const uint8_t* sigs,
+                             const uint8_t* data, const uint64_t* offsets, int* status,
+                             size_t count, const uint64_t* comb, cudaStream_t stream) {
+  using Calls = field::OutOfLineProducts<F>;
+  const unsigned blocks = blocks_for(count, kThreads);
+  if (layout == Layout::kInline)
+    ed25519_verify_kernel<F, 1>
+        <<<blocks, kThreads, 0, stream>>>(pubs, sigs, data, offsets, status, count, comb);
+  else if (layout == Layout::kOutOfLine)
+    ed25519_verify_kernel<Calls, 1>
+        <<<blocks, kThreads, 0, stream>>>(pubs, sigs, data, offsets, status, count, comb);
+  else
+    ed25519_verify_kernel<Calls, 4>
+        <<<blocks, kThreads, 0, stream>>>(pubs, sigs, data, offsets, status, count, comb);
+  return cudaGetLastError();
+}
+
 template <class F>
 __global__ void field_op_kernel(FieldOp op, const uint64_t* a, const uint64_t* b, uint64_t* out,
                                 size_t count, int repeat) {
@@ -111,6 +156,20 @@ cudaError_t launch_x25519(Field field, const uint8_t* k, size_t k_stride, const 
                                                                       count);
   }
   return cudaGetLastError();
+}
+
+cudaError_t launch_ed25519_verify(Field field, Layout layout, const uint8_t* pubs,
+                                  const uint8_t* sigs, const uint8_t* data,
+                                  const uint64_t* offsets, int* status, size_t count,
+                                  cudaStream_t stream) {
+  const uint64_t* comb = nullptr;
+  const cudaError_t err = g_comb.get(&comb);
+  if (err != cudaSuccess || count == 0) return err;
+  return field == Field::kDpf
+             ? launch_verify_as<field::Fe25519Dpf>(layout, pubs, sigs, data, offsets, status,
+                                                   count, comb, stream)
+             : launch_verify_as<field::Fe25519Gpu>(layout, pubs, sigs, data, offsets, status,
+                                                   count, comb, stream);
 }
 
 cudaError_t launch_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b,
@@ -166,6 +225,22 @@ int run_x25519(Field field, const uint8_t* k, size_t k_stride, const uint8_t* u,
   if (err == cudaSuccess && status != nullptr)
     err = cudaMemcpy(status, dst.p, sizeof(int) * count, cudaMemcpyDeviceToHost);
   return int(err);
+}
+
+int run_ed25519_verify(Field field, Layout layout, const uint8_t* pubs, const uint8_t* sigs,
+                       const uint8_t* data, const uint64_t* offsets, int* status, size_t count) {
+  const size_t data_len = count > 0 ? size_t(offsets[count]) : 0;
+  DeviceBytes dpub(pubs, 32 * count), dsig(sigs, 64 * count), ddata(data, data_len),
+      doff(offsets, 8 * (count + 1)), dst(nullptr, sizeof(int) * count);
+  for (const DeviceBytes* d : {&dpub, &dsig, &ddata, &doff, &dst})
+    if (d->err != cudaSuccess) return int(d->err);
+  const int rc = run_sync([&] {
+    return launch_ed25519_verify(field, layout, dpub.as<uint8_t>(), dsig.as<uint8_t>(),
+                                 ddata.as<uint8_t>(), doff.as<uint64_t>(), dst.as<int>(), count,
+                                 nullptr);
+  });
+  if (rc != 0) return rc;
+  return int(cudaMemcpy(status, dst.p, sizeof(int) * count, cudaMemcpyDeviceToHost));
 }
 
 int run_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b, uint64_t* out,

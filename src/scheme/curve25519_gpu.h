@@ -22,6 +22,15 @@ namespace curve25519_gpu {
 cudaError_t launch_x25519(Field field, const uint8_t* k, size_t k_stride, const uint8_t* u,
                           uint8_t* out, int* status, size_t count, cudaStream_t stream);
 
+// status[i] = the Ed25519 verification of (pubs[i], message i, sigs[i])
+// (scheme/ed25519_verify_one.h: scheme/ed25519.h's Error values), message
+// i being data[offsets[i] .. offsets[i + 1]). Uploads the comb table to the
+// current device on first use.
+cudaError_t launch_ed25519_verify(Field field, Layout layout, const uint8_t* pubs,
+                                  const uint8_t* sigs, const uint8_t* data,
+                                  const uint64_t* offsets, int* status, size_t count,
+                                  cudaStream_t stream);
+
 // See FieldOp (curve25519_gpu_host.h).
 cudaError_t launch_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b,
                             uint64_t* out, size_t count, int repeat, cudaStream_t stream);

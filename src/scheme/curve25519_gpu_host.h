@@ -18,12 +18,22 @@ namespace curve25519_gpu {
 // (field/fe25519_gpu.cuh).
 enum class Field { kDpf = 0, kInteger = 1 };
 
+// How a kernel's field products are compiled: inlined everywhere, or as
+// calls (field/out_of_line.cuh), which keeps long loops within the
+// instruction caches; the last also caps registers at 128 (four blocks of
+// 128 threads per SM). Measured per kernel (docs/STATUS.md).
+enum class Layout { kInline = 0, kOutOfLine = 1, kOutOfLineFourBlocks = 2 };
+
 // out[i] = op(a[i], b[i]) (field/field_op.h), canonical, on elements given
 // as 4 little-endian 64-bit words.
 using field::FieldOp;
 
 int run_x25519(Field field, const uint8_t* k, size_t k_stride, const uint8_t* u, uint8_t* out,
                int* status, size_t count);
+// Ed25519 verification of count items in the flat layout (offsets has
+// count + 1 entries from 0); status[i] as launch_ed25519_verify.
+int run_ed25519_verify(Field field, Layout layout, const uint8_t* pubs, const uint8_t* sigs,
+                       const uint8_t* data, const uint64_t* offsets, int* status, size_t count);
 int run_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b, uint64_t* out,
                  size_t count, int repeat);
 // The DPF field's operations on raw radix-2^51 limbs (five per element,

@@ -2,11 +2,11 @@
 // item, the point formulas of curve/jacobian.h over field/fp_gpu.cuh.
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 #include <type_traits>
 #include <vector>
 
 #include "curve/jacobian.h"
+#include "engine/device_table.cuh"
 #include "field/fn_gpu.cuh"
 #include "field/fp_gpu.cuh"
 #include "scheme/sm2_gpu.h"
@@ -478,40 +478,15 @@ unsigned blocks_for(size_t count, unsigned threads) {
 }
 
 // --- The table, per device ------------------------------------------------------------
-constexpr int kMaxDevices = 64;
-std::mutex g_table_mutex;
-const uint4* g_tables[kMaxDevices];
-
-const std::vector<uint32_t>& host_table() {
-  static const std::vector<uint32_t> table = [] {
-    std::vector<uint32_t> t(kBaseTableWords);
-    build_base_table(t.data());
-    return t;
-  }();
-  return table;
+std::vector<uint8_t> host_table() {
+  std::vector<uint8_t> t(kBaseTableWords * sizeof(uint32_t));
+  build_base_table(reinterpret_cast<uint32_t*>(t.data()));
+  return t;
 }
 
-cudaError_t table_for_current_device(const uint4** out) {
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return err;
-  if (device < 0 || device >= kMaxDevices) return cudaErrorInvalidDevice;
-  std::lock_guard<std::mutex> lock(g_table_mutex);
-  if (g_tables[device] == nullptr) {
-    const std::vector<uint32_t>& host = host_table();
-    void* dev = nullptr;
-    err = cudaMalloc(&dev, host.size() * sizeof(uint32_t));
-    if (err != cudaSuccess) return err;
-    err = cudaMemcpy(dev, host.data(), host.size() * sizeof(uint32_t), cudaMemcpyHostToDevice);
-    if (err != cudaSuccess) {
-      cudaFree(dev);
-      return err;
-    }
-    g_tables[device] = static_cast<const uint4*>(dev);
-  }
-  *out = g_tables[device];
-  return cudaSuccess;
-}
+ks::gpu::DeviceTable g_table(&host_table);
+
+cudaError_t table_for_current_device(const uint4** out) { return g_table.get(out); }
 
 // --- Synchronous host wrappers -----------------------------------------------------------
 // A device copy of `count` T's (from host `src` when given), freed on scope exit.
@@ -575,6 +550,7 @@ struct Slots {
 // SMs and resident blocks of sign_kernel<8> per SM for the current device
 // (cached per device; the other kernels have the same launch bounds).
 Slots block_slots() {
+  constexpr int kMaxDevices = 64;
   static std::atomic<int> cache[kMaxDevices];  // sms * 256 + per_sm
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return {0, 0};

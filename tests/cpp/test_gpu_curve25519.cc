@@ -2,8 +2,9 @@
 // (FP64 / DPF and integer): field operations on random values and on the
 // bounds (every limb at its maximum, values near 0, p and 2^255), and
 // X25519 on >= 100,000 fresh random items with small-order and
-// non-canonical u mixed in, plus the RFC 7748 vectors. Skipped where no GPU
-// is present.
+// non-canonical u mixed in, plus the RFC 7748 vectors; Ed25519
+// verification against the CPU's statuses. Skipped where no GPU is
+// present.
 #include <gtest/gtest.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 #include "kuaisuo.h"
 #include "scheme/curve25519_gpu_host.h"
 #include "scheme/x25519.h"
+#include "ed25519_verify_cases.h"
 #include "fe25519_test_values.h"
 #include "test_util.h"
 
@@ -133,6 +135,30 @@ TEST_P(GpuCurve25519, Rfc7748Vectors) {
             "C3DA55379DE9C6908E94EA4DF28D084F32ECCF03491C71F754B4075577A28552");
   EXPECT_EQ(ks_test::to_hex(out.data() + 32, 32),
             "8520F0098930A754748B7DDCB43EF75A0DBF3A0D26381AF4EBA4A98EAA9B4E6A");
+}
+
+// Ed25519 verification in every code layout against the CPU's statuses
+// on >= 100,000 fresh items, valid and bad mixed
+// (tests/cpp/ed25519_verify_cases.h), messages of 0 to 300 bytes.
+TEST_P(GpuCurve25519, Ed25519VerifyMatchesTheCpuOnFreshItems) {
+  std::mt19937_64 rng(std::random_device{}());
+  const ks_test::VerifyItems items = ks_test::make_verify_items(kItems, 256, rng);
+  const std::vector<int> want = ks_test::cpu_verify_statuses(items);
+  for (gpu::Layout layout :
+       {gpu::Layout::kInline, gpu::Layout::kOutOfLine, gpu::Layout::kOutOfLineFourBlocks}) {
+    std::vector<int> got(kItems, -1);
+    ASSERT_EQ(gpu::run_ed25519_verify(GetParam(), layout, items.pubs.data(), items.sigs.data(),
+                                      items.data.data(), items.offsets.data(), got.data(), kItems),
+              0);
+    for (size_t i = 0; i < kItems; ++i)
+      ASSERT_EQ(got[i], want[i]) << "layout " << int(layout) << " item " << i << " pub "
+                                 << ks_test::to_hex(&items.pubs[32 * i], 32) << " sig "
+                                 << ks_test::to_hex(&items.sigs[64 * i], 64);
+  }
+  int none = -1;  // an empty batch launches nothing
+  EXPECT_EQ(gpu::run_ed25519_verify(GetParam(), gpu::Layout::kInline, nullptr, nullptr, nullptr,
+                                    items.offsets.data(), &none, 0),
+            0);
 }
 
 // ---- Through the C API on a GPU context (the engine's pipeline), the CPU

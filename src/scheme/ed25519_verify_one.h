@@ -1,0 +1,194 @@
+// One Ed25519 verification by one thread (RFC 8032 5.1.7, pure Ed25519),
+// written once over a field policy F for the GPU kernels
+// (scheme/curve25519_gpu.cu: the FP64 / DPF and the integer field) and
+// compiled on the host too, where the tests run it over the CPU field and
+// the host-emulated DPF field against scheme/ed25519.cc.
+//
+// The rules are the CPU's (scheme/ed25519.cc, docs/ARCHITECTURE.md): S < L;
+// A and R canonical (y < p), on the curve and not of small order; the
+// cofactored equation [8]([S]B - [k]A - R) = 0 with k = SHA-512(R || A ||
+// M) mod L. Statuses are scheme/ed25519.h's Error values.
+//
+// The scalar multiplications suit one GPU thread rather than the CPU's
+// half-size scalars: [k]A by signed 4-bit windows (Booth digits, 63
+// doublings of 4) over the Cached multiples A .. 8A, then -R and [S]B
+// added onto the same accumulator from the comb table of the CPU
+// (kEd25519Comb: 52 windows of 5 bits, no doublings). Everything here
+// reads public data only; the doublings and additions are the complete
+// formulas of curve/edwards.h, so no input needs a special case.
+#ifndef KS_SCHEME_ED25519_VERIFY_ONE_H_
+#define KS_SCHEME_ED25519_VERIFY_ONE_H_
+
+#include <stdint.h>
+
+#include "core/hd.h"
+#include "curve/ed25519_decode.h"
+#include "curve/ed25519_params.h"
+#include "curve/ed25519_tables_layout.h"
+#include "curve/edwards.h"
+#include "field/sc25519_wide.h"
+#include "hash/sha512_parts.h"
+
+namespace ks {
+namespace ed25519 {
+namespace verify_one {
+
+using field::U256;
+
+// The comb table as words: kCombWindows x kCombEntries Niels points, each
+// (y+x, y-x, 2dxy) as three 4-word canonical values (the layout of
+// kEd25519Comb, whose entries are U256 triples).
+constexpr int kCombEntryWords = 12;
+constexpr size_t kCombTableWords =
+    size_t(curve::ed25519::kCombWindows) * curve::ed25519::kCombEntries * kCombEntryWords;
+
+// A constant of curve/ed25519_params.h in F's representation (copied into
+// constant expressions first: device code may not read a host constexpr
+// object at run time).
+template <class F, const U256& C>
+KS_HD typename F::Elem constant() {
+  constexpr uint64_t w0 = C.w[0], w1 = C.w[1], w2 = C.w[2], w3 = C.w[3];
+  const uint64_t w[4] = {w0, w1, w2, w3};
+  return F::from_words(w);
+}
+
+KS_HD void load_le_words(uint64_t w[4], const uint8_t* p) {
+KS_UNROLL
+  for (int i = 0; i < 4; ++i) {
+    uint64_t v = 0;
+KS_UNROLL
+    for (int j = 7; j >= 0; --j) v = (v << 8) | p[8 * i + j];
+    w[i] = v;
+  }
+}
+
+// a < b for 4-word little-endian integers (public values).
+KS_HD bool less(const uint64_t a[4], const uint64_t b[4]) {
+  for (int i = 3; i >= 0; --i)
+    if (a[i] != b[i]) return a[i] < b[i];
+  return false;
+}
+
+// Bits [pos, pos + width) of k (width <= 8; bits past 255 read as 0).
+KS_HD unsigned bits_at(const uint64_t k[4], int pos, int width) {
+  if (pos < 0) return unsigned(k[0] << -pos) & ((1u << width) - 1);  // bit -1 reads as 0
+  const int limb = pos >> 6, shift = pos & 63;
+  uint64_t v = limb < 4 ? k[limb] >> shift : 0;
+  if (shift + width > 64 && limb + 1 < 4) v |= k[limb + 1] << (64 - shift);
+  return unsigned(v) & ((1u << width) - 1);
+}
+
+// Booth digit of window [pos, pos + w) (curve/recode.h's booth_digit).
+KS_HD int booth_digit(const uint64_t k[4], int pos, int w) {
+  const int v = int(bits_at(k, pos - 1, w + 1));
+  return ((v + 1) >> 1) - ((v >> w) << w);
+}
+
+template <class F>
+struct Verifier {
+  using Elem = typename F::Elem;
+  using E = curve::ed::Extended<F>;
+  using P = curve::ed::Projective<F>;
+  using C = curve::ed::Cached<F>;
+  using N = curve::ed::Niels<F>;
+
+  static constexpr int kWindowBits = 4;
+  static constexpr int kEntries = 1 << (kWindowBits - 1);  // A .. 8A
+  static constexpr int kWindows = 64;                       // 256 bits; k < L < 2^253
+
+  // RFC 8032 5.1.3: y canonical (below p once bit 255, x's sign, is taken
+  // off) and an x exists.
+  static KS_HD bool decode(E& out, const uint8_t in[32]) {
+    constexpr U256 kP = field::fe25519_detail::kP;
+    const uint64_t p[4] = {kP.w[0], kP.w[1], kP.w[2], kP.w[3]};
+    uint64_t w[4];
+    load_le_words(w, in);
+    const uint64_t sign = w[3] >> 63;
+    w[3] &= ~(uint64_t(1) << 63);
+    if (!less(w, p)) return false;
+    const Elem y = F::from_words(w);
+    Elem x;
+    if (!curve::ed25519::recover_x<F>(x, y, sign, constant<F, curve::ed25519::kD>(),
+                                      constant<F, field::fe25519_detail::kSqrtM1>()))
+      return false;
+    out = {x, y, F::one(), F::mul(x, y)};
+    return true;
+  }
+
+  static KS_HD bool has_small_order(const E& p) {
+    return (curve::ed::is_identity(curve::ed::mul_by_cofactor(p)) & 1) != 0;
+  }
+
+  // -[k]A for k < 2^255: windows from the top, each digit's entry
+  // subtracted (the identity for 0, by selection: no branch on digits).
+  static KS_HD E minus_k_a(const uint64_t k[4], const E& a, const Elem& d2) {
+    C table[kEntries];  // table[j - 1] = jA
+    table[0] = curve::ed::cached(a, d2);
+    const E a2 = curve::ed::dbl(a.projective()).extended();
+    table[1] = curve::ed::cached(a2, d2);
+    for (int j = 2; j < kEntries; ++j)
+      table[j] = curve::ed::cached(curve::ed::add(a2, table[j - 2]).extended(), d2);
+    const C identity = {F::one(), F::one(), F::one(), F::zero()};
+    P acc = E::identity().projective();
+    E last = E::identity();
+    for (int i = kWindows - 1; i >= 0; --i) {
+      for (int b = 0; b < kWindowBits - 1; ++b) acc = curve::ed::dbl(acc).projective();
+      last = curve::ed::dbl(acc).extended();
+      const int d = booth_digit(k, kWindowBits * i, kWindowBits);
+      const int magnitude = d < 0 ? -d : d;
+      const C entry = table[magnitude > 0 ? magnitude - 1 : 0];
+      const uint64_t zero = 0 - uint64_t(magnitude == 0);
+      // -jA for a positive digit, jA for a negative one
+      const C addend =
+          curve::ed::negate_if<F>(0 - uint64_t(d > 0), curve::ed::select(zero, identity, entry));
+      last = curve::ed::add(last, addend).extended();
+      acc = last.projective();
+    }
+    return last;
+  }
+
+  // acc + [s]B for s < 2^255, from the comb table (table[w][j] = (j + 1)
+  // 2^(5w) B).
+  static KS_HD E add_s_b(E acc, const uint64_t s[4], const uint64_t* table) {
+    for (int w = 0; w < curve::ed25519::kCombWindows; ++w) {
+      const int d = booth_digit(s, curve::ed25519::kCombBits * w, curve::ed25519::kCombBits);
+      if (d == 0) continue;
+      const uint64_t* e =
+          table + (size_t(w) * curve::ed25519::kCombEntries + (d < 0 ? -d : d) - 1) *
+                      kCombEntryWords;
+      const N entry = {F::from_words(e), F::from_words(e + 4), F::from_words(e + 8)};
+      acc = curve::ed::add(acc, curve::ed::negate_if<F>(0 - uint64_t(d < 0), entry)).extended();
+    }
+    return acc;
+  }
+
+  // The status of (public key, message, signature) as scheme/ed25519.h's
+  // Error: kOk, kBadPublicKey, kBadSignature or kVerifyFailed.
+  static KS_HD int verify(const uint8_t pub[32], const uint8_t* msg, uint64_t msg_len,
+                          const uint8_t sig[64], const uint64_t* comb) {
+    constexpr int kOk = 0, kBadPublicKey = 1, kBadSignature = 2, kVerifyFailed = 3;
+    E a, r;
+    if (!decode(a, pub) || has_small_order(a)) return kBadPublicKey;
+    constexpr U256 kL = field::Sc25519::kModulus;
+    const uint64_t l[4] = {kL.w[0], kL.w[1], kL.w[2], kL.w[3]};
+    uint64_t s[4];
+    load_le_words(s, sig + 32);
+    if (!less(s, l)) return kBadSignature;  // 5.1.7 step 1: S < L
+    if (!decode(r, sig) || has_small_order(r)) return kBadSignature;
+    uint8_t h[64];
+    sha512::digest_parts(h, sha512::Parts{{sig, pub, msg}, {32, 32, msg_len}});
+    uint64_t k[4];
+    field::sc25519_reduce_wide(k, h);
+    const Elem d2 = constant<F, curve::ed25519::kD2>();
+    E acc = minus_k_a(k, a, d2);
+    acc = curve::ed::sub(acc, curve::ed::cached(r, d2)).extended();
+    acc = add_s_b(acc, s, comb);
+    return (curve::ed::is_identity(curve::ed::mul_by_cofactor(acc)) & 1) ? kOk : kVerifyFailed;
+  }
+};
+
+}  // namespace verify_one
+}  // namespace ed25519
+}  // namespace ks
+
+#endif  // KS_SCHEME_ED25519_VERIFY_ONE_H_

@@ -1,0 +1,84 @@
+// The one-thread Ed25519 verifier of the GPU kernels
+// (scheme/ed25519_verify_one.h), compiled for the host: over the CPU field
+// on thousands of items and over the host-emulated FP64 / DPF field on a
+// few hundred, each against scheme/ed25519.cc's statuses on valid and bad
+// input (tests/cpp/ed25519_verify_cases.h); its SHA-512 of parts and its
+// reduction mod L against the CPU's. The GPU runs the same code in
+// test_gpu_curve25519.cc.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "curve/ed25519_curve.h"
+#include "ed25519_verify_cases.h"
+#include "field/fe25519_dpf.cuh"
+#include "field/sc25519.h"
+#include "hash/sha512.h"
+#include "scheme/ed25519_verify_one.h"
+#include "test_util.h"
+
+namespace {
+
+namespace one = ks::ed25519::verify_one;
+
+const uint64_t* comb_words() {
+  static_assert(sizeof(ks::curve::ed::Niels<ks::field::Fe25519>) == 8 * one::kCombEntryWords,
+                "comb entries are three 4-word values");
+  return reinterpret_cast<const uint64_t*>(ks::curve::ed25519::comb_table());
+}
+
+template <class F>
+void check_against_cpu(size_t n, size_t keys) {
+  std::mt19937_64 rng(std::random_device{}());
+  const ks_test::VerifyItems items = ks_test::make_verify_items(n, keys, rng);
+  const std::vector<int> want = ks_test::cpu_verify_statuses(items);
+  std::vector<int> got(n);
+  ks_test::parallel_for(n, [&](size_t i) {
+    got[i] = one::Verifier<F>::verify(&items.pubs[32 * i], items.msg(i), items.len(i),
+                                      &items.sigs[64 * i], comb_words());
+  });
+  int counts[4] = {0, 0, 0, 0};
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(got[i], want[i]) << "item " << i << " pub " << ks_test::to_hex(&items.pubs[32 * i], 32)
+                               << " sig " << ks_test::to_hex(&items.sigs[64 * i], 64);
+    ++counts[want[i]];
+  }
+  for (int s = 0; s < 4; ++s) EXPECT_GT(counts[s], 0) << "status " << s << " never occurred";
+}
+
+TEST(Ed25519VerifyOne, CpuFieldAgreesWithTheCpuVerifier) {
+  check_against_cpu<ks::field::Fe25519>(6000, 64);
+}
+
+TEST(Ed25519VerifyOne, EmulatedDpfFieldAgreesWithTheCpuVerifier) {
+  check_against_cpu<ks::field::Fe25519Dpf>(400, 16);
+}
+
+TEST(Ed25519VerifyOne, DigestOfPartsAndReductionMatchTheCpu) {
+  std::mt19937_64 rng(5);
+  for (int t = 0; t < 2000; ++t) {
+    std::vector<uint8_t> a = ks_test::random_bytes(rng() % 200), b = ks_test::random_bytes(rng() % 140),
+                         c = ks_test::random_bytes(t < 300 ? t : rng() % 600);
+    uint8_t got[64], want[64];
+    ks::sha512::digest_parts(got, ks::sha512::Parts{{a.data(), b.data(), c.data()},
+                                                    {a.size(), b.size(), c.size()}});
+    const uint8_t* parts[] = {a.data(), b.data(), c.data()};
+    const size_t lens[] = {a.size(), b.size(), c.size()};
+    ks::sha512::digest_parts(parts, lens, 3, want);
+    ASSERT_EQ(ks_test::to_hex(got, 64), ks_test::to_hex(want, 64)) << a.size() << " " << b.size()
+                                                                   << " " << c.size();
+    uint64_t k[4];
+    ks::field::sc25519_reduce_wide(k, got);
+    const ks::field::U256 r = ks::field::Sc25519::reduce_wide(got);
+    for (int i = 0; i < 4; ++i) ASSERT_EQ(k[i], r.w[i]);
+  }
+  uint8_t all_ones[64];
+  memset(all_ones, 0xFF, 64);  // 2^512 - 1, the largest input
+  uint64_t k[4];
+  ks::field::sc25519_reduce_wide(k, all_ones);
+  const ks::field::U256 r = ks::field::Sc25519::reduce_wide(all_ones);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(k[i], r.w[i]);
+}
+
+}  // namespace
