@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Throughput and latency against batch size (seed 001 figures 7 and 8) for
-SM2 and SM3 on the GPU, end to end (copies and host work included: every
+SM2, SM3, Ed25519 verification and X25519 on the GPU, end to end (copies and host work included: every
 batch call returns with its results in host memory), next to the CPU
 backend on all threads at the sizes where it finishes in reasonable time.
 SM2 digest-in rows come twice: with ordinary (pageable) caller buffers and
@@ -20,7 +20,8 @@ from kuaisuo import _native
 
 OPS = [("sm2", "keygen", "digest", 0), ("sm2", "sign", "digest", 32),
        ("sm2", "sign", "message", 64), ("sm2", "verify", "digest", 32),
-       ("sm2", "verify", "message", 64), ("sm3", "hash", "message", 64)]
+       ("sm2", "verify", "message", 64), ("sm3", "hash", "message", 64),
+       ("ed25519", "verify", "message", 64), ("x25519", "derive", "key", 0)]
 GPU_BATCHES = [1 << k for k in range(8, 23, 2)]   # 256 .. 4M
 CPU_MAX_ITEMS_PER_S_SECOND = 2_000_000            # skip CPU rows that would crawl
 

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <vector>
 
@@ -97,6 +98,22 @@ class DeviceResults {
   std::unique_ptr<int[]> own_;
   int* out_;
 };
+
+// A batch on the context's GPU: run(device_status) under the GPU lock
+// returns the call's ks_status; each item's scheme status is then mapped
+// by to_status into the caller's array.
+template <class Run, class ToStatus>
+int run_on_gpu(ks_ctx* ctx, size_t count, int* status, const Run& run, const ToStatus& to_status) {
+  const DeviceResults device(status, count);
+  if (device.get() == nullptr) return KS_ERR_NO_MEMORY;
+  int rc;
+  {
+    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
+    rc = run(device.get());
+  }
+  if (rc != KS_OK) return rc;
+  return run_items(ctx, count, 4096, status, [&](size_t i) { return to_status(device[i]); });
+}
 
 }  // namespace api
 }  // namespace ks

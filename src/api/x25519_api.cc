@@ -43,28 +43,23 @@ int to_status(Error e) {
 
 const uint8_t (*as_keys(const uint8_t* p))[32] { return reinterpret_cast<const uint8_t(*)[32]>(p); }
 
-// An AUTO context keeps X25519 on the CPU at every size until the GPU
-// path's crossover is measured end to end (docs/STATUS.md); a GPU context
-// sends every batch to the device.
-constexpr size_t kAutoGpuMinX25519 = SIZE_MAX;
+// AUTO sends batches of this size and up to the GPU: measured end to end
+// on an H100 against its 16-thread host, the GPU led already at 1,024
+// items (1.9e6/s against 1.65e6/s; 7.3e6/s against 1.8e6/s at 4,096)
+// (bench/results/h100-sweep-2026-11-23-s5-25519.json).
+constexpr size_t kAutoGpuMinX25519 = 1024;
 
 int gpu_shared_secrets(ks_ctx* ctx, const uint8_t* keys, bool per_item_keys, const uint8_t* peers,
                        size_t count, uint8_t* shared, int* status) {
-  const ks::api::DeviceResults device(status, count);
-  if (device.get() == nullptr) return KS_ERR_NO_MEMORY;
-  int rc;
-  {
-    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    rc = ks::curve25519_gpu::x25519_batch(*ctx->gpu, keys, per_item_keys, peers, count, shared,
-                                          device.get());
-  }
-  if (rc != KS_OK) {
-    ks::secure_wipe(shared, 32 * count);  // a failed call leaves no partial secrets
-    return rc;
-  }
-  return ks::api::run_items(ctx, count, 4096, status, [&](size_t i) {
-    return to_status(static_cast<Error>(device[i]));
-  });
+  return ks::api::run_on_gpu(
+      ctx, count, status,
+      [&](int* device) {
+        const int rc = ks::curve25519_gpu::x25519_batch(*ctx->gpu, keys, per_item_keys, peers,
+                                                        count, shared, device);
+        if (rc != KS_OK) ks::secure_wipe(shared, 32 * count);  // no partial secrets
+        return rc;
+      },
+      [](int e) { return to_status(static_cast<Error>(e)); });
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Curve25519 batches on the GPU engine: the device side of the X25519
-// batch call. Each returns a ks_status for the call itself; status[i]
+// and Ed25519 verification batch calls. Each returns a ks_status for the call itself; status[i]
 // holds ks::x25519::Error values. Built with the CUDA backend
 // (scheme/curve25519_gpu_jobs.cu); without it,
 // scheme/curve25519_gpu_absent.cc answers KS_ERR_BACKEND_UNAVAILABLE.
@@ -20,6 +20,13 @@ namespace curve25519_gpu {
 // docs/STATUS.md).
 int x25519_batch(ks::gpu::Engine& engine, const uint8_t* keys, bool per_item_keys,
                  const uint8_t* peers, size_t count, uint8_t* shared, int* status);
+
+// status[i] = the Ed25519 verification of (pubs[i], message i, sigs[i]),
+// message i being data[offsets[i] .. offsets[i + 1]) (validated offsets):
+// scheme/ed25519.h's Error values, under the rules of the CPU path.
+int ed25519_verify_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* data,
+                         const uint64_t* offsets, size_t count, const uint8_t* sigs,
+                         int* status);
 
 }  // namespace curve25519_gpu
 }  // namespace ks

@@ -218,6 +218,42 @@ TEST(GpuCurve25519Api, X25519BatchMatchesTheCpu) {
   EXPECT_EQ(ks_x25519_batch(gpu_ctx.ctx, nullptr, 1, nullptr, 0, nullptr, 0, nullptr), KS_OK);
 }
 
+// Ed25519 verification batches of an odd size on a GPU context, valid and
+// bad items mixed, from ordinary and pinned caller buffers: the same call
+// status and per-item statuses as the CPU context.
+TEST(GpuCurve25519Api, Ed25519VerifyBatchMatchesTheCpu) {
+  if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  ks_test::Context gpu_ctx(KS_BACKEND_GPU), cpu_ctx(KS_BACKEND_CPU, 0);
+  ASSERT_EQ(gpu_ctx.rc, KS_OK);
+  ASSERT_EQ(cpu_ctx.rc, KS_OK);
+  std::mt19937_64 rng(std::random_device{}());
+  const size_t n = kItems + 3;
+  const ks_test::VerifyItems items = ks_test::make_verify_items(n, 256, rng);
+  std::vector<int> want(n, 98);
+  const int want_rc =
+      ks_ed25519_verify_batch(cpu_ctx.ctx, items.pubs.data(), items.data.data(), items.data.size(),
+                              items.offsets.data(), n, items.sigs.data(), want.data());
+  ASSERT_EQ(want_rc, KS_ERR_BATCH_ITEMS);
+  for (bool pinned : {false, true}) {
+    HostBuffer pubs(items.pubs.size(), pinned), sigs(items.sigs.size(), pinned),
+        data(items.data.size(), pinned);
+    memcpy(pubs.p, items.pubs.data(), items.pubs.size());
+    memcpy(sigs.p, items.sigs.data(), items.sigs.size());
+    memcpy(data.p, items.data.data(), items.data.size());
+    std::vector<int> got(n, 99);
+    EXPECT_EQ(ks_ed25519_verify_batch(gpu_ctx.ctx, pubs.p, data.p, items.data.size(),
+                                      items.offsets.data(), n, sigs.p, got.data()),
+              want_rc);
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << "pinned " << pinned << " item " << i;
+    EXPECT_EQ(ks_ed25519_verify_batch(gpu_ctx.ctx, pubs.p, data.p, items.data.size(),
+                                      items.offsets.data(), n, sigs.p, nullptr),
+              want_rc);  // no status array: the call's status alone
+  }
+  const uint64_t zero = 0;
+  EXPECT_EQ(ks_ed25519_verify_batch(gpu_ctx.ctx, nullptr, nullptr, 0, &zero, 0, nullptr, nullptr),
+            KS_OK);
+}
+
 INSTANTIATE_TEST_SUITE_P(Fields, GpuCurve25519,
                          ::testing::Values(gpu::Field::kDpf, gpu::Field::kInteger),
                          [](const ::testing::TestParamInfo<gpu::Field>& info) {
