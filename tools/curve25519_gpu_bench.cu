@@ -9,7 +9,8 @@
 // Ed25519 verification kernel-only and end to end (flat layout: public
 // keys, signatures, 64-byte messages) for each field and code layout, on
 // distinct valid signatures made on the CPU under 4096 keys; every status
-// must be kOk. Prints JSON.
+// must be kOk; Ed25519 public keys and one-key signatures kernel-only.
+// Prints JSON.
 //   curve25519_gpu_bench [max_batch_log2]
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -226,6 +227,56 @@ void bench_verify(Timer& timer, const SignedItems& items, const FieldCase& fc,
   rows.push_back({names.back().c_str(), n, t[t.size() / 2]});
 }
 
+// Kernel-only public keys (from random seeds) and signatures (one key,
+// 64-byte messages) at n items for one field and layout; the first 256
+// against the CPU.
+void bench_sign(Timer& timer, const SignedItems& items, const FieldCase& fc,
+                const LayoutCase& lc, size_t n, std::vector<Row>& rows,
+                std::vector<std::string>& names) {
+  std::mt19937_64 rng(n);
+  const std::vector<uint8_t> seeds = random_bytes(rng, 32 * n);
+  ks::ed25519::PrivateKey key;
+  ks::ed25519::key_from_seed(key, seeds.data());
+  std::vector<uint8_t> key96(96);
+  memcpy(key96.data(), key.s_mont.w, 32);
+  memcpy(key96.data() + 32, key.prefix, 32);
+  memcpy(key96.data() + 64, key.pub.bytes, 32);
+  const std::vector<uint8_t> data(items.data.begin(), items.data.begin() + items.offsets[n]);
+  uint8_t *dseed = to_device(seeds), *dkey = to_device(key96), *ddata = to_device(data);
+  uint64_t* doff = device_buffer<uint64_t>(n + 1);
+  CHECK(cudaMemcpy(doff, items.offsets.data(), 8 * (n + 1), cudaMemcpyHostToDevice));
+  uint8_t *dpub = device_buffer<uint8_t>(32 * n), *dsig = device_buffer<uint8_t>(64 * n);
+  const int reps = n >= (1u << 20) ? 3 : 5;
+  const double s_keys = timer.median(
+      [&] { CHECK(c25519::launch_ed25519_public_keys(fc.field, lc.layout, dseed, dpub, n, 0)); },
+      reps);
+  const double s_sign = timer.median(
+      [&] {
+        CHECK(c25519::launch_ed25519_sign(fc.field, lc.layout, dkey, nullptr, ddata, doff, dsig, n,
+                                          0));
+      },
+      reps);
+  std::vector<uint8_t> pubs(32 * n), sigs(64 * n);
+  CHECK(cudaMemcpy(pubs.data(), dpub, pubs.size(), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(sigs.data(), dsig, sigs.size(), cudaMemcpyDeviceToHost));
+  for (size_t i = 0; i < 256 && i < n; ++i) {
+    ks::ed25519::PrivateKey k;
+    ks::ed25519::key_from_seed(k, &seeds[32 * i]);
+    uint8_t want[64];
+    ks::ed25519::sign(want, key, ks::ed25519::Domain(), &data[items.offsets[i]], 64);
+    if (memcmp(k.pub.bytes, &pubs[32 * i], 32) != 0 || memcmp(want, &sigs[64 * i], 64) != 0) {
+      fprintf(stderr, "ed25519 %s %s: item %zu differs from the CPU\n", fc.name, lc.name, i);
+      exit(1);
+    }
+  }
+  names.push_back(std::string("ed25519_public_key_") + fc.name + "_" + lc.name);
+  rows.push_back({names.back().c_str(), n, s_keys});
+  names.push_back(std::string("ed25519_sign_one_key_") + fc.name + "_" + lc.name);
+  rows.push_back({names.back().c_str(), n, s_sign});
+  for (void* p : {(void*)dseed, (void*)dkey, (void*)ddata, (void*)doff, (void*)dpub, (void*)dsig})
+    cudaFree(p);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -243,7 +294,7 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(25519);
   std::vector<Row> rows;
   std::vector<std::string> names;
-  names.reserve(128);  // rows keep pointers into names
+  names.reserve(256);  // rows keep pointers into names
   const FieldCase fields[] = {{c25519::Field::kDpf, "dpf"}, {c25519::Field::kInteger, "int"}};
   for (const FieldCase& fc : fields)
     for (int lg = 14; lg <= max_log2; lg += 2)
@@ -256,6 +307,10 @@ int main(int argc, char** argv) {
     for (const LayoutCase& lc : layouts)
       for (int lg = 16; lg <= max_log2; lg += 2)
         bench_verify(timer, items, fc, lc, size_t(1) << lg, lg + 2 > max_log2, rows, names);
+  for (const FieldCase& fc : fields)
+    for (const LayoutCase& lc : layouts)
+      for (int lg = 16; lg <= max_log2; lg += 4)
+        bench_sign(timer, items, fc, lc, size_t(1) << lg, rows, names);
 
   printf("{\n  \"device\": \"%s\",\n  \"sms\": %d,\n", prop.name, sms);
   printf("  \"fe_mul_per_s_dpf\": %.4e,\n  \"fe_sqr_per_s_dpf\": %.4e,\n", rates[0], rates[1]);

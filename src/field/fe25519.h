@@ -182,8 +182,13 @@ struct Fe25519Field {
     for (int i = 0; i < 4; ++i)
       for (int j = 0; j < 8; ++j) out[8 * i + j] = uint8_t(c.w[i] >> (8 * j));
   }
-  // Four little-endian words, any value below 2^256 (weakly reduced).
+  // Four little-endian words, any value below 2^256 (weakly reduced), and
+  // the canonical value as four words (the GPU fields' interface).
   static Elem from_words(const uint64_t w[4]) { return U256{{w[0], w[1], w[2], w[3]}}; }
+  static void to_words(uint64_t w[4], const Elem& a) {
+    const U256 c = canonical(a);
+    for (int i = 0; i < 4; ++i) w[i] = c.w[i];
+  }
   // A constant given as its canonical value (tables, curve parameters).
   static constexpr Elem from_canonical(const U256& a) { return a; }
 };

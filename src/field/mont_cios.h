@@ -60,6 +60,25 @@ KS_UNROLL
   for (int j = 0; j < 4; ++j) out[j] = (t[j] & keep_t) | (d[j] & ~keep_t);
 }
 
+// out = a + b mod n for a, b < n (n < 2^255: the sum has no carry out).
+KS_HD void mod_add_4(uint64_t out[4], const uint64_t a[4], const uint64_t b[4],
+                     const uint64_t n[4]) {
+  using u128 = unsigned __int128;
+  uint64_t s[4], d[4], carry = 0, borrow = 0;
+KS_UNROLL
+  for (int j = 0; j < 4; ++j) {
+    const u128 sum = u128(a[j]) + b[j] + carry;
+    s[j] = uint64_t(sum);
+    carry = uint64_t(sum >> 64);
+    const u128 diff = u128(s[j]) - n[j] - borrow;
+    d[j] = uint64_t(diff);
+    borrow = uint64_t(diff >> 64) & 1;
+  }
+  const uint64_t keep_s = 0 - borrow;  // s < n
+KS_UNROLL
+  for (int j = 0; j < 4; ++j) out[j] = (s[j] & keep_s) | (d[j] & ~keep_s);
+}
+
 }  // namespace field
 }  // namespace ks
 

@@ -6,6 +6,7 @@
 #include "scheme/curve25519_gpu.h"
 
 #include <initializer_list>
+#include <type_traits>
 #include <vector>
 
 #include "curve/ed25519_curve.h"
@@ -14,6 +15,7 @@
 #include "field/fe25519_dpf.cuh"
 #include "field/fe25519_gpu.cuh"
 #include "field/out_of_line.cuh"
+#include "scheme/ed25519_sign_one.h"
 #include "scheme/ed25519_verify_one.h"
 
 namespace ks {
@@ -91,35 +93,85 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
   const size_t i = item_index();
   if (i >= count) return;
   const uint64_t begin = offsets[i];
-  status[i] = ed25519::verify_one::Verifier<F>::verify(pubs + 32 * i, data + begin,
+  status[i] = ed25519::one_thread::Verifier<F>::verify(pubs + 32 * i, data + begin,
                                                        offsets[i + 1] - begin, sigs + 64 * i, comb);
+}
+
+// pubs[i] = the public key of seeds[i] (RFC 8032 5.1.5).
+template <class F, int MinBlocks>
+__global__ void __launch_bounds__(kThreads, MinBlocks)
+    ed25519_public_keys_kernel(const uint8_t* seeds, uint8_t* pubs, size_t count,
+                               const uint64_t* comb) {
+  using Signer = ed25519::one_thread::Signer<F>;
+  const size_t i = item_index();
+  if (i >= count) return;
+  uint64_t s[4];
+  uint8_t prefix[32];
+  Signer::expand(s, prefix, seeds + 32 * i);
+  Signer::public_key(pubs + 32 * i, s, comb);
+}
+
+// sigs[i] = the signature of message i under one key (key: s in Montgomery
+// form || prefix || public key, 96 bytes) or, where key is null, under
+// the key of seeds[i] (expanded here).
+template <class F, int MinBlocks>
+__global__ void __launch_bounds__(kThreads, MinBlocks)
+    ed25519_sign_kernel(const uint8_t* key, const uint8_t* seeds, const uint8_t* data,
+                        const uint64_t* offsets, uint8_t* sigs, size_t count,
+                        const uint64_t* comb) {
+  using Signer = ed25519::one_thread::Signer<F>;
+  const size_t i = item_index();
+  if (i >= count) return;
+  uint64_t s_mont[4];
+  uint8_t prefix[32], pub[32];
+  if (key != nullptr) {
+    ed25519::one_thread::load_le_words(s_mont, key);
+    for (int j = 0; j < 32; ++j) prefix[j] = key[32 + j], pub[j] = key[64 + j];
+  } else {
+    uint64_t s[4];
+    Signer::expand(s, prefix, seeds + 32 * i);
+    Signer::public_key(pub, s, comb);
+    field::sc25519_to_mont(s_mont, s);
+  }
+  const uint64_t begin = offsets[i];
+  Signer::sign(sigs + 64 * i, s_mont, prefix, pub, data + begin, offsets[i + 1] - begin, comb);
 }
 
 // The comb table of the CPU's fixed-base multiplication, on each device.
 std::vector<uint8_t> host_comb_table() {
   const uint8_t* p = reinterpret_cast<const uint8_t*>(curve::ed25519::comb_table());
-  return std::vector<uint8_t>(p, p + 8 * ed25519::verify_one::kCombTableWords);
+  return std::vector<uint8_t>(p, p + 8 * ed25519::one_thread::kCombTableWords);
 }
 
 ks::gpu::DeviceTable g_comb(&host_comb_table);
 
-template <class F>
-cudaError_t launch_verify_as(Layout layout, const uint8_t* pubs, const uint8_t* sigs,
-                             const uint8_t* data, const uint64_t* offsets, int* status,
-                             size_t count, const uint64_t* comb, cudaStream_t stream) {
+// Launches kernel<G, MinBlocks> for the field policy G of `layout` over F
+// (field/out_of_line.cuh).
+template <class F, class Launch>
+cudaError_t launch_in_layout(Layout layout, const Launch& launch) {
   using Calls = field::OutOfLineProducts<F>;
-  const unsigned blocks = blocks_for(count, kThreads);
   if (layout == Layout::kInline)
-    ed25519_verify_kernel<F, 1>
-        <<<blocks, kThreads, 0, stream>>>(pubs, sigs, data, offsets, status, count, comb);
+    launch(std::integral_constant<int, 1>(), static_cast<F*>(nullptr));
   else if (layout == Layout::kOutOfLine)
-    ed25519_verify_kernel<Calls, 1>
-        <<<blocks, kThreads, 0, stream>>>(pubs, sigs, data, offsets, status, count, comb);
+    launch(std::integral_constant<int, 1>(), static_cast<Calls*>(nullptr));
   else
-    ed25519_verify_kernel<Calls, 4>
-        <<<blocks, kThreads, 0, stream>>>(pubs, sigs, data, offsets, status, count, comb);
+    launch(std::integral_constant<int, 4>(), static_cast<Calls*>(nullptr));
   return cudaGetLastError();
 }
+
+// An Ed25519 kernel over `field` in `layout`: launch(min_blocks, G*,
+// comb, blocks) once the comb table is on the current device.
+template <class Launch>
+cudaError_t launch_ed25519(Field field, Layout layout, size_t count, const Launch& launch) {
+  const uint64_t* comb = nullptr;
+  const cudaError_t err = g_comb.get(&comb);
+  if (err != cudaSuccess || count == 0) return err;
+  const unsigned blocks = blocks_for(count, kThreads);
+  const auto with_table = [&](auto min_blocks, auto* f) { launch(min_blocks, f, comb, blocks); };
+  return field == Field::kDpf ? launch_in_layout<field::Fe25519Dpf>(layout, with_table)
+                              : launch_in_layout<field::Fe25519Gpu>(layout, with_table);
+}
+
 
 template <class F>
 __global__ void field_op_kernel(FieldOp op, const uint64_t* a, const uint64_t* b, uint64_t* out,
@@ -162,14 +214,34 @@ cudaError_t launch_ed25519_verify(Field field, Layout layout, const uint8_t* pub
                                   const uint8_t* sigs, const uint8_t* data,
                                   const uint64_t* offsets, int* status, size_t count,
                                   cudaStream_t stream) {
-  const uint64_t* comb = nullptr;
-  const cudaError_t err = g_comb.get(&comb);
-  if (err != cudaSuccess || count == 0) return err;
-  return field == Field::kDpf
-             ? launch_verify_as<field::Fe25519Dpf>(layout, pubs, sigs, data, offsets, status,
-                                                   count, comb, stream)
-             : launch_verify_as<field::Fe25519Gpu>(layout, pubs, sigs, data, offsets, status,
-                                                   count, comb, stream);
+  return launch_ed25519(field, layout, count, [&](auto min_blocks, auto* f, const uint64_t* comb,
+                                                 unsigned blocks) {
+    using G = std::remove_pointer_t<decltype(f)>;
+    ed25519_verify_kernel<G, decltype(min_blocks)::value>
+        <<<blocks, kThreads, 0, stream>>>(pubs, sigs, data, offsets, status, count, comb);
+  });
+}
+
+cudaError_t launch_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds,
+                                       uint8_t* pubs, size_t count, cudaStream_t stream) {
+  return launch_ed25519(field, layout, count, [&](auto min_blocks, auto* f, const uint64_t* comb,
+                                                 unsigned blocks) {
+    using G = std::remove_pointer_t<decltype(f)>;
+    ed25519_public_keys_kernel<G, decltype(min_blocks)::value>
+        <<<blocks, kThreads, 0, stream>>>(seeds, pubs, count, comb);
+  });
+}
+
+cudaError_t launch_ed25519_sign(Field field, Layout layout, const uint8_t* key,
+                                const uint8_t* seeds, const uint8_t* data,
+                                const uint64_t* offsets, uint8_t* sigs, size_t count,
+                                cudaStream_t stream) {
+  return launch_ed25519(field, layout, count, [&](auto min_blocks, auto* f, const uint64_t* comb,
+                                                 unsigned blocks) {
+    using G = std::remove_pointer_t<decltype(f)>;
+    ed25519_sign_kernel<G, decltype(min_blocks)::value>
+        <<<blocks, kThreads, 0, stream>>>(key, seeds, data, offsets, sigs, count, comb);
+  });
 }
 
 cudaError_t launch_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b,
@@ -241,6 +313,36 @@ int run_ed25519_verify(Field field, Layout layout, const uint8_t* pubs, const ui
   });
   if (rc != 0) return rc;
   return int(cudaMemcpy(status, dst.p, sizeof(int) * count, cudaMemcpyDeviceToHost));
+}
+
+int run_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds, uint8_t* pubs,
+                            size_t count) {
+  DeviceBytes dseed(seeds, 32 * count), dpub(nullptr, 32 * count);
+  for (const DeviceBytes* d : {&dseed, &dpub})
+    if (d->err != cudaSuccess) return int(d->err);
+  const int rc = run_sync([&] {
+    return launch_ed25519_public_keys(field, layout, dseed.as<uint8_t>(), dpub.as<uint8_t>(),
+                                      count, nullptr);
+  });
+  if (rc != 0) return rc;
+  return int(cudaMemcpy(pubs, dpub.p, 32 * count, cudaMemcpyDeviceToHost));
+}
+
+int run_ed25519_sign(Field field, Layout layout, const uint8_t* key, const uint8_t* seeds,
+                     const uint8_t* data, const uint64_t* offsets, uint8_t* sigs, size_t count) {
+  const size_t data_len = count > 0 ? size_t(offsets[count]) : 0;
+  DeviceBytes dkey(key, key != nullptr ? 96 : 0), dseed(seeds, seeds != nullptr ? 32 * count : 0),
+      ddata(data, data_len), doff(offsets, 8 * (count + 1)), dsig(nullptr, 64 * count);
+  for (const DeviceBytes* d : {&dkey, &dseed, &ddata, &doff, &dsig})
+    if (d->err != cudaSuccess) return int(d->err);
+  const int rc = run_sync([&] {
+    return launch_ed25519_sign(field, layout, key != nullptr ? dkey.as<uint8_t>() : nullptr,
+                               seeds != nullptr ? dseed.as<uint8_t>() : nullptr,
+                               ddata.as<uint8_t>(), doff.as<uint64_t>(), dsig.as<uint8_t>(), count,
+                               nullptr);
+  });
+  if (rc != 0) return rc;
+  return int(cudaMemcpy(sigs, dsig.p, 64 * count, cudaMemcpyDeviceToHost));
 }
 
 int run_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b, uint64_t* out,

@@ -31,6 +31,21 @@ cudaError_t launch_ed25519_verify(Field field, Layout layout, const uint8_t* pub
                                   const uint64_t* offsets, int* status, size_t count,
                                   cudaStream_t stream);
 
+// pubs[i] = the Ed25519 public key of the 32-byte seeds[i] (RFC 8032
+// 5.1.5), in constant time (scheme/ed25519_sign_one.h).
+cudaError_t launch_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds,
+                                       uint8_t* pubs, size_t count, cudaStream_t stream);
+
+// sigs[i] = the Ed25519 signature of message i (data[offsets[i] ..
+// offsets[i + 1])) under one key (key: 96 bytes, s in Montgomery form mod
+// L || prefix || public key, as scheme/ed25519.h's PrivateKey holds them)
+// or, where key is null, under the key of seeds[i]. Constant time in the
+// keys and nonces.
+cudaError_t launch_ed25519_sign(Field field, Layout layout, const uint8_t* key,
+                                const uint8_t* seeds, const uint8_t* data,
+                                const uint64_t* offsets, uint8_t* sigs, size_t count,
+                                cudaStream_t stream);
+
 // See FieldOp (curve25519_gpu_host.h).
 cudaError_t launch_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b,
                             uint64_t* out, size_t count, int repeat, cudaStream_t stream);

@@ -34,6 +34,12 @@ int run_x25519(Field field, const uint8_t* k, size_t k_stride, const uint8_t* u,
 // count + 1 entries from 0); status[i] as launch_ed25519_verify.
 int run_ed25519_verify(Field field, Layout layout, const uint8_t* pubs, const uint8_t* sigs,
                        const uint8_t* data, const uint64_t* offsets, int* status, size_t count);
+// Ed25519 public keys of count seeds, and signatures under one key (96
+// bytes, as launch_ed25519_sign) or per-item seeds (key null).
+int run_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds, uint8_t* pubs,
+                            size_t count);
+int run_ed25519_sign(Field field, Layout layout, const uint8_t* key, const uint8_t* seeds,
+                     const uint8_t* data, const uint64_t* offsets, uint8_t* sigs, size_t count);
 int run_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b, uint64_t* out,
                  size_t count, int repeat);
 // The DPF field's operations on raw radix-2^51 limbs (five per element,

@@ -31,7 +31,7 @@
 
 namespace ks {
 namespace ed25519 {
-namespace verify_one {
+namespace one_thread {
 
 using field::U256;
 
@@ -187,7 +187,7 @@ struct Verifier {
   }
 };
 
-}  // namespace verify_one
+}  // namespace one_thread
 }  // namespace ed25519
 }  // namespace ks
 

@@ -1,10 +1,12 @@
-// The one-thread Ed25519 verifier of the GPU kernels
-// (scheme/ed25519_verify_one.h), compiled for the host: over the CPU field
-// on thousands of items and over the host-emulated FP64 / DPF field on a
-// few hundred, each against scheme/ed25519.cc's statuses on valid and bad
-// input (tests/cpp/ed25519_verify_cases.h); its SHA-512 of parts and its
-// reduction mod L against the CPU's. The GPU runs the same code in
-// test_gpu_curve25519.cc.
+// The one-thread Ed25519 code of the GPU kernels
+// (scheme/ed25519_verify_one.h, scheme/ed25519_sign_one.h), compiled for
+// the host: the verifier over the CPU field on thousands of items and over
+// the host-emulated FP64 / DPF field on a few hundred, each against
+// scheme/ed25519.cc's statuses on valid and bad input
+// (tests/cpp/ed25519_verify_cases.h); key expansion, public keys and
+// signatures byte for byte against scheme/ed25519.cc and the RFC 8032
+// vectors; its SHA-512 of parts and scalar arithmetic against the CPU's.
+// The GPU runs the same code in test_gpu_curve25519.cc.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -15,12 +17,13 @@
 #include "field/fe25519_dpf.cuh"
 #include "field/sc25519.h"
 #include "hash/sha512.h"
+#include "scheme/ed25519_sign_one.h"
 #include "scheme/ed25519_verify_one.h"
 #include "test_util.h"
 
 namespace {
 
-namespace one = ks::ed25519::verify_one;
+namespace one = ks::ed25519::one_thread;
 
 const uint64_t* comb_words() {
   static_assert(sizeof(ks::curve::ed::Niels<ks::field::Fe25519>) == 8 * one::kCombEntryWords,
@@ -54,6 +57,37 @@ TEST(Ed25519VerifyOne, CpuFieldAgreesWithTheCpuVerifier) {
 TEST(Ed25519VerifyOne, EmulatedDpfFieldAgreesWithTheCpuVerifier) {
   check_against_cpu<ks::field::Fe25519Dpf>(400, 16);
 }
+
+template <class F>
+void check_signer(size_t n) {
+  using Signer = one::Signer<F>;
+  std::mt19937_64 rng(std::random_device{}());
+  for (size_t t = 0; t < n; ++t) {
+    // RFC 8032 7.1 TEST 1 first, then random seeds and messages
+    const std::vector<uint8_t> seed =
+        t == 0 ? ks_test::from_hex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
+               : ks_test::random_bytes(32);
+    const std::vector<uint8_t> msg = ks_test::random_bytes(t == 0 ? 0 : rng() % 300);
+    ks::ed25519::PrivateKey want;
+    ks::ed25519::key_from_seed(want, seed.data());
+    uint64_t s[4], s_mont[4];
+    uint8_t prefix[32], pub[32], sig[64], want_sig[64];
+    Signer::expand(s, prefix, seed.data());
+    for (int i = 0; i < 4; ++i) ASSERT_EQ(s[i], want.s.w[i]);
+    ASSERT_EQ(memcmp(prefix, want.prefix, 32), 0);
+    Signer::public_key(pub, s, comb_words());
+    ASSERT_EQ(ks_test::to_hex(pub, 32), ks_test::to_hex(want.pub.bytes, 32)) << t;
+    ks::field::sc25519_to_mont(s_mont, s);
+    for (int i = 0; i < 4; ++i) ASSERT_EQ(s_mont[i], want.s_mont.w[i]);
+    Signer::sign(sig, s_mont, prefix, pub, msg.data(), msg.size(), comb_words());
+    ks::ed25519::sign(want_sig, want, ks::ed25519::Domain(), msg.data(), msg.size());
+    ASSERT_EQ(ks_test::to_hex(sig, 64), ks_test::to_hex(want_sig, 64)) << t;
+  }
+}
+
+TEST(Ed25519SignOne, CpuFieldSignsAsTheCpu) { check_signer<ks::field::Fe25519>(300); }
+
+TEST(Ed25519SignOne, EmulatedDpfFieldSignsAsTheCpu) { check_signer<ks::field::Fe25519Dpf>(20); }
 
 TEST(Ed25519VerifyOne, DigestOfPartsAndReductionMatchTheCpu) {
   std::mt19937_64 rng(5);

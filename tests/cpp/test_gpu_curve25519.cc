@@ -14,6 +14,7 @@
 #include "field/fe25519.h"
 #include "kuaisuo.h"
 #include "scheme/curve25519_gpu_host.h"
+#include "scheme/ed25519.h"
 #include "scheme/x25519.h"
 #include "ed25519_verify_cases.h"
 #include "fe25519_test_values.h"
@@ -135,6 +136,51 @@ TEST_P(GpuCurve25519, Rfc7748Vectors) {
             "C3DA55379DE9C6908E94EA4DF28D084F32ECCF03491C71F754B4075577A28552");
   EXPECT_EQ(ks_test::to_hex(out.data() + 32, 32),
             "8520F0098930A754748B7DDCB43EF75A0DBF3A0D26381AF4EBA4A98EAA9B4E6A");
+}
+
+// Ed25519 public keys and signatures (deterministic: byte for byte) in two
+// code layouts against the CPU on fresh random seeds and messages of 0 to
+// 300 bytes: one key for the batch, and a key per item from its seed.
+TEST_P(GpuCurve25519, Ed25519KeysAndSignaturesMatchTheCpu) {
+  std::mt19937_64 rng(std::random_device{}());
+  const size_t n = 20000;
+  const std::vector<uint8_t> seeds = ks_test::random_bytes(32 * n);
+  std::vector<uint8_t> data;
+  std::vector<uint64_t> offsets{0};
+  for (size_t i = 0; i < n; ++i) {
+    const std::vector<uint8_t> m = ks_test::random_bytes(rng() % 301);
+    data.insert(data.end(), m.begin(), m.end());
+    offsets.push_back(data.size());
+  }
+  std::vector<ks::ed25519::PrivateKey> keys(n);
+  std::vector<uint8_t> want_one(64 * n), want_each(64 * n);
+  ks_test::parallel_for(n, [&](size_t i) {
+    ks::ed25519::key_from_seed(keys[i], &seeds[32 * i]);
+    const uint8_t* m = data.data() + offsets[i];
+    const size_t len = size_t(offsets[i + 1] - offsets[i]);
+    ks::ed25519::sign(&want_one[64 * i], keys[0], ks::ed25519::Domain(), m, len);
+    ks::ed25519::sign(&want_each[64 * i], keys[i], ks::ed25519::Domain(), m, len);
+  });
+  uint8_t key96[96];  // s in Montgomery form || prefix || public key
+  memcpy(key96, keys[0].s_mont.w, 32);  // little-endian words (x86-64)
+  memcpy(key96 + 32, keys[0].prefix, 32);
+  memcpy(key96 + 64, keys[0].pub.bytes, 32);
+  for (gpu::Layout layout : {gpu::Layout::kInline, gpu::Layout::kOutOfLineFourBlocks}) {
+    std::vector<uint8_t> pubs(32 * n, 0xA5), sigs(64 * n, 0xA5);
+    ASSERT_EQ(gpu::run_ed25519_public_keys(GetParam(), layout, seeds.data(), pubs.data(), n), 0);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(memcmp(&pubs[32 * i], keys[i].pub.bytes, 32), 0) << "item " << i;
+    ASSERT_EQ(gpu::run_ed25519_sign(GetParam(), layout, key96, nullptr, data.data(),
+                                    offsets.data(), sigs.data(), n),
+              0);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(memcmp(&sigs[64 * i], &want_one[64 * i], 64), 0) << "one key, item " << i;
+    ASSERT_EQ(gpu::run_ed25519_sign(GetParam(), layout, nullptr, seeds.data(), data.data(),
+                                    offsets.data(), sigs.data(), n),
+              0);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(memcmp(&sigs[64 * i], &want_each[64 * i], 64), 0) << "per-item key, item " << i;
+  }
 }
 
 // Ed25519 verification in every code layout against the CPU's statuses
