@@ -23,8 +23,9 @@
  *    ks_*_free, which accepts NULL.
  *  - Thread safety: a ks_ctx may be shared by several threads at once
  *    (batch calls on one context take turns on its worker threads).
- *    Streaming objects (ks_sm3_ctx, ks_hmac_sm3_ctx) belong to one thread at
- *    a time. All other functions are reentrant.
+ *    Streaming objects (ks_sm3_ctx, ks_hmac_sm3_ctx, ks_sm4_ctx,
+ *    ks_sm4_gcm_ctx) belong to one thread at a time. All other functions
+ *    are reentrant.
  */
 #ifndef KUAISUO_H_
 #define KUAISUO_H_
@@ -96,7 +97,9 @@ typedef enum ks_status {
   KS_ERR_VERIFY_FAILED = -44,       /* well-formed signature that does not verify */
   KS_ERR_ID_LENGTH = -45,           /* SM2 distinguishing ID longer than 8191 bytes */
   KS_ERR_ZERO_SHARED_SECRET = -46,  /* X25519: the peer's value has small order (all-zero secret) */
-  KS_ERR_CONTEXT_LENGTH = -47       /* Ed25519ctx/ph context over 255 bytes (or empty for ctx) */
+  KS_ERR_CONTEXT_LENGTH = -47,     /* Ed25519ctx/ph context over 255 bytes (or empty for ctx) */
+  KS_ERR_BAD_PADDING = -48,        /* ECB/CBC: the decrypted PKCS#7 padding is malformed */
+  KS_ERR_TAG_MISMATCH = -49        /* GCM: the tag does not match; no plaintext was written */
 } ks_status;
 
 /* A static, human-readable sentence for any code (unknown codes too). */
@@ -178,6 +181,112 @@ KS_API int ks_hmac_sm3(const void* key, size_t key_len, const void* data, size_t
 KS_API int ks_sm3_batch(ks_ctx* ctx, const uint8_t* data, size_t data_len,
                         const uint64_t* offsets, size_t count, uint8_t* digests,
                         size_t digests_len, int* status);
+
+/* ---- SM4 block cipher (GB/T 32907-2016) --------------------------------- */
+/* ECB, CBC, CFB-128, OFB and CTR (NIST SP 800-38A) and GCM (NIST SP
+ * 800-38D; SM4-GCM is RFC 8998's TLS_SM4_GCM_SM3). Keys are 16 bytes.
+ * Errors of their own: KS_ERR_BAD_PADDING, KS_ERR_TAG_MISMATCH. Every
+ * path is constant time (no table indexed by key or data): AES-NI / GFNI
+ * S-box kernels where the CPU has them, a bitsliced one elsewhere.
+ *
+ * IVs: 16 bytes for CBC, CFB, OFB and CTR (ignored for ECB: pass NULL, 0).
+ * CTR's IV is the first counter block, a 128-bit big-endian integer that
+ * is incremented per block and wraps modulo 2^128 (the caller keeps
+ * counters of one key from overlapping). GCM takes IVs of 1 byte or more;
+ * 12 bytes is the recommended length (SP 800-38D 8.2).
+ *
+ * Buffers: out may equal in (in-place) in the one-shot and batch calls and
+ * in the CFB/OFB/CTR/GCM streams; other overlaps are not allowed, and ECB
+ * and CBC streams need out and in apart (their output lags their input). */
+#define KS_SM4_KEY_BYTES 16
+#define KS_SM4_BLOCK_BYTES 16
+#define KS_SM4_GCM_TAG_BYTES 16     /* the full tag; 4..16 may be asked for */
+#define KS_SM4_GCM_MIN_TAG_BYTES 4  /* 4 and 8 only under SP 800-38D appendix C */
+
+typedef enum ks_sm4_mode {
+  KS_SM4_ECB = 0,
+  KS_SM4_CBC = 1,
+  KS_SM4_CFB = 2, /* CFB-128 */
+  KS_SM4_OFB = 3,
+  KS_SM4_CTR = 4,
+  KS_SM4_GCM = 5
+} ks_sm4_mode;
+
+/* flags: PKCS#7 padding (RFC 5652 6.3) for ECB and CBC, as `openssl enc`
+ * does by default. Without it their lengths must be multiples of 16. */
+#define KS_SM4_PAD_PKCS7 1u
+
+/* One-shot ECB/CBC/CFB/OFB/CTR (not GCM). *out_len receives the bytes
+ * written, or needed together with KS_ERR_LENGTH when out_cap is too
+ * small (encrypting with padding: in_len rounded up to the next multiple
+ * of 16, a whole block more when it is one; otherwise at most in_len). */
+KS_API int ks_sm4_encrypt(int mode, uint32_t flags, const uint8_t key[KS_SM4_KEY_BYTES],
+                          const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t in_len,
+                          uint8_t* out, size_t out_cap, size_t* out_len);
+KS_API int ks_sm4_decrypt(int mode, uint32_t flags, const uint8_t key[KS_SM4_KEY_BYTES],
+                          const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t in_len,
+                          uint8_t* out, size_t out_cap, size_t* out_len);
+
+/* One-shot GCM: out holds len bytes, tag tag_len (4..16) bytes. Open
+ * checks the tag before it decrypts anything: on KS_ERR_TAG_MISMATCH out is
+ * left as it was. */
+KS_API int ks_sm4_gcm_seal(const uint8_t key[KS_SM4_KEY_BYTES], const uint8_t* iv,
+                           size_t iv_len, const uint8_t* aad, size_t aad_len,
+                           const uint8_t* in, size_t len, uint8_t* out, uint8_t* tag,
+                           size_t tag_len);
+KS_API int ks_sm4_gcm_open(const uint8_t key[KS_SM4_KEY_BYTES], const uint8_t* iv,
+                           size_t iv_len, const uint8_t* aad, size_t aad_len,
+                           const uint8_t* in, size_t len, const uint8_t* tag, size_t tag_len,
+                           uint8_t* out);
+
+/* Streaming ECB/CBC/CFB/OFB/CTR. Caller-allocated state; treat as opaque.
+ * update writes what is ready (at most len + 16 bytes; CFB/OFB/CTR exactly
+ * len); final writes the last block of ECB/CBC (at most 16 bytes; nothing
+ * for the stream modes), returns KS_ERR_BAD_PADDING or KS_ERR_LENGTH (a
+ * partial block without padding) on bad input, and wipes c. */
+typedef struct ks_sm4_ctx {
+  uint64_t opaque[56];
+} ks_sm4_ctx;
+KS_API int ks_sm4_init(ks_sm4_ctx* c, int mode, int encrypt, uint32_t flags,
+                       const uint8_t key[KS_SM4_KEY_BYTES], const uint8_t* iv, size_t iv_len);
+KS_API int ks_sm4_update(ks_sm4_ctx* c, const uint8_t* in, size_t len, uint8_t* out,
+                         size_t out_cap, size_t* out_len);
+KS_API int ks_sm4_final(ks_sm4_ctx* c, uint8_t* out, size_t out_cap, size_t* out_len);
+/* Wipes the key material in c (final does this too). */
+KS_API void ks_sm4_cleanse(ks_sm4_ctx* c);
+
+/* Streaming GCM: init, aad (any number of calls, before the text), update
+ * (len bytes out for len in), then final (encrypting: writes the tag) or
+ * verify (decrypting). Decrypted bytes from update are NOT authenticated
+ * until verify returns KS_OK: a caller that cannot hold them back should
+ * use ks_sm4_gcm_open. final and verify wipe c. */
+typedef struct ks_sm4_gcm_ctx {
+  uint64_t opaque[96];
+} ks_sm4_gcm_ctx;
+KS_API int ks_sm4_gcm_init(ks_sm4_gcm_ctx* c, int encrypt, const uint8_t key[KS_SM4_KEY_BYTES],
+                           const uint8_t* iv, size_t iv_len);
+KS_API int ks_sm4_gcm_aad(ks_sm4_gcm_ctx* c, const uint8_t* aad, size_t len);
+KS_API int ks_sm4_gcm_update(ks_sm4_gcm_ctx* c, const uint8_t* in, size_t len, uint8_t* out);
+KS_API int ks_sm4_gcm_final(ks_sm4_gcm_ctx* c, uint8_t* tag, size_t tag_len);
+KS_API int ks_sm4_gcm_verify(ks_sm4_gcm_ctx* c, const uint8_t* tag, size_t tag_len);
+KS_API void ks_sm4_gcm_cleanse(ks_sm4_gcm_ctx* c);
+
+/* Many independent messages, each with its own key and IV, on the
+ * context's CPU threads (GPU contexts too, until the GPU kernels land).
+ * Item i: key keys[16*i ..), IV ivs[iv_len*i ..) (iv_len: 16, or 0 for ECB,
+ * or the GCM IV length, the same for every item), input
+ * data[offsets[i] .. offsets[i+1]), output at the same offsets of out
+ * (out_len >= offsets[count]; out may be data). No padding: flags must be
+ * 0, and ECB/CBC items that are not whole blocks fail with KS_ERR_LENGTH.
+ * GCM: per-item AAD aad[aad_offsets[i] .. aad_offsets[i+1]) (aad_offsets
+ * NULL for none) and tags of tag_len bytes at tags[tag_len*i ..), written
+ * when encrypting, checked when decrypting (a mismatching item gets
+ * KS_ERR_TAG_MISMATCH and its output is left as it was). */
+KS_API int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, const uint8_t* keys,
+                        const uint8_t* ivs, size_t iv_len, const uint8_t* data, size_t data_len,
+                        const uint64_t* offsets, size_t count, uint8_t* out, size_t out_len,
+                        const uint8_t* aad, size_t aad_len, const uint64_t* aad_offsets,
+                        uint8_t* tags, size_t tag_len, int* status);
 
 
 /* ---- SM2 signatures (GB/T 32918.2-2016, GM/T 0003.2) ------------------ */

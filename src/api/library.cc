@@ -71,6 +71,9 @@ const char* ks_strerror(int code) {
              "RFC 7748 6.1)";
     case KS_ERR_CONTEXT_LENGTH:
       return "Ed25519ctx/Ed25519ph: context longer than 255 bytes, or empty for Ed25519ctx";
+    case KS_ERR_BAD_PADDING: return "ECB/CBC: the decrypted PKCS#7 padding is malformed";
+    case KS_ERR_TAG_MISMATCH:
+      return "GCM: the tag does not match; no plaintext was written";
     default: return "unknown error code";
   }
 }

@@ -5,6 +5,8 @@
 #ifndef KS_CORE_CPU_FEATURES_H_
 #define KS_CORE_CPU_FEATURES_H_
 
+#include <stddef.h>
+
 #include <string>
 
 namespace ks {
@@ -31,6 +33,18 @@ std::string cpu_feature_string(const CpuFeatures& f);
 
 // The CPU's brand string, e.g. "AMD EPYC 9R14 96-Core Processor".
 std::string cpu_model_name();
+
+// The first usable entry of a variant table ({name, usable, ...} entries,
+// returned with their count by table_of; the last one is always usable):
+// how every dispatched primitive picks its implementation.
+template <class Variant>
+const Variant& first_usable(const Variant* (*table_of)(size_t*)) {
+  size_t count = 0;
+  const Variant* table = table_of(&count);
+  size_t i = 0;
+  while (i + 1 < count && !table[i].usable) ++i;
+  return table[i];
+}
 
 }  // namespace ks
 

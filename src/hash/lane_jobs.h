@@ -53,16 +53,6 @@ inline bool cpu_has_avx512_kernels() {
   return cpu_has_avx2_kernels() && f.avx512f && f.avx512vl && f.avx512bw;
 }
 
-// The first usable entry of a variant table (the last one always is).
-template <class Variant>
-const Variant& first_usable(const Variant* (*table_of)(size_t*)) {
-  size_t count = 0;
-  const Variant* table = table_of(&count);
-  size_t i = 0;
-  while (!table[i].usable) ++i;
-  return table[i];
-}
-
 // The single-stream compressor of H's first usable variant, chosen once.
 template <class H>
 CompressFn<H> chosen_compress() {

@@ -73,7 +73,7 @@ void compress_blocks(uint64_t state[8], const uint8_t* blocks, size_t nblocks) {
   hash::chosen_compress<Sha512Hash>()(state, blocks, nblocks);
 }
 
-const char* compress_variant_name() { return hash::first_usable(compress_variants).name; }
+const char* compress_variant_name() { return first_usable(compress_variants).name; }
 
 void compress_final(uint64_t state[8], const uint8_t* rest, size_t rest_len,
                     uint64_t total_bytes) {
@@ -85,7 +85,7 @@ void compress_final(uint64_t state[8], const uint8_t* rest, size_t rest_len,
 
 void digest_many(const uint8_t* const* msgs, const size_t* lens, size_t n, uint8_t (*out)[64],
                  Prefixes prefixes) {
-  static const auto fn = hash::first_usable(digest_many_variants).digest_many;
+  static const auto fn = first_usable(digest_many_variants).digest_many;
   fn(msgs, lens, n, out, prefixes);
 }
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/endian.h"
 #include "core/hd.h"
 
 namespace ks {
@@ -62,31 +63,8 @@ KS_HD void load_iv(uint64_t state[8]) {
   if constexpr (i + 1 < 8) load_iv<i + 1>(state);
 }
 
-// The block is read, and the digest written, as big-endian 64-bit words
-// (sections 3.1 and 6.4). On little-endian hosts one bswap and an 8-byte
-// access, as sm3_compress.h does for 32-bit words.
-#if !KS_DEVICE_CODE && defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-KS_HD uint64_t load_be64(const uint8_t* p) {
-  uint64_t v;
-  memcpy(&v, p, 8);
-  return __builtin_bswap64(v);
-}
-
-KS_HD void store_be64(uint8_t* p, uint64_t v) {
-  v = __builtin_bswap64(v);
-  memcpy(p, &v, 8);
-}
-#else
-KS_HD uint64_t load_be64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | p[i];
-  return v;
-}
-
-KS_HD void store_be64(uint8_t* p, uint64_t v) {
-  for (int i = 7; i >= 0; --i, v >>= 8) p[i] = uint8_t(v);
-}
-#endif
+using ks::load_be64;
+using ks::store_be64;
 
 // K_t as a constant expression (see kK).
 template <int t>

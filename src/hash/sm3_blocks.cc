@@ -73,11 +73,11 @@ void compress_blocks(uint32_t state[8], const uint8_t* blocks, size_t nblocks) {
   hash::chosen_compress<Sm3Hash>()(state, blocks, nblocks);
 }
 
-const char* compress_variant_name() { return hash::first_usable(compress_variants).name; }
+const char* compress_variant_name() { return first_usable(compress_variants).name; }
 
 void digest_many(const uint8_t* const* msgs, const size_t* lens, size_t n, uint8_t (*out)[32],
                  Prefixes prefixes) {
-  static const auto fn = hash::first_usable(digest_many_variants).digest_many;
+  static const auto fn = first_usable(digest_many_variants).digest_many;
   fn(msgs, lens, n, out, prefixes);
 }
 

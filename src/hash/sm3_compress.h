@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/endian.h"
 #include "core/hd.h"
 
 namespace ks {
@@ -38,34 +39,8 @@ KS_HD uint32_t rotl(uint32_t x, unsigned n) {
 KS_HD uint32_t p0(uint32_t x) { return x ^ rotl(x, 9) ^ rotl(x, 17); }
 KS_HD uint32_t p1(uint32_t x) { return x ^ rotl(x, 15) ^ rotl(x, 23); }
 
-// Big-endian words (the block is read as big-endian words, section 5.3.2).
-// On little-endian hosts one bswap and a 4-byte access: GCC does not always
-// merge the byte-wise form (writing digests byte by byte made digest_many of
-// 64-byte messages 1.5x slower).
-#if !KS_DEVICE_CODE && defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-KS_HD uint32_t load_be32(const uint8_t* p) {
-  uint32_t v;
-  memcpy(&v, p, 4);
-  return __builtin_bswap32(v);
-}
-
-KS_HD void store_be32(uint8_t* p, uint32_t v) {
-  v = __builtin_bswap32(v);
-  memcpy(p, &v, 4);
-}
-#else
-KS_HD uint32_t load_be32(const uint8_t* p) {
-  return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) |
-         uint32_t(p[3]);
-}
-
-KS_HD void store_be32(uint8_t* p, uint32_t v) {
-  p[0] = uint8_t(v >> 24);
-  p[1] = uint8_t(v >> 16);
-  p[2] = uint8_t(v >> 8);
-  p[3] = uint8_t(v);
-}
-#endif
+using ks::load_be32;
+using ks::store_be32;
 
 // The Ops interface, here on one 32-bit word: a Word type and rotl<n>,
 // add_constant<c>, add, xor2, xor3, maj and choose. The boolean functions of

@@ -52,6 +52,14 @@ inline std::vector<uint8_t> random_bytes(size_t n) {
   return v;
 }
 
+// Bytes from a seeded generator (reproducible cases).
+template <class Rng>
+std::vector<uint8_t> random_bytes(Rng& rng, size_t n) {
+  std::vector<uint8_t> v(n);
+  for (uint8_t& b : v) b = uint8_t(rng());
+  return v;
+}
+
 inline uint32_t random_u32() {
   uint32_t x;
   if (!ks::os_random(reinterpret_cast<uint8_t*>(&x), sizeof(x))) abort();

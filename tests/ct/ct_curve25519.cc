@@ -19,19 +19,11 @@
 #include "kuaisuo.h"
 #include "scheme/ed25519.h"
 #include "scheme/x25519.h"
+#include "ct_tally.h"
 
 namespace {
 
-int failures = 0, passes = 0;
-
-void expect(bool ok, const char* what) {
-  if (ok) {
-    ++passes;
-  } else {
-    ++failures;
-    fprintf(stderr, "ct_curve25519: %s failed\n", what);
-  }
-}
+using ks_ct::expect;
 
 bool is_ok(int status) { return ks::ct_public(status) == KS_OK; }
 
@@ -167,6 +159,7 @@ int main(int argc, char** argv) {
   key_formats();
   taint_reaches_the_results();
   ks_ctx_free(ctx);
-  printf("%d passed, %d failed (cpu: %s)\n", passes, failures, ks_cpu_features());
-  return failures == 0 ? 0 : 1;
+  const ks_ct::Tally& t = ks_ct::tally();
+  printf("%d passed, %d failed (cpu: %s)\n", t.passes, t.failures, ks_cpu_features());
+  return t.failures == 0 ? 0 : 1;
 }

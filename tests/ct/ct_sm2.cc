@@ -25,19 +25,11 @@
 #include "hash/sm3.h"
 #include "kuaisuo.h"
 #include "scheme/sm2.h"
+#include "ct_tally.h"
 
 namespace {
 
-int failures = 0, passes = 0;
-
-void expect(bool ok, const char* what) {
-  if (ok) {
-    ++passes;
-  } else {
-    ++failures;
-    fprintf(stderr, "ct_sm2: %s failed\n", what);
-  }
-}
+using ks_ct::expect;
 
 bool is_ok(ks::sm2::Error e) { return ks::ct_public(e) == ks::sm2::Error::kOk; }
 bool is_ok(int status) { return ks::ct_public(status) == KS_OK; }
@@ -225,6 +217,7 @@ int main(int argc, char** argv) {
   hmac_under_secret_key();
   taint_reaches_the_results();
   ks_ctx_free(ctx);
-  printf("%d passed, %d failed (cpu: %s)\n", passes, failures, ks_cpu_features());
-  return failures == 0 ? 0 : 1;
+  const ks_ct::Tally& t = ks_ct::tally();
+  printf("%d passed, %d failed (cpu: %s)\n", t.passes, t.failures, ks_cpu_features());
+  return t.failures == 0 ? 0 : 1;
 }

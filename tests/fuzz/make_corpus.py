@@ -452,6 +452,35 @@ def corpus_sm3_stream():
     }
 
 
+def sm4_stream_input(mode, records, iv_len=16, aad=b""):
+    key, iv = bytes(range(16)), bytes(range(16, 16 + iv_len))
+    head = bytes([0, mode, 0]) + key
+    head += (bytes([iv_len]) + iv + bytes([len(aad)]) + aad) if mode == 5 else iv[:16]
+    return head + b"".join(bytes([len(r)]) + r for r in records)
+
+
+def sm4_batch_input(mode, encrypt, lens, iv_len=12, tag_len=16, control=0):
+    offsets, at = [], 0
+    for n in [0] + lens:
+        at += n
+        offsets.append(at)
+    head = bytes([1, mode, encrypt, 0, len(lens), iv_len, tag_len, control])
+    return head + b"".join(o.to_bytes(2, "little") for o in offsets) + bytes(range(at % 256)) * (at // 256 + 1)
+
+
+def corpus_sm4():
+    out = {"empty": b""}
+    for mode, name in enumerate(["ecb", "cbc", "cfb", "ofb", "ctr"]):
+        out[f"stream_{name}"] = sm4_stream_input(mode, [b"a" * 5, b"", b"b" * 27, b"c" * 16])
+    out["stream_gcm"] = sm4_stream_input(5, [b"x" * 7, b"y" * 40], aad=b"header")
+    out["stream_gcm_iv8"] = sm4_stream_input(5, [b"z" * 16], iv_len=8)
+    out["batch_ctr"] = sm4_batch_input(4, 1, [0, 1, 33])
+    out["batch_cbc_decrypt"] = sm4_batch_input(1, 0, [16, 32])
+    out["batch_gcm"] = sm4_batch_input(5, 1, [5, 0, 64], tag_len=12)
+    out["batch_bad_offsets"] = sm4_batch_input(0, 1, [16, 16], control=4)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus"))
@@ -473,6 +502,7 @@ def main():
         "fuzz_privkey_der_pem": lambda: corpus_privkey_der_pem(openssl()),
         "fuzz_verify": corpus_verify,
         "fuzz_batch_args": corpus_batch_args,
+        "fuzz_sm4": corpus_sm4,
         "fuzz_batch_args_25519": corpus_batch_args_25519,
         "fuzz_sm3_stream": corpus_sm3_stream,
     }

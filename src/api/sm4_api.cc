@@ -1,0 +1,388 @@
+// C entry points for SM4: one-shot, streaming and batch calls over the
+// modes of src/cipher (modes.h, gcm.h).
+#include <string.h>
+
+#include <new>
+
+#include "api/batch.h"
+#include "api/checks.h"
+#include "api/guard.h"
+#include "cipher/gcm.h"
+#include "cipher/modes.h"
+#include "cipher/sm4.h"
+#include "core/secure.h"
+#include "engine/context.h"
+#include "kuaisuo.h"
+
+using ks::api::check_buffer;
+using ks::modes::Mode;
+
+namespace {
+
+constexpr size_t kBlock = KS_SM4_BLOCK_BYTES;
+
+// What the streaming structs hold. A tag marks an initialised state, so
+// that a zeroed or wiped struct is refused instead of read.
+constexpr uint32_t kStreamTag = 0x534d3473;  // "SM4s"
+constexpr uint32_t kGcmTag = 0x534d3467;     // "SM4g"
+
+struct Sm4Stream {
+  uint32_t tag;
+  ks::sm4::Key key;
+  ks::modes::Stream stream;
+};
+
+struct Sm4GcmStream {
+  uint32_t tag;
+  bool encrypt;
+  ks::sm4::Key key;
+  ks::gcm::Gcm gcm;
+};
+
+static_assert(sizeof(Sm4Stream) <= sizeof(ks_sm4_ctx), "ks_sm4_ctx too small");
+static_assert(alignof(Sm4Stream) <= alignof(ks_sm4_ctx), "ks_sm4_ctx misaligned");
+static_assert(sizeof(Sm4GcmStream) <= sizeof(ks_sm4_gcm_ctx), "ks_sm4_gcm_ctx too small");
+static_assert(alignof(Sm4GcmStream) <= alignof(ks_sm4_gcm_ctx), "ks_sm4_gcm_ctx misaligned");
+
+Sm4Stream* as_stream(ks_sm4_ctx* c) {
+  auto* s = reinterpret_cast<Sm4Stream*>(c->opaque);
+  return s->tag == kStreamTag ? s : nullptr;
+}
+
+Sm4GcmStream* as_gcm(ks_sm4_gcm_ctx* c) {
+  auto* s = reinterpret_cast<Sm4GcmStream*>(c->opaque);
+  return s->tag == kGcmTag ? s : nullptr;
+}
+
+bool is_block_mode(int mode) { return mode == KS_SM4_ECB || mode == KS_SM4_CBC; }
+
+// The non-GCM modes and their IV rule: none for ECB, 16 bytes otherwise.
+int check_mode_iv(int mode, uint32_t flags, const uint8_t* iv, size_t iv_len) {
+  if (mode < KS_SM4_ECB || mode > KS_SM4_CTR) return KS_ERR_INVALID_ARGUMENT;
+  if ((flags & ~KS_SM4_PAD_PKCS7) != 0) return KS_ERR_INVALID_ARGUMENT;
+  if ((flags & KS_SM4_PAD_PKCS7) != 0 && !is_block_mode(mode)) return KS_ERR_INVALID_ARGUMENT;
+  if (mode == KS_SM4_ECB) return iv_len == 0 ? KS_OK : KS_ERR_LENGTH;
+  if (iv == nullptr) return KS_ERR_NULL_POINTER;
+  return iv_len == kBlock ? KS_OK : KS_ERR_LENGTH;
+}
+
+int check_gcm_args(const uint8_t* key, const uint8_t* iv, size_t iv_len, const uint8_t* aad,
+                   size_t aad_len, const uint8_t* in, size_t len, const void* out,
+                   const uint8_t* tag, size_t tag_len) {
+  if (key == nullptr || iv == nullptr || tag == nullptr) return KS_ERR_NULL_POINTER;
+  int rc = check_buffer(aad, aad_len);
+  if (rc == KS_OK) rc = check_buffer(in, len);
+  if (rc == KS_OK) rc = check_buffer(out, len);
+  if (rc != KS_OK) return rc;
+  if (!ks::gcm::valid_iv_length(iv_len) || !ks::gcm::valid_tag_length(tag_len) ||
+      uint64_t(len) > ks::gcm::kMaxTextBytes || uint64_t(aad_len) > ks::gcm::kMaxAadBytes)
+    return KS_ERR_LENGTH;
+  return KS_OK;
+}
+
+// The output length of a one-shot call, or KS_ERR_LENGTH for input lengths
+// the mode cannot take.
+int output_length(int mode, bool encrypt, bool pad, size_t in_len, size_t* needed) {
+  *needed = in_len;
+  if (!is_block_mode(mode)) return KS_OK;
+  if (!pad || !encrypt) {
+    if (in_len % kBlock != 0 || (pad && in_len == 0)) return KS_ERR_LENGTH;
+    return KS_OK;
+  }
+  if (in_len > SIZE_MAX - kBlock) return KS_ERR_OVERFLOW;
+  *needed = in_len / kBlock * kBlock + kBlock;
+  return KS_OK;
+}
+
+int status_of(ks::modes::Status st) {
+  switch (st) {
+    case ks::modes::Status::kOk: return KS_OK;
+    case ks::modes::Status::kBadPadding: return KS_ERR_BAD_PADDING;
+    case ks::modes::Status::kPartialBlock: return KS_ERR_LENGTH;
+  }
+  return KS_ERR_INTERNAL;
+}
+
+int one_shot(bool encrypt, int mode, uint32_t flags, const uint8_t* key, const uint8_t* iv,
+             size_t iv_len, const uint8_t* in, size_t in_len, uint8_t* out, size_t out_cap,
+             size_t* out_len) {
+  if (key == nullptr || out_len == nullptr) return KS_ERR_NULL_POINTER;
+  int rc = check_mode_iv(mode, flags, iv, iv_len);
+  if (rc == KS_OK) rc = check_buffer(in, in_len);
+  const bool pad = (flags & KS_SM4_PAD_PKCS7) != 0;
+  size_t needed = 0;
+  if (rc == KS_OK) rc = output_length(mode, encrypt, pad, in_len, &needed);
+  if (rc != KS_OK) return rc;
+  *out_len = needed;
+  if (needed != 0 && (out == nullptr || out_cap < needed)) return KS_ERR_LENGTH;
+  ks::sm4::Key k;
+  const ks::WipeOnExit wipe_key(&k, sizeof k);
+  ks::sm4::set_key(&k, key);
+  ks::modes::Stream s;
+  const ks::WipeOnExit wipe_stream(&s, sizeof s);
+  s.init(Mode(mode), encrypt, pad, iv);
+  const auto& bc = ks::sm4::block_cipher();
+  size_t written = in_len == 0 ? 0 : s.update(bc, &k, in, in_len, out);
+  size_t last = 0;
+  uint8_t empty[kBlock];  // where finish writes when out is null (needed == 0)
+  rc = status_of(s.finish(bc, &k, needed == 0 ? empty : out + written, &last));
+  *out_len = rc == KS_OK ? written + last : 0;
+  if (rc != KS_OK && needed != 0) ks::secure_wipe(out, needed);  // no partial plaintext
+  return rc;
+}
+
+// One batch item on the calling thread.
+int batch_item(int mode, bool encrypt, const uint8_t* key_bytes, const uint8_t* iv,
+               size_t iv_len, const uint8_t* in, size_t len, uint8_t* out, const uint8_t* aad,
+               size_t aad_len, uint8_t* tag, size_t tag_len) {
+  if (is_block_mode(mode) && len % kBlock != 0) return KS_ERR_LENGTH;
+  ks::sm4::Key k;
+  const ks::WipeOnExit wipe_key(&k, sizeof k);
+  ks::sm4::set_key(&k, key_bytes);
+  const auto& bc = ks::sm4::block_cipher();
+  uint8_t chain[kBlock];
+  ks::modes::StreamState st;
+  const ks::WipeOnExit wipe_state(&st, sizeof st);
+  switch (mode) {
+    case KS_SM4_ECB:
+      encrypt ? ks::modes::ecb_encrypt(bc, &k, in, out, len)
+              : ks::modes::ecb_decrypt(bc, &k, in, out, len);
+      return KS_OK;
+    case KS_SM4_CBC:
+      memcpy(chain, iv, kBlock);
+      encrypt ? ks::modes::cbc_encrypt(bc, &k, chain, in, out, len)
+              : ks::modes::cbc_decrypt(bc, &k, chain, in, out, len);
+      return KS_OK;
+    case KS_SM4_CFB:
+      ks::modes::stream_init(&st, iv);
+      encrypt ? ks::modes::cfb_encrypt(bc, &k, &st, in, out, len)
+              : ks::modes::cfb_decrypt(bc, &k, &st, in, out, len);
+      return KS_OK;
+    case KS_SM4_OFB:
+      ks::modes::stream_init(&st, iv);
+      ks::modes::ofb_crypt(bc, &k, &st, in, out, len);
+      return KS_OK;
+    case KS_SM4_CTR:
+      ks::modes::stream_init(&st, iv);
+      ks::modes::ctr_crypt(bc, &k, &st, in, out, len);
+      return KS_OK;
+    case KS_SM4_GCM:
+      if (uint64_t(len) > ks::gcm::kMaxTextBytes) return KS_ERR_LENGTH;
+      if (encrypt)
+        return ks::gcm::seal(bc, &k, iv, iv_len, aad, aad_len, in, len, out, tag, tag_len)
+                   ? KS_OK
+                   : KS_ERR_LENGTH;
+      return ks::gcm::open(bc, &k, iv, iv_len, aad, aad_len, in, len, tag, tag_len, out)
+                 ? KS_OK
+                 : KS_ERR_TAG_MISMATCH;
+  }
+  return KS_ERR_INVALID_ARGUMENT;
+}
+
+int check_batch(ks_ctx* ctx, int mode, uint32_t flags, const uint8_t* keys, const uint8_t* ivs,
+                size_t iv_len, const uint8_t* data, size_t data_len, const uint64_t* offsets,
+                size_t count, const uint8_t* out, size_t out_len, const uint8_t* aad,
+                size_t aad_len, const uint64_t* aad_offsets, const uint8_t* tags,
+                size_t tag_len) {
+  int rc = ks::api::check_ctx(ctx);
+  if (rc != KS_OK) return rc;
+  if (mode < KS_SM4_ECB || mode > KS_SM4_GCM || flags != 0) return KS_ERR_INVALID_ARGUMENT;
+  if (mode == KS_SM4_ECB ? iv_len != 0
+                         : mode == KS_SM4_GCM ? !ks::gcm::valid_iv_length(iv_len) : iv_len != kBlock)
+    return KS_ERR_LENGTH;
+  rc = ks::api::check_items(keys, count, KS_SM4_KEY_BYTES);
+  if (rc == KS_OK && iv_len != 0) rc = ks::api::check_items(ivs, count, iv_len);
+  if (rc == KS_OK) rc = ks::api::check_offsets(data, data_len, offsets, count);
+  if (rc == KS_OK) rc = check_buffer(out, out_len);
+  if (rc != KS_OK) return rc;
+  if (count != 0 && out_len < offsets[count]) return KS_ERR_LENGTH;
+  if (mode != KS_SM4_GCM) return KS_OK;
+  if (!ks::gcm::valid_tag_length(tag_len)) return KS_ERR_LENGTH;
+  rc = ks::api::check_items(tags, count, tag_len);
+  if (rc == KS_OK && aad_offsets != nullptr)
+    rc = ks::api::check_offsets(aad, aad_len, aad_offsets, count);
+  return rc;
+}
+
+}  // namespace
+
+int ks_sm4_encrypt(int mode, uint32_t flags, const uint8_t key[KS_SM4_KEY_BYTES],
+                   const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t in_len,
+                   uint8_t* out, size_t out_cap, size_t* out_len) try {
+  return one_shot(true, mode, flags, key, iv, iv_len, in, in_len, out, out_cap, out_len);
+} KS_API_CATCH
+
+int ks_sm4_decrypt(int mode, uint32_t flags, const uint8_t key[KS_SM4_KEY_BYTES],
+                   const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t in_len,
+                   uint8_t* out, size_t out_cap, size_t* out_len) try {
+  return one_shot(false, mode, flags, key, iv, iv_len, in, in_len, out, out_cap, out_len);
+} KS_API_CATCH
+
+int ks_sm4_gcm_seal(const uint8_t key[KS_SM4_KEY_BYTES], const uint8_t* iv, size_t iv_len,
+                    const uint8_t* aad, size_t aad_len, const uint8_t* in, size_t len,
+                    uint8_t* out, uint8_t* tag, size_t tag_len) try {
+  const int rc = check_gcm_args(key, iv, iv_len, aad, aad_len, in, len, out, tag, tag_len);
+  if (rc != KS_OK) return rc;
+  ks::sm4::Key k;
+  const ks::WipeOnExit wipe(&k, sizeof k);
+  ks::sm4::set_key(&k, key);
+  return ks::gcm::seal(ks::sm4::block_cipher(), &k, iv, iv_len, aad, aad_len, in, len, out, tag,
+                       tag_len)
+             ? KS_OK
+             : KS_ERR_LENGTH;
+} KS_API_CATCH
+
+int ks_sm4_gcm_open(const uint8_t key[KS_SM4_KEY_BYTES], const uint8_t* iv, size_t iv_len,
+                    const uint8_t* aad, size_t aad_len, const uint8_t* in, size_t len,
+                    const uint8_t* tag, size_t tag_len, uint8_t* out) try {
+  const int rc = check_gcm_args(key, iv, iv_len, aad, aad_len, in, len, out, tag, tag_len);
+  if (rc != KS_OK) return rc;
+  ks::sm4::Key k;
+  const ks::WipeOnExit wipe(&k, sizeof k);
+  ks::sm4::set_key(&k, key);
+  return ks::gcm::open(ks::sm4::block_cipher(), &k, iv, iv_len, aad, aad_len, in, len, tag,
+                       tag_len, out)
+             ? KS_OK
+             : KS_ERR_TAG_MISMATCH;
+} KS_API_CATCH
+
+int ks_sm4_init(ks_sm4_ctx* c, int mode, int encrypt, uint32_t flags,
+                const uint8_t key[KS_SM4_KEY_BYTES], const uint8_t* iv, size_t iv_len) try {
+  if (c == nullptr || key == nullptr) return KS_ERR_NULL_POINTER;
+  const int rc = check_mode_iv(mode, flags, iv, iv_len);
+  if (rc != KS_OK) return rc;
+  auto* s = new (c->opaque) Sm4Stream();
+  ks::sm4::set_key(&s->key, key);
+  s->stream.init(Mode(mode), encrypt != 0, (flags & KS_SM4_PAD_PKCS7) != 0, iv);
+  s->tag = kStreamTag;
+  return KS_OK;
+} KS_API_CATCH
+
+int ks_sm4_update(ks_sm4_ctx* c, const uint8_t* in, size_t len, uint8_t* out, size_t out_cap,
+                  size_t* out_len) try {
+  if (c == nullptr || out_len == nullptr) return KS_ERR_NULL_POINTER;
+  Sm4Stream* s = as_stream(c);
+  if (s == nullptr) return KS_ERR_INVALID_ARGUMENT;
+  int rc = check_buffer(in, len);
+  if (rc != KS_OK) return rc;
+  if (len == 0) {
+    *out_len = 0;
+    return KS_OK;
+  }
+  if (out == nullptr) return KS_ERR_NULL_POINTER;
+  // The bound, not the exact count (what is buffered decides the latter).
+  if (out_cap < s->stream.output_bound(len)) return KS_ERR_LENGTH;
+  *out_len = s->stream.update(ks::sm4::block_cipher(), &s->key, in, len, out);
+  return KS_OK;
+} KS_API_CATCH
+
+int ks_sm4_final(ks_sm4_ctx* c, uint8_t* out, size_t out_cap, size_t* out_len) try {
+  if (c == nullptr || out_len == nullptr) return KS_ERR_NULL_POINTER;
+  Sm4Stream* s = as_stream(c);
+  if (s == nullptr) return KS_ERR_INVALID_ARGUMENT;
+  uint8_t last[kBlock];
+  size_t n = 0;
+  int rc = status_of(s->stream.finish(ks::sm4::block_cipher(), &s->key, last, &n));
+  *out_len = 0;
+  if (rc == KS_OK && n != 0) {
+    if (out == nullptr) {
+      rc = KS_ERR_NULL_POINTER;
+    } else if (out_cap < n) {
+      rc = KS_ERR_LENGTH;
+    } else {
+      memcpy(out, last, n);
+      *out_len = n;
+    }
+  }
+  ks::secure_wipe(last, sizeof last);
+  ks_sm4_cleanse(c);
+  return rc;
+} KS_API_CATCH
+
+void ks_sm4_cleanse(ks_sm4_ctx* c) {
+  if (c != nullptr) ks::secure_wipe(c, sizeof(*c));
+}
+
+int ks_sm4_gcm_init(ks_sm4_gcm_ctx* c, int encrypt, const uint8_t key[KS_SM4_KEY_BYTES],
+                    const uint8_t* iv, size_t iv_len) try {
+  if (c == nullptr || key == nullptr || iv == nullptr) return KS_ERR_NULL_POINTER;
+  if (!ks::gcm::valid_iv_length(iv_len)) return KS_ERR_LENGTH;
+  auto* s = new (c->opaque) Sm4GcmStream();
+  s->encrypt = encrypt != 0;
+  ks::sm4::set_key(&s->key, key);
+  s->gcm.init(ks::sm4::block_cipher(), &s->key, iv, iv_len);
+  s->tag = kGcmTag;
+  return KS_OK;
+} KS_API_CATCH
+
+int ks_sm4_gcm_aad(ks_sm4_gcm_ctx* c, const uint8_t* aad, size_t len) try {
+  if (c == nullptr) return KS_ERR_NULL_POINTER;
+  Sm4GcmStream* s = as_gcm(c);
+  if (s == nullptr) return KS_ERR_INVALID_ARGUMENT;
+  const int rc = check_buffer(aad, len);
+  if (rc != KS_OK) return rc;
+  // Refused after the text has begun (GCM hashes the AAD first) or past
+  // the AAD limit.
+  return s->gcm.aad(aad, len) ? KS_OK : KS_ERR_INVALID_ARGUMENT;
+} KS_API_CATCH
+
+int ks_sm4_gcm_update(ks_sm4_gcm_ctx* c, const uint8_t* in, size_t len, uint8_t* out) try {
+  if (c == nullptr) return KS_ERR_NULL_POINTER;
+  Sm4GcmStream* s = as_gcm(c);
+  if (s == nullptr) return KS_ERR_INVALID_ARGUMENT;
+  int rc = check_buffer(in, len);
+  if (rc == KS_OK) rc = check_buffer(out, len);
+  if (rc != KS_OK) return rc;
+  const auto& bc = ks::sm4::block_cipher();
+  const bool ok = s->encrypt ? s->gcm.encrypt(bc, &s->key, in, out, len)
+                             : s->gcm.decrypt(bc, &s->key, in, out, len);
+  return ok ? KS_OK : KS_ERR_LENGTH;
+} KS_API_CATCH
+
+int ks_sm4_gcm_final(ks_sm4_gcm_ctx* c, uint8_t* tag, size_t tag_len) try {
+  if (c == nullptr || tag == nullptr) return KS_ERR_NULL_POINTER;
+  Sm4GcmStream* s = as_gcm(c);
+  if (s == nullptr || !s->encrypt) return KS_ERR_INVALID_ARGUMENT;
+  if (!ks::gcm::valid_tag_length(tag_len)) return KS_ERR_LENGTH;
+  uint8_t full[KS_SM4_GCM_TAG_BYTES];
+  s->gcm.tag(full);
+  memcpy(tag, full, tag_len);
+  ks_sm4_gcm_cleanse(c);
+  return KS_OK;
+} KS_API_CATCH
+
+int ks_sm4_gcm_verify(ks_sm4_gcm_ctx* c, const uint8_t* tag, size_t tag_len) try {
+  if (c == nullptr || tag == nullptr) return KS_ERR_NULL_POINTER;
+  Sm4GcmStream* s = as_gcm(c);
+  if (s == nullptr || s->encrypt) return KS_ERR_INVALID_ARGUMENT;
+  if (!ks::gcm::valid_tag_length(tag_len)) return KS_ERR_LENGTH;
+  const bool ok = s->gcm.verify(tag, tag_len);
+  ks_sm4_gcm_cleanse(c);
+  return ok ? KS_OK : KS_ERR_TAG_MISMATCH;
+} KS_API_CATCH
+
+void ks_sm4_gcm_cleanse(ks_sm4_gcm_ctx* c) {
+  if (c != nullptr) ks::secure_wipe(c, sizeof(*c));
+}
+
+int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, const uint8_t* keys,
+                 const uint8_t* ivs, size_t iv_len, const uint8_t* data, size_t data_len,
+                 const uint64_t* offsets, size_t count, uint8_t* out, size_t out_len,
+                 const uint8_t* aad, size_t aad_len, const uint64_t* aad_offsets, uint8_t* tags,
+                 size_t tag_len, int* status) try {
+  const int rc = check_batch(ctx, mode, flags, keys, ivs, iv_len, data, data_len, offsets, count,
+                             out, out_len, aad, aad_len, aad_offsets, tags, tag_len);
+  if (rc != KS_OK) return rc;
+  // Items are independent: one per task, a few per chunk so that many
+  // short messages do not pay the pool's hand-off each.
+  return ks::api::run_items(ctx, count, 16, status, [&](size_t i) {
+    const size_t begin = size_t(offsets[i]), len = size_t(offsets[i + 1] - offsets[i]);
+    const uint8_t* item_aad = aad_offsets != nullptr ? aad + aad_offsets[i] : nullptr;
+    const size_t item_aad_len =
+        aad_offsets != nullptr ? size_t(aad_offsets[i + 1] - aad_offsets[i]) : 0;
+    return batch_item(mode, encrypt != 0, keys + KS_SM4_KEY_BYTES * i,
+                      iv_len != 0 ? ivs + iv_len * i : nullptr, iv_len, data + begin, len,
+                      out + begin, item_aad, item_aad_len,
+                      mode == KS_SM4_GCM ? tags + tag_len * i : nullptr, tag_len);
+  });
+} KS_API_CATCH

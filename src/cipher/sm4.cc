@@ -1,0 +1,101 @@
+// SM4 keys, the dispatching block functions and the portable variant.
+#include "cipher/sm4.h"
+
+#include <string.h>
+
+#include "cipher/sm4_core.h"
+#include "core/secure.h"
+
+namespace ks {
+namespace sm4 {
+namespace {
+
+// Below this many blocks the word-at-a-time circuit beats one bitsliced
+// pass, which costs the same for 1 block as for 64.
+constexpr size_t kBitslicedMinBlocks = 4;
+constexpr size_t kBitslicedBlocks = 64;
+
+// Blocks -> bit planes: word i of block l, bit k, goes to w[i].bit[k], bit l.
+void to_planes(const uint8_t* in, size_t nblocks, BitslicedWord w[4]) {
+  memset(w, 0, 4 * sizeof(BitslicedWord));
+  for (size_t l = 0; l < nblocks; ++l) {
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t x = load_be32(in + 16 * l + 4 * i);
+      for (int k = 0; k < 32; ++k) w[i].bit[k] |= uint64_t((x >> k) & 1) << l;
+    }
+  }
+}
+
+void from_planes(const BitslicedWord w[4], size_t nblocks, uint8_t* out) {
+  for (size_t l = 0; l < nblocks; ++l) {
+    for (int i = 0; i < 4; ++i) {
+      uint32_t x = 0;
+      for (int k = 0; k < 32; ++k) x |= uint32_t((w[i].bit[k] >> l) & 1) << k;
+      store_be32(out + 16 * l + 4 * i, x);
+    }
+  }
+}
+
+void crypt_bitsliced(const uint32_t rk[32], const uint8_t* in, uint8_t* out, size_t nblocks) {
+  BitslicedWord w[4];
+  to_planes(in, nblocks, w);
+  crypt_words<BitslicedOps>(w, rk);
+  from_planes(w, nblocks, out);
+  secure_wipe(w, sizeof w);
+}
+
+void encrypt_fn(const void* key, const uint8_t* in, uint8_t* out, size_t nblocks) {
+  encrypt_blocks(*static_cast<const Key*>(key), in, out, nblocks);
+}
+void decrypt_fn(const void* key, const uint8_t* in, uint8_t* out, size_t nblocks) {
+  decrypt_blocks(*static_cast<const Key*>(key), in, out, nblocks);
+}
+void ctr_fn(const void* key, uint8_t counter[16], const uint8_t* in, uint8_t* out,
+            size_t nblocks) {
+  ctr_blocks(*static_cast<const Key*>(key), counter, in, out, nblocks);
+}
+
+}  // namespace
+
+uint32_t tau_portable(uint32_t w) { return tau_word(w); }
+
+void crypt_blocks_portable(const uint32_t rk[32], const uint8_t* in, uint8_t* out,
+                           size_t nblocks) {
+  while (nblocks >= kBitslicedMinBlocks) {
+    const size_t n = nblocks < kBitslicedBlocks ? nblocks : kBitslicedBlocks;
+    crypt_bitsliced(rk, in, out, n);
+    in += 16 * n;
+    out += 16 * n;
+    nblocks -= n;
+  }
+  for (size_t i = 0; i < nblocks; ++i) crypt_block(rk, in + 16 * i, out + 16 * i);
+}
+
+void set_key(Key* k, const uint8_t key[16], const Variant& variant) {
+  expand_key_with(key, k->enc, variant.tau);
+  for (int i = 0; i < 32; ++i) k->dec[i] = k->enc[31 - i];
+  k->variant = &variant;
+}
+
+void wipe_key(Key* k) { secure_wipe(k, sizeof *k); }
+
+void encrypt_blocks(const Key& k, const uint8_t* in, uint8_t* out, size_t nblocks) {
+  if (nblocks != 0) k.variant->crypt_blocks(k.enc, in, out, nblocks);
+}
+
+void decrypt_blocks(const Key& k, const uint8_t* in, uint8_t* out, size_t nblocks) {
+  if (nblocks != 0) k.variant->crypt_blocks(k.dec, in, out, nblocks);
+}
+
+void ctr_blocks(const Key& k, uint8_t counter[16], const uint8_t* in, uint8_t* out,
+                size_t nblocks) {
+  if (nblocks != 0) k.variant->ctr_blocks(k.enc, counter, in, out, nblocks);
+}
+
+const BlockCipher& block_cipher() {
+  static const BlockCipher kSm4 = {encrypt_fn, decrypt_fn, ctr_fn};
+  return kSm4;
+}
+
+}  // namespace sm4
+}  // namespace ks

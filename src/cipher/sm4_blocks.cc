@@ -1,0 +1,93 @@
+// Run-time choice of the SM4 kernel, and the helpers shared by kernels.
+#include "cipher/sm4_blocks.h"
+
+#include <string.h>
+
+#include "cipher/sm4.h"
+#include "cipher/sm4_x86_kernels.h"
+#include "cipher/x86_cpu.h"
+#include "core/cpu_features.h"
+#include "core/secure.h"
+
+namespace ks {
+namespace sm4 {
+namespace {
+
+#if KS_SM4_X86
+bool has_avx512() {
+  const CpuFeatures& f = cpu_features();
+  return f.avx2 && f.avx512f && f.avx512bw && f.avx512vl;
+}
+
+Variant from_kernel(const char* name, bool usable, const KernelFns& k) {
+  return {name, usable, k.tau, k.crypt_blocks, k.ctr_blocks};
+}
+#endif
+
+void ctr_portable(const uint32_t rk[32], uint8_t counter[16], const uint8_t* in, uint8_t* out,
+                  size_t nblocks) {
+  ctr_by_blocks(crypt_blocks_portable, rk, counter, in, out, nblocks);
+}
+
+}  // namespace
+
+// Preferred first (measured on Zen 4 with tools/sm4_micro.cc), portable last.
+const Variant* variants(size_t* count) {
+  static const Variant kTable[] = {
+#if KS_SM4_X86
+      from_kernel("gfni-avx512", has_avx512() && cpu_features().gfni, kGfniAvx512),
+      from_kernel("aesni-avx512", has_avx512() && cpu_features().vaes && x86::has_aesni(),
+                  kAesniAvx512),
+      from_kernel("gfni-avx2", cpu_features().avx2 && cpu_features().gfni, kGfniAvx2),
+      from_kernel("aesni-avx2", cpu_features().avx2 && x86::has_aesni(), kAesniAvx2),
+#endif
+      portable_variant(),
+  };
+  *count = sizeof(kTable) / sizeof(kTable[0]);
+  return kTable;
+}
+
+const Variant& chosen_variant() {
+  static const Variant& chosen = first_usable(variants);
+  return chosen;
+}
+
+const Variant& portable_variant() {
+  static const Variant kPortable = {"portable", true, tau_portable, crypt_blocks_portable,
+                                    ctr_portable};
+  return kPortable;
+}
+
+void ctr128_add(uint8_t counter[16], uint64_t n) {
+  // Byte-wise from the end: the counter is public, its carries too.
+  unsigned carry = 0;
+  for (int i = 15; i >= 0; --i) {
+    const unsigned sum = counter[i] + unsigned(n & 0xff) + carry;
+    counter[i] = uint8_t(sum);
+    carry = sum >> 8;
+    n >>= 8;
+  }
+}
+
+void ctr_by_blocks(void (*crypt_blocks)(const uint32_t*, const uint8_t*, uint8_t*, size_t),
+                   const uint32_t rk[32], uint8_t counter[16], const uint8_t* in, uint8_t* out,
+                   size_t nblocks) {
+  constexpr size_t kChunk = 64;
+  uint8_t ks[16 * kChunk];
+  while (nblocks > 0) {
+    const size_t n = nblocks < kChunk ? nblocks : kChunk;
+    for (size_t i = 0; i < n; ++i) {
+      memcpy(ks + 16 * i, counter, 16);
+      ctr128_add(counter, 1);
+    }
+    crypt_blocks(rk, ks, ks, n);
+    for (size_t i = 0; i < 16 * n; ++i) out[i] = in[i] ^ ks[i];
+    in += 16 * n;
+    out += 16 * n;
+    nblocks -= n;
+  }
+  secure_wipe(ks, sizeof ks);
+}
+
+}  // namespace sm4
+}  // namespace ks
