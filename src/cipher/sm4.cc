@@ -57,6 +57,11 @@ void ctr_fn(const void* key, uint8_t counter[16], const uint8_t* in, uint8_t* ou
 
 }  // namespace
 
+BitslicedWord BitslicedOps::tau(BitslicedWord w) {
+  KS_UNROLL for (int byte = 0; byte < 4; ++byte) sbox_planes(w.bit + 8 * byte);
+  return w;
+}
+
 uint32_t tau_portable(uint32_t w) { return tau_word(w); }
 
 void crypt_blocks_portable(const uint32_t rk[32], const uint8_t* in, uint8_t* out,

@@ -244,10 +244,10 @@ struct BitslicedOps {
       r.bit[k] = a.bit[k] ^ b.bit[k] ^ (uint64_t(0) - ((rk >> k) & 1));
     return r;
   }
-  KS_HD static Word tau(Word w) {
-    KS_UNROLL for (int byte = 0; byte < 4; ++byte) sbox_planes(w.bit + 8 * byte);
-    return w;
-  }
+  // Out of line (cipher/sm4.cc): the S-box circuit inlined into the 32
+  // rounds made a function that clang's sanitizer builds took minutes to
+  // compile; one call per round costs nothing next to the circuit.
+  static Word tau(Word w);
   template <int n>
   KS_HD static Word rotl(const Word& w) {
     Word r;
