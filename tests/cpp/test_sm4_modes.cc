@@ -63,7 +63,7 @@ Status ours(const ks::sm4::Key& k, Mode m, bool encrypt, bool pad, const Bytes& 
   Stream s;
   s.init(m, encrypt, pad, iv.data());
   Bytes src(in.size() + misalign), dst(in.size() + 16 + misalign);
-  memcpy(src.data() + misalign, in.data(), in.size());
+  std::copy(in.begin(), in.end(), src.begin() + misalign);  // in may be empty
   size_t written = 0, prev = 0;
   std::vector<size_t> ends = cuts;
   ends.push_back(in.size());
