@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional, Union
 
-from . import _native, ed25519, sm2, x25519
+from . import _native, ed25519, sm2, sm4, x25519
 from ._native import BackendUnavailableError, KuaisuoError
 from .ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from .sm2 import SM2PrivateKey, SM2PublicKey
@@ -61,6 +61,7 @@ __all__ = [
     "sm2",
     "sm3",
     "strerror",
+    "sm4",
     "x25519",
 ]
 

@@ -1,0 +1,106 @@
+"""kuaisuo.sm4 against the GB/T 32907 vector, RFC 8998's SM4-GCM example and
+Python `cryptography` (every mode, random keys, IVs, lengths and AAD), with
+the errors a caller meets: wrong key or IV lengths, bad padding, a wrong
+tag (no plaintext released)."""
+
+import os
+import random
+
+import pytest
+
+from kuaisuo import KuaisuoError, sm4
+
+KEY = bytes.fromhex("0123456789ABCDEFFEDCBA9876543210")
+
+
+def test_gbt_32907_vector():
+    ct = sm4.encrypt(KEY, KEY, mode="ecb")
+    assert ct.hex().upper() == "681EDF34D206965E86B3E94F536E4246"
+    assert sm4.decrypt(KEY, ct, mode="ecb") == KEY
+
+
+def test_rfc8998_gcm_example():
+    # RFC 8998 appendix A.1
+    key = bytes.fromhex("0123456789ABCDEFFEDCBA9876543210")
+    iv = bytes.fromhex("00001234567800000000ABCD")
+    aad = bytes.fromhex("FEEDFACEDEADBEEFFEEDFACEDEADBEEFABADDAD2")
+    pt = bytes.fromhex("AAAAAAAAAAAAAAAABBBBBBBBBBBBBBBBCCCCCCCCCCCCCCCCDDDDDDDDDDDDDDDD"
+                       "EEEEEEEEEEEEEEEEFFFFFFFFFFFFFFFFEEEEEEEEEEEEEEEEAAAAAAAAAAAAAAAA")
+    out = sm4.SM4GCM(key).encrypt(iv, pt, aad)
+    assert out[:-16].hex().upper() == (
+        "17F399F08C67D5EE19D0DC9969C4BB7D5FD46FD3756489069157B282BB200735"
+        "D82710CA5C22F0CCFA7CBF93D496AC15A56834CBCF98C397B4024A2691233B8D")
+    assert out[-16:].hex().upper() == "83DE3541E4C2B58177E065A9BF7B62EC"
+    assert sm4.SM4GCM(key).decrypt(iv, out, aad) == pt
+
+
+@pytest.mark.parametrize("mode", ["ecb", "cbc", "cfb", "ofb", "ctr"])
+def test_round_trip_and_padding(mode):
+    rng = random.Random(7)
+    for n in [0, 1, 15, 16, 17, 100, 4096, 70000]:
+        data = rng.randbytes(n)
+        iv = None if mode == "ecb" else rng.randbytes(16)
+        pad = mode in ("ecb", "cbc")
+        ct = sm4.encrypt(KEY, data, mode=mode, iv=iv, padding=pad)
+        assert sm4.decrypt(KEY, ct, mode=mode, iv=iv, padding=pad) == data
+
+
+def test_errors():
+    with pytest.raises(KuaisuoError):
+        sm4.encrypt(KEY[:15], b"x" * 16, mode="ecb")
+    with pytest.raises(KuaisuoError):
+        sm4.encrypt(KEY, b"x" * 16, mode="cbc", iv=b"short")
+    with pytest.raises(KuaisuoError):
+        sm4.encrypt(KEY, b"x" * 15, mode="ecb")  # no padding: whole blocks only
+    with pytest.raises(KuaisuoError):
+        sm4.decrypt(KEY, os.urandom(32), mode="cbc", iv=bytes(16), padding=True)  # bad padding
+    with pytest.raises(ValueError):
+        sm4.encrypt(KEY, b"", mode="xts")
+    gcm = sm4.SM4GCM(KEY)
+    sealed = bytearray(gcm.encrypt(b"n" * 12, b"secret", b"aad"))
+    sealed[-1] ^= 1
+    with pytest.raises(KuaisuoError) as e:
+        gcm.decrypt(b"n" * 12, bytes(sealed), b"aad")
+    assert "tag" in str(e.value)
+
+
+cryptography = pytest.importorskip("cryptography")
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
+
+
+def _reference(mode, key, iv, data, encrypt):
+    m = {"ecb": lambda: modes.ECB(), "cbc": lambda: modes.CBC(iv), "cfb": lambda: modes.CFB(iv),
+         "ofb": lambda: modes.OFB(iv), "ctr": lambda: modes.CTR(iv)}[mode]()
+    c = Cipher(algorithms.SM4(key), m)
+    op = c.encryptor() if encrypt else c.decryptor()
+    return op.update(data) + op.finalize()
+
+
+@pytest.mark.parametrize("mode", ["ecb", "cbc", "cfb", "ofb", "ctr"])
+def test_modes_match_cryptography(mode):
+    rng = random.Random()
+    for _ in range(40):
+        key = rng.randbytes(16)
+        iv = None if mode == "ecb" else rng.randbytes(16)
+        n = rng.randrange(0, 3000)
+        if mode in ("ecb", "cbc"):
+            n -= n % 16
+        data = rng.randbytes(n)
+        want = _reference(mode, key, iv, data, True)
+        assert sm4.encrypt(key, data, mode=mode, iv=iv) == want
+        assert sm4.decrypt(key, want, mode=mode, iv=iv) == data
+
+
+def test_gcm_matches_cryptography():
+    rng = random.Random()
+    for _ in range(100):
+        key, data, aad = rng.randbytes(16), rng.randbytes(rng.randrange(0, 600)), rng.randbytes(
+            rng.randrange(0, 50))
+        iv = rng.randbytes(rng.choice([12, 12, 8, 16, 60]))
+        tag_len = rng.choice([16, 12, 8, 4])
+        ours = sm4.SM4GCM(key).encrypt(iv, data, aad, tag_length=tag_len)
+        enc = Cipher(algorithms.SM4(key), modes.GCM(iv, min_tag_length=4)).encryptor()
+        enc.authenticate_additional_data(aad)
+        want = enc.update(data) + enc.finalize()
+        assert ours == want + enc.tag[:tag_len]
+        assert sm4.SM4GCM(key).decrypt(iv, ours, aad, tag_length=tag_len) == data
