@@ -14,6 +14,7 @@
 #include <new>
 #include <vector>
 
+#include "api/checks.h"
 #include "engine/context.h"
 #include "kuaisuo.h"
 
@@ -113,6 +114,20 @@ int run_on_gpu(ks_ctx* ctx, size_t count, int* status, const Run& run, const ToS
   }
   if (rc != KS_OK) return rc;
   return run_items(ctx, count, 4096, status, [&](size_t i) { return to_status(device[i]); });
+}
+
+// A batch on the context's GPU whose items cannot fail one by one (digests,
+// public keys, signatures): run() under the GPU lock returns the call's
+// ks_status, which every item's status then repeats.
+template <class Run>
+int run_on_gpu_whole(ks_ctx* ctx, size_t count, int* status, const Run& run) {
+  int rc;
+  {
+    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
+    rc = run();
+  }
+  fill_status(status, count, rc);
+  return rc;
 }
 
 }  // namespace api

@@ -1,6 +1,7 @@
 // C entry points for SM3 and HMAC-SM3.
 #include <new>
 
+#include "api/batch.h"
 #include "api/checks.h"
 #include "core/secure.h"
 #include "engine/context.h"
@@ -122,14 +123,13 @@ int ks_sm3_batch(ks_ctx* ctx, const uint8_t* data, size_t data_len, const uint64
   int rc = ks::api::check_output(digests, digests_len, count, KS_SM3_DIGEST_BYTES);
   if (rc == KS_OK) rc = ks::api::check_offsets(data, data_len, offsets, count);
   if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinMessages)) {
-    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    rc = ks::sm3::gpu_batch(*ctx->gpu, data, offsets, count, digests);
-  } else {
-    ctx->pool.parallel_for(count, 256, [&](size_t begin, size_t end) {
-      sm3_cpu_range(data, offsets, begin, end, digests);
+  if (ctx->use_gpu(count, kAutoGpuMinMessages))
+    return ks::api::run_on_gpu_whole(ctx, count, status, [&] {
+      return ks::sm3::gpu_batch(*ctx->gpu, data, offsets, count, digests);
     });
-  }
-  ks::api::fill_status(status, count, rc);
-  return rc;
+  ctx->pool.parallel_for(count, 256, [&](size_t begin, size_t end) {
+    sm3_cpu_range(data, offsets, begin, end, digests);
+  });
+  ks::api::fill_status(status, count, KS_OK);
+  return KS_OK;
 } KS_API_CATCH

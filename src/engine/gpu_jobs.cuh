@@ -196,6 +196,9 @@ class MessagesJob : public ChunkJob {
   uint8_t* dev_scratch(const uint8_t* dev_in, size_t first, size_t n) const {
     return const_cast<uint8_t*>(dev_in) + round16(staged_bytes(first, n));
   }
+  // Staged bytes before the messages: header, offsets and fixed inputs
+  // (the leading bytes a job with secret fixed inputs, e.g. seeds, wipes).
+  size_t messages_at(size_t n) const { return fixed_at(n, n_fixed_); }
 
  private:
   struct Fixed {
@@ -217,7 +220,6 @@ class MessagesJob : public ChunkJob {
     for (int i = 0; i < j; ++i) at += n * fixed_[i].item;
     return at;
   }
-  size_t messages_at(size_t n) const { return fixed_at(n, n_fixed_); }
 
   const uint8_t* data_;
   const uint64_t* offsets_;

@@ -14,5 +14,14 @@ int ed25519_verify_batch(ks::gpu::Engine&, const uint8_t*, const uint8_t*, const
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
+int ed25519_public_keys_batch(ks::gpu::Engine&, const uint8_t*, size_t, uint8_t*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
+int ed25519_sign_batch(ks::gpu::Engine&, const uint8_t*, const uint8_t*, const uint8_t*,
+                       const uint64_t*, size_t, uint8_t*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
 }  // namespace curve25519_gpu
 }  // namespace ks

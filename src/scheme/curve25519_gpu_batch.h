@@ -1,5 +1,5 @@
 // Curve25519 batches on the GPU engine: the device side of the X25519
-// and Ed25519 verification batch calls. Each returns a ks_status for the call itself; status[i]
+// and Ed25519 batch calls. Each returns a ks_status for the call itself; status[i]
 // holds ks::x25519::Error values. Built with the CUDA backend
 // (scheme/curve25519_gpu_jobs.cu); without it,
 // scheme/curve25519_gpu_absent.cc answers KS_ERR_BACKEND_UNAVAILABLE.
@@ -27,6 +27,19 @@ int x25519_batch(ks::gpu::Engine& engine, const uint8_t* keys, bool per_item_key
 int ed25519_verify_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* data,
                          const uint64_t* offsets, size_t count, const uint8_t* sigs,
                          int* status);
+
+// pubs[i] = the Ed25519 public key of seeds[i] (32 bytes each).
+int ed25519_public_keys_batch(ks::gpu::Engine& engine, const uint8_t* seeds, size_t count,
+                              uint8_t* pubs);
+
+// sigs[i] = the pure Ed25519 signature of message i (data[offsets[i] ..
+// offsets[i + 1]), validated offsets) under one key, one_key being its
+// expanded form (s in Montgomery form mod L, little-endian 64-bit words ||
+// prefix || public key: scheme/ed25519.h's PrivateKey), or, where one_key
+// is null, under the key of seeds[i].
+int ed25519_sign_batch(ks::gpu::Engine& engine, const uint8_t one_key[96], const uint8_t* seeds,
+                       const uint8_t* data, const uint64_t* offsets, size_t count,
+                       uint8_t* sigs);
 
 }  // namespace curve25519_gpu
 }  // namespace ks

@@ -76,6 +76,12 @@ void key_from_seed(PrivateKey& out, const uint8_t seed[kSeedBytes]) {
   secure_wipe(h, sizeof h);
 }
 
+void device_key_bytes(uint8_t out[kDeviceKeyBytes], const PrivateKey& key) {
+  Sc25519::to_le_bytes(out, key.s_mont);
+  memcpy(out + 32, key.prefix, 32);
+  memcpy(out + 64, key.pub.bytes, 32);
+}
+
 Error generate_key(PrivateKey& out) {
   uint8_t seed[kSeedBytes];
   if (!os_random(seed, sizeof seed)) return Error::kRngFailure;

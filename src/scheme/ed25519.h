@@ -79,6 +79,12 @@ struct PrivateKey {
   ~PrivateKey();
 };
 
+// The 96-byte form of a key that the GPU signing kernels take
+// (scheme/curve25519_gpu.h): s_mont as 32 little-endian bytes || prefix ||
+// public key. A secret: the caller wipes it.
+constexpr size_t kDeviceKeyBytes = 96;
+void device_key_bytes(uint8_t out[kDeviceKeyBytes], const PrivateKey& key);
+
 // Keys. Every 32-byte seed is a valid private key.
 void key_from_seed(PrivateKey& out, const uint8_t seed[kSeedBytes]);
 Error generate_key(PrivateKey& out);  // seed from os_random

@@ -161,10 +161,8 @@ TEST_P(GpuCurve25519, Ed25519KeysAndSignaturesMatchTheCpu) {
     ks::ed25519::sign(&want_one[64 * i], keys[0], ks::ed25519::Domain(), m, len);
     ks::ed25519::sign(&want_each[64 * i], keys[i], ks::ed25519::Domain(), m, len);
   });
-  uint8_t key96[96];  // s in Montgomery form || prefix || public key
-  memcpy(key96, keys[0].s_mont.w, 32);  // little-endian words (x86-64)
-  memcpy(key96 + 32, keys[0].prefix, 32);
-  memcpy(key96 + 64, keys[0].pub.bytes, 32);
+  uint8_t key96[ks::ed25519::kDeviceKeyBytes];
+  ks::ed25519::device_key_bytes(key96, keys[0]);
   for (gpu::Layout layout : {gpu::Layout::kInline, gpu::Layout::kOutOfLineFourBlocks}) {
     std::vector<uint8_t> pubs(32 * n, 0xA5), sigs(64 * n, 0xA5);
     ASSERT_EQ(gpu::run_ed25519_public_keys(GetParam(), layout, seeds.data(), pubs.data(), n), 0);
