@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Throughput and latency against batch size (seed 001 figures 7 and 8) for
-SM2, SM3, Ed25519 verification and X25519 on the GPU, end to end (copies and host work included: every
+SM2, SM3, Ed25519 and X25519 on the GPU, end to end (copies and host work included: every
 batch call returns with its results in host memory), next to the CPU
 backend on all threads at the sizes where it finishes in reasonable time.
 SM2 digest-in rows come twice: with ordinary (pageable) caller buffers and
 with pinned ones (ks_host_alloc), which the engine copies directly.
 The smallest batch at which the GPU beats the CPU is the AUTO crossover.
 
-Usage: python3 bench/gpu_sweep.py OUT.json [--seconds S]
+Usage: python3 bench/gpu_sweep.py OUT.json [--seconds S] [--only ALG[:OP] ...]
 """
 
 import argparse
@@ -21,7 +21,9 @@ from kuaisuo import _native
 OPS = [("sm2", "keygen", "digest", 0), ("sm2", "sign", "digest", 32),
        ("sm2", "sign", "message", 64), ("sm2", "verify", "digest", 32),
        ("sm2", "verify", "message", 64), ("sm3", "hash", "message", 64),
-       ("ed25519", "verify", "message", 64), ("x25519", "derive", "key", 0)]
+       ("ed25519", "keygen", "message", 0), ("ed25519", "sign", "message", 64),
+       ("ed25519", "verify", "message", 64), ("x25519", "keygen", "key", 0),
+       ("x25519", "derive", "key", 0)]
 GPU_BATCHES = [1 << k for k in range(8, 23, 2)]   # 256 .. 4M
 CPU_MAX_ITEMS_PER_S_SECOND = 2_000_000            # skip CPU rows that would crawl
 
@@ -43,11 +45,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--seconds", type=float, default=0.3)
+    ap.add_argument("--only", nargs="*", default=[],
+                    help="rows to run, e.g. ed25519 or ed25519:sign (default: all)")
     args = ap.parse_args()
     threads = os.cpu_count() or 1
     rows = []
     started = time.monotonic()
     for alg, op, kind, msg in OPS:
+        if args.only and alg not in args.only and f"{alg}:{op}" not in args.only:
+            continue
         cpu_rate = None
         for batch in GPU_BATCHES:
             first = len(rows)

@@ -9,9 +9,9 @@
 // Ed25519 verification kernel-only and end to end (flat layout: public
 // keys, signatures, 64-byte messages) for each field and code layout, on
 // distinct valid signatures made on the CPU under 4096 keys; every status
-// must be kOk; Ed25519 public keys and one-key signatures kernel-only.
-// Prints JSON.
-//   curve25519_gpu_bench [max_batch_log2]
+// must be kOk; Ed25519 and X25519 public keys (the comb) and one-key
+// Ed25519 signatures kernel-only. Prints JSON.
+//   curve25519_gpu_bench [max_batch_log2 [x25519|verify|sign]]
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,10 +237,8 @@ void bench_sign(Timer& timer, const SignedItems& items, const FieldCase& fc,
   const std::vector<uint8_t> seeds = random_bytes(rng, 32 * n);
   ks::ed25519::PrivateKey key;
   ks::ed25519::key_from_seed(key, seeds.data());
-  std::vector<uint8_t> key96(96);
-  memcpy(key96.data(), key.s_mont.w, 32);
-  memcpy(key96.data() + 32, key.prefix, 32);
-  memcpy(key96.data() + 64, key.pub.bytes, 32);
+  std::vector<uint8_t> key96(ks::ed25519::kDeviceKeyBytes);
+  ks::ed25519::device_key_bytes(key96.data(), key);
   const std::vector<uint8_t> data(items.data.begin(), items.data.begin() + items.offsets[n]);
   uint8_t *dseed = to_device(seeds), *dkey = to_device(key96), *ddata = to_device(data);
   uint64_t* doff = device_buffer<uint64_t>(n + 1);
@@ -250,30 +248,41 @@ void bench_sign(Timer& timer, const SignedItems& items, const FieldCase& fc,
   const double s_keys = timer.median(
       [&] { CHECK(c25519::launch_ed25519_public_keys(fc.field, lc.layout, dseed, dpub, n, 0)); },
       reps);
+  uint8_t* dxpub = device_buffer<uint8_t>(32 * n);
+  const double s_xkeys = timer.median(
+      [&] { CHECK(c25519::launch_x25519_public_keys(fc.field, lc.layout, dseed, dxpub, n, 0)); },
+      reps);
   const double s_sign = timer.median(
       [&] {
         CHECK(c25519::launch_ed25519_sign(fc.field, lc.layout, dkey, nullptr, ddata, doff, dsig, n,
                                           0));
       },
       reps);
-  std::vector<uint8_t> pubs(32 * n), sigs(64 * n);
+  std::vector<uint8_t> pubs(32 * n), sigs(64 * n), xpubs(32 * n);
   CHECK(cudaMemcpy(pubs.data(), dpub, pubs.size(), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(xpubs.data(), dxpub, xpubs.size(), cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(sigs.data(), dsig, sigs.size(), cudaMemcpyDeviceToHost));
   for (size_t i = 0; i < 256 && i < n; ++i) {
     ks::ed25519::PrivateKey k;
     ks::ed25519::key_from_seed(k, &seeds[32 * i]);
     uint8_t want[64];
     ks::ed25519::sign(want, key, ks::ed25519::Domain(), &data[items.offsets[i]], 64);
-    if (memcmp(k.pub.bytes, &pubs[32 * i], 32) != 0 || memcmp(want, &sigs[64 * i], 64) != 0) {
+    uint8_t want_u[32];
+    ks::x25519::public_key(want_u, &seeds[32 * i]);
+    if (memcmp(k.pub.bytes, &pubs[32 * i], 32) != 0 || memcmp(want, &sigs[64 * i], 64) != 0 ||
+        memcmp(want_u, &xpubs[32 * i], 32) != 0) {
       fprintf(stderr, "ed25519 %s %s: item %zu differs from the CPU\n", fc.name, lc.name, i);
       exit(1);
     }
   }
   names.push_back(std::string("ed25519_public_key_") + fc.name + "_" + lc.name);
   rows.push_back({names.back().c_str(), n, s_keys});
+  names.push_back(std::string("x25519_public_key_") + fc.name + "_" + lc.name);
+  rows.push_back({names.back().c_str(), n, s_xkeys});
   names.push_back(std::string("ed25519_sign_one_key_") + fc.name + "_" + lc.name);
   rows.push_back({names.back().c_str(), n, s_sign});
-  for (void* p : {(void*)dseed, (void*)dkey, (void*)ddata, (void*)doff, (void*)dpub, (void*)dsig})
+  for (void* p : {(void*)dseed, (void*)dkey, (void*)ddata, (void*)doff, (void*)dpub, (void*)dsig,
+                  (void*)dxpub})
     cudaFree(p);
 }
 
@@ -281,6 +290,9 @@ void bench_sign(Timer& timer, const SignedItems& items, const FieldCase& fc,
 
 int main(int argc, char** argv) {
   const int max_log2 = argc > 1 ? atoi(argv[1]) : 20;
+  // Optional: only one group of rows ("x25519", "verify" or "sign").
+  const std::string only = argc > 2 ? argv[2] : "";
+  const auto want = [&](const char* group) { return only.empty() || only == group; };
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
   Timer timer;
@@ -297,7 +309,7 @@ int main(int argc, char** argv) {
   names.reserve(256);  // rows keep pointers into names
   const FieldCase fields[] = {{c25519::Field::kDpf, "dpf"}, {c25519::Field::kInteger, "int"}};
   for (const FieldCase& fc : fields)
-    for (int lg = 14; lg <= max_log2; lg += 2)
+    for (int lg = 14; lg <= max_log2 && want("x25519"); lg += 2)
       bench_x25519(timer, rng, fc, size_t(1) << lg, lg + 2 > max_log2, rows, names);
   const SignedItems items = signed_items(size_t(1) << max_log2);
   const LayoutCase layouts[] = {{c25519::Layout::kInline, "inline"},
@@ -305,11 +317,11 @@ int main(int argc, char** argv) {
                                 {c25519::Layout::kOutOfLineFourBlocks, "calls_4blocks"}};
   for (const FieldCase& fc : fields)
     for (const LayoutCase& lc : layouts)
-      for (int lg = 16; lg <= max_log2; lg += 2)
+      for (int lg = 16; lg <= max_log2 && want("verify"); lg += 2)
         bench_verify(timer, items, fc, lc, size_t(1) << lg, lg + 2 > max_log2, rows, names);
   for (const FieldCase& fc : fields)
     for (const LayoutCase& lc : layouts)
-      for (int lg = 16; lg <= max_log2; lg += 4)
+      for (int lg = 16; lg <= max_log2 && want("sign"); lg += 4)
         bench_sign(timer, items, fc, lc, size_t(1) << lg, rows, names);
 
   printf("{\n  \"device\": \"%s\",\n  \"sms\": %d,\n", prop.name, sms);

@@ -32,8 +32,7 @@ struct Result {
 };
 
 // Runs one case. Returns false and sets *error if it cannot run here
-// (unknown algorithm or operation, no GPU, no OpenSSL, ...). Ed25519 and
-// X25519 batches run on the CPU threads of the context whatever its backend.
+// (unknown algorithm or operation, no GPU, no OpenSSL, ...).
 bool run_case(const Case& c, Result* result, std::string* error);
 
 // The OpenSSL version the harness compares against, or "" if none loads.

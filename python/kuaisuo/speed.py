@@ -127,20 +127,25 @@ def plan_sm2(opt: Options) -> List[Comparison]:
 def plan_single_and_batches(alg: str, ops: List[Tuple[str, str, int]],
                             opt: Options) -> List[Comparison]:
     """Single operations at one thread, then CPU batches on one thread and
-    on all threads, each against OpenSSL's single operation (EVP) on as
-    many threads. ops holds (op, input, msg_bytes). CPU only: these
-    algorithms have no GPU batches yet."""
+    on all threads, then GPU batches (ordinary caller buffers), each against
+    OpenSSL's single operation (EVP) on as many threads. ops holds (op,
+    input, msg_bytes)."""
     plan: List[Comparison] = []
-    if opt.backend == "gpu":
-        return plan
-    batch = opt.batch or 4096
-    settings = [(1, 1), (1, batch)]
-    if opt.threads > 1:
-        settings.append((opt.threads, batch))
-    for threads, size in settings:
+    if opt.backend != "gpu":
+        batch = opt.batch or 4096
+        settings = [(1, 1), (1, batch)]
+        if opt.threads > 1:
+            settings.append((opt.threads, batch))
+        for threads, size in settings:
+            for op, kind, msg in ops:
+                ours = Case(alg, op, "kuaisuo", "cpu", threads, size, msg, kind)
+                plan.append(Comparison(ours, replace(ours, impl="openssl", batch=1)))
+    if opt.gpu:
+        batch = opt.batch or (1 << 20)
         for op, kind, msg in ops:
-            ours = Case(alg, op, "kuaisuo", "cpu", threads, size, msg, kind)
-            plan.append(Comparison(ours, replace(ours, impl="openssl", batch=1)))
+            ours = Case(alg, op, "kuaisuo", "gpu", opt.threads, batch, msg, kind)
+            theirs = Case(alg, op, "openssl", "cpu", opt.threads, 1, msg, kind)
+            plan.append(Comparison(ours, theirs))
     return plan
 
 

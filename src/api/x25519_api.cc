@@ -48,6 +48,10 @@ const uint8_t (*as_keys(const uint8_t* p))[32] { return reinterpret_cast<const u
 // items (1.9e6/s against 1.65e6/s; 7.3e6/s against 1.8e6/s at 4,096)
 // (bench/results/h100-sweep-2026-11-23-s5-25519.json).
 constexpr size_t kAutoGpuMinX25519 = 1024;
+// Public keys (a fixed-base comb, a quarter of a shared secret's work on
+// the CPU too): measured end to end on the same machine,
+// bench/results/h100-sweep-2026-11-23-s6-ed25519-sign.json.
+constexpr size_t kAutoGpuMinX25519Keygen = 4096;
 
 int gpu_shared_secrets(ks_ctx* ctx, const uint8_t* keys, bool per_item_keys, const uint8_t* peers,
                        size_t count, uint8_t* shared, int* status) {
@@ -153,8 +157,11 @@ int ks_x25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
     return KS_ERR_RANDOM;
   }
   try {
-    return ks_x25519_public_keys_batch(ctx, private_keys, count, public_keys, public_keys_len,
-                                       status);
+    // A failed batch (e.g. a GPU error) hands out no private keys.
+    rc = ks_x25519_public_keys_batch(ctx, private_keys, count, public_keys, public_keys_len,
+                                     status);
+    if (rc != KS_OK) ks::secure_wipe(private_keys, 32 * count);
+    return rc;
   } catch (...) {
     ks::secure_wipe(private_keys, 32 * count);
     throw;
@@ -167,6 +174,11 @@ int ks_x25519_public_keys_batch(ks_ctx* ctx, const uint8_t* private_keys, size_t
   if (rc == KS_OK) rc = check_items(private_keys, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 32);
   if (rc != KS_OK) return rc;
+  if (ctx->use_gpu(count, kAutoGpuMinX25519Keygen))
+    return ks::api::run_on_gpu_whole(ctx, count, status, [&] {
+      return ks::curve25519_gpu::x25519_public_keys_batch(*ctx->gpu, private_keys, count,
+                                                          public_keys);
+    });
   std::vector<int> result(count, KS_OK);
   ks::api::run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
     uint8_t k[kLanes][32], out[kLanes][32];

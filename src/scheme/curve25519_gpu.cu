@@ -111,6 +111,16 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
   Signer::public_key(pubs + 32 * i, s, comb);
 }
 
+// pubs[i] = the X25519 public key of the private key keys[i].
+template <class F, int MinBlocks>
+__global__ void __launch_bounds__(kThreads, MinBlocks)
+    x25519_public_keys_kernel(const uint8_t* keys, uint8_t* pubs, size_t count,
+                              const uint64_t* comb) {
+  const size_t i = item_index();
+  if (i >= count) return;
+  ed25519::one_thread::Signer<F>::x25519_public_key(pubs + 32 * i, keys + 32 * i, comb);
+}
+
 // sigs[i] = the signature of message i under one key (key: s in Montgomery
 // form || prefix || public key, 96 bytes) or, where key is null, under
 // the key of seeds[i] (expanded here).
@@ -232,6 +242,16 @@ cudaError_t launch_ed25519_public_keys(Field field, Layout layout, const uint8_t
   });
 }
 
+cudaError_t launch_x25519_public_keys(Field field, Layout layout, const uint8_t* keys,
+                                      uint8_t* pubs, size_t count, cudaStream_t stream) {
+  return launch_ed25519(field, layout, count, [&](auto min_blocks, auto* f, const uint64_t* comb,
+                                                 unsigned blocks) {
+    using G = std::remove_pointer_t<decltype(f)>;
+    x25519_public_keys_kernel<G, decltype(min_blocks)::value>
+        <<<blocks, kThreads, 0, stream>>>(keys, pubs, count, comb);
+  });
+}
+
 cudaError_t launch_ed25519_sign(Field field, Layout layout, const uint8_t* key,
                                 const uint8_t* seeds, const uint8_t* data,
                                 const uint64_t* offsets, uint8_t* sigs, size_t count,
@@ -315,17 +335,32 @@ int run_ed25519_verify(Field field, Layout layout, const uint8_t* pubs, const ui
   return int(cudaMemcpy(status, dst.p, sizeof(int) * count, cudaMemcpyDeviceToHost));
 }
 
-int run_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds, uint8_t* pubs,
-                            size_t count) {
-  DeviceBytes dseed(seeds, 32 * count), dpub(nullptr, 32 * count);
-  for (const DeviceBytes* d : {&dseed, &dpub})
+namespace {
+
+// 32 bytes in, 32 bytes out per item, through a launcher of that shape.
+template <class Launcher>
+int run_32_to_32(Launcher launcher, Field field, Layout layout, const uint8_t* in, uint8_t* out,
+                 size_t count) {
+  DeviceBytes din(in, 32 * count), dout(nullptr, 32 * count);
+  for (const DeviceBytes* d : {&din, &dout})
     if (d->err != cudaSuccess) return int(d->err);
   const int rc = run_sync([&] {
-    return launch_ed25519_public_keys(field, layout, dseed.as<uint8_t>(), dpub.as<uint8_t>(),
-                                      count, nullptr);
+    return launcher(field, layout, din.as<uint8_t>(), dout.as<uint8_t>(), count, nullptr);
   });
   if (rc != 0) return rc;
-  return int(cudaMemcpy(pubs, dpub.p, 32 * count, cudaMemcpyDeviceToHost));
+  return int(cudaMemcpy(out, dout.p, 32 * count, cudaMemcpyDeviceToHost));
+}
+
+}  // namespace
+
+int run_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds, uint8_t* pubs,
+                            size_t count) {
+  return run_32_to_32(launch_ed25519_public_keys, field, layout, seeds, pubs, count);
+}
+
+int run_x25519_public_keys(Field field, Layout layout, const uint8_t* keys, uint8_t* pubs,
+                           size_t count) {
+  return run_32_to_32(launch_x25519_public_keys, field, layout, keys, pubs, count);
 }
 
 int run_ed25519_sign(Field field, Layout layout, const uint8_t* key, const uint8_t* seeds,

@@ -36,6 +36,11 @@ cudaError_t launch_ed25519_verify(Field field, Layout layout, const uint8_t* pub
 cudaError_t launch_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds,
                                        uint8_t* pubs, size_t count, cudaStream_t stream);
 
+// pubs[i] = the X25519 public key of the private key keys[i] (RFC 7748
+// 6.1), by a constant-time comb of [k]B on the Edwards curve.
+cudaError_t launch_x25519_public_keys(Field field, Layout layout, const uint8_t* keys,
+                                      uint8_t* pubs, size_t count, cudaStream_t stream);
+
 // sigs[i] = the Ed25519 signature of message i (data[offsets[i] ..
 // offsets[i + 1])) under one key (key: 96 bytes, s in Montgomery form mod
 // L || prefix || public key, as scheme/ed25519.h's PrivateKey holds them)

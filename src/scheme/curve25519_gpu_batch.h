@@ -28,6 +28,10 @@ int ed25519_verify_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uin
                          const uint64_t* offsets, size_t count, const uint8_t* sigs,
                          int* status);
 
+// pubs[i] = the X25519 public key of the private key keys[i].
+int x25519_public_keys_batch(ks::gpu::Engine& engine, const uint8_t* keys, size_t count,
+                             uint8_t* pubs);
+
 // pubs[i] = the Ed25519 public key of seeds[i] (32 bytes each).
 int ed25519_public_keys_batch(ks::gpu::Engine& engine, const uint8_t* seeds, size_t count,
                               uint8_t* pubs);

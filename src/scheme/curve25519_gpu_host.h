@@ -38,6 +38,9 @@ int run_ed25519_verify(Field field, Layout layout, const uint8_t* pubs, const ui
 // bytes, as launch_ed25519_sign) or per-item seeds (key null).
 int run_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds, uint8_t* pubs,
                             size_t count);
+// X25519 public keys of count private keys.
+int run_x25519_public_keys(Field field, Layout layout, const uint8_t* keys, uint8_t* pubs,
+                           size_t count);
 int run_ed25519_sign(Field field, Layout layout, const uint8_t* key, const uint8_t* seeds,
                      const uint8_t* data, const uint64_t* offsets, uint8_t* sigs, size_t count);
 int run_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b, uint64_t* out,

@@ -82,15 +82,17 @@ class Ed25519VerifyJob final : public MessagesJob {
   int* status_;
 };
 
-// Ed25519 public keys of 32-byte seeds (RFC 8032 5.1.5). The seeds are
-// secrets: the pipeline wipes them from pinned memory. The kernel is the
-// integer field's with products out of line and four blocks per SM: the
-// fastest at 2^20 keys (1.05e8/s against 1.01e8/s for DPF;
+// Public keys of 32-byte secrets (Ed25519 seeds, RFC 8032 5.1.5, or X25519
+// private keys, RFC 7748 6.1) by the fixed-base comb. The secrets are
+// wiped from pinned memory by the pipeline. The kernels are the integer
+// field's with products out of line and four blocks per SM: the fastest at
+// 2^20 Ed25519 keys (1.05e8/s against 1.01e8/s for DPF;
 // bench/results/h100-curve25519-kernels-2026-11-23-s5-ed25519-sign.json).
-class Ed25519PublicKeysJob final : public FixedSizeJob {
+class PublicKeysJob final : public FixedSizeJob {
  public:
-  Ed25519PublicKeysJob(const uint8_t* seeds, uint8_t* pubs) {
-    add_input(seeds, 32);
+  using Launcher = cudaError_t (*)(Field, Layout, const uint8_t*, uint8_t*, size_t, cudaStream_t);
+  PublicKeysJob(Launcher launcher, const uint8_t* secrets, uint8_t* pubs) : launcher_(launcher) {
+    add_input(secrets, 32);
     add_output(pubs, 32);
   }
   size_t secret_staged_bytes(size_t first, size_t n) const override {
@@ -98,9 +100,12 @@ class Ed25519PublicKeysJob final : public FixedSizeJob {
   }
   cudaError_t launch(size_t, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                      cudaStream_t stream) const override {
-    return launch_ed25519_public_keys(Field::kInteger, Layout::kOutOfLineFourBlocks,
-                                      in_part(dev_in, n, 0), out_part(dev_out, n, 0), n, stream);
+    return launcher_(Field::kInteger, Layout::kOutOfLineFourBlocks, in_part(dev_in, n, 0),
+                     out_part(dev_out, n, 0), n, stream);
   }
+
+ private:
+  Launcher launcher_;
 };
 
 // Ed25519 signatures of messages in the flat layout, under one key (its
@@ -143,7 +148,14 @@ class Ed25519SignJob final : public MessagesJob {
 
 int ed25519_public_keys_batch(ks::gpu::Engine& engine, const uint8_t* seeds, size_t count,
                               uint8_t* pubs) {
-  return ks::gpu::CudaEngine::of(engine).run(Ed25519PublicKeysJob(seeds, pubs), count);
+  return ks::gpu::CudaEngine::of(engine).run(
+      PublicKeysJob(launch_ed25519_public_keys, seeds, pubs), count);
+}
+
+int x25519_public_keys_batch(ks::gpu::Engine& engine, const uint8_t* keys, size_t count,
+                             uint8_t* pubs) {
+  return ks::gpu::CudaEngine::of(engine).run(
+      PublicKeysJob(launch_x25519_public_keys, keys, pubs), count);
 }
 
 int ed25519_sign_batch(ks::gpu::Engine& engine, const uint8_t one_key[96], const uint8_t* seeds,

@@ -59,15 +59,38 @@ struct Signer {
     for (int i = 0; i < 32; ++i) out[i] = uint8_t(y[i / 8] >> (8 * (i % 8)));
   }
 
+  // RFC 7748's u of a point: u = (1 + y) / (1 - y) = (Z + Y) / (Z - Y)
+  // (the birational map of RFC 7748 4.1). One inversion; p is never the
+  // identity here (the multiples of B by clamped scalars).
+  static KS_HD void encode_u(uint8_t out[32], const E& p) {
+    uint64_t u[4];
+    F::to_words(u, F::mul(F::add(p.z, p.y), F::inv(F::sub(p.z, p.y))));
+    for (int i = 0; i < 32; ++i) out[i] = uint8_t(u[i / 8] >> (8 * (i % 8)));
+  }
+
+  // Clamping, shared by Ed25519 (RFC 8032 5.1.5 step 2) and X25519 (RFC
+  // 7748 5): bits 0-2 and 255 cleared, bit 254 set.
+  static KS_HD void clamp(uint64_t s[4], const uint8_t bytes[32]) {
+    load_le_words(s, bytes);
+    s[0] &= ~uint64_t(7);
+    s[3] = (s[3] & 0x7FFFFFFFFFFFFFFFull) | 0x4000000000000000ull;
+  }
+
   // 5.1.5 steps 1-2: SHA-512(seed) = h; s = h[0..32) clamped, prefix =
   // h[32..64).
   static KS_HD void expand(uint64_t s[4], uint8_t prefix[32], const uint8_t seed[32]) {
     uint8_t h[64];
     sha512::digest_parts(h, sha512::Parts{{seed, nullptr, nullptr}, {32, 0, 0}});
-    load_le_words(s, h);
-    s[0] &= ~uint64_t(7);
-    s[3] = (s[3] & 0x7FFFFFFFFFFFFFFFull) | 0x4000000000000000ull;
+    clamp(s, h);
     for (int i = 0; i < 32; ++i) prefix[i] = h[32 + i];
+  }
+
+  // The X25519 public key of a private key (RFC 7748 6.1: X25519(k, 9)),
+  // by the comb of [k]B on the Edwards curve rather than the ladder.
+  static KS_HD void x25519_public_key(uint8_t pub[32], const uint8_t k[32], const uint64_t* comb) {
+    uint64_t s[4];
+    clamp(s, k);
+    encode_u(pub, mul_base(s, comb));
   }
 
   // 5.1.5 steps 3-4: the public key of the scalar s.

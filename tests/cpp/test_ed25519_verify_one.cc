@@ -5,7 +5,8 @@
 // scheme/ed25519.cc's statuses on valid and bad input
 // (tests/cpp/ed25519_verify_cases.h); key expansion, public keys and
 // signatures byte for byte against scheme/ed25519.cc and the RFC 8032
-// vectors; its SHA-512 of parts and scalar arithmetic against the CPU's.
+// vectors, X25519 public keys by the comb against scheme/x25519.cc and RFC
+// 7748; its SHA-512 of parts and scalar arithmetic against the CPU's.
 // The GPU runs the same code in test_gpu_curve25519.cc.
 #include <gtest/gtest.h>
 
@@ -18,6 +19,7 @@
 #include "field/sc25519.h"
 #include "hash/sha512.h"
 #include "scheme/ed25519_sign_one.h"
+#include "scheme/x25519.h"
 #include "scheme/ed25519_verify_one.h"
 #include "test_util.h"
 
@@ -82,6 +84,18 @@ void check_signer(size_t n) {
     Signer::sign(sig, s_mont, prefix, pub, msg.data(), msg.size(), comb_words());
     ks::ed25519::sign(want_sig, want, ks::ed25519::Domain(), msg.data(), msg.size());
     ASSERT_EQ(ks_test::to_hex(sig, 64), ks_test::to_hex(want_sig, 64)) << t;
+    // X25519 public keys by the same comb: RFC 7748 6.1's Alice first.
+    const std::vector<uint8_t> k =
+        t == 0 ? ks_test::from_hex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a")
+               : seed;
+    uint8_t u[32], want_u[32];
+    Signer::x25519_public_key(u, k.data(), comb_words());
+    ks::x25519::public_key(want_u, k.data());
+    ASSERT_EQ(ks_test::to_hex(u, 32), ks_test::to_hex(want_u, 32)) << t;
+    if (t == 0) {
+      ASSERT_EQ(ks_test::to_hex(u, 32),
+                "8520F0098930A754748B7DDCB43EF75A0DBF3A0D26381AF4EBA4A98EAA9B4E6A");
+    }
   }
 }
 

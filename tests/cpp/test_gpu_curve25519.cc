@@ -2,8 +2,9 @@
 // (FP64 / DPF and integer): field operations on random values and on the
 // bounds (every limb at its maximum, values near 0, p and 2^255), and
 // X25519 on >= 100,000 fresh random items with small-order and
-// non-canonical u mixed in, plus the RFC 7748 vectors; Ed25519
-// verification against the CPU's statuses. Skipped where no GPU is
+// non-canonical u mixed in, plus the RFC 7748 vectors; Ed25519 keys and
+// signatures byte for byte and verification statuses against the CPU's,
+// through the kernels and through the batch calls of a GPU context. Skipped where no GPU is
 // present.
 #include <gtest/gtest.h>
 #include <string.h>
@@ -168,6 +169,12 @@ TEST_P(GpuCurve25519, Ed25519KeysAndSignaturesMatchTheCpu) {
     ASSERT_EQ(gpu::run_ed25519_public_keys(GetParam(), layout, seeds.data(), pubs.data(), n), 0);
     for (size_t i = 0; i < n; ++i)
       ASSERT_EQ(memcmp(&pubs[32 * i], keys[i].pub.bytes, 32), 0) << "item " << i;
+    ASSERT_EQ(gpu::run_x25519_public_keys(GetParam(), layout, seeds.data(), pubs.data(), n), 0);
+    for (size_t i = 0; i < n; ++i) {
+      uint8_t want[32];
+      ks::x25519::public_key(want, &seeds[32 * i]);
+      ASSERT_EQ(memcmp(&pubs[32 * i], want, 32), 0) << "X25519 public key, item " << i;
+    }
     ASSERT_EQ(gpu::run_ed25519_sign(GetParam(), layout, key96, nullptr, data.data(),
                                     offsets.data(), sigs.data(), n),
               0);
@@ -296,6 +303,64 @@ TEST(GpuCurve25519Api, Ed25519VerifyBatchMatchesTheCpu) {
   const uint64_t zero = 0;
   EXPECT_EQ(ks_ed25519_verify_batch(gpu_ctx.ctx, nullptr, nullptr, 0, &zero, 0, nullptr, nullptr),
             KS_OK);
+}
+
+// Ed25519 public keys and signatures (one key and per-item seeds) on a
+// GPU context, messages of every length 0..300 in the flat layout, from
+// ordinary and pinned caller buffers: byte-identical to the CPU context;
+// keygen's fresh seeds give the public keys the CPU derives from them.
+TEST(GpuCurve25519Api, KeysAndSignBatchesMatchTheCpu) {
+  if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  ks_test::Context gpu_ctx(KS_BACKEND_GPU), cpu_ctx(KS_BACKEND_CPU, 0);
+  ASSERT_EQ(gpu_ctx.rc, KS_OK);
+  ASSERT_EQ(cpu_ctx.rc, KS_OK);
+  const size_t n = kItems + 3;
+  std::vector<uint64_t> offsets(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + (i * 37) % 301;
+  const std::vector<uint8_t> seeds_v = ks_test::random_bytes(32 * n);
+  const std::vector<uint8_t> data_v = ks_test::random_bytes(offsets[n]);
+  ks_ed25519_key* key = nullptr;
+  ASSERT_EQ(ks_ed25519_key_generate(&key), KS_OK);
+  std::vector<uint8_t> want_pubs(32 * n), want_one(64 * n), want_per(64 * n);
+  ASSERT_EQ(ks_ed25519_public_keys_batch(cpu_ctx.ctx, seeds_v.data(), n, want_pubs.data(),
+                                         want_pubs.size(), nullptr), KS_OK);
+  ASSERT_EQ(ks_ed25519_sign_batch(cpu_ctx.ctx, key, data_v.data(), data_v.size(), offsets.data(),
+                                  n, want_one.data(), want_one.size(), nullptr), KS_OK);
+  ASSERT_EQ(ks_ed25519_sign_batch_seeds(cpu_ctx.ctx, seeds_v.data(), data_v.data(), data_v.size(),
+                                        offsets.data(), n, want_per.data(), want_per.size(),
+                                        nullptr), KS_OK);
+  for (bool pinned : {false, true}) {
+    HostBuffer seeds(seeds_v.size(), pinned), data(data_v.size() + 1, pinned),
+        pubs(32 * n, pinned), sigs(64 * n, pinned);
+    memcpy(seeds.p, seeds_v.data(), seeds_v.size());
+    memcpy(data.p, data_v.data(), data_v.size());
+    std::vector<int> status(n, 99);
+    ASSERT_EQ(ks_ed25519_public_keys_batch(gpu_ctx.ctx, seeds.p, n, pubs.p, 32 * n,
+                                           status.data()), KS_OK);
+    EXPECT_EQ(memcmp(pubs.p, want_pubs.data(), 32 * n), 0) << "pinned " << pinned;
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(status[i], KS_OK) << "item " << i;
+    ASSERT_EQ(ks_ed25519_sign_batch(gpu_ctx.ctx, key, data.p, data_v.size(), offsets.data(), n,
+                                    sigs.p, 64 * n, nullptr), KS_OK);
+    EXPECT_EQ(memcmp(sigs.p, want_one.data(), 64 * n), 0) << "one key, pinned " << pinned;
+    ASSERT_EQ(ks_ed25519_sign_batch_seeds(gpu_ctx.ctx, seeds.p, data.p, data_v.size(),
+                                          offsets.data(), n, sigs.p, 64 * n, status.data()),
+              KS_OK);
+    EXPECT_EQ(memcmp(sigs.p, want_per.data(), 64 * n), 0) << "per-item seeds, pinned " << pinned;
+    ASSERT_EQ(ks_ed25519_keygen_batch(gpu_ctx.ctx, n, seeds.p, 32 * n, pubs.p, 32 * n, nullptr),
+              KS_OK);
+    std::vector<uint8_t> derived(32 * n);
+    ASSERT_EQ(ks_ed25519_public_keys_batch(cpu_ctx.ctx, seeds.p, n, derived.data(),
+                                           derived.size(), nullptr), KS_OK);
+    EXPECT_EQ(memcmp(pubs.p, derived.data(), 32 * n), 0) << "keygen, pinned " << pinned;
+    EXPECT_NE(memcmp(seeds.p, seeds_v.data(), 32 * n), 0);  // fresh seeds were drawn
+    // X25519 keys: the GPU's comb against the CPU context.
+    ASSERT_EQ(ks_x25519_keygen_batch(gpu_ctx.ctx, n, seeds.p, 32 * n, pubs.p, 32 * n,
+                                     status.data()), KS_OK);
+    ASSERT_EQ(ks_x25519_public_keys_batch(cpu_ctx.ctx, seeds.p, n, derived.data(), derived.size(),
+                                          nullptr), KS_OK);
+    EXPECT_EQ(memcmp(pubs.p, derived.data(), 32 * n), 0) << "X25519 keygen, pinned " << pinned;
+  }
+  ks_ed25519_key_free(key);
 }
 
 INSTANTIATE_TEST_SUITE_P(Fields, GpuCurve25519,
