@@ -10,3 +10,10 @@ if(KS_WITH_CUDA)
   target_link_libraries(curve25519_gpu_bench PRIVATE kuaisuo_internal)
   target_compile_options(curve25519_gpu_bench PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-diag-suppress=550>)
 endif()
+
+# SM4 on the GPU (cipher/sm4_gpu.h): both kernels in ECB, CTR and GCM,
+# kernel-only and end to end, checked against the CPU.
+if(KS_WITH_CUDA)
+  add_executable(sm4_gpu_bench ${CMAKE_CURRENT_LIST_DIR}/sm4_gpu_bench.cu)
+  target_link_libraries(sm4_gpu_bench PRIVATE kuaisuo_internal)
+endif()

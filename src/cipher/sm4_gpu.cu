@@ -1,0 +1,778 @@
+// SM4 kernels on the GPU (cipher/sm4_gpu.h): the T-table and the bitsliced
+// kernel, each in ECB, CTR (128-bit counter) and GCTR (inc32) form, and a
+// parallel GHASH for GCM.
+//
+// GHASH in parallel (SP 800-38D 6.4): for ciphertext blocks C_1 .. C_c,
+//   Y = (Y_A H^c ^ G ^ L) H,   G = sum_j C_j H^(c - j + 1)   (*)
+// where Y_A is the GHASH state after the AAD (the CPU computes it, and
+// Y_A H^c ^ L, while the GPU encrypts) and L the lengths block. G is a sum,
+// so it is cut anywhere: lane l of a warp runs Horner with H^32 over blocks
+// l, l + 32, ... of its chunk (loads coalesced), weighs its sum by
+// H^(31 - l), and the warp XORs the 32 sums: one value per chunk of 32 J
+// blocks, relative to the chunk's last block. Reduction kernels then fold
+// 32 neighbouring values at a time the same way (weights H^(span (31 - l))),
+// until one is left. Sequences are padded with zero blocks at the front to
+// a whole number of groups (zeros add nothing), which keeps every value
+// relative to the same last block. All powers are computed on the host.
+#include "cipher/sm4_gpu.h"
+
+#include <cuda_runtime.h>
+#include <string.h>
+
+#include <vector>
+
+#include "cipher/gcm.h"
+#include "cipher/ghash.h"
+#include "cipher/sm4_blocks.h"
+#include "cipher/sm4_core.h"
+#include "core/secure.h"
+
+namespace ks {
+namespace sm4_gpu {
+namespace {
+
+using sm4::kRounds;
+
+// --- Blocks in memory ------------------------------------------------------
+// What a kernel does with block i: encrypt it (ECB), or XOR it with the
+// encryption of counter block i: ctr + i modulo 2^128 (kCtr128), or ctr
+// with only its low 32 bits stepped, inc32 (kGctr, SP 800-38D 6.2).
+enum class Mode { kEcb, kCtr128, kGctr };
+
+struct Job {
+  const uint8_t* in;
+  uint8_t* out;
+  size_t nbytes;   // ECB: a multiple of 16; CTR/GCTR: the last block may be partial
+  uint32_t ctr[4];  // the first counter block, big-endian words
+  const int* gate;  // GCM-AD: do nothing unless *gate (null: always run)
+};
+
+struct RoundKeys {
+  uint32_t rk[kRounds];
+};
+
+__device__ __forceinline__ uint32_t bswap32(uint32_t x) { return __byte_perm(x, 0, 0x0123); }
+
+__device__ __forceinline__ size_t nblocks_of(const Job& j) { return (j.nbytes + 15) / 16; }
+
+// The cipher's input words for block b: the data (ECB) or the counter.
+template <Mode M>
+__device__ __forceinline__ void input_words(const Job& j, size_t b, uint32_t w[4]) {
+  if (M == Mode::kEcb) {
+    const uint4 v = reinterpret_cast<const uint4*>(j.in)[b];
+    w[0] = bswap32(v.x), w[1] = bswap32(v.y), w[2] = bswap32(v.z), w[3] = bswap32(v.w);
+  } else if (M == Mode::kCtr128) {
+    const uint64_t lo0 = uint64_t(j.ctr[2]) << 32 | j.ctr[3];
+    const uint64_t lo = lo0 + b;
+    const uint64_t hi = (uint64_t(j.ctr[0]) << 32 | j.ctr[1]) + (lo < lo0 ? 1 : 0);
+    w[0] = uint32_t(hi >> 32), w[1] = uint32_t(hi), w[2] = uint32_t(lo >> 32), w[3] = uint32_t(lo);
+  } else {
+    w[0] = j.ctr[0], w[1] = j.ctr[1], w[2] = j.ctr[2], w[3] = j.ctr[3] + uint32_t(b);
+  }
+}
+
+// Writes block b: the cipher output (ECB) or in ^ keystream, where the last
+// block of a CTR job may be partial.
+template <Mode M>
+__device__ __forceinline__ void output_block(const Job& j, size_t b, const uint32_t w[4]) {
+  uint4 v = make_uint4(bswap32(w[0]), bswap32(w[1]), bswap32(w[2]), bswap32(w[3]));
+  if (M == Mode::kEcb) {
+    reinterpret_cast<uint4*>(j.out)[b] = v;
+    return;
+  }
+  if (16 * b + 16 <= j.nbytes) {
+    const uint4 x = reinterpret_cast<const uint4*>(j.in)[b];
+    v.x ^= x.x, v.y ^= x.y, v.z ^= x.z, v.w ^= x.w;
+    reinterpret_cast<uint4*>(j.out)[b] = v;
+    return;
+  }
+  // Selects, not an indexed array: an array would live in local memory.
+  for (size_t i = 16 * b; i < j.nbytes; ++i) {
+    const unsigned k = unsigned(i & 15);
+    const uint32_t word = k < 8 ? (k < 4 ? v.x : v.y) : (k < 12 ? v.z : v.w);
+    j.out[i] = uint8_t(j.in[i] ^ (word >> (8 * (k % 4))));
+  }
+}
+
+__device__ __forceinline__ bool gate_closed(const Job& j) { return j.gate != nullptr && *j.gate == 0; }
+
+// --- The T-table kernel ----------------------------------------------------
+constexpr int kTableThreads = 256;
+constexpr int kTableGroup = 2;  // blocks per thread per step: two independent round chains
+
+// T0[a] = L(S(a) << 24) (GB/T 32907-2016, the composite T = L(tau(.))),
+// computed by the circuit of sm4_core.h; T of a word is then
+// T0[b0] ^ (T0[b1] >>> 8) ^ (T0[b2] >>> 16) ^ (T0[b3] >>> 24), b0 the top
+// byte, since L commutes with rotations.
+__device__ uint32_t t0_entry(uint32_t a) {
+  const uint32_t s = sm4::tau_word(a) & 0xff;
+  return sm4::xor_l<sm4::ScalarOps>(0u, s << 24);
+}
+
+// tab[a][c] = T0[a] for every copy c: word a * 32 + c lies in bank c, so
+// lane c reading its own column never conflicts, whatever the indices.
+__device__ void fill_table(uint32_t (*tab)[32], uint32_t* t0) {
+  for (int a = threadIdx.x; a < 256; a += blockDim.x) t0[a] = t0_entry(a);
+  __syncthreads();
+  for (int i = threadIdx.x; i < 256 * 32; i += blockDim.x) tab[i >> 5][i & 31] = t0[i >> 5];
+  __syncthreads();
+}
+
+__device__ __forceinline__ uint32_t rotr(uint32_t x, int n) { return __funnelshift_r(x, x, n); }
+
+// L(tau(w)) through the table; col = &tab[0][lane], rows 32 words apart.
+__device__ __forceinline__ uint32_t t_lookup(const uint32_t* col, uint32_t w) {
+  const uint32_t a = col[32 * __byte_perm(w, 0, 0x4443)];
+  const uint32_t b = col[32 * __byte_perm(w, 0, 0x4442)];
+  const uint32_t c = col[32 * __byte_perm(w, 0, 0x4441)];
+  const uint32_t d = col[32 * __byte_perm(w, 0, 0x4440)];
+  return a ^ rotr(b, 8) ^ rotr(c, 16) ^ rotr(d, 24);
+}
+
+// The 32 rounds and R on G blocks at once, as sm4::crypt_words (rounds i
+// and i+1 share X_{i+2} ^ X_{i+3}); rk from the kernel's parameters, so
+// every round key is a constant-bank operand.
+template <int G>
+__device__ __forceinline__ void table_rounds(uint32_t x[G][4], const uint32_t* rk,
+                                             const uint32_t* col) {
+#pragma unroll
+  for (int i = 0; i < kRounds; i += 4) {
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+      uint32_t& a = x[g][0];
+      uint32_t& b = x[g][1];
+      uint32_t& c = x[g][2];
+      uint32_t& d = x[g][3];
+      uint32_t p = c ^ d;
+      a ^= t_lookup(col, b ^ p ^ rk[i]);
+      b ^= t_lookup(col, p ^ a ^ rk[i + 1]);
+      p = a ^ b;
+      c ^= t_lookup(col, d ^ p ^ rk[i + 2]);
+      d ^= t_lookup(col, p ^ c ^ rk[i + 3]);
+    }
+  }
+#pragma unroll
+  for (int g = 0; g < G; ++g) {
+    const uint32_t a = x[g][0], b = x[g][1];
+    x[g][0] = x[g][3], x[g][1] = x[g][2], x[g][2] = b, x[g][3] = a;
+  }
+}
+
+// Tiles of kTableThreads * G blocks; thread t takes blocks t, t + threads,
+// ... of a tile (coalesced).
+template <Mode M>
+__global__ void __launch_bounds__(kTableThreads) table_kernel(const RoundKeys keys, const Job j) {
+  __shared__ uint32_t tab[256][32];
+  __shared__ uint32_t t0[256];
+  fill_table(tab, t0);
+  if (gate_closed(j)) return;
+  const uint32_t* col = &tab[0][threadIdx.x & 31];
+  const size_t n = nblocks_of(j);
+  constexpr size_t kTile = size_t(kTableThreads) * kTableGroup;
+  for (size_t tile = blockIdx.x; tile * kTile < n; tile += gridDim.x) {
+    const size_t first = tile * kTile + threadIdx.x;
+    uint32_t x[kTableGroup][4] = {};
+#pragma unroll
+    for (int g = 0; g < kTableGroup; ++g) {
+      const size_t b = first + size_t(g) * kTableThreads;
+      if (b < n) input_words<M>(j, b, x[g]);
+    }
+    table_rounds<kTableGroup>(x, keys.rk, col);
+#pragma unroll
+    for (int g = 0; g < kTableGroup; ++g) {
+      const size_t b = first + size_t(g) * kTableThreads;
+      if (b < n) output_block<M>(j, b, x[g]);
+    }
+  }
+}
+
+// --- The bitsliced kernel ----------------------------------------------------
+// A word of 32 blocks: bit[k] bit l = bit k of the word in block l, the
+// layout of sm4::BitslicedOps with 32-bit planes.
+struct Slice {
+  uint32_t bit[32];
+};
+
+struct SliceOps {
+  using Word = Slice;
+  // The round key is secret: its bits become all-ones or all-zero masks.
+  __device__ __forceinline__ static Word key_xor(const Word& a, const Word& b, uint32_t rk) {
+    Word r;
+#pragma unroll
+    for (int k = 0; k < 32; ++k) r.bit[k] = a.bit[k] ^ b.bit[k] ^ (0u - ((rk >> k) & 1));
+    return r;
+  }
+  __device__ __forceinline__ static Word tau(Word w) {
+#pragma unroll
+    for (int byte = 0; byte < 4; ++byte) sm4::sbox_planes<uint32_t>(w.bit + 8 * byte);
+    return w;
+  }
+  template <int n>
+  __device__ __forceinline__ static Word rotl(const Word& w) {
+    Word r;
+#pragma unroll
+    for (int k = 0; k < 32; ++k) r.bit[(k + n) & 31] = w.bit[k];
+    return r;
+  }
+  __device__ __forceinline__ static Word xor2(const Word& a, const Word& b) {
+    Word r;
+#pragma unroll
+    for (int k = 0; k < 32; ++k) r.bit[k] = a.bit[k] ^ b.bit[k];
+    return r;
+  }
+};
+
+// The 32 rounds and R (GB/T 32907-2016) over 32 blocks. sm4::crypt_words
+// keeps X_{i+2} ^ X_{i+3} for two rounds, which costs 32 more live planes
+// during the S-box than recomputing it (one XOR per plane): at 255
+// registers that was the difference between spilling and not.
+__device__ __forceinline__ void sliced_rounds(Slice x[4], const uint32_t* rk) {
+  using O = SliceOps;
+  Slice a = x[0], b = x[1], c = x[2], d = x[3];
+#pragma unroll 1
+  for (int i = 0; i < kRounds; i += 4) {
+    a = sm4::xor_l<O>(a, O::tau(O::key_xor(O::xor2(b, c), d, rk[i])));
+    b = sm4::xor_l<O>(b, O::tau(O::key_xor(O::xor2(c, d), a, rk[i + 1])));
+    c = sm4::xor_l<O>(c, O::tau(O::key_xor(O::xor2(d, a), b, rk[i + 2])));
+    d = sm4::xor_l<O>(d, O::tau(O::key_xor(O::xor2(a, b), c, rk[i + 3])));
+  }
+  x[0] = d;
+  x[1] = c;
+  x[2] = b;
+  x[3] = a;
+}
+
+constexpr int kSliceThreads = 128;
+constexpr size_t kSliceTile = 32 * 32;  // blocks per warp per step
+
+// 32x32 bit-matrix transpose in place: afterwards a[k] bit j = (before)
+// a[j] bit k. Stage s swaps the entries whose row and column differ in bit
+// s (Hacker's Delight 7-3); the 16- and 8-bit stages are byte moves, one
+// PRMT per word.
+__device__ __forceinline__ void transpose32(uint32_t a[32]) {
+#pragma unroll
+  for (int j = 0; j < 16; ++j) {
+    const uint32_t lo = a[j], hi = a[j + 16];
+    a[j] = __byte_perm(lo, hi, 0x5410);
+    a[j + 16] = __byte_perm(lo, hi, 0x7632);
+  }
+#pragma unroll
+  for (int j = 0; j < 32; ++j) {
+    if (j & 8) continue;
+    const uint32_t lo = a[j], hi = a[j + 8];
+    a[j] = __byte_perm(lo, hi, 0x6240);
+    a[j + 8] = __byte_perm(lo, hi, 0x7351);
+  }
+  constexpr uint32_t kMask[3] = {0x0f0f0f0fu, 0x33333333u, 0x55555555u};
+#pragma unroll
+  for (int stage = 0; stage < 3; ++stage) {
+    const int s = 4 >> stage;
+#pragma unroll
+    for (int j = 0; j < 32; ++j) {
+      if (j & s) continue;
+      const uint32_t t = ((a[j] >> s) ^ a[j + s]) & kMask[stage];
+      a[j] ^= t << s;
+      a[j + s] ^= t;
+    }
+  }
+}
+
+// Each warp takes tiles of 1024 blocks; lane l holds blocks l, l + 32, ...
+// of the tile as bit l .. of its planes (loads and stores coalesced).
+// Blocks past the end are zeros in the planes and are not written.
+template <Mode M>
+__global__ void __launch_bounds__(kSliceThreads) sliced_kernel(const RoundKeys keys, const Job j) {
+  // Round keys in shared memory: the round loop is not unrolled (its body
+  // is the S-box circuit four times), so rk is indexed at run time.
+  __shared__ uint32_t rk[kRounds];
+  if (threadIdx.x < kRounds) rk[threadIdx.x] = keys.rk[threadIdx.x];
+  __syncthreads();
+  if (gate_closed(j)) return;
+  const unsigned lane = threadIdx.x & 31;
+  const size_t warp = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const size_t warps = size_t(gridDim.x) * blockDim.x / 32;
+  const size_t n = nblocks_of(j);
+  for (size_t tile = warp; tile * kSliceTile < n; tile += warps) {
+    const size_t first = tile * kSliceTile + lane;
+    Slice w[4];
+#pragma unroll
+    for (int l = 0; l < 32; ++l) {
+      const size_t b = first + 32 * size_t(l);
+      uint32_t x[4] = {0, 0, 0, 0};
+      if (b < n) input_words<M>(j, b, x);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) w[i].bit[l] = x[i];
+    }
+#pragma unroll
+    for (int i = 0; i < 4; ++i) transpose32(w[i].bit);
+    sliced_rounds(w, rk);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) transpose32(w[i].bit);
+#pragma unroll
+    for (int l = 0; l < 32; ++l) {
+      const size_t b = first + 32 * size_t(l);
+      const uint32_t x[4] = {w[0].bit[l], w[1].bit[l], w[2].bit[l], w[3].bit[l]};
+      if (b < n) output_block<M>(j, b, x);
+    }
+  }
+}
+
+// --- GF(2^128) for GHASH ------------------------------------------------------
+// The portable multiplication of cipher/ghash.cc, with its 64x64 carry-less
+// products built from 32x32 ones: the GPU has no carry-less multiply, but
+// a 32x32 -> 64 integer multiply (IMAD.WIDE) of operands masked to every
+// fourth bit adds at most 8 terms per column, which never carries into the
+// next kept bit. No table, no secret branch.
+struct Gf128 {
+  uint64_t hi, lo;  // the block as a big-endian 128-bit integer (bit 127 = x^0)
+};
+
+KS_HD uint64_t clmul32(uint32_t x, uint32_t y) {
+  constexpr uint32_t m = 0x11111111u;
+  const uint64_t x0 = x & m, x1 = x & (m << 1), x2 = x & (m << 2), x3 = x & (m << 3);
+  const uint32_t y0 = y & m, y1 = y & (m << 1), y2 = y & (m << 2), y3 = y & (m << 3);
+  const uint64_t z0 = (x0 * y0) ^ (x1 * y3) ^ (x2 * y2) ^ (x3 * y1);
+  const uint64_t z1 = (x0 * y1) ^ (x1 * y0) ^ (x2 * y3) ^ (x3 * y2);
+  const uint64_t z2 = (x0 * y2) ^ (x1 * y1) ^ (x2 * y0) ^ (x3 * y3);
+  const uint64_t z3 = (x0 * y3) ^ (x1 * y2) ^ (x2 * y1) ^ (x3 * y0);
+  constexpr uint64_t k = 0x1111111111111111ull;
+  return (z0 & k) | (z1 & (k << 1)) | (z2 & (k << 2)) | (z3 & (k << 3));
+}
+
+// Karatsuba: three 32x32 products.
+KS_HD void clmul64(uint64_t x, uint64_t y, uint64_t* hi, uint64_t* lo) {
+  const uint32_t x0 = uint32_t(x), x1 = uint32_t(x >> 32), y0 = uint32_t(y), y1 = uint32_t(y >> 32);
+  const uint64_t a = clmul32(x0, y0), b = clmul32(x1, y1);
+  const uint64_t m = clmul32(x0 ^ x1, y0 ^ y1) ^ a ^ b;
+  *lo = a ^ (m << 32);
+  *hi = b ^ (m >> 32);
+}
+
+// x * y in GCM's field (the reduction of cipher/ghash.cc's mul).
+KS_HD Gf128 gf_mul(Gf128 x, Gf128 y) {
+  uint64_t a_hi, a_lo, b_hi, b_lo, m_hi, m_lo;
+  clmul64(x.lo, y.lo, &a_hi, &a_lo);
+  clmul64(x.hi, y.hi, &b_hi, &b_lo);
+  clmul64(x.lo ^ x.hi, y.lo ^ y.hi, &m_hi, &m_lo);
+  m_hi ^= a_hi ^ b_hi;
+  m_lo ^= a_lo ^ b_lo;
+  uint64_t v0 = a_lo, v1 = a_hi ^ m_lo, v2 = b_lo ^ m_hi, v3 = b_hi;
+  // The reflection's shift by one, then x^128 = 1 + x + x^2 + x^7.
+  v3 = (v3 << 1) | (v2 >> 63);
+  v2 = (v2 << 1) | (v1 >> 63);
+  v1 = (v1 << 1) | (v0 >> 63);
+  v0 <<= 1;
+  v2 ^= v0 ^ (v0 >> 1) ^ (v0 >> 2) ^ (v0 >> 7);
+  v1 ^= (v0 << 63) ^ (v0 << 62) ^ (v0 << 57);
+  v3 ^= v1 ^ (v1 >> 1) ^ (v1 >> 2) ^ (v1 >> 7);
+  v2 ^= (v1 << 63) ^ (v1 << 62) ^ (v1 << 57);
+  return {v3, v2};
+}
+
+KS_HD Gf128 gf_xor(Gf128 a, Gf128 b) { return {a.hi ^ b.hi, a.lo ^ b.lo}; }
+KS_HD Gf128 gf_one() { return {uint64_t(1) << 63, 0}; }
+
+Gf128 gf_load(const uint8_t* p) {
+  return {uint64_t(sm4::load_be32(p)) << 32 | sm4::load_be32(p + 4),
+          uint64_t(sm4::load_be32(p + 8)) << 32 | sm4::load_be32(p + 12)};
+}
+
+// x^e by squaring and multiplying (e public: a length).
+Gf128 gf_pow(Gf128 x, uint64_t e) {
+  Gf128 r = gf_one();
+  for (; e != 0; e >>= 1, x = gf_mul(x, x))
+    if (e & 1) r = gf_mul(r, x);
+  return r;
+}
+
+// base^0 .. base^31: the weights of the 32 lanes (lane l takes [31 - l]).
+struct Weights {
+  Gf128 w[32];
+  Gf128 step;  // the chunk kernel's Horner factor H^32
+};
+
+Weights weights_of(Gf128 base, Gf128 step) {
+  Weights p;
+  p.w[0] = gf_one();
+  for (int i = 1; i < 32; ++i) p.w[i] = gf_mul(p.w[i - 1], base);
+  p.step = step;
+  return p;
+}
+
+// Block i of the data as a field element, the last block zero-padded.
+__device__ __forceinline__ Gf128 load_block_gf(const uint8_t* data, size_t nbytes, size_t i) {
+  uint32_t w[4] = {0, 0, 0, 0};
+  if (16 * i + 16 <= nbytes) {
+    const uint4 v = reinterpret_cast<const uint4*>(data)[i];
+    w[0] = bswap32(v.x), w[1] = bswap32(v.y), w[2] = bswap32(v.z), w[3] = bswap32(v.w);
+  } else {
+    for (size_t k = 16 * i; k < nbytes; ++k)
+      w[(k & 15) / 4] |= uint32_t(data[k]) << (24 - 8 * (k & 3));
+  }
+  return {uint64_t(w[0]) << 32 | w[1], uint64_t(w[2]) << 32 | w[3]};
+}
+
+__device__ __forceinline__ Gf128 warp_xor(Gf128 x) {
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) {
+    x.hi ^= __shfl_xor_sync(0xffffffffu, x.hi, d);
+    x.lo ^= __shfl_xor_sync(0xffffffffu, x.lo, d);
+  }
+  return x;
+}
+
+constexpr int kGhashThreads = 256;
+
+__device__ __forceinline__ void copy_weights(Gf128* s, const Weights& p) {
+  if (threadIdx.x < 32) s[threadIdx.x] = p.w[threadIdx.x];
+  __syncthreads();
+}
+
+// Chunk c covers virtual blocks [32 J c, 32 J (c + 1)), virtual block v
+// being data block v - pad (zero where v < pad). out[c] = sum over the
+// chunk of C_v H^(last - v).
+__global__ void __launch_bounds__(kGhashThreads)
+    ghash_chunks_kernel(const Weights p, const uint8_t* data, size_t nbytes, size_t pad,
+                        unsigned per_lane, size_t nchunks, Gf128* out) {
+  __shared__ Gf128 weight[32];
+  copy_weights(weight, p);
+  const unsigned lane = threadIdx.x & 31;
+  const size_t c = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if (c >= nchunks) return;  // whole warps
+  Gf128 s = {0, 0};
+  const size_t first = c * 32 * per_lane + lane;
+  for (unsigned l = 0; l < per_lane; ++l) {
+    const size_t v = first + 32 * size_t(l);
+    const Gf128 x = v >= pad ? load_block_gf(data, nbytes, v - pad) : Gf128{0, 0};
+    s = gf_xor(gf_mul(s, p.step), x);
+  }
+  s = warp_xor(gf_mul(s, weight[31 - lane]));
+  if (lane == 0) out[c] = s;
+}
+
+// Folds groups of 32 values (each `span` blocks after the one before it,
+// front-padded with pad zeros) into one, relative to the group's last.
+__global__ void __launch_bounds__(kGhashThreads)
+    ghash_fold_kernel(const Weights p, const Gf128* in, size_t n, size_t pad, size_t ngroups,
+                      Gf128* out) {
+  __shared__ Gf128 weight[32];
+  copy_weights(weight, p);
+  const unsigned lane = threadIdx.x & 31;
+  const size_t g = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if (g >= ngroups) return;
+  const size_t v = 32 * g + lane;
+  const Gf128 x = v >= pad && v - pad < n ? in[v - pad] : Gf128{0, 0};
+  const Gf128 s = warp_xor(gf_mul(x, weight[31 - lane]));
+  if (lane == 0) out[g] = s;
+}
+
+// What the final step needs from the host (SP 800-38D 7.1 steps 5-6).
+struct Final {
+  Gf128 h;
+  Gf128 k;          // Y_A H^c ^ L, see (*)
+  uint8_t ek_j0[16];  // E(J0)
+  uint8_t expect[16];  // GCM-AD: the tag to match
+  unsigned tag_len;    // GCM-AD: bytes of it compared (0: GCM-AE)
+};
+
+// Y = (k ^ root H) H (root: G H^-1, null when there is no text); the tag
+// Y ^ E(J0) to tag (GCM-AE), or the verdict of comparing it, in constant
+// time, to ok (GCM-AD).
+__global__ void ghash_final_kernel(const Final f, const Gf128* root, uint8_t* tag, int* ok) {
+  Gf128 y = f.k;
+  if (root != nullptr) y = gf_xor(y, gf_mul(*root, f.h));
+  y = gf_mul(y, f.h);
+  uint8_t t[16];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    t[i] = uint8_t(y.hi >> (56 - 8 * i)) ^ f.ek_j0[i];
+    t[8 + i] = uint8_t(y.lo >> (56 - 8 * i)) ^ f.ek_j0[8 + i];
+  }
+  if (f.tag_len == 0) {
+#pragma unroll
+    for (int i = 0; i < 16; ++i) tag[i] = t[i];
+    return;
+  }
+  uint8_t diff = 0;
+#pragma unroll
+  for (unsigned i = 0; i < 16; ++i) diff |= i < f.tag_len ? t[i] ^ f.expect[i] : 0;
+  *ok = diff == 0 ? 1 : 0;
+}
+
+// --- Host side ------------------------------------------------------------------
+bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
+
+int sm_count() {
+  int dev = 0, sms = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+    return 1;
+  return sms;
+}
+
+// Enough resident CUDA blocks to fill the GPU; the kernels stride over the rest.
+unsigned grid_for(size_t units, unsigned per_cuda_block, unsigned per_sm) {
+  const size_t need = (units + per_cuda_block - 1) / per_cuda_block;
+  const size_t cap = size_t(sm_count()) * per_sm;
+  return unsigned(need < cap ? need : cap);
+}
+
+RoundKeys keys_of(const uint32_t rk[32]) {
+  RoundKeys k;
+  memcpy(k.rk, rk, sizeof k.rk);
+  return k;
+}
+
+template <Mode M>
+int launch(Kernel kernel, const RoundKeys& keys, const Job& j, cudaStream_t stream) {
+  const size_t n = (j.nbytes + 15) / 16;
+  if (n == 0) return cudaSuccess;
+  if (kernel == Kernel::kTable) {
+    table_kernel<M><<<grid_for(n, kTableThreads * kTableGroup, 8), kTableThreads, 0, stream>>>(
+        keys, j);
+  } else {
+    sliced_kernel<M><<<grid_for(n, kSliceThreads * 32, 4), kSliceThreads, 0, stream>>>(keys, j);
+  }
+  return cudaGetLastError();
+}
+
+void words_of(const uint8_t b[16], uint32_t w[4]) {
+  for (int i = 0; i < 4; ++i) w[i] = sm4::load_be32(b + 4 * i);
+}
+
+// The GCM values computed on the host: H = E(0^128), E(J0) with J0 = IV ||
+// 0^31 || 1 (SP 800-38D 7.1 step 2, 96-bit IV), and Y_A H^c ^ L.
+struct GcmSetup {
+  Final f;
+  uint32_t ctr[4];  // inc32(J0)
+  ~GcmSetup() { secure_wipe(this, sizeof *this); }
+};
+
+void gcm_setup(const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad, size_t aad_len,
+               size_t len, GcmSetup* s) {
+  uint8_t h[16] = {}, j0[16] = {};
+  sm4::crypt_block(rk, h, h);
+  memcpy(j0, iv, 12);
+  j0[15] = 1;
+  sm4::crypt_block(rk, j0, s->f.ek_j0);
+  words_of(j0, s->ctr);
+  s->ctr[3] += 1;  // inc32(J0): the first counter block of the text
+  ghash::Key hk;
+  ghash::init(&hk, h);
+  uint8_t y[16] = {}, last[16] = {};
+  ghash::blocks(hk, y, aad, aad_len / 16);
+  if (aad_len % 16 != 0) {
+    memcpy(last, aad + aad_len / 16 * 16, aad_len % 16);
+    ghash::blocks(hk, y, last, 1);
+  }
+  s->f.h = gf_load(h);
+  const Gf128 ya_hc = gf_mul(gf_load(y), gf_pow(s->f.h, (uint64_t(len) + 15) / 16));
+  s->f.k = gf_xor(ya_hc, Gf128{uint64_t(aad_len) * 8, uint64_t(len) * 8});
+  s->f.tag_len = 0;
+  secure_wipe(&hk, sizeof hk);
+  secure_wipe(h, sizeof h);
+  secure_wipe(y, sizeof y);
+  secure_wipe(last, sizeof last);
+}
+
+// Blocks per lane in the chunk kernel: more for large texts (fewer values
+// to fold), one where few chunks would leave the GPU idle.
+unsigned per_lane_for(size_t nblocks) { return nblocks >= (size_t(1) << 20) ? 8 : 1; }
+
+// Enqueues G H^-1 of the text's blocks (*) into scratch; returns the
+// device pointer to it, or null for an empty text. scratch holds at least
+// scratch_values(nblocks) values.
+size_t scratch_values(size_t nblocks) {
+  const size_t chunk = 32 * size_t(per_lane_for(nblocks));
+  const size_t n1 = (nblocks + chunk - 1) / chunk;
+  return n1 + (n1 + 31) / 32 + 1;
+}
+
+cudaError_t enqueue_ghash(const Gf128& h, const uint8_t* data, size_t nbytes, Gf128* scratch,
+                          cudaStream_t stream, const Gf128** root) {
+  const size_t nblocks = (nbytes + 15) / 16;
+  *root = nullptr;
+  if (nblocks == 0) return cudaSuccess;
+  const unsigned per_lane = per_lane_for(nblocks);
+  const size_t chunk = 32 * size_t(per_lane);
+  size_t n = (nblocks + chunk - 1) / chunk;
+  const Gf128 h32 = gf_pow(h, 32);
+  Weights w = weights_of(h, h32);
+  const unsigned warps_per_block = kGhashThreads / 32;
+  ghash_chunks_kernel<<<unsigned((n + warps_per_block - 1) / warps_per_block), kGhashThreads, 0,
+                        stream>>>(w, data, nbytes, n * chunk - nblocks, per_lane, n, scratch);
+  // Ping-pong between the front of scratch and the space after the chunks.
+  Gf128 *in = scratch, *spare = scratch + n;
+  Gf128 span = gf_pow(h, chunk);
+  while (n > 1) {
+    const size_t groups = (n + 31) / 32;
+    Gf128* out = in == scratch ? spare : scratch;
+    w = weights_of(span, h32);
+    ghash_fold_kernel<<<unsigned((groups + warps_per_block - 1) / warps_per_block), kGhashThreads,
+                        0, stream>>>(w, in, n, groups * 32 - n, groups, out);
+    span = gf_pow(span, 32);
+    in = out;
+    n = groups;
+  }
+  secure_wipe(&w, sizeof w);
+  *root = in;
+  return cudaGetLastError();
+}
+
+cudaError_t alloc_scratch(size_t nbytes, Gf128** scratch, cudaStream_t stream) {
+  const size_t values = scratch_values((nbytes + 15) / 16);
+  return cudaMallocAsync(reinterpret_cast<void**>(scratch), values * sizeof(Gf128), stream);
+}
+
+// Device buffers for the run_* wrappers, freed on scope exit.
+struct DeviceBuffer {
+  uint8_t* p = nullptr;
+  ~DeviceBuffer() {
+    if (p != nullptr) cudaFree(p);
+  }
+  cudaError_t alloc(size_t n) { return cudaMalloc(reinterpret_cast<void**>(&p), n < 16 ? 16 : n); }
+};
+
+// In and out buffers on the device for host in/out (one buffer in place).
+cudaError_t stage_in(const uint8_t* in, const uint8_t* out, size_t n, DeviceBuffer* din,
+                     DeviceBuffer* dout, uint8_t** d_out) {
+  cudaError_t e = din->alloc(n);
+  if (e == cudaSuccess && n != 0) e = cudaMemcpy(din->p, in, n, cudaMemcpyHostToDevice);
+  if (e != cudaSuccess) return e;
+  if (in == out) {
+    *d_out = din->p;
+    return cudaSuccess;
+  }
+  e = dout->alloc(n);
+  *d_out = dout->p;
+  return e;
+}
+
+}  // namespace
+
+const char* kernel_name(Kernel k) { return k == Kernel::kTable ? "table" : "bitsliced"; }
+
+int ecb(Kernel k, const uint32_t rk[32], const uint8_t* d_in, uint8_t* d_out, size_t nblocks,
+        cudaStream_t stream) {
+  if (!aligned16(d_in) || !aligned16(d_out)) return cudaErrorInvalidValue;
+  const Job j = {d_in, d_out, 16 * nblocks, {0, 0, 0, 0}, nullptr};
+  return launch<Mode::kEcb>(k, keys_of(rk), j, stream);
+}
+
+int ctr(Kernel k, const uint32_t rk[32], uint8_t counter[16], const uint8_t* d_in,
+        uint8_t* d_out, size_t nblocks, cudaStream_t stream) {
+  if (!aligned16(d_in) || !aligned16(d_out)) return cudaErrorInvalidValue;
+  Job j = {d_in, d_out, 16 * nblocks, {0, 0, 0, 0}, nullptr};
+  words_of(counter, j.ctr);
+  const int e = launch<Mode::kCtr128>(k, keys_of(rk), j, stream);
+  if (e == cudaSuccess) sm4::ctr128_add(counter, nblocks);
+  return e;
+}
+
+int gcm_seal(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
+             size_t aad_len, const uint8_t* d_in, size_t len, uint8_t* d_out, uint8_t* d_tag,
+             cudaStream_t stream) {
+  if (!aligned16(d_in) || !aligned16(d_out) || uint64_t(len) > gcm::kMaxTextBytes)
+    return cudaErrorInvalidValue;
+  GcmSetup s;
+  gcm_setup(rk, iv, aad, aad_len, len, &s);
+  Job j = {d_in, d_out, len, {s.ctr[0], s.ctr[1], s.ctr[2], s.ctr[3]}, nullptr};
+  cudaError_t e = cudaError_t(launch<Mode::kGctr>(k, keys_of(rk), j, stream));
+  Gf128* scratch = nullptr;
+  if (e == cudaSuccess) e = alloc_scratch(len, &scratch, stream);
+  if (e != cudaSuccess) return e;
+  const Gf128* root = nullptr;
+  e = enqueue_ghash(s.f.h, d_out, len, scratch, stream, &root);
+  if (e == cudaSuccess) {
+    ghash_final_kernel<<<1, 1, 0, stream>>>(s.f, root, d_tag, nullptr);
+    e = cudaGetLastError();
+  }
+  const cudaError_t f = cudaFreeAsync(scratch, stream);
+  return e != cudaSuccess ? e : f;
+}
+
+int gcm_open(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
+             size_t aad_len, const uint8_t* d_in, size_t len, const uint8_t* tag,
+             size_t tag_len, uint8_t* d_out, int* d_ok, cudaStream_t stream) {
+  if (!aligned16(d_in) || !aligned16(d_out) || uint64_t(len) > gcm::kMaxTextBytes ||
+      !gcm::valid_tag_length(tag_len))
+    return cudaErrorInvalidValue;
+  GcmSetup s;
+  gcm_setup(rk, iv, aad, aad_len, len, &s);
+  memcpy(s.f.expect, tag, tag_len);
+  s.f.tag_len = unsigned(tag_len);
+  Gf128* scratch = nullptr;
+  cudaError_t e = alloc_scratch(len, &scratch, stream);
+  if (e != cudaSuccess) return e;
+  // Authenticate first (SP 800-38D 7.2 step 8 before any plaintext leaves):
+  // the decryption kernel reads the verdict and writes nothing on a mismatch.
+  const Gf128* root = nullptr;
+  e = enqueue_ghash(s.f.h, d_in, len, scratch, stream, &root);
+  if (e == cudaSuccess) {
+    ghash_final_kernel<<<1, 1, 0, stream>>>(s.f, root, nullptr, d_ok);
+    e = cudaGetLastError();
+  }
+  if (e == cudaSuccess) {
+    const Job j = {d_in, d_out, len, {s.ctr[0], s.ctr[1], s.ctr[2], s.ctr[3]}, d_ok};
+    e = cudaError_t(launch<Mode::kGctr>(k, keys_of(rk), j, stream));
+  }
+  const cudaError_t f = cudaFreeAsync(scratch, stream);
+  return e != cudaSuccess ? e : f;
+}
+
+int run_ecb(Kernel k, const uint32_t rk[32], const uint8_t* in, uint8_t* out, size_t nblocks) {
+  DeviceBuffer din, dout;
+  uint8_t* d_out = nullptr;
+  cudaError_t e = stage_in(in, out, 16 * nblocks, &din, &dout, &d_out);
+  if (e == cudaSuccess) e = cudaError_t(ecb(k, rk, din.p, d_out, nblocks, nullptr));
+  if (e == cudaSuccess && nblocks != 0)
+    e = cudaMemcpy(out, d_out, 16 * nblocks, cudaMemcpyDeviceToHost);
+  return e;
+}
+
+int run_ctr(Kernel k, const uint32_t rk[32], uint8_t counter[16], const uint8_t* in,
+            uint8_t* out, size_t nblocks) {
+  DeviceBuffer din, dout;
+  uint8_t* d_out = nullptr;
+  cudaError_t e = stage_in(in, out, 16 * nblocks, &din, &dout, &d_out);
+  if (e == cudaSuccess) e = cudaError_t(ctr(k, rk, counter, din.p, d_out, nblocks, nullptr));
+  if (e == cudaSuccess && nblocks != 0)
+    e = cudaMemcpy(out, d_out, 16 * nblocks, cudaMemcpyDeviceToHost);
+  return e;
+}
+
+int run_gcm_seal(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
+                 size_t aad_len, const uint8_t* in, size_t len, uint8_t* out, uint8_t tag[16]) {
+  DeviceBuffer din, dout, dtag;
+  uint8_t* d_out = nullptr;
+  cudaError_t e = stage_in(in, out, len, &din, &dout, &d_out);
+  if (e == cudaSuccess) e = dtag.alloc(16);
+  if (e == cudaSuccess)
+    e = cudaError_t(gcm_seal(k, rk, iv, aad, aad_len, din.p, len, d_out, dtag.p, nullptr));
+  if (e == cudaSuccess && len != 0) e = cudaMemcpy(out, d_out, len, cudaMemcpyDeviceToHost);
+  if (e == cudaSuccess) e = cudaMemcpy(tag, dtag.p, 16, cudaMemcpyDeviceToHost);
+  return e;
+}
+
+int run_gcm_open(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
+                 size_t aad_len, const uint8_t* in, size_t len, const uint8_t* tag,
+                 size_t tag_len, uint8_t* out, bool* ok) {
+  *ok = false;
+  DeviceBuffer din, dout, dok;
+  uint8_t* d_out = nullptr;
+  cudaError_t e = stage_in(in, out, len, &din, &dout, &d_out);
+  if (e == cudaSuccess) e = dok.alloc(sizeof(int));
+  int* d_ok = reinterpret_cast<int*>(dok.p);
+  if (e == cudaSuccess)
+    e = cudaError_t(
+        gcm_open(k, rk, iv, aad, aad_len, din.p, len, tag, tag_len, d_out, d_ok, nullptr));
+  int verdict = 0;
+  if (e == cudaSuccess) e = cudaMemcpy(&verdict, d_ok, sizeof verdict, cudaMemcpyDeviceToHost);
+  if (e == cudaSuccess && verdict == 1 && len != 0)
+    e = cudaMemcpy(out, d_out, len, cudaMemcpyDeviceToHost);
+  *ok = e == cudaSuccess && verdict == 1;
+  return e;
+}
+
+}  // namespace sm4_gpu
+}  // namespace ks

@@ -1,0 +1,310 @@
+// Throughput of SM4 on the GPU (cipher/sm4_gpu.h): both kernels (T-table,
+// bitsliced) in ECB encryption, CTR and GCM seal, over random data of 1 MiB,
+// 16 MiB, 256 MiB and 1 GiB (up to 2^max_log2 bytes):
+//  - kernel only: device buffers, CUDA events around the launch(es), median
+//    of runs after a warm-up (GCM: CTR kernel, GHASH kernels, tag);
+//  - end to end: copy in + kernel + copy out timed together, from ordinary
+//    pageable host memory, from pinned host memory on one stream, and from
+//    pinned memory cut into pieces over kStreams streams so that copies
+//    overlap the kernels (ECB and CTR; GCM's single tag needs the whole
+//    text in one call);
+//  - the copy bandwidth alone (pinned and pageable, in + out) at each size,
+//    the bound for end to end.
+// Every result is checked against the CPU (ks::sm4, ks::gcm): the first
+// and last 64 KiB of ECB/CTR output, GCM's whole ciphertext and tag.
+// Prints one JSON object; exits non-zero on any mismatch.
+//   sm4_gpu_bench [max_log2 (default 30)]
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cipher/gcm.h"
+#include "cipher/sm4.h"
+#include "cipher/sm4_gpu.h"
+#include "gpu_bench_util.cuh"
+
+namespace {
+
+namespace sg = ks::sm4_gpu;
+using ks_bench::Timer;
+
+constexpr int kStreams = 4;
+constexpr size_t kPieces = 16;  // pieces of an overlapped end-to-end run
+constexpr size_t kCheckBytes = 64 * 1024;
+
+enum class Mode { kEcb, kCtr, kGcm };
+const char* mode_name(Mode m) { return m == Mode::kEcb ? "ecb" : m == Mode::kCtr ? "ctr" : "gcm"; }
+
+struct Result {
+  std::string kernel, mode, path;
+  size_t bytes;
+  double seconds;
+};
+
+// Random bytes fast enough for a GiB (splitmix64).
+void fill_random(uint8_t* p, size_t n, uint64_t seed) {
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t z = (seed += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    memcpy(p + i, &z, std::min<size_t>(8, n - i));
+  }
+}
+
+struct Case {
+  sg::Kernel kernel;
+  Mode mode;
+  const ks::sm4::Key* key;
+  const uint8_t* counter;  // CTR: the first counter block
+  const uint8_t* iv;       // GCM
+  const uint8_t* aad;
+  size_t aad_len;
+};
+
+// Enqueues one operation over n bytes at byte offset `off` of the message
+// (CTR: the counter advanced to it); GCM only with off = 0, whole message.
+void enqueue(const Case& c, const uint8_t* d_in, uint8_t* d_out, uint8_t* d_tag, size_t off,
+             size_t n, cudaStream_t s) {
+  if (c.mode == Mode::kEcb) {
+    CHECK(cudaError_t(sg::ecb(c.kernel, c.key->enc, d_in, d_out, n / 16, s)));
+  } else if (c.mode == Mode::kCtr) {
+    uint8_t counter[16];
+    memcpy(counter, c.counter, 16);
+    ks::sm4::ctr128_add(counter, off / 16);
+    CHECK(cudaError_t(sg::ctr(c.kernel, c.key->enc, counter, d_in, d_out, n / 16, s)));
+  } else {
+    CHECK(cudaError_t(
+        sg::gcm_seal(c.kernel, c.key->enc, c.iv, c.aad, c.aad_len, d_in, n, d_out, d_tag, s)));
+  }
+}
+
+// The CPU's output for bytes [off, off + n) of a message of `total` bytes
+// (GCM: the whole message, and its tag).
+void cpu_reference(const Case& c, const uint8_t* in, size_t total, size_t off, size_t n,
+                   uint8_t* out, uint8_t* tag) {
+  if (c.mode == Mode::kEcb) {
+    ks::sm4::encrypt_blocks(*c.key, in + off, out, n / 16);
+  } else if (c.mode == Mode::kCtr) {
+    uint8_t counter[16];
+    memcpy(counter, c.counter, 16);
+    ks::sm4::ctr128_add(counter, off / 16);
+    ks::sm4::ctr_blocks(*c.key, counter, in + off, out, n / 16);
+  } else {
+    ks::gcm::seal(ks::sm4::block_cipher(), c.key, c.iv, 12, c.aad, c.aad_len, in, total, out,
+                  tag, 16);
+  }
+}
+
+void fail(const char* what, const Case& c, size_t bytes) {
+  fprintf(stderr, "MISMATCH: %s %s %s at %zu bytes differs from the CPU\n", what,
+          sg::kernel_name(c.kernel), mode_name(c.mode), bytes);
+  exit(1);
+}
+
+// out (host) against the CPU: GCM whole, ECB/CTR head and tail.
+void check(const Case& c, const uint8_t* in, const uint8_t* out, const uint8_t* tag, size_t n,
+           const char* what) {
+  if (c.mode == Mode::kGcm) {
+    // Every GCM case seals the same message (key, IV, AAD, data): one CPU
+    // seal per size.
+    static std::vector<uint8_t> want;
+    static size_t want_n = 0;
+    static uint8_t want_tag[16];
+    if (want_n != n) {
+      want.resize(n);
+      cpu_reference(c, in, n, 0, n, want.data(), want_tag);
+      want_n = n;
+    }
+    if (memcmp(want.data(), out, n) != 0 || memcmp(want_tag, tag, 16) != 0) fail(what, c, n);
+    return;
+  }
+  std::vector<uint8_t> want(std::min(n, kCheckBytes));
+  for (size_t off : {size_t(0), n - want.size()}) {
+    cpu_reference(c, in, n, off, want.size(), want.data(), nullptr);
+    if (memcmp(want.data(), out + off, want.size()) != 0) fail(what, c, n);
+  }
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Median of reps runs of f after a warm-up, steady clock (f synchronizes).
+double median_wall(const std::function<void()>& f, int reps) {
+  f();
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(seconds_since(t0));
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+struct Buffers {
+  uint8_t *d_in, *d_out, *d_tag;
+  uint8_t *pin_in, *pin_out;
+  std::vector<uint8_t> page_in, page_out;
+  cudaStream_t streams[kStreams];
+};
+
+void bench_case(Timer& timer, Buffers& b, const Case& c, size_t n, std::vector<Result>& rows) {
+  const std::string kn = sg::kernel_name(c.kernel), mn = mode_name(c.mode);
+  const int reps = n >= (size_t(256) << 20) ? 3 : 7;
+  uint8_t tag[16];
+  // Kernel only (the input was copied to d_in once, from page_in).
+  const double k = timer.median([&] { enqueue(c, b.d_in, b.d_out, b.d_tag, 0, n, 0); }, reps);
+  CHECK(cudaMemcpy(b.page_out.data(), b.d_out, n, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(tag, b.d_tag, 16, cudaMemcpyDeviceToHost));
+  check(c, b.page_in.data(), b.page_out.data(), tag, n, "kernel");
+  rows.push_back({kn, mn, "kernel", n, k});
+  // End to end from pageable memory.
+  const double pg = median_wall(
+      [&] {
+        CHECK(cudaMemcpyAsync(b.d_in, b.page_in.data(), n, cudaMemcpyHostToDevice, 0));
+        enqueue(c, b.d_in, b.d_out, b.d_tag, 0, n, 0);
+        CHECK(cudaMemcpyAsync(b.page_out.data(), b.d_out, n, cudaMemcpyDeviceToHost, 0));
+        CHECK(cudaMemcpyAsync(tag, b.d_tag, 16, cudaMemcpyDeviceToHost, 0));
+        CHECK(cudaStreamSynchronize(0));
+      },
+      reps);
+  check(c, b.page_in.data(), b.page_out.data(), tag, n, "pageable");
+  rows.push_back({kn, mn, "pageable", n, pg});
+  // End to end from pinned memory, one stream.
+  const double pn = median_wall(
+      [&] {
+        CHECK(cudaMemcpyAsync(b.d_in, b.pin_in, n, cudaMemcpyHostToDevice, b.streams[0]));
+        enqueue(c, b.d_in, b.d_out, b.d_tag, 0, n, b.streams[0]);
+        CHECK(cudaMemcpyAsync(b.pin_out, b.d_out, n, cudaMemcpyDeviceToHost, b.streams[0]));
+        CHECK(cudaMemcpyAsync(tag, b.d_tag, 16, cudaMemcpyDeviceToHost, b.streams[0]));
+        CHECK(cudaStreamSynchronize(b.streams[0]));
+      },
+      reps);
+  check(c, b.pin_in, b.pin_out, tag, n, "pinned");
+  rows.push_back({kn, mn, "pinned", n, pn});
+  if (c.mode == Mode::kGcm) return;
+  // Pinned, kPieces pieces round-robin over kStreams streams: piece i's
+  // copy in overlaps piece i-1's kernel and piece i-2's copy out.
+  const size_t piece = (n / kPieces + 15) / 16 * 16;
+  memset(b.pin_out, 0, n);
+  const double ov = median_wall(
+      [&] {
+        for (size_t i = 0, off = 0; off < n; ++i, off += piece) {
+          const size_t len = std::min(piece, n - off);
+          cudaStream_t s = b.streams[i % kStreams];
+          CHECK(cudaMemcpyAsync(b.d_in + off, b.pin_in + off, len, cudaMemcpyHostToDevice, s));
+          enqueue(c, b.d_in + off, b.d_out + off, b.d_tag, off, len, s);
+          CHECK(cudaMemcpyAsync(b.pin_out + off, b.d_out + off, len, cudaMemcpyDeviceToHost, s));
+        }
+        CHECK(cudaDeviceSynchronize());
+      },
+      reps);
+  check(c, b.pin_in, b.pin_out, tag, n, "pinned_overlap");
+  rows.push_back({kn, mn, "pinned_overlap", n, ov});
+}
+
+// Copy in + copy out alone, pinned (overlapped over the streams, as the
+// best end-to-end path can at most do) and pageable.
+void bench_copies(Buffers& b, size_t n, std::vector<Result>& rows) {
+  const size_t piece = (n / kPieces + 15) / 16 * 16;
+  const double pinned = median_wall(
+      [&] {
+        for (size_t i = 0, off = 0; off < n; ++i, off += piece) {
+          const size_t len = std::min(piece, n - off);
+          cudaStream_t s = b.streams[i % kStreams];
+          CHECK(cudaMemcpyAsync(b.d_in + off, b.pin_in + off, len, cudaMemcpyHostToDevice, s));
+          CHECK(cudaMemcpyAsync(b.pin_out + off, b.d_out + off, len, cudaMemcpyDeviceToHost, s));
+        }
+        CHECK(cudaDeviceSynchronize());
+      },
+      5);
+  rows.push_back({"none", "copy", "pinned_overlap", n, pinned});
+  const double pageable = median_wall(
+      [&] {
+        CHECK(cudaMemcpy(b.d_in, b.page_in.data(), n, cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(b.page_out.data(), b.d_out, n, cudaMemcpyDeviceToHost));
+      },
+      5);
+  rows.push_back({"none", "copy", "pageable", n, pageable});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int max_log2 = argc > 1 ? atoi(argv[1]) : 30;
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  const size_t max_n = size_t(1) << max_log2;
+  std::random_device rd;
+  const uint64_t seed = uint64_t(rd()) << 32 | rd();
+
+  Buffers b;
+  b.page_in.resize(max_n);
+  b.page_out.resize(max_n);
+  fill_random(b.page_in.data(), max_n, seed);
+  CHECK(cudaMalloc(&b.d_in, max_n));
+  CHECK(cudaMalloc(&b.d_out, max_n));
+  CHECK(cudaMalloc(&b.d_tag, 16));
+  CHECK(cudaMallocHost(&b.pin_in, max_n));
+  CHECK(cudaMallocHost(&b.pin_out, max_n));
+  memcpy(b.pin_in, b.page_in.data(), max_n);
+  for (cudaStream_t& s : b.streams) CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+
+  uint8_t key_bytes[16], counter[16], iv[12], aad[29];
+  fill_random(key_bytes, 16, seed ^ 1);
+  fill_random(counter, 16, seed ^ 2);
+  memset(counter + 8, 0xff, 7);  // the 64-bit carry happens inside the runs
+  fill_random(iv, 12, seed ^ 3);
+  fill_random(aad, sizeof aad, seed ^ 4);
+  ks::sm4::Key key;
+  ks::sm4::set_key(&key, key_bytes);
+
+  Timer timer;
+  std::vector<Result> rows;
+  std::vector<size_t> sizes;
+  for (int lg : {20, 24, 28, 30})
+    if (lg <= max_log2) sizes.push_back(size_t(1) << lg);
+  for (size_t n : sizes) {
+    CHECK(cudaMemcpy(b.d_in, b.page_in.data(), n, cudaMemcpyHostToDevice));
+    for (sg::Kernel k : {sg::Kernel::kTable, sg::Kernel::kBitsliced})
+      for (Mode m : {Mode::kEcb, Mode::kCtr, Mode::kGcm}) {
+        CHECK(cudaMemcpy(b.d_in, b.page_in.data(), n, cudaMemcpyHostToDevice));
+        const Case c = {k, m, &key, counter, iv, aad, sizeof aad};
+        bench_case(timer, b, c, n, rows);
+      }
+    bench_copies(b, n, rows);
+  }
+
+  printf("{\n  \"device\": \"%s\",\n  \"sms\": %d,\n  \"seed\": %llu,\n", prop.name,
+         prop.multiProcessorCount, (unsigned long long)seed);
+  printf("  \"note\": \"GB/s = 1e9 bytes of plaintext per second; gbit_per_s = 8 x that; "
+         "copy rows move the bytes in and out\",\n");
+  printf("  \"results\": [\n");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Result& r = rows[i];
+    const double gbs = r.bytes / r.seconds / 1e9;
+    printf("    {\"kernel\": \"%s\", \"mode\": \"%s\", \"path\": \"%s\", \"bytes\": %zu, "
+           "\"ms\": %.4f, \"gb_per_s\": %.2f, \"gbit_per_s\": %.1f}%s\n",
+           r.kernel.c_str(), r.mode.c_str(), r.path.c_str(), r.bytes, r.seconds * 1e3, gbs,
+           8 * gbs, i + 1 < rows.size() ? "," : "");
+  }
+  printf("  ]\n}\n");
+  ks::sm4::wipe_key(&key);
+  for (cudaStream_t s : b.streams) cudaStreamDestroy(s);
+  cudaFree(b.d_in);
+  cudaFree(b.d_out);
+  cudaFree(b.d_tag);
+  cudaFreeHost(b.pin_in);
+  cudaFreeHost(b.pin_out);
+  return 0;
+}
