@@ -12,13 +12,14 @@ namespace ks {
 namespace bench {
 
 struct Case {
-  std::string alg;         // "sm3", "sm2", "ed25519", "x25519"
-  std::string op;          // "hash"; "keygen", "sign", "verify"; "derive" (x25519)
+  std::string alg;         // "sm3", "sm2", "ed25519", "x25519", "sm4"
+  std::string op;          // "hash"; "keygen", "sign", "verify"; "derive" (x25519);
+                           // sm4: the mode ("ecb" ... "gcm"; "cbc-dec" decrypts)
   std::string impl;        // "kuaisuo" or "openssl"
   std::string backend;     // "cpu" or "gpu" (kuaisuo; the CLI resolves auto)
   unsigned threads = 1;    // CPU threads working
   size_t batch = 1;        // items per call; 1 = single-operation calls
-  size_t msg_bytes = 64;
+  size_t msg_bytes = 64;   // per item (sm4: the buffer each operation encrypts)
   double seconds = 1.0;    // budget for the timed runs
   std::string input = "message";  // sm2 sign/verify: "digest" (e given) or "message"
   bool pinned = false;     // sm2 batches: buffers from ks_host_alloc

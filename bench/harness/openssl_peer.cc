@@ -1,6 +1,8 @@
 #include "openssl_peer.h"
 
 #include <dlfcn.h>
+#include <stdint.h>
+#include <string.h>
 
 #include <vector>
 
@@ -28,9 +30,11 @@ OpenSslPeer::OpenSslPeer() {
   }
   if (lib_ == nullptr) {
     error_ = curve_error_ = "cannot load libcrypto.so.3 (install OpenSSL 3)";
+    for (std::string& e : sm4_error_) e = error_;
     return;
   }
   load_curve25519();  // on its own: a libcrypto without SM2 may still have it
+  load_sm4();         // likewise
   auto version = reinterpret_cast<const char* (*)(int)>(sym("OpenSSL_version"));
   auto fetch = reinterpret_cast<const void* (*)(void*, const char*, const char*)>(
       sym("EVP_MD_fetch"));
@@ -282,6 +286,94 @@ bool OpenSslPeer::x25519_keygen() const {
 bool OpenSslPeer::x25519_derive(X25519Deriver* d, size_t peer, uint8_t out[32]) const {
   size_t len = 32;
   return curve_.derive(d->ctxs[peer % d->ctxs.size()], out, &len) == 1 && len == 32;
+}
+
+// ---- SM4 -------------------------------------------------------------------------
+
+namespace {
+const char* const kSm4Names[][2] = {{"ecb", "SM4-ECB"}, {"cbc", "SM4-CBC"}, {"cfb", "SM4-CFB"},
+                                    {"ofb", "SM4-OFB"}, {"ctr", "SM4-CTR"}, {"gcm", "SM4-GCM"}};
+constexpr int kCtrlAeadGetTag = 0x10;  // EVP_CTRL_AEAD_GET_TAG
+}  // namespace
+
+void OpenSslPeer::load_sm4() {
+  std::string error;
+  bind(cipher_.fetch, sym_into("EVP_CIPHER_fetch", &error));
+  bind(cipher_.free, sym_into("EVP_CIPHER_free", &error));
+  bind(cipher_.ctx_new, sym_into("EVP_CIPHER_CTX_new", &error));
+  bind(cipher_.ctx_free, sym_into("EVP_CIPHER_CTX_free", &error));
+  bind(cipher_.init, sym_into("EVP_CipherInit_ex2", &error));
+  bind(cipher_.update, sym_into("EVP_CipherUpdate", &error));
+  bind(cipher_.final, sym_into("EVP_CipherFinal_ex", &error));
+  bind(cipher_.set_padding, sym_into("EVP_CIPHER_CTX_set_padding", &error));
+  bind(cipher_.ctrl, sym_into("EVP_CIPHER_CTX_ctrl", &error));
+  for (int m = 0; m < kSm4Modes; ++m) {
+    if (error.empty()) sm4_cipher_[m] = cipher_.fetch(nullptr, kSm4Names[m][1], nullptr);
+    sm4_error_[m] = !error.empty()             ? error
+                    : sm4_cipher_[m] == nullptr ? std::string("this libcrypto has no ") +
+                                                      kSm4Names[m][1]
+                                                : std::string();
+  }
+}
+
+int OpenSslPeer::sm4_index(const std::string& mode) const {
+  for (int m = 0; m < kSm4Modes; ++m)
+    if (mode == kSm4Names[m][0]) return m;
+  return -1;
+}
+
+const std::string& OpenSslPeer::sm4_error(const std::string& mode) const {
+  static const std::string unknown = "no such SM4 mode";
+  const int m = sm4_index(mode);
+  return m < 0 ? unknown : sm4_error_[m];
+}
+
+struct OpenSslPeer::Sm4Cipher {
+  void* ctx = nullptr;  // EVP_CIPHER_CTX
+  bool gcm = false, has_iv = false;
+  uint8_t key[16] = {}, iv[16] = {};
+};
+
+OpenSslPeer::Sm4Cipher* OpenSslPeer::sm4_new_cipher(const std::string& mode, bool encrypt,
+                                                    const uint8_t key[16], const uint8_t* iv,
+                                                    size_t iv_len) const {
+  const int m = sm4_index(mode);
+  if (m < 0 || !sm4_error_[m].empty()) return nullptr;
+  auto* c = new Sm4Cipher;
+  c->gcm = mode == "gcm";
+  // The IV lengths EVP assumes: none for ECB, 12 bytes for GCM, else 16.
+  const size_t want = mode == "ecb" ? 0 : c->gcm ? 12 : 16;
+  memcpy(c->key, key, 16);
+  c->has_iv = want != 0;
+  if (iv_len == want && c->has_iv) memcpy(c->iv, iv, want);
+  c->ctx = cipher_.ctx_new();
+  const bool ok = iv_len == want && c->ctx != nullptr &&
+                  cipher_.init(c->ctx, sm4_cipher_[m], c->key, c->has_iv ? c->iv : nullptr,
+                               encrypt ? 1 : 0, nullptr) == 1 &&
+                  cipher_.set_padding(c->ctx, 0) == 1;
+  if (!ok) {
+    sm4_free_cipher(c);
+    return nullptr;
+  }
+  return c;
+}
+
+void OpenSslPeer::sm4_free_cipher(Sm4Cipher* c) const {
+  if (c == nullptr) return;
+  if (c->ctx != nullptr) cipher_.ctx_free(c->ctx);
+  delete c;
+}
+
+bool OpenSslPeer::sm4_message(Sm4Cipher* c, const uint8_t* in, size_t len, uint8_t* out,
+                              uint8_t tag[16]) const {
+  int n = 0, last = 0;
+  // The cipher and direction stay as made (NULL cipher, enc -1).
+  const uint8_t* iv = c->has_iv ? c->iv : nullptr;
+  if (len > size_t(INT32_MAX) || cipher_.init(c->ctx, nullptr, c->key, iv, -1, nullptr) != 1 ||
+      cipher_.update(c->ctx, out, &n, in, int(len)) != 1 ||
+      cipher_.final(c->ctx, out + n, &last) != 1 || size_t(n) + size_t(last) != len)
+    return false;
+  return !c->gcm || cipher_.ctrl(c->ctx, kCtrlAeadGetTag, 16, tag) == 1;
 }
 
 bool OpenSslPeer::sm3(const uint8_t* data, size_t len, uint8_t out[32]) const {

@@ -61,12 +61,31 @@ class OpenSslPeer {
   bool x25519_keygen() const;  // one key generation (the key is freed)
   bool x25519_derive(X25519Deriver* d, size_t peer, uint8_t out[32]) const;
 
+  // SM4 through EVP_CIPHER (SM4-ECB, -CBC, -CFB, -OFB, -CTR, -GCM), each
+  // fetched once; modes are named "ecb", "cbc", "cfb", "ofb", "ctr", "gcm".
+  // sm4_error(mode) is "" when this libcrypto has that mode (OpenSSL 3.0
+  // has no SM4-GCM).
+  const std::string& sm4_error(const std::string& mode) const;
+  // An EVP_CIPHER_CTX made once with its key and IV (GCM: a 12-byte IV),
+  // padding off. One message is sm4_message: EVP_CipherInit_ex2 with the
+  // key and IV again (the key schedule, as a one-shot call pays it),
+  // EVP_CipherUpdate over the whole buffer, EVP_CipherFinal_ex and, for
+  // GCM, the 16-byte tag; false unless exactly len bytes came out.
+  struct Sm4Cipher;
+  Sm4Cipher* sm4_new_cipher(const std::string& mode, bool encrypt, const uint8_t key[16],
+                            const uint8_t* iv, size_t iv_len) const;
+  void sm4_free_cipher(Sm4Cipher* c) const;
+  bool sm4_message(Sm4Cipher* c, const uint8_t* in, size_t len, uint8_t* out,
+                   uint8_t tag[16]) const;
+
  private:
   OpenSslPeer();
   Fn sym(const char* name);
   Fn sym_into(const char* name, std::string* error);
   void load_sm2();
   void load_curve25519();
+  void load_sm4();
+  int sm4_index(const std::string& mode) const;  // into sm4_cipher_, or -1
   bool keygen_named(const char* alg, void** pkey) const;
   template <class Body>
   bool with_id(Sm2Signer* s, const uint8_t* id, size_t id_len, Body body) const;
@@ -106,7 +125,21 @@ class OpenSslPeer {
     int (*derive)(void*, unsigned char*, size_t*);
   } curve_{};
   std::string curve_error_;
-
+  // The EVP_CIPHER entry points SM4 needs, and the fetched ciphers.
+  struct Cipher {
+    void* (*fetch)(void*, const char*, const char*);
+    void (*free)(void*);
+    void* (*ctx_new)();
+    void (*ctx_free)(void*);
+    int (*init)(void*, const void*, const unsigned char*, const unsigned char*, int, const void*);
+    int (*update)(void*, unsigned char*, int*, const unsigned char*, int);
+    int (*final)(void*, unsigned char*, int*);
+    int (*set_padding)(void*, int);
+    int (*ctrl)(void*, int, int, void*);
+  } cipher_{};
+  static constexpr int kSm4Modes = 6;
+  void* sm4_cipher_[kSm4Modes] = {};  // EVP_CIPHER*, or nullptr
+  std::string sm4_error_[kSm4Modes];
 };
 
 }  // namespace bench

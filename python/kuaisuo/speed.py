@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import _native
 
-ALGORITHMS = ("sm3", "sm2", "ed25519", "x25519")
+ALGORITHMS = ("sm3", "sm2", "ed25519", "x25519", "sm4")
 
 
 @dataclass(frozen=True)
@@ -162,8 +162,37 @@ def plan_x25519(opt: Options) -> List[Comparison]:
     return plan_single_and_batches("x25519", [("keygen", "key", 0), ("derive", "key", 0)], opt)
 
 
+SM4_OPS = ("ecb", "cbc", "cbc-dec", "cfb", "ofb", "ctr", "gcm")
+SM4_SIZES = (16, 64, 1 << 10, 16 << 10, 64 << 10, 1 << 20)
+
+
+def plan_sm4(opt: Options) -> List[Comparison]:
+    """Each mode (op: the mode's name, encrypting; "cbc-dec" decrypts CBC,
+    which runs in parallel where CBC encryption is serial) on one thread at
+    16 B to 1 MiB against OpenSSL's EVP SM4 on one thread; then CTR and GCM
+    batches of 16 KiB messages (ks_sm4_batch, a key and IV per message) on
+    every thread against OpenSSL on as many threads. An operation is one
+    whole message under a random key and IV, no padding, no AAD, a 16-byte
+    GCM tag: our one-shot call, and OpenSSL's init (key and IV), update and
+    final on an EVP_CIPHER_CTX made once per thread. CPU rows only (none
+    under --backend gpu): GPU rows come with the GPU kernels."""
+    plan: List[Comparison] = []
+    if opt.backend != "gpu":
+        for op in SM4_OPS:
+            for size in SM4_SIZES:
+                ours = Case("sm4", op, "kuaisuo", "cpu", 1, 1, size)
+                plan.append(Comparison(ours, replace(ours, impl="openssl")))
+        batch = opt.batch or 4096
+        for op in ("ctr", "gcm"):
+            ours = Case("sm4", op, "kuaisuo", "cpu", opt.threads, batch, 16 << 10)
+            theirs = Case("sm4", op, "openssl", "cpu", opt.threads, 1, 16 << 10)
+            plan.append(Comparison(ours, theirs))
+    return plan
+
+
 PLANS: Dict[str, Callable[[Options], List[Comparison]]] = {
-    "sm3": plan_sm3, "sm2": plan_sm2, "ed25519": plan_ed25519, "x25519": plan_x25519}
+    "sm3": plan_sm3, "sm2": plan_sm2, "ed25519": plan_ed25519, "x25519": plan_x25519,
+    "sm4": plan_sm4}
 
 
 def machine_info(gpu: bool) -> dict:
