@@ -273,6 +273,13 @@ int ks_ed25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* seeds, size_t se
   if (rc == KS_OK) rc = ks::api::check_output(seeds, seeds_len, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 32);
   if (rc != KS_OK) return rc;
+  if (ctx->use_gpu(count, kAutoGpuMinEd25519Sign)) {  // secrets drawn on the device
+    rc = ks::api::run_on_gpu_whole(ctx, count, status, [&] {
+      return ks::curve25519_gpu::ed25519_keygen_batch(*ctx->gpu, count, seeds, public_keys);
+    });
+    if (rc != KS_OK) ks::secure_wipe(seeds, 32 * count);
+    return rc;
+  }
   if (count > 0 && !ks::os_random(seeds, 32 * count)) {
     ks::secure_wipe(seeds, 32 * count);
     memset(public_keys, 0, 32 * count);
@@ -280,7 +287,7 @@ int ks_ed25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* seeds, size_t se
     return KS_ERR_RANDOM;
   }
   try {
-    // A failed batch (e.g. a GPU error) hands out no seeds.
+    // A failed batch hands out no seeds.
     rc = ks_ed25519_public_keys_batch(ctx, seeds, count, public_keys, public_keys_len, status);
     if (rc != KS_OK) ks::secure_wipe(seeds, 32 * count);
     return rc;

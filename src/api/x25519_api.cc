@@ -150,6 +150,13 @@ int ks_x25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
   if (rc == KS_OK) rc = ks::api::check_output(private_keys, private_keys_len, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 32);
   if (rc != KS_OK) return rc;
+  if (ctx->use_gpu(count, kAutoGpuMinX25519Keygen)) {  // secrets drawn on the device
+    rc = ks::api::run_on_gpu_whole(ctx, count, status, [&] {
+      return ks::curve25519_gpu::x25519_keygen_batch(*ctx->gpu, count, private_keys, public_keys);
+    });
+    if (rc != KS_OK) ks::secure_wipe(private_keys, 32 * count);
+    return rc;
+  }
   if (count > 0 && !ks::os_random(private_keys, 32 * count)) {
     ks::secure_wipe(private_keys, 32 * count);
     memset(public_keys, 0, 32 * count);
@@ -157,7 +164,7 @@ int ks_x25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
     return KS_ERR_RANDOM;
   }
   try {
-    // A failed batch (e.g. a GPU error) hands out no private keys.
+    // A failed batch hands out no private keys.
     rc = ks_x25519_public_keys_batch(ctx, private_keys, count, public_keys, public_keys_len,
                                      status);
     if (rc != KS_OK) ks::secure_wipe(private_keys, 32 * count);

@@ -8,8 +8,10 @@
 #include <cuda_runtime.h>
 
 #include "core/chacha20_gpu.h"
+#include "core/secure.h"
 #include "engine/gpu.h"
 #include "engine/gpu_pipeline.cuh"
+#include "kuaisuo.h"
 
 namespace ks {
 namespace gpu {
@@ -35,6 +37,17 @@ int to_status(cudaError_t err);
 
 // A DRBG key for one batch call (core/chacha20_gpu.h), fresh from getrandom.
 bool fresh_drbg_key(chacha20::Key* key);
+
+// Runs a job that draws secrets on the device under a fresh DRBG key:
+// make(key) builds the job; the key is wiped afterwards. A ks_status.
+template <class Make>
+int run_with_drbg(Engine& engine, size_t count, const Make& make) {
+  chacha20::Key drbg;
+  if (!fresh_drbg_key(&drbg)) return KS_ERR_RANDOM;
+  const int rc = CudaEngine::of(engine).run(make(drbg), count);
+  secure_wipe(&drbg, sizeof drbg);
+  return rc;
+}
 
 // Work done on the device of every engine that opens (e.g. building a
 // scheme's tables in device memory), declared at namespace scope by the

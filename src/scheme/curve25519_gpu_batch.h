@@ -28,6 +28,12 @@ int ed25519_verify_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uin
                          const uint64_t* offsets, size_t count, const uint8_t* sigs,
                          int* status);
 
+// count fresh key pairs: secrets (Ed25519 seeds, X25519 private keys)
+// drawn on the device from a DRBG keyed by getrandom for this call, and
+// their public keys.
+int ed25519_keygen_batch(ks::gpu::Engine& engine, size_t count, uint8_t* seeds, uint8_t* pubs);
+int x25519_keygen_batch(ks::gpu::Engine& engine, size_t count, uint8_t* keys, uint8_t* pubs);
+
 // pubs[i] = the X25519 public key of the private key keys[i].
 int x25519_public_keys_batch(ks::gpu::Engine& engine, const uint8_t* keys, size_t count,
                              uint8_t* pubs);

@@ -2,6 +2,8 @@
 // of the batch calls over the launchers of scheme/curve25519_gpu.h.
 #include <string.h>
 
+#include "core/chacha20_gpu.h"
+#include "core/secure.h"
 #include "engine/gpu_engine.cuh"
 #include "engine/gpu_jobs.cuh"
 #include "kuaisuo.h"
@@ -108,6 +110,36 @@ class PublicKeysJob final : public FixedSizeJob {
   Launcher launcher_;
 };
 
+// Key pairs: secrets (Ed25519 seeds or X25519 private keys) drawn on the
+// device from the batch's DRBG (core/chacha20_gpu.h, as SM2's keygen), so
+// that no host thread spends the batch's time in getrandom; then their
+// public keys, as PublicKeysJob. Outputs: secret (32, wiped from pinned
+// memory after delivery), public key (32).
+class KeygenJob final : public FixedSizeJob {
+ public:
+  KeygenJob(const chacha20::Key& drbg, PublicKeysJob::Launcher launcher, uint8_t* secrets,
+            uint8_t* pubs)
+      : drbg_(drbg), launcher_(launcher) {
+    add_output(secrets, 32);
+    add_output(pubs, 32);
+  }
+  ~KeygenJob() override { secure_wipe(&drbg_, sizeof drbg_); }
+  size_t secret_result_bytes(size_t n) const override { return 32 * n; }
+  cudaError_t launch(size_t first, size_t n, const uint8_t*, uint8_t* dev_out,
+                     cudaStream_t stream) const override {
+    uint8_t* secrets = out_part(dev_out, n, 0);
+    const cudaError_t err =
+        chacha20::launch_random_bytes32(drbg_, first, ks::gpu::kTagPrivateKeys, n, secrets, stream);
+    if (err != cudaSuccess) return err;
+    return launcher_(Field::kInteger, Layout::kOutOfLineFourBlocks, secrets,
+                     out_part(dev_out, n, 1), n, stream);
+  }
+
+ private:
+  chacha20::Key drbg_;
+  PublicKeysJob::Launcher launcher_;
+};
+
 // Ed25519 signatures of messages in the flat layout, under one key (its
 // 96-byte expanded form in each chunk's header) or per-item seeds (a
 // fixed input). Either is secret and sits before the messages, so the
@@ -156,6 +188,18 @@ int x25519_public_keys_batch(ks::gpu::Engine& engine, const uint8_t* keys, size_
                              uint8_t* pubs) {
   return ks::gpu::CudaEngine::of(engine).run(
       PublicKeysJob(launch_x25519_public_keys, keys, pubs), count);
+}
+
+int ed25519_keygen_batch(ks::gpu::Engine& engine, size_t count, uint8_t* seeds, uint8_t* pubs) {
+  return ks::gpu::run_with_drbg(engine, count, [&](const chacha20::Key& drbg) {
+    return KeygenJob(drbg, launch_ed25519_public_keys, seeds, pubs);
+  });
+}
+
+int x25519_keygen_batch(ks::gpu::Engine& engine, size_t count, uint8_t* keys, uint8_t* pubs) {
+  return ks::gpu::run_with_drbg(engine, count, [&](const chacha20::Key& drbg) {
+    return KeygenJob(drbg, launch_x25519_public_keys, keys, pubs);
+  });
 }
 
 int ed25519_sign_batch(ks::gpu::Engine& engine, const uint8_t one_key[96], const uint8_t* seeds,

@@ -22,6 +22,7 @@ using ks::gpu::FixedSizeJob;
 using ks::gpu::kTagNonces;
 using ks::gpu::kTagPrivateKeys;
 using ks::gpu::MessagesJob;
+using ks::gpu::run_with_drbg;
 
 // The fixed-base table goes to every device when its engine opens.
 const ks::gpu::WarmUp kTables(&init_tables);
@@ -216,16 +217,6 @@ class Sm2VerifyMessagesJob final : public MessagesJob {
   size_t prefix_len_;
   int* status_;
 };
-
-// Runs job on engine under a fresh DRBG key (make(key) builds the job).
-template <class Make>
-int run_with_drbg(ks::gpu::Engine& engine, size_t count, const Make& make) {
-  chacha20::Key drbg;
-  if (!ks::gpu::fresh_drbg_key(&drbg)) return KS_ERR_RANDOM;
-  const int rc = ks::gpu::CudaEngine::of(engine).run(make(drbg), count);
-  secure_wipe(&drbg, sizeof drbg);
-  return rc;
-}
 
 }  // namespace
 
