@@ -7,6 +7,8 @@ SM2 digest-in rows come twice: with ordinary (pageable) caller buffers and
 with pinned ones (ks_host_alloc), which the engine copies directly.
 The smallest batch at which the GPU beats the CPU is the AUTO crossover.
 
+SM4-CTR rows sweep one buffer's size instead (64 KiB .. 1 GiB).
+
 Usage: python3 bench/gpu_sweep.py OUT.json [--seconds S] [--only ALG[:OP] ...]
 """
 
@@ -39,6 +41,28 @@ def case(alg, op, backend, threads, batch, msg, kind, seconds, pinned=False):
             "host_memory": "pinned" if pinned else "pageable",
             "ops_per_s": r["ops_per_s"], "bytes_per_s": r["bytes_per_s"],
             "latency_ms": 1e3 * batch / r["ops_per_s"]}
+
+
+SM4_BUFFER_BYTES = [1 << k for k in range(16, 31, 2)]  # 64 KiB .. 1 GiB
+
+
+def sweep_sm4_buffers(rows, threads, seconds):
+    """SM4-CTR over one buffer (ks_sm4_crypt_buffer) against its size: the
+    GPU with the constant-time kernel from ordinary and pinned memory, the
+    T-table kernel from pinned memory, and the CPU on every thread."""
+    for size in SM4_BUFFER_BYTES:
+        first = len(rows)
+        for backend, kind, pinned in (("gpu", "buffer", False), ("gpu", "buffer", True),
+                                      ("gpu", "buffer-tables", True), ("cpu", "buffer", False)):
+            r = case("sm4", "ctr", backend, threads, 1, size, kind, seconds, pinned)
+            if r:
+                r["latency_ms"] = 1e3 / r["ops_per_s"]
+                rows.append(r)
+        line = [f"sm4 ctr buffer {size:>11} B"]
+        for r in rows[first:]:
+            where = f"{r['backend']} {r['input']}" + (" pinned" if r["host_memory"] == "pinned" else "")
+            line.append(f"{where} {r['bytes_per_s'] / 1e9:.2f} GB/s")
+        print("  ".join(line), flush=True)
 
 
 def main():
@@ -74,6 +98,8 @@ def main():
                 where = r["backend"] + (" pinned" if r["host_memory"] == "pinned" else "")
                 line.append(f"{where} {r['ops_per_s']:.3e}/s {r['latency_ms']:.2f} ms")
             print("  ".join(line), flush=True)
+    if not args.only or "sm4" in args.only:
+        sweep_sm4_buffers(rows, threads, args.seconds)
     machine = {"gpu": _native._gpu_info(0), "cpu_model": _native._cpu_model(),
                "online_cpus": threads, "seconds_per_case": args.seconds,
                "elapsed_s": time.monotonic() - started}

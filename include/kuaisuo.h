@@ -271,8 +271,23 @@ KS_API int ks_sm4_gcm_final(ks_sm4_gcm_ctx* c, uint8_t* tag, size_t tag_len);
 KS_API int ks_sm4_gcm_verify(ks_sm4_gcm_ctx* c, const uint8_t* tag, size_t tag_len);
 KS_API void ks_sm4_gcm_cleanse(ks_sm4_gcm_ctx* c);
 
+/* One large buffer, ECB (whole blocks, no padding) or CTR (any length),
+ * on a context: on GPU contexts (AUTO: from 4 MiB) through the chunked
+ * pipeline, copies overlapping the kernels and pinned caller buffers
+ * (ks_host_alloc) copied directly; otherwise split over the context's CPU
+ * threads. The GPU kernel is the constant-time bitsliced one unless flags
+ * has KS_SM4_GPU_TABLES: shared-memory T-tables, faster, but their
+ * addresses depend on key and data, which another tenant of the same GPU
+ * may observe (docs/ARCHITECTURE.md). CTR's iv is the first counter block
+ * (not advanced); out may be in. */
+#define KS_SM4_GPU_TABLES 2u
+KS_API int ks_sm4_crypt_buffer(ks_ctx* ctx, int mode, int encrypt, uint32_t flags,
+                               const uint8_t key[KS_SM4_KEY_BYTES], const uint8_t* iv,
+                               size_t iv_len, const uint8_t* in, size_t len, uint8_t* out);
+
 /* Many independent messages, each with its own key and IV, on the
- * context's CPU threads (GPU contexts too, until the GPU kernels land).
+ * context's CPU threads (on GPU contexts too: no per-item-key GPU kernel
+ * yet).
  * Item i: key keys[16*i ..), IV ivs[iv_len*i ..) (iv_len: 16, or 0 for ECB,
  * or the GCM IV length, the same for every item), input
  * data[offsets[i] .. offsets[i+1]), output at the same offsets of out

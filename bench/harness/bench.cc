@@ -704,6 +704,41 @@ bool run_sm4_batch(const Case& c, const Sm4Op& op, Result* result, std::string* 
   return true;
 }
 
+// One buffer of msg_bytes through ks_sm4_crypt_buffer on the context
+// (input "buffer": the constant-time GPU kernel; "buffer-tables": the
+// T-table one), from ordinary or pinned (Case::pinned) memory, encrypted
+// in place. batch is 1: the rows' unit is the buffer.
+bool run_sm4_buffer(const Case& c, const Sm4Op& op, Result* result, std::string* error) {
+  if (op.mode != KS_SM4_ECB && op.mode != KS_SM4_CTR) {
+    *error = "buffers: ecb or ctr";
+    return false;
+  }
+  CtxPtr ctx = make_ctx(c, error);
+  if (ctx == nullptr) return false;
+  const std::vector<uint8_t> key = random_bytes(16), iv = random_bytes(16);
+  HostBuffer buf(c.msg_bytes, c.pinned, random_bytes(c.msg_bytes));
+  if (buf.data() == nullptr && c.msg_bytes > 0) {
+    *error = "no host memory";
+    return false;
+  }
+  const uint32_t flags = c.input == "buffer-tables" ? KS_SM4_GPU_TABLES : 0;
+  const bool ctr = op.mode == KS_SM4_CTR;
+  int call_rc = KS_OK;
+  *result = measure(c.seconds, c.msg_bytes, [&](size_t iters) {
+    for (size_t r = 0; r < iters && call_rc == KS_OK; ++r)
+      call_rc = ks_sm4_crypt_buffer(ctx.get(), op.mode, op.encrypt ? 1 : 0, flags, key.data(),
+                                    ctr ? iv.data() : nullptr, ctr ? 16 : 0, buf.data(),
+                                    c.msg_bytes, buf.data());
+    return iters;
+  });
+  if (call_rc != KS_OK) {
+    *error = ks_strerror(call_rc);
+    return false;
+  }
+  result->backend = c.backend;
+  return true;
+}
+
 bool run_sm4(const Case& c, Result* result, std::string* error) {
   const Sm4Op* op = sm4_op(c.op);
   if (op->mode <= KS_SM4_CBC && c.msg_bytes % KS_SM4_BLOCK_BYTES != 0) {
@@ -717,6 +752,8 @@ bool run_sm4(const Case& c, Result* result, std::string* error) {
       return false;
     }
   }
+  if (c.impl == "kuaisuo" && c.input.rfind("buffer", 0) == 0)
+    return run_sm4_buffer(c, *op, result, error);
   if (c.impl == "openssl" || c.batch <= 1) return run_single<Sm4Worker>(c, result, error, "SM4");
   return run_sm4_batch(c, *op, result, error);
 }

@@ -21,8 +21,9 @@ struct Case {
   size_t batch = 1;        // items per call; 1 = single-operation calls
   size_t msg_bytes = 64;   // per item (sm4: the buffer each operation encrypts)
   double seconds = 1.0;    // budget for the timed runs
-  std::string input = "message";  // sm2 sign/verify: "digest" (e given) or "message"
-  bool pinned = false;     // sm2 batches: buffers from ks_host_alloc
+  std::string input = "message";  // sm2 sign/verify: "digest" (e given) or "message";
+                                  // sm4: "buffer" / "buffer-tables" (ks_sm4_crypt_buffer)
+  bool pinned = false;     // batches and sm4 buffers: memory from ks_host_alloc
 };
 
 struct Result {

@@ -10,6 +10,8 @@
 #include "cipher/gcm.h"
 #include "cipher/modes.h"
 #include "cipher/sm4.h"
+#include "cipher/sm4_blocks.h"
+#include "cipher/sm4_gpu_batch.h"
 #include "core/secure.h"
 #include "engine/context.h"
 #include "kuaisuo.h"
@@ -385,4 +387,77 @@ int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, const uint8
                       out + begin, item_aad, item_aad_len,
                       mode == KS_SM4_GCM ? tags + tag_len * i : nullptr, tag_len);
   });
+} KS_API_CATCH
+
+namespace {
+
+// AUTO sends buffers of this size and up to the GPU: measured end to end on
+// an H100 against its 16-thread host (bench/results/h100-sm4-buffer-2026-11-23-s6.json).
+constexpr size_t kAutoGpuMinBufferBytes = size_t(4) << 20;
+
+// Blocks [begin, end) of a buffer on the calling thread.
+void crypt_range(const ks::sm4::Key& k, bool encrypt, const uint8_t* counter0, const uint8_t* in,
+                 uint8_t* out, size_t begin, size_t end) {
+  if (counter0 == nullptr) {
+    encrypt ? ks::sm4::encrypt_blocks(k, in + kBlock * begin, out + kBlock * begin, end - begin)
+            : ks::sm4::decrypt_blocks(k, in + kBlock * begin, out + kBlock * begin, end - begin);
+    return;
+  }
+  uint8_t counter[kBlock];
+  memcpy(counter, counter0, kBlock);
+  ks::sm4::ctr128_add(counter, begin);
+  ks::sm4::ctr_blocks(k, counter, in + kBlock * begin, out + kBlock * begin, end - begin);
+}
+
+// The last, partial block of a CTR buffer: tail bytes of in ^ E(counter0 +
+// blocks).
+void ctr_tail(const ks::sm4::Key& k, const uint8_t* counter0, size_t blocks, const uint8_t* in,
+              uint8_t* out, size_t tail) {
+  uint8_t counter[kBlock], buf[kBlock] = {};
+  memcpy(counter, counter0, kBlock);
+  ks::sm4::ctr128_add(counter, blocks);
+  memcpy(buf, in + kBlock * blocks, tail);
+  ks::sm4::ctr_blocks(k, counter, buf, buf, 1);
+  memcpy(out + kBlock * blocks, buf, tail);
+  ks::secure_wipe(buf, sizeof buf);
+}
+
+}  // namespace
+
+int ks_sm4_crypt_buffer(ks_ctx* ctx, int mode, int encrypt, uint32_t flags,
+                        const uint8_t key[KS_SM4_KEY_BYTES], const uint8_t* iv, size_t iv_len,
+                        const uint8_t* in, size_t len, uint8_t* out) try {
+  if (ctx == nullptr || key == nullptr) return KS_ERR_NULL_POINTER;
+  if (mode != KS_SM4_ECB && mode != KS_SM4_CTR) return KS_ERR_INVALID_ARGUMENT;
+  if ((flags & ~KS_SM4_GPU_TABLES) != 0) return KS_ERR_INVALID_ARGUMENT;
+  int rc = check_mode_iv(mode, 0, iv, iv_len);
+  if (rc == KS_OK) rc = check_buffer(in, len);
+  if (rc == KS_OK) rc = check_buffer(out, len);
+  if (rc == KS_OK && mode == KS_SM4_ECB && len % kBlock != 0) rc = KS_ERR_LENGTH;
+  if (rc != KS_OK) return rc;
+  const uint8_t* counter = mode == KS_SM4_CTR ? iv : nullptr;
+  ks::sm4::Key k;
+  const ks::WipeOnExit wipe_key(&k, sizeof k);
+  ks::sm4::set_key(&k, key);
+  const size_t blocks = len / kBlock, tail = len % kBlock;  // a tail only in CTR
+  if (ctx->use_gpu(len, kAutoGpuMinBufferBytes)) {
+    const auto kernel = (flags & KS_SM4_GPU_TABLES) != 0 ? ks::sm4_gpu::Kernel::kTable
+                                                         : ks::sm4_gpu::Kernel::kBitsliced;
+    {
+      std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
+      rc = blocks == 0 ? KS_OK
+                       : ks::sm4_gpu::crypt_buffer(*ctx->gpu, kernel,
+                                                   encrypt || counter ? k.enc : k.dec, counter,
+                                                   in, out, blocks, encrypt != 0);
+    }
+    if (rc != KS_OK) return rc;
+  } else {
+    // Threads take 4 KiB or more each: below that the hand-off costs more
+    // than the blocks.
+    ctx->pool.parallel_for(blocks, 256, [&](size_t begin, size_t end) {
+      crypt_range(k, encrypt != 0, counter, in, out, begin, end);
+    });
+  }
+  if (tail != 0) ctr_tail(k, counter, blocks, in, out, tail);
+  return KS_OK;
 } KS_API_CATCH

@@ -1,0 +1,14 @@
+// SM4 on the GPU engine in a build without CUDA.
+#include "cipher/sm4_gpu_batch.h"
+#include "kuaisuo.h"
+
+namespace ks {
+namespace sm4_gpu {
+
+int crypt_buffer(ks::gpu::Engine&, Kernel, const uint32_t*, const uint8_t*, const uint8_t*,
+                 uint8_t*, size_t, bool) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
+}  // namespace sm4_gpu
+}  // namespace ks

@@ -1,0 +1,31 @@
+// SM4 over one large buffer on the GPU engine's pipeline: the device side
+// of ks_sm4_crypt_buffer. The buffer is cut into chunks of whole blocks
+// that cross the bus while others run (engine/gpu_pipeline.cuh); caller
+// buffers in pinned memory are copied directly. Built with the CUDA
+// backend (cipher/sm4_gpu_jobs.cu); without it, cipher/sm4_gpu_absent.cc
+// answers KS_ERR_BACKEND_UNAVAILABLE.
+#ifndef KS_CIPHER_SM4_GPU_BATCH_H_
+#define KS_CIPHER_SM4_GPU_BATCH_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cipher/sm4_gpu.h"
+#include "engine/gpu.h"
+
+namespace ks {
+namespace sm4_gpu {
+
+// out = ECB(in) under rk (encryption or decryption keys), or, where
+// counter is not null, in ^ the CTR keystream from counter (a 128-bit
+// big-endian integer, not advanced here), over nblocks whole blocks.
+// secret_input: in is plaintext (wiped from pinned staging), else out is.
+// A ks_status.
+int crypt_buffer(ks::gpu::Engine& engine, Kernel kernel, const uint32_t rk[32],
+                 const uint8_t* counter, const uint8_t* in, uint8_t* out, size_t nblocks,
+                 bool secret_input);
+
+}  // namespace sm4_gpu
+}  // namespace ks
+
+#endif  // KS_CIPHER_SM4_GPU_BATCH_H_
