@@ -141,8 +141,9 @@ class Context:
             raise ValueError("device and threads must not be negative")
         self._ctx = _native.Context(backend, device, threads)
         self.sm2 = sm2.SM2Batch(self._ctx)
-        self.ed25519 = ed25519.Ed25519Batch(self._ctx)  # CPU threads only
-        self.x25519 = x25519.X25519Batch(self._ctx)  # CPU threads only
+        self.ed25519 = ed25519.Ed25519Batch(self._ctx)
+        self.x25519 = x25519.X25519Batch(self._ctx)
+        self.sm4 = sm4.SM4Batch(self._ctx)
 
     @property
     def backend(self) -> str:

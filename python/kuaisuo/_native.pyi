@@ -77,6 +77,9 @@ class Context:
                      peer_public_keys: _Buffer) -> Tuple[bytes, List[int]]: ...
     def x25519_batch_key(self, key: X25519Key,
                          peer_public_keys: _Buffer) -> Tuple[bytes, List[int]]: ...
+    # SM4 over one buffer (kuaisuo.sm4.SM4Batch)
+    def sm4_crypt_buffer(self, mode: int, encrypt: bool, key: _Buffer, iv: Optional[_Buffer],
+                         data: _Buffer, tables: bool = False) -> bytes: ...
 
 # SM2 (kuaisuo.sm2 wraps these). Signatures are raw r||s here.
 class Sm2Pub:

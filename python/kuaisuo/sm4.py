@@ -76,3 +76,25 @@ class SM4GCM:
         view = memoryview(data)
         return _native.sm4_gcm_open(self._key, nonce, view[:-tag_length], view[-tag_length:],
                                     associated_data or b"")
+
+
+class SM4Batch:
+    """SM4 on a Context (``ctx.sm4``): one large buffer in ECB or CTR, on
+    the GPU of a GPU context (AUTO: from 4 MiB) through the chunked pipeline
+    with overlapped copies, else split over the context's CPU threads."""
+
+    def __init__(self, ctx) -> None:
+        self._ctx = ctx
+
+    def encrypt_buffer(self, key: Buffer, data: Buffer, *, mode: str = "ctr",
+                       iv: Optional[Buffer] = None, tables: bool = False) -> bytes:
+        """ECB (whole blocks) or CTR (iv: the first counter block) of data.
+        tables=True lets the GPU use its T-table kernel: faster, but its
+        memory addresses depend on the key and data, which another tenant
+        of the same GPU may observe; the default kernel is constant time."""
+        return self._ctx.sm4_crypt_buffer(_mode(mode), True, key, iv, data, tables)
+
+    def decrypt_buffer(self, key: Buffer, data: Buffer, *, mode: str = "ctr",
+                       iv: Optional[Buffer] = None, tables: bool = False) -> bytes:
+        """The inverse of encrypt_buffer."""
+        return self._ctx.sm4_crypt_buffer(_mode(mode), False, key, iv, data, tables)

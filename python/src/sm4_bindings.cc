@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kuaisuo.h"
+#include "native_context.h"
 #include "native_util.h"
 
 namespace nb = nanobind;
@@ -86,9 +87,33 @@ nb::bytes gcm_open(nb::handle key_obj, nb::handle iv_obj, nb::handle data_obj,
   return r;
 }
 
+// One buffer on a context (ks_sm4_crypt_buffer): ECB or CTR, the GIL
+// released throughout.
+nb::bytes crypt_buffer(ks_py::Context& ctx, int mode, bool encrypt, nb::handle key_obj,
+                       nb::handle iv_obj, nb::handle data_obj, bool tables) {
+  Buffer key(key_obj, "key"), data(data_obj, "data");
+  std::vector<uint8_t> iv_copy;
+  if (!iv_obj.is_none()) {
+    Buffer iv(iv_obj, "iv");
+    iv_copy.assign(iv.data(), iv.data() + iv.size());
+  }
+  const uint8_t* k = key_of(key);
+  std::vector<uint8_t> out(data.size() > 0 ? data.size() : 1);
+  check(ks_py::nogil([&] {
+    return ks_sm4_crypt_buffer(ctx.get(), mode, encrypt ? 1 : 0, tables ? KS_SM4_GPU_TABLES : 0,
+                               k, iv_copy.empty() ? nullptr : iv_copy.data(), iv_copy.size(),
+                               data.data(), data.size(), out.data());
+  }));
+  nb::bytes r = to_bytes(out.data(), data.size());
+  ks_py::wipe(out.data(), out.size());
+  return r;
+}
+
 }  // namespace
 
-void bind_sm4(nb::module_& m) {
+void bind_sm4(nb::module_& m, nb::class_<ks_py::Context>& context) {
+  context.def("sm4_crypt_buffer", &crypt_buffer, nb::arg("mode"), nb::arg("encrypt"),
+              nb::arg("key"), nb::arg("iv").none(), nb::arg("data"), nb::arg("tables") = false);
   m.attr("SM4_ECB") = int(KS_SM4_ECB);
   m.attr("SM4_CBC") = int(KS_SM4_CBC);
   m.attr("SM4_CFB") = int(KS_SM4_CFB);

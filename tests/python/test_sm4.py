@@ -109,3 +109,25 @@ def test_gcm_matches_cryptography():
         want = enc.update(data) + enc.finalize()
         assert ours == want + enc.tag[:tag_len]
         assert sm4.SM4GCM(key).decrypt(iv, ours, aad, tag_length=tag_len) == data
+
+
+@pytest.mark.parametrize("mode", ["ecb", "ctr"])
+def test_context_buffer_matches_one_shot(mode):
+    """ctx.sm4 over one buffer (the context's threads, or its GPU) gives the
+    one-shot bytes; a partial CTR block and in-range errors included."""
+    import kuaisuo
+
+    ctx = kuaisuo.Context(threads=2)
+    key, iv = os.urandom(16), os.urandom(16)
+    for length in (0, 16, 4096 * 16 + (5 if mode == "ctr" else 0), (1 << 20) + 16):
+        data = os.urandom(length)
+        kw = {} if mode == "ecb" else {"iv": iv}
+        ct = ctx.sm4.encrypt_buffer(key, data, mode=mode, **kw)
+        assert ct == sm4.encrypt(key, data, mode=mode, **kw)
+        assert ctx.sm4.decrypt_buffer(key, ct, mode=mode, **kw) == data
+    with pytest.raises(KuaisuoError):
+        ctx.sm4.encrypt_buffer(key, b"x" * 17, mode="ecb")
+    with pytest.raises(ValueError):
+        ctx.sm4.encrypt_buffer(key, b"x" * 16, mode="xts")
+    with pytest.raises(KuaisuoError):
+        ctx.sm4.encrypt_buffer(key, b"x" * 16, mode="cbc", iv=iv)  # buffers: ECB or CTR
