@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "cipher/gf128_karatsuba.h"
 #include "cipher/ghash_x86_kernels.h"
 #include "cipher/x86_cpu.h"
 #include "core/cpu_features.h"
@@ -64,26 +65,9 @@ void clmul64(uint64_t x, uint64_t y, uint64_t* hi, uint64_t* lo) {
 
 // y = y * h, both reflected as (hi, lo) word pairs.
 void mul(uint64_t* y1, uint64_t* y0, uint64_t h1, uint64_t h0) {
-  uint64_t a_hi, a_lo, b_hi, b_lo, m_hi, m_lo;
-  clmul64(*y0, h0, &a_hi, &a_lo);  // Karatsuba: three 64x64 products
-  clmul64(*y1, h1, &b_hi, &b_lo);
-  clmul64(*y0 ^ *y1, h0 ^ h1, &m_hi, &m_lo);
-  m_hi ^= a_hi ^ b_hi;
-  m_lo ^= a_lo ^ b_lo;
-  uint64_t v0 = a_lo, v1 = a_hi ^ m_lo, v2 = b_lo ^ m_hi, v3 = b_hi;
-  // Shift left by one (the reflection's off-by-one).
-  v3 = (v3 << 1) | (v2 >> 63);
-  v2 = (v2 << 1) | (v1 >> 63);
-  v1 = (v1 << 1) | (v0 >> 63);
-  v0 <<= 1;
-  // Fold v0 then v1 (coefficients x^128 and up) with x^128 = 1 + x + x^2 + x^7;
-  // multiplying by x^k is a right shift here, its spill the left shift.
-  v2 ^= v0 ^ (v0 >> 1) ^ (v0 >> 2) ^ (v0 >> 7);
-  v1 ^= (v0 << 63) ^ (v0 << 62) ^ (v0 << 57);
-  v3 ^= v1 ^ (v1 >> 1) ^ (v1 >> 2) ^ (v1 >> 7);
-  v2 ^= (v1 << 63) ^ (v1 << 62) ^ (v1 << 57);
-  *y1 = v3;
-  *y0 = v2;
+  gf128::mul(y1, y0, h1, h0, [](uint64_t x, uint64_t y, uint64_t* hi, uint64_t* lo) {
+    clmul64(x, y, hi, lo);
+  });
 }
 
 }  // namespace
