@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the build in BUILD_DIR to a temporary prefix and builds and runs
+# tests/consumer/main.c against it through pkg-config (shared, static) and
+# CMake's find_package (shared, static), as a user would.
+# Usage: tests/consumer/run.sh BUILD_DIR
+set -euo pipefail
+build=$(cd "${1:?usage: tests/consumer/run.sh BUILD_DIR}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" > /dev/null
+export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig:$work/prefix/lib64/pkgconfig"
+libdir=$(pkg-config --variable=libdir kuaisuo)
+cc=${CC:-cc}
+# shellcheck disable=SC2046  # pkg-config's flags are meant to split
+"$cc" "$here/main.c" -o "$work/pc_shared" $(pkg-config --cflags --libs kuaisuo)
+LD_LIBRARY_PATH="$libdir" "$work/pc_shared"
+# The archive by name (the shared library would win -lkuaisuo), then the
+# private libraries pkg-config --static lists.
+static_libs=$(pkg-config --static --libs kuaisuo | sed 's/-lkuaisuo\b//')
+# shellcheck disable=SC2046,SC2086
+"$cc" "$here/main.c" -o "$work/pc_static" $(pkg-config --cflags kuaisuo) "$libdir/libkuaisuo.a" \
+  $static_libs
+"$work/pc_static"
+cmake -S "$here" -B "$work/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" > /dev/null
+cmake --build "$work/cmake" > /dev/null
+LD_LIBRARY_PATH="$libdir" "$work/cmake/consumer_shared"
+"$work/cmake/consumer_static"
