@@ -63,7 +63,7 @@ TEST(Sm4Ref, ModelReproducesTheStandard) {
   EXPECT_EQ(block, ks_test::from_hex(kGbtMillion));
 }
 
-// sm4_core.h's S(x) = A inv(A x + c) + c, and the circuit built from it.
+// sm4_core.h's S-box circuit through the one-word path (tau_word).
 TEST(Sm4Sbox, CircuitMatchesTheTable) {
   for (int x = 0; x < 256; ++x) {
     for (int byte = 0; byte < 4; ++byte) {
@@ -72,6 +72,34 @@ TEST(Sm4Sbox, CircuitMatchesTheTable) {
     }
   }
 }
+
+// sbox_planes (the generated circuit of tools/sm4_sbox_circuit.py) directly,
+// on the plane types of its users: uint64_t (BitslicedOps) and uint32_t
+// (tau_word, the GPU kernel). All 256 inputs, each in every lane: for every
+// shift s, lane l of the batch at base holds (base + l + s) mod 256.
+template <class P>
+void check_sbox_planes() {
+  constexpr int kLanes = int(sizeof(P) * 8);
+  for (int shift = 0; shift < kLanes; ++shift) {
+    for (int base = 0; base < 256; base += kLanes) {
+      P x[8] = {};
+      for (int l = 0; l < kLanes; ++l) {
+        const int v = (base + l + shift) & 255;
+        for (int i = 0; i < 8; ++i) x[i] |= P((v >> i) & 1) << l;
+      }
+      ks::sm4::sbox_planes(x);
+      for (int l = 0; l < kLanes; ++l) {
+        const int v = (base + l + shift) & 255;
+        int y = 0;
+        for (int i = 0; i < 8; ++i) y |= int((x[i] >> l) & 1) << i;
+        ASSERT_EQ(y, sm4_ref::kSbox[v]) << "x=" << v << " lane=" << l;
+      }
+    }
+  }
+}
+
+TEST(Sm4Sbox, PlanesMatchTheTable64) { check_sbox_planes<uint64_t>(); }
+TEST(Sm4Sbox, PlanesMatchTheTable32) { check_sbox_planes<uint32_t>(); }
 
 // The maps into and out of AES's field (sm4_sbox_affine.h), evaluated in
 // plain C with AES's inversion and SubBytes computed from their definitions.
