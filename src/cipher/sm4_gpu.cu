@@ -196,11 +196,21 @@ struct Slice {
 
 struct SliceOps {
   using Word = Slice;
-  // The round key is secret: its bits become all-ones or all-zero masks.
-  __device__ __forceinline__ static Word key_xor(const Word& a, const Word& b, uint32_t rk) {
+  // The round key is secret: its bits are all-ones or all-zero masks,
+  // made once per block in shared memory (mask[k] for bit k), read here
+  // four at a time by broadcast loads: one LOP3 per plane instead of a
+  // shift, an AND and a negation too.
+  __device__ __forceinline__ static Word key_xor(const Word& a, const Word& b,
+                                                 const uint32_t* mask) {
     Word r;
 #pragma unroll
-    for (int k = 0; k < 32; ++k) r.bit[k] = a.bit[k] ^ b.bit[k] ^ (0u - ((rk >> k) & 1));
+    for (int k = 0; k < 32; k += 4) {
+      const uint4 m = *reinterpret_cast<const uint4*>(mask + k);
+      r.bit[k] = a.bit[k] ^ b.bit[k] ^ m.x;
+      r.bit[k + 1] = a.bit[k + 1] ^ b.bit[k + 1] ^ m.y;
+      r.bit[k + 2] = a.bit[k + 2] ^ b.bit[k + 2] ^ m.z;
+      r.bit[k + 3] = a.bit[k + 3] ^ b.bit[k + 3] ^ m.w;
+    }
     return r;
   }
   __device__ __forceinline__ static Word tau(Word w) {
@@ -227,15 +237,16 @@ struct SliceOps {
 // keeps X_{i+2} ^ X_{i+3} for two rounds, which costs 32 more live planes
 // during the S-box than recomputing it (one XOR per plane): at 255
 // registers that was the difference between spilling and not.
-__device__ __forceinline__ void sliced_rounds(Slice x[4], const uint32_t* rk) {
+// masks[i][k]: bit k of round key i as a 32-bit mask.
+__device__ __forceinline__ void sliced_rounds(Slice x[4], const uint32_t (*masks)[32]) {
   using O = SliceOps;
   Slice a = x[0], b = x[1], c = x[2], d = x[3];
 #pragma unroll 1
   for (int i = 0; i < kRounds; i += 4) {
-    a = sm4::xor_l<O>(a, O::tau(O::key_xor(O::xor2(b, c), d, rk[i])));
-    b = sm4::xor_l<O>(b, O::tau(O::key_xor(O::xor2(c, d), a, rk[i + 1])));
-    c = sm4::xor_l<O>(c, O::tau(O::key_xor(O::xor2(d, a), b, rk[i + 2])));
-    d = sm4::xor_l<O>(d, O::tau(O::key_xor(O::xor2(a, b), c, rk[i + 3])));
+    a = sm4::xor_l<O>(a, O::tau(O::key_xor(O::xor2(b, c), d, masks[i])));
+    b = sm4::xor_l<O>(b, O::tau(O::key_xor(O::xor2(c, d), a, masks[i + 1])));
+    c = sm4::xor_l<O>(c, O::tau(O::key_xor(O::xor2(d, a), b, masks[i + 2])));
+    d = sm4::xor_l<O>(d, O::tau(O::key_xor(O::xor2(a, b), c, masks[i + 3])));
   }
   x[0] = d;
   x[1] = c;
@@ -283,10 +294,12 @@ __device__ __forceinline__ void transpose32(uint32_t a[32]) {
 // Blocks past the end are zeros in the planes and are not written.
 template <Mode M>
 __global__ void __launch_bounds__(kSliceThreads) sliced_kernel(const RoundKeys keys, const Job j) {
-  // Round keys in shared memory: the round loop is not unrolled (its body
-  // is the S-box circuit four times), so rk is indexed at run time.
-  __shared__ uint32_t rk[kRounds];
-  if (threadIdx.x < kRounds) rk[threadIdx.x] = keys.rk[threadIdx.x];
+  // Round-key bit masks in shared memory (4 KiB): the round loop is not
+  // unrolled (its body is the S-box circuit four times), so they are
+  // indexed at run time.
+  __shared__ __align__(16) uint32_t masks[kRounds][32];
+  for (unsigned e = threadIdx.x; e < kRounds * 32; e += blockDim.x)
+    masks[e / 32][e % 32] = 0u - ((keys.rk[e / 32] >> (e % 32)) & 1);
   __syncthreads();
   if (gate_closed(j)) return;
   const unsigned lane = threadIdx.x & 31;
@@ -306,7 +319,7 @@ __global__ void __launch_bounds__(kSliceThreads) sliced_kernel(const RoundKeys k
     }
 #pragma unroll
     for (int i = 0; i < 4; ++i) transpose32(w[i].bit);
-    sliced_rounds(w, rk);
+    sliced_rounds(w, masks);
 #pragma unroll
     for (int i = 0; i < 4; ++i) transpose32(w[i].bit);
 #pragma unroll
