@@ -272,11 +272,13 @@ KS_API int ks_sm4_gcm_verify(ks_sm4_gcm_ctx* c, const uint8_t* tag, size_t tag_l
 KS_API void ks_sm4_gcm_cleanse(ks_sm4_gcm_ctx* c);
 
 /* One large buffer, ECB (whole blocks, no padding) or CTR (any length),
- * on a context: on GPU contexts (AUTO: from 4 MiB) through the chunked
- * pipeline, copies overlapping the kernels and pinned caller buffers
- * (ks_host_alloc) copied directly; otherwise split over the context's CPU
- * threads. The GPU kernel is the constant-time bitsliced one unless flags
- * has KS_SM4_GPU_TABLES: shared-memory T-tables, faster, but their
+ * on a context: on GPU contexts through the chunked pipeline, copies
+ * overlapping the kernels and pinned caller buffers (ks_host_alloc) copied
+ * directly; otherwise split over the context's CPU threads. AUTO uses the
+ * GPU for pinned buffers of 4 MiB and more only: ordinary memory must be
+ * staged by host copies, which a many-core host's own SM4 outruns. The
+ * GPU kernel is the constant-time bitsliced one unless flags has
+ * KS_SM4_GPU_TABLES: shared-memory T-tables, faster, but their
  * addresses depend on key and data, which another tenant of the same GPU
  * may observe (docs/ARCHITECTURE.md). CTR's iv is the first counter block
  * (not advanced); out may be in. */

@@ -14,6 +14,7 @@
 #include "cipher/sm4_gpu_batch.h"
 #include "core/secure.h"
 #include "engine/context.h"
+#include "engine/gpu.h"
 #include "kuaisuo.h"
 
 using ks::api::check_buffer;
@@ -391,9 +392,18 @@ int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, const uint8
 
 namespace {
 
-// AUTO sends buffers of this size and up to the GPU: measured end to end on
-// an H100 against its 16-thread host (bench/results/h100-sm4-buffer-2026-11-23-s6.json).
-constexpr size_t kAutoGpuMinBufferBytes = size_t(4) << 20;
+// AUTO sends pinned buffers (ks_host_alloc) of this size and up to the GPU,
+// and keeps ordinary ones on the CPU: measured end to end on an H100
+// against its 16 host threads (bench/results/h100-sweep-2026-11-23-s6-sm4.json),
+// pinned buffers led from 4 MiB (19.8 GB/s against 17.6) to 46 GB/s at
+// 256 MiB (the bus), while ordinary ones, staged by host copies, trailed
+// the CPU's 24 GB/s at every size up to 1 GiB.
+constexpr size_t kAutoGpuMinPinnedBytes = size_t(4) << 20;
+
+size_t auto_gpu_min_bytes(const void* in, const void* out) {
+  return ks::gpu::host_pinned(in) && ks::gpu::host_pinned(out) ? kAutoGpuMinPinnedBytes
+                                                                : SIZE_MAX;
+}
 
 // Blocks [begin, end) of a buffer on the calling thread.
 void crypt_range(const ks::sm4::Key& k, bool encrypt, const uint8_t* counter0, const uint8_t* in,
@@ -440,7 +450,7 @@ int ks_sm4_crypt_buffer(ks_ctx* ctx, int mode, int encrypt, uint32_t flags,
   const ks::WipeOnExit wipe_key(&k, sizeof k);
   ks::sm4::set_key(&k, key);
   const size_t blocks = len / kBlock, tail = len % kBlock;  // a tail only in CTR
-  if (ctx->use_gpu(len, kAutoGpuMinBufferBytes)) {
+  if (ctx->use_gpu(len, auto_gpu_min_bytes(in, out))) {
     const auto kernel = (flags & KS_SM4_GPU_TABLES) != 0 ? ks::sm4_gpu::Kernel::kTable
                                                          : ks::sm4_gpu::Kernel::kBitsliced;
     {

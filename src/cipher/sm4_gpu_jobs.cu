@@ -2,6 +2,8 @@
 // ks_sm4_crypt_buffer over the launchers of cipher/sm4_gpu.h.
 #include <string.h>
 
+#include <algorithm>
+
 #include "cipher/sm4_blocks.h"
 #include "cipher/sm4_gpu.h"
 #include "cipher/sm4_gpu_batch.h"
@@ -28,10 +30,18 @@ class BlocksJob final : public ks::gpu::FixedSizeJob {
     add_output(out, 16);
   }
   ~BlocksJob() override { secure_wipe(rk_, sizeof rk_); }
-  size_t secret_staged_bytes(size_t first, size_t n) const override {
-    return secret_input_ ? staged_bytes(first, n) : 0;
+  // Chunks of 16 MiB (in and out: the pipeline's kChunkMaxBytes): enough
+  // blocks to fill the GPU (a bitsliced warp takes 1,024), few enough to
+  // keep four chunks in flight.
+  size_t chunk_items(size_t, size_t remaining) const override {
+    return std::min(remaining, ks::gpu::kChunkMaxBytes / 32);
   }
-  size_t secret_result_bytes(size_t n) const override { return secret_input_ ? 0 : 16 * n; }
+  size_t secret_staged_bytes(size_t first, size_t n) const override {
+    return secret_input_ && !input_pinned(0) ? staged_bytes(first, n) : 0;
+  }
+  size_t secret_result_bytes(size_t n) const override {
+    return !secret_input_ && !output_pinned(0) ? 16 * n : 0;
+  }
   cudaError_t launch(size_t first, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                      cudaStream_t stream) const override {
     const uint8_t* in = in_part(dev_in, n, 0);

@@ -22,6 +22,8 @@ int device_count();
 // (batches in it skip the engine's staging copies), ordinary otherwise.
 int host_alloc(size_t bytes, void** out);
 void host_free(void* p);
+// Whether p lies in page-locked memory the device copies directly.
+bool host_pinned(const void* p);
 
 struct DeviceInfo {
   std::string name;

@@ -16,6 +16,7 @@ int host_alloc(size_t bytes, void** out) {
 }
 
 void host_free(void* p) { free(p); }
+bool host_pinned(const void*) { return false; }
 bool device_info(int, DeviceInfo*) { return false; }
 
 std::unique_ptr<Engine> open_engine(int, ThreadPool*, int* status) {

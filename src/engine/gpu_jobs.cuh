@@ -112,6 +112,10 @@ class FixedSizeJob : public ChunkJob {
     return const_cast<uint8_t*>(in_part(dev_in, n, n_in_));
   }
   uint8_t* out_part(uint8_t* dev_out, size_t n, int j) const { return dev_out + out_at(n, j); }
+  // Whether input / output j is copied to or from the caller's pinned
+  // memory directly (its staging or result bytes then hold nothing to wipe).
+  bool input_pinned(int j) const { return inputs_[j].pinned; }
+  bool output_pinned(int j) const { return outputs_[j].pinned; }
 
  private:
   static cudaError_t copy_h2d(uint8_t* dst, const uint8_t* src, size_t bytes,

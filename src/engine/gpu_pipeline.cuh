@@ -27,6 +27,8 @@ class Copier {
  public:
   explicit Copier(ThreadPool* pool) : pool_(pool) {}
   void operator()(void* dst, const void* src, size_t bytes) const;
+  // secure_wipe, spread over the threads the same way.
+  void wipe(void* p, size_t bytes) const;
 
  private:
   ThreadPool* pool_;

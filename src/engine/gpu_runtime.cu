@@ -68,8 +68,11 @@ int CudaEngine::run(const ChunkJob& job, size_t count) {
   return to_status(err);
 }
 
+namespace {
+constexpr size_t kSlice = size_t(1) << 20;  // below this one thread copies or wipes
+}  // namespace
+
 void Copier::operator()(void* dst, const void* src, size_t bytes) const {
-  constexpr size_t kSlice = size_t(1) << 20;  // below this one thread copies
   if (bytes == 0) return;
   if (pool_ == nullptr || bytes < 2 * kSlice) {
     memcpy(dst, src, bytes);
@@ -82,6 +85,20 @@ void Copier::operator()(void* dst, const void* src, size_t bytes) const {
   pool_->parallel_for(slices, 1, [&](size_t b, size_t e) {
     const size_t lo = b * kSlice, hi = std::min(bytes, e * kSlice);
     stream_copy(static_cast<uint8_t*>(dst) + lo, static_cast<const uint8_t*>(src) + lo, hi - lo);
+  });
+}
+
+void Copier::wipe(void* p, size_t bytes) const {
+  if (pool_ == nullptr || bytes < 2 * kSlice) {
+    secure_wipe(p, bytes);
+    return;
+  }
+  // Megabytes of secrets (a cipher's plaintext) in one chunk: wiped by
+  // every thread, or one core's memset would bound the pipeline.
+  const size_t slices = (bytes + kSlice - 1) / kSlice;
+  pool_->parallel_for(slices, 1, [&](size_t b, size_t e) {
+    const size_t lo = b * kSlice, hi = std::min(bytes, e * kSlice);
+    secure_wipe(static_cast<uint8_t*>(p) + lo, hi - lo);
   });
 }
 
@@ -143,8 +160,8 @@ cudaError_t Pipeline::finish(Slot& slot) {
   const cudaError_t err = cudaStreamSynchronize(slot.stream);
   if (err == cudaSuccess && slot.enqueued_ok)
     slot.pending->deliver(slot.first, slot.n, slot.host_out.get(), copy_);
-  secure_wipe(slot.host_in.get(), slot.pending->secret_staged_bytes(slot.first, slot.n));
-  secure_wipe(slot.host_out.get(), slot.pending->secret_result_bytes(slot.n));
+  copy_.wipe(slot.host_in.get(), slot.pending->secret_staged_bytes(slot.first, slot.n));
+  copy_.wipe(slot.host_out.get(), slot.pending->secret_result_bytes(slot.n));
   slot.pending = nullptr;
   return err;
 }
@@ -157,6 +174,8 @@ bool is_pinned(const void* p) {
   }
   return attr.type == cudaMemoryTypeHost;
 }
+
+bool host_pinned(const void* p) { return is_pinned(p); }
 
 int host_alloc(size_t bytes, void** out) {
   *out = nullptr;
