@@ -15,24 +15,47 @@ namespace {
 constexpr size_t kBitslicedMinBlocks = 4;
 constexpr size_t kBitslicedBlocks = 64;
 
-// Blocks -> bit planes: word i of block l, bit k, goes to w[i].bit[k], bit l.
-void to_planes(const uint8_t* in, size_t nblocks, BitslicedWord w[4]) {
-  memset(w, 0, 4 * sizeof(BitslicedWord));
-  for (size_t l = 0; l < nblocks; ++l) {
-    for (int i = 0; i < 4; ++i) {
-      const uint32_t x = load_be32(in + 16 * l + 4 * i);
-      for (int k = 0; k < 32; ++k) w[i].bit[k] |= uint64_t((x >> k) & 1) << l;
+// 32x32 bit-matrix transpose in place: afterwards a[k] bit j = (before)
+// a[j] bit k. Stage s swaps the entries whose row and column differ in bit
+// s (Hacker's Delight 7-3): 5 x 16 masked swaps instead of 1,024 bit moves.
+void transpose32(uint32_t a[32]) {
+  static constexpr uint32_t kMask[5] = {0x0000ffffu, 0x00ff00ffu, 0x0f0f0f0fu, 0x33333333u,
+                                        0x55555555u};
+  for (int stage = 0; stage < 5; ++stage) {
+    const int s = 16 >> stage;
+    for (int j = 0; j < 32; ++j) {
+      if (j & s) continue;
+      const uint32_t t = ((a[j] >> s) ^ a[j + s]) & kMask[stage];
+      a[j] ^= t << s;
+      a[j + s] ^= t;
     }
   }
 }
 
+// Blocks -> bit planes: word i of block l, bit k, goes to w[i].bit[k], bit
+// l: two 32x32 transposes (blocks 0-31 and 32-63) per word position.
+void to_planes(const uint8_t* in, size_t nblocks, BitslicedWord w[4]) {
+  for (int i = 0; i < 4; ++i) {
+    uint32_t half[2][32] = {};
+    for (size_t l = 0; l < nblocks; ++l) half[l / 32][l % 32] = load_be32(in + 16 * l + 4 * i);
+    transpose32(half[0]);
+    transpose32(half[1]);
+    for (int k = 0; k < 32; ++k) w[i].bit[k] = half[0][k] | uint64_t(half[1][k]) << 32;
+    secure_wipe(half, sizeof half);
+  }
+}
+
 void from_planes(const BitslicedWord w[4], size_t nblocks, uint8_t* out) {
-  for (size_t l = 0; l < nblocks; ++l) {
-    for (int i = 0; i < 4; ++i) {
-      uint32_t x = 0;
-      for (int k = 0; k < 32; ++k) x |= uint32_t((w[i].bit[k] >> l) & 1) << k;
-      store_be32(out + 16 * l + 4 * i, x);
+  for (int i = 0; i < 4; ++i) {
+    uint32_t half[2][32];
+    for (int k = 0; k < 32; ++k) {
+      half[0][k] = uint32_t(w[i].bit[k]);
+      half[1][k] = uint32_t(w[i].bit[k] >> 32);
     }
+    transpose32(half[0]);
+    transpose32(half[1]);
+    for (size_t l = 0; l < nblocks; ++l) store_be32(out + 16 * l + 4 * i, half[l / 32][l % 32]);
+    secure_wipe(half, sizeof half);
   }
 }
 
