@@ -287,6 +287,20 @@ KS_API int ks_sm4_crypt_buffer(ks_ctx* ctx, int mode, int encrypt, uint32_t flag
                                const uint8_t key[KS_SM4_KEY_BYTES], const uint8_t* iv,
                                size_t iv_len, const uint8_t* in, size_t len, uint8_t* out);
 
+/* One large GCM buffer on a context, as ks_sm4_gcm_seal / _open: on GPU
+ * contexts (AUTO: pinned buffers from 4 MiB; 96-bit IVs only, others run
+ * on the CPU) with the kernel KS_SM4_GPU_TABLES selects, the tag of open
+ * checked on the device before any plaintext is released; on the CPU
+ * otherwise. */
+KS_API int ks_sm4_gcm_seal_buffer(ks_ctx* ctx, uint32_t flags, const uint8_t key[KS_SM4_KEY_BYTES],
+                                  const uint8_t* iv, size_t iv_len, const uint8_t* aad,
+                                  size_t aad_len, const uint8_t* in, size_t len, uint8_t* out,
+                                  uint8_t* tag, size_t tag_len);
+KS_API int ks_sm4_gcm_open_buffer(ks_ctx* ctx, uint32_t flags, const uint8_t key[KS_SM4_KEY_BYTES],
+                                  const uint8_t* iv, size_t iv_len, const uint8_t* aad,
+                                  size_t aad_len, const uint8_t* in, size_t len,
+                                  const uint8_t* tag, size_t tag_len, uint8_t* out);
+
 /* Many independent messages, each with its own key and IV, on the
  * context's CPU threads (on GPU contexts too: no per-item-key GPU kernel
  * yet).

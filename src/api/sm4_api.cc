@@ -405,6 +405,12 @@ size_t auto_gpu_min_bytes(const void* in, const void* out) {
                                                                 : SIZE_MAX;
 }
 
+// The GPU kernel flags ask for: constant time unless KS_SM4_GPU_TABLES.
+ks::sm4_gpu::Kernel gpu_kernel(uint32_t flags) {
+  return (flags & KS_SM4_GPU_TABLES) != 0 ? ks::sm4_gpu::Kernel::kTable
+                                          : ks::sm4_gpu::Kernel::kBitsliced;
+}
+
 // Blocks [begin, end) of a buffer on the calling thread.
 void crypt_range(const ks::sm4::Key& k, bool encrypt, const uint8_t* counter0, const uint8_t* in,
                  uint8_t* out, size_t begin, size_t end) {
@@ -451,8 +457,7 @@ int ks_sm4_crypt_buffer(ks_ctx* ctx, int mode, int encrypt, uint32_t flags,
   ks::sm4::set_key(&k, key);
   const size_t blocks = len / kBlock, tail = len % kBlock;  // a tail only in CTR
   if (ctx->use_gpu(len, auto_gpu_min_bytes(in, out))) {
-    const auto kernel = (flags & KS_SM4_GPU_TABLES) != 0 ? ks::sm4_gpu::Kernel::kTable
-                                                         : ks::sm4_gpu::Kernel::kBitsliced;
+    const auto kernel = gpu_kernel(flags);
     {
       std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
       rc = blocks == 0 ? KS_OK
@@ -470,4 +475,55 @@ int ks_sm4_crypt_buffer(ks_ctx* ctx, int mode, int encrypt, uint32_t flags,
   }
   if (tail != 0) ctr_tail(k, counter, blocks, in, out, tail);
   return KS_OK;
+} KS_API_CATCH
+
+namespace {
+
+// Whether a GCM buffer goes to the GPU: AUTO's rule for buffers, and a
+// 96-bit IV (the kernels take J0 = IV || 1; SP 800-38D 7.1).
+bool gcm_on_gpu(ks_ctx* ctx, size_t iv_len, const void* in, const void* out, size_t len) {
+  return iv_len == 12 && ctx->use_gpu(len, auto_gpu_min_bytes(in, out));
+}
+
+}  // namespace
+
+int ks_sm4_gcm_seal_buffer(ks_ctx* ctx, uint32_t flags, const uint8_t key[KS_SM4_KEY_BYTES],
+                           const uint8_t* iv, size_t iv_len, const uint8_t* aad, size_t aad_len,
+                           const uint8_t* in, size_t len, uint8_t* out, uint8_t* tag,
+                           size_t tag_len) try {
+  if (ctx == nullptr) return KS_ERR_NULL_POINTER;
+  if ((flags & ~KS_SM4_GPU_TABLES) != 0) return KS_ERR_INVALID_ARGUMENT;
+  int rc = check_gcm_args(key, iv, iv_len, aad, aad_len, in, len, out, tag, tag_len);
+  if (rc != KS_OK) return rc;
+  if (!gcm_on_gpu(ctx, iv_len, in, out, len))
+    return ks_sm4_gcm_seal(key, iv, iv_len, aad, aad_len, in, len, out, tag, tag_len);
+  ks::sm4::Key k;
+  const ks::WipeOnExit wipe(&k, sizeof k);
+  ks::sm4::set_key(&k, key);
+  uint8_t full_tag[KS_SM4_GCM_TAG_BYTES];
+  {
+    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
+    rc = ks::sm4_gpu::gcm_seal_buffer(*ctx->gpu, gpu_kernel(flags), k.enc, iv, aad, aad_len, in,
+                                      len, out, full_tag);
+  }
+  if (rc == KS_OK) memcpy(tag, full_tag, tag_len);
+  return rc;
+} KS_API_CATCH
+
+int ks_sm4_gcm_open_buffer(ks_ctx* ctx, uint32_t flags, const uint8_t key[KS_SM4_KEY_BYTES],
+                           const uint8_t* iv, size_t iv_len, const uint8_t* aad, size_t aad_len,
+                           const uint8_t* in, size_t len, const uint8_t* tag, size_t tag_len,
+                           uint8_t* out) try {
+  if (ctx == nullptr) return KS_ERR_NULL_POINTER;
+  if ((flags & ~KS_SM4_GPU_TABLES) != 0) return KS_ERR_INVALID_ARGUMENT;
+  int rc = check_gcm_args(key, iv, iv_len, aad, aad_len, in, len, out, tag, tag_len);
+  if (rc != KS_OK) return rc;
+  if (!gcm_on_gpu(ctx, iv_len, in, out, len))
+    return ks_sm4_gcm_open(key, iv, iv_len, aad, aad_len, in, len, tag, tag_len, out);
+  ks::sm4::Key k;
+  const ks::WipeOnExit wipe(&k, sizeof k);
+  ks::sm4::set_key(&k, key);
+  std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
+  return ks::sm4_gpu::gcm_open_buffer(*ctx->gpu, gpu_kernel(flags), k.enc, iv, aad, aad_len, in,
+                                      len, tag, tag_len, out);
 } KS_API_CATCH

@@ -10,5 +10,15 @@ int crypt_buffer(ks::gpu::Engine&, Kernel, const uint32_t*, const uint8_t*, cons
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
+int gcm_seal_buffer(ks::gpu::Engine&, Kernel, const uint32_t*, const uint8_t*, const uint8_t*,
+                    size_t, const uint8_t*, size_t, uint8_t*, uint8_t*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
+int gcm_open_buffer(ks::gpu::Engine&, Kernel, const uint32_t*, const uint8_t*, const uint8_t*,
+                    size_t, const uint8_t*, size_t, const uint8_t*, size_t, uint8_t*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
 }  // namespace sm4_gpu
 }  // namespace ks

@@ -25,6 +25,18 @@ int crypt_buffer(ks::gpu::Engine& engine, Kernel kernel, const uint32_t rk[32],
                  const uint8_t* counter, const uint8_t* in, uint8_t* out, size_t nblocks,
                  bool secret_input);
 
+// SM4-GCM over one buffer on the engine's device (96-bit IV): seal writes
+// out and the full 16-byte tag; open checks tag (tag_len bytes) on the
+// device and writes out only when it matches (KS_ERR_TAG_MISMATCH
+// otherwise). The whole text crosses the bus once each way; the GHASH is
+// one parallel reduction, so it is not cut into pipeline chunks.
+int gcm_seal_buffer(ks::gpu::Engine& engine, Kernel kernel, const uint32_t rk[32],
+                    const uint8_t iv[12], const uint8_t* aad, size_t aad_len, const uint8_t* in,
+                    size_t len, uint8_t* out, uint8_t tag[16]);
+int gcm_open_buffer(ks::gpu::Engine& engine, Kernel kernel, const uint32_t rk[32],
+                    const uint8_t iv[12], const uint8_t* aad, size_t aad_len, const uint8_t* in,
+                    size_t len, const uint8_t* tag, size_t tag_len, uint8_t* out);
+
 }  // namespace sm4_gpu
 }  // namespace ks
 

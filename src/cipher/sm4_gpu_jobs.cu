@@ -10,6 +10,7 @@
 #include "core/secure.h"
 #include "engine/gpu_engine.cuh"
 #include "engine/gpu_jobs.cuh"
+#include "kuaisuo.h"
 
 namespace ks {
 namespace sm4_gpu {
@@ -67,6 +68,25 @@ int crypt_buffer(ks::gpu::Engine& engine, Kernel kernel, const uint32_t rk[32],
                  bool secret_input) {
   return ks::gpu::CudaEngine::of(engine).run(
       BlocksJob(kernel, rk, counter, in, out, secret_input), nblocks);
+}
+
+int gcm_seal_buffer(ks::gpu::Engine& engine, Kernel kernel, const uint32_t rk[32],
+                    const uint8_t iv[12], const uint8_t* aad, size_t aad_len, const uint8_t* in,
+                    size_t len, uint8_t* out, uint8_t tag[16]) {
+  cudaError_t err = cudaSetDevice(engine.device());
+  if (err == cudaSuccess) err = cudaError_t(run_gcm_seal(kernel, rk, iv, aad, aad_len, in, len, out, tag));
+  return ks::gpu::to_status(err);
+}
+
+int gcm_open_buffer(ks::gpu::Engine& engine, Kernel kernel, const uint32_t rk[32],
+                    const uint8_t iv[12], const uint8_t* aad, size_t aad_len, const uint8_t* in,
+                    size_t len, const uint8_t* tag, size_t tag_len, uint8_t* out) {
+  bool ok = false;
+  cudaError_t err = cudaSetDevice(engine.device());
+  if (err == cudaSuccess)
+    err = cudaError_t(run_gcm_open(kernel, rk, iv, aad, aad_len, in, len, tag, tag_len, out, &ok));
+  if (err != cudaSuccess) return ks::gpu::to_status(err);
+  return ok ? KS_OK : KS_ERR_TAG_MISMATCH;
 }
 
 }  // namespace sm4_gpu

@@ -279,6 +279,54 @@ TEST(GpuSm4Api, CryptBufferMatchesTheCpu) {
   }
 }
 
+// GCM over one buffer on a GPU context (both kernels, pinned and ordinary
+// memory): the CPU's ciphertext and tag; a wrong tag releases nothing.
+TEST(GpuSm4Api, GcmBufferMatchesTheCpu) {
+  if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  ks_test::Context gpu_ctx(KS_BACKEND_GPU);
+  ASSERT_EQ(gpu_ctx.rc, KS_OK);
+  const Bytes key = ks_test::random_bytes(16), iv = ks_test::random_bytes(12),
+              aad = ks_test::random_bytes(33);
+  for (size_t len : {size_t(0), size_t(1), size_t(4097), (size_t(5) << 20) + 3}) {
+    const Bytes in = ks_test::random_bytes(len);
+    Bytes want(len + 1);
+    uint8_t want_tag[16];
+    ASSERT_EQ(ks_sm4_gcm_seal(key.data(), iv.data(), 12, aad.data(), aad.size(), in.data(), len,
+                              want.data(), want_tag, 16), KS_OK);
+    for (uint32_t flags : {0u, uint32_t(KS_SM4_GPU_TABLES)}) {
+      for (bool pinned : {false, true}) {
+        void* p = nullptr;
+        Bytes plain;
+        uint8_t* buf;
+        if (pinned) {
+          ASSERT_EQ(ks_host_alloc(len + 1, &p), KS_OK);
+          buf = static_cast<uint8_t*>(p);
+        } else {
+          plain.resize(len + 1);
+          buf = plain.data();
+        }
+        uint8_t tag[16];
+        ASSERT_EQ(ks_sm4_gcm_seal_buffer(gpu_ctx.ctx, flags, key.data(), iv.data(), 12, aad.data(),
+                                         aad.size(), in.data(), len, buf, tag, 16), KS_OK);
+        EXPECT_EQ(memcmp(buf, want.data(), len), 0) << "len " << len << " flags " << flags;
+        EXPECT_EQ(memcmp(tag, want_tag, 16), 0) << "len " << len << " flags " << flags;
+        Bytes back(len + 1, 0x5a);
+        tag[0] ^= 0x80;
+        EXPECT_EQ(ks_sm4_gcm_open_buffer(gpu_ctx.ctx, flags, key.data(), iv.data(), 12,
+                                         aad.data(), aad.size(), buf, len, tag, 16, back.data()),
+                  KS_ERR_TAG_MISMATCH);
+        EXPECT_EQ(back, Bytes(len + 1, 0x5a)) << "plaintext released under a wrong tag";
+        tag[0] ^= 0x80;
+        ASSERT_EQ(ks_sm4_gcm_open_buffer(gpu_ctx.ctx, flags, key.data(), iv.data(), 12,
+                                         aad.data(), aad.size(), buf, len, tag, 16, back.data()),
+                  KS_OK);
+        EXPECT_EQ(memcmp(back.data(), in.data(), len), 0);
+        if (p != nullptr) ks_host_free(p);
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, GpuSm4,
                          ::testing::Values(gpu::Kernel::kTable, gpu::Kernel::kBitsliced),
                          name_of);

@@ -359,3 +359,40 @@ TEST(Sm4Api, CryptBufferOnThreadsMatchesOpenSsl) {
   EXPECT_EQ(ks_sm4_crypt_buffer(nullptr, KS_SM4_CTR, 1, 0, key.data(), iv.data(), 16, buf, 32, buf),
             KS_ERR_NULL_POINTER);
 }
+
+// GCM over one buffer on a CPU context: the one-shot bytes and tag, a
+// wrong tag refused with the output untouched, argument errors.
+TEST(Sm4Api, GcmBufferOnACpuContextIsTheOneShot) {
+  ks_test::Context ctx(KS_BACKEND_CPU, 2);
+  ASSERT_EQ(ctx.rc, KS_OK);
+  const Bytes key = ks_test::random_bytes(16), aad = ks_test::random_bytes(20);
+  for (size_t iv_len : {size_t(12), size_t(16)}) {
+    const Bytes iv = ks_test::random_bytes(iv_len), in = ks_test::random_bytes(100003);
+    Bytes want(in.size()), got(in.size()), back(in.size(), 0x5a);
+    uint8_t want_tag[16], tag[16];
+    ASSERT_EQ(ks_sm4_gcm_seal(key.data(), iv.data(), iv_len, aad.data(), aad.size(), in.data(),
+                              in.size(), want.data(), want_tag, 16), KS_OK);
+    ASSERT_EQ(ks_sm4_gcm_seal_buffer(ctx.ctx, 0, key.data(), iv.data(), iv_len, aad.data(),
+                                     aad.size(), in.data(), in.size(), got.data(), tag, 16),
+              KS_OK);
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(memcmp(tag, want_tag, 16), 0);
+    tag[3] ^= 1;
+    EXPECT_EQ(ks_sm4_gcm_open_buffer(ctx.ctx, 0, key.data(), iv.data(), iv_len, aad.data(),
+                                     aad.size(), got.data(), got.size(), tag, 16, back.data()),
+              KS_ERR_TAG_MISMATCH);
+    EXPECT_EQ(back, Bytes(in.size(), 0x5a));
+    tag[3] ^= 1;
+    ASSERT_EQ(ks_sm4_gcm_open_buffer(ctx.ctx, 0, key.data(), iv.data(), iv_len, aad.data(),
+                                     aad.size(), got.data(), got.size(), tag, 12, back.data()),
+              KS_OK);  // a 12-byte tag is the full tag's prefix
+    EXPECT_EQ(back, in);
+  }
+  uint8_t buf[16] = {}, tag[16] = {};
+  EXPECT_EQ(ks_sm4_gcm_seal_buffer(nullptr, 0, key.data(), buf, 12, nullptr, 0, buf, 16, buf, tag,
+                                   16), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_sm4_gcm_seal_buffer(ctx.ctx, 4, key.data(), buf, 12, nullptr, 0, buf, 16, buf, tag,
+                                   16), KS_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ks_sm4_gcm_open_buffer(ctx.ctx, 0, key.data(), buf, 12, nullptr, 0, buf, 16, tag, 3,
+                                   buf), KS_ERR_LENGTH);
+}
