@@ -2,6 +2,7 @@
 // modes of src/cipher (modes.h, gcm.h).
 #include <string.h>
 
+#include <algorithm>
 #include <new>
 
 #include "api/batch.h"
@@ -411,31 +412,22 @@ ks::sm4_gpu::Kernel gpu_kernel(uint32_t flags) {
                                           : ks::sm4_gpu::Kernel::kBitsliced;
 }
 
-// Blocks [begin, end) of a buffer on the calling thread.
+// Blocks [begin, end) of a buffer of len bytes on the calling thread; the
+// last one may be partial in CTR, which is the stream mode of
+// cipher/modes.h started at counter0 + begin.
 void crypt_range(const ks::sm4::Key& k, bool encrypt, const uint8_t* counter0, const uint8_t* in,
-                 uint8_t* out, size_t begin, size_t end) {
+                 uint8_t* out, size_t len, size_t begin, size_t end) {
+  const size_t lo = kBlock * begin, hi = std::min(len, kBlock * end);
   if (counter0 == nullptr) {
-    encrypt ? ks::sm4::encrypt_blocks(k, in + kBlock * begin, out + kBlock * begin, end - begin)
-            : ks::sm4::decrypt_blocks(k, in + kBlock * begin, out + kBlock * begin, end - begin);
+    encrypt ? ks::sm4::encrypt_blocks(k, in + lo, out + lo, end - begin)
+            : ks::sm4::decrypt_blocks(k, in + lo, out + lo, end - begin);
     return;
   }
-  uint8_t counter[kBlock];
-  memcpy(counter, counter0, kBlock);
-  ks::sm4::ctr128_add(counter, begin);
-  ks::sm4::ctr_blocks(k, counter, in + kBlock * begin, out + kBlock * begin, end - begin);
-}
-
-// The last, partial block of a CTR buffer: tail bytes of in ^ E(counter0 +
-// blocks).
-void ctr_tail(const ks::sm4::Key& k, const uint8_t* counter0, size_t blocks, const uint8_t* in,
-              uint8_t* out, size_t tail) {
-  uint8_t counter[kBlock], buf[kBlock] = {};
-  memcpy(counter, counter0, kBlock);
-  ks::sm4::ctr128_add(counter, blocks);
-  memcpy(buf, in + kBlock * blocks, tail);
-  ks::sm4::ctr_blocks(k, counter, buf, buf, 1);
-  memcpy(out + kBlock * blocks, buf, tail);
-  ks::secure_wipe(buf, sizeof buf);
+  ks::modes::StreamState s;
+  const ks::WipeOnExit wipe(&s, sizeof s);
+  ks::modes::stream_init(&s, counter0);
+  ks::sm4::ctr128_add(s.iv, begin);
+  ks::modes::ctr_crypt(ks::sm4::block_cipher(), &k, &s, in + lo, out + lo, hi - lo);
 }
 
 }  // namespace
@@ -455,7 +447,7 @@ int ks_sm4_crypt_buffer(ks_ctx* ctx, int mode, int encrypt, uint32_t flags,
   ks::sm4::Key k;
   const ks::WipeOnExit wipe_key(&k, sizeof k);
   ks::sm4::set_key(&k, key);
-  const size_t blocks = len / kBlock, tail = len % kBlock;  // a tail only in CTR
+  const size_t blocks = len / kBlock;  // whole ones; a partial last one only in CTR
   if (ctx->use_gpu(len, auto_gpu_min_bytes(in, out))) {
     const auto kernel = gpu_kernel(flags);
     {
@@ -466,14 +458,14 @@ int ks_sm4_crypt_buffer(ks_ctx* ctx, int mode, int encrypt, uint32_t flags,
                                                    in, out, blocks, encrypt != 0);
     }
     if (rc != KS_OK) return rc;
-  } else {
-    // Threads take 4 KiB or more each: below that the hand-off costs more
-    // than the blocks.
-    ctx->pool.parallel_for(blocks, 256, [&](size_t begin, size_t end) {
-      crypt_range(k, encrypt != 0, counter, in, out, begin, end);
-    });
+    if (len % kBlock != 0) crypt_range(k, true, counter, in, out, len, blocks, blocks + 1);
+    return KS_OK;
   }
-  if (tail != 0) ctr_tail(k, counter, blocks, in, out, tail);
+  // Threads take 4 KiB or more each: below that the hand-off costs more
+  // than the blocks.
+  ctx->pool.parallel_for((len + kBlock - 1) / kBlock, 256, [&](size_t begin, size_t end) {
+    crypt_range(k, encrypt != 0, counter, in, out, len, begin, end);
+  });
   return KS_OK;
 } KS_API_CATCH
 
