@@ -17,6 +17,7 @@
 #include "cipher/sm4.h"
 #include "cipher/sm4_gpu.h"
 #include "kuaisuo.h"
+#include "sm4_gcm_vectors.h"
 #include "test_util.h"
 
 namespace {
@@ -164,16 +165,8 @@ TEST_P(GpuSm4, InPlace) {
 
 // RFC 8998 appendix A.1 (SM4-GCM).
 TEST_P(GpuSm4, GcmRfc8998Example) {
-  const Bytes key = ks_test::from_hex("0123456789abcdeffedcba9876543210");
-  const Bytes iv = ks_test::from_hex("00001234567800000000abcd");
-  const Bytes aad = ks_test::from_hex("feedfacedeadbeeffeedfacedeadbeefabaddad2");
-  const Bytes pt = ks_test::from_hex(
-      "aaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbccccccccccccccccdddddddddddddddd"
-      "eeeeeeeeeeeeeeeeffffffffffffffffeeeeeeeeeeeeeeeeaaaaaaaaaaaaaaaa");
-  const Bytes ct = ks_test::from_hex(
-      "17f399f08c67d5ee19d0dc9969c4bb7d5fd46fd3756489069157b282bb200735"
-      "d82710ca5c22f0ccfa7cbf93d496ac15a56834cbcf98c397b4024a2691233b8d");
-  const Bytes tag = ks_test::from_hex("83de3541e4c2b58177e065a9bf7b62ec");
+  const ks_test::GcmExample ex = ks_test::rfc8998_example();
+  const Bytes &key = ex.key, &iv = ex.iv, &aad = ex.aad, &pt = ex.pt, &ct = ex.ct, &tag = ex.tag;
   ks::sm4::set_key(&key_, key.data());
   Bytes out(pt.size()), t(16);
   ASSERT_EQ(gpu::run_gcm_seal(kernel(), key_.enc, iv.data(), aad.data(), aad.size(), pt.data(),
