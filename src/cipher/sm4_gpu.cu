@@ -26,13 +26,12 @@
 #include "cipher/ghash.h"
 #include "cipher/sm4_blocks.h"
 #include "cipher/sm4_core.h"
+#include "cipher/sm4_gpu_rounds.cuh"
 #include "core/secure.h"
 
 namespace ks {
 namespace sm4_gpu {
 namespace {
-
-using sm4::kRounds;
 
 // --- Blocks in memory ------------------------------------------------------
 // What a kernel does with block i: encrypt it (ECB), or XOR it with the
@@ -51,8 +50,6 @@ struct Job {
 struct RoundKeys {
   uint32_t rk[kRounds];
 };
-
-__device__ __forceinline__ uint32_t bswap32(uint32_t x) { return __byte_perm(x, 0, 0x0123); }
 
 __device__ __forceinline__ size_t nblocks_of(const Job& j) { return (j.nbytes + 15) / 16; }
 
@@ -101,64 +98,6 @@ __device__ __forceinline__ bool gate_closed(const Job& j) { return j.gate != nul
 constexpr int kTableThreads = 256;
 constexpr int kTableGroup = 2;  // blocks per thread per step: two independent round chains
 
-// T0[a] = L(S(a) << 24) (GB/T 32907-2016, the composite T = L(tau(.))),
-// computed by the circuit of sm4_core.h; T of a word is then
-// T0[b0] ^ (T0[b1] >>> 8) ^ (T0[b2] >>> 16) ^ (T0[b3] >>> 24), b0 the top
-// byte, since L commutes with rotations.
-__device__ uint32_t t0_entry(uint32_t a) {
-  const uint32_t s = sm4::tau_word(a) & 0xff;
-  return sm4::xor_l<sm4::ScalarOps>(0u, s << 24);
-}
-
-// tab[a][c] = T0[a] for every copy c: word a * 32 + c lies in bank c, so
-// lane c reading its own column never conflicts, whatever the indices.
-__device__ void fill_table(uint32_t (*tab)[32], uint32_t* t0) {
-  for (int a = threadIdx.x; a < 256; a += blockDim.x) t0[a] = t0_entry(a);
-  __syncthreads();
-  for (int i = threadIdx.x; i < 256 * 32; i += blockDim.x) tab[i >> 5][i & 31] = t0[i >> 5];
-  __syncthreads();
-}
-
-__device__ __forceinline__ uint32_t rotr(uint32_t x, int n) { return __funnelshift_r(x, x, n); }
-
-// L(tau(w)) through the table; col = &tab[0][lane], rows 32 words apart.
-__device__ __forceinline__ uint32_t t_lookup(const uint32_t* col, uint32_t w) {
-  const uint32_t a = col[32 * __byte_perm(w, 0, 0x4443)];
-  const uint32_t b = col[32 * __byte_perm(w, 0, 0x4442)];
-  const uint32_t c = col[32 * __byte_perm(w, 0, 0x4441)];
-  const uint32_t d = col[32 * __byte_perm(w, 0, 0x4440)];
-  return a ^ rotr(b, 8) ^ rotr(c, 16) ^ rotr(d, 24);
-}
-
-// The 32 rounds and R on G blocks at once, as sm4::crypt_words (rounds i
-// and i+1 share X_{i+2} ^ X_{i+3}); rk from the kernel's parameters, so
-// every round key is a constant-bank operand.
-template <int G>
-__device__ __forceinline__ void table_rounds(uint32_t x[G][4], const uint32_t* rk,
-                                             const uint32_t* col) {
-#pragma unroll
-  for (int i = 0; i < kRounds; i += 4) {
-#pragma unroll
-    for (int g = 0; g < G; ++g) {
-      uint32_t& a = x[g][0];
-      uint32_t& b = x[g][1];
-      uint32_t& c = x[g][2];
-      uint32_t& d = x[g][3];
-      uint32_t p = c ^ d;
-      a ^= t_lookup(col, b ^ p ^ rk[i]);
-      b ^= t_lookup(col, p ^ a ^ rk[i + 1]);
-      p = a ^ b;
-      c ^= t_lookup(col, d ^ p ^ rk[i + 2]);
-      d ^= t_lookup(col, p ^ c ^ rk[i + 3]);
-    }
-  }
-#pragma unroll
-  for (int g = 0; g < G; ++g) {
-    const uint32_t a = x[g][0], b = x[g][1];
-    x[g][0] = x[g][3], x[g][1] = x[g][2], x[g][2] = b, x[g][3] = a;
-  }
-}
-
 // Tiles of kTableThreads * G blocks; thread t takes blocks t, t + threads,
 // ... of a tile (coalesced).
 template <Mode M>
@@ -188,106 +127,8 @@ __global__ void __launch_bounds__(kTableThreads) table_kernel(const RoundKeys ke
 }
 
 // --- The bitsliced kernel ----------------------------------------------------
-// A word of 32 blocks: bit[k] bit l = bit k of the word in block l, the
-// layout of sm4::BitslicedOps with 32-bit planes.
-struct Slice {
-  uint32_t bit[32];
-};
-
-struct SliceOps {
-  using Word = Slice;
-  // The round key is secret: its bits are all-ones or all-zero masks,
-  // made once per block in shared memory (mask[k] for bit k), read here
-  // four at a time by broadcast loads: one LOP3 per plane instead of a
-  // shift, an AND and a negation too.
-  __device__ __forceinline__ static Word key_xor(const Word& a, const Word& b,
-                                                 const uint32_t* mask) {
-    Word r;
-#pragma unroll
-    for (int k = 0; k < 32; k += 4) {
-      const uint4 m = *reinterpret_cast<const uint4*>(mask + k);
-      r.bit[k] = a.bit[k] ^ b.bit[k] ^ m.x;
-      r.bit[k + 1] = a.bit[k + 1] ^ b.bit[k + 1] ^ m.y;
-      r.bit[k + 2] = a.bit[k + 2] ^ b.bit[k + 2] ^ m.z;
-      r.bit[k + 3] = a.bit[k + 3] ^ b.bit[k + 3] ^ m.w;
-    }
-    return r;
-  }
-  __device__ __forceinline__ static Word tau(Word w) {
-#pragma unroll
-    for (int byte = 0; byte < 4; ++byte) sm4::sbox_planes<uint32_t>(w.bit + 8 * byte);
-    return w;
-  }
-  template <int n>
-  __device__ __forceinline__ static Word rotl(const Word& w) {
-    Word r;
-#pragma unroll
-    for (int k = 0; k < 32; ++k) r.bit[(k + n) & 31] = w.bit[k];
-    return r;
-  }
-  __device__ __forceinline__ static Word xor2(const Word& a, const Word& b) {
-    Word r;
-#pragma unroll
-    for (int k = 0; k < 32; ++k) r.bit[k] = a.bit[k] ^ b.bit[k];
-    return r;
-  }
-};
-
-// The 32 rounds and R (GB/T 32907-2016) over 32 blocks. sm4::crypt_words
-// keeps X_{i+2} ^ X_{i+3} for two rounds, which costs 32 more live planes
-// during the S-box than recomputing it (one XOR per plane): at 255
-// registers that was the difference between spilling and not.
-// masks[i][k]: bit k of round key i as a 32-bit mask.
-__device__ __forceinline__ void sliced_rounds(Slice x[4], const uint32_t (*masks)[32]) {
-  using O = SliceOps;
-  Slice a = x[0], b = x[1], c = x[2], d = x[3];
-#pragma unroll 1
-  for (int i = 0; i < kRounds; i += 4) {
-    a = sm4::xor_l<O>(a, O::tau(O::key_xor(O::xor2(b, c), d, masks[i])));
-    b = sm4::xor_l<O>(b, O::tau(O::key_xor(O::xor2(c, d), a, masks[i + 1])));
-    c = sm4::xor_l<O>(c, O::tau(O::key_xor(O::xor2(d, a), b, masks[i + 2])));
-    d = sm4::xor_l<O>(d, O::tau(O::key_xor(O::xor2(a, b), c, masks[i + 3])));
-  }
-  x[0] = d;
-  x[1] = c;
-  x[2] = b;
-  x[3] = a;
-}
-
 constexpr int kSliceThreads = 128;
 constexpr size_t kSliceTile = 32 * 32;  // blocks per warp per step
-
-// 32x32 bit-matrix transpose in place: afterwards a[k] bit j = (before)
-// a[j] bit k. Stage s swaps the entries whose row and column differ in bit
-// s (Hacker's Delight 7-3); the 16- and 8-bit stages are byte moves, one
-// PRMT per word.
-__device__ __forceinline__ void transpose32(uint32_t a[32]) {
-#pragma unroll
-  for (int j = 0; j < 16; ++j) {
-    const uint32_t lo = a[j], hi = a[j + 16];
-    a[j] = __byte_perm(lo, hi, 0x5410);
-    a[j + 16] = __byte_perm(lo, hi, 0x7632);
-  }
-#pragma unroll
-  for (int j = 0; j < 32; ++j) {
-    if (j & 8) continue;
-    const uint32_t lo = a[j], hi = a[j + 8];
-    a[j] = __byte_perm(lo, hi, 0x6240);
-    a[j + 8] = __byte_perm(lo, hi, 0x7351);
-  }
-  constexpr uint32_t kMask[3] = {0x0f0f0f0fu, 0x33333333u, 0x55555555u};
-#pragma unroll
-  for (int stage = 0; stage < 3; ++stage) {
-    const int s = 4 >> stage;
-#pragma unroll
-    for (int j = 0; j < 32; ++j) {
-      if (j & s) continue;
-      const uint32_t t = ((a[j] >> s) ^ a[j + s]) & kMask[stage];
-      a[j] ^= t << s;
-      a[j + s] ^= t;
-    }
-  }
-}
 
 // Each warp takes tiles of 1024 blocks; lane l holds blocks l, l + 32, ...
 // of the tile as bit l .. of its planes (loads and stores coalesced).
@@ -298,8 +139,7 @@ __global__ void __launch_bounds__(kSliceThreads) sliced_kernel(const RoundKeys k
   // unrolled (its body is the S-box circuit four times), so they are
   // indexed at run time.
   __shared__ __align__(16) uint32_t masks[kRounds][32];
-  for (unsigned e = threadIdx.x; e < kRounds * 32; e += blockDim.x)
-    masks[e / 32][e % 32] = 0u - ((keys.rk[e / 32] >> (e % 32)) & 1);
+  fill_key_planes(masks, keys.rk);
   __syncthreads();
   if (gate_closed(j)) return;
   const unsigned lane = threadIdx.x & 31;
@@ -319,7 +159,7 @@ __global__ void __launch_bounds__(kSliceThreads) sliced_kernel(const RoundKeys k
     }
 #pragma unroll
     for (int i = 0; i < 4; ++i) transpose32(w[i].bit);
-    sliced_rounds(w, masks);
+    sliced_rounds(w, SharedKeyPlanes{masks});
 #pragma unroll
     for (int i = 0; i < 4; ++i) transpose32(w[i].bit);
 #pragma unroll
