@@ -272,7 +272,7 @@ int main(int argc, char** argv) {
   Timer timer;
   std::vector<Result> rows;
   std::vector<size_t> sizes;
-  for (int lg : {20, 24, 28, 30})
+  for (int lg : {4, 10, 16, 20, 22, 24, 26, 28, 30})
     if (lg <= max_log2) sizes.push_back(size_t(1) << lg);
   for (size_t n : sizes) {
     CHECK(cudaMemcpy(b.d_in, b.page_in.data(), n, cudaMemcpyHostToDevice));

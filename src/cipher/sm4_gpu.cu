@@ -69,27 +69,44 @@ __device__ __forceinline__ void input_words(const Job& j, size_t b, uint32_t w[4
   }
 }
 
-// Writes block b: the cipher output (ECB) or in ^ keystream, where the last
-// block of a CTR job may be partial.
+// Whole blocks of the job (a CTR job's last block may be partial).
+__device__ __forceinline__ size_t whole_blocks_of(const Job& j) { return j.nbytes / 16; }
+
+// Input block b for output_block, loaded ahead (zeros for ECB, whose output
+// does not read it).
 template <Mode M>
-__device__ __forceinline__ void output_block(const Job& j, size_t b, const uint32_t w[4]) {
+__device__ __forceinline__ uint4 load_input(const Job& j, size_t b) {
+  if (M == Mode::kEcb) return make_uint4(0, 0, 0, 0);
+  return reinterpret_cast<const uint4*>(j.in)[b];
+}
+
+// Writes whole block b: the cipher output (ECB) or src ^ keystream, src =
+// block b of the input (load_input).
+template <Mode M>
+__device__ __forceinline__ void output_block(const Job& j, size_t b, const uint32_t w[4],
+                                             const uint4& src) {
   uint4 v = make_uint4(bswap32(w[0]), bswap32(w[1]), bswap32(w[2]), bswap32(w[3]));
-  if (M == Mode::kEcb) {
-    reinterpret_cast<uint4*>(j.out)[b] = v;
-    return;
-  }
-  if (16 * b + 16 <= j.nbytes) {
-    const uint4 x = reinterpret_cast<const uint4*>(j.in)[b];
-    v.x ^= x.x, v.y ^= x.y, v.z ^= x.z, v.w ^= x.w;
-    reinterpret_cast<uint4*>(j.out)[b] = v;
-    return;
-  }
-  // Selects, not an indexed array: an array would live in local memory.
+  if (M != Mode::kEcb) v.x ^= src.x, v.y ^= src.y, v.z ^= src.z, v.w ^= src.w;
+  reinterpret_cast<uint4*>(j.out)[b] = v;
+}
+
+// Writes the partial last block b of a CTR job: its bytes of in ^ keystream.
+// Selects, not an indexed array: an array would live in local memory.
+__device__ __forceinline__ void output_partial_block(const Job& j, size_t b, const uint32_t w[4]) {
   for (size_t i = 16 * b; i < j.nbytes; ++i) {
     const unsigned k = unsigned(i & 15);
-    const uint32_t word = k < 8 ? (k < 4 ? v.x : v.y) : (k < 12 ? v.z : v.w);
-    j.out[i] = uint8_t(j.in[i] ^ (word >> (8 * (k % 4))));
+    const uint32_t word = k < 8 ? (k < 4 ? w[0] : w[1]) : (k < 12 ? w[2] : w[3]);
+    j.out[i] = uint8_t(j.in[i] ^ (word >> (24 - 8 * (k % 4))));
   }
+}
+
+// Block b, whole or partial.
+template <Mode M>
+__device__ __forceinline__ void output_any_block(const Job& j, size_t b, const uint32_t w[4]) {
+  if (M == Mode::kEcb || b < whole_blocks_of(j))
+    output_block<M>(j, b, w, load_input<M>(j, b));
+  else
+    output_partial_block(j, b, w);
 }
 
 __device__ __forceinline__ bool gate_closed(const Job& j) { return j.gate != nullptr && *j.gate == 0; }
@@ -121,7 +138,7 @@ __global__ void __launch_bounds__(kTableThreads) table_kernel(const RoundKeys ke
 #pragma unroll
     for (int g = 0; g < kTableGroup; ++g) {
       const size_t b = first + size_t(g) * kTableThreads;
-      if (b < n) output_block<M>(j, b, x[g]);
+      if (b < n) output_any_block<M>(j, b, x[g]);
     }
   }
 }
@@ -129,6 +146,53 @@ __global__ void __launch_bounds__(kTableThreads) table_kernel(const RoundKeys ke
 // --- The bitsliced kernel ----------------------------------------------------
 constexpr int kSliceThreads = 128;
 constexpr size_t kSliceTile = 32 * 32;  // blocks per warp per step
+constexpr int kLoadAhead = 8;            // CTR input blocks in flight per thread
+
+// The counter blocks first + 32 l (l = 0 .. 31) of a CTR or GCTR job as
+// planes, built directly instead of 32 counters and four transposes:
+// with base = the counter of block first, block first + 32 l has counter
+// base + 32 l, so its bits 0-4 are base's for every l; bits 5-9 are
+// u0 + l mod 32 (u0 = bits 5-9 of base), the plane of bit j of m = 0..31
+// rotated by u0; above them sits A = base >> 10, plus one in the lanes
+// l >= 32 - u0 where u0 + l carries, which flips exactly the bits of
+// A ^ (A + 1). GCTR steps only the low 32 bits (inc32): its carry stops at
+// bit 31.
+template <Mode M>
+__device__ __forceinline__ void counter_planes(const Job& j, size_t first, Slice w[4]) {
+  uint64_t hi = uint64_t(j.ctr[0]) << 32 | j.ctr[1], lo = uint64_t(j.ctr[2]) << 32 | j.ctr[3];
+  uint64_t d_lo, d_hi = 0;  // A ^ (A + 1), A = base >> 10
+  if (M == Mode::kCtr128) {
+    const uint64_t lo0 = lo;
+    lo += first;
+    hi += lo < lo0 ? 1 : 0;
+    const uint64_t a_lo = lo >> 10 | hi << 54, a_hi = hi >> 10;
+    d_lo = a_lo ^ (a_lo + 1);
+    d_hi = d_lo == ~uint64_t(0) ? a_hi ^ (a_hi + 1) : 0;
+  } else {
+    lo = (lo & 0xffffffff00000000ull) | uint32_t(uint32_t(lo) + uint32_t(first));
+    const uint32_t a = uint32_t(lo) >> 10;
+    d_lo = (a ^ (a + 1)) & 0x3fffffu;  // bits 10 .. 31 only
+  }
+  const uint64_t a_lo = lo >> 10 | hi << 54, a_hi = hi >> 10;
+  const uint32_t u0 = uint32_t(lo >> 5) & 31;
+  const uint32_t carry = u0 == 0 ? 0u : ~0u << (32 - u0);
+  constexpr uint32_t kCount[5] = {0xaaaaaaaau, 0xccccccccu, 0xf0f0f0f0u, 0xff00ff00u, 0xffff0000u};
+#pragma unroll
+  for (int p = 0; p < 128; ++p) {
+    uint32_t plane;
+    if (p < 5) {
+      plane = 0u - uint32_t(lo >> p & 1);
+    } else if (p < 10) {
+      plane = __funnelshift_r(kCount[p - 5], kCount[p - 5], u0);
+    } else {
+      const int q = p - 10;
+      const uint32_t a = uint32_t((q < 64 ? a_lo >> q : a_hi >> (q - 64)) & 1);
+      const uint32_t d = uint32_t((q < 64 ? d_lo >> q : d_hi >> (q - 64)) & 1);
+      plane = (0u - a) ^ ((0u - d) & carry);
+    }
+    w[3 - p / 32].bit[p % 32] = plane;
+  }
+}
 
 // Each warp takes tiles of 1024 blocks; lane l holds blocks l, l + 32, ...
 // of the tile as bit l .. of its planes (loads and stores coalesced).
@@ -149,25 +213,49 @@ __global__ void __launch_bounds__(kSliceThreads) sliced_kernel(const RoundKeys k
   for (size_t tile = warp; tile * kSliceTile < n; tile += warps) {
     const size_t first = tile * kSliceTile + lane;
     Slice w[4];
+    if (M == Mode::kEcb) {
 #pragma unroll
-    for (int l = 0; l < 32; ++l) {
-      const size_t b = first + 32 * size_t(l);
-      uint32_t x[4] = {0, 0, 0, 0};
-      if (b < n) input_words<M>(j, b, x);
+      for (int l = 0; l < 32; ++l) {
+        const size_t b = first + 32 * size_t(l);
+        uint32_t x[4] = {0, 0, 0, 0};
+        if (b < n) input_words<M>(j, b, x);
 #pragma unroll
-      for (int i = 0; i < 4; ++i) w[i].bit[l] = x[i];
+        for (int i = 0; i < 4; ++i) w[i].bit[l] = x[i];
+      }
+#pragma unroll
+      for (int i = 0; i < 4; ++i) transpose32(w[i].bit);
+    } else {
+      counter_planes<M>(j, first, w);  // blocks past the end are not written
     }
-#pragma unroll
-    for (int i = 0; i < 4; ++i) transpose32(w[i].bit);
     sliced_rounds(w, SharedKeyPlanes{masks});
 #pragma unroll
     for (int i = 0; i < 4; ++i) transpose32(w[i].bit);
+    // The input of CTR is read kLoadAhead blocks at a time before they are
+    // written: out may be in, so each load must stay behind the stores
+    // before it, and one block at a time would wait for memory 32 times.
+    const size_t whole = M == Mode::kEcb ? n : whole_blocks_of(j);
+    uint32_t tail[4] = {0, 0, 0, 0};  // keystream of a partial last block
 #pragma unroll
-    for (int l = 0; l < 32; ++l) {
-      const size_t b = first + 32 * size_t(l);
-      const uint32_t x[4] = {w[0].bit[l], w[1].bit[l], w[2].bit[l], w[3].bit[l]};
-      if (b < n) output_block<M>(j, b, x);
+    for (int l0 = 0; l0 < 32; l0 += kLoadAhead) {
+      uint4 src[kLoadAhead];
+#pragma unroll
+      for (int g = 0; g < kLoadAhead; ++g) {
+        const size_t b = first + 32 * size_t(l0 + g);
+        src[g] = b < whole ? load_input<M>(j, b) : make_uint4(0, 0, 0, 0);
+      }
+#pragma unroll
+      for (int g = 0; g < kLoadAhead; ++g) {
+        const int l = l0 + g;
+        const size_t b = first + 32 * size_t(l);
+        const uint32_t x[4] = {w[0].bit[l], w[1].bit[l], w[2].bit[l], w[3].bit[l]};
+        if (b < whole) output_block<M>(j, b, x, src[g]);
+        if (M != Mode::kEcb && b == whole) memcpy(tail, x, sizeof tail);
+      }
     }
+    // That is block `whole` (= n - 1), held by one thread of the last tile.
+    if (M != Mode::kEcb && whole < n && whole >= first && whole - first < kSliceTile &&
+        (whole - first) % 32 == 0)
+      output_partial_block(j, whole, tail);
   }
 }
 
