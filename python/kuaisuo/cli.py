@@ -470,7 +470,8 @@ def cmd_speed(args: argparse.Namespace) -> int:
               f"(known: {', '.join(speed.ALGORITHMS)})", file=sys.stderr)
         return 2
     threads = args.threads or os.cpu_count() or 1
-    return speed.run(algs, args.backend, threads, args.batch, args.seconds, args.json)
+    return speed.run(algs, args.backend, threads, args.batch, args.seconds, args.json,
+                     args.plot)
 
 
 def cmd_info(_: argparse.Namespace) -> int:
@@ -626,6 +627,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seconds", type=_seconds, default=1.0,
                    help="timing budget per case, in seconds (default 1)")
     s.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    s.add_argument("--plot", metavar="FILE.png",
+                   help="also draw the ratios to OpenSSL as a PNG (needs matplotlib)")
     s.set_defaults(func=cmd_speed)
 
     s = sub.add_parser("info", help="show version, CPU features and GPUs")

@@ -213,20 +213,31 @@ def machine_info(gpu: bool) -> dict:
 
 
 class Progress:
-    """A live one-line progress report on a terminal; silent otherwise."""
+    """Progress with an estimate of the time left: a live line on a
+    terminal; otherwise (logs, CI) a plain line at most every
+    `every` seconds, so that long runs are visibly alive."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, every: float = 10.0) -> None:
         self.total, self.done = total, 0
         self.live = sys.stderr.isatty()
-        self.started = time.monotonic()
+        self.every = every
+        self.started = self.last = time.monotonic()
+
+    def line(self, case: Case) -> str:
+        elapsed = time.monotonic() - self.started
+        left = elapsed / self.done * (self.total - self.done) if self.done else 0.0
+        return (f"[{self.done}/{self.total} {elapsed:5.1f}s, about {left:.0f}s left] "
+                f"{case.label()}")
 
     def step(self, case: Case) -> None:
         self.done += 1
+        now = time.monotonic()
         if self.live:
-            elapsed = time.monotonic() - self.started
-            line = f"[{self.done}/{self.total} {elapsed:5.1f}s] {case.label()}"
-            sys.stderr.write("\r\033[K" + line[:120])
+            sys.stderr.write("\r\033[K" + self.line(case)[:120])
             sys.stderr.flush()
+        elif now - self.last >= self.every:
+            self.last = now
+            print(self.line(case), file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self.live:
@@ -268,17 +279,28 @@ def measure_all(plan: List[Comparison], seconds: float) -> Dict[Case, dict]:
         runs.sort(key=lambda r: r["ops_per_s"])
         median = dict(runs[len(runs) // 2])
         median["runs"] = sum(r["runs"] for r in runs)
+        # The spread of the rounds beside their median: how far to trust it.
+        median["ops_per_s_min"] = runs[0]["ops_per_s"]
+        median["ops_per_s_max"] = runs[-1]["ops_per_s"]
         results[case] = median
     return results
 
 
+def spread_text(r: dict) -> str:
+    """The rounds' range around the median, in percent of it."""
+    med = r["ops_per_s"]
+    lo, hi = r.get("ops_per_s_min", med), r.get("ops_per_s_max", med)
+    return f" ±{50 * (hi - lo) / med:.0f}%" if med > 0 else ""
+
+
 def rate_text(r: dict, msg_bytes: int) -> str:
-    """MB/s for bulk sizes, operations per second for small items."""
+    """MB/s for bulk sizes, operations per second for small items, with the
+    half-range of the rounds."""
     if "error" in r:
         return "n/a"
     if msg_bytes >= 1024:
-        return f"{r['bytes_per_s'] / 1e6:,.0f} MB/s"
-    return f"{r['ops_per_s']:,.0f} op/s"
+        return f"{r['bytes_per_s'] / 1e6:,.0f} MB/s" + spread_text(r)
+    return f"{r['ops_per_s']:,.0f} op/s" + spread_text(r)
 
 
 def format_table(plan: List[Comparison], results: Dict[Case, dict]) -> str:
@@ -312,12 +334,51 @@ def json_rows(results: Dict[Case, dict]) -> List[dict]:
             "threads": case.threads, "batch": case.batch, "msg_bytes": case.msg_bytes,
             "input": case.input, "host_memory": "pinned" if case.pinned else "pageable",
             "ops_per_s": r["ops_per_s"], "bytes_per_s": r["bytes_per_s"], "runs": r["runs"],
+            "ops_per_s_min": r.get("ops_per_s_min", r["ops_per_s"]),
+            "ops_per_s_max": r.get("ops_per_s_max", r["ops_per_s"]),
         })
     return rows
 
 
+def plot(plan: List[Comparison], results: Dict[Case, dict], title: str, path: str) -> None:
+    """A PNG of every comparison: ours beside OpenSSL's, as a ratio bar (log
+    scale, 1x marked), one bar per row of the table. Needs matplotlib."""
+    import matplotlib  # optional: only --plot needs it
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels, ratios, errs = [], [], []
+    for cmp in plan:
+        o, t = results[cmp.ours], results[cmp.theirs]
+        if "error" in o or "error" in t or t["ops_per_s"] <= 0:
+            continue
+        c = cmp.ours
+        labels.append(f"{c.alg} {c.op} {c.what()} {c.where()} x{c.batch}")
+        ratio = o["ops_per_s"] / t["ops_per_s"]
+        lo = o.get("ops_per_s_min", o["ops_per_s"]) / t.get("ops_per_s_max", t["ops_per_s"])
+        hi = o.get("ops_per_s_max", o["ops_per_s"]) / t.get("ops_per_s_min", t["ops_per_s"])
+        ratios.append(ratio)
+        errs.append((max(ratio - lo, 0.0), max(hi - ratio, 0.0)))
+    fig, ax = plt.subplots(figsize=(9, 0.22 * len(labels) + 1.5))
+    ys = list(range(len(labels)))
+    ax.barh(ys, ratios, xerr=list(zip(*errs)) if errs else None, color="tab:blue",
+            error_kw={"elinewidth": 0.8})
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.set_yticks(ys)
+    ax.set_yticklabels(labels, fontsize=6)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("kuaisuo / OpenSSL (bars: median; whiskers: the rounds' range)")
+    ax.set_title(title, fontsize=8)
+    ax.grid(True, axis="x", which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def run(algs: List[str], backend: str, threads: int, batch: Optional[int], seconds: float,
-        json_path: Optional[str]) -> int:
+        json_path: Optional[str], plot_path: Optional[str] = None) -> int:
     gpu_count = _native.gpu_device_count()
     if backend == "gpu" and gpu_count == 0:
         why = "built without CUDA" if not _native.gpu_built() else "no CUDA device found"
@@ -330,9 +391,21 @@ def run(algs: List[str], backend: str, threads: int, batch: Optional[int], secon
     gpu_text = info["gpu"]["name"] if info["gpu"] else "none"
     print(f"kuaisuo {info['kuaisuo_version']} vs {info['openssl'] or 'OpenSSL (not found)'}")
     print(f"cpu: {info['cpu_model']} [{info['cpu_features']}]; gpu: {gpu_text}; "
-          f"{seconds:g} s per case in {ROUNDS} interleaved rounds of 7 runs, median round")
+          f"{seconds:g} s per case in {ROUNDS} interleaved rounds of 7 runs, median round "
+          f"(± half the rounds' range)")
+    if plot_path:  # fail before measuring, not after
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print("kuaisuo speed: --plot needs matplotlib (pip install matplotlib)",
+                  file=sys.stderr)
+            return 2
     results = measure_all(plan, seconds)
     print(format_table(plan, results))
+    if plot_path:
+        plot(plan, results, f"kuaisuo {info['kuaisuo_version']} vs {info['openssl']}: "
+             f"{info['cpu_model']}, gpu {gpu_text}", plot_path)
+        print(f"wrote {plot_path}")
     if json_path:
         with open(json_path, "w", encoding="utf-8") as f:
             json.dump({"machine": info, "results": json_rows(results)}, f, indent=2)
