@@ -80,14 +80,20 @@ __device__ __forceinline__ uint4 load_input(const Job& j, size_t b) {
   return reinterpret_cast<const uint4*>(j.in)[b];
 }
 
-// Writes whole block b: the cipher output (ECB) or src ^ keystream, src =
-// block b of the input (load_input).
+// Writes whole block b: the cipher output v (its bytes in memory order)
+// for ECB, or src ^ v, src = block b of the input (load_input).
+template <Mode M>
+__device__ __forceinline__ void store_block(const Job& j, size_t b, uint4 v, const uint4& src) {
+  if (M != Mode::kEcb) v.x ^= src.x, v.y ^= src.y, v.z ^= src.z, v.w ^= src.w;
+  reinterpret_cast<uint4*>(j.out)[b] = v;
+}
+
+// The same from the cipher's big-endian words w.
 template <Mode M>
 __device__ __forceinline__ void output_block(const Job& j, size_t b, const uint32_t w[4],
                                              const uint4& src) {
-  uint4 v = make_uint4(bswap32(w[0]), bswap32(w[1]), bswap32(w[2]), bswap32(w[3]));
-  if (M != Mode::kEcb) v.x ^= src.x, v.y ^= src.y, v.z ^= src.z, v.w ^= src.w;
-  reinterpret_cast<uint4*>(j.out)[b] = v;
+  store_block<M>(j, b, make_uint4(bswap32(w[0]), bswap32(w[1]), bswap32(w[2]), bswap32(w[3])),
+                 src);
 }
 
 // Writes the partial last block b of a CTR job: its bytes of in ^ keystream.
@@ -146,7 +152,6 @@ __global__ void __launch_bounds__(kTableThreads) table_kernel(const RoundKeys ke
 // --- The bitsliced kernel ----------------------------------------------------
 constexpr int kSliceThreads = 128;
 constexpr size_t kSliceTile = 32 * 32;  // blocks per warp per step
-constexpr int kLoadAhead = 8;            // CTR input blocks in flight per thread
 
 // The counter blocks first + 32 l (l = 0 .. 31) of a CTR or GCTR job as
 // planes, built directly instead of 32 counters and four transposes:
@@ -194,6 +199,76 @@ __device__ __forceinline__ void counter_planes(const Job& j, size_t first, Slice
   }
 }
 
+// Planes back to blocks, their bytes in memory order: plane k holds bit k
+// of a big-endian word, so taking the planes in the order k ^ 24 (bytes
+// reversed) makes the transpose yield the byte-swapped words directly.
+__device__ __forceinline__ void planes_to_memory_order(Slice w[4]) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    uint32_t t[32];
+#pragma unroll
+    for (int k = 0; k < 32; ++k) t[k] = w[i].bit[k ^ 24];  // register renaming only
+    transpose32(t);
+#pragma unroll
+    for (int k = 0; k < 32; ++k) w[i].bit[k] = t[k];
+  }
+}
+
+// The input of a CTR tile is copied to shared memory (cp.async, 16 bytes
+// per lane and block, coalesced) when the tile starts, so that the reads
+// from memory overlap the rounds instead of stalling every warp of a wave
+// at once when it writes. staged[l][lane]: block first + 32 l of the lane.
+// Blocks past the job's whole blocks are not copied.
+__device__ __forceinline__ void copy_async16(uint4* dst, const void* src) {
+  const unsigned s = unsigned(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src) : "memory");
+}
+
+template <bool kFull>
+__device__ __forceinline__ void stage_input(const Job& j, size_t first, size_t whole,
+                                            uint4 (*staged)[32], unsigned lane) {
+#pragma unroll
+  for (int l = 0; l < 32; ++l) {
+    const size_t b = first + 32 * size_t(l);
+    if (kFull || b < whole) copy_async16(&staged[l][lane], j.in + 16 * b);
+  }
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+// Writes a thread's blocks first + 32 l from the planes w (kFull: all of
+// them are whole blocks of the job), XORed for CTR with the input that
+// stage_input copied (in may be out: it was read before any write).
+template <Mode M, bool kFull>
+__device__ __forceinline__ void write_blocks(const Job& j, size_t first, Slice w[4],
+                                             size_t whole, size_t n, const uint4 (*staged)[32],
+                                             unsigned lane) {
+  planes_to_memory_order(w);
+  if (M != Mode::kEcb) asm volatile("cp.async.wait_all;\n" ::: "memory");  // this lane's copies
+  uint4 tail = make_uint4(0, 0, 0, 0);  // keystream of a partial last block
+#pragma unroll
+  for (int l = 0; l < 32; ++l) {
+    const size_t b = first + 32 * size_t(l);
+    const uint4 v = make_uint4(w[0].bit[l], w[1].bit[l], w[2].bit[l], w[3].bit[l]);
+    if (kFull || b < whole)
+      store_block<M>(j, b, v, M == Mode::kEcb ? v : staged[l][lane]);
+    if (!kFull && M != Mode::kEcb && b == whole) tail = v;
+  }
+  // A partial last block (CTR) is block `whole` (= n - 1), held by one
+  // thread of the last tile.
+  if (!kFull && M != Mode::kEcb && whole < n && whole >= first && whole - first < kSliceTile &&
+      (whole - first) % 32 == 0) {
+    const uint32_t be[4] = {bswap32(tail.x), bswap32(tail.y), bswap32(tail.z), bswap32(tail.w)};
+    output_partial_block(j, whole, be);
+  }
+}
+
+// Dynamic shared memory of a bitsliced launch: each warp's staged input
+// (CTR and GCTR), 16 KiB per warp.
+template <Mode M>
+constexpr size_t sliced_staging_bytes() {
+  return M == Mode::kEcb ? 0 : size_t(kSliceThreads / 32) * kSliceTile * 16;
+}
+
 // Each warp takes tiles of 1024 blocks; lane l holds blocks l, l + 32, ...
 // of the tile as bit l .. of its planes (loads and stores coalesced).
 // Blocks past the end are zeros in the planes and are not written.
@@ -203,15 +278,24 @@ __global__ void __launch_bounds__(kSliceThreads) sliced_kernel(const RoundKeys k
   // unrolled (its body is the S-box circuit four times), so they are
   // indexed at run time.
   __shared__ __align__(16) uint32_t masks[kRounds][32];
+  extern __shared__ uint4 staging[];  // sliced_staging_bytes<M>()
   fill_key_planes(masks, keys.rk);
   __syncthreads();
   if (gate_closed(j)) return;
   const unsigned lane = threadIdx.x & 31;
+  uint4(*staged)[32] = reinterpret_cast<uint4(*)[32]>(staging + (threadIdx.x / 32) * kSliceTile);
   const size_t warp = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const size_t warps = size_t(gridDim.x) * blockDim.x / 32;
   const size_t n = nblocks_of(j);
   for (size_t tile = warp; tile * kSliceTile < n; tile += warps) {
     const size_t first = tile * kSliceTile + lane;
+    // Every tile but the last lies inside the job's whole blocks: no block
+    // of it needs a bounds check.
+    const size_t whole = M == Mode::kEcb ? n : whole_blocks_of(j);
+    const bool full = (tile + 1) * kSliceTile <= whole;
+    if (M != Mode::kEcb)
+      full ? stage_input<true>(j, first, whole, staged, lane)
+           : stage_input<false>(j, first, whole, staged, lane);
     Slice w[4];
     if (M == Mode::kEcb) {
 #pragma unroll
@@ -228,34 +312,10 @@ __global__ void __launch_bounds__(kSliceThreads) sliced_kernel(const RoundKeys k
       counter_planes<M>(j, first, w);  // blocks past the end are not written
     }
     sliced_rounds(w, SharedKeyPlanes{masks});
-#pragma unroll
-    for (int i = 0; i < 4; ++i) transpose32(w[i].bit);
-    // The input of CTR is read kLoadAhead blocks at a time before they are
-    // written: out may be in, so each load must stay behind the stores
-    // before it, and one block at a time would wait for memory 32 times.
-    const size_t whole = M == Mode::kEcb ? n : whole_blocks_of(j);
-    uint32_t tail[4] = {0, 0, 0, 0};  // keystream of a partial last block
-#pragma unroll
-    for (int l0 = 0; l0 < 32; l0 += kLoadAhead) {
-      uint4 src[kLoadAhead];
-#pragma unroll
-      for (int g = 0; g < kLoadAhead; ++g) {
-        const size_t b = first + 32 * size_t(l0 + g);
-        src[g] = b < whole ? load_input<M>(j, b) : make_uint4(0, 0, 0, 0);
-      }
-#pragma unroll
-      for (int g = 0; g < kLoadAhead; ++g) {
-        const int l = l0 + g;
-        const size_t b = first + 32 * size_t(l);
-        const uint32_t x[4] = {w[0].bit[l], w[1].bit[l], w[2].bit[l], w[3].bit[l]};
-        if (b < whole) output_block<M>(j, b, x, src[g]);
-        if (M != Mode::kEcb && b == whole) memcpy(tail, x, sizeof tail);
-      }
-    }
-    // That is block `whole` (= n - 1), held by one thread of the last tile.
-    if (M != Mode::kEcb && whole < n && whole >= first && whole - first < kSliceTile &&
-        (whole - first) % 32 == 0)
-      output_partial_block(j, whole, tail);
+    if (full)
+      write_blocks<M, true>(j, first, w, whole, n, staged, lane);
+    else
+      write_blocks<M, false>(j, first, w, whole, n, staged, lane);
   }
 }
 
@@ -464,7 +524,14 @@ int launch(Kernel kernel, const RoundKeys& keys, const Job& j, cudaStream_t stre
     table_kernel<M><<<grid_for(n, kTableThreads * kTableGroup, 8), kTableThreads, 0, stream>>>(
         keys, j);
   } else {
-    sliced_kernel<M><<<grid_for(n, kSliceThreads * 32, 4), kSliceThreads, 0, stream>>>(keys, j);
+    constexpr size_t smem = sliced_staging_bytes<M>();
+    if (smem > 0) {  // past the default 48 KiB: asked for per function
+      const cudaError_t e = cudaFuncSetAttribute(
+          sliced_kernel<M>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+      if (e != cudaSuccess) return e;
+    }
+    sliced_kernel<M><<<grid_for(n, kSliceThreads * 32, 4), kSliceThreads, smem, stream>>>(keys,
+                                                                                          j);
   }
   return cudaGetLastError();
 }
