@@ -575,9 +575,14 @@ void gcm_setup(const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad, 
   secure_wipe(last, sizeof last);
 }
 
-// Blocks per lane in the chunk kernel: more for large texts (fewer values
-// to fold), one where few chunks would leave the GPU idle.
-unsigned per_lane_for(size_t nblocks) { return nblocks >= (size_t(1) << 20) ? 8 : 1; }
+// Blocks per lane in the chunk kernel: each lane pays one product per
+// block plus one for its weight, so as many as keep at least 4,096 chunks
+// (warps: about 31 per SM of an H100) to fill the GPU, up to 32.
+unsigned per_lane_for(size_t nblocks) {
+  unsigned per_lane = 1;
+  while (per_lane < 32 && nblocks / (32 * size_t(2 * per_lane)) >= 4096) per_lane *= 2;
+  return per_lane;
+}
 
 // Enqueues G H^-1 of the text's blocks (*) into scratch; returns the
 // device pointer to it, or null for an empty text. scratch holds at least
