@@ -7,7 +7,8 @@ SM2 digest-in rows come twice: with ordinary (pageable) caller buffers and
 with pinned ones (ks_host_alloc), which the engine copies directly.
 The smallest batch at which the GPU beats the CPU is the AUTO crossover.
 
-SM4-CTR rows sweep one buffer's size instead (64 KiB .. 1 GiB).
+SM4-CTR rows sweep one buffer's size instead (64 KiB .. 1 GiB), then
+batches of 16 KiB messages with a key and IV each (`--only sm4:batch`).
 
 Usage: python3 bench/gpu_sweep.py OUT.json [--seconds S] [--only ALG[:OP] ...]
 """
@@ -65,6 +66,26 @@ def sweep_sm4_buffers(rows, threads, seconds):
         print("  ".join(line), flush=True)
 
 
+SM4_BATCHES = [1 << k for k in range(6, 17, 2)]  # 64 .. 65536 messages of 16 KiB
+
+
+def sweep_sm4_batches(rows, threads, seconds):
+    """SM4-CTR over many 16 KiB messages, each with its own key and IV
+    (ks_sm4_batch), against the batch size: the GPU's many-message kernel
+    and the CPU on every thread."""
+    for batch in SM4_BATCHES:
+        first = len(rows)
+        for backend in ("gpu", "cpu"):
+            r = case("sm4", "ctr", backend, threads, batch, 16 << 10, "message", seconds)
+            if r:
+                rows.append(r)
+        line = [f"sm4 ctr batch {batch:>6} x 16 KiB"]
+        for r in rows[first:]:
+            line.append(f"{r['backend']} {r['bytes_per_s'] / 1e9:.2f} GB/s "
+                        f"{r['latency_ms']:.2f} ms")
+        print("  ".join(line), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -100,6 +121,8 @@ def main():
             print("  ".join(line), flush=True)
     if not args.only or "sm4" in args.only:
         sweep_sm4_buffers(rows, threads, args.seconds)
+    if not args.only or "sm4" in args.only or "sm4:batch" in args.only:
+        sweep_sm4_batches(rows, threads, args.seconds)
     machine = {"gpu": _native._gpu_info(0), "cpu_model": _native._cpu_model(),
                "online_cpus": threads, "seconds_per_case": args.seconds,
                "elapsed_s": time.monotonic() - started}

@@ -13,6 +13,7 @@
 #include "cipher/sm4.h"
 #include "cipher/sm4_blocks.h"
 #include "cipher/sm4_gpu_batch.h"
+#include "cipher/sm4_gpu_messages.h"
 #include "core/secure.h"
 #include "engine/context.h"
 #include "engine/gpu.h"
@@ -369,6 +370,42 @@ void ks_sm4_gcm_cleanse(ks_sm4_gcm_ctx* c) {
   if (c != nullptr) ks::secure_wipe(c, sizeof(*c));
 }
 
+namespace {
+
+// AUTO keeps batches on the CPU threads: the GPU path copies the whole
+// batch in and out around the kernels (no pipeline yet), and its crossover
+// against the CPU is not measured. GPU contexts always take it.
+constexpr size_t kAutoGpuMinBatchBytes = SIZE_MAX;
+
+// ECB / CTR items on the GPU (cipher/sm4_gpu_messages.h): ECB items that
+// are not whole blocks fail with KS_ERR_LENGTH and are left alone, as on
+// the CPU; every other item gets the GPU call's status.
+int batch_on_gpu(ks_ctx* ctx, int mode, bool encrypt, const uint8_t* keys, const uint8_t* ivs,
+                 const uint8_t* data, const uint64_t* offsets, size_t count, uint8_t* out,
+                 int* status) {
+  std::vector<uint8_t> skip(count, 0);
+  if (mode == KS_SM4_ECB)
+    for (size_t i = 0; i < count; ++i) skip[i] = (offsets[i + 1] - offsets[i]) % kBlock != 0;
+  const auto how = mode == KS_SM4_CTR ? ks::sm4_gpu::MessageMode::kCtr
+                   : encrypt          ? ks::sm4_gpu::MessageMode::kEcbEncrypt
+                                      : ks::sm4_gpu::MessageMode::kEcbDecrypt;
+  int rc;
+  {
+    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
+    rc = ks::sm4_gpu::crypt_messages(*ctx->gpu, how, keys, ivs, data, offsets, count,
+                                     skip.data(), out);
+  }
+  bool any_skipped = false;
+  for (size_t i = 0; i < count; ++i) {
+    if (status != nullptr) status[i] = skip[i] != 0 ? KS_ERR_LENGTH : rc;
+    any_skipped |= skip[i] != 0;
+  }
+  if (rc != KS_OK) return rc;
+  return any_skipped ? KS_ERR_BATCH_ITEMS : KS_OK;
+}
+
+}  // namespace
+
 int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, const uint8_t* keys,
                  const uint8_t* ivs, size_t iv_len, const uint8_t* data, size_t data_len,
                  const uint64_t* offsets, size_t count, uint8_t* out, size_t out_len,
@@ -377,6 +414,9 @@ int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, const uint8
   const int rc = check_batch(ctx, mode, flags, keys, ivs, iv_len, data, data_len, offsets, count,
                              out, out_len, aad, aad_len, aad_offsets, tags, tag_len);
   if (rc != KS_OK) return rc;
+  if ((mode == KS_SM4_ECB || mode == KS_SM4_CTR) && count != 0 &&
+      ctx->use_gpu(size_t(offsets[count] - offsets[0]), kAutoGpuMinBatchBytes))
+    return batch_on_gpu(ctx, mode, encrypt != 0, keys, ivs, data, offsets, count, out, status);
   // Items are independent: one per task, a few per chunk so that many
   // short messages do not pay the pool's hand-off each.
   return ks::api::run_items(ctx, count, 16, status, [&](size_t i) {

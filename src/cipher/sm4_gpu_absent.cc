@@ -1,5 +1,6 @@
 // SM4 on the GPU engine in a build without CUDA.
 #include "cipher/sm4_gpu_batch.h"
+#include "cipher/sm4_gpu_messages.h"
 #include "kuaisuo.h"
 
 namespace ks {
@@ -17,6 +18,11 @@ int gcm_seal_buffer(ks::gpu::Engine&, Kernel, const uint32_t*, const uint8_t*, c
 
 int gcm_open_buffer(ks::gpu::Engine&, Kernel, const uint32_t*, const uint8_t*, const uint8_t*,
                     size_t, const uint8_t*, size_t, const uint8_t*, size_t, uint8_t*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
+int crypt_messages(ks::gpu::Engine&, MessageMode, const uint8_t*, const uint8_t*, const uint8_t*,
+                   const uint64_t*, size_t, const uint8_t*, uint8_t*) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 

@@ -1,0 +1,38 @@
+// SM4 over many independent messages on the GPU, each with its own key
+// (and IV): the device side of ks_sm4_batch for ECB and CTR. Constant time:
+// the bitsliced rounds of cipher/sm4_gpu_rounds.cuh, a thread taking up to
+// 32 consecutive blocks of one message, the round-key planes derived in
+// registers from its message's round keys (no key- or data-dependent
+// address). The key schedules run on the device, one thread per message,
+// and are wiped from device memory before the call returns. Built with the
+// CUDA backend (cipher/sm4_gpu_messages.cu); without it,
+// cipher/sm4_gpu_absent.cc answers KS_ERR_BACKEND_UNAVAILABLE.
+#ifndef KS_CIPHER_SM4_GPU_MESSAGES_H_
+#define KS_CIPHER_SM4_GPU_MESSAGES_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/gpu.h"
+
+namespace ks {
+namespace sm4_gpu {
+
+// What each message gets: ECB encryption or decryption (whole blocks), or
+// CTR (any length, the 128-bit big-endian counter starting at its IV).
+enum class MessageMode { kEcbEncrypt, kEcbDecrypt, kCtr };
+
+// Message i: key keys[16 i ..), IV ivs[16 i ..) (CTR; ignored for ECB),
+// bytes data[offsets[i] .. offsets[i + 1]) (offsets validated, offsets[0]
+// may be non-zero), output at the same offsets of out (out may be data).
+// skip[i] != 0 (skip may be null): message i is neither computed nor
+// written (the caller failed it, e.g. an ECB message that is not whole
+// blocks). Runs on the engine's device and waits. A ks_status.
+int crypt_messages(ks::gpu::Engine& engine, MessageMode mode, const uint8_t* keys,
+                   const uint8_t* ivs, const uint8_t* data, const uint64_t* offsets,
+                   size_t count, const uint8_t* skip, uint8_t* out);
+
+}  // namespace sm4_gpu
+}  // namespace ks
+
+#endif  // KS_CIPHER_SM4_GPU_MESSAGES_H_
