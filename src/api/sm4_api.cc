@@ -377,6 +377,47 @@ namespace {
 // against the CPU is not measured. GPU contexts always take it.
 constexpr size_t kAutoGpuMinBatchBytes = SIZE_MAX;
 
+// Whether a batch has a GPU path: ECB, CTR, and GCM with 96-bit IVs and
+// texts within GCM's limit (other IV lengths and over-long texts, which
+// fail, stay on the CPU).
+bool gpu_batch_mode(int mode, size_t iv_len, const uint64_t* offsets, size_t count) {
+  if (mode == KS_SM4_ECB || mode == KS_SM4_CTR) return true;
+  if (mode != KS_SM4_GCM || iv_len != 12) return false;
+  for (size_t i = 0; i < count; ++i)
+    if (offsets[i + 1] - offsets[i] > ks::gcm::kMaxTextBytes) return false;
+  return true;
+}
+
+// Per-item statuses from the GPU call's status and each item's own
+// verdict (ok[i] == 0: fail_as); the batch's return as run_items gives it.
+int gpu_statuses(int rc, const uint8_t* ok, int fail_as, size_t count, int* status) {
+  bool any_failed = false;
+  for (size_t i = 0; i < count; ++i) {
+    if (status != nullptr) status[i] = ok[i] != 0 ? rc : fail_as;
+    any_failed |= ok[i] == 0;
+  }
+  if (rc != KS_OK) return rc;
+  return any_failed ? KS_ERR_BATCH_ITEMS : KS_OK;
+}
+
+// GCM items on the GPU: tags written when sealing; when opening, an item
+// whose tag does not match gets KS_ERR_TAG_MISMATCH and its output is left
+// as it was, as on the CPU.
+int gcm_batch_on_gpu(ks_ctx* ctx, bool encrypt, const uint8_t* keys, const uint8_t* ivs,
+                     const uint8_t* aad, const uint64_t* aad_offsets, const uint8_t* data,
+                     const uint64_t* offsets, size_t count, uint8_t* out, uint8_t* tags,
+                     size_t tag_len, int* status) {
+  std::vector<uint8_t> passed(count, 0);
+  int rc;
+  {
+    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
+    rc = ks::sm4_gpu::gcm_messages(*ctx->gpu, encrypt, keys, ivs, aad, aad_offsets, data,
+                                   offsets, count, tags, tag_len, out, passed.data());
+  }
+  if (rc != KS_OK) std::fill(passed.begin(), passed.end(), 1);  // every item: rc
+  return gpu_statuses(rc, passed.data(), KS_ERR_TAG_MISMATCH, count, status);
+}
+
 // ECB / CTR items on the GPU (cipher/sm4_gpu_messages.h): ECB items that
 // are not whole blocks fail with KS_ERR_LENGTH and are left alone, as on
 // the CPU; every other item gets the GPU call's status.
@@ -395,13 +436,8 @@ int batch_on_gpu(ks_ctx* ctx, int mode, bool encrypt, const uint8_t* keys, const
     rc = ks::sm4_gpu::crypt_messages(*ctx->gpu, how, keys, ivs, data, offsets, count,
                                      skip.data(), out);
   }
-  bool any_skipped = false;
-  for (size_t i = 0; i < count; ++i) {
-    if (status != nullptr) status[i] = skip[i] != 0 ? KS_ERR_LENGTH : rc;
-    any_skipped |= skip[i] != 0;
-  }
-  if (rc != KS_OK) return rc;
-  return any_skipped ? KS_ERR_BATCH_ITEMS : KS_OK;
+  for (uint8_t& s : skip) s = s == 0;  // now: whether the item was computed
+  return gpu_statuses(rc, skip.data(), KS_ERR_LENGTH, count, status);
 }
 
 }  // namespace
@@ -414,9 +450,13 @@ int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, const uint8
   const int rc = check_batch(ctx, mode, flags, keys, ivs, iv_len, data, data_len, offsets, count,
                              out, out_len, aad, aad_len, aad_offsets, tags, tag_len);
   if (rc != KS_OK) return rc;
-  if ((mode == KS_SM4_ECB || mode == KS_SM4_CTR) && count != 0 &&
-      ctx->use_gpu(size_t(offsets[count] - offsets[0]), kAutoGpuMinBatchBytes))
-    return batch_on_gpu(ctx, mode, encrypt != 0, keys, ivs, data, offsets, count, out, status);
+  if (count != 0 && gpu_batch_mode(mode, iv_len, offsets, count) &&
+      ctx->use_gpu(size_t(offsets[count] - offsets[0]), kAutoGpuMinBatchBytes)) {
+    if (mode != KS_SM4_GCM)
+      return batch_on_gpu(ctx, mode, encrypt != 0, keys, ivs, data, offsets, count, out, status);
+    return gcm_batch_on_gpu(ctx, encrypt != 0, keys, ivs, aad, aad_offsets, data, offsets, count,
+                            out, tags, tag_len, status);
+  }
   // Items are independent: one per task, a few per chunk so that many
   // short messages do not pay the pool's hand-off each.
   return ks::api::run_items(ctx, count, 16, status, [&](size_t i) {

@@ -26,5 +26,11 @@ int crypt_messages(ks::gpu::Engine&, MessageMode, const uint8_t*, const uint8_t*
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
+int gcm_messages(ks::gpu::Engine&, bool, const uint8_t*, const uint8_t*, const uint8_t*,
+                 const uint64_t*, const uint8_t*, const uint64_t*, size_t, uint8_t*, size_t,
+                 uint8_t*, uint8_t*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
 }  // namespace sm4_gpu
 }  // namespace ks

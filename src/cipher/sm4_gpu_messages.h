@@ -1,5 +1,5 @@
 // SM4 over many independent messages on the GPU, each with its own key
-// (and IV): the device side of ks_sm4_batch for ECB and CTR. Constant time:
+// (and IV): the device side of ks_sm4_batch for ECB, CTR and GCM. Constant time:
 // the bitsliced rounds of cipher/sm4_gpu_rounds.cuh, a thread taking up to
 // 32 consecutive blocks of one message, the round-key planes derived in
 // registers from its message's round keys (no key- or data-dependent
@@ -31,6 +31,18 @@ enum class MessageMode { kEcbEncrypt, kEcbDecrypt, kCtr };
 int crypt_messages(ks::gpu::Engine& engine, MessageMode mode, const uint8_t* keys,
                    const uint8_t* ivs, const uint8_t* data, const uint64_t* offsets,
                    size_t count, const uint8_t* skip, uint8_t* out);
+
+// SM4-GCM (NIST SP 800-38D, 96-bit IVs: ivs[12 i ..)) over many messages,
+// AAD aad[aad_offsets[i] .. aad_offsets[i + 1]) (aad_offsets null: none).
+// seal: out = ciphertexts, tags[tag_len i ..) = the first tag_len bytes of
+// each tag. open: each message's tag is checked on the device against
+// tags[tag_len i ..) before its decryption, which runs (and is copied to
+// out) only where it matched. passed[i] (count bytes) = 1 where the
+// message was sealed or its tag matched, else 0. A ks_status of the call.
+int gcm_messages(ks::gpu::Engine& engine, bool seal, const uint8_t* keys, const uint8_t* ivs,
+                 const uint8_t* aad, const uint64_t* aad_offsets, const uint8_t* data,
+                 const uint64_t* offsets, size_t count, uint8_t* tags, size_t tag_len,
+                 uint8_t* out, uint8_t* passed);
 
 }  // namespace sm4_gpu
 }  // namespace ks
