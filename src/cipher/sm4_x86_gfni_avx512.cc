@@ -15,14 +15,14 @@
 namespace ks {
 namespace sm4 {
 
-// Groups in flight, by tools/sm4_micro.cc on Zen 4: 8 for ECB (more spill
-// the 32-bit lanes' state out of the registers); 6 for CTR, whose counters
-// and input take registers too (1 MiB: 3.20 GB/s with 4, 3.31 with 5, 3.45
-// with 6 or 7, 3.37 with 8).
+// Groups in flight, by tools/sm4_micro.cc on Zen 4 (1 MiB, one thread):
+// 8 for ECB (more spill the 32-bit lanes' state out of the registers); 7
+// for CTR, whose counters and input take registers too (4: 3.06 GB/s,
+// 5: 3.29, 6: 3.48, 7: 3.58-3.60, 8: 3.26).
 const KernelFns kGfniAvx512 = {
     tau_lanes<Zmm, GfniSbox<Zmm>>,
     crypt_blocks_lanes<Zmm, GfniSbox<Zmm>, 8>,
-    ctr_blocks_lanes<Zmm, GfniSbox<Zmm>, 6>,
+    ctr_blocks_lanes<Zmm, GfniSbox<Zmm>, 7>,
 };
 
 }  // namespace sm4

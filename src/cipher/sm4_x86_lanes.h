@@ -133,12 +133,15 @@ struct Zmm {
   KS_SM4_INLINE static V add32(V a, V b) { return _mm512_add_epi32(a, b); }
   KS_SM4_INLINE static V shr16(V a, int n) { return _mm512_srli_epi16(a, unsigned(n)); }
   KS_SM4_INLINE static V shuffle(V table, V idx) { return _mm512_shuffle_epi8(table, idx); }
-  // Rotations by 8 and 24 as vpshufb, the others vprold: on Zen 4 the
-  // shuffles issue beside the rotations (+8% over vprold alone in
-  // tools/sm4_micro.cc).
+  // Whole-byte rotations as vpshufb, the others vprold. On Zen 4 vprold
+  // shares its pipes with the two GFNI instructions of the S-box (a mix of
+  // the two issues 1 per cycle, like either alone) while vpshufb issues
+  // beside them (1.5 per cycle mixed): rotations by 8, 16 and 24 as
+  // shuffles gave +4% ECB over 8 and 24 only, +8% before that over vprold
+  // alone (tools/sm4_micro.cc).
   template <int n>
   KS_SM4_INLINE static V rotl(V v) {
-    if (n == 8 || n == 24) return shuffle(v, pattern(rotl_bytes(n / 8)));
+    if (n % 8 == 0) return shuffle(v, pattern(rotl_bytes(n / 8)));
     return _mm512_rol_epi32(v, n);
   }
   KS_SM4_INLINE static V unpacklo32(V a, V b) { return _mm512_unpacklo_epi32(a, b); }
