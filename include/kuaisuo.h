@@ -81,7 +81,8 @@ typedef enum ks_status {
   KS_ERR_DER_BIT_STRING = -28,      /* BIT STRING with unused bits */
   KS_ERR_PEM_NO_BLOCK = -29,        /* no PEM block with the expected label */
   KS_ERR_PEM_NO_END = -30,          /* PEM BEGIN line without END */
-  KS_ERR_PEM_ENCRYPTED = -31,       /* encrypted PEM (not supported) */
+  KS_ERR_PEM_ENCRYPTED = -31,       /* an encrypted key read without a passphrase, or
+                                       OpenSSL's legacy Proc-Type encryption */
   KS_ERR_PEM_BASE64 = -32,          /* invalid base64 in a PEM body */
   KS_ERR_KEY_ALGORITHM = -33,       /* a key of another algorithm (OID or curve) */
   KS_ERR_KEY_VERSION = -34,         /* unsupported PKCS#8 / SEC1 version */
@@ -99,7 +100,10 @@ typedef enum ks_status {
   KS_ERR_ZERO_SHARED_SECRET = -46,  /* X25519: the peer's value has small order (all-zero secret) */
   KS_ERR_CONTEXT_LENGTH = -47,     /* Ed25519ctx/ph context over 255 bytes (or empty for ctx) */
   KS_ERR_BAD_PADDING = -48,        /* ECB/CBC: the decrypted PKCS#7 padding is malformed */
-  KS_ERR_TAG_MISMATCH = -49        /* GCM: the tag does not match; no plaintext was written */
+  KS_ERR_TAG_MISMATCH = -49,       /* GCM: the tag does not match; no plaintext was written */
+  KS_ERR_WRONG_PASSPHRASE = -50,   /* encrypted key: the passphrase does not decrypt it */
+  KS_ERR_PBES2_UNSUPPORTED = -51   /* encrypted key: a scheme, PRF, cipher or iteration
+                                      count outside those ks_pkcs8_decrypt lists */
 } ks_status;
 
 /* A static, human-readable sentence for any code (unknown codes too). */
@@ -581,6 +585,41 @@ KS_API int ks_x25519_public_keys_batch(ks_ctx* ctx, const uint8_t* private_keys,
 KS_API int ks_x25519_batch(ks_ctx* ctx, const uint8_t* private_keys, int per_item_keys,
                            const uint8_t* peer_public_keys, size_t count, uint8_t* shared,
                            size_t shared_len, int* status);
+
+/* ---- Password-encrypted private keys (PKCS#8 with PBES2) ------------- */
+/* EncryptedPrivateKeyInfo (RFC 5958 section 3) under PBES2 (RFC 8018):
+ * PBKDF2 over HMAC-SHA256, HMAC-SM3 or (reading only) HMAC-SHA1, then
+ * AES-128/192/256-CBC or SM4-CBC: what `openssl pkcs8 -topk8 -v2 ...`,
+ * `openssl genpkey -aes256` and GmSSL's `sm2keygen -pass` write. The
+ * ciphers are kuaisuo's own constant-time code (SM4; a table-free AES for
+ * key files only), so no libcrypto is needed at run time. */
+typedef enum ks_pbes2_scheme {
+  KS_PBES2_AES256_SHA256 = 0, /* PBKDF2-HMAC-SHA256, AES-256-CBC: OpenSSL 3's default */
+  KS_PBES2_AES128_SHA256 = 1, /* PBKDF2-HMAC-SHA256, AES-128-CBC */
+  KS_PBES2_SM4_SM3 = 2        /* PBKDF2-HMAC-SM3, SM4-CBC: GmSSL's (GM/T tooling) */
+} ks_pbes2_scheme;
+/* Iterations when 0 is passed: OWASP's 2023 figure for PBKDF2-HMAC-SHA256
+ * (OpenSSL writes 2,048). Reading accepts 1 to 10,000,000. */
+#define KS_PBES2_DEFAULT_ITERATIONS 600000u
+
+/* in: an EncryptedPrivateKeyInfo, DER or PEM ("ENCRYPTED PRIVATE KEY";
+ * detected). out: the PrivateKeyInfo DER inside it (secret: wipe it after
+ * use), for ks_sm2_key_decode, ks_ed25519_key_decode or
+ * ks_x25519_private_key_decode; out_cap >= in_len always suffices. A
+ * damaged structure gives its DER or PEM code, a scheme outside those above
+ * KS_ERR_PBES2_UNSUPPORTED, a passphrase that does not decrypt it
+ * KS_ERR_WRONG_PASSPHRASE. */
+KS_API int ks_pkcs8_decrypt(const uint8_t* in, size_t in_len, const uint8_t* passphrase,
+                            size_t passphrase_len, uint8_t* out, size_t out_cap,
+                            size_t* out_len);
+/* der: a PrivateKeyInfo (ks_*_key_encode with pem = 0). scheme: a
+ * ks_pbes2_scheme; iterations 0 for KS_PBES2_DEFAULT_ITERATIONS; a fresh
+ * salt and IV from the OS. pem != 0 for "-----BEGIN ENCRYPTED PRIVATE
+ * KEY-----". out_cap >= 2 * der_len + 512 always suffices (a NULL out asks
+ * for the size but runs the whole key derivation to learn it). */
+KS_API int ks_pkcs8_encrypt(const uint8_t* der, size_t der_len, const uint8_t* passphrase,
+                            size_t passphrase_len, int scheme, uint32_t iterations, int pem,
+                            uint8_t* out, size_t out_cap, size_t* out_len);
 
 #ifdef __cplusplus
 }

@@ -15,16 +15,18 @@ import argparse
 import contextlib
 import math
 import os
+import re
 import secrets
 import shlex
 import sys
 from typing import Any, BinaryIO, Callable, List, Optional, Tuple
 
-from . import SM3, KuaisuoError, __version__, _native, cpu_features, gpu_built, gpu_device_count
+from . import (SM3, HmacSM3, KuaisuoError, __version__, _native, cpu_features, gpu_built,
+               gpu_device_count)
+from ._pkcs8 import DEFAULT_ITERATIONS, SCHEMES, is_encrypted
 
 CHUNK = 1 << 20
 PRIVATE, PUBLIC = 0o600, 0o644  # modes of created files (less the umask)
-PEM_ENCRYPTED = -31  # KS_ERR_PEM_ENCRYPTED
 MAX_THREADS = 4096  # ks_ctx_new's limit
 
 
@@ -60,22 +62,106 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _hash_stream(stream: BinaryIO) -> str:
-    h = SM3()
+_SIZE_UNITS = {"": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20,
+               "g": 1 << 30, "gib": 1 << 30}
+
+
+def _byte_size(text: str) -> int:
+    """An argparse type: a byte count, bare or with K/M/G (KiB/MiB/GiB,
+    powers of 1024), from 1 MiB to 1 GiB."""
+    m = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", text)
+    unit = _SIZE_UNITS.get(m.group(2).lower()) if m else None
+    value = int(m.group(1)) * unit if m and unit else 0
+    if not (1 << 20) <= value <= (1 << 30):
+        raise argparse.ArgumentTypeError(
+            f"must be a size from 1MiB to 1GiB (e.g. 64M, 1GiB), not {text}")
+    return value
+
+
+def _hash_stream(stream: BinaryIO, make: Callable[[], Any] = SM3) -> str:
+    h = make()
     for chunk in iter(lambda: stream.read(CHUNK), b""):
         h.update(chunk)
     return h.hexdigest()
 
 
+def _sm3_factory(args: argparse.Namespace) -> Callable[[], Any]:
+    """SM3, or HMAC-SM3 under --hmac-key-hex / --hmac-key-file."""
+    if args.hmac_key_hex is not None and args.hmac_key_file is not None:
+        raise Failure("give --hmac-key-hex or --hmac-key-file, not both")
+    if args.hmac_key_hex is not None:
+        try:
+            key = bytes.fromhex(args.hmac_key_hex)
+        except ValueError:
+            raise Failure("--hmac-key-hex is not hexadecimal") from None
+        return lambda: HmacSM3(key)
+    if args.hmac_key_file is not None:
+        key = _read_input(args.hmac_key_file)
+        return lambda: HmacSM3(key)
+    return SM3
+
+
+def _digest_file(name: str, make: Callable[[], Any]) -> str:
+    if name == "-":
+        return _hash_stream(sys.stdin.buffer, make)
+    with open(name, "rb") as f:
+        return _hash_stream(f, make)
+
+
+_CHECK_LINE = re.compile(r"([0-9a-fA-F]{64}) [ *](.+)")
+
+
+def _check(lists: List[str], make: Callable[[], Any]) -> int:
+    """sha256sum -c over SM3: each line "DIGEST  NAME" (or "DIGEST *NAME");
+    NAME: OK or NAME: FAILED; exit 1 if any failed, could not be read or
+    no line was well formed."""
+    failed = unreadable = malformed = checked = 0
+    for listing in lists or ["-"]:
+        try:
+            text = _read_input(listing).decode("utf-8", "surrogateescape")
+        except OSError as e:
+            print(f"kuaisuo sm3: {listing}: {e.strerror or e}", file=sys.stderr)
+            unreadable += 1
+            continue
+        for line in text.splitlines():
+            m = _CHECK_LINE.fullmatch(line)
+            if m is None:
+                malformed += line.strip() != ""
+                continue
+            want, name = m.group(1).lower(), m.group(2)
+            checked += 1
+            try:
+                ok = _digest_file(name, make) == want
+            except OSError as e:
+                print(f"kuaisuo sm3: {name}: {e.strerror or e}", file=sys.stderr)
+                print(f"{name}: FAILED open or read")
+                unreadable += 1
+                continue
+            print(f"{name}: {'OK' if ok else 'FAILED'}")
+            failed += not ok
+    if malformed:
+        print(f"kuaisuo sm3: WARNING: {malformed} line(s) improperly formatted", file=sys.stderr)
+    if failed:
+        print(f"kuaisuo sm3: WARNING: {failed} computed checksum(s) did NOT match",
+              file=sys.stderr)
+    if checked == 0 and not unreadable:
+        print("kuaisuo sm3: no properly formatted checksum lines found", file=sys.stderr)
+        return 1
+    return 1 if failed or unreadable else 0
+
+
 def cmd_sm3(args: argparse.Namespace) -> int:
+    try:
+        make = _sm3_factory(args)
+    except (Failure, OSError) as e:
+        print(f"kuaisuo sm3: {e}", file=sys.stderr)
+        return 2
+    if args.check:
+        return _check(args.files, make)
     status = 0
     for name in args.files or ["-"]:
         try:
-            if name == "-":
-                digest = _hash_stream(sys.stdin.buffer)
-            else:
-                with open(name, "rb") as f:
-                    digest = _hash_stream(f)
+            digest = _digest_file(name, make)
         except OSError as e:
             print(f"kuaisuo sm3: {name}: {e.strerror or e}", file=sys.stderr)
             status = 1
@@ -218,38 +304,67 @@ def _input_name(name: str) -> str:
     return "stdin" if name == "-" else name
 
 
+WRONG_PASSPHRASE = -50  # KS_ERR_WRONG_PASSPHRASE
+
+
+def _passphrase(spec: Optional[str], option: str) -> Optional[bytes]:
+    """A passphrase as OpenSSL's -passin/-passout spell it: pass:TEXT,
+    env:VARIABLE, file:PATH (its first line) or stdin (one line)."""
+    if spec is None:
+        return None
+    kind, sep, value = spec.partition(":")
+    if kind == "pass" and sep:
+        return os.fsencode(value)
+    if kind == "env" and value:
+        if value not in os.environ:
+            raise Failure(f"{option} env:{value}: no such environment variable")
+        return os.fsencode(os.environ[value])
+    if kind == "file" and value:
+        with open(value, "rb") as f:
+            return f.readline().rstrip(b"\r\n")
+    if spec == "stdin":
+        return sys.stdin.buffer.readline().rstrip(b"\r\n")
+    raise Failure(f"{option}: expected pass:TEXT, env:VARIABLE, file:PATH or stdin, "
+                  f"not {spec!r}")
+
+
 def _key_error(name: str, e: KuaisuoError) -> Failure:
-    if e.code == PEM_ENCRYPTED:
-        source = "" if name == "-" else f" -in {shlex.quote(name)}"
-        plain = "key.plain" if name == "-" else name + ".plain"
-        return Failure(f"{_input_name(name)}: the private key is encrypted, which kuaisuo does "
-                       f"not read; decrypt it first: openssl pkey{source} -out "
-                       f"{shlex.quote(plain)}")
+    if e.code == WRONG_PASSPHRASE:
+        return Failure(f"{_input_name(name)}: wrong passphrase for the encrypted private key")
     return Failure(f"{_input_name(name)}: {e.message or e}")
 
 
-def _private_key(name: str, cls: Any) -> Any:
-    """A private key of class cls (SM2PrivateKey, ...) from a file."""
+def _private_key(name: str, cls: Any, passin: Optional[str] = None) -> Any:
+    """A private key of class cls (SM2PrivateKey, ...) from a file,
+    decrypted with the --passin passphrase when it is encrypted."""
+    data = _read_input(name)
+    password = _passphrase(passin, "--passin")
+    if password is not None and not is_encrypted(data):
+        password = None  # as openssl does: -passin on a plain key is harmless
+    if password is None and is_encrypted(data):
+        raise Failure(f"{_input_name(name)}: the private key is encrypted: give its passphrase "
+                      f"with --passin pass:TEXT, env:VARIABLE, file:PATH or stdin")
     try:
-        return cls.from_der(_read_input(name))
+        return cls.from_der(data, password=password)
     except KuaisuoError as e:
         raise _key_error(name, e) from None
 
 
-def _public_key(name: str, cls: Any, private_cls: Any) -> Any:
+def _public_key(name: str, cls: Any, private_cls: Any, passin: Optional[str] = None) -> Any:
     """A public key of class cls, or the public half of a private key of
     private_cls (as openssl -prverify takes); an unreadable one is reported
     as a public key."""
     data = _read_input(name)
+    if is_encrypted(data):
+        return _private_key(name, private_cls, passin).public_key()
     try:
         return cls.from_der(data)
     except KuaisuoError as e:
         public_error = e
     try:
         return private_cls.from_der(data).public_key()
-    except KuaisuoError as e:
-        if e.code == PEM_ENCRYPTED:
-            raise _key_error(name, e) from None
+    except KuaisuoError:
+        pass
     raise Failure(f"{_input_name(name)}: not a public key: {public_error.message}")
 
 
@@ -269,8 +384,14 @@ def _raw_signature(data: bytes, name: str, raw: bool) -> bytes:
         raise Failure(f"{_input_name(name)}: not a DER signature: {e.message}") from None
 
 
-def _key_file(key, der: bool) -> bytes:
-    return key.to_der() if der else key.to_pem().encode()
+def _key_file(key, der: bool, args: Optional[argparse.Namespace] = None) -> bytes:
+    """A key's file: PKCS#8 / SPKI, PEM or DER; a private key encrypted
+    when args carries --passout."""
+    password = _passphrase(getattr(args, "passout", None), "--passout")
+    if password is None:
+        return key.to_der() if der else key.to_pem().encode()
+    options = {"scheme": args.cipher, "iterations": args.iter}
+    return key.to_der(password, **options) if der else key.to_pem(password, **options).encode()
 
 
 def _guarded(command: str, body: Callable[[], int]) -> int:
@@ -296,7 +417,7 @@ def _keygen(args: argparse.Namespace, generate: Callable[[], Any]) -> int:
             and os.path.abspath(out) == os.path.abspath(pubout)):
         raise Failure("--out and --pubout name the same file")
     key = generate()
-    outputs = [(out, _key_file(key, args.der), PRIVATE)]
+    outputs = [(out, _key_file(key, args.der, args), PRIVATE)]
     if pubout:
         outputs.append((pubout, _key_file(key.public_key(), args.der), PUBLIC))
     _write_outputs(outputs)
@@ -304,7 +425,7 @@ def _keygen(args: argparse.Namespace, generate: Callable[[], Any]) -> int:
 
 
 def _pubkey(args: argparse.Namespace, private_cls: Any) -> int:
-    pub = _private_key(args.key, private_cls).public_key()
+    pub = _private_key(args.key, private_cls, args.passin).public_key()
     _write_outputs([(args.out, _key_file(pub, args.der), PUBLIC)])
     return 0
 
@@ -318,14 +439,14 @@ def cmd_sm2(args: argparse.Namespace) -> int:
         if args.sm2_command == "pubkey":
             return _pubkey(args, SM2PrivateKey)
         if args.sm2_command == "sign":
-            key = _private_key(args.key, SM2PrivateKey)
+            key = _private_key(args.key, SM2PrivateKey, args.passin)
             e = _sm2_e(key.public_key(), _sm2_id(args), args.file)
             sig = key.sign_digest(e, deterministic=args.deterministic,
                                   encoding="raw" if args.raw else "der")
             _write_outputs([(args.out, sig, PUBLIC)])
             return 0
         # verify
-        pub = _public_key(args.pub, SM2PublicKey, SM2PrivateKey)
+        pub = _public_key(args.pub, SM2PublicKey, SM2PrivateKey, args.passin)
         sig = _raw_signature(_read_input(args.sig), args.sig, args.raw)
         e = _sm2_e(pub, _sm2_id(args), args.file)
         ok = pub.verify_digest(sig, e, encoding="raw")
@@ -356,13 +477,13 @@ def cmd_ed25519(args: argparse.Namespace) -> int:
             return _pubkey(args, Ed25519PrivateKey)
         context, prehashed = _ed25519_domain(args)
         if args.ed25519_command == "sign":
-            key = _private_key(args.key, Ed25519PrivateKey)
+            key = _private_key(args.key, Ed25519PrivateKey, args.passin)
             sig = key.sign(_read_input(args.file), context, prehashed)
             _write_outputs([(args.out, sig, PUBLIC)])
             return 0
         # verify: a signature that is not 64 bytes is an error (exit 2);
         # one of 64 bytes that does not verify, malformed or not, a failure (1).
-        pub = _public_key(args.pub, Ed25519PublicKey, Ed25519PrivateKey)
+        pub = _public_key(args.pub, Ed25519PublicKey, Ed25519PrivateKey, args.passin)
         sig = _read_input(args.sig)
         if len(sig) != SIGNATURE_BYTES:
             raise Failure(f"{_input_name(args.sig)}: an Ed25519 signature is "
@@ -383,8 +504,8 @@ def cmd_x25519(args: argparse.Namespace) -> int:
         if args.x25519_command == "pubkey":
             return _pubkey(args, X25519PrivateKey)
         # derive: the shared secret is a secret, written 0600 like a key
-        key = _private_key(args.key, X25519PrivateKey)
-        peer = _public_key(args.peer, X25519PublicKey, X25519PrivateKey)
+        key = _private_key(args.key, X25519PrivateKey, args.passin)
+        peer = _public_key(args.peer, X25519PublicKey, X25519PrivateKey, args.passin)
         try:
             secret = key.exchange(peer)
         except KuaisuoError as e:
@@ -471,7 +592,7 @@ def cmd_speed(args: argparse.Namespace) -> int:
         return 2
     threads = args.threads or os.cpu_count() or 1
     return speed.run(algs, args.backend, threads, args.batch, args.seconds, args.json,
-                     args.plot)
+                     args.plot, args.max_bytes)
 
 
 def cmd_info(_: argparse.Namespace) -> int:
@@ -503,6 +624,7 @@ def add_sm2_parser(sub) -> None:
 
     q = sm2.add_parser("sign", help="sign a file (DER signature)")
     q.add_argument("--key", required=True, help="private key (PKCS#8/SEC1, PEM or DER)")
+    passin_option(q)
     id_options(q)
     q.add_argument("--out", help="signature file (default stdout)")
     q.add_argument("--raw", action="store_true", help="64-byte r||s instead of DER")
@@ -512,11 +634,30 @@ def add_sm2_parser(sub) -> None:
 
     q = sm2.add_parser("verify", help="verify a file's signature")
     q.add_argument("--pub", required=True, help="public key (SPKI PEM/DER) or private key")
+    passin_option(q)
     q.add_argument("--sig", required=True, help="signature file (DER, or r||s with --raw)")
     id_options(q)
     q.add_argument("--raw", action="store_true", help="signature is 64-byte r||s")
     q.add_argument("file", metavar="FILE", help='signed file ("-" for stdin)')
     p.set_defaults(func=cmd_sm2)
+
+
+def passin_option(q) -> None:
+    q.add_argument("--passin", metavar="SPEC",
+                   help="passphrase of an encrypted private key: pass:TEXT, env:VARIABLE, "
+                   "file:PATH or stdin (as openssl -passin)")
+
+
+def passout_options(q) -> None:
+    q.add_argument("--passout", metavar="SPEC",
+                   help="encrypt the private key (PKCS#8 PBES2) under this passphrase: "
+                   "pass:TEXT, env:VARIABLE, file:PATH or stdin")
+    q.add_argument("--cipher", choices=sorted(SCHEMES), default="aes-256-cbc",
+                   help="with --passout: aes-256-cbc (PBKDF2-HMAC-SHA256, OpenSSL's default), "
+                   "aes-128-cbc, or sm4-cbc (PBKDF2-HMAC-SM3, as GmSSL writes)")
+    q.add_argument("--iter", type=_whole_number("iterations", 1, 10_000_000),
+                   default=DEFAULT_ITERATIONS,
+                   help=f"with --passout: PBKDF2 iterations (default {DEFAULT_ITERATIONS:,})")
 
 
 def _key_parsers(keys, what: str, pubkey_help: str) -> None:
@@ -526,9 +667,11 @@ def _key_parsers(keys, what: str, pubkey_help: str) -> None:
                    "atomically)")
     q.add_argument("--pubout", help="also write the public key (SubjectPublicKeyInfo)")
     q.add_argument("--der", action="store_true", help="DER instead of PEM")
+    passout_options(q)
 
     q = keys.add_parser("pubkey", help="public key of a private key")
     q.add_argument("--key", required=True, help=pubkey_help)
+    passin_option(q)
     q.add_argument("--out", help="output file (default stdout)")
     q.add_argument("--der", action="store_true", help="DER instead of PEM")
 
@@ -551,12 +694,14 @@ def add_ed25519_parser(sub) -> None:
 
     q = ed.add_parser("sign", help="sign a file (raw 64-byte signature)")
     q.add_argument("--key", required=True, help="private key (PKCS#8, PEM or DER)")
+    passin_option(q)
     q.add_argument("--out", help="signature file (default stdout)")
     domain_options(q)
     q.add_argument("file", metavar="FILE", help='file to sign ("-" for stdin)')
 
     q = ed.add_parser("verify", help="verify a file's signature")
     q.add_argument("--pub", required=True, help="public key (SPKI PEM/DER) or private key")
+    passin_option(q)
     q.add_argument("--sig", required=True, help="signature file (64 bytes, R || S)")
     domain_options(q)
     q.add_argument("file", metavar="FILE", help='signed file ("-" for stdin)')
@@ -573,6 +718,7 @@ def add_x25519_parser(sub) -> None:
 
     q = x.add_parser("derive", help="shared secret with a peer (32 raw bytes)")
     q.add_argument("--key", required=True, help="our private key (PKCS#8, PEM or DER)")
+    passin_option(q)
     q.add_argument("--peer", required=True, help="peer's public key (SPKI PEM/DER) or private "
                    "key")
     q.add_argument("--out", help="secret file (default stdout; created 0600, replaced "
@@ -608,8 +754,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"kuaisuo {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    s = sub.add_parser("sm3", help="print SM3 digests of files (sha256sum format)")
+    s = sub.add_parser("sm3", help="print or check SM3 / HMAC-SM3 digests of files "
+                       "(sha256sum format)")
     s.add_argument("files", nargs="*", metavar="FILE", help='files to hash; "-" is stdin')
+    s.add_argument("-c", "--check", action="store_true",
+                   help="read digests from the FILEs and check them, as sha256sum -c")
+    s.add_argument("--hmac-key-hex", metavar="HEX", help="HMAC-SM3 under this key (hex)")
+    s.add_argument("--hmac-key-file", metavar="PATH", help="HMAC-SM3 under this file's bytes")
     s.set_defaults(func=cmd_sm3)
 
     add_sm2_parser(sub)
@@ -629,6 +780,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     s.add_argument("--plot", metavar="FILE.png",
                    help="also draw the ratios to OpenSSL as a PNG (needs matplotlib)")
+    s.add_argument("--max-bytes", type=_byte_size, default=4 << 20, metavar="SIZE",
+                   help="largest SM4 buffer, 1MiB to 1GiB (default 4MiB; 1GiB makes each "
+                        "OpenSSL row take minutes)")
     s.set_defaults(func=cmd_speed)
 
     s = sub.add_parser("info", help="show version, CPU features and GPUs")
@@ -636,7 +790,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-NUMBER_OPTIONS = ("--threads", "--batch", "--seconds")
+NUMBER_OPTIONS = ("--threads", "--batch", "--seconds", "--max-bytes")
 
 
 def _attach_values(argv: List[str]) -> List[str]:

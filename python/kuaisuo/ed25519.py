@@ -40,6 +40,7 @@ from typing import Any, List, Optional, Tuple, Union
 
 from . import _native
 from ._items import count_of, fixed, messages_in, split
+from ._pkcs8 import EncryptableKey, Password, unlock
 
 Buffer = Union[bytes, bytearray, memoryview]
 
@@ -95,9 +96,12 @@ class Ed25519PublicKey:
                prehashed: bool = False) -> bool:
         """True for a valid signature of data under the instance that
         context and prehashed select (as for sign); False for any other
-        64-byte signature. ValueError for a signature of another length;
-        KuaisuoError for a context the instance does not allow."""
+        signature, those of another length included (so that `if
+        pub.verify(sig, data):` is safe on untrusted input). KuaisuoError
+        only for a context the instance does not allow."""
         flavor, ctx = _domain(context, prehashed)
+        if memoryview(signature).nbytes != 64:
+            return False
         return self._k.verify(flavor, ctx, data, signature) == 0
 
     def __eq__(self, other: object) -> bool:
@@ -111,7 +115,7 @@ class Ed25519PublicKey:
         return f"Ed25519PublicKey({self.public_bytes_raw().hex()})"
 
 
-class Ed25519PrivateKey:
+class Ed25519PrivateKey(EncryptableKey):
     """An Ed25519 private key, expanded for signing; wiped when collected."""
 
     def __init__(self, native: _native.Ed25519Key) -> None:
@@ -129,23 +133,19 @@ class Ed25519PrivateKey:
         return cls(_native.Ed25519Key.from_seed(data))
 
     @classmethod
-    def from_der(cls, data: Union[str, Buffer]) -> "Ed25519PrivateKey":
+    def from_der(cls, data: Union[str, Buffer],
+                 password: Optional[Password] = None) -> "Ed25519PrivateKey":
         """PKCS#8 (RFC 8410), DER or PEM; a version 1 key's embedded public
-        key must match. Encrypted keys are not read: KuaisuoError, code -31."""
-        return cls(_native.Ed25519Key.decode(_as_bytes(data)))
+        key must match. Encrypted PKCS#8 (PBES2) with password=
+        (str or bytes); TypeError for a password without encryption or the
+        reverse, KuaisuoError code -50 for a wrong one."""
+        return cls(_native.Ed25519Key.decode(unlock(_as_bytes(data), password)))
 
     from_pem = from_der
 
     def private_bytes_raw(self) -> bytes:
         """The 32-byte seed."""
         return self._k.to_seed()
-
-    def to_der(self) -> bytes:
-        """PKCS#8 DER, as OpenSSL writes it."""
-        return self._k.encode(False)
-
-    def to_pem(self) -> str:
-        return self._k.encode(True).decode("ascii")
 
     def public_key(self) -> Ed25519PublicKey:
         return Ed25519PublicKey(self._k.public_key())

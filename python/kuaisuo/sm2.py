@@ -19,7 +19,9 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, Tuple, Union
 
 from . import _native
+from ._native import KuaisuoError
 from ._items import flat as _flat, split as _split
+from ._pkcs8 import EncryptableKey, Password, unlock
 
 Buffer = Union[bytes, bytearray, memoryview]
 
@@ -41,6 +43,18 @@ def _out(raw: bytes, encoding: str) -> bytes:
 def _in(sig: Buffer, encoding: str) -> bytes:
     _check_encoding(encoding)
     return _native.sm2_signature_from_der(sig) if encoding == "der" else bytes(sig)
+
+
+def _in_or_none(sig: Buffer, encoding: str) -> Optional[bytes]:
+    """r||s, or None for a malformed signature (verify's False)."""
+    _check_encoding(encoding)
+    if encoding == "raw":
+        raw = bytes(sig)
+        return raw if len(raw) == 64 else None
+    try:
+        return _native.sm2_signature_from_der(sig)
+    except KuaisuoError:
+        return None
 
 
 def _as_bytes(data: Union[str, Buffer]) -> Buffer:
@@ -94,11 +108,17 @@ class SM2PublicKey:
 
     def verify(self, signature: Buffer, message: Buffer, id: Buffer = DEFAULT_ID,
                encoding: str = "der") -> bool:
-        """True for a valid signature. Malformed DER raises KuaisuoError."""
-        return self._k.verify(id, message, _in(signature, encoding)) == 0
+        """True for a valid signature; False for any other, malformed DER
+        and raw signatures of another length included (so that `if
+        pub.verify(sig, msg):` is safe on untrusted input). ValueError only
+        for an encoding other than "der" or "raw"."""
+        raw = _in_or_none(signature, encoding)
+        return raw is not None and self._k.verify(id, message, raw) == 0
 
     def verify_digest(self, signature: Buffer, digest: Buffer, encoding: str = "der") -> bool:
-        return self._k.verify_digest(digest, _in(signature, encoding)) == 0
+        """As verify, on a 32-byte digest e (ValueError for another length)."""
+        raw = _in_or_none(signature, encoding)
+        return raw is not None and self._k.verify_digest(digest, raw) == 0
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SM2PublicKey) and self.to_bytes() == other.to_bytes()
@@ -110,7 +130,7 @@ class SM2PublicKey:
         return f"SM2PublicKey({self.to_bytes(True).hex()})"
 
 
-class SM2PrivateKey:
+class SM2PrivateKey(EncryptableKey):
     """An SM2 private key, prepared for signing; wiped when collected."""
 
     def __init__(self, native) -> None:
@@ -127,22 +147,17 @@ class SM2PrivateKey:
         return cls(_native.Sm2Key.from_bytes(d))
 
     @classmethod
-    def from_der(cls, data: Union[str, Buffer]) -> "SM2PrivateKey":
-        """PKCS#8 or SEC1 ECPrivateKey, DER or PEM. Encrypted keys are not
-        read yet: they raise KuaisuoError with code -31 (KS_ERR_PEM_ENCRYPTED)."""
-        return cls(_native.Sm2Key.decode(_as_bytes(data)))
+    def from_der(cls, data: Union[str, Buffer],
+                 password: Optional[Password] = None) -> "SM2PrivateKey":
+        """PKCS#8 or SEC1 ECPrivateKey, DER or PEM. Encrypted PKCS#8 (PBES2) with password=
+        (str or bytes); TypeError for a password without encryption or the
+        reverse, KuaisuoError code -50 for a wrong one."""
+        return cls(_native.Sm2Key.decode(unlock(_as_bytes(data), password)))
 
     from_pem = from_der
 
     def to_bytes(self) -> bytes:
         return self._k.to_bytes()
-
-    def to_der(self) -> bytes:
-        """PKCS#8 DER, as OpenSSL writes it."""
-        return self._k.encode(False)
-
-    def to_pem(self) -> str:
-        return self._k.encode(True).decode("ascii")
 
     def public_key(self) -> SM2PublicKey:
         return SM2PublicKey(self._k.public_key())

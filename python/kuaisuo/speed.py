@@ -64,10 +64,11 @@ class Options:
     batch: Optional[int]
     seconds: float
     gpu: bool  # a GPU is usable for this run
+    max_bytes: int = 4 << 20  # the largest SM4 buffer (--max-bytes)
 
 
 def human_bytes(n: int) -> str:
-    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size and n % size == 0:
             return f"{n // size} {unit}"
     return f"{n} B"
@@ -164,6 +165,7 @@ def plan_x25519(opt: Options) -> List[Comparison]:
 
 SM4_OPS = ("ecb", "cbc", "cbc-dec", "cfb", "ofb", "ctr", "gcm")
 SM4_SIZES = (16, 64, 1 << 10, 16 << 10, 64 << 10, 1 << 20)
+SM4_LARGE_SIZES = (4 << 20, 64 << 20, 1 << 30)  # those up to --max-bytes
 
 
 def plan_sm4(opt: Options) -> List[Comparison]:
@@ -182,11 +184,31 @@ def plan_sm4(opt: Options) -> List[Comparison]:
             for size in SM4_SIZES:
                 ours = Case("sm4", op, "kuaisuo", "cpu", 1, 1, size)
                 plan.append(Comparison(ours, replace(ours, impl="openssl")))
+        plan += sm4_large_buffers(opt)
         batch = opt.batch or 4096
         for op in ("ctr", "gcm"):
             ours = Case("sm4", op, "kuaisuo", "cpu", opt.threads, batch, 16 << 10)
             theirs = Case("sm4", op, "openssl", "cpu", opt.threads, 1, 16 << 10)
             plan.append(Comparison(ours, theirs))
+    return plan
+
+
+def sm4_large_buffers(opt: Options) -> List[Comparison]:
+    """Buffers past 1 MiB, up to opt.max_bytes (4 MiB, 64 MiB, 1 GiB): ECB,
+    CTR and GCM one-shot on one thread; then ECB and CTR as one buffer
+    split over every thread (ks_sm4_crypt_buffer on a context), against
+    OpenSSL on as many threads, each with a buffer of that size."""
+    plan: List[Comparison] = []
+    sizes = [n for n in SM4_LARGE_SIZES if n <= opt.max_bytes]
+    for op in ("ecb", "ctr", "gcm"):
+        for size in sizes:
+            ours = Case("sm4", op, "kuaisuo", "cpu", 1, 1, size)
+            plan.append(Comparison(ours, replace(ours, impl="openssl")))
+    if opt.threads > 1:
+        for op in ("ecb", "ctr"):
+            for size in sizes:
+                ours = Case("sm4", op, "kuaisuo", "cpu", opt.threads, 1, size, "buffer")
+                plan.append(Comparison(ours, replace(ours, impl="openssl", input="message")))
     return plan
 
 
@@ -378,14 +400,15 @@ def plot(plan: List[Comparison], results: Dict[Case, dict], title: str, path: st
 
 
 def run(algs: List[str], backend: str, threads: int, batch: Optional[int], seconds: float,
-        json_path: Optional[str], plot_path: Optional[str] = None) -> int:
+        json_path: Optional[str], plot_path: Optional[str] = None,
+        max_bytes: int = 4 << 20) -> int:
     gpu_count = _native.gpu_device_count()
     if backend == "gpu" and gpu_count == 0:
         why = "built without CUDA" if not _native.gpu_built() else "no CUDA device found"
         print(f"kuaisuo speed: --backend gpu, but {why}", file=sys.stderr)
         return 2
     opt = Options(backend=backend, threads=threads, batch=batch, seconds=seconds,
-                  gpu=backend != "cpu" and gpu_count > 0)
+                  gpu=backend != "cpu" and gpu_count > 0, max_bytes=max_bytes)
     plan = [cmp for alg in algs for cmp in PLANS[alg](opt)]
     info = machine_info(opt.gpu)
     gpu_text = info["gpu"]["name"] if info["gpu"] else "none"

@@ -22,6 +22,7 @@ from typing import Any, List, Optional, Tuple, Union
 
 from . import _native
 from ._items import fixed, split
+from ._pkcs8 import EncryptableKey, Password, unlock
 
 Buffer = Union[bytes, bytearray, memoryview]
 
@@ -74,7 +75,7 @@ class X25519PublicKey:
         return f"X25519PublicKey({self._raw.hex()})"
 
 
-class X25519PrivateKey:
+class X25519PrivateKey(EncryptableKey):
     """An X25519 private key, held in memory wiped when collected."""
 
     def __init__(self, native: _native.X25519Key) -> None:
@@ -91,22 +92,18 @@ class X25519PrivateKey:
         return cls(_native.X25519Key.from_bytes(data))
 
     @classmethod
-    def from_der(cls, data: Union[str, Buffer]) -> "X25519PrivateKey":
+    def from_der(cls, data: Union[str, Buffer],
+                 password: Optional[Password] = None) -> "X25519PrivateKey":
         """PKCS#8 (RFC 8410), DER or PEM; a version 1 key's embedded public
-        key must match. Encrypted keys are not read: KuaisuoError, code -31."""
-        return cls(_native.X25519Key.decode(_as_bytes(data)))
+        key must match. Encrypted PKCS#8 (PBES2) with password=
+        (str or bytes); TypeError for a password without encryption or the
+        reverse, KuaisuoError code -50 for a wrong one."""
+        return cls(_native.X25519Key.decode(unlock(_as_bytes(data), password)))
 
     from_pem = from_der
 
     def private_bytes_raw(self) -> bytes:
         return self._k.to_bytes()
-
-    def to_der(self) -> bytes:
-        """PKCS#8 DER, as OpenSSL writes it."""
-        return self._k.encode(False)
-
-    def to_pem(self) -> str:
-        return self._k.encode(True).decode("ascii")
 
     def public_key(self) -> X25519PublicKey:
         return X25519PublicKey(self._k.public_key())

@@ -126,6 +126,31 @@ nb::bytes hmac_sm3(nb::handle key, nb::handle data) {
   return digest_bytes(out);
 }
 
+// Password-encrypted PKCS#8 (ks_pkcs8_decrypt / _encrypt): the key
+// derivation runs without the GIL (it is meant to be slow).
+nb::bytes pkcs8_decrypt(nb::handle data, nb::handle password) {
+  Buffer in(data, "key"), pw(password, "password");
+  ks_py::SecretBuffer out(in.size() + 1);
+  size_t len = 0;
+  check(ks_py::nogil([&] {
+    return ks_pkcs8_decrypt(in.data(), in.size(), pw.data(), pw.size(), out.data(), out.size(),
+                            &len);
+  }));
+  return ks_py::to_bytes(out.data(), len);
+}
+
+nb::bytes pkcs8_encrypt(nb::handle der, nb::handle password, int scheme, uint32_t iterations,
+                        bool pem) {
+  Buffer in(der, "key"), pw(password, "password");
+  ks_py::SecretBuffer out(2 * in.size() + 512);
+  size_t len = 0;
+  check(ks_py::nogil([&] {
+    return ks_pkcs8_encrypt(in.data(), in.size(), pw.data(), pw.size(), scheme, iterations, pem,
+                            out.data(), out.size(), &len);
+  }));
+  return ks_py::to_bytes(out.data(), len);
+}
+
 }  // namespace
 
 void bind_bench(nb::module_& m);
@@ -145,6 +170,9 @@ NB_MODULE(_native, m) {
 
   m.def("sm3", &sm3, nb::arg("data"));
   m.def("hmac_sm3", &hmac_sm3, nb::arg("key"), nb::arg("data"));
+  m.def("pkcs8_decrypt", &pkcs8_decrypt, nb::arg("data"), nb::arg("password"));
+  m.def("pkcs8_encrypt", &pkcs8_encrypt, nb::arg("der"), nb::arg("password"), nb::arg("scheme"),
+        nb::arg("iterations"), nb::arg("pem"));
 
   nb::class_<Sm3Hash>(m, "SM3")
       .def(nb::init<nb::handle>(), nb::arg("data") = nb::none())

@@ -82,9 +82,8 @@ int decode_seed(const uint8_t* in, size_t in_len, ks::ed25519::PrivateKey* key) 
 }
 
 int decode_public(const uint8_t* in, size_t in_len, ks::ed25519::PublicKey* key) {
-  static const char* const kLabels[] = {"PUBLIC KEY"};
   ks::Bytes der;
-  int rc = ks::api::unwrap_pem(in, in_len, kLabels, 1, &der);
+  int rc = ks::api::unwrap_public_key(in, in_len, &der);
   if (rc != KS_OK) return rc;
   formats::Curve25519Alg alg;
   uint8_t bytes[32];

@@ -48,8 +48,9 @@ const char* ks_strerror(int code) {
     case KS_ERR_PEM_NO_BLOCK: return "PEM: no block with the expected label";
     case KS_ERR_PEM_NO_END: return "PEM: BEGIN line without its END line";
     case KS_ERR_PEM_ENCRYPTED:
-      return "PEM: the key is encrypted (ENCRYPTED PRIVATE KEY or Proc-Type: 4,ENCRYPTED), "
-             "which is not supported yet; decrypt it first (openssl pkey -in KEY -out KEY.plain)";
+      return "PEM: the key is encrypted and no passphrase was given (or it uses OpenSSL's "
+             "legacy Proc-Type: 4,ENCRYPTED form, which is not supported: convert it with "
+             "openssl pkcs8 -topk8)";
     case KS_ERR_PEM_BASE64: return "PEM: invalid base64 body";
     case KS_ERR_KEY_ALGORITHM:
       return "a key of another algorithm (algorithm or curve identifier does not match)";
@@ -74,6 +75,13 @@ const char* ks_strerror(int code) {
     case KS_ERR_BAD_PADDING: return "ECB/CBC: the decrypted PKCS#7 padding is malformed";
     case KS_ERR_TAG_MISMATCH:
       return "GCM: the tag does not match; no plaintext was written";
+    case KS_ERR_WRONG_PASSPHRASE:
+      return "encrypted key: wrong passphrase (the decrypted bytes are not a key; damaged "
+             "encrypted bytes look the same)";
+    case KS_ERR_PBES2_UNSUPPORTED:
+      return "encrypted key: unsupported encryption (PBES2 with PBKDF2 over HMAC-SHA1, "
+             "HMAC-SHA256 or HMAC-SM3, AES-128/192/256-CBC or SM4-CBC, and at most 10,000,000 "
+             "iterations are supported)";
     default: return "unknown error code";
   }
 }

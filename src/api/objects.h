@@ -12,6 +12,7 @@
 
 #include "core/wiping_allocator.h"
 #include "encoding/pem.h"
+#include "encoding/pkix.h"
 #include "kuaisuo.h"
 
 namespace ks {
@@ -61,6 +62,22 @@ inline int unwrap_pem(const uint8_t* in, size_t len, const char* const labels[],
     return KS_OK;
   }
   return to_status(pem::decode(in, len, labels, nlabels, der));
+}
+
+// The SubjectPublicKeyInfo DER inside `in`: an SPKI or an X.509
+// certificate, DER or PEM ("PUBLIC KEY" or "CERTIFICATE").
+inline int unwrap_public_key(const uint8_t* in, size_t len, Bytes* der) {
+  static const char* const kLabels[] = {"PUBLIC KEY", "CERTIFICATE"};
+  const int rc = unwrap_pem(in, len, kLabels, 2, der);
+  if (rc != KS_OK) return rc;
+  bool is_certificate = false;
+  der::Reader spki;
+  const int cert_rc = pkix::certificate_spki(der->data(), der->size(), &is_certificate, &spki);
+  if (!is_certificate) return KS_OK;  // an SPKI: its own decoder reports what is wrong
+  if (cert_rc != KS_OK) return cert_rc;
+  const Bytes inner(spki.data(), spki.data() + spki.remaining());
+  *der = inner;
+  return KS_OK;
 }
 
 template <class T>

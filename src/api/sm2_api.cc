@@ -21,6 +21,7 @@ using ks::api::new_object;
 using ks::api::parse_nonce;
 using ks::api::to_status;
 using ks::api::unwrap_pem;
+using ks::api::unwrap_public_key;
 
 // ---- Keys -------------------------------------------------------------------
 
@@ -46,9 +47,9 @@ int ks_sm2_key_decode(const uint8_t* in, size_t in_len, ks_sm2_key** out) try {
   int rc = new_object(out, &made);
   if (rc != KS_OK) return rc;
   rc = check_buffer(in, in_len);
-  static const char* const kLabels[] = {"PRIVATE KEY", "EC PRIVATE KEY"};
+  static const char* const kLabels[] = {"PRIVATE KEY", "EC PRIVATE KEY", "SM2 PRIVATE KEY"};
   ks::Bytes der;
-  if (rc == KS_OK) rc = unwrap_pem(in, in_len, kLabels, 2, &der);
+  if (rc == KS_OK) rc = unwrap_pem(in, in_len, kLabels, 3, &der);
   uint8_t d[32];
   const ks::WipeOnExit wipe_d(d, sizeof d);
   const uint8_t* pub = nullptr;
@@ -108,9 +109,8 @@ int ks_sm2_pubkey_decode(const uint8_t* in, size_t in_len, ks_sm2_pubkey** out) 
   int rc = new_object(out, &made);
   if (rc != KS_OK) return rc;
   rc = check_buffer(in, in_len);
-  static const char* const kLabels[] = {"PUBLIC KEY"};
   ks::Bytes der;
-  if (rc == KS_OK) rc = unwrap_pem(in, in_len, kLabels, 1, &der);
+  if (rc == KS_OK) rc = unwrap_public_key(in, in_len, &der);
   const uint8_t* point = nullptr;
   size_t point_len = 0;
   if (rc == KS_OK) rc = ks::sm2_formats::spki_decode(der.data(), der.size(), &point, &point_len);

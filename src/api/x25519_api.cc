@@ -123,9 +123,8 @@ int ks_x25519_public_key_decode(const uint8_t* in, size_t in_len,
   if (public_key == nullptr) return KS_ERR_NULL_POINTER;
   int rc = check_buffer(in, in_len);
   if (rc != KS_OK) return rc;
-  static const char* const kLabels[] = {"PUBLIC KEY"};
   ks::Bytes der;
-  rc = ks::api::unwrap_pem(in, in_len, kLabels, 1, &der);
+  rc = ks::api::unwrap_public_key(in, in_len, &der);
   if (rc != KS_OK) return rc;
   formats::Curve25519Alg alg;
   uint8_t key[32];

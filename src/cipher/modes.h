@@ -23,6 +23,25 @@ struct BlockCipher {
               size_t nblocks);
 };
 
+// The BlockCipher of a cipher whose expanded key type is Key and whose
+// whole-block functions take it by reference (sm4::encrypt_blocks, ...).
+template <class Key, void (*Encrypt)(const Key&, const uint8_t*, uint8_t*, size_t),
+          void (*Decrypt)(const Key&, const uint8_t*, uint8_t*, size_t),
+          void (*Ctr)(const Key&, uint8_t[16], const uint8_t*, uint8_t*, size_t)>
+const BlockCipher& block_cipher_of() {
+  static const BlockCipher kCipher = {
+      [](const void* key, const uint8_t* in, uint8_t* out, size_t nblocks) {
+        Encrypt(*static_cast<const Key*>(key), in, out, nblocks);
+      },
+      [](const void* key, const uint8_t* in, uint8_t* out, size_t nblocks) {
+        Decrypt(*static_cast<const Key*>(key), in, out, nblocks);
+      },
+      [](const void* key, uint8_t counter[16], const uint8_t* in, uint8_t* out, size_t nblocks) {
+        Ctr(*static_cast<const Key*>(key), counter, in, out, nblocks);
+      }};
+  return kCipher;
+}
+
 namespace modes {
 
 constexpr size_t kBlock = 16;

@@ -67,17 +67,6 @@ void crypt_bitsliced(const uint32_t rk[32], const uint8_t* in, uint8_t* out, siz
   secure_wipe(w, sizeof w);
 }
 
-void encrypt_fn(const void* key, const uint8_t* in, uint8_t* out, size_t nblocks) {
-  encrypt_blocks(*static_cast<const Key*>(key), in, out, nblocks);
-}
-void decrypt_fn(const void* key, const uint8_t* in, uint8_t* out, size_t nblocks) {
-  decrypt_blocks(*static_cast<const Key*>(key), in, out, nblocks);
-}
-void ctr_fn(const void* key, uint8_t counter[16], const uint8_t* in, uint8_t* out,
-            size_t nblocks) {
-  ctr_blocks(*static_cast<const Key*>(key), counter, in, out, nblocks);
-}
-
 }  // namespace
 
 BitslicedWord BitslicedOps::tau(BitslicedWord w) {
@@ -121,8 +110,7 @@ void ctr_blocks(const Key& k, uint8_t counter[16], const uint8_t* in, uint8_t* o
 }
 
 const BlockCipher& block_cipher() {
-  static const BlockCipher kSm4 = {encrypt_fn, decrypt_fn, ctr_fn};
-  return kSm4;
+  return block_cipher_of<Key, encrypt_blocks, decrypt_blocks, ctr_blocks>();
 }
 
 }  // namespace sm4

@@ -140,7 +140,7 @@ const char* error_string(Error e) {
     case Error::kOk: return "ok";
     case Error::kNoBlock: return "PEM: no BEGIN line with an expected label";
     case Error::kNoEnd: return "PEM: BEGIN line without its END line";
-    case Error::kEncrypted: return "PEM: the key is encrypted (not supported: decrypt it first)";
+    case Error::kEncrypted: return "PEM: the key is encrypted and no passphrase was given";
     case Error::kBadBase64: return "PEM: invalid base64 body";
   }
   return "PEM: unknown error";

@@ -109,6 +109,26 @@ int spki_decode(const uint8_t* der, size_t len, const AlgorithmId* known, size_t
   return to_status(seq.finish());
 }
 
+int certificate_spki(const uint8_t* der, size_t len, bool* is_certificate, Reader* spki) {
+  Reader top(der, len), cert, tbs, skipped;
+  *is_certificate = false;
+  KS_RETURN_IF_ERROR(read(&top, der::kSequence, &cert));
+  if (!cert.next_tag_is(der::kSequence)) return KS_OK;
+  Reader peek = cert;
+  KS_RETURN_IF_ERROR(read(&peek, der::kSequence, &tbs));
+  if (tbs.next_tag_is(der::kOid)) return KS_OK;  // an AlgorithmIdentifier: SPKI
+  *is_certificate = true;
+  KS_RETURN_IF_ERROR(to_status(top.finish()));
+  if (tbs.next_tag_is(der::kContext0)) KS_RETURN_IF_ERROR(read(&tbs, der::kContext0, &skipped));
+  KS_RETURN_IF_ERROR(read(&tbs, der::kInteger, &skipped));  // serialNumber (any size)
+  for (int i = 0; i < 4; ++i)  // signature, issuer, validity, subject
+    KS_RETURN_IF_ERROR(read(&tbs, der::kSequence, &skipped));
+  const uint8_t* start = tbs.data();
+  KS_RETURN_IF_ERROR(read(&tbs, der::kSequence, &skipped));
+  *spki = Reader(start, size_t(tbs.data() - start));
+  return KS_OK;
+}
+
 Bytes pkcs8_encode(const AlgorithmId& alg, const uint8_t* private_key, size_t len) {
   static const uint8_t kVersion0 = 0;
   Bytes body, out;

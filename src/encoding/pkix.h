@@ -78,6 +78,17 @@ Bytes spki_encode(const AlgorithmId& alg, const uint8_t* key, size_t len);
 int spki_decode(const uint8_t* der, size_t len, const AlgorithmId* known, size_t n,
                 size_t* which, der::Reader* key);
 
+// An X.509 certificate (RFC 5280 4.1) standing for its public key: when
+// der[0..len) is a Certificate (SEQUENCE { tbsCertificate SEQUENCE {
+// [0] version OPTIONAL, serialNumber, signature, issuer, validity,
+// subject, subjectPublicKeyInfo, ... }, ... }), *spki covers the whole
+// subjectPublicKeyInfo element and *is_certificate is true; otherwise
+// (an SPKI, whose inner SEQUENCE opens with an OID) *is_certificate is
+// false. Nothing is validated beyond the structure up to the SPKI: no
+// signature, dates or chain (the caller wants the key, as `gmssl sm2verify
+// -cert` does).
+int certificate_spki(const uint8_t* der, size_t len, bool* is_certificate, der::Reader* spki);
+
 // PKCS#8 PrivateKeyInfo, version 0, without attributes:
 // SEQUENCE { INTEGER 0, AlgorithmIdentifier, privateKey OCTET STRING },
 // the OCTET STRING holding private_key[0..len) (the algorithm's own

@@ -16,42 +16,10 @@ void store_digest(const uint64_t state[8], uint8_t out[kDigestBytes]) {
 
 }  // namespace
 
-void Sha512::reset() {
-  load_iv(state_);
-  total_bytes_ = 0;
-  block_len_ = 0;
-}
+void Sha512Compress::init(uint64_t state[8]) { load_iv(state); }
 
-void Sha512::update(const uint8_t* data, size_t len) {
-  // An empty update may come with a null pointer (an empty message), which
-  // memcpy must not see even with a zero length (C11 7.24.1).
-  if (len == 0) return;
-  total_bytes_ += len;
-  if (block_len_ > 0) {
-    const size_t take = len < kBlockBytes - block_len_ ? len : kBlockBytes - block_len_;
-    memcpy(block_ + block_len_, data, take);
-    block_len_ += take;
-    data += take;
-    len -= take;
-    if (block_len_ < kBlockBytes) return;
-    compress_blocks(state_, block_, 1);
-    block_len_ = 0;
-  }
-  const size_t whole = len / kBlockBytes;
-  compress_blocks(state_, data, whole);
-  data += whole * kBlockBytes;
-  len -= whole * kBlockBytes;
-  if (len > 0) {
-    memcpy(block_, data, len);
-    block_len_ = len;
-  }
-}
-
-void Sha512::finish(uint8_t out[kDigestBytes]) {
-  compress_final(state_, block_, block_len_, total_bytes_);
-  store_digest(state_, out);
-  secure_wipe(block_, sizeof(block_));
-  reset();
+void Sha512Compress::blocks(uint64_t state[8], const uint8_t* data, size_t nblocks) {
+  compress_blocks(state, data, nblocks);
 }
 
 // Whole blocks straight from data, then the padded tail: no copy of the

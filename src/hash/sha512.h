@@ -7,28 +7,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hash/md_hash.h"
+
 namespace ks {
 namespace sha512 {
 
 constexpr size_t kDigestBytes = 64, kBlockBytes = 128;
 
-// Streaming SHA-512. Plain value type: copy it to fork a running hash.
-class Sha512 {
- public:
-  Sha512() { reset(); }
-  void reset();
-  // Accepts (nullptr, 0).
-  void update(const uint8_t* data, size_t len);
-  // Writes the digest, wipes the buffered message bytes and resets the
-  // object for reuse.
-  void finish(uint8_t out[kDigestBytes]);
-
- private:
-  uint64_t state_[8];
-  uint64_t total_bytes_;  // the 128-bit length field holds total_bytes_ * 8
-  uint8_t block_[kBlockBytes];
-  size_t block_len_;
+// SHA-512's compression (FIPS 180-4 6.4) for MdHash, which adds the
+// padding of section 5.1.2; dispatched to the fastest kernel
+// (sha512_blocks.h).
+struct Sha512Compress {
+  using Word = uint64_t;
+  static constexpr size_t kStateWords = 8, kDigestBytes = 64, kBlockBytes = 128,
+                          kLengthBytes = 16;
+  static void init(uint64_t state[8]);
+  static void blocks(uint64_t state[8], const uint8_t* data, size_t nblocks);
 };
+
+// Streaming SHA-512. Plain value type: copy it to fork a running hash.
+using Sha512 = MdHash<Sha512Compress>;
 
 void digest(const uint8_t* data, size_t len, uint8_t out[kDigestBytes]);
 

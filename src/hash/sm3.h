@@ -5,43 +5,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hash/hmac.h"
+#include "hash/md_hash.h"
+
 namespace ks {
 namespace sm3 {
 
 constexpr size_t kDigestBytes = 32;
 constexpr size_t kBlockBytes = 64;
 
-// Streaming SM3. Plain value type: copy it to fork a running hash.
-class Sm3 {
- public:
-  Sm3() { reset(); }
-  void reset();
-  void update(const uint8_t* data, size_t len);
-  // Writes the digest and resets the object for reuse.
-  void finish(uint8_t out[kDigestBytes]);
-
- private:
-  uint32_t state_[8];
-  uint64_t total_bytes_;
-  uint8_t block_[kBlockBytes];
-  size_t block_len_;
+// SM3's compression (section 5.3) for MdHash, which adds the padding of
+// section 5.2; dispatched to the fastest kernel (sm3_blocks.h).
+struct Sm3Compress {
+  using Word = uint32_t;
+  static constexpr size_t kStateWords = 8, kDigestBytes = 32, kBlockBytes = 64, kLengthBytes = 8;
+  static void init(uint32_t state[8]);
+  static void blocks(uint32_t state[8], const uint8_t* data, size_t nblocks);
 };
+
+// Streaming SM3. Plain value type: copy it to fork a running hash.
+using Sm3 = MdHash<Sm3Compress>;
 
 void digest(const uint8_t* data, size_t len, uint8_t out[kDigestBytes]);
 
 // HMAC-SM3 with a key of any length (longer than a block is hashed first).
-class HmacSm3 {
- public:
-  HmacSm3(const uint8_t* key, size_t key_len);
-  ~HmacSm3();
-  void update(const uint8_t* data, size_t len) { inner_.update(data, len); }
-  // Writes the tag and rewinds to the keyed initial state for reuse.
-  void finish(uint8_t out[kDigestBytes]);
-
- private:
-  Sm3 inner_, outer_;            // running inner hash, keyed outer hash
-  Sm3 inner_start_, outer_start_;  // keyed states to rewind to
-};
+using HmacSm3 = Hmac<Sm3>;
 
 void hmac(const uint8_t* key, size_t key_len, const uint8_t* data, size_t len,
           uint8_t out[kDigestBytes]);

@@ -131,20 +131,10 @@ void taint_reaches_the_results() {
 #endif
 }
 
-// A deliberately leaky computation: the checker must report it.
-int leak_on_purpose() {
-  uint8_t secret[1];
-  if (!ks::os_random(secret, 1)) return 2;
-  volatile int sink = 0;
-  if (secret[0] & 1) sink = 1;
-  printf("leak run: %d\n", int(sink));
-  return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && strcmp(argv[1], "--leak") == 0) return leak_on_purpose();
+  if (argc > 1 && strcmp(argv[1], "--leak") == 0) return ks_ct::leak_on_purpose();
   ks_ctx_config config;
   ks_ctx_config_init(&config);
   config.backend = KS_BACKEND_CPU;

@@ -36,18 +36,6 @@ bool is_ok(int status) { return ks::ct_public(status) == KS_OK; }
 
 const uint8_t* id() { return reinterpret_cast<const uint8_t*>(ks::sm2::kDefaultId); }
 
-// A deliberately leaky computation: a branch on a secret byte. Run with
-// --leak, the checker must report it (ctest expects that run to fail),
-// which shows the harness would catch a real leak.
-int leak_on_purpose() {
-  uint8_t secret[1];
-  if (!ks::os_random(secret, 1)) return 2;
-  volatile int sink = 0;
-  if (secret[0] & 1) sink = 1;  // secret-dependent branch
-  printf("leak run: %d\n", int(sink));
-  return 0;
-}
-
 void single_operations(const uint8_t e[32]) {
   using namespace ks::sm2;
   PrivateKey key;  // d from os_random: secret
@@ -198,7 +186,7 @@ void taint_reaches_the_results() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && strcmp(argv[1], "--leak") == 0) return leak_on_purpose();
+  if (argc > 1 && strcmp(argv[1], "--leak") == 0) return ks_ct::leak_on_purpose();
   uint8_t e[32];
   if (!ks::os_random(e, sizeof e)) return 2;
   ks::ct_declassify(e, sizeof e);  // the digest is public

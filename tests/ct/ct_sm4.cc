@@ -30,24 +30,6 @@ namespace {
 
 using ks_ct::expect;
 
-// Random bytes marked secret.
-void secret(uint8_t* p, size_t n) {
-  expect(ks::os_random(p, n), "os_random");
-  ks::ct_poison(p, n);
-}
-
-// A deliberately leaky computation: a branch on a secret byte. Run with
-// --leak, the checker must report it (ctest expects that run to fail).
-int leak_on_purpose() {
-  uint8_t s[1];
-  if (!ks::os_random(s, 1)) return 2;
-  ks::ct_poison(s, 1);
-  volatile int sink = 0;
-  if (s[0] & 1) sink = 1;  // secret-dependent branch
-  printf("leak run: %d\n", int(sink));
-  return 0;
-}
-
 constexpr size_t kBlocks = 150;  // every group size and a tail in each kernel
 
 void kernels() {
@@ -56,8 +38,8 @@ void kernels() {
   for (size_t i = 0; i < count; ++i) {
     if (!table[i].usable) continue;
     uint8_t key[16], pt[16 * kBlocks], ct[16 * kBlocks], back[16 * kBlocks], counter[16] = {};
-    secret(key, sizeof key);
-    secret(pt, sizeof pt);
+    ks_ct::secret_random(key, sizeof key);
+    ks_ct::secret_random(pt, sizeof pt);
     ks::sm4::Key k;
     ks::sm4::set_key(&k, key, table[i]);
     for (size_t n : {size_t(1), size_t(5), kBlocks}) {
@@ -74,8 +56,8 @@ void kernels() {
 
 void modes_of_operation() {
   uint8_t key[16], pt[1000], out[1000 + 16], iv[16] = {1, 2, 3};
-  secret(key, sizeof key);
-  secret(pt, sizeof pt);
+  ks_ct::secret_random(key, sizeof key);
+  ks_ct::secret_random(pt, sizeof pt);
   const ks::BlockCipher& bc = ks::sm4::block_cipher();
   ks::sm4::Key k;
   ks::sm4::set_key(&k, key);
@@ -111,8 +93,8 @@ void ghash_kernels() {
   for (size_t i = 0; i < count; ++i) {
     if (!table[i].usable) continue;
     uint8_t h[16], data[16 * 40], y[16] = {};
-    secret(h, sizeof h);
-    secret(data, sizeof data);
+    ks_ct::secret_random(h, sizeof h);
+    ks_ct::secret_random(data, sizeof data);
     ks::ghash::Key key;
     ks::ghash::init(&key, h, table[i]);
     for (size_t n : {size_t(1), size_t(7), size_t(16), size_t(40)}) ks::ghash::blocks(key, y, data, n);
@@ -123,9 +105,9 @@ void ghash_kernels() {
 
 void gcm() {
   uint8_t key[16], pt[777], ct[777], back[777], aad[33], tag[16], iv[12] = {9, 8, 7};
-  secret(key, sizeof key);
-  secret(pt, sizeof pt);
-  secret(aad, sizeof aad);
+  ks_ct::secret_random(key, sizeof key);
+  ks_ct::secret_random(pt, sizeof pt);
+  ks_ct::secret_random(aad, sizeof aad);
   expect(ks_sm4_gcm_seal(key, iv, 12, aad, sizeof aad, pt, sizeof pt, ct, tag, 16) == KS_OK,
          "gcm seal");
   ks::ct_declassify(ct, sizeof ct);  // what goes on the wire
@@ -151,7 +133,7 @@ void gcm() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && strcmp(argv[1], "--leak") == 0) return leak_on_purpose();
+  if (argc > 1 && strcmp(argv[1], "--leak") == 0) return ks_ct::leak_on_purpose();
   kernels();
   modes_of_operation();
   ghash_kernels();

@@ -22,6 +22,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 # ---- sm2p256v1 (GB/T 32918.5) ------------------------------------------------
 P = 0xFFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00000000FFFFFFFFFFFFFFFF
@@ -261,6 +262,38 @@ def corpus_pubkey_der_pem(ossl):
     spki_pem = ossl.run(["pkey", "-inform", "DER", "-pubout"], pkcs8_der)
     if spki_pem is not None:
         out["spki_pem_openssl"] = spki_pem
+    # X.509 certificates stand for their SubjectPublicKeyInfo.
+    key_pem = ossl.run(["pkey", "-inform", "DER"], pkcs8_der)
+    if key_pem is not None:
+        with tempfile.NamedTemporaryFile(suffix=".pem") as key_file:
+            key_file.write(key_pem)
+            key_file.flush()
+            cert = ossl.run(["req", "-x509", "-new", "-key", key_file.name, "-subj", "/CN=fuzz",
+                             "-days", "1", "-sm3", "-set_serial", "1"], b"")
+        if cert is not None:
+            out["certificate_pem_openssl"] = cert
+            cert_der = ossl.run(["x509", "-outform", "DER"], cert)
+            if cert_der is not None:
+                out["certificate_der_openssl"] = cert_der
+    return out
+
+
+def corpus_pkcs8_decrypt(ossl):
+    """Encrypted keys as the openssl CLI writes them (PBES2 with each PRF and
+    cipher it has, a few iterations), behind their passphrase's length
+    byte; and broken ones."""
+    pw = b"fuzz"
+    plain = pkcs8(sec1(D_EXAMPLE, mul(D_EXAMPLE), params=False))
+    out = {"empty": b"", "plain_key": bytes([len(pw)]) + pw + plain}
+    for name, opts in [("aes256_sha256", ["-v2", "aes-256-cbc"]),
+                       ("aes128_sha1", ["-v2", "aes-128-cbc", "-v2prf", "hmacWithSHA1"]),
+                       ("aes192", ["-v2", "aes-192-cbc"]),
+                       ("sm4_sha256", ["-v2", "sm4-cbc"])]:
+        for form in ("DER", "PEM"):
+            res = ossl.run(["pkcs8", "-topk8", "-inform", "DER", "-outform", form, "-iter", "3",
+                            "-passout", "pass:fuzz", *opts], plain)
+            if res is not None:
+                out["%s_%s" % (name, form.lower())] = bytes([len(pw)]) + pw + res
     return out
 
 
@@ -505,6 +538,7 @@ def main():
         "fuzz_sm4": corpus_sm4,
         "fuzz_batch_args_25519": corpus_batch_args_25519,
         "fuzz_sm3_stream": corpus_sm3_stream,
+        "fuzz_pkcs8_decrypt": lambda: corpus_pkcs8_decrypt(openssl()),
     }
     for target in args.target or []:
         if target not in corpora:

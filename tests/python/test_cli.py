@@ -41,6 +41,41 @@ def test_sm3_missing_file_is_reported_and_others_still_hashed(tmp_path):
     assert r.stdout.decode().startswith(kuaisuo.sm3(b"").hex())
 
 
+def test_sm3_check_as_sha256sum_does(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a").write_bytes(b"abc")
+    (tmp_path / "b c").write_bytes(b"")
+    sums = run("sm3", "a", "b c").stdout
+    (tmp_path / "SUMS").write_bytes(sums + b"not a checksum line\n")
+    r = run("sm3", "--check", "SUMS")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.decode().splitlines() == ["a: OK", "b c: OK"]
+    assert b"1 line(s) improperly formatted" in r.stderr
+    (tmp_path / "a").write_bytes(b"abd")
+    r = run("sm3", "-c", "SUMS")
+    assert r.returncode == 1 and r.stdout.decode().splitlines()[0] == "a: FAILED"
+    assert b"1 computed checksum(s) did NOT match" in r.stderr
+    (tmp_path / "a").unlink()
+    r = run("sm3", "-c", "-", stdin=sums)
+    assert r.returncode == 1 and b"a: FAILED open or read" in r.stdout
+    r = run("sm3", "-c", stdin=b"nothing here\n")
+    assert r.returncode == 1 and b"no properly formatted" in r.stderr
+
+
+def test_sm3_hmac_from_hex_or_file(tmp_path):
+    f = tmp_path / "data"
+    f.write_bytes(b"message")
+    key = tmp_path / "key"
+    key.write_bytes(b"\x00k\xff")
+    want = kuaisuo.hmac_sm3(b"\x00k\xff", b"message").hex()
+    for opts in (["--hmac-key-hex", "006bff"], ["--hmac-key-file", str(key)]):
+        r = run("sm3", *opts, str(f))
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.decode() == f"{want}  {f}\n"
+    r = run("sm3", "--hmac-key-hex", "zz", str(f))
+    assert r.returncode == 2 and b"not hexadecimal" in r.stderr
+
+
 def test_speed_json_schema(tmp_path):
     out = tmp_path / "speed.json"
     r = run("speed", "sm3", "--backend", "cpu", "--seconds", "0.05", "--threads", "2",
@@ -251,15 +286,51 @@ def _encrypted_key(tmp_path):
     return out
 
 
-def test_encrypted_private_key_says_how_to_decrypt_it(tmp_path):
+def test_encrypted_private_key_needs_passin(tmp_path):
     key, data = _encrypted_key(tmp_path), tmp_path / "data"
     data.write_bytes(b"message")
-    advice = f"decrypt it first: openssl pkey -in '{key}' -out '{key}.plain'"
+    from_openssl = shutil.which("openssl") is not None
     for args in (("sign", "--key", str(key), str(data)), ("pubkey", "--key", str(key)),
                  ("verify", "--pub", str(key), "--sig", str(data), str(data))):
         r = run("sm2", *args)
         err = r.stderr.decode()
-        assert r.returncode == 2 and "encrypted" in err and advice in err, err
+        assert r.returncode == 2 and "encrypted" in err and "--passin" in err, err
+        r = run("sm2", *args, "--passin", "pass:wrong")
+        err = r.stderr.decode()
+        assert r.returncode == 2 and ("wrong passphrase" in err or not from_openssl), err
+        if from_openssl and args[0] != "verify":
+            r = run("sm2", *args, "--passin", "pass:x")
+            assert r.returncode == 0, r.stderr
+
+
+def test_keygen_passout_round_trips_through_openssl(tmp_path, monkeypatch):
+    monkeypatch.setenv("KS_TEST_PASS", "s3cret")
+    for cipher in ("aes-256-cbc", "aes-128-cbc", "sm4-cbc"):
+        key, pub = tmp_path / f"{cipher}.pem", tmp_path / f"{cipher}.pub"
+        r = run("sm2", "keygen", "--out", str(key), "--pubout", str(pub), "--passout",
+                "env:KS_TEST_PASS", "--cipher", cipher, "--iter", "1000")
+        assert r.returncode == 0, r.stderr
+        assert key.read_text().startswith("-----BEGIN ENCRYPTED PRIVATE KEY-----")
+        r = run("sm2", "pubkey", "--key", str(key), "--passin", "pass:s3cret")
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == pub.read_bytes()
+        ssl = shutil.which("openssl")
+        if ssl and cipher != "sm4-cbc":  # OpenSSL 3.0 has no HMAC-SM3 PRF
+            r = subprocess.run([ssl, "pkey", "-in", str(key), "-passin", "pass:s3cret",
+                                "-pubout"], capture_output=True)
+            assert r.returncode == 0, r.stderr
+            assert r.stdout == pub.read_bytes()
+
+
+def test_passphrase_sources(tmp_path):
+    assert cli._passphrase("pass:a b", "--passin") == b"a b"
+    assert cli._passphrase("pass:", "--passin") == b""
+    f = tmp_path / "pw"
+    f.write_bytes(b"from file\nsecond line\n")
+    assert cli._passphrase(f"file:{f}", "--passin") == b"from file"
+    for bad in ("a", "env:", "env:KS_NO_SUCH_VARIABLE_SET", "pass"):
+        with pytest.raises(cli.Failure, match="--passin"):
+            cli._passphrase(bad, "--passin")
 
 
 # ---- Ed25519 and X25519 -------------------------------------------------------------
@@ -455,7 +526,7 @@ def test_x25519_cli_errors(tmp_path):
     assert r.returncode == 2 and b"same file" in r.stderr
 
 
-def test_curve25519_encrypted_keys_say_how_to_decrypt_them(tmp_path):
+def test_curve25519_encrypted_keys_take_passin(tmp_path):
     from kuaisuo import ed25519, x25519
 
     if _openssl() is None:
@@ -472,8 +543,11 @@ def test_curve25519_encrypted_keys_say_how_to_decrypt_them(tmp_path):
                 else ("derive", "--key", str(enc), "--peer", str(plain)))
         r = run(alg, *args)
         err = r.stderr.decode()
-        assert r.returncode == 2 and "encrypted" in err and \
-            f"openssl pkey -in '{enc}' -out '{enc}.plain'" in err, err
+        assert r.returncode == 2 and "encrypted" in err and "--passin" in err, err
+        r = run(alg, *args, "--passin", "pass:x")
+        assert r.returncode == 0, r.stderr
+        plain_args = [str(plain) if a == str(enc) else a for a in args]
+        assert r.stdout == run(alg, *plain_args).stdout
 
 
 def test_speed_ed25519_x25519_rows(tmp_path):

@@ -177,9 +177,8 @@ def test_wrong_lengths_and_types():
         with pytest.raises(kuaisuo.KuaisuoError) as e:
             Ed25519PublicKey.from_public_bytes(b"\x09" * n)
         assert e.value.code == BAD_PUBLIC_KEY
-    for bad in (b"", sig[:63], sig + b"\x00", bytes(128)):  # not 64 bytes: ValueError
-        with pytest.raises(ValueError, match="64 bytes"):
-            pub.verify(bad, b"m")
+    for bad in (b"", sig[:63], sig + b"\x00", bytes(128)):  # not 64 bytes: invalid
+        assert pub.verify(bad, b"m") is False
     with pytest.raises(TypeError):
         key.sign("text")
     with pytest.raises(TypeError):

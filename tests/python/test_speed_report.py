@@ -61,3 +61,29 @@ def test_plot_without_matplotlib_says_so_before_measuring(tmp_path):
     assert r.returncode == 2
     assert b"needs matplotlib" in r.stderr
     assert not out.exists()
+
+
+def test_sm4_buffers_reach_max_bytes_on_one_and_all_threads():
+    opt = speed.Options(backend="cpu", threads=4, batch=None, seconds=1.0, gpu=False)
+    sizes = {c.ours.msg_bytes for c in speed.plan_sm4(opt)}
+    assert max(sizes) == 4 << 20 and 16 in sizes  # the default stops at 4 MiB
+    opt.max_bytes = 1 << 30
+    plan = speed.plan_sm4(opt)
+    big = [c for c in plan if c.ours.msg_bytes == 1 << 30]
+    assert {(c.ours.op, c.ours.threads) for c in big} == {
+        ("ecb", 1), ("ctr", 1), ("gcm", 1), ("ecb", 4), ("ctr", 4)}
+    for c in big:  # OpenSSL on as many threads, each with a whole buffer
+        assert c.theirs.impl == "openssl" and c.theirs.threads == c.ours.threads
+        assert c.theirs.input == "message"
+
+
+@pytest.mark.parametrize("text,value", [("1GiB", 1 << 30), ("64M", 64 << 20),
+                                        ("1048576", 1 << 20), ("2g", None), ("512K", None),
+                                        ("lots", None)])
+def test_max_bytes_takes_sizes_from_1mib_to_1gib(text, value):
+    r = subprocess.run([sys.executable, "-m", "kuaisuo", "speed", "sm4", "--backend", "gpu",
+                        "--max-bytes", text], capture_output=True, timeout=60)
+    if value is None:
+        assert r.returncode == 2 and b"--max-bytes: must be a size from 1MiB to 1GiB" in r.stderr
+    else:  # parsed; then refused for want of a GPU (or run on one): not a usage error
+        assert b"--max-bytes" not in r.stderr

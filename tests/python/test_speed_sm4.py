@@ -18,7 +18,11 @@ def test_plan_covers_every_mode_and_size():
     plan = speed.PLANS["sm4"](opt)
     singles = {(c.ours.op, c.ours.msg_bytes) for c in plan
                if c.ours.threads == 1 and c.ours.batch == 1}
-    assert singles == {(op, size) for op in OPS for size in SIZES}
+    large = {(op, 4 << 20) for op in ("ecb", "ctr", "gcm")}  # up to --max-bytes (4 MiB)
+    assert singles == {(op, size) for op in OPS for size in SIZES} | large
+    buffers = {(c.ours.op, c.ours.threads, c.ours.msg_bytes) for c in plan
+               if c.ours.input == "buffer"}
+    assert buffers == {("ecb", 4, 4 << 20), ("ctr", 4, 4 << 20)}
     for cmp in plan:  # same buffer size, same thread count on both sides
         assert cmp.theirs.impl == "openssl" and cmp.theirs.batch == 1
         assert (cmp.theirs.op, cmp.theirs.msg_bytes, cmp.theirs.threads) == \
@@ -33,7 +37,8 @@ def test_speed_sm4_rows(tmp_path):
     out = tmp_path / "speed.json"
     r = subprocess.run([sys.executable, "-m", "kuaisuo", "speed", "sm4", "--backend", "cpu",
                         "--seconds", "0.02", "--threads", "2", "--batch", "16",
-                        "--json", str(out)], capture_output=True, timeout=600)
+                        "--max-bytes", "1M", "--json", str(out)], capture_output=True,
+                       timeout=600)
     assert r.returncode == 0, r.stderr
     assert b"ratio" in r.stdout
     rows = json.loads(out.read_text())["results"]
