@@ -71,6 +71,10 @@ ks_python_env() {
         --find-links "$KS_ROOT/.whl" pynacl 2>/dev/null; } ||
     python -m pip install -q "${KS_PIP_FLAGS[@]}" pynacl 2>/dev/null ||
     ks_log "pynacl unavailable: its oracle tests will be skipped"
+  # mypy, which type-checks the README's Python examples against the stubs.
+  python -c "import mypy" 2>/dev/null ||
+    python -m pip install -q "${KS_PIP_FLAGS[@]}" mypy 2>/dev/null ||
+    ks_log "mypy unavailable: the typing test will be skipped"
 }
 
 # Builds and installs the Python package (and the CLI) into the venv.

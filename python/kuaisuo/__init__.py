@@ -35,6 +35,7 @@ from __future__ import annotations
 from typing import Iterable, List, Optional, Union
 
 from . import _native, ed25519, sm2, sm4, x25519
+from ._items import Buffer
 from ._native import BackendUnavailableError, KuaisuoError
 from .ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from .sm2 import SM2PrivateKey, SM2PublicKey
@@ -67,7 +68,6 @@ __all__ = [
 
 __version__: str = _native.version()
 
-Buffer = Union[bytes, bytearray, memoryview]
 
 gpu_built = _native.gpu_built
 gpu_device_count = _native.gpu_device_count

@@ -5,9 +5,22 @@ laid out flat (data + offsets, as the C API takes them) and fixed-size items
 from __future__ import annotations
 
 from array import array
-from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple, Union, cast
 
-Buffer = Union[bytes, bytearray, memoryview]
+if TYPE_CHECKING:
+    # Any object with the buffer protocol (PEP 688), and numpy arrays, whose
+    # stubs declare __buffer__ only from Python 3.12 on.
+    import numpy
+    from typing_extensions import Buffer as _BufferProtocol
+
+    Buffer = Union[_BufferProtocol, bytes, bytearray, memoryview, "numpy.ndarray[Any, Any]"]
+else:
+    Buffer = Union[bytes, bytearray, memoryview]
+
+
+def view(data: Buffer) -> memoryview:
+    """A byte view of any buffer (numpy arrays included), without a copy."""
+    return memoryview(cast(Any, data)).cast("B")
 
 
 def flat(messages: Sequence[Buffer]) -> Tuple[bytes, "array[int]"]:
@@ -16,8 +29,7 @@ def flat(messages: Sequence[Buffer]) -> Tuple[bytes, "array[int]"]:
     offsets = array("Q", [0])
     parts = []
     for m in messages:
-        mv = memoryview(m).cast("B") if not isinstance(m, (bytes, bytearray)) else m
-        parts.append(bytes(mv))
+        parts.append(bytes(m) if isinstance(m, (bytes, bytearray)) else bytes(view(m)))
         offsets.append(offsets[-1] + len(parts[-1]))
     return b"".join(parts), offsets
 

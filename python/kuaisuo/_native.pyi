@@ -1,6 +1,6 @@
 from typing import Any, Dict, List, Optional, Tuple, Union
 
-_Buffer = Union[bytes, bytearray, memoryview, Any]
+_Buffer = Any  # any object with the buffer protocol (PEP 688), numpy arrays included
 
 class KuaisuoError(ValueError):
     """args are (code, message); str() is "message (code N)"."""

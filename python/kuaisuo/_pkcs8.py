@@ -5,9 +5,9 @@ and on ``to_der``/``to_pem`` (PBES2; see ks_pkcs8_encrypt in kuaisuo.h)."""
 from typing import Any, Optional, Union
 
 from . import _native
+from ._items import Buffer
 
-Buffer = Union[bytes, bytearray, memoryview]
-Password = Union[str, bytes, bytearray, memoryview]
+Password = Union[str, Buffer]
 
 # The PBES2 schemes by name: OpenSSL 3's default, AES-128, and GmSSL's
 # (PBKDF2-HMAC-SM3 with SM4-CBC, as `gmssl sm2keygen -pass` writes).

@@ -388,7 +388,7 @@ def _key_file(key, der: bool, args: Optional[argparse.Namespace] = None) -> byte
     """A key's file: PKCS#8 / SPKI, PEM or DER; a private key encrypted
     when args carries --passout."""
     password = _passphrase(getattr(args, "passout", None), "--passout")
-    if password is None:
+    if password is None or args is None:
         return key.to_der() if der else key.to_pem().encode()
     options = {"scheme": args.cipher, "iterations": args.iter}
     return key.to_der(password, **options) if der else key.to_pem(password, **options).encode()
@@ -538,6 +538,7 @@ def _sm4_run(args: argparse.Namespace, data: bytes) -> bytes:
 
     encrypt = args.sm4_command == "enc"
     key = _hex_option(args.key_hex, "--key-hex", (sm4.KEY_BYTES,))
+    assert key is not None  # argparse requires --key-hex
     if args.mode == "ecb":
         if args.iv_hex is not None:
             raise Failure("--iv-hex: ECB takes no IV")

@@ -39,10 +39,9 @@ from __future__ import annotations
 from typing import Any, List, Optional, Tuple, Union
 
 from . import _native
-from ._items import count_of, fixed, messages_in, split
+from ._items import Buffer, count_of, fixed, messages_in, split, view
 from ._pkcs8 import EncryptableKey, Password, unlock
 
-Buffer = Union[bytes, bytearray, memoryview]
 
 SEED_BYTES = 32
 PUBLIC_KEY_BYTES = 32
@@ -100,7 +99,7 @@ class Ed25519PublicKey:
         pub.verify(sig, data):` is safe on untrusted input). KuaisuoError
         only for a context the instance does not allow."""
         flavor, ctx = _domain(context, prehashed)
-        if memoryview(signature).nbytes != 64:
+        if view(signature).nbytes != 64:
             return False
         return self._k.verify(flavor, ctx, data, signature) == 0
 

@@ -16,14 +16,14 @@ as OpenSSL does.
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._native import KuaisuoError
-from ._items import flat as _flat, split as _split
+from ._items import Buffer, count_of as _count_of, fixed as _fixed, flat as _flat
+from ._items import messages_in as _messages_in, split as _split
 from ._pkcs8 import EncryptableKey, Password, unlock
 
-Buffer = Union[bytes, bytearray, memoryview]
 
 DEFAULT_ID = b"1234567812345678"
 _NONCES = {False: 0, True: 1}  # KS_SM2_NONCE_RANDOM / _DETERMINISTIC
@@ -196,39 +196,72 @@ class SM2Batch:
         raw = self._ctx.sm2_sign_batch(key._k, id, data, offsets, _NONCES[bool(deterministic)])
         return [_out(s, encoding) for s in _split(raw, 64)]
 
-    def sign_digests(self, key: SM2PrivateKey, digests: Sequence[Buffer], *,
+    def sign_digests(self, key: SM2PrivateKey, digests: Any, *,
                      deterministic: bool = False, encoding: str = "der") -> List[bytes]:
-        flat = b"".join(bytes(d) for d in digests)
-        if any(len(bytes(d)) != 32 for d in digests):
-            raise ValueError("every digest must be 32 bytes")
+        """digests: 32-byte items as a sequence, or one flat buffer / numpy
+        array of count * 32 bytes (read in place)."""
+        flat = _fixed(digests, 32, "digests")
         raw = self._ctx.sm2_sign_digest_batch(key._k, flat, _NONCES[bool(deterministic)])
         return [_out(s, encoding) for s in _split(raw, 64)]
 
-    def verify(self, public_keys: Sequence[Union[SM2PublicKey, Buffer]],
-               messages: Sequence[Buffer], signatures: Sequence[Buffer],
-               id: Buffer = DEFAULT_ID, encoding: str = "der") -> List[int]:
+    def verify(self, public_keys: Any, messages: Any, signatures: Any,
+               id: Buffer = DEFAULT_ID, encoding: str = "der", *,
+               offsets: Any = None) -> List[int]:
         """Per-item status: 0 for valid, else a kuaisuo error code
-        (kuaisuo.strerror(code) says which)."""
-        if not len(public_keys) == len(messages) == len(signatures):
-            raise ValueError("public_keys, messages and signatures must have the same length")
-        keys = b"".join(k.to_bytes() if isinstance(k, SM2PublicKey) else bytes(k)
-                        for k in public_keys)
-        data, offsets = _flat(messages)
-        raw, bad = self._raw_signatures(signatures, encoding)
-        status = self._ctx.sm2_verify_batch(keys, id, data, offsets, raw)
+        (kuaisuo.strerror(code) says which; a malformed DER signature gets
+        its decoding error). public_keys: one SM2PublicKey for the whole
+        batch, or one per item (SM2PublicKey objects or 65-byte 04||x||y,
+        as a sequence or one flat buffer). messages: a sequence of buffers,
+        or flat data with offsets=. Raw signatures may be one flat buffer
+        too."""
+        data, offs = _messages_in(messages, offsets)
+        n = len(offs) - 1
+        keys = self._keys(public_keys, n)
+        raw, bad = self._raw_signatures(signatures, encoding, n)
+        status = self._ctx.sm2_verify_batch(keys, id, data, offs, raw)
+        return [bad.get(i, s) for i, s in enumerate(status)]
+
+    def verify_digests(self, public_keys: Any, digests: Any, signatures: Any,
+                       encoding: str = "der") -> List[int]:
+        """As verify, on 32-byte digests e (a sequence, or one flat buffer
+        or numpy array of count * 32 bytes)."""
+        flat = _fixed(digests, 32, "digests")
+        n = _count_of(flat, 32)
+        keys = self._keys(public_keys, n)
+        raw, bad = self._raw_signatures(signatures, encoding, n)
+        status = self._ctx.sm2_verify_digest_batch(keys, flat, raw)
         return [bad.get(i, s) for i, s in enumerate(status)]
 
     @staticmethod
-    def _raw_signatures(signatures: Sequence[Buffer], encoding: str):
+    def _keys(public_keys: Any, n: int) -> Any:
+        """65-byte keys for n items: one SM2PublicKey repeated, or one per
+        item (a wrong count is a ValueError)."""
+        if isinstance(public_keys, SM2PublicKey):
+            return public_keys.to_bytes() * n
+        keys = _fixed(public_keys, 65, "public_keys",
+                      lambda k: k.to_bytes() if isinstance(k, SM2PublicKey) else None)
+        if _count_of(keys, 65) != n:
+            raise ValueError(f"{_count_of(keys, 65)} public keys for {n} items")
+        return keys
+
+    @staticmethod
+    def _raw_signatures(signatures: Any, encoding: str, n: int):
         """r||s for every item; undecodable DER becomes a zero signature whose
-        status is replaced by the decoding error."""
+        status is replaced by the decoding error. Raw signatures may come as
+        one flat buffer."""
+        _check_encoding(encoding)
+        if encoding == "raw":
+            raw = _fixed(signatures, 64, "signatures")
+            if _count_of(raw, 64) != n:
+                raise ValueError(f"{_count_of(raw, 64)} signatures for {n} items")
+            return raw, {}
+        if len(signatures) != n:
+            raise ValueError(f"{len(signatures)} signatures for {n} items")
         raws, bad = [], {}
         for i, sig in enumerate(signatures):
             try:
-                raws.append(_in(sig, encoding))
-            except _native.KuaisuoError as e:
+                raws.append(_native.sm2_signature_from_der(sig))
+            except KuaisuoError as e:
                 raws.append(bytes(64))
                 bad[i] = e.code
-        if any(len(r) != 64 for r in raws):
-            raise ValueError("raw signatures must be 64 bytes")
         return b"".join(raws), bad

@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import Optional, Union
 
 from . import _native
+from ._items import Buffer, view
 
-Buffer = Union[bytes, bytearray, memoryview]
 
 _MODES = {
     "ecb": _native.SM4_ECB,
@@ -58,9 +58,9 @@ class SM4GCM:
     """SM4-GCM (NIST SP 800-38D; RFC 8998's TLS_SM4_GCM_SM3) under one key."""
 
     def __init__(self, key: Buffer) -> None:
-        if len(key) != KEY_BYTES:
+        if view(key).nbytes != KEY_BYTES:
             raise ValueError("SM4 keys are 16 bytes")
-        self._key = bytes(key)
+        self._key = bytes(view(key))
 
     def encrypt(self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer] = None,
                 tag_length: int = 16) -> bytes:
@@ -71,10 +71,10 @@ class SM4GCM:
     def decrypt(self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer] = None,
                 tag_length: int = 16) -> bytes:
         """The plaintext of ciphertext || tag; KuaisuoError on a wrong tag."""
-        if not 0 < tag_length <= len(data):
+        whole = view(data)
+        if not 0 < tag_length <= whole.nbytes:
             raise ValueError("data shorter than the tag")
-        view = memoryview(data)
-        return _native.sm4_gcm_open(self._key, nonce, view[:-tag_length], view[-tag_length:],
+        return _native.sm4_gcm_open(self._key, nonce, whole[:-tag_length], whole[-tag_length:],
                                     associated_data or b"")
 
 

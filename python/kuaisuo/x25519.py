@@ -21,10 +21,9 @@ from __future__ import annotations
 from typing import Any, List, Optional, Tuple, Union
 
 from . import _native
-from ._items import fixed, split
+from ._items import Buffer, fixed, split, view
 from ._pkcs8 import EncryptableKey, Password, unlock
 
-Buffer = Union[bytes, bytearray, memoryview]
 
 KEY_BYTES = 32
 
@@ -44,7 +43,7 @@ class X25519PublicKey:
     @classmethod
     def from_public_bytes(cls, data: Buffer) -> "X25519PublicKey":
         """Any 32 bytes; KuaisuoError (code -41) for another length."""
-        raw = bytes(memoryview(data).cast("B"))
+        raw = bytes(view(data))
         if len(raw) != KEY_BYTES:
             raise _native.KuaisuoError(-41, _native.strerror(-41))
         return cls(raw)

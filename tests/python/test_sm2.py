@@ -112,3 +112,35 @@ def test_batches_with_per_item_status():
     assert all(key.public_key().verify_digest(s, e) for s, e in zip(dsigs, digests))
     with pytest.raises(ValueError):
         ctx.sm2.verify(pubs[:2], msgs[:3], sigs[:3])
+
+
+def test_digest_batches_one_key_and_flat_inputs():
+    np = pytest.importorskip("numpy")
+    ctx = kuaisuo.Context(backend="cpu", threads=2)
+    key = sm2.SM2PrivateKey.generate()
+    pub = key.public_key()
+    other = sm2.SM2PrivateKey.generate().public_key()
+    digests = np.frombuffer(os.urandom(32 * 30), dtype=np.uint8).reshape(30, 32)
+    raw = ctx.sm2.sign_digests(key, digests, encoding="raw")  # numpy in, read in place
+    der = [sm2.signature_to_der(r) for r in raw]
+    assert ctx.sm2.verify_digests(pub, digests, der) == [0] * 30  # one key for all
+    flat_sigs = np.frombuffer(b"".join(raw), dtype=np.uint8).reshape(30, 64)
+    assert ctx.sm2.verify_digests(pub, digests.tobytes(), flat_sigs, encoding="raw") == [0] * 30
+    keys = [pub] * 30
+    keys[7] = other
+    bad = list(der)
+    bad[9] = b"\x30\x00"
+    status = ctx.sm2.verify_digests(keys, digests, bad)
+    want = [pub.verify_digest(s, bytes(e)) and k == pub for s, e, k in zip(bad, digests, keys)]
+    assert [st == 0 for st in status] == want
+    assert status[7] == -44 and status[9] < 0
+    # Messages as flat data with offsets, one key for all.
+    msgs = [os.urandom(i) for i in range(12)]
+    sigs = ctx.sm2.sign(key, msgs)
+    data = b"".join(msgs)
+    offsets = np.cumsum([0] + [len(m) for m in msgs], dtype=np.uint64)
+    assert ctx.sm2.verify(pub, data, sigs, offsets=offsets) == [0] * 12
+    with pytest.raises(ValueError, match="public keys for"):
+        ctx.sm2.verify_digests(keys[:5], digests, der)
+    with pytest.raises(ValueError, match="signatures for"):
+        ctx.sm2.verify_digests(pub, digests, der[:4])

@@ -1,0 +1,59 @@
+"""The README's Python examples type-check under mypy against the package's
+stubs (py.typed, _native.pyi), with numpy inputs where the docs accept
+them: what a user's CI running mypy on code copied from the README sees."""
+
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("mypy")
+README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+
+# The names the README's snippets leave to the reader, with the types the
+# docs give them (numpy arrays where they say numpy is accepted).
+PREAMBLE = '''\
+import numpy as np
+from kuaisuo.ed25519 import Ed25519PrivateKey as _Ed
+from kuaisuo.x25519 import X25519PrivateKey as _X
+
+data = np.zeros(4096, dtype=np.uint8)
+offsets = np.array([0, 100, 4096], dtype=np.uint64)
+pem = b"-----BEGIN ENCRYPTED PRIVATE KEY-----..."
+_eks = [_Ed.generate() for _ in range(2)]
+pubs = [k.public_key() for k in _eks]
+msgs = [b"a", b"b"]
+private_keys = np.zeros((2, 32), dtype=np.uint8)
+peers = [_X.generate().public_key() for _ in range(2)]
+key16, iv16, nonce12, counter0 = bytes(16), bytes(16), bytes(12), bytes(16)
+aad = b""
+'''
+
+EXTRA = '''
+digests = np.zeros((2, 32), dtype=np.uint8)
+statuses: list[int] = ctx.sm2.verify_digests(key.public_key(), digests,
+                                             ctx.sm2.sign_digests(key, digests))
+flat_ok: list[int] = ctx.sm2.verify(key.public_key(), data, sigs, offsets=offsets)
+'''
+
+
+def python_blocks(text):
+    return "\n".join(re.findall(r"```python\n(.*?)```", text, re.S))
+
+
+def test_readme_examples_type_check(tmp_path):
+    code = PREAMBLE + python_blocks(README.read_text()) + EXTRA
+    src = tmp_path / "readme_examples.py"
+    src.write_text(code)
+    r = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--python-version",
+                        f"{sys.version_info.major}.{sys.version_info.minor}", str(src)],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_package_type_checks(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "-p", "kuaisuo"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
