@@ -71,6 +71,13 @@ ks_python_env() {
         --find-links "$KS_ROOT/.whl" pynacl 2>/dev/null; } ||
     python -m pip install -q "${KS_PIP_FLAGS[@]}" pynacl 2>/dev/null ||
     ks_log "pynacl unavailable: its oracle tests will be skipped"
+  # GmSSL through gmssl-pyx: a peer beside OpenSSL in `kuaisuo speed` (SM2,
+  # SM3, SM4) and a second SM implementation for the tests; optional.
+  python -c "import gmssl_pyx" 2>/dev/null ||
+    { [ -d "$KS_ROOT/.whl" ] && python -m pip install -q "${KS_PIP_FLAGS[@]}" --no-index \
+        --find-links "$KS_ROOT/.whl" gmssl-pyx 2>/dev/null; } ||
+    python -m pip install -q "${KS_PIP_FLAGS[@]}" gmssl-pyx 2>/dev/null ||
+    ks_log "gmssl-pyx unavailable: speed shows no GmSSL rows"
   # mypy, which type-checks the README's Python examples against the stubs.
   python -c "import mypy" 2>/dev/null ||
     python -m pip install -q "${KS_PIP_FLAGS[@]}" mypy 2>/dev/null ||

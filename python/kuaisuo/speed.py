@@ -54,7 +54,8 @@ class Case:
 @dataclass(frozen=True)
 class Comparison:
     ours: Case
-    theirs: Case
+    theirs: Case  # OpenSSL
+    peers: Tuple[Case, ...] = ()  # other libraries (_peers.py), single operations only
 
 
 @dataclass
@@ -270,6 +271,33 @@ class Progress:
 ROUNDS = 3  # each case is measured this many times, interleaved with the others
 
 
+def attach_peers(plan: List[Comparison]) -> List[Comparison]:
+    """The plan with the peers that are installed (_peers.py) beside
+    OpenSSL on the one-thread single-operation CPU rows they have."""
+    from . import _peers
+
+    out = []
+    for cmp in plan:
+        c = cmp.ours
+        if c.backend == "cpu" and c.threads == 1 and c.batch == 1 and c.input != "buffer":
+            names = tuple(name for name, _ in _peers.available(c.alg))
+            cmp = replace(cmp, peers=tuple(replace(c, impl=name) for name in names))
+        out.append(cmp)
+    return out
+
+
+def _measure_case(case: Case, seconds: float) -> dict:
+    from . import _peers
+
+    if case.impl in _peers.PEERS:
+        maker = _peers.PEERS[case.impl](case.alg)
+        if maker is None:
+            return {"error": f"{case.impl} is not installed"}
+        return _peers.measure(maker, case.op, case.input, case.msg_bytes, seconds)
+    return _native._bench_case(case.alg, case.op, case.impl, case.backend, case.threads,
+                               case.batch, case.msg_bytes, seconds, case.input, case.pinned)
+
+
 def measure_all(plan: List[Comparison], seconds: float) -> Dict[Case, dict]:
     """Measures every case in ROUNDS rounds of seconds / ROUNDS each, in plan
     order (ours, then the OpenSSL case it is compared with), and keeps each
@@ -278,7 +306,7 @@ def measure_all(plan: List[Comparison], seconds: float) -> Dict[Case, dict]:
     where a single block per case would not."""
     cases: List[Case] = []
     for cmp in plan:
-        for case in (cmp.ours, cmp.theirs):
+        for case in (cmp.ours, cmp.theirs) + cmp.peers:
             if case not in cases:
                 cases.append(case)
     progress = Progress(ROUNDS * len(cases))
@@ -287,9 +315,7 @@ def measure_all(plan: List[Comparison], seconds: float) -> Dict[Case, dict]:
         for _ in range(ROUNDS):
             for case in cases:
                 progress.step(case)
-                rounds[case].append(_native._bench_case(
-                    case.alg, case.op, case.impl, case.backend, case.threads, case.batch,
-                    case.msg_bytes, seconds / ROUNDS, case.input, case.pinned))
+                rounds[case].append(_measure_case(case, seconds / ROUNDS))
     finally:
         progress.close()
     results: Dict[Case, dict] = {}
@@ -325,19 +351,41 @@ def rate_text(r: dict, msg_bytes: int) -> str:
     return f"{r['ops_per_s']:,.0f} op/s" + spread_text(r)
 
 
+def best_peer(cmp: Comparison, results: Dict[Case, dict]) -> Optional[Case]:
+    """The fastest of OpenSSL and the peers on this row (None if none ran)."""
+    ran = [c for c in (cmp.theirs,) + cmp.peers
+           if "error" not in results[c] and results[c]["ops_per_s"] > 0]
+    return max(ran, key=lambda c: results[c]["ops_per_s"]) if ran else None
+
+
+def _ratio(o: dict, t: Optional[dict]) -> str:
+    if t is None or "error" in o or "error" in t or t["ops_per_s"] <= 0:
+        return "n/a"
+    return f"{o['ops_per_s'] / t['ops_per_s']:.2f}x"
+
+
 def format_table(plan: List[Comparison], results: Dict[Case, dict]) -> str:
-    head = ("alg", "op", "input", "where", "batch", "kuaisuo", "openssl", "ratio")
+    """One row per comparison: ours, OpenSSL and the ratio, then, where
+    peers ran, the best of OpenSSL and the peers and the ratio to it."""
+    with_peers = any(cmp.peers for cmp in plan)
+    head: Tuple[str, ...] = ("alg", "op", "input", "where", "batch", "kuaisuo", "openssl",
+                             "ratio")
+    if with_peers:
+        head += ("best peer", "ratio to best")
     rows: List[Tuple[str, ...]] = [head]
     for cmp in plan:
         o, t = results[cmp.ours], results[cmp.theirs]
-        ratio = "n/a"
-        if "error" not in o and "error" not in t and t["ops_per_s"] > 0:
-            ratio = f"{o['ops_per_s'] / t['ops_per_s']:.2f}x"
         c = cmp.ours
-        where = c.where()
         theirs_where = f" (cpu x{cmp.theirs.threads})" if c.backend == "gpu" else ""
-        rows.append((c.alg, c.op, c.what(), where, str(c.batch), rate_text(o, c.msg_bytes),
-                     rate_text(t, c.msg_bytes) + theirs_where, ratio))
+        row: Tuple[str, ...] = (c.alg, c.op, c.what(), c.where(), str(c.batch),
+                                rate_text(o, c.msg_bytes), rate_text(t, c.msg_bytes) + theirs_where,
+                                _ratio(o, t))
+        if with_peers:
+            best = best_peer(cmp, results) if cmp.peers else None
+            row += (("-", "-") if best is None else
+                    (f"{best.impl} {rate_text(results[best], c.msg_bytes)}",
+                     _ratio(o, results[best])))
+        rows.append(row)
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(cell.rjust(w) if i >= 4 else cell.ljust(w)
                        for i, (cell, w) in enumerate(zip(r, widths))) for r in rows]
@@ -409,7 +457,7 @@ def run(algs: List[str], backend: str, threads: int, batch: Optional[int], secon
         return 2
     opt = Options(backend=backend, threads=threads, batch=batch, seconds=seconds,
                   gpu=backend != "cpu" and gpu_count > 0, max_bytes=max_bytes)
-    plan = [cmp for alg in algs for cmp in PLANS[alg](opt)]
+    plan = attach_peers([cmp for alg in algs for cmp in PLANS[alg](opt)])
     info = machine_info(opt.gpu)
     gpu_text = info["gpu"]["name"] if info["gpu"] else "none"
     print(f"kuaisuo {info['kuaisuo_version']} vs {info['openssl'] or 'OpenSSL (not found)'}")

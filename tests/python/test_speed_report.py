@@ -87,3 +87,40 @@ def test_max_bytes_takes_sizes_from_1mib_to_1gib(text, value):
         assert r.returncode == 2 and b"--max-bytes: must be a size from 1MiB to 1GiB" in r.stderr
     else:  # parsed; then refused for want of a GPU (or run on one): not a usage error
         assert b"--max-bytes" not in r.stderr
+
+
+def test_peers_sit_beside_openssl_on_single_operations():
+    from kuaisuo import _peers
+
+    opt = speed.Options(backend="cpu", threads=2, batch=None, seconds=1.0, gpu=False)
+    plan = speed.attach_peers(speed.plan_sm2(opt) + speed.plan_ed25519(opt))
+    for cmp in plan:
+        single = cmp.ours.threads == 1 and cmp.ours.batch == 1
+        assert bool(cmp.peers) == (single and bool(_peers.available(cmp.ours.alg)))
+        for peer in cmp.peers:
+            assert peer.impl in _peers.PEERS and peer.op == cmp.ours.op
+    if not any(cmp.peers for cmp in plan):
+        pytest.skip("neither gmssl-pyx nor pynacl is installed")
+    results = speed.measure_all([c for c in plan if c.peers][:3], 0.03)
+    table = speed.format_table([c for c in plan if c.peers][:3], results)
+    assert "best peer" in table and "ratio to best" in table
+    for case, r in results.items():
+        assert "error" not in r and r["ops_per_s"] > 0, (case, r)
+
+
+@pytest.mark.parametrize("alg,op,kind,n", [("sm3", "hash", "message", 1000),
+                                           ("sm2", "sign", "digest", 32),
+                                           ("sm2", "verify", "message", 64),
+                                           ("sm4", "ctr", "message", 4096),
+                                           ("sm4", "gcm", "message", 100),
+                                           ("ed25519", "verify", "message", 64),
+                                           ("x25519", "derive", "key", 0)])
+def test_each_peer_operation_agrees_with_kuaisuo(alg, op, kind, n):
+    from kuaisuo import _peers
+
+    peers = _peers.available(alg)
+    if not peers:
+        pytest.skip(f"no peer installed for {alg}")
+    for name, maker in peers:
+        r = _peers.measure(maker, op, kind, n, 0.01)  # checks the result first
+        assert "error" not in r and r["ops_per_s"] > 0, (name, r)

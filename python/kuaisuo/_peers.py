@@ -1,0 +1,149 @@
+"""Peers for `kuaisuo speed` beside OpenSSL, where a registry package
+brings one: GmSSL through gmssl-pyx (SM2, SM3, SM4 CTR/GCM) and libsodium
+through PyNaCl (Ed25519, X25519). They are called from Python, so each
+operation carries the call's overhead (about 0.1-0.3 us): rows of a few
+microseconds and up, where that is a few percent at most, are the fair
+ones. Every peer is checked once against kuaisuo on the same inputs before
+it is timed, so that a row compares the same operation."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from . import ed25519, sm2, sm4, sm3 as _sm3, x25519
+
+# A peer operation: a zero-argument function doing one operation, built
+# (and checked against kuaisuo) from the case's (op, input, msg_bytes).
+Maker = Callable[[str, str, int], Optional[Callable[[], Any]]]
+
+
+def _gmssl(alg: str) -> Optional[Maker]:
+    try:
+        import gmssl_pyx as g  # type: ignore[import-untyped,unused-ignore]
+    except ImportError:
+        return None
+    if alg == "sm3":
+        def sm3_op(op: str, kind: str, n: int):
+            data = os.urandom(n)
+            assert g.sm3_hash(data) == _sm3(data)
+            return lambda: g.sm3_hash(data)
+        return sm3_op
+    if alg == "sm2":
+        def sm2_op(op: str, kind: str, n: int):
+            pub, priv = g.sm2_key_generate()
+            ours = sm2.SM2PublicKey.from_bytes(b"\x04" + pub)
+            msg = os.urandom(n) if kind == "message" else os.urandom(32)
+            if op == "keygen":
+                return g.sm2_key_generate
+            if op == "sign":
+                sign = g.sm2_sign if kind == "message" else g.sm2_sign_sm3_digest
+                args = (priv, pub, msg) if kind == "message" else (priv, msg)
+                sig = sign(*args)
+                ok = (ours.verify(sig, msg) if kind == "message"
+                      else ours.verify_digest(sig, msg))
+                assert ok, "gmssl-pyx signature does not verify here"
+                return lambda: sign(*args)
+            if op == "verify":
+                key = sm2.SM2PrivateKey.from_bytes(priv)
+                if kind == "message":
+                    sig = key.sign(msg)
+                    assert g.sm2_verify(pub, msg, sig)
+                    return lambda: g.sm2_verify(pub, msg, sig)
+                sig = key.sign_digest(msg)
+                assert g.sm2_verify_sm3_digest(pub, msg, sig)
+                return lambda: g.sm2_verify_sm3_digest(pub, msg, sig)
+            return None
+        return sm2_op
+    if alg == "sm4":
+        def sm4_op(op: str, kind: str, n: int):
+            key, data = os.urandom(16), os.urandom(n)
+            if op == "ctr":
+                iv = os.urandom(16)
+                assert g.sm4_ctr_encrypt(key, iv, data) == sm4.encrypt(key, data, mode="ctr",
+                                                                      iv=iv)
+                return lambda: g.sm4_ctr_encrypt(key, iv, data)
+            if op == "gcm":
+                iv = os.urandom(12)
+                ct, tag = g.sm4_gcm_encrypt(key, iv, b"", data)
+                assert ct + tag == sm4.SM4GCM(key).encrypt(iv, data)
+                return lambda: g.sm4_gcm_encrypt(key, iv, b"", data)
+            return None
+        return sm4_op
+    return None
+
+
+def _libsodium(alg: str) -> Optional[Maker]:
+    try:
+        import nacl.bindings as b  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    if alg == "ed25519":
+        def ed_op(op: str, kind: str, n: int):
+            seed = os.urandom(32)
+            pk, sk = b.crypto_sign_seed_keypair(seed)
+            ours = ed25519.Ed25519PrivateKey.from_private_bytes(seed)
+            msg = os.urandom(n)
+            if op == "keygen":
+                return lambda: b.crypto_sign_seed_keypair(os.urandom(32))
+            if op == "sign":
+                assert b.crypto_sign(msg, sk)[:64] == ours.sign(msg)
+                return lambda: b.crypto_sign(msg, sk)
+            if op == "verify":
+                signed = ours.sign(msg) + msg
+                assert b.crypto_sign_open(signed, pk) == msg
+                return lambda: b.crypto_sign_open(signed, pk)
+            return None
+        return ed_op
+    if alg == "x25519":
+        def x_op(op: str, kind: str, n: int):
+            a, peer = os.urandom(32), x25519.X25519PrivateKey.generate().public_key()
+            if op == "keygen":
+                return lambda: b.crypto_scalarmult_base(os.urandom(32))
+            if op == "derive":
+                ours = x25519.X25519PrivateKey.from_private_bytes(a).exchange(peer)
+                assert b.crypto_scalarmult(a, peer.public_bytes_raw()) == ours
+                return lambda: b.crypto_scalarmult(a, peer.public_bytes_raw())
+            return None
+        return x_op
+    return None
+
+
+# impl name -> the library it measures, and its per-algorithm makers.
+PEERS: Dict[str, Callable[[str], Optional[Maker]]] = {
+    "gmssl-pyx": _gmssl, "pynacl": _libsodium}
+
+
+def available(alg: str) -> List[Tuple[str, Maker]]:
+    out = []
+    for name, get in PEERS.items():
+        maker = get(alg)
+        if maker is not None:
+            out.append((name, maker))
+    return out
+
+
+def measure(maker: Maker, op: str, kind: str, n: int, seconds: float) -> dict:
+    """Operations per second of one peer operation over about `seconds`,
+    in 7 timed runs after a warm-up, the median run kept (as the C++
+    harness does); {"error": ...} when the peer lacks the operation."""
+    try:
+        fn = maker(op, kind, n)
+    except AssertionError as e:
+        return {"error": f"disagrees with kuaisuo: {e}"}
+    if fn is None:
+        return {"error": "no such operation"}
+    start = time.perf_counter()
+    fn()
+    per = max(time.perf_counter() - start, 1e-7)
+    iters = max(1, int(seconds / 7 / per))
+    rates = []
+    for _ in range(7):
+        t = time.perf_counter()
+        for _ in range(iters):
+            fn()
+        rates.append(iters / max(time.perf_counter() - t, 1e-9))
+    rates.sort()
+    rate = rates[3]
+    return {"ops_per_s": rate, "bytes_per_s": rate * n, "runs": 7 * iters, "backend": "cpu"}
