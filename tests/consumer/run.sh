@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the build in BUILD_DIR to a temporary prefix and builds and runs
 # tests/consumer/main.c against it through pkg-config (shared, static) and
-# CMake's find_package (shared, static), as a user would.
+# CMake's find_package (shared, static), as a user would; then the Go
+# (cgo) and Rust examples where those toolchains are installed.
 # Usage: tests/consumer/run.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "${1:?usage: tests/consumer/run.sh BUILD_DIR}" && pwd)
@@ -26,3 +27,19 @@ cmake -S "$here" -B "$work/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" > 
 cmake --build "$work/cmake" > /dev/null
 LD_LIBRARY_PATH="$libdir" "$work/cmake/consumer_shared"
 "$work/cmake/consumer_static"
+# Go (cgo, pkg-config) and Rust (rustc against the shared library), where
+# their toolchains are installed (scripts/test installs them from the
+# distribution's packages when it can).
+if command -v go > /dev/null; then
+  (cd "$here/go" && GOCACHE="$work/gocache" GOPATH="$work/gopath" GO111MODULE=off \
+     CGO_ENABLED=1 go build -o "$work/go_consumer" main.go)
+  LD_LIBRARY_PATH="$libdir" "$work/go_consumer"
+else
+  echo "go not installed: the cgo example is skipped"
+fi
+if command -v rustc > /dev/null; then
+  rustc --edition 2018 -O "$here/rust/main.rs" -o "$work/rust_consumer" -L "native=$libdir"
+  LD_LIBRARY_PATH="$libdir" "$work/rust_consumer"
+else
+  echo "rustc not installed: the Rust example is skipped"
+fi
