@@ -54,6 +54,9 @@ def test_readme_examples_type_check(tmp_path):
 
 
 def test_package_type_checks(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "-p", "kuaisuo"],
+    # Optional dependencies (matplotlib for --plot, the speed peers) may be
+    # absent: the package imports them lazily, so mypy may not find them.
+    r = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental",
+                        "--ignore-missing-imports", "-p", "kuaisuo"],
                        capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
