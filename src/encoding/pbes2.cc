@@ -52,14 +52,10 @@ constexpr size_t kSaltBytes = 16;
 constexpr size_t kMaxKeyBytes = 32;
 constexpr size_t kBlock = 16;
 
-bool same_oid(const Reader& oid, pkix::Oid want) {
-  return oid.remaining() == want.len && memcmp(oid.data(), want.bytes, want.len) == 0;
-}
-
 template <class T, size_t N>
 const T* find_by_oid(const T (&table)[N], const Reader& oid) {
   for (const T& entry : table)
-    if (same_oid(oid, entry.oid)) return &entry;
+    if (pkix::same_oid(oid, entry.oid)) return &entry;
   return nullptr;
 }
 
@@ -105,11 +101,11 @@ int read_pbkdf2(Reader* r, Parsed* p, uint32_t* key_len) {
   KS_RETURN_IF_ERROR(pkix::read(&params, der::kOctetString, &p->salt));
   uint8_t be[4];
   KS_RETURN_IF_ERROR(pkix::to_status(params.read_unsigned(be, 4)));
-  p->iterations = uint32_t(be[0]) << 24 | uint32_t(be[1]) << 16 | uint32_t(be[2]) << 8 | be[3];
+  p->iterations = load_be32(be);
   *key_len = 0;
   if (params.next_tag_is(der::kInteger)) {
     KS_RETURN_IF_ERROR(pkix::to_status(params.read_unsigned(be, 4)));
-    *key_len = uint32_t(be[0]) << 24 | uint32_t(be[1]) << 16 | uint32_t(be[2]) << 8 | be[3];
+    *key_len = load_be32(be);
   }
   KS_RETURN_IF_ERROR(read_prf(&params, &p->prf));
   return pkix::to_status(params.finish());

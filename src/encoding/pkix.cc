@@ -12,10 +12,6 @@ using der::Reader;
 // primitive like the BIT STRING it replaces (DER, X.690 10.2).
 constexpr uint8_t kImplicitPublicKey = 0x81;
 
-bool same_oid(const Reader& oid, Oid want) {
-  return oid.remaining() == want.len && memcmp(oid.data(), want.bytes, want.len) == 0;
-}
-
 // [0] IMPLICIT Attributes: allowed, and skipped (RFC 5958 section 2 lists
 // none that a key decoder has to act on).
 int skip_attributes(Reader* r) {
@@ -36,6 +32,10 @@ int read_public_key(Reader* r, Reader* bits) {
 }
 
 }  // namespace
+
+bool same_oid(const Reader& oid, Oid want) {
+  return oid.remaining() == want.len && memcmp(oid.data(), want.bytes, want.len) == 0;
+}
 
 int to_status(der::Error e) {
   switch (e) {

@@ -44,6 +44,9 @@ constexpr Oid oid(const uint8_t (&bytes)[N]) {
   return Oid{bytes, N};
 }
 
+// Whether the contents of an OBJECT IDENTIFIER read into oid are `want`.
+bool same_oid(const der::Reader& oid, Oid want);
+
 // Reads an OBJECT IDENTIFIER that must be `want` (else KS_ERR_KEY_ALGORITHM).
 int expect_oid(der::Reader* r, Oid want);
 
