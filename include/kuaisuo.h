@@ -450,6 +450,17 @@ KS_API int ks_sm2_verify_digest_batch(ks_ctx* ctx, const uint8_t* public_keys,
                                       const uint8_t* digests, size_t count,
                                       const uint8_t* sigs, int* status);
 
+/* e_i = SM3(Z_A || M_i) (GB/T 32918.2 clause 6.1 A1-A2) for batches whose
+ * items carry their own public key (65 bytes each) AND their own ID: item
+ * i's ID is ids[id_offsets[i] .. id_offsets[i+1]) (count + 1 offsets, as
+ * for messages). The digests then go to ks_sm2_sign_digest_batch or
+ * ks_sm2_verify_digest_batch. status[i] is KS_OK, KS_ERR_BAD_PUBLIC_KEY or
+ * KS_ERR_ID_LENGTH; a failed item's digest is zeroed. */
+KS_API int ks_sm2_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* ids,
+                               size_t ids_len, const uint64_t* id_offsets, const uint8_t* data,
+                               size_t data_len, const uint64_t* offsets, size_t count,
+                               uint8_t* digests, size_t digests_len, int* status);
+
 /* ---- Ed25519 signatures (RFC 8032) ------------------------------------ */
 /* A private key is its 32-byte seed (what RFC 8032, OpenSSL and PKCS#8 of
  * RFC 8410 store); signatures are R || S, 64 bytes, deterministic.

@@ -115,6 +115,27 @@ ks_install_wheel() {
   export KS_EXPECT_MANYLINUX=1  # tests/python/test_wheel.py checks what was installed
 }
 
+# A fresh virtual environment (neither the system's nor the project's
+# packages) holding only the portable wheel and the test requirements, so
+# that the Python tests see the wheel as a user's `pip install` leaves it.
+# Prints the venv's python; fails where no wheel was built or no registry
+# is reachable (the caller then tests in the project's venv).
+ks_fresh_wheel_venv() {
+  [ "${KS_EXPECT_MANYLINUX:-0}" = 1 ] || return 1
+  local venv=$KS_ROOT/build/wheel-venv wheel pkg
+  wheel=$(ls -t "$KS_ROOT"/dist/kuaisuo-*manylinux*.whl | head -1)
+  rm -rf "$venv"
+  python3 -m venv "$venv" >&2 || return 1
+  "$venv/bin/python" -m pip install -q "$wheel" pytest numpy >&2 || { rm -rf "$venv"; return 1; }
+  # The oracles and mypy, as in ks_python_env: optional, their tests skip.
+  "$venv/bin/python" -m pip install -q cryptography pynacl gmssl-pyx mypy >&2 2>/dev/null ||
+    for pkg in cryptography pynacl gmssl-pyx mypy; do
+      "$venv/bin/python" -m pip install -q "$pkg" >&2 2>/dev/null ||
+        ks_log "fresh venv: $pkg unavailable (its tests skip)"
+    done
+  echo "$venv/bin/python"
+}
+
 # clang with its sanitizer and libFuzzer runtimes (the sanitizer build,
 # the MemorySanitizer constant-time check and the fuzz targets).
 ks_clang_sanitizers() {

@@ -32,10 +32,10 @@ ValueError) with the library's .code and .message (str() gives "message
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Union
+from typing import Any, Iterable, List, Literal, Optional, Union, overload
 
 from . import _native, ed25519, sm2, sm4, x25519
-from ._items import Buffer
+from ._items import Buffer, ByteRows, flat, rows
 from ._native import BackendUnavailableError, KuaisuoError
 from .ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from .sm2 import SM2PrivateKey, SM2PublicKey
@@ -154,8 +154,18 @@ class Context:
     def threads(self) -> int:
         return self._ctx.threads
 
-    def sm3_batch(self, messages: Iterable[Buffer]) -> List[bytes]:
-        """SM3 of each message; a list of 32-byte digests."""
+    @overload
+    def sm3_batch(self, messages: Iterable[Buffer], *,
+                  as_numpy: Literal[False] = ...) -> List[bytes]: ...
+    @overload
+    def sm3_batch(self, messages: Iterable[Buffer], *, as_numpy: Literal[True]) -> ByteRows: ...
+
+    def sm3_batch(self, messages: Iterable[Buffer], *, as_numpy: bool = False) -> Any:
+        """SM3 of each message: a list of 32-byte digests, or with
+        as_numpy=True a (count, 32) uint8 array."""
+        if as_numpy:
+            data, offsets = flat(list(messages))
+            return rows(self._ctx.sm3_batch_flat(data, offsets), 32, True)
         return self._ctx.sm3_batch(messages)
 
     def sm3_batch_flat(self, data: Buffer, offsets) -> bytes:

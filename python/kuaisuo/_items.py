@@ -14,8 +14,13 @@ if TYPE_CHECKING:
     from typing_extensions import Buffer as _BufferProtocol
 
     Buffer = Union[_BufferProtocol, bytes, bytearray, memoryview, "numpy.ndarray[Any, Any]"]
+    # What batch calls return with as_numpy=True: statuses as int32, fixed-
+    # size results (keys, signatures, digests) as (count, size) uint8 rows.
+    StatusArray = numpy.ndarray[Any, numpy.dtype[numpy.int32]]
+    ByteRows = numpy.ndarray[Any, numpy.dtype[numpy.uint8]]
 else:
     Buffer = Union[bytes, bytearray, memoryview]
+    StatusArray = ByteRows = Any
 
 
 def view(data: Buffer) -> memoryview:
@@ -48,6 +53,36 @@ def messages_in(messages: Any, offsets: Any = None) -> Tuple[Any, Any]:
 
 def split(blob: bytes, size: int) -> List[bytes]:
     return [blob[i:i + size] for i in range(0, len(blob), size)]
+
+
+def _numpy() -> Any:
+    try:
+        import numpy
+    except ImportError:
+        raise ImportError("as_numpy=True needs numpy (pip install numpy)") from None
+    return numpy
+
+
+def rows(blob: bytes, size: int, as_numpy: bool) -> Any:
+    """Fixed-size results of a batch: a list of size-byte items, or with
+    as_numpy one writable (count, size) uint8 array (no object per item)."""
+    if not as_numpy:
+        return split(blob, size)
+    np = _numpy()
+    return np.frombuffer(bytearray(blob), dtype=np.uint8).reshape(-1, size)
+
+
+def statuses(values: Sequence[int], as_numpy: bool) -> Any:
+    """Per-item statuses: a list, or with as_numpy an int32 array."""
+    return _numpy().asarray(values, dtype="int32") if as_numpy else list(values)
+
+
+def ids_in(ids: Any, n: int) -> Tuple[bytes, "array[int]"]:
+    """Per-item SM2 IDs, flat (data, offsets) for n items; ValueError for
+    another count."""
+    if len(ids) != n:
+        raise ValueError(f"{len(ids)} IDs for {n} items")
+    return flat(ids)
 
 
 def _is_buffer(obj: Any) -> bool:

@@ -36,10 +36,11 @@ SM2PublicKey.verify(encoding="raw") does.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, List, Literal, Optional, Tuple, Union, overload
 
 from . import _native
-from ._items import Buffer, count_of, fixed, messages_in, split, view
+from ._items import Buffer, ByteRows, StatusArray, count_of, fixed, messages_in, rows, split
+from ._items import statuses, view
 from ._pkcs8 import EncryptableKey, Password, unlock
 
 
@@ -178,50 +179,92 @@ class Ed25519Batch:
     bytes-like object or numpy array of count * size bytes, read in place.
     Messages are a sequence of bytes-like objects, or flat data (read in
     place) with ``offsets=`` (numpy uint64/int64 or array('Q'), count + 1
-    entries: item i is data[offsets[i]:offsets[i+1]]). Results are lists."""
+    entries: item i is data[offsets[i]:offsets[i+1]]). Results are lists, or
+    with as_numpy=True numpy arrays: (count, size) uint8 rows, int32 statuses."""
 
     def __init__(self, native_ctx: _native.Context) -> None:
         self._ctx = native_ctx
 
-    def keygen(self, count: int) -> List[Tuple[bytes, bytes]]:
-        """count fresh (32-byte seed, 32-byte public key) pairs."""
+    @overload
+    def keygen(self, count: int, *, as_numpy: Literal[False] = ...) -> List[Tuple[bytes, bytes]]: ...
+    @overload
+    def keygen(self, count: int, *, as_numpy: Literal[True]) -> Tuple[ByteRows, ByteRows]: ...
+
+    def keygen(self, count: int, *, as_numpy: bool = False) -> Any:
+        """count fresh (32-byte seed, 32-byte public key) pairs; as_numpy:
+        (seed rows, public key rows), each (count, 32)."""
         if count < 0:
             raise ValueError("count must not be negative")
         seeds, pubs = self._ctx.ed25519_keygen(count)
+        if as_numpy:
+            return rows(seeds, SEED_BYTES, True), rows(pubs, PUBLIC_KEY_BYTES, True)
         return list(zip(split(seeds, SEED_BYTES), split(pubs, PUBLIC_KEY_BYTES)))
 
-    def public_keys(self, seeds: Any) -> List[bytes]:
+    @overload
+    def public_keys(self, seeds: Any, *, as_numpy: Literal[False] = ...) -> List[bytes]: ...
+    @overload
+    def public_keys(self, seeds: Any, *, as_numpy: Literal[True]) -> ByteRows: ...
+
+    def public_keys(self, seeds: Any, *, as_numpy: bool = False) -> Any:
         """The 32-byte public keys of seeds."""
         flat = fixed(seeds, SEED_BYTES, "seeds", _seed_of)
-        return split(self._ctx.ed25519_public_keys(flat), PUBLIC_KEY_BYTES)
+        return rows(self._ctx.ed25519_public_keys(flat), PUBLIC_KEY_BYTES, as_numpy)
 
-    def sign(self, key: Ed25519PrivateKey, messages: Any, *, offsets: Any = None) -> List[bytes]:
+    @overload
+    def sign(self, key: Ed25519PrivateKey, messages: Any, *, offsets: Any = ...,
+             as_numpy: Literal[False] = ...) -> List[bytes]: ...
+    @overload
+    def sign(self, key: Ed25519PrivateKey, messages: Any, *, offsets: Any = ...,
+             as_numpy: Literal[True]) -> ByteRows: ...
+
+    def sign(self, key: Ed25519PrivateKey, messages: Any, *, offsets: Any = None,
+             as_numpy: bool = False) -> Any:
         """Signatures of many messages under one key."""
         data, offs = messages_in(messages, offsets)
-        return split(self._ctx.ed25519_sign_batch(key._k, data, offs), SIGNATURE_BYTES)
+        return rows(self._ctx.ed25519_sign_batch(key._k, data, offs), SIGNATURE_BYTES, as_numpy)
 
-    def sign_seeds(self, seeds: Any, messages: Any, *, offsets: Any = None) -> List[bytes]:
+    @overload
+    def sign_seeds(self, seeds: Any, messages: Any, *, offsets: Any = ...,
+                   as_numpy: Literal[False] = ...) -> List[bytes]: ...
+    @overload
+    def sign_seeds(self, seeds: Any, messages: Any, *, offsets: Any = ...,
+                   as_numpy: Literal[True]) -> ByteRows: ...
+
+    def sign_seeds(self, seeds: Any, messages: Any, *, offsets: Any = None,
+                   as_numpy: bool = False) -> Any:
         """Message i signed with key i (seeds, or Ed25519PrivateKey objects)."""
         data, offs = messages_in(messages, offsets)
         flat = fixed(seeds, SEED_BYTES, "seeds", _seed_of)
-        return split(self._ctx.ed25519_sign_batch_seeds(flat, data, offs), SIGNATURE_BYTES)
+        return rows(self._ctx.ed25519_sign_batch_seeds(flat, data, offs), SIGNATURE_BYTES,
+                    as_numpy)
+
+    @overload
+    def verify(self, public_keys: Any, messages: Any, signatures: Any, *, offsets: Any = ...,
+               as_numpy: Literal[False] = ...) -> List[int]: ...
+    @overload
+    def verify(self, public_keys: Any, messages: Any, signatures: Any, *, offsets: Any = ...,
+               as_numpy: Literal[True]) -> StatusArray: ...
 
     def verify(self, public_keys: Any, messages: Any, signatures: Any, *,
-               offsets: Any = None) -> List[int]:
+               offsets: Any = None, as_numpy: bool = False) -> Any:
         """Per-item status of (public key, message, signature) triples: 0
         for valid, else a kuaisuo error code (kuaisuo.strerror(code) says
         which): -44 does not verify, -43 malformed signature (S >= L, bad
         R), -41 bad public key (non-canonical or of small order). Public
-        keys are Ed25519PublicKey objects or 32 raw bytes; signatures must
-        be 64 bytes each (ValueError otherwise)."""
+        keys are one Ed25519PublicKey for the whole batch, or one per item
+        (key objects or 32 raw bytes); signatures must be 64 bytes each
+        (ValueError otherwise)."""
         data, offs = messages_in(messages, offsets)
-        n = len(offs) - 1 if offsets is None else None
-        if n is not None and not (count_of(public_keys, PUBLIC_KEY_BYTES) == n
-                                  == count_of(signatures, SIGNATURE_BYTES)):
-            raise ValueError("public_keys, messages and signatures must have the same length")
+        n = len(offs) - 1
+        if isinstance(public_keys, Ed25519PublicKey):
+            public_keys = public_keys.public_bytes_raw() * n
+        if not count_of(public_keys, PUBLIC_KEY_BYTES) == n == count_of(signatures,
+                                                                        SIGNATURE_BYTES):
+            raise ValueError("public_keys, messages and signatures must have the same count "
+                             f"({n} messages)")
         keys = fixed(public_keys, PUBLIC_KEY_BYTES, "public_keys", _public_of)
         sigs = fixed(signatures, SIGNATURE_BYTES, "signatures")
-        return self._ctx.ed25519_verify_batch(keys, data, offs, sigs)
+        return statuses(self._ctx.ed25519_verify_batch(keys, data, offs, sigs), as_numpy)
 
 
 __all__ = ["Ed25519Batch", "Ed25519PrivateKey", "Ed25519PublicKey", "MAX_CONTEXT_BYTES",

@@ -16,12 +16,13 @@ as OpenSSL does.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Literal, Optional, Sequence, Tuple, Union, overload
 
 from . import _native
 from ._native import KuaisuoError
 from ._items import Buffer, count_of as _count_of, fixed as _fixed, flat as _flat
-from ._items import messages_in as _messages_in, split as _split
+from ._items import ByteRows, StatusArray, ids_in as _ids_in, rows as _rows
+from ._items import messages_in as _messages_in, split as _split, statuses as _statuses
 from ._pkcs8 import EncryptableKey, Password, unlock
 
 
@@ -33,6 +34,26 @@ _ENCODINGS = ("der", "raw")
 def _check_encoding(encoding: str) -> None:
     if encoding not in _ENCODINGS:
         raise ValueError(f"encoding must be 'der' or 'raw', not {encoding!r}")
+
+
+# One ID for every item, or a sequence of one ID per item.
+Ids = Union[Buffer, Sequence[Buffer]]
+
+
+def _one_id(id: Any) -> bool:
+    return isinstance(id, (bytes, bytearray, memoryview)) or hasattr(id, "__array__")
+
+
+def _check_out(encoding: str, as_numpy: bool) -> None:
+    _check_encoding(encoding)
+    if as_numpy and encoding != "raw":
+        raise ValueError("as_numpy=True gives (count, 64) rows of r||s: pass encoding='raw'")
+
+
+def _signatures_out(raw: bytes, encoding: str, as_numpy: bool) -> Any:
+    if as_numpy:
+        return _rows(raw, 64, True)
+    return [_out(s, encoding) for s in _split(raw, 64)]
 
 
 def _out(raw: bytes, encoding: str) -> bytes:
@@ -178,35 +199,87 @@ class SM2PrivateKey(EncryptableKey):
 
 
 class SM2Batch:
-    """SM2 batch operations of a kuaisuo.Context (ctx.sm2)."""
+    """SM2 batch operations of a kuaisuo.Context (ctx.sm2).
+
+    id is one distinguishing ID for every item (bytes-like) or a sequence
+    of one ID per item (signers with IDs of their own; their digests are
+    then computed by ks_sm2_digest_batch). With as_numpy=True results come
+    as numpy arrays, without a Python object per item: statuses as int32,
+    keys and raw signatures as (count, size) uint8 rows (DER signatures
+    vary in length, so as_numpy needs encoding="raw")."""
 
     def __init__(self, native_ctx) -> None:
         self._ctx = native_ctx
 
-    def keygen(self, count: int) -> List[Tuple[bytes, bytes]]:
-        """count fresh (private 32-byte d, public 65-byte 04||x||y) pairs."""
+    @overload
+    def keygen(self, count: int, *, as_numpy: Literal[False] = ...) -> List[Tuple[bytes, bytes]]: ...
+    @overload
+    def keygen(self, count: int, *, as_numpy: Literal[True]) -> Tuple[ByteRows, ByteRows]: ...
+
+    def keygen(self, count: int, *, as_numpy: bool = False) -> Any:
+        """count fresh (private 32-byte d, public 65-byte 04||x||y) pairs;
+        as_numpy: (d rows (count, 32), public rows (count, 65))."""
         if count < 0:
             raise ValueError("count must not be negative")
         priv, pub = self._ctx.sm2_keygen(count)
+        if as_numpy:
+            return _rows(priv, 32, True), _rows(pub, 65, True)
         return list(zip(_split(priv, 32), _split(pub, 65)))
 
-    def sign(self, key: SM2PrivateKey, messages: Sequence[Buffer], id: Buffer = DEFAULT_ID,
-             *, deterministic: bool = False, encoding: str = "der") -> List[bytes]:
-        data, offsets = _flat(messages)
-        raw = self._ctx.sm2_sign_batch(key._k, id, data, offsets, _NONCES[bool(deterministic)])
-        return [_out(s, encoding) for s in _split(raw, 64)]
+    @overload
+    def sign(self, key: SM2PrivateKey, messages: Any, id: Ids = ..., *,
+             deterministic: bool = ..., encoding: str = ..., offsets: Any = ...,
+             as_numpy: Literal[False] = ...) -> List[bytes]: ...
+    @overload
+    def sign(self, key: SM2PrivateKey, messages: Any, id: Ids = ..., *,
+             deterministic: bool = ..., encoding: str = ..., offsets: Any = ...,
+             as_numpy: Literal[True]) -> ByteRows: ...
+
+    def sign(self, key: SM2PrivateKey, messages: Any, id: Ids = DEFAULT_ID, *,
+             deterministic: bool = False, encoding: str = "der", offsets: Any = None,
+             as_numpy: bool = False) -> Any:
+        """Signatures of many messages (a sequence, or flat data with
+        offsets=) under one key."""
+        data, offs = _messages_in(messages, offsets)
+        nonce = _NONCES[bool(deterministic)]
+        _check_out(encoding, as_numpy)
+        if _one_id(id):
+            raw = self._ctx.sm2_sign_batch(key._k, id, data, offs, nonce)
+        else:
+            n = len(offs) - 1
+            digests = self._digests(key.public_key().to_bytes() * n, id, data, offs, n)
+            raw = self._ctx.sm2_sign_digest_batch(key._k, digests, nonce)
+        return _signatures_out(raw, encoding, as_numpy)
+
+    @overload
+    def sign_digests(self, key: SM2PrivateKey, digests: Any, *, deterministic: bool = ...,
+                     encoding: str = ..., as_numpy: Literal[False] = ...) -> List[bytes]: ...
+    @overload
+    def sign_digests(self, key: SM2PrivateKey, digests: Any, *, deterministic: bool = ...,
+                     encoding: str = ..., as_numpy: Literal[True]) -> ByteRows: ...
 
     def sign_digests(self, key: SM2PrivateKey, digests: Any, *,
-                     deterministic: bool = False, encoding: str = "der") -> List[bytes]:
+                     deterministic: bool = False, encoding: str = "der",
+                     as_numpy: bool = False) -> Any:
         """digests: 32-byte items as a sequence, or one flat buffer / numpy
         array of count * 32 bytes (read in place)."""
+        _check_out(encoding, as_numpy)
         flat = _fixed(digests, 32, "digests")
         raw = self._ctx.sm2_sign_digest_batch(key._k, flat, _NONCES[bool(deterministic)])
-        return [_out(s, encoding) for s in _split(raw, 64)]
+        return _signatures_out(raw, encoding, as_numpy)
+
+    @overload
+    def verify(self, public_keys: Any, messages: Any, signatures: Any, id: Ids = ...,
+               encoding: str = ..., *, offsets: Any = ...,
+               as_numpy: Literal[False] = ...) -> List[int]: ...
+    @overload
+    def verify(self, public_keys: Any, messages: Any, signatures: Any, id: Ids = ...,
+               encoding: str = ..., *, offsets: Any = ...,
+               as_numpy: Literal[True]) -> StatusArray: ...
 
     def verify(self, public_keys: Any, messages: Any, signatures: Any,
-               id: Buffer = DEFAULT_ID, encoding: str = "der", *,
-               offsets: Any = None) -> List[int]:
+               id: Ids = DEFAULT_ID, encoding: str = "der", *,
+               offsets: Any = None, as_numpy: bool = False) -> Any:
         """Per-item status: 0 for valid, else a kuaisuo error code
         (kuaisuo.strerror(code) says which; a malformed DER signature gets
         its decoding error). public_keys: one SM2PublicKey for the whole
@@ -218,11 +291,23 @@ class SM2Batch:
         n = len(offs) - 1
         keys = self._keys(public_keys, n)
         raw, bad = self._raw_signatures(signatures, encoding, n)
-        status = self._ctx.sm2_verify_batch(keys, id, data, offs, raw)
-        return [bad.get(i, s) for i, s in enumerate(status)]
+        if _one_id(id):
+            status = self._ctx.sm2_verify_batch(keys, id, data, offs, raw)
+        else:
+            digests, bad_id = self._ctx.sm2_digest_batch(keys, *_ids_in(id, n), data, offs)
+            status = self._ctx.sm2_verify_digest_batch(keys, digests, raw)
+            status = [b or s for b, s in zip(bad_id, status)]
+        return _statuses([bad.get(i, s) for i, s in enumerate(status)], as_numpy)
+
+    @overload
+    def verify_digests(self, public_keys: Any, digests: Any, signatures: Any,
+                       encoding: str = ..., *, as_numpy: Literal[False] = ...) -> List[int]: ...
+    @overload
+    def verify_digests(self, public_keys: Any, digests: Any, signatures: Any,
+                       encoding: str = ..., *, as_numpy: Literal[True]) -> StatusArray: ...
 
     def verify_digests(self, public_keys: Any, digests: Any, signatures: Any,
-                       encoding: str = "der") -> List[int]:
+                       encoding: str = "der", *, as_numpy: bool = False) -> Any:
         """As verify, on 32-byte digests e (a sequence, or one flat buffer
         or numpy array of count * 32 bytes)."""
         flat = _fixed(digests, 32, "digests")
@@ -230,7 +315,28 @@ class SM2Batch:
         keys = self._keys(public_keys, n)
         raw, bad = self._raw_signatures(signatures, encoding, n)
         status = self._ctx.sm2_verify_digest_batch(keys, flat, raw)
-        return [bad.get(i, s) for i, s in enumerate(status)]
+        return _statuses([bad.get(i, s) for i, s in enumerate(status)], as_numpy)
+
+    def digests(self, public_keys: Any, messages: Any, id: Ids = DEFAULT_ID, *,
+                offsets: Any = None) -> Tuple[List[bytes], List[int]]:
+        """e_i = SM3(Z_A(P_i, ID_i) || M_i) for each item and its status (0,
+        or the error of a bad public key or overlong ID): what sign_digests
+        and verify_digests take, for callers that hash apart from signing."""
+        data, offs = _messages_in(messages, offsets)
+        n = len(offs) - 1
+        keys = self._keys(public_keys, n)
+        ids = [id] * n if _one_id(id) else id
+        digests, status = self._ctx.sm2_digest_batch(keys, *_ids_in(ids, n), data, offs)
+        return _split(digests, 32), status
+
+    def _digests(self, keys: Any, ids: Any, data: Any, offs: Any, n: int) -> bytes:
+        """Digests of a signing batch with per-item IDs (an overlong ID is
+        a ValueError naming its item)."""
+        digests, status = self._ctx.sm2_digest_batch(keys, *_ids_in(ids, n), data, offs)
+        for i, code in enumerate(status):
+            if code:
+                raise ValueError(f"id[{i}]: {_native.strerror(code)}")
+        return digests
 
     @staticmethod
     def _keys(public_keys: Any, n: int) -> Any:

@@ -18,10 +18,10 @@ does; ``from_pem`` and ``from_der`` both accept either form.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, List, Literal, Optional, Tuple, Union, overload
 
 from . import _native
-from ._items import Buffer, fixed, split, view
+from ._items import Buffer, ByteRows, StatusArray, fixed, rows, split, statuses, view
 from ._pkcs8 import EncryptableKey, Password, unlock
 
 
@@ -132,24 +132,45 @@ class X25519Batch:
     """X25519 batch operations of a kuaisuo.Context (ctx.x25519), on the
     context's CPU threads. Keys are a sequence of items (key objects or 32
     raw bytes each) or one flat bytes-like object or numpy array of
-    count * 32 bytes, read in place. Results are lists."""
+    count * 32 bytes, read in place. Results are lists, or with
+    as_numpy=True numpy arrays: (count, 32) uint8 rows, int32 statuses."""
 
     def __init__(self, native_ctx: _native.Context) -> None:
         self._ctx = native_ctx
 
-    def keygen(self, count: int) -> List[Tuple[bytes, bytes]]:
-        """count fresh (32-byte private key, 32-byte public key) pairs."""
+    @overload
+    def keygen(self, count: int, *, as_numpy: Literal[False] = ...) -> List[Tuple[bytes, bytes]]: ...
+    @overload
+    def keygen(self, count: int, *, as_numpy: Literal[True]) -> Tuple[ByteRows, ByteRows]: ...
+
+    def keygen(self, count: int, *, as_numpy: bool = False) -> Any:
+        """count fresh (32-byte private key, 32-byte public key) pairs;
+        as_numpy: (private rows, public rows), each (count, 32)."""
         if count < 0:
             raise ValueError("count must not be negative")
         priv, pub = self._ctx.x25519_keygen(count)
+        if as_numpy:
+            return rows(priv, KEY_BYTES, True), rows(pub, KEY_BYTES, True)
         return list(zip(split(priv, KEY_BYTES), split(pub, KEY_BYTES)))
 
-    def public_keys(self, private_keys: Any) -> List[bytes]:
+    @overload
+    def public_keys(self, private_keys: Any, *, as_numpy: Literal[False] = ...) -> List[bytes]: ...
+    @overload
+    def public_keys(self, private_keys: Any, *, as_numpy: Literal[True]) -> ByteRows: ...
+
+    def public_keys(self, private_keys: Any, *, as_numpy: bool = False) -> Any:
         """The public keys of private keys."""
         flat = fixed(private_keys, KEY_BYTES, "private_keys", _private_of)
-        return split(self._ctx.x25519_public_keys(flat), KEY_BYTES)
+        return rows(self._ctx.x25519_public_keys(flat), KEY_BYTES, as_numpy)
 
-    def derive(self, private_keys: Any, peer_public_keys: Any) -> Tuple[List[bytes], List[int]]:
+    @overload
+    def derive(self, private_keys: Any, peer_public_keys: Any, *,
+               as_numpy: Literal[False] = ...) -> Tuple[List[bytes], List[int]]: ...
+    @overload
+    def derive(self, private_keys: Any, peer_public_keys: Any, *,
+               as_numpy: Literal[True]) -> Tuple[ByteRows, StatusArray]: ...
+
+    def derive(self, private_keys: Any, peer_public_keys: Any, *, as_numpy: bool = False) -> Any:
         """Shared secrets with many peers, and their per-item status: 0, or
         -46 (kuaisuo.strerror(-46)) where the peer's value has small order,
         whose secret is then all zero. private_keys is one key for every
@@ -163,7 +184,7 @@ class X25519Batch:
         else:
             keys = fixed(private_keys, KEY_BYTES, "private_keys", _private_of)
             shared, status = self._ctx.x25519_batch(keys, True, peers)
-        return split(shared, KEY_BYTES), status
+        return rows(shared, KEY_BYTES, as_numpy), statuses(status, as_numpy)
 
 
 def _nbytes(obj: Any) -> Optional[int]:

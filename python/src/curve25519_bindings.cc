@@ -49,13 +49,14 @@ class EdPub {
   static EdPub* from_bytes(nb::handle data) {
     Buffer b(data, "public key");
     ks_ed25519_pubkey* k = nullptr;
-    check(ks_ed25519_pubkey_from_bytes(b.data(), b.size(), &k));
+    check(ks_ed25519_pubkey_from_bytes(b.data(), b.size(), &k), "Ed25519 public key");
     return new EdPub(k);
   }
   static EdPub* decode(nb::handle data) {
     Buffer b(data, "public key");
     ks_ed25519_pubkey* k = nullptr;
-    check(ks_ed25519_pubkey_decode(b.data(), b.size(), &k));
+    check(ks_ed25519_pubkey_decode(b.data(), b.size(), &k),
+          "Ed25519 public key (SubjectPublicKeyInfo or X.509 certificate, DER or PEM)");
     return new EdPub(k);
   }
   nb::bytes to_bytes_() const {
@@ -100,13 +101,13 @@ class EdKey {
   static EdKey* from_seed(nb::handle data) {
     Buffer b(data, "seed");
     ks_ed25519_key* k = nullptr;
-    check(ks_ed25519_key_from_seed(b.data(), b.size(), &k));
+    check(ks_ed25519_key_from_seed(b.data(), b.size(), &k), "Ed25519 private key (32-byte seed)");
     return new EdKey(k);
   }
   static EdKey* decode(nb::handle data) {
     Buffer b(data, "private key");
     ks_ed25519_key* k = nullptr;
-    check(ks_ed25519_key_decode(b.data(), b.size(), &k));
+    check(ks_ed25519_key_decode(b.data(), b.size(), &k), "Ed25519 private key (PKCS#8, DER or PEM)");
     return new EdKey(k);
   }
   nb::bytes to_seed() const {
@@ -161,7 +162,7 @@ class XKey {
   // 32 bytes; KuaisuoError (KS_ERR_BAD_PRIVATE_KEY) for another length.
   static XKey* from_bytes(nb::handle data) {
     Buffer b(data, "private key");
-    if (b.size() != kKey) check(KS_ERR_BAD_PRIVATE_KEY);
+    if (b.size() != kKey) check(KS_ERR_BAD_PRIVATE_KEY, "X25519 private key (32 bytes)");
     XKey* key = new XKey;
     memcpy(key->k_, b.data(), kKey);
     return key;
@@ -172,7 +173,7 @@ class XKey {
     const int rc = ks_x25519_private_key_decode(b.data(), b.size(), key->k_);
     if (rc != KS_OK) {
       delete key;
-      check(rc);
+      check(rc, "X25519 private key (PKCS#8, DER or PEM)");
     }
     return key;
   }
@@ -191,7 +192,7 @@ class XKey {
   // (KS_ERR_ZERO_SHARED_SECRET) when it would be all zero.
   nb::bytes exchange(nb::handle peer) const {
     Buffer p(peer, "peer public key");
-    if (p.size() != kKey) check(KS_ERR_BAD_PUBLIC_KEY);
+    if (p.size() != kKey) check(KS_ERR_BAD_PUBLIC_KEY, "peer public key (32 bytes)");
     ks_py::SecretBuffer shared(kKey);
     check(ks_x25519(k_, p.data(), shared.data()));
     return to_bytes(shared.data(), kKey);
@@ -206,13 +207,14 @@ class XKey {
 nb::bytes x25519_public_key_decode(nb::handle data) {
   Buffer b(data, "public key");
   uint8_t pub[kKey];
-  check(ks_x25519_public_key_decode(b.data(), b.size(), pub));
+  check(ks_x25519_public_key_decode(b.data(), b.size(), pub),
+        "X25519 public key (SubjectPublicKeyInfo or X.509 certificate, DER or PEM)");
   return to_bytes(pub, kKey);
 }
 
 nb::bytes x25519_public_key_encode(nb::handle public_key, bool pem) {
   Buffer b(public_key, "public key");
-  if (b.size() != kKey) check(KS_ERR_BAD_PUBLIC_KEY);
+  if (b.size() != kKey) check(KS_ERR_BAD_PUBLIC_KEY, "X25519 public key (32 bytes)");
   return encoded([&](uint8_t* o, size_t c, size_t* l) {
     return ks_x25519_public_key_encode(b.data(), pem, o, c, l);
   }, pem);

@@ -135,7 +135,7 @@ nb::bytes pkcs8_decrypt(nb::handle data, nb::handle password) {
   check(ks_py::nogil([&] {
     return ks_pkcs8_decrypt(in.data(), in.size(), pw.data(), pw.size(), out.data(), out.size(),
                             &len);
-  }));
+  }), "encrypted private key (PKCS#8 PBES2)");
   return ks_py::to_bytes(out.data(), len);
 }
 

@@ -22,10 +22,12 @@ Buffer::Buffer(nb::handle obj, const char* what) {
   }
 }
 
-void check(int status) {
+void check(int status, const char* what) {
   if (status >= 0) return;
   PyObject* type = status == KS_ERR_BACKEND_UNAVAILABLE ? g_gpu_error : g_error;
-  nb::object exc = nb::borrow(type)(status, ks_strerror(status));
+  const std::string message =
+      what == nullptr ? ks_strerror(status) : std::string(what) + ": " + ks_strerror(status);
+  nb::object exc = nb::borrow(type)(status, nb::str(message.c_str()));
   PyErr_SetObject(type, exc.ptr());
   throw nb::python_error();
 }

@@ -89,8 +89,9 @@ class ObjectLock {
   std::mutex& m_;
 };
 
-// Raises kuaisuo.KuaisuoError (or a subclass) for a negative ks_status.
-void check(int status);
+// Raises kuaisuo.KuaisuoError (or a subclass) for a negative ks_status;
+// its message starts with what (the input at fault) when one is given.
+void check(int status, const char* what = nullptr);
 void register_errors(nb::module_& m);
 
 // Exactly n bytes, or ValueError naming the argument.

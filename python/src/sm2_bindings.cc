@@ -36,13 +36,14 @@ class Pub {
   static Pub* from_bytes(nb::handle data) {
     Buffer b(data, "public key");
     ks_sm2_pubkey* k = nullptr;
-    check(ks_sm2_pubkey_from_bytes(b.data(), b.size(), &k));
+    check(ks_sm2_pubkey_from_bytes(b.data(), b.size(), &k), "SM2 public key");
     return new Pub(k);
   }
   static Pub* decode(nb::handle data) {
     Buffer b(data, "public key");
     ks_sm2_pubkey* k = nullptr;
-    check(ks_sm2_pubkey_decode(b.data(), b.size(), &k));
+    check(ks_sm2_pubkey_decode(b.data(), b.size(), &k),
+          "SM2 public key (SubjectPublicKeyInfo or X.509 certificate, DER or PEM)");
     return new Pub(k);
   }
   nb::bytes to_bytes_(bool compressed) const {
@@ -58,13 +59,13 @@ class Pub {
   nb::bytes za(nb::handle id) const {
     Buffer i(id, "id");
     uint8_t out[32];
-    check(ks_sm2_za(k_, i.data(), i.size(), out));
+    check(ks_sm2_za(k_, i.data(), i.size(), out), "id");
     return to_bytes(out, 32);
   }
   nb::bytes digest(nb::handle id, nb::handle msg) const {
     Buffer i(id, "id"), m(msg, "message");
     uint8_t out[32];
-    check(ks_sm2_digest(k_, i.data(), i.size(), m.data(), m.size(), out));
+    check(ks_sm2_digest(k_, i.data(), i.size(), m.data(), m.size(), out), "id");
     return to_bytes(out, 32);
   }
   // KS_OK, KS_ERR_VERIFY_FAILED or KS_ERR_SIGNATURE_RANGE; raises otherwise.
@@ -104,13 +105,14 @@ class Key {
   static Key* from_bytes(nb::handle data) {
     Buffer b(data, "private key");
     ks_sm2_key* k = nullptr;
-    check(ks_sm2_key_from_bytes(b.data(), b.size(), &k));
+    check(ks_sm2_key_from_bytes(b.data(), b.size(), &k), "SM2 private key");
     return new Key(k);
   }
   static Key* decode(nb::handle data) {
     Buffer b(data, "private key");
     ks_sm2_key* k = nullptr;
-    check(ks_sm2_key_decode(b.data(), b.size(), &k));
+    check(ks_sm2_key_decode(b.data(), b.size(), &k),
+          "SM2 private key (PKCS#8 or SEC1, DER or PEM)");
     return new Key(k);
   }
   nb::bytes to_bytes_() const {
@@ -159,7 +161,7 @@ nb::bytes sig_to_der(nb::handle sig) {
 nb::bytes sig_from_der(nb::handle der) {
   Buffer d(der, "DER signature");
   uint8_t rs[64];
-  check(ks_sm2_signature_from_der(d.data(), d.size(), rs));
+  check(ks_sm2_signature_from_der(d.data(), d.size(), rs), "SM2 signature (DER)");
   return to_bytes(rs, 64);
 }
 
@@ -229,6 +231,25 @@ std::vector<int> verify_digest_batch(ks_py::Context& ctx, nb::handle pubs, nb::h
   return finish_batch(rc, status);
 }
 
+std::tuple<nb::bytes, std::vector<int>> digest_batch(ks_py::Context& ctx, nb::handle pubs,
+                                                    nb::handle ids, nb::handle id_offsets,
+                                                    nb::handle data, nb::handle offsets) {
+  Buffer p(pubs, "public_keys"), i(ids, "ids"), io(id_offsets, "id_offsets"), d(data, "data"),
+      o(offsets, "offsets");
+  const std::vector<uint64_t> offs = ks_py::offsets_from(o), id_offs = ks_py::offsets_from(io);
+  const size_t n = offs.size() - 1;
+  if (items_of(p, 65, "public_keys") != n || id_offs.size() - 1 != n)
+    throw nb::value_error("public_keys, ids and messages must have the same count");
+  std::vector<uint8_t> digests(32 * n);
+  std::vector<int> status(n);
+  const int rc = ks_py::nogil([&] {
+    return ks_sm2_digest_batch(ctx.get(), p.data(), i.data(), i.size(), id_offs.data(), d.data(),
+                               d.size(), offs.data(), n, digests.data(), digests.size(),
+                               status.data());
+  });
+  return {to_bytes(digests.data(), digests.size()), finish_batch(rc, status)};
+}
+
 }  // namespace
 
 void bind_sm2(nb::module_& m, nb::class_<ks_py::Context>& context) {
@@ -260,5 +281,7 @@ void bind_sm2(nb::module_& m, nb::class_<ks_py::Context>& context) {
       .def("sm2_verify_batch", &verify_batch, nb::arg("public_keys"), nb::arg("id"),
            nb::arg("data"), nb::arg("offsets"), nb::arg("signatures"))
       .def("sm2_verify_digest_batch", &verify_digest_batch, nb::arg("public_keys"),
-           nb::arg("digests"), nb::arg("signatures"));
+           nb::arg("digests"), nb::arg("signatures"))
+      .def("sm2_digest_batch", &digest_batch, nb::arg("public_keys"), nb::arg("ids"),
+           nb::arg("id_offsets"), nb::arg("data"), nb::arg("offsets"));
 }

@@ -24,8 +24,17 @@ namespace {
 constexpr size_t kReleaseGilBytes = 1 << 14;  // as native.cc
 
 const uint8_t* key_of(const Buffer& key) {
-  if (key.size() != KS_SM4_KEY_BYTES) check(KS_ERR_LENGTH);
+  if (key.size() != KS_SM4_KEY_BYTES)
+    check(KS_ERR_LENGTH, ("SM4 key (16 bytes, not " + std::to_string(key.size()) + ")").c_str());
   return key.data();
+}
+
+// Which input a KS_ERR_LENGTH of ks_sm4_encrypt / _decrypt is about.
+const char* length_fault(int mode, size_t iv_len, bool padding) {
+  if (mode == KS_SM4_ECB ? iv_len != 0 : iv_len != KS_SM4_BLOCK_BYTES)
+    return "iv (16 bytes for CBC, CFB, OFB and CTR; none for ECB)";
+  return padding ? "data (ciphertext with PKCS#7 padding: whole 16-byte blocks)"
+                 : "data (ECB and CBC without padding: whole 16-byte blocks)";
 }
 
 // ECB/CBC/CFB/OFB/CTR, one shot: encrypt or decrypt.
@@ -48,7 +57,8 @@ nb::bytes crypt(bool encrypt, int mode, nb::handle key_obj, nb::handle iv_obj,
                    : ks_sm4_decrypt(mode, flags, k, iv, iv_copy.size(), data.data(),
                                     data.size(), out.data(), out.size(), &out_len);
   };
-  check(ks_py::nogil(call, data.size() >= kReleaseGilBytes));
+  const int rc = ks_py::nogil(call, data.size() >= kReleaseGilBytes);
+  check(rc, rc == KS_ERR_LENGTH ? length_fault(mode, iv_copy.size(), padding) : nullptr);
   nb::bytes r = to_bytes(out.data(), out_len);
   ks_py::wipe(out.data(), out.size());
   return r;
@@ -61,7 +71,7 @@ std::tuple<nb::bytes, nb::bytes> gcm_seal(nb::handle key_obj, nb::handle iv_obj,
   Buffer key(key_obj, "key"), iv(iv_obj, "nonce"), data(data_obj, "data"), aad(aad_obj, "aad");
   std::vector<uint8_t> out(data.size() > 0 ? data.size() : 1);
   uint8_t tag[KS_SM4_GCM_TAG_BYTES];
-  if (tag_len > sizeof tag) check(KS_ERR_LENGTH);
+  if (tag_len > sizeof tag) check(KS_ERR_LENGTH, "tag_length (4 to 16)");
   const uint8_t* k = key_of(key);
   const auto call = [&] {
     return ks_sm4_gcm_seal(k, iv.data(), iv.size(), aad.data(), aad.size(), data.data(),

@@ -512,6 +512,85 @@ TEST(Sm2Batch, MessageVerifyWithRunsOfKeysMatchesSingleCalls) {
   EXPECT_LT(ok, n);
 }
 
+// ks_sm2_digest_batch: per-item keys and IDs (runs of equal ones share a
+// Z_A), each digest what ks_sm2_digest gives; a key off the curve or an ID
+// over 8191 bytes fails its item; the digests verify with OpenSSL's
+// signatures made under each item's ID.
+TEST(Sm2Batch, DigestsWithPerItemIdsMatchSingleCallsAndOpenSsl) {
+  Ctx c;
+  Key keys[2] = {new_key(), new_key()};
+  const size_t n = 150;
+  Bytes data, ids, pubs;
+  std::vector<uint64_t> offsets{0}, id_offsets{0};
+  std::vector<Bytes> msgs, item_ids;
+  Bytes run_id;
+  for (size_t i = 0; i < n; ++i) {
+    if (i % 5 == 0) run_id = random_id();
+    msgs.push_back(random_bytes(random_u32() % 200));
+    data.insert(data.end(), msgs.back().begin(), msgs.back().end());
+    offsets.push_back(data.size());
+    // runs of five items with one ID; i == 17 has an ID over the limit
+    item_ids.push_back(i == 17 ? Bytes(KS_SM2_MAX_ID_BYTES + 1, 'x') : run_id);
+    ids.insert(ids.end(), item_ids.back().begin(), item_ids.back().end());
+    id_offsets.push_back(ids.size());
+    Bytes p = pub_bytes(public_of(keys[(i / 3) % 2].get()).get());
+    if (i % 23 == 5) p[64] ^= 1;
+    pubs.insert(pubs.end(), p.begin(), p.end());
+  }
+  Bytes digests(32 * n);
+  std::vector<int> status(n);
+  ASSERT_EQ(ks_sm2_digest_batch(c.ctx, pubs.data(), ids.data(), ids.size(), id_offsets.data(),
+                                data.data(), data.size(), offsets.data(), n, digests.data(),
+                                digests.size(), status.data()),
+            KS_ERR_BATCH_ITEMS);
+  for (size_t i = 0; i < n; ++i) {
+    ks_sm2_pubkey* p = nullptr;
+    int expected = ks_sm2_pubkey_from_bytes(&pubs[65 * i], 65, &p);
+    uint8_t e[32] = {};
+    if (expected == KS_OK)
+      expected = ks_sm2_digest(p, item_ids[i].data(), item_ids[i].size(), msgs[i].data(),
+                               msgs[i].size(), e);
+    ks_sm2_pubkey_free(p);
+    ASSERT_EQ(status[i], expected) << i;
+    EXPECT_EQ(Bytes(&digests[32 * i], &digests[32 * i] + 32), expected == KS_OK ? Bytes(e, e + 32) : Bytes(32)) << i;
+  }
+  EXPECT_EQ(status[17], KS_ERR_ID_LENGTH);
+  EXPECT_EQ(status[5], KS_ERR_BAD_PUBLIC_KEY);
+  // OpenSSL signs item i under its own ID; the digests verify those.
+  Bytes sigs(64 * n), one_pub;
+  std::vector<size_t> checked;
+  for (size_t i = 0; i < n && checked.size() < 12; ++i) {
+    if (status[i] != KS_OK) continue;
+    Pkey theirs = openssl_read_private(key_pkcs8(keys[(i / 3) % 2].get(), 1));
+    const Bytes der = openssl_sign(theirs.get(), item_ids[i], msgs[i]);
+    ASSERT_EQ(ks_sm2_signature_from_der(der.data(), der.size(), &sigs[64 * checked.size()]), KS_OK);
+    one_pub.insert(one_pub.end(), &pubs[65 * i], &pubs[65 * i] + 65);
+    checked.push_back(i);
+  }
+  Bytes picked;
+  for (size_t i : checked) picked.insert(picked.end(), &digests[32 * i], &digests[32 * i] + 32);
+  std::vector<int> verified(checked.size());
+  EXPECT_EQ(ks_sm2_verify_digest_batch(c.ctx, one_pub.data(), picked.data(), checked.size(),
+                                       sigs.data(), verified.data()),
+            KS_OK);
+  // Call-level errors: offsets out of order or past the data, a short output.
+  std::vector<uint64_t> bad = id_offsets;
+  bad[3] = bad[4] + 1;
+  EXPECT_EQ(ks_sm2_digest_batch(c.ctx, pubs.data(), ids.data(), ids.size(), bad.data(), data.data(),
+                                data.size(), offsets.data(), n, digests.data(), digests.size(), nullptr),
+            KS_ERR_OFFSETS);
+  EXPECT_EQ(ks_sm2_digest_batch(c.ctx, pubs.data(), ids.data(), ids.size() - 1, id_offsets.data(),
+                                data.data(), data.size(), offsets.data(), n, digests.data(), digests.size(),
+                                nullptr),
+            KS_ERR_OFFSETS);
+  EXPECT_EQ(ks_sm2_digest_batch(c.ctx, pubs.data(), ids.data(), ids.size(), id_offsets.data(), data.data(),
+                                data.size(), offsets.data(), n, digests.data(), digests.size() - 1, nullptr),
+            KS_ERR_LENGTH);
+  const uint64_t zero = 0;
+  EXPECT_EQ(ks_sm2_digest_batch(c.ctx, nullptr, nullptr, 0, &zero, nullptr, 0, &zero, 0, nullptr, 0, nullptr),
+            KS_OK);
+}
+
 TEST(Sm2Batch, CallLevelErrors) {
   Ctx c;
   Bytes priv(32), pubs(65);

@@ -1,6 +1,7 @@
 // fuzz_batch_args: the batch calls (ks_sm3_batch, ks_sm2_verify_batch,
 // ks_sm2_verify_digest_batch, ks_sm2_sign_digest_batch,
-// ks_sm2_sign_digest_batch_keys, ks_sm2_sign_batch, ks_sm2_keygen_batch)
+// ks_sm2_sign_digest_batch_keys, ks_sm2_sign_batch, ks_sm2_keygen_batch,
+// ks_sm2_digest_batch)
 // with counts, data lengths, offsets, output lengths, IDs, nonces and NULL
 // pointers taken from the input, on CPU contexts of 1 and 2 threads.
 //
@@ -30,7 +31,7 @@
 //    pairs match (ks_sm2_key_from_bytes of the private key).
 //
 // Input layout (fields past the end of the input read as zeros): op (mod
-// 7), control byte (bit 0 context, bit 1 status NULL, bits 2-3 shape:
+// 8), control byte (bit 0 context, bit 1 status NULL, bits 2-3 shape:
 // valid small, valid large, bad arguments, overflowing count), then the
 // op's fields in the order the code below reads them.
 #include <stdint.h>
@@ -518,6 +519,86 @@ void fuzz_keygen_batch(Reader& r, const Plan& plan) {
   }
 }
 
+// ks_sm2_digest_batch: per-item keys (fixed ones or input bytes) and IDs
+// (flat, with their own offsets, which may lie; an ID buffer past the
+// length limit makes some items' IDs too long), each digest checked
+// against ks_sm2_digest or the item's error (a zeroed digest).
+void fuzz_digest_batch(Reader& r, const Plan& plan) {
+  const char* call = "ks_sm2_digest_batch";
+  size_t count = pick_count(r, plan, kSmallCount, kBigCount);
+  const bool huge = plan.huge();
+  const size_t n = huge ? 1 : count;
+  const std::unique_ptr<Bytes> data = pick_data(r, plan);
+  const bool spoil_ids = plan.spoils(kBadOffsets) && (r.u8() & 1);
+  auto offsets = make_offsets(r, n, data->size(), plan.spoils(kBadOffsets) && !spoil_ids);
+  const size_t ids_len = (r.u8() % 8 == 0) ? KS_SM2_MAX_ID_BYTES + 1 + r.u16() % 4096
+                                           : r.u16() % 1024;
+  Bytes ids(ids_len);
+  fill(ids, r);
+  auto id_offsets = make_offsets(r, n, ids_len, spoil_ids);
+  Bytes keys(65 * n);
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t sel = r.u8();
+    if (sel % 4 == 3) {
+      const std::vector<uint8_t> raw = r.fixed(65);
+      memcpy(keys.data() + 65 * i, raw.data(), 65);
+    } else {
+      memcpy(keys.data() + 65 * i, g_pub_bytes[sel % 3], 65);
+    }
+  }
+  size_t out_len = huge ? 64 : 32 * count;
+  if (plan.spoils(kBadOutputLen) && out_len > 0) out_len -= 1 + r.u16() % out_len;
+  Output digests(out_len);
+  Status status(n, plan.status_null);
+  ks_ctx* ctx = plan.ctx;
+  const uint8_t *keys_p = keys.data(), *ids_p = ids.data(), *data_p = data->data();
+  const uint64_t *off_p = offsets->data(), *id_off_p = id_offsets->data();
+  uint8_t* out_p = digests.buf.data();
+  size_t data_len = data->size(), id_bytes = ids_len;
+  if (plan.spoils(kBadNullPointer)) {
+    switch (plan.null_which % 6) {
+      case 0: keys_p = nullptr; break;
+      case 1: ids_p = nullptr; id_bytes += id_bytes == 0; break;
+      case 2: id_off_p = nullptr; break;
+      case 3: data_p = nullptr; data_len += data_len == 0; break;
+      case 4: off_p = nullptr; break;
+      case 5: out_p = nullptr; break;
+    }
+  }
+  Verdict v;
+  if (ctx == nullptr) v.bad(KS_ERR_NULL_POINTER);
+  check_items_arg(v, keys_p, count, 65);
+  if (id_off_p == nullptr || off_p == nullptr) v.bad(KS_ERR_NULL_POINTER);
+  check_buffer_arg(v, ids_p, id_bytes);
+  check_buffer_arg(v, data_p, data_len);
+  if (count == SIZE_MAX) v.bad(KS_ERR_OVERFLOW);
+  if (!huge && id_off_p != nullptr && !offsets_ok(*id_offsets, count, id_bytes))
+    v.bad(KS_ERR_OFFSETS);
+  if (!huge && off_p != nullptr && !offsets_ok(*offsets, count, data_len)) v.bad(KS_ERR_OFFSETS);
+  check_output_arg(v, out_p, digests.buf.size(), count, 32);
+  if (v.valid() && count > kBigCount) count %= kBigCount + 1;  // see fuzz_verify_batch
+  const int rc = ks_sm2_digest_batch(ctx, keys_p, ids_p, id_bytes, id_off_p, data_p, data_len,
+                                     off_p, count, out_p, digests.buf.size(), status.ptr());
+  if (!check_answer(call, rc, v, count, status, {&digests})) return;
+  bool any_failed = false;
+  for (size_t i = 0; i < count; ++i) {
+    uint8_t want[32] = {0};
+    int want_rc = KS_ERR_BAD_PUBLIC_KEY;
+    if (ks_sm2_pubkey* pub = parse_pub(keys.data() + 65 * i)) {
+      const uint64_t ib = (*id_offsets)[i], ie = (*id_offsets)[i + 1];
+      const uint64_t b = (*offsets)[i], e = (*offsets)[i + 1];
+      want_rc = ks_sm2_digest(pub, ids_p + ib, size_t(ie - ib),
+                              data_p == nullptr ? nullptr : data_p + b, size_t(e - b), want);
+      ks_sm2_pubkey_free(pub);
+    }
+    if (want_rc != KS_OK) memset(want, 0, 32);
+    any_failed |= want_rc != KS_OK;
+    expect_item(call, status, i, want_rc);
+    KS_FUZZ_CHECK(memcmp(want, out_p + 32 * i, 32) == 0, "%s item %zu: digest differs", call, i);
+  }
+  expect_rc(call, rc, true, any_failed);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -534,7 +615,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Reader r(data, size);
-  const uint8_t op = r.u8() % 7;
+  const uint8_t op = r.u8() % 8;
   const Plan plan = read_plan(r, g_ctx);
   switch (op) {
     case 0: fuzz_sm3_batch(r, plan); break;
@@ -544,6 +625,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 4: fuzz_sign_digest_batch(r, plan, true); break;
     case 5: fuzz_sign_batch(r, plan); break;
     case 6: fuzz_keygen_batch(r, plan); break;
+    case 7: fuzz_digest_batch(r, plan); break;
   }
   return 0;
 }

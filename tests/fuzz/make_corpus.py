@@ -371,7 +371,8 @@ def corpus_batch_args():
     """Inputs in fuzz_batch_args.cc's layout: op, control, then fields."""
     out = {}
     filler = bytes((i * 37 + 11) % 256 for i in range(96))
-    names = ["sm3", "verify", "verify_digest", "sign_digest", "sign_digest_keys", "sign", "keygen"]
+    names = ["sm3", "verify", "verify_digest", "sign_digest", "sign_digest_keys", "sign", "keygen",
+             "digest"]
     for op, name in enumerate(names):
         out["%s_valid" % name] = bytes([op, 0x00, 3, 0]) + filler[:48]
         out["%s_two_threads_large" % name] = bytes([op, 0x05, 100, 0]) + filler[:32]

@@ -586,8 +586,27 @@ def test_batch_verification_agrees_with_single_on_invalid_items(ctx):
     assert flat_status == status
     with pytest.raises(ValueError, match="64 bytes"):
         ctx.ed25519.verify([pk], [b"m"], [sig[:63]])
-    with pytest.raises(ValueError, match="same length"):
+    with pytest.raises(ValueError, match="same count"):
         ctx.ed25519.verify([pk, pk], [b"m"], [sig])
     with pytest.raises(ValueError, match="same count"):
         ctx.ed25519.verify(pk * 2, b"mm", sig, offsets=np.array([0, 1], dtype=np.uint64))
     assert ctx.ed25519.verify([], [], []) == []
+
+
+def test_numpy_outputs_match_the_lists():
+    np = pytest.importorskip("numpy")
+    ctx = kuaisuo.Context(backend="cpu", threads=2)
+    seeds, pubs = ctx.ed25519.keygen(4, as_numpy=True)
+    assert seeds.shape == pubs.shape == (4, 32) and seeds.dtype == np.uint8
+    assert ctx.ed25519.public_keys(seeds, as_numpy=True).tobytes() == pubs.tobytes()
+    assert ctx.ed25519.public_keys(seeds) == [p.tobytes() for p in pubs]
+    msgs = [os.urandom(i) for i in range(4)]
+    sigs = ctx.ed25519.sign_seeds(seeds, msgs, as_numpy=True)
+    assert sigs.shape == (4, 64)
+    assert [s.tobytes() for s in sigs] == ctx.ed25519.sign_seeds(seeds, msgs)
+    key = Ed25519PrivateKey.from_private_bytes(seeds[0].tobytes())
+    one = ctx.ed25519.sign(key, msgs, as_numpy=True)
+    sigs[2, 63] ^= 0x01
+    status = ctx.ed25519.verify(pubs, msgs, sigs, as_numpy=True)
+    assert status.dtype == np.int32 and status.tolist()[:2] == [0, 0] and status[2] != 0
+    assert ctx.ed25519.verify(key.public_key(), msgs, one, as_numpy=True).tolist() == [0] * 4

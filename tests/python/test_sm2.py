@@ -144,3 +144,90 @@ def test_digest_batches_one_key_and_flat_inputs():
         ctx.sm2.verify_digests(keys[:5], digests, der)
     with pytest.raises(ValueError, match="signatures for"):
         ctx.sm2.verify_digests(pub, digests, der[:4])
+
+
+def test_per_item_ids_agree_with_single_calls_and_gmssl():
+    ctx = kuaisuo.Context(backend="cpu", threads=2)
+    keys = [sm2.SM2PrivateKey.generate() for _ in range(3)]
+    n = 40
+    msgs = [os.urandom(i * 3) for i in range(n)]
+    ids = [os.urandom(i % 20) for i in range(n)]            # the empty ID included
+    signer = keys[0]
+    sigs = ctx.sm2.sign(signer, msgs, id=ids)
+    assert all(signer.public_key().verify(s, m, id=i) for s, m, i in zip(sigs, msgs, ids))
+    # Per-item keys and IDs; each item's status is the single call's answer.
+    pubs = [keys[i % 3].public_key() for i in range(n)]
+    status = ctx.sm2.verify(pubs, msgs, sigs, id=ids)
+    assert status == [0 if p == signer.public_key() else -44 for p in pubs]
+    assert ctx.sm2.verify(signer.public_key(), msgs, sigs, id=ids) == [0] * n
+    shifted = ids[1:] + ids[:1]
+    assert all(s != 0 for s in ctx.sm2.verify(signer.public_key(), msgs, sigs, id=shifted)[1:])
+    digests, dstatus = ctx.sm2.digests(pubs, msgs, id=ids)
+    assert dstatus == [0] * n
+    assert digests == [p.digest(m, id=i) for p, m, i in zip(pubs, msgs, ids)]
+    # A bad key or an overlong ID fails its item only.
+    raw_pubs = [p.to_bytes() for p in pubs]
+    raw_pubs[2] = b"\x04" + bytes(64)
+    long_ids = list(ids)
+    long_ids[4] = bytes(8192)
+    status = ctx.sm2.verify(raw_pubs, msgs, sigs, id=long_ids)
+    assert status[2] == -41 and status[4] == -45
+    with pytest.raises(ValueError, match=r"id\[1\]"):
+        ctx.sm2.sign(signer, msgs[:2], id=[b"a", bytes(8192)])
+    with pytest.raises(ValueError, match="IDs for"):
+        ctx.sm2.sign(signer, msgs, id=ids[:3])
+    # GmSSL checks our per-item-ID signatures with each item's ID, and we
+    # check its (gmssl-pyx refuses the empty ID: items 1 to 10).
+    g = pytest.importorskip("gmssl_pyx")
+    pub64 = signer.public_key().to_bytes()[1:]
+    for s, m, i in list(zip(sigs, msgs, ids))[1:11]:
+        assert g.sm2_verify(pub64, m, s, signer_id=i)
+    theirs = [g.sm2_sign(signer.to_bytes(), pub64, m, signer_id=i)
+              for m, i in zip(msgs[1:11], ids[1:11])]
+    assert ctx.sm2.verify(signer.public_key(), msgs[1:11], theirs, id=ids[1:11]) == [0] * 10
+
+
+def test_numpy_outputs_match_the_lists():
+    np = pytest.importorskip("numpy")
+    ctx = kuaisuo.Context(backend="cpu", threads=2)
+    priv, pub = ctx.sm2.keygen(5, as_numpy=True)
+    assert priv.shape == (5, 32) and pub.shape == (5, 65) and priv.dtype == np.uint8
+    assert all(sm2.SM2PrivateKey.from_bytes(d).public_key().to_bytes() == p.tobytes()
+               for d, p in zip(priv, pub))
+    key = sm2.SM2PrivateKey.generate()
+    msgs = [os.urandom(i) for i in range(9)]
+    sigs = ctx.sm2.sign(key, msgs, encoding="raw", as_numpy=True)
+    assert sigs.shape == (9, 64) and sigs.flags.writeable
+    status = ctx.sm2.verify(key.public_key(), msgs, sigs, encoding="raw", as_numpy=True)
+    assert status.dtype == np.int32 and status.tolist() == [0] * 9
+    sigs[3, 40] ^= 1
+    status = ctx.sm2.verify(key.public_key(), msgs, sigs, encoding="raw", as_numpy=True)
+    assert status.tolist() == [0, 0, 0, -44, 0, 0, 0, 0, 0]
+    digests = np.frombuffer(os.urandom(32 * 6), np.uint8).reshape(6, 32)
+    dsigs = ctx.sm2.sign_digests(key, digests, encoding="raw", as_numpy=True)
+    assert ctx.sm2.verify_digests(key.public_key(), digests, dsigs, encoding="raw",
+                                  as_numpy=True).tolist() == [0] * 6
+    with pytest.raises(ValueError, match="encoding='raw'"):
+        ctx.sm2.sign(key, msgs, as_numpy=True)
+    assert ctx.sm3_batch([b"abc", b""], as_numpy=True).tobytes() == \
+        kuaisuo.sm3(b"abc") + kuaisuo.sm3(b"")
+    empty = ctx.sm2.verify(key.public_key(), [], [], as_numpy=True)
+    assert empty.shape == (0,) and empty.dtype == np.int32
+
+
+def test_errors_name_the_input():
+    cases = [
+        (lambda: sm2.SM2PrivateKey.from_pem(b"garbage"), "SM2 private key"),
+        (lambda: sm2.SM2PublicKey.from_der(b"garbage"), "SM2 public key"),
+        (lambda: sm2.SM2PublicKey.from_bytes(b"\x04" + bytes(64)), "SM2 public key"),
+        (lambda: sm2.signature_from_der(b"\x30\x01"), "SM2 signature"),
+        (lambda: kuaisuo.Ed25519PrivateKey.from_pem(b"x"), "Ed25519 private key"),
+        (lambda: kuaisuo.X25519PublicKey.from_pem(b"x"), "X25519 public key"),
+        (lambda: kuaisuo.sm4.encrypt(bytes(15), b"x"), r"SM4 key \(16 bytes, not 15\)"),
+        (lambda: kuaisuo.sm4.encrypt(bytes(16), bytes(15), mode="cbc", iv=bytes(16)), "^data"),
+        (lambda: kuaisuo.sm4.encrypt(bytes(16), bytes(16), mode="cbc", iv=bytes(8)), "^iv"),
+    ]
+    for call, name in cases:
+        with pytest.raises(kuaisuo.KuaisuoError, match=name) as err:
+            call()
+        assert err.value.code is not None and err.value.code < 0

@@ -34,3 +34,13 @@ def test_extension_needs_no_cuda_library():
     needed = re.findall(r"\(NEEDED\).*\[(.+)\]", out)
     assert needed and not [n for n in needed if "cuda" in n or "cudart" in n], needed
     assert kuaisuo.sm3(b"abc").hex().startswith("66c7f0f4")
+
+
+@pytest.mark.skipif(os.environ.get("KS_EXPECT_FRESH_VENV") != "1",
+                    reason="not run by scripts/test in its fresh venv")
+def test_runs_in_a_fresh_venv_that_holds_the_wheel():
+    import sys
+    cfg = open(os.path.join(sys.prefix, "pyvenv.cfg")).read()
+    assert sys.prefix != sys.base_prefix
+    assert re.search(r"include-system-site-packages\s*=\s*false", cfg), cfg
+    assert kuaisuo.__file__.startswith(sys.prefix)

@@ -334,3 +334,18 @@ def test_batch_derive_agrees_with_single_on_invalid_items(ctx):
     with pytest.raises(ValueError, match="multiple"):
         ctx.x25519.derive(key, b"".join(peers) + b"x")
     assert ctx.x25519.derive(key, []) == ([], [])
+
+
+def test_numpy_outputs_match_the_lists():
+    np = pytest.importorskip("numpy")
+    ctx = kuaisuo.Context(backend="cpu", threads=2)
+    priv, pub = ctx.x25519.keygen(5, as_numpy=True)
+    assert priv.shape == pub.shape == (5, 32) and priv.dtype == np.uint8
+    assert ctx.x25519.public_keys(priv, as_numpy=True).tobytes() == pub.tobytes()
+    mine = X25519PrivateKey.generate()
+    peers = np.concatenate([pub, np.zeros((1, 32), np.uint8)])    # the last: small order
+    shared, status = ctx.x25519.derive(mine, peers, as_numpy=True)
+    assert shared.shape == (6, 32) and status.dtype == np.int32
+    assert status.tolist() == [0] * 5 + [-46]
+    listed, list_status = ctx.x25519.derive(mine, peers)
+    assert [s.tobytes() for s in shared] == listed and list_status == status.tolist()
