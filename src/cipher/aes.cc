@@ -2,7 +2,6 @@
 
 #include <string.h>
 
-#include "cipher/sm4_blocks.h"  // ctr128_add
 #include "core/secure.h"
 
 namespace ks {
@@ -154,7 +153,7 @@ void ctr_blocks(const Key& k, uint8_t counter[16], const uint8_t* in, uint8_t* o
   uint8_t pad[16];
   for (size_t i = 0; i < nblocks; ++i) {
     encrypt_block(k, counter, pad);
-    sm4::ctr128_add(counter, 1);
+    modes::ctr128_add(counter, 1);
     for (int j = 0; j < 16; ++j) out[16 * i + j] = uint8_t(in[16 * i + j] ^ pad[j]);
   }
   secure_wipe(pad, sizeof pad);

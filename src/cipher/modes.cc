@@ -136,6 +136,17 @@ void ofb_crypt(const BlockCipher& bc, const void* key, StreamState* s, const uin
   }
 }
 
+void ctr128_add(uint8_t counter[16], uint64_t n) {
+  // Byte-wise from the end: the counter is public, its carries too.
+  unsigned carry = 0;
+  for (int i = 15; i >= 0; --i) {
+    const unsigned sum = counter[i] + unsigned(n & 0xff) + carry;
+    counter[i] = uint8_t(sum);
+    carry = sum >> 8;
+    n >>= 8;
+  }
+}
+
 void ctr_crypt(const BlockCipher& bc, const void* key, StreamState* s, const uint8_t* in,
                uint8_t* out, size_t len) {
   if (len == 0) return;  // in and out may be null then

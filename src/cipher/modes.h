@@ -46,6 +46,11 @@ namespace modes {
 
 constexpr size_t kBlock = 16;
 
+// counter += n, modulo 2^128, big endian: the counter blocks of every
+// cipher's CTR (SP 800-38A B.1's standard incrementing function over all
+// 128 bits).
+void ctr128_add(uint8_t counter[16], uint64_t n);
+
 // --- Whole blocks: len must be a multiple of 16 ---------------------------
 void ecb_encrypt(const BlockCipher& bc, const void* key, const uint8_t* in, uint8_t* out,
                  size_t len);

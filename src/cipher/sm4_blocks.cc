@@ -58,17 +58,6 @@ const Variant& portable_variant() {
   return kPortable;
 }
 
-void ctr128_add(uint8_t counter[16], uint64_t n) {
-  // Byte-wise from the end: the counter is public, its carries too.
-  unsigned carry = 0;
-  for (int i = 15; i >= 0; --i) {
-    const unsigned sum = counter[i] + unsigned(n & 0xff) + carry;
-    counter[i] = uint8_t(sum);
-    carry = sum >> 8;
-    n >>= 8;
-  }
-}
-
 void ctr_by_blocks(void (*crypt_blocks)(const uint32_t*, const uint8_t*, uint8_t*, size_t),
                    const uint32_t rk[32], uint8_t counter[16], const uint8_t* in, uint8_t* out,
                    size_t nblocks) {

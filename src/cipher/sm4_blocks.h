@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cipher/modes.h"
+
 namespace ks {
 namespace sm4 {
 
@@ -38,8 +40,7 @@ const Variant& chosen_variant();
 // The portable variant (bitsliced, no tables), always present.
 const Variant& portable_variant();
 
-// counter += n, modulo 2^128, big endian.
-void ctr128_add(uint8_t counter[16], uint64_t n);
+using modes::ctr128_add;  // counter += n, modulo 2^128, big endian
 
 // CTR built from crypt_blocks: writes counter blocks, encrypts them, XORs.
 // For variants (and kernels' edge cases) without a faster counter path.
