@@ -6,6 +6,7 @@
 #include <new>
 
 #include "api/batch.h"
+#include "api/cipher_buffer.h"
 #include "api/checks.h"
 #include "api/guard.h"
 #include "cipher/gcm.h"
@@ -497,17 +498,7 @@ ks::sm4_gpu::Kernel gpu_kernel(uint32_t flags) {
 // cipher/modes.h started at counter0 + begin.
 void crypt_range(const ks::sm4::Key& k, bool encrypt, const uint8_t* counter0, const uint8_t* in,
                  uint8_t* out, size_t len, size_t begin, size_t end) {
-  const size_t lo = kBlock * begin, hi = std::min(len, kBlock * end);
-  if (counter0 == nullptr) {
-    encrypt ? ks::sm4::encrypt_blocks(k, in + lo, out + lo, end - begin)
-            : ks::sm4::decrypt_blocks(k, in + lo, out + lo, end - begin);
-    return;
-  }
-  ks::modes::StreamState s;
-  const ks::WipeOnExit wipe(&s, sizeof s);
-  ks::modes::stream_init(&s, counter0);
-  ks::sm4::ctr128_add(s.iv, begin);
-  ks::modes::ctr_crypt(ks::sm4::block_cipher(), &k, &s, in + lo, out + lo, hi - lo);
+  ks::api::crypt_range(ks::sm4::block_cipher(), &k, encrypt, counter0, in, out, len, begin, end);
 }
 
 }  // namespace

@@ -9,10 +9,12 @@
 
 #include <string.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "cipher/modes.h"
 #include "cipher/skinny128_256.h"
+#include "kuaisuo.h"
 #include "test_util.h"
 
 namespace {
@@ -164,6 +166,124 @@ TEST(Skinny, EveryTweakeyBitChangesTheCiphertext) {
     ks::skinny::encrypt_blocks(key_of(other), pt.data(), ct, 1);
     EXPECT_NE(memcmp(ct, base, 16), 0) << bit;
   }
+}
+
+// ---- The C API ----------------------------------------------------------------
+struct CpuCtx {
+  explicit CpuCtx(uint32_t threads) {
+    ks_ctx_config cfg;
+    ks_ctx_config_init(&cfg);
+    cfg.backend = KS_BACKEND_CPU;
+    cfg.cpu_threads = threads;
+    EXPECT_EQ(ks_ctx_new(&cfg, &ctx), KS_OK);
+  }
+  ~CpuCtx() { ks_ctx_free(ctx); }
+  ks_ctx* ctx = nullptr;
+};
+
+// One-shot, threaded buffer and streaming CTR agree with the block
+// functions, for lengths around the threads' split and partial blocks.
+TEST(SkinnyApi, OneShotBufferAndStreamAgree) {
+  CpuCtx c(3);
+  for (size_t len : {size_t(0), size_t(1), size_t(15), size_t(16), size_t(1000), size_t(16 * 64 * 3 + 5),
+                     size_t(100000)}) {
+    const Bytes tk = random_bytes(32), iv = random_bytes(16), data = random_bytes(len);
+    Bytes one(len), buf(len), streamed(len), want(len);
+    Bytes counter = iv;
+    const ks::skinny::Key k = key_of(tk);
+    ks::skinny::ctr_blocks(k, counter.data(), data.data(), want.data(), len / 16);
+    if (len % 16 != 0) {
+      uint8_t last[16] = {0};
+      memcpy(last, data.data() + len / 16 * 16, len % 16);
+      ks::skinny::ctr_blocks(k, counter.data(), last, last, 1);
+      memcpy(want.data() + len / 16 * 16, last, len % 16);
+    }
+    ASSERT_EQ(ks_skinny128_256_crypt(KS_SKINNY_CTR, 1, tk.data(), iv.data(), 16, data.data(), len, one.data()), KS_OK);
+    ASSERT_EQ(ks_skinny128_256_crypt_buffer(c.ctx, KS_SKINNY_CTR, 0, tk.data(), iv.data(), 16, data.data(), len, buf.data()), KS_OK);
+    ks_skinny_ctr_ctx s;
+    ASSERT_EQ(ks_skinny128_256_ctr_init(&s, tk.data(), iv.data()), KS_OK);
+    for (size_t at = 0; at < len;) {
+      const size_t step = std::min<size_t>(len - at, 1 + random_u32() % 700);
+      ASSERT_EQ(ks_skinny128_256_ctr_update(&s, data.data() + at, step, streamed.data() + at), KS_OK);
+      at += step;
+    }
+    ks_skinny128_256_ctr_cleanse(&s);
+    EXPECT_EQ(one, want) << len;
+    EXPECT_EQ(buf, want) << len;
+    EXPECT_EQ(streamed, want) << len;
+    const size_t whole = len / 16 * 16;
+    Bytes ecb(whole), back(whole);
+    ASSERT_EQ(ks_skinny128_256_crypt_buffer(c.ctx, KS_SKINNY_ECB, 1, tk.data(), nullptr, 0, data.data(), whole, ecb.data()), KS_OK);
+    ASSERT_EQ(ks_skinny128_256_crypt(KS_SKINNY_ECB, 0, tk.data(), nullptr, 0, ecb.data(), whole, back.data()), KS_OK);
+    EXPECT_EQ(back, Bytes(data.begin(), data.begin() + whole));
+  }
+}
+
+TEST(SkinnyApi, TweakPerBlockIsTk1) {
+  const Bytes key = random_bytes(16), tweaks = random_bytes(16 * 5), pt = random_bytes(16 * 5);
+  Bytes ct(pt.size()), back(pt.size());
+  ASSERT_EQ(ks_skinny128_256_tweaked_blocks(1, key.data(), tweaks.data(), pt.data(), ct.data(), 5), KS_OK);
+  ASSERT_EQ(ks_skinny128_256_tweaked_blocks(0, key.data(), tweaks.data(), ct.data(), back.data(), 5), KS_OK);
+  EXPECT_EQ(back, pt);
+  for (size_t i = 0; i < 5; ++i) {
+    Bytes tk(tweaks.begin() + 16 * i, tweaks.begin() + 16 * i + 16);
+    tk.insert(tk.end(), key.begin(), key.end());
+    uint8_t want[16];
+    ks::skinny::encrypt_blocks(key_of(tk), pt.data() + 16 * i, want, 1);
+    EXPECT_EQ(Bytes(ct.begin() + 16 * i, ct.begin() + 16 * i + 16), Bytes(want, want + 16)) << i;
+  }
+}
+
+TEST(SkinnyApi, BatchWithPerItemStatus) {
+  CpuCtx c(2);
+  const size_t n = 40;
+  Bytes tks = random_bytes(32 * n), ivs = random_bytes(16 * n), data;
+  std::vector<uint64_t> offsets{0};
+  for (size_t i = 0; i < n; ++i) {
+    const size_t len = i == 7 ? 33 : 16 * (random_u32() % 6);  // item 7: not whole blocks
+    const Bytes m = random_bytes(len);
+    data.insert(data.end(), m.begin(), m.end());
+    offsets.push_back(data.size());
+  }
+  for (int mode : {KS_SKINNY_CTR, KS_SKINNY_ECB}) {
+    Bytes out(data.size(), 0xEE);
+    std::vector<int> status(n);
+    const int rc = ks_skinny128_256_batch(c.ctx, mode, 1, tks.data(), mode == KS_SKINNY_CTR ? ivs.data() : nullptr,
+                                          data.data(), data.size(), offsets.data(), n, out.data(), out.size(),
+                                          status.data());
+    EXPECT_EQ(rc, mode == KS_SKINNY_CTR ? KS_OK : KS_ERR_BATCH_ITEMS);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t b = offsets[i], len = offsets[i + 1] - b;
+      Bytes want(len);
+      const int one = ks_skinny128_256_crypt(mode, 1, tks.data() + 32 * i, mode == KS_SKINNY_CTR ? ivs.data() + 16 * i : nullptr,
+                                             mode == KS_SKINNY_CTR ? 16 : 0, data.data() + b, len, want.data());
+      EXPECT_EQ(status[i], one) << i;
+      if (one == KS_OK) EXPECT_EQ(Bytes(out.begin() + b, out.begin() + b + len), want) << i;
+    }
+    EXPECT_EQ(status[7], mode == KS_SKINNY_CTR ? KS_OK : KS_ERR_LENGTH);
+  }
+}
+
+TEST(SkinnyApi, BadArgumentsAreNamed) {
+  CpuCtx c(1);
+  const Bytes tk(32, 1), iv(16, 2), data(32, 3);
+  Bytes out(32);
+  EXPECT_EQ(ks_skinny128_256_crypt(KS_SKINNY_ECB, 1, tk.data(), nullptr, 0, data.data(), 17, out.data()), KS_ERR_LENGTH);
+  EXPECT_EQ(ks_skinny128_256_crypt(KS_SKINNY_CTR, 1, tk.data(), iv.data(), 15, data.data(), 16, out.data()), KS_ERR_LENGTH);
+  EXPECT_EQ(ks_skinny128_256_crypt(KS_SKINNY_CTR, 1, tk.data(), nullptr, 16, data.data(), 16, out.data()), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_skinny128_256_crypt(KS_SKINNY_ECB, 1, tk.data(), iv.data(), 16, data.data(), 16, out.data()), KS_ERR_LENGTH);
+  EXPECT_EQ(ks_skinny128_256_crypt(2, 1, tk.data(), iv.data(), 16, data.data(), 16, out.data()), KS_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ks_skinny128_256_crypt(KS_SKINNY_CTR, 1, nullptr, iv.data(), 16, data.data(), 16, out.data()), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_skinny128_256_crypt(KS_SKINNY_CTR, 1, tk.data(), iv.data(), 16, nullptr, 16, out.data()), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_skinny128_256_crypt(KS_SKINNY_CTR, 1, tk.data(), iv.data(), 16, nullptr, 0, nullptr), KS_OK);
+  EXPECT_EQ(ks_skinny128_256_crypt_buffer(nullptr, KS_SKINNY_CTR, 1, tk.data(), iv.data(), 16, data.data(), 16, out.data()), KS_ERR_NULL_POINTER);
+  const uint64_t offsets[2] = {0, 33};
+  int status = 0;
+  EXPECT_EQ(ks_skinny128_256_batch(c.ctx, KS_SKINNY_CTR, 1, tk.data(), iv.data(), data.data(), 32, offsets, 1, out.data(), 32, &status), KS_ERR_OFFSETS);
+  const uint64_t ok_offsets[2] = {0, 32};
+  EXPECT_EQ(ks_skinny128_256_batch(c.ctx, KS_SKINNY_CTR, 1, tk.data(), iv.data(), data.data(), 32, ok_offsets, 1, out.data(), 31, &status), KS_ERR_LENGTH);
+  EXPECT_EQ(ks_skinny128_256_batch(c.ctx, KS_SKINNY_CTR, 1, tk.data(), nullptr, data.data(), 32, ok_offsets, 1, out.data(), 32, &status), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_skinny128_256_tweaked_blocks(1, tk.data(), nullptr, data.data(), out.data(), 1), KS_ERR_NULL_POINTER);
 }
 
 }  // namespace
