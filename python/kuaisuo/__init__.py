@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, List, Literal, Optional, Union, overload
 
-from . import _native, ed25519, sm2, sm4, x25519
+from . import _native, ed25519, skinny, sm2, sm4, x25519
 from ._items import Buffer, ByteRows, flat, rows
 from ._native import BackendUnavailableError, KuaisuoError
 from .ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -59,6 +59,7 @@ __all__ = [
     "gpu_built",
     "gpu_device_count",
     "hmac_sm3",
+    "skinny",
     "sm2",
     "sm3",
     "strerror",
@@ -144,6 +145,7 @@ class Context:
         self.ed25519 = ed25519.Ed25519Batch(self._ctx)
         self.x25519 = x25519.X25519Batch(self._ctx)
         self.sm4 = sm4.SM4Batch(self._ctx)
+        self.skinny = skinny.SkinnyBatch(self._ctx)
 
     @property
     def backend(self) -> str:

@@ -26,6 +26,14 @@ SM4_CBC: int
 SM4_CFB: int
 SM4_OFB: int
 SM4_CTR: int
+SKINNY_ECB: int
+SKINNY_CTR: int
+def skinny_crypt(mode: int, encrypt: bool, tweakey: _Buffer, iv: Optional[_Buffer],
+                 data: _Buffer) -> bytes: ...
+def skinny_tweaked_blocks(encrypt: bool, key: _Buffer, tweaks: _Buffer, data: _Buffer) -> bytes: ...
+class SkinnyCtr:
+    def __init__(self, tweakey: _Buffer, iv: _Buffer) -> None: ...
+    def update(self, data: _Buffer) -> bytes: ...
 def sm4_encrypt(mode: int, key: _Buffer, iv: Optional[_Buffer], data: _Buffer,
                 padding: bool = ...) -> bytes: ...
 def sm4_decrypt(mode: int, key: _Buffer, iv: Optional[_Buffer], data: _Buffer,
@@ -84,6 +92,11 @@ class Context:
     # SM4 over one buffer (kuaisuo.sm4.SM4Batch)
     def sm4_crypt_buffer(self, mode: int, encrypt: bool, key: _Buffer, iv: Optional[_Buffer],
                          data: _Buffer, tables: bool = False) -> bytes: ...
+    # SKINNY-128-256 (kuaisuo.skinny.SkinnyBatch)
+    def skinny_crypt_buffer(self, mode: int, encrypt: bool, tweakey: _Buffer,
+                            iv: Optional[_Buffer], data: _Buffer) -> bytes: ...
+    def skinny_batch(self, mode: int, encrypt: bool, tweakeys: _Buffer, ivs: Optional[_Buffer],
+                     data: _Buffer, offsets: _Buffer) -> Tuple[bytes, List[int]]: ...
 
 # SM2 (kuaisuo.sm2 wraps these). Signatures are raw r||s here.
 class Sm2Pub:

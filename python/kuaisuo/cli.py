@@ -5,6 +5,7 @@
   kuaisuo ed25519 keygen|pubkey|sign|verify   Ed25519 keys and signatures (OpenSSL formats)
   kuaisuo x25519 keygen|pubkey|derive   X25519 keys and shared secrets (OpenSSL formats)
   kuaisuo sm4 enc|dec      SM4 encryption (the bytes `openssl enc -sm4-*` writes; GCM too)
+  kuaisuo skinny enc|dec   SKINNY-128-256 in ECB or CTR
   kuaisuo speed [ALG...]   throughput next to OpenSSL's, measured in one run
   kuaisuo info             version, CPU features and GPUs seen
 """
@@ -19,7 +20,7 @@ import re
 import secrets
 import shlex
 import sys
-from typing import Any, BinaryIO, Callable, List, Optional, Tuple
+from typing import Any, BinaryIO, Callable, List, Optional, Sequence, Tuple
 
 from . import (SM3, HmacSM3, KuaisuoError, __version__, _native, cpu_features, gpu_built,
                gpu_device_count)
@@ -532,6 +533,40 @@ def _hex_option(text: Optional[str], option: str, lengths: Optional[Tuple[int, .
     return value
 
 
+def _mode_iv(args: argparse.Namespace, lengths: Optional[Sequence[int]]) -> Optional[bytes]:
+    """A cipher command's --iv-hex: none in ECB mode, required in the others."""
+    if args.mode == "ecb":
+        if args.iv_hex is not None:
+            raise Failure("--iv-hex: ECB takes no IV")
+        return None
+    if args.iv_hex is None:
+        raise Failure(f"--iv-hex is required in {args.mode.upper()} mode")
+    return _hex_option(args.iv_hex, "--iv-hex", lengths)
+
+
+def _skinny_run(args: argparse.Namespace, data: bytes) -> bytes:
+    """The output of `kuaisuo skinny enc|dec` for the whole input."""
+    from . import skinny
+
+    tweakey = _hex_option(args.key_hex, "--key-hex", (skinny.TWEAKEY_BYTES,))
+    assert tweakey is not None  # argparse requires --key-hex
+    iv = _mode_iv(args, (16,))
+    run = skinny.encrypt if args.skinny_command == "enc" else skinny.decrypt
+    try:
+        return run(tweakey, data, mode=args.mode, iv=iv)
+    except KuaisuoError as e:
+        raise Failure(f"{_input_name(args.input)}: {e.message or e}") from None
+
+
+def cmd_skinny(args: argparse.Namespace) -> int:
+    def body() -> int:
+        out = _skinny_run(args, _read_input(args.input))
+        _write_outputs([(args.output, out, PRIVATE if args.skinny_command == "dec" else PUBLIC)])
+        return 0
+
+    return _guarded("skinny", body)
+
+
 def _sm4_run(args: argparse.Namespace, data: bytes) -> bytes:
     """The output of `kuaisuo sm4 enc|dec` for the whole input."""
     from . import sm4
@@ -539,14 +574,7 @@ def _sm4_run(args: argparse.Namespace, data: bytes) -> bytes:
     encrypt = args.sm4_command == "enc"
     key = _hex_option(args.key_hex, "--key-hex", (sm4.KEY_BYTES,))
     assert key is not None  # argparse requires --key-hex
-    if args.mode == "ecb":
-        if args.iv_hex is not None:
-            raise Failure("--iv-hex: ECB takes no IV")
-        iv = None
-    elif args.iv_hex is None:
-        raise Failure(f"--iv-hex is required in {args.mode.upper()} mode")
-    else:
-        iv = _hex_option(args.iv_hex, "--iv-hex", None if args.mode == "gcm" else (16,))
+    iv = _mode_iv(args, None if args.mode == "gcm" else (16,))
     if args.aad_hex is not None and args.mode != "gcm":
         raise Failure("--aad-hex: only GCM takes associated data")
     if args.mode == "gcm":
@@ -750,6 +778,25 @@ def add_sm4_parser(sub) -> None:
                        "atomically)")
 
 
+def add_skinny_parser(sub) -> None:
+    p = sub.add_parser("skinny", help="SKINNY-128-256 encryption and decryption",
+                       description="SKINNY-128-256 (the tweakable block cipher of the SKINNY "
+                       "paper) in ECB (whole 16-byte blocks, no padding) or CTR (any length; "
+                       "the IV is the first counter block, a 128-bit big-endian integer "
+                       "incremented per block).")
+    p.set_defaults(func=cmd_skinny)
+    ops = p.add_subparsers(dest="skinny_command", required=True, metavar="COMMAND")
+    for name, what in (("enc", "encrypt"), ("dec", "decrypt")):
+        q = ops.add_parser(name, help=f"{what} a file")
+        q.add_argument("--mode", required=True, choices=("ecb", "ctr"))
+        q.add_argument("--key-hex", required=True, metavar="K",
+                       help="32-byte tweakey TK1 || TK2, hex (as the paper's vector)")
+        q.add_argument("--iv-hex", metavar="IV", help="CTR's first counter block (16 bytes), hex")
+        q.add_argument("input", metavar="IN", help='input file ("-" for stdin)')
+        q.add_argument("output", metavar="OUT", help='output file ("-" for stdout; replaced '
+                       "atomically)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kuaisuo", description=__doc__.splitlines()[0])
     p.add_argument("--version", action="version", version=f"kuaisuo {__version__}")
@@ -768,6 +815,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_ed25519_parser(sub)
     add_x25519_parser(sub)
     add_sm4_parser(sub)
+    add_skinny_parser(sub)
 
     s = sub.add_parser("speed", help="measure throughput next to OpenSSL's")
     s.add_argument("algs", nargs="*", metavar="ALG", help="algorithms (default: all)")

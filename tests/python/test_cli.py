@@ -636,3 +636,27 @@ def test_sm4_cli_gcm_tag_and_errors(tmp_path):
     unpadded = sm4.encrypt(bytes.fromhex(SM4_KEY), b"y" * 15 + b"\0", mode="ecb")  # pad byte 0
     r = run("sm4", "dec", "--mode", "ecb", "--key-hex", SM4_KEY, "-", "-", stdin=unpadded)
     assert r.returncode == 2 and b"padding" in r.stderr and r.stdout == b"", r.stderr
+
+
+def test_skinny_cli_paper_vector_round_trip_and_errors(tmp_path):
+    tk = "009CEC81605D4AC1D2AE9E3085D7A1F31AC123EBFC00FDDCF01046CEEDDFCAB3"
+    r = run("skinny", "enc", "--mode", "ecb", "--key-hex", tk, "-", "-",
+            stdin=bytes.fromhex("3A0C47767A26A68DD382A695E7022E25"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.hex() == "b731d98a4bde147a7ed4a6f16b9b587f"
+    src, enc, dec = tmp_path / "in", tmp_path / "enc", tmp_path / "dec"
+    src.write_bytes(os.urandom(1001))
+    iv = os.urandom(16).hex()
+    assert run("skinny", "enc", "--mode", "ctr", "--key-hex", tk, "--iv-hex", iv, str(src),
+               str(enc)).returncode == 0
+    assert enc.read_bytes() == kuaisuo.skinny.encrypt(bytes.fromhex(tk), src.read_bytes(),
+                                                      mode="ctr", iv=bytes.fromhex(iv))
+    assert run("skinny", "dec", "--mode", "ctr", "--key-hex", tk, "--iv-hex", iv, str(enc),
+               str(dec)).returncode == 0
+    assert dec.read_bytes() == src.read_bytes() and (dec.stat().st_mode & 0o777) == 0o600
+    for args, says in ((("--mode", "ctr", "--key-hex", tk), b"--iv-hex is required"),
+                       (("--mode", "ecb", "--key-hex", tk[:-2]), b"32 bytes"),
+                       (("--mode", "ecb", "--key-hex", tk), b"whole 16-byte blocks")):
+        r = run("skinny", "enc", *args, str(src), str(tmp_path / "x"))
+        assert r.returncode == 2 and says in r.stderr, r.stderr
+        assert not (tmp_path / "x").exists()

@@ -1,0 +1,104 @@
+"""SKINNY-128-256 (Beierle et al., CRYPTO 2016), a tweakable block cipher:
+ECB and CTR under a 32-byte tweakey TK1 || TK2, and blocks with a tweak of
+their own (TK1 per block, TK2 the key) as Romulus and Deoxys-style modes
+use them. Constant time: the S-box is computed by its circuit.
+
+    >>> from kuaisuo import skinny
+    >>> ct = skinny.encrypt(tweakey32, data, mode="ctr", iv=counter0)
+    >>> skinny.decrypt(tweakey32, ct, mode="ctr", iv=counter0) == data
+    True
+
+CTR's iv is the first counter block, a 128-bit big-endian integer
+incremented by one per block, wrapping modulo 2^128; CTR takes any length,
+ECB whole 16-byte blocks (no padding).
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional, Tuple
+
+from . import _native
+from ._items import Buffer, fixed, messages_in, view
+
+TWEAKEY_BYTES = 32
+BLOCK_BYTES = 16
+_MODES = {"ecb": _native.SKINNY_ECB, "ctr": _native.SKINNY_CTR}
+
+
+def _mode(name: str) -> int:
+    try:
+        return _MODES[name.lower()]
+    except KeyError:
+        raise ValueError(f"unknown SKINNY mode {name!r} (ecb or ctr)") from None
+
+
+def encrypt(tweakey: Buffer, data: Buffer, *, mode: str = "ctr",
+            iv: Optional[Buffer] = None) -> bytes:
+    """ECB or CTR encryption of data under the 32-byte tweakey."""
+    return _native.skinny_crypt(_mode(mode), True, tweakey, iv, data)
+
+
+def decrypt(tweakey: Buffer, data: Buffer, *, mode: str = "ctr",
+            iv: Optional[Buffer] = None) -> bytes:
+    """The inverse of encrypt."""
+    return _native.skinny_crypt(_mode(mode), False, tweakey, iv, data)
+
+
+def encrypt_tweaked(key: Buffer, tweaks: Buffer, data: Buffer) -> bytes:
+    """Block i of data under TK1 = tweaks[16i:16i+16], TK2 = key (16 bytes)."""
+    return _native.skinny_tweaked_blocks(True, key, tweaks, data)
+
+
+def decrypt_tweaked(key: Buffer, tweaks: Buffer, data: Buffer) -> bytes:
+    """The inverse of encrypt_tweaked."""
+    return _native.skinny_tweaked_blocks(False, key, tweaks, data)
+
+
+class SkinnyCTR:
+    """Streaming CTR: update() any number of times, len(out) == len(in)."""
+
+    def __init__(self, tweakey: Buffer, iv: Buffer) -> None:
+        self._s = _native.SkinnyCtr(tweakey, iv)
+
+    def update(self, data: Buffer) -> bytes:
+        return self._s.update(data)
+
+
+class SkinnyBatch:
+    """SKINNY on a Context (``ctx.skinny``), on its CPU threads."""
+
+    def __init__(self, ctx: _native.Context) -> None:
+        self._ctx = ctx
+
+    def encrypt_buffer(self, tweakey: Buffer, data: Buffer, *, mode: str = "ctr",
+                       iv: Optional[Buffer] = None) -> bytes:
+        """One large buffer, split over the context's threads."""
+        return self._ctx.skinny_crypt_buffer(_mode(mode), True, tweakey, iv, data)
+
+    def decrypt_buffer(self, tweakey: Buffer, data: Buffer, *, mode: str = "ctr",
+                       iv: Optional[Buffer] = None) -> bytes:
+        return self._ctx.skinny_crypt_buffer(_mode(mode), False, tweakey, iv, data)
+
+    def encrypt(self, tweakeys: Any, messages: Any, *, mode: str = "ctr", ivs: Any = None,
+                offsets: Any = None) -> Tuple[List[bytes], List[int]]:
+        """Many items, each under its own tweakey (and iv for CTR): the
+        outputs and per-item statuses (0, or kuaisuo.strerror's code: an
+        ECB item that is not whole blocks fails alone)."""
+        return self._batch(True, tweakeys, messages, mode, ivs, offsets)
+
+    def decrypt(self, tweakeys: Any, messages: Any, *, mode: str = "ctr", ivs: Any = None,
+                offsets: Any = None) -> Tuple[List[bytes], List[int]]:
+        return self._batch(False, tweakeys, messages, mode, ivs, offsets)
+
+    def _batch(self, encrypt: bool, tweakeys: Any, messages: Any, mode: str, ivs: Any,
+               offsets: Any) -> Tuple[List[bytes], List[int]]:
+        data, offs = messages_in(messages, offsets)
+        keys = fixed(tweakeys, TWEAKEY_BYTES, "tweakeys")
+        flat_ivs = None if ivs is None else fixed(ivs, BLOCK_BYTES, "ivs")
+        out, status = self._ctx.skinny_batch(_mode(mode), encrypt, keys, flat_ivs, data, offs)
+        bounds = list(offs)
+        return [out[bounds[i]:bounds[i + 1]] for i in range(len(bounds) - 1)], status
+
+
+__all__ = ["BLOCK_BYTES", "SkinnyBatch", "SkinnyCTR", "TWEAKEY_BYTES", "decrypt",
+           "decrypt_tweaked", "encrypt", "encrypt_tweaked"]
