@@ -34,6 +34,10 @@ void decrypt_blocks(const Key& k, const uint8_t* in, uint8_t* out, size_t nblock
 void ctr_blocks(const Key& k, uint8_t counter[16], const uint8_t* in, uint8_t* out,
                 size_t nblocks);
 
+// "gfni-avx512", "avx512", "gfni-avx2", "avx2" or "portable": the kernel encrypt/decrypt/ctr_blocks use
+// for whole groups of 16 or 8 blocks (the rest one block at a time).
+const char* kernel_name();
+
 // SKINNY-128-256 as the block-cipher policy of modes.h (key: a const Key*).
 const BlockCipher& block_cipher();
 

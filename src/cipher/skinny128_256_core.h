@@ -31,37 +31,48 @@ struct RoundTweakeys {
 };
 
 // --- SubCells: S8 as a circuit (the paper's figure 3) -------------------------
+// Every row function is a template over the row type W: uint32_t for one
+// block, or a vector of 32-bit lanes holding the same row of many blocks
+// (GCC/clang vector extensions: the operators below act lane by lane), so
+// that the vector kernels run this very code.
+//
 // One step on every byte of w: x4 ^= NOR(x7, x6), x0 ^= NOR(x3, x2), with
 // x0 the least significant bit. The step is an involution.
-KS_HD uint32_t sbox_step(uint32_t w) {
-  const uint32_t n = ~w;
+template <class W>
+KS_HD W sbox_step(W w) {
+  const W n = ~w;
   return w ^ ((n >> 3) & (n >> 2) & 0x11111111u);
 }
 
 // The bit permutation between steps: (x7..x0) <- (x2, x1, x7, x6, x4, x0, x3, x5).
-KS_HD uint32_t sbox_permute(uint32_t w) {
+template <class W>
+KS_HD W sbox_permute(W w) {
   return ((w << 5) & 0xC0C0C0C0u) | ((w >> 2) & 0x30303030u) | ((w >> 1) & 0x08080808u) |
          ((w << 2) & 0x04040404u) | ((w >> 2) & 0x02020202u) | ((w >> 5) & 0x01010101u);
 }
 
-KS_HD uint32_t sbox_unpermute(uint32_t w) {
+template <class W>
+KS_HD W sbox_unpermute(W w) {
   return ((w >> 5) & 0x06060606u) | ((w << 2) & 0xC0C0C0C0u) | ((w << 1) & 0x10101010u) |
          ((w >> 2) & 0x01010101u) | ((w << 2) & 0x08080808u) | ((w << 5) & 0x20202020u);
 }
 
 // The last step's permutation: x1 and x2 swapped (an involution).
-KS_HD uint32_t sbox_swap12(uint32_t w) {
+template <class W>
+KS_HD W sbox_swap12(W w) {
   return (w & 0xF9F9F9F9u) | ((w << 1) & 0x04040404u) | ((w >> 1) & 0x02020202u);
 }
 
 // S8 on each byte of a row: four steps, the permutation after the first three.
-KS_HD uint32_t sub_cells(uint32_t w) {
+template <class W>
+KS_HD W sub_cells(W w) {
   KS_UNROLL
   for (int i = 0; i < 3; ++i) w = sbox_permute(sbox_step(w));
   return sbox_swap12(sbox_step(w));
 }
 
-KS_HD uint32_t inv_sub_cells(uint32_t w) {
+template <class W>
+KS_HD W inv_sub_cells(W w) {
   w = sbox_step(sbox_swap12(w));
   KS_UNROLL
   for (int i = 0; i < 3; ++i) w = sbox_step(sbox_unpermute(w));
@@ -71,22 +82,25 @@ KS_HD uint32_t inv_sub_cells(uint32_t w) {
 // --- The linear layer ---------------------------------------------------------
 // ShiftRows rotates row r right by r cells: in the little-endian row word,
 // a left rotation by 8r bits.
-KS_HD uint32_t rotl32(uint32_t x, int n) { return (x << n) | (x >> ((32 - n) & 31)); }
+template <class W>
+KS_HD W rotl32(W x, int n) { return (x << n) | (x >> ((32 - n) & 31)); }
 
 // MixColumns: rows (r0, r1, r2, r3) <- (r0^r2^r3, r0, r1^r2, r0^r2).
-KS_HD void mix_columns(uint32_t s[4]) {
+template <class W>
+KS_HD void mix_columns(W s[4]) {
   s[1] ^= s[2];
   s[2] ^= s[0];
-  const uint32_t r3 = s[3] ^ s[2];
+  const W r3 = s[3] ^ s[2];
   s[3] = s[2];
   s[2] = s[1];
   s[1] = s[0];
   s[0] = r3;
 }
 
-KS_HD void inv_mix_columns(uint32_t s[4]) {
-  const uint32_t r0 = s[1], r2 = s[3] ^ s[1];
-  const uint32_t r1 = s[2] ^ r2, r3 = s[0] ^ s[3];
+template <class W>
+KS_HD void inv_mix_columns(W s[4]) {
+  const W r0 = s[1], r2 = s[3] ^ s[1];
+  const W r1 = s[2] ^ r2, r3 = s[0] ^ s[3];
   s[0] = r0;
   s[1] = r1;
   s[2] = r2;
@@ -97,11 +111,12 @@ KS_HD void inv_mix_columns(uint32_t s[4]) {
 // SubCells by the circuit; a round takes another S-box policy for the
 // table-based baseline (skinny128_256.cc) and the GPU's T-table kernels.
 struct CircuitSbox {
-  KS_HD uint32_t operator()(uint32_t w) const { return sub_cells(w); }
+  template <class W>
+  KS_HD W operator()(W w) const { return sub_cells(w); }
 };
 
-template <class Sbox = CircuitSbox>
-KS_HD void round(uint32_t s[4], const uint32_t rtk[2], Sbox sbox = Sbox()) {
+template <class W, class Sbox = CircuitSbox>
+KS_HD void round(W s[4], const uint32_t rtk[2], Sbox sbox = Sbox()) {
   for (int r = 0; r < 4; ++r) s[r] = sbox(s[r]);
   s[0] ^= rtk[0];   // AddConstants (c0) and AddRoundTweakey
   s[1] ^= rtk[1];   // (c1) and AddRoundTweakey
@@ -112,7 +127,8 @@ KS_HD void round(uint32_t s[4], const uint32_t rtk[2], Sbox sbox = Sbox()) {
   mix_columns(s);
 }
 
-KS_HD void inv_round(uint32_t s[4], const uint32_t rtk[2]) {
+template <class W>
+KS_HD void inv_round(W s[4], const uint32_t rtk[2]) {
   inv_mix_columns(s);
   s[1] = rotl32(s[1], 24);
   s[2] = rotl32(s[2], 16);

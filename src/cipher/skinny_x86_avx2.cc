@@ -1,0 +1,26 @@
+// SKINNY-128-256 kernel: AVX2: 8 blocks per group (skinny_x86_lanes.h,
+// instantiated for this instruction set).
+#include "cipher/skinny_x86_kernels.h"
+
+#if KS_SKINNY_X86
+
+#define KS_X86_TARGET "avx2"
+#include "core/x86_target_begin.h"
+
+#include "cipher/skinny_x86_lanes.h"
+
+namespace ks {
+namespace skinny {
+namespace {
+typedef uint32_t Row __attribute__((vector_size(32)));
+using L = Lanes<Row, 8>;
+}  // namespace
+
+const KernelFns kAvx2 = {L::crypt_blocks, L::ctr_blocks};
+
+}  // namespace skinny
+}  // namespace ks
+
+#include "core/x86_target_end.h"
+
+#endif  // KS_SKINNY_X86
