@@ -15,7 +15,8 @@ struct Case {
   std::string alg;         // "sm3", "sm2", "ed25519", "x25519", "sm4"
   std::string op;          // "hash"; "keygen", "sign", "verify"; "derive" (x25519);
                            // sm4: the mode ("ecb" ... "gcm"; "cbc-dec" decrypts)
-  std::string impl;        // "kuaisuo" or "openssl"
+  std::string impl;        // "kuaisuo" or "openssl"; skinny128-256: "table", our
+                           // table-based baseline (no OpenSSL peer exists)
   std::string backend;     // "cpu" or "gpu" (kuaisuo; the CLI resolves auto)
   unsigned threads = 1;    // CPU threads working
   size_t batch = 1;        // items per call; 1 = single-operation calls

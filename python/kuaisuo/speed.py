@@ -19,14 +19,14 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import _native
 
-ALGORITHMS = ("sm3", "sm2", "ed25519", "x25519", "sm4")
+ALGORITHMS = ("sm3", "sm2", "ed25519", "x25519", "sm4", "skinny128-256")
 
 
 @dataclass(frozen=True)
 class Case:
     alg: str
     op: str
-    impl: str  # "kuaisuo" | "openssl"
+    impl: str  # "kuaisuo" | "openssl" | "table" (SKINNY's table-based baseline)
     backend: str  # "cpu" | "gpu"
     threads: int
     batch: int
@@ -213,9 +213,35 @@ def sm4_large_buffers(opt: Options) -> List[Comparison]:
     return plan
 
 
+SKINNY_SIZES = (64, 1 << 10, 64 << 10, 1 << 20)
+SKINNY_LARGE_SIZES = (4 << 20, 64 << 20, 1 << 30)  # those up to --max-bytes
+
+
+def plan_skinny(opt: Options) -> List[Comparison]:
+    """SKINNY-128-256 ECB and CTR (encrypting) on one thread, 64 B to 1 MiB,
+    then CTR as one buffer over every thread (ks_skinny128_256_crypt_buffer)
+    from 1 MiB up to --max-bytes, each against the table-based baseline on
+    one thread (impl "table", shown in the openssl column: no OpenSSL peer
+    exists; the seed measures its speedups against such code). CPU rows
+    only: GPU rows come with the GPU kernels."""
+    plan: List[Comparison] = []
+    if opt.backend == "gpu":
+        return plan
+    alg = "skinny128-256"
+    for op in ("ecb", "ctr"):
+        for size in SKINNY_SIZES:
+            ours = Case(alg, op, "kuaisuo", "cpu", 1, 1, size)
+            plan.append(Comparison(ours, replace(ours, impl="table")))
+    if opt.threads > 1:
+        for size in (1 << 20,) + tuple(n for n in SKINNY_LARGE_SIZES if n <= opt.max_bytes):
+            ours = Case(alg, "ctr", "kuaisuo", "cpu", opt.threads, 1, size, "buffer")
+            plan.append(Comparison(ours, Case(alg, "ctr", "table", "cpu", 1, 1, size)))
+    return plan
+
+
 PLANS: Dict[str, Callable[[Options], List[Comparison]]] = {
     "sm3": plan_sm3, "sm2": plan_sm2, "ed25519": plan_ed25519, "x25519": plan_x25519,
-    "sm4": plan_sm4}
+    "sm4": plan_sm4, "skinny128-256": plan_skinny}
 
 
 def machine_info(gpu: bool) -> dict:
@@ -377,6 +403,8 @@ def format_table(plan: List[Comparison], results: Dict[Case, dict]) -> str:
         o, t = results[cmp.ours], results[cmp.theirs]
         c = cmp.ours
         theirs_where = f" (cpu x{cmp.theirs.threads})" if c.backend == "gpu" else ""
+        if cmp.theirs.impl != "openssl":  # a baseline of ours stands in (SKINNY)
+            theirs_where += f" ({cmp.theirs.impl}, cpu x{cmp.theirs.threads})"
         row: Tuple[str, ...] = (c.alg, c.op, c.what(), c.where(), str(c.batch),
                                 rate_text(o, c.msg_bytes), rate_text(t, c.msg_bytes) + theirs_where,
                                 _ratio(o, t))

@@ -19,8 +19,8 @@ namespace skinny {
 // inside each kernel file's target region.
 struct RoundTweakeys;
 
-// Whole groups of blocks; each returns the number of blocks it did (the
-// rest, fewer than a group, is the caller's).
+// Every block of a call (a last partial group zero-padded); each returns
+// the number of blocks it did, nblocks.
 struct KernelFns {
   size_t (*crypt_blocks)(const RoundTweakeys& k, bool encrypt, const uint8_t* in, uint8_t* out,
                          size_t nblocks);

@@ -111,45 +111,69 @@ struct Lanes {
     store(out, s, nullptr);
   }
 
-  // Whole groups of kLanes blocks; returns how many blocks were done.
+  static void crypt_group(const RoundTweakeys& k, bool enc, const uint8_t* in, uint8_t* out) {
+    if (enc) {
+      encrypt(k, in, out, nullptr);
+    } else {
+      decrypt(k, in, out);
+    }
+  }
+
+  // Every block: two groups side by side, then one, then the last few in
+  // a zero-padded group (one group costs less than a few blocks through
+  // the one-block code). Returns nblocks.
   static size_t crypt_blocks(const RoundTweakeys& k, bool enc, const uint8_t* in, uint8_t* out,
                              size_t nblocks) {
     size_t done = 0;
     if (enc)
       for (; nblocks - done >= 2 * kLanes; done += 2 * kLanes)
         encrypt2(k, in + 16 * done, out + 16 * done, nullptr);
-    for (; nblocks - done >= kLanes; done += kLanes) {
-      if (enc) {
-        encrypt(k, in + 16 * done, out + 16 * done, nullptr);
-      } else {
-        decrypt(k, in + 16 * done, out + 16 * done);
-      }
+    for (; nblocks - done >= kLanes; done += kLanes)
+      crypt_group(k, enc, in + 16 * done, out + 16 * done);
+    if (done < nblocks) {
+      alignas(64) uint8_t buf[16 * kLanes] = {};
+      const size_t rest = 16 * (nblocks - done);
+      memcpy(buf, in + 16 * done, rest);
+      crypt_group(k, enc, buf, buf);
+      memcpy(out + 16 * done, buf, rest);
+      secure_wipe(buf, sizeof buf);
     }
-    return done;
+    return nblocks;
   }
 
-  // CTR two groups at a time (then one): the counter blocks written from
-  // the 128-bit counter as two 64-bit halves.
+  // n counter blocks from the 128-bit counter (as two 64-bit halves),
+  // which then advances by n.
+  static void counter_blocks(uint8_t counter[16], uint8_t* blocks, size_t n) {
+    const uint64_t hi = load_be64(counter), lo = load_be64(counter + 8);
+    for (size_t j = 0; j < n; ++j) {
+      store_be64(blocks + 16 * j, hi + (lo + j < lo));
+      store_be64(blocks + 16 * j + 8, lo + j);
+    }
+    modes::ctr128_add(counter, n);
+  }
+
+  // CTR two groups at a time, then one, then a last partial group (its
+  // keystream XORed into the few blocks left). Returns nblocks.
   static size_t ctr_blocks(const RoundTweakeys& k, uint8_t counter[16], const uint8_t* in,
                            uint8_t* out, size_t nblocks) {
-    alignas(64) uint8_t counters[2 * 16 * kLanes];
+    alignas(64) uint8_t counters[2 * 16 * kLanes] = {};
     size_t done = 0;
-    for (size_t group = 2 * kLanes; group >= size_t(kLanes); group -= kLanes) {
-      for (; nblocks - done >= group; done += group) {
-        const uint64_t hi = load_be64(counter), lo = load_be64(counter + 8);
-        for (size_t j = 0; j < group; ++j) {
-          store_be64(counters + 16 * j, hi + (lo + j < lo));
-          store_be64(counters + 16 * j + 8, lo + j);
-        }
-        modes::ctr128_add(counter, group);
-        if (group == 2 * kLanes) {
-          encrypt2(k, counters, out + 16 * done, in + 16 * done);
-        } else {
-          encrypt(k, counters, out + 16 * done, in + 16 * done);
-        }
-      }
+    for (; nblocks - done >= 2 * kLanes; done += 2 * kLanes) {
+      counter_blocks(counter, counters, 2 * kLanes);
+      encrypt2(k, counters, out + 16 * done, in + 16 * done);
     }
-    return done;
+    for (; nblocks - done >= kLanes; done += kLanes) {
+      counter_blocks(counter, counters, kLanes);
+      encrypt(k, counters, out + 16 * done, in + 16 * done);
+    }
+    if (done < nblocks) {
+      const size_t rest = nblocks - done;
+      counter_blocks(counter, counters, rest);
+      encrypt(k, counters, counters, nullptr);  // the keystream; unused lanes are spare
+      for (size_t i = 0; i < 16 * rest; ++i) out[16 * done + i] = in[16 * done + i] ^ counters[i];
+    }
+    secure_wipe(counters, sizeof counters);
+    return nblocks;
   }
 };
 
