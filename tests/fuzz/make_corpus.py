@@ -515,6 +515,32 @@ def corpus_sm4():
     return out
 
 
+def corpus_skinny():
+    """Inputs in fuzz_skinny.cc's layout."""
+    def single(mode, iv_len, pieces):
+        body = bytes([0, mode, iv_len]) + bytes(range(32)) + bytes(range(100, 116))
+        return body + b"".join(bytes([len(p)]) + p for p in pieces)
+
+    def batch(mode, encrypt, lengths, control=0):
+        offsets = [0]
+        for n in lengths:
+            offsets.append(offsets[-1] + n)
+        head = bytes([1, mode, encrypt, len(lengths), control])
+        return (head + b"".join(o.to_bytes(2, "little") for o in offsets)
+                + bytes(i % 251 for i in range(offsets[-1])))
+
+    return {
+        "empty": b"",
+        "ctr_pieces": single(1, 16, [b"a" * 5, b"", b"b" * 200, b"c" * 40]),
+        "ecb_blocks": single(0, 0, [b"d" * 64, b"e" * 192]),
+        "ecb_partial": single(0, 0, [b"f" * 17]),
+        "bad_mode": single(0xF3, 16, [b"g" * 16]),
+        "batch_ctr": batch(1, 1, [0, 1, 33, 300]),
+        "batch_ecb": batch(0, 0, [16, 32, 17]),
+        "batch_bad_offsets": batch(1, 1, [16, 16], control=4),
+    }
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus"))
@@ -537,6 +563,7 @@ def main():
         "fuzz_verify": corpus_verify,
         "fuzz_batch_args": corpus_batch_args,
         "fuzz_sm4": corpus_sm4,
+        "fuzz_skinny": corpus_skinny,
         "fuzz_batch_args_25519": corpus_batch_args_25519,
         "fuzz_sm3_stream": corpus_sm3_stream,
         "fuzz_pkcs8_decrypt": lambda: corpus_pkcs8_decrypt(openssl()),
