@@ -558,13 +558,21 @@ def _skinny_run(args: argparse.Namespace, data: bytes) -> bytes:
         raise Failure(f"{_input_name(args.input)}: {e.message or e}") from None
 
 
-def cmd_skinny(args: argparse.Namespace) -> int:
+def _cipher_command(tool: str, run: Callable[[argparse.Namespace, bytes], bytes],
+                    decrypting: bool, args: argparse.Namespace) -> int:
+    """`kuaisuo sm4|skinny enc|dec IN OUT`: the whole output is computed
+    (and a GCM tag checked) before anything is written; plaintext is
+    written like a secret (0600)."""
     def body() -> int:
-        out = _skinny_run(args, _read_input(args.input))
-        _write_outputs([(args.output, out, PRIVATE if args.skinny_command == "dec" else PUBLIC)])
+        out = run(args, _read_input(args.input))
+        _write_outputs([(args.output, out, PRIVATE if decrypting else PUBLIC)])
         return 0
 
-    return _guarded("skinny", body)
+    return _guarded(tool, body)
+
+
+def cmd_skinny(args: argparse.Namespace) -> int:
+    return _cipher_command("skinny", _skinny_run, args.skinny_command == "dec", args)
 
 
 def _sm4_run(args: argparse.Namespace, data: bytes) -> bytes:
@@ -600,14 +608,7 @@ def _sm4_run(args: argparse.Namespace, data: bytes) -> bytes:
 
 
 def cmd_sm4(args: argparse.Namespace) -> int:
-    def body() -> int:
-        out = _sm4_run(args, _read_input(args.input))
-        # Plaintext is written like a secret (0600); the whole output is
-        # computed (and a GCM tag checked) before anything is written.
-        _write_outputs([(args.output, out, PRIVATE if args.sm4_command == "dec" else PUBLIC)])
-        return 0
-
-    return _guarded("sm4", body)
+    return _cipher_command("sm4", _sm4_run, args.sm4_command == "dec", args)
 
 
 def cmd_speed(args: argparse.Namespace) -> int:

@@ -85,6 +85,21 @@ class HeapBytes : public HeapArray<uint8_t> {
   explicit HeapBytes(const std::vector<uint8_t>& v) : HeapBytes(v.data(), v.size()) {}
 };
 
+// A batch call that was given bad arguments: it answered a bad-argument
+// code and wrote no status (statuses start as `unwritten`) and no output
+// byte (out still equals out_before).
+inline void expect_rejected(const char* call, int rc, const HeapArray<int>& status,
+                            int unwritten, const HeapArray<uint8_t>& out,
+                            const std::vector<uint8_t>& out_before) {
+  KS_FUZZ_CHECK(rc == KS_ERR_NULL_POINTER || rc == KS_ERR_INVALID_ARGUMENT ||
+                    rc == KS_ERR_LENGTH || rc == KS_ERR_OFFSETS || rc == KS_ERR_OVERFLOW,
+                "%s: bad arguments answered %d", call, rc);
+  for (size_t i = 0; i < status.size(); ++i)
+    KS_FUZZ_CHECK(status[i] == unwritten, "%s: status %zu written", call, i);
+  KS_FUZZ_CHECK(out.size() == 0 || memcmp(out.data(), out_before.data(), out.size()) == 0,
+                "%s: output written for bad arguments", call);
+}
+
 // Consumes the fuzz input front to back; past its end every field reads
 // as zero bytes (so that every input is a valid sequence of fields).
 class Reader {
