@@ -16,4 +16,8 @@ endif()
 if(KS_WITH_CUDA)
   add_executable(sm4_gpu_bench ${CMAKE_CURRENT_LIST_DIR}/sm4_gpu_bench.cu)
   target_link_libraries(sm4_gpu_bench PRIVATE kuaisuo_internal)
+  # SKINNY-128-256 on the GPU (cipher/skinny_gpu.h): three kernels, ECB and
+  # CTR, kernel-only and end to end, checked against the CPU.
+  add_executable(skinny_gpu_bench ${CMAKE_CURRENT_LIST_DIR}/skinny_gpu_bench.cu)
+  target_link_libraries(skinny_gpu_bench PRIVATE kuaisuo_internal)
 endif()

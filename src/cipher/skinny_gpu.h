@@ -1,0 +1,42 @@
+// SKINNY-128-256 on the GPU, one thread per 16-byte block (the seed's
+// layout), over device buffers: ECB encryption and CTR with three kernels
+// measured against each other.
+//  - kCircuit (default): the round function of skinny128_256_core.h on the
+//    four row words, the S-box as its NOR/XOR circuit (LOP3 and shifts): no
+//    memory index depends on the tweakey or the data.
+//  - kTablesConstant: the seed's design, SubCells + AddConstants +
+//    AddRoundTweakey + ShiftRows + MixColumns as 4 T-table lookups and 5
+//    XORs per column, tables in constant memory (which serialises a warp's
+//    differing addresses).
+//  - kTablesShared: the same tables copied into shared memory per block.
+// Both table kernels index memory with secret bytes: another tenant of the
+// GPU may observe the addresses (bank conflicts, cache lines); the default
+// is the circuit (docs/ARCHITECTURE.md).
+#ifndef KS_CIPHER_SKINNY_GPU_H_
+#define KS_CIPHER_SKINNY_GPU_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+#include "cipher/skinny128_256_core.h"
+
+namespace ks {
+namespace skinny_gpu {
+
+enum class Kernel { kCircuit, kTablesConstant, kTablesShared };
+
+const char* kernel_name(Kernel k);
+
+// d_out[i] = E(d_in[i]) (counter null: ECB), or d_in[i] ^ E(counter + i)
+// (CTR, counter a 128-bit big-endian integer, not advanced here), for
+// nblocks whole blocks; d_in and d_out 16-byte aligned device buffers (may
+// be equal). Asynchronous on stream; returns the launch's cudaError_t.
+cudaError_t crypt(Kernel k, const skinny::RoundTweakeys& rtk, const uint8_t* counter,
+                  const uint8_t* d_in, uint8_t* d_out, size_t nblocks, cudaStream_t stream);
+
+}  // namespace skinny_gpu
+}  // namespace ks
+
+#endif  // KS_CIPHER_SKINNY_GPU_H_

@@ -1,0 +1,154 @@
+// Throughput of SKINNY-128-256 on the GPU (cipher/skinny_gpu.h): each
+// kernel (circuit, T-tables in constant memory as the seed, T-tables in
+// shared memory) in ECB and CTR over random data of 1 MiB to 2^max_log2
+// bytes:
+//  - kernel only: device buffers, CUDA events around the launch, median of
+//    runs after a warm-up;
+//  - end to end from pinned host memory, cut into pieces over kStreams
+//    streams so that copies overlap the kernels (copy in, kernel, copy out
+//    timed together), next to the pinned copies alone (in + out), the
+//    bound for end to end.
+// The first and last 64 KiB of every output are checked against the CPU
+// (ks::skinny). Prints one JSON object; exits non-zero on any mismatch.
+//   skinny_gpu_bench [max_log2 (default 30)]
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cipher/skinny128_256.h"
+#include "cipher/skinny_gpu.h"
+#include "gpu_bench_util.cuh"
+
+namespace {
+
+namespace sg = ks::skinny_gpu;
+using ks_bench::Timer;
+
+constexpr int kStreams = 4;
+constexpr size_t kPieces = 16;
+constexpr size_t kCheckBytes = 64 * 1024;
+
+struct Result {
+  std::string kernel, mode, path;
+  size_t bytes;
+  double seconds;
+};
+
+void fill_random(uint8_t* p, size_t n, uint64_t seed) {
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t z = (seed += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    memcpy(p + i, &z, std::min<size_t>(8, n - i));
+  }
+}
+
+// The CPU's output for blocks [first, first + count) of the buffer.
+std::vector<uint8_t> cpu_part(const ks::skinny::Key& k, const uint8_t* counter0,
+                              const uint8_t* in, size_t first, size_t count) {
+  std::vector<uint8_t> out(16 * count);
+  if (counter0 == nullptr) {
+    ks::skinny::encrypt_blocks(k, in + 16 * first, out.data(), count);
+  } else {
+    uint8_t c[16];
+    memcpy(c, counter0, 16);
+    ks::modes::ctr128_add(c, first);
+    ks::skinny::ctr_blocks(k, c, in + 16 * first, out.data(), count);
+  }
+  return out;
+}
+
+bool matches(const ks::skinny::Key& k, const uint8_t* counter0, const uint8_t* in,
+             const uint8_t* out, size_t bytes) {
+  const size_t n = bytes / 16, part = std::min(n, kCheckBytes / 16);
+  for (size_t first : {size_t(0), n - part}) {
+    const std::vector<uint8_t> want = cpu_part(k, counter0, in, first, part);
+    if (memcmp(want.data(), out + 16 * first, want.size()) != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int max_log2 = argc > 1 ? atoi(argv[1]) : 30;
+  const size_t max_bytes = size_t(1) << max_log2;
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  uint8_t tweakey[32], counter[16];
+  fill_random(tweakey, 32, 1);
+  fill_random(counter, 16, 2);
+  counter[8] = 0xFF;  // counters that carry into the upper 64 bits inside the run
+  ks::skinny::Key key;
+  ks::skinny::set_key(&key, tweakey);
+  uint8_t *h_in = nullptr, *h_out = nullptr, *d_in = nullptr, *d_out = nullptr;
+  CHECK(cudaMallocHost(&h_in, max_bytes));
+  CHECK(cudaMallocHost(&h_out, max_bytes));
+  CHECK(cudaMalloc(&d_in, max_bytes));
+  CHECK(cudaMalloc(&d_out, max_bytes));
+  fill_random(h_in, max_bytes, 3);
+  cudaStream_t streams[kStreams];
+  for (cudaStream_t& s : streams) CHECK(cudaStreamCreate(&s));
+  Timer timer;
+  std::vector<Result> results;
+  bool ok = true;
+  const sg::Kernel kernels[] = {sg::Kernel::kCircuit, sg::Kernel::kTablesConstant,
+                                sg::Kernel::kTablesShared};
+  for (size_t bytes = size_t(1) << 20; bytes <= max_bytes; bytes <<= 6) {
+    const size_t n = bytes / 16;
+    CHECK(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
+    const double copies = timer.median([&] {
+      CHECK(cudaMemcpyAsync(d_in, h_in, bytes, cudaMemcpyHostToDevice));
+      CHECK(cudaMemcpyAsync(h_out, d_out, bytes, cudaMemcpyDeviceToHost));
+    }, 5);
+    results.push_back({"-", "-", "pinned copies in+out", bytes, copies});
+    for (sg::Kernel k : kernels) {
+      for (const uint8_t* ctr : {static_cast<const uint8_t*>(nullptr),
+                                 static_cast<const uint8_t*>(counter)}) {
+        const char* mode = ctr == nullptr ? "ecb" : "ctr";
+        const double kernel = timer.median([&] {
+          CHECK(sg::crypt(k, key.rtk, ctr, d_in, d_out, n, nullptr));
+        }, 5);
+        CHECK(cudaMemcpy(h_out, d_out, bytes, cudaMemcpyDeviceToHost));
+        ok &= matches(key, ctr, h_in, h_out, bytes);
+        memset(h_out, 0, bytes);
+        const size_t piece = bytes / kPieces;
+        const double e2e = timer.median([&] {
+          for (size_t p = 0; p < kPieces; ++p) {
+            cudaStream_t s = streams[p % kStreams];
+            const size_t off = p * piece;
+            uint8_t c[16];
+            memcpy(c, ctr == nullptr ? counter : ctr, 16);
+            ks::modes::ctr128_add(c, off / 16);
+            CHECK(cudaMemcpyAsync(d_in + off, h_in + off, piece, cudaMemcpyHostToDevice, s));
+            CHECK(sg::crypt(k, key.rtk, ctr == nullptr ? nullptr : c, d_in + off, d_out + off,
+                            piece / 16, s));
+            CHECK(cudaMemcpyAsync(h_out + off, d_out + off, piece, cudaMemcpyDeviceToHost, s));
+          }
+          CHECK(cudaDeviceSynchronize());
+        }, 5);
+        ok &= matches(key, ctr, h_in, h_out, bytes);
+        results.push_back({sg::kernel_name(k), mode, "kernel", bytes, kernel});
+        results.push_back({sg::kernel_name(k), mode, "end to end, pinned, overlapped", bytes, e2e});
+      }
+    }
+  }
+  printf("{\n  \"benchmark\": \"skinny_gpu_bench\",\n  \"device\": \"%s\",\n  \"results\": [\n",
+         prop.name);
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Result& r = results[i];
+    printf("    {\"kernel\": \"%s\", \"mode\": \"%s\", \"path\": \"%s\", \"bytes\": %zu, "
+           "\"ms\": %.4f, \"gbit_per_s\": %.1f}%s\n",
+           r.kernel.c_str(), r.mode.c_str(), r.path.c_str(), r.bytes, r.seconds * 1e3,
+           8e-9 * double(r.bytes) / r.seconds, i + 1 < results.size() ? "," : "");
+  }
+  printf("  ],\n  \"checked_against_cpu\": %s\n}\n", ok ? "true" : "false");
+  ks::skinny::wipe_key(&key);
+  return ok ? 0 : 1;
+}
