@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
                                  static_cast<const uint8_t*>(counter)}) {
         const char* mode = ctr == nullptr ? "ecb" : "ctr";
         const double kernel = timer.median([&] {
-          CHECK(sg::crypt(k, key.rtk, ctr, d_in, d_out, n, nullptr));
+          CHECK(cudaError_t(sg::crypt(k, key.rtk, ctr, d_in, d_out, n, nullptr)));
         }, 5);
         CHECK(cudaMemcpy(h_out, d_out, bytes, cudaMemcpyDeviceToHost));
         ok &= matches(key, ctr, h_in, h_out, bytes);
@@ -127,8 +127,8 @@ int main(int argc, char** argv) {
             memcpy(c, ctr == nullptr ? counter : ctr, 16);
             ks::modes::ctr128_add(c, off / 16);
             CHECK(cudaMemcpyAsync(d_in + off, h_in + off, piece, cudaMemcpyHostToDevice, s));
-            CHECK(sg::crypt(k, key.rtk, ctr == nullptr ? nullptr : c, d_in + off, d_out + off,
-                            piece / 16, s));
+            CHECK(cudaError_t(sg::crypt(k, key.rtk, ctr == nullptr ? nullptr : c, d_in + off, d_out + off,
+                            piece / 16, s)));
             CHECK(cudaMemcpyAsync(h_out + off, d_out + off, piece, cudaMemcpyDeviceToHost, s));
           }
           CHECK(cudaDeviceSynchronize());

@@ -18,9 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <cuda_runtime.h>
-
 #include "cipher/skinny128_256_core.h"
+
+// The CUDA runtime's stream handle, declared exactly as driver_types.h
+// does: no CUDA header is needed to include this file.
+typedef struct CUstream_st* cudaStream_t;
 
 namespace ks {
 namespace skinny_gpu {
@@ -32,9 +34,15 @@ const char* kernel_name(Kernel k);
 // d_out[i] = E(d_in[i]) (counter null: ECB), or d_in[i] ^ E(counter + i)
 // (CTR, counter a 128-bit big-endian integer, not advanced here), for
 // nblocks whole blocks; d_in and d_out 16-byte aligned device buffers (may
-// be equal). Asynchronous on stream; returns the launch's cudaError_t.
-cudaError_t crypt(Kernel k, const skinny::RoundTweakeys& rtk, const uint8_t* counter,
-                  const uint8_t* d_in, uint8_t* d_out, size_t nblocks, cudaStream_t stream);
+// be equal). Asynchronous on stream; returns the launch's cudaError_t as
+// int (0 = success).
+int crypt(Kernel k, const skinny::RoundTweakeys& rtk, const uint8_t* counter, const uint8_t* d_in,
+          uint8_t* d_out, size_t nblocks, cudaStream_t stream);
+
+// The same from host buffers, synchronously (device buffers made and freed
+// here; in and out may be equal): for tests.
+int run_crypt(Kernel k, const skinny::RoundTweakeys& rtk, const uint8_t* counter,
+              const uint8_t* in, uint8_t* out, size_t nblocks);
 
 }  // namespace skinny_gpu
 }  // namespace ks

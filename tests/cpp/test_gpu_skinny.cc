@@ -3,7 +3,6 @@
 // shared memory): the paper's vector, >= 1,000,000 fresh random blocks per
 // kernel in ECB and CTR, lengths of 1..40 blocks, counters carrying across
 // 2^64 and wrapping at 2^128, in place. Skipped where no GPU is present.
-#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <string.h>
 
@@ -24,22 +23,13 @@ namespace gpu = ks::skinny_gpu;
 
 constexpr size_t kManyBlocks = (size_t(1) << 20) + 77;
 
-// The GPU's output for in (ECB, or CTR from counter), through device buffers.
+// The GPU's output for in (ECB, or CTR from counter), in place or not.
 Bytes on_gpu(gpu::Kernel k, const ks::skinny::Key& key, const uint8_t* counter, const Bytes& in,
              bool in_place) {
-  const size_t n = in.size() / 16;
-  uint8_t *d_in = nullptr, *d_out = nullptr;
-  EXPECT_EQ(cudaMalloc(&d_in, in.size() + 16), cudaSuccess);
-  d_out = d_in;
-  if (!in_place) {
-    EXPECT_EQ(cudaMalloc(&d_out, in.size() + 16), cudaSuccess);
-  }
-  EXPECT_EQ(cudaMemcpy(d_in, in.data(), in.size(), cudaMemcpyHostToDevice), cudaSuccess);
-  EXPECT_EQ(gpu::crypt(k, key.rtk, counter, d_in, d_out, n, nullptr), cudaSuccess);
-  Bytes out(in.size());
-  EXPECT_EQ(cudaMemcpy(out.data(), d_out, out.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-  cudaFree(d_in);
-  if (!in_place) cudaFree(d_out);
+  Bytes out = in_place ? in : Bytes(in.size());
+  EXPECT_EQ(gpu::run_crypt(k, key.rtk, counter, in_place ? out.data() : in.data(), out.data(),
+                           in.size() / 16),
+            0);
   return out;
 }
 
