@@ -20,7 +20,7 @@ import re
 import secrets
 import shlex
 import sys
-from typing import Any, BinaryIO, Callable, List, Optional, Sequence, Tuple
+from typing import Any, BinaryIO, Callable, List, Optional, Tuple
 
 from . import (SM3, HmacSM3, KuaisuoError, __version__, _native, cpu_features, gpu_built,
                gpu_device_count)
@@ -533,7 +533,7 @@ def _hex_option(text: Optional[str], option: str, lengths: Optional[Tuple[int, .
     return value
 
 
-def _mode_iv(args: argparse.Namespace, lengths: Optional[Sequence[int]]) -> Optional[bytes]:
+def _mode_iv(args: argparse.Namespace, lengths: Optional[Tuple[int, ...]]) -> Optional[bytes]:
     """A cipher command's --iv-hex: none in ECB mode, required in the others."""
     if args.mode == "ecb":
         if args.iv_hex is not None:

@@ -28,6 +28,7 @@ msgs = [b"a", b"b"]
 private_keys = np.zeros((2, 32), dtype=np.uint8)
 peers = [_X.generate().public_key() for _ in range(2)]
 key16, iv16, nonce12, counter0 = bytes(16), bytes(16), bytes(12), bytes(16)
+tweakey32, tweaks, blocks = bytes(32), bytes(32), bytes(32)
 aad = b""
 '''
 
@@ -36,6 +37,8 @@ digests = np.zeros((2, 32), dtype=np.uint8)
 statuses: list[int] = ctx.sm2.verify_digests(key.public_key(), digests,
                                              ctx.sm2.sign_digests(key, digests))
 flat_ok: list[int] = ctx.sm2.verify(key.public_key(), data, sigs, offsets=offsets)
+ok_rows: np.ndarray = ctx.sm2.verify(key.public_key(), [b"a"], ctx.sm2.sign(key, [b"a"],
+                                     encoding="raw", as_numpy=True), encoding="raw", as_numpy=True)
 '''
 
 
