@@ -6,7 +6,9 @@
 
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <algorithm>
 #include <vector>
@@ -52,6 +54,17 @@ struct Timer {
     return t[t.size() / 2];
   }
 };
+
+// Random bytes fast enough for a GiB (splitmix64).
+inline void fill_random(uint8_t* p, size_t n, uint64_t seed) {
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t z = (seed += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    memcpy(p + i, &z, std::min<size_t>(8, n - i));
+  }
+}
 
 template <class T>
 T* to_device(const std::vector<T>& h) {

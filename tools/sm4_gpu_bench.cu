@@ -34,6 +34,7 @@
 namespace {
 
 namespace sg = ks::sm4_gpu;
+using ks_bench::fill_random;
 using ks_bench::Timer;
 
 constexpr int kStreams = 4;
@@ -48,17 +49,6 @@ struct Result {
   size_t bytes;
   double seconds;
 };
-
-// Random bytes fast enough for a GiB (splitmix64).
-void fill_random(uint8_t* p, size_t n, uint64_t seed) {
-  for (size_t i = 0; i < n; i += 8) {
-    uint64_t z = (seed += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    memcpy(p + i, &z, std::min<size_t>(8, n - i));
-  }
-}
 
 struct Case {
   sg::Kernel kernel;
