@@ -1,13 +1,17 @@
 // Throughput of SKINNY-128-256 on the GPU (cipher/skinny_gpu.h): each
-// kernel (circuit, T-tables in constant memory as the seed, T-tables in
-// shared memory) in ECB and CTR over random data of 1 MiB to 2^max_log2
-// bytes:
+// kernel (bitsliced, circuit, T-tables in constant memory as the seed,
+// T-tables in shared memory) in ECB and CTR over random data of 1, 16, 64
+// and 1024 MiB (up to 2^max_log2 bytes):
 //  - kernel only: device buffers, CUDA events around the launch, median of
 //    runs after a warm-up;
 //  - end to end from pinned host memory, cut into pieces over kStreams
 //    streams so that copies overlap the kernels (copy in, kernel, copy out
 //    timed together), next to the pinned copies alone (in + out), the
 //    bound for end to end.
+// The seed's baseline is measured in the same run: the table-based CPU code
+// (ks::skinny::table_*), one thread, over 16 MiB (the seed's size), median
+// of 3; every GPU row carries its speedup over it ("x_cpu_table_x1", the
+// seed's 671x ECB / 765x CTR figure, like for like).
 // The first and last 64 KiB of every output are checked against the CPU
 // (ks::skinny). Prints one JSON object; exits non-zero on any mismatch.
 //   skinny_gpu_bench [max_log2 (default 30)]
@@ -17,6 +21,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -33,12 +38,34 @@ using ks_bench::Timer;
 constexpr int kStreams = 4;
 constexpr size_t kPieces = 16;
 constexpr size_t kCheckBytes = 64 * 1024;
+constexpr size_t kCpuBytes = size_t(16) << 20;
 
 struct Result {
   std::string kernel, mode, path;
   size_t bytes;
   double seconds;
 };
+
+// Bytes per second of the one-thread table code (the seed's baseline) in
+// ECB (counter null) or CTR, over 16 MiB of in.
+double cpu_table_rate(const ks::skinny::Key& k, const uint8_t* counter, const uint8_t* in,
+                      uint8_t* out) {
+  std::vector<double> t;
+  for (int r = 0; r < 4; ++r) {  // the first is a warm-up
+    const auto start = std::chrono::steady_clock::now();
+    if (counter == nullptr) {
+      ks::skinny::table_encrypt_blocks(k, in, out, kCpuBytes / 16);
+    } else {
+      uint8_t c[16];
+      memcpy(c, counter, 16);
+      ks::skinny::table_ctr_blocks(k, c, in, out, kCpuBytes / 16);
+    }
+    const std::chrono::duration<double> d = std::chrono::steady_clock::now() - start;
+    if (r > 0) t.push_back(d.count());
+  }
+  std::sort(t.begin(), t.end());
+  return double(kCpuBytes) / t[1];
+}
 
 // The CPU's output for blocks [first, first + count) of the buffer.
 std::vector<uint8_t> cpu_part(const ks::skinny::Key& k, const uint8_t* counter0,
@@ -68,7 +95,7 @@ bool matches(const ks::skinny::Key& k, const uint8_t* counter0, const uint8_t* i
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int max_log2 = argc > 1 ? atoi(argv[1]) : 30;
+  const int max_log2 = std::max(24, argc > 1 ? atoi(argv[1]) : 30);  // 16 MiB for the CPU baseline
   const size_t max_bytes = size_t(1) << max_log2;
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -89,9 +116,13 @@ int main(int argc, char** argv) {
   Timer timer;
   std::vector<Result> results;
   bool ok = true;
-  const sg::Kernel kernels[] = {sg::Kernel::kCircuit, sg::Kernel::kTablesConstant,
-                                sg::Kernel::kTablesShared};
-  for (size_t bytes = size_t(1) << 20; bytes <= max_bytes; bytes <<= 6) {
+  const sg::Kernel kernels[] = {sg::Kernel::kBitsliced, sg::Kernel::kCircuit,
+                                sg::Kernel::kTablesConstant, sg::Kernel::kTablesShared};
+  const double cpu_rate[2] = {cpu_table_rate(key, nullptr, h_in, h_out),
+                              cpu_table_rate(key, counter, h_in, h_out)};
+  for (int log2 : {20, 24, 26, 30}) {
+    const size_t bytes = size_t(1) << log2;
+    if (bytes > max_bytes) break;
     const size_t n = bytes / 16;
     CHECK(cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice));
     const double copies = timer.median([&] {
@@ -118,8 +149,8 @@ int main(int argc, char** argv) {
             memcpy(c, ctr == nullptr ? counter : ctr, 16);
             ks::modes::ctr128_add(c, off / 16);
             CHECK(cudaMemcpyAsync(d_in + off, h_in + off, piece, cudaMemcpyHostToDevice, s));
-            CHECK(cudaError_t(sg::crypt(k, key.rtk, ctr == nullptr ? nullptr : c, d_in + off, d_out + off,
-                            piece / 16, s)));
+            CHECK(cudaError_t(sg::crypt(k, key.rtk, ctr == nullptr ? nullptr : c, d_in + off,
+                                        d_out + off, piece / 16, s)));
             CHECK(cudaMemcpyAsync(h_out + off, d_out + off, piece, cudaMemcpyDeviceToHost, s));
           }
           CHECK(cudaDeviceSynchronize());
@@ -130,14 +161,17 @@ int main(int argc, char** argv) {
       }
     }
   }
-  printf("{\n  \"benchmark\": \"skinny_gpu_bench\",\n  \"device\": \"%s\",\n  \"results\": [\n",
-         prop.name);
+  printf("{\n  \"benchmark\": \"skinny_gpu_bench\",\n  \"device\": \"%s\",\n"
+         "  \"cpu_table_x1_gbit_per_s\": {\"ecb\": %.3f, \"ctr\": %.3f},\n  \"results\": [\n",
+         prop.name, 8e-9 * cpu_rate[0], 8e-9 * cpu_rate[1]);
   for (size_t i = 0; i < results.size(); ++i) {
     const Result& r = results[i];
     printf("    {\"kernel\": \"%s\", \"mode\": \"%s\", \"path\": \"%s\", \"bytes\": %zu, "
-           "\"ms\": %.4f, \"gbit_per_s\": %.1f}%s\n",
+           "\"ms\": %.4f, \"gbit_per_s\": %.1f, \"x_cpu_table_x1\": %.0f}%s\n",
            r.kernel.c_str(), r.mode.c_str(), r.path.c_str(), r.bytes, r.seconds * 1e3,
-           8e-9 * double(r.bytes) / r.seconds, i + 1 < results.size() ? "," : "");
+           8e-9 * double(r.bytes) / r.seconds,
+           double(r.bytes) / r.seconds / cpu_rate[r.mode == "ctr" ? 1 : 0],
+           i + 1 < results.size() ? "," : "");
   }
   printf("  ],\n  \"checked_against_cpu\": %s\n}\n", ok ? "true" : "false");
   ks::skinny::wipe_key(&key);

@@ -6,6 +6,8 @@
 #include <cuda_runtime.h>
 #include <string.h>
 
+#include "cipher/skinny128_256_sliced.h"
+#include "cipher/sliced_gpu.cuh"
 #include "core/endian.h"
 
 namespace ks {
@@ -126,6 +128,34 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// --- The bitsliced kernel: cipher/sliced_gpu.cuh over SKINNY's rounds -------
+// The rows are little-endian words (swizzle 0). The round tweakeys' bits
+// as masks in shared memory (12 KiB), read four at a time by broadcast
+// loads; one round per loop iteration: every plane of a round's output is
+// computed afresh from the renamed inputs, so the loop needs no moves.
+struct SkinnySliced {
+  static constexpr int kPlaneSwizzle = 0;
+  using Keys = RoundTweakeys;
+  struct Shared {
+    uint32_t masks[kRounds][64];
+  };
+  struct RoundMasks {
+    const uint32_t* m;
+    __device__ __forceinline__ void masks4(int row, int k, uint32_t out[4]) const {
+      const uint4 v = *reinterpret_cast<const uint4*>(m + 32 * row + k);
+      out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+    }
+  };
+  __device__ __forceinline__ static void fill(Shared& s, const Keys& k) {
+    for (unsigned e = threadIdx.x; e < kRounds * 64; e += blockDim.x)
+      s.masks[e / 64][e % 64] = skinny::tweakey_mask(k, int(e / 64), int(e % 64));
+  }
+  __device__ __forceinline__ static void rounds(sliced_gpu::Slice w[4], const Shared& s) {
+#pragma unroll 1
+    for (int i = 0; i < kRounds; ++i) skinny::sliced_round(w, RoundMasks{s.masks[i]});
+  }
+};
+
 // --- Host side -------------------------------------------------------------------
 uint32_t columns_byte(const uint32_t rows[4], int col) {
   uint32_t w = 0;
@@ -163,19 +193,17 @@ cudaError_t upload_tables() {
   return done;
 }
 
-int grid_for(size_t n) {
-  int device = 0, sms = 0;
-  cudaGetDevice(&device);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  const size_t want = (n + kThreads - 1) / kThreads;
-  const size_t cap = size_t(sms > 0 ? sms : 1) * 16;
-  return int(want < cap ? (want > 0 ? want : 1) : cap);
-}
-
 template <bool kCtr>
 cudaError_t launch(Kernel k, const RoundTweakeys& rtk, const CtrStart& c, const uint4* in,
                    uint4* out, size_t n, cudaStream_t stream) {
-  const int grid = grid_for(n);
+  const unsigned grid = sliced_gpu::grid_for(n, kThreads, 16);
+  if (k == Kernel::kBitsliced) {
+    sliced_gpu::Job j = {reinterpret_cast<const uint8_t*>(in), reinterpret_cast<uint8_t*>(out),
+                         16 * n, {uint32_t(c.hi >> 32), uint32_t(c.hi), uint32_t(c.lo >> 32),
+                                  uint32_t(c.lo)}, nullptr};
+    return kCtr ? sliced_gpu::launch<SkinnySliced, sliced_gpu::Mode::kCtr128>(rtk, j, stream)
+                : sliced_gpu::launch<SkinnySliced, sliced_gpu::Mode::kEcb>(rtk, j, stream);
+  }
   if (k == Kernel::kCircuit) {
     circuit_kernel<kCtr><<<grid, kThreads, 0, stream>>>(rtk, c, in, out, n);
     return cudaGetLastError();
@@ -195,8 +223,13 @@ cudaError_t launch(Kernel k, const RoundTweakeys& rtk, const CtrStart& c, const 
 }  // namespace
 
 const char* kernel_name(Kernel k) {
-  return k == Kernel::kCircuit ? "circuit" : k == Kernel::kTablesShared ? "tables-shared"
-                                                                        : "tables-constant";
+  switch (k) {
+    case Kernel::kBitsliced: return "bitsliced";
+    case Kernel::kCircuit: return "circuit";
+    case Kernel::kTablesShared: return "tables-shared";
+    case Kernel::kTablesConstant: return "tables-constant";
+  }
+  return "?";
 }
 
 int crypt(Kernel k, const RoundTweakeys& rtk, const uint8_t* counter, const uint8_t* d_in,

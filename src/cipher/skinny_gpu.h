@@ -1,9 +1,12 @@
-// SKINNY-128-256 on the GPU, one thread per 16-byte block (the seed's
-// layout), over device buffers: ECB encryption and CTR with three kernels
-// measured against each other.
-//  - kCircuit (default): the round function of skinny128_256_core.h on the
-//    four row words, the S-box as its NOR/XOR circuit (LOP3 and shifts): no
-//    memory index depends on the tweakey or the data.
+// SKINNY-128-256 on the GPU over device buffers: ECB encryption and CTR
+// with four kernels measured against each other (tools/skinny_gpu_bench.cu).
+//  - kBitsliced: 32 blocks per thread as bit planes (cipher/sliced_gpu.cuh
+//    with the round of skinny128_256_sliced.h): the S-box circuit costs
+//    two LOP3s per step for 32 blocks, ShiftRows and the S-box's bit
+//    permutations are register renaming. Constant time.
+//  - kCircuit: one thread per 16-byte block (the seed's layout), the round
+//    function of skinny128_256_core.h on the four row words, the S-box as
+//    its NOR/XOR circuit (LOP3 and shifts). Constant time.
 //  - kTablesConstant: the seed's design, SubCells + AddConstants +
 //    AddRoundTweakey + ShiftRows + MixColumns as 4 T-table lookups and 5
 //    XORs per column, tables in constant memory (which serialises a warp's
@@ -11,7 +14,7 @@
 //  - kTablesShared: the same tables copied into shared memory per block.
 // Both table kernels index memory with secret bytes: another tenant of the
 // GPU may observe the addresses (bank conflicts, cache lines); the default
-// is the circuit (docs/ARCHITECTURE.md).
+// is a constant-time kernel, the faster by measurement (docs/ARCHITECTURE.md).
 #ifndef KS_CIPHER_SKINNY_GPU_H_
 #define KS_CIPHER_SKINNY_GPU_H_
 
@@ -27,7 +30,7 @@ typedef struct CUstream_st* cudaStream_t;
 namespace ks {
 namespace skinny_gpu {
 
-enum class Kernel { kCircuit, kTablesConstant, kTablesShared };
+enum class Kernel { kBitsliced, kCircuit, kTablesConstant, kTablesShared };
 
 const char* kernel_name(Kernel k);
 

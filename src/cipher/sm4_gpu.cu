@@ -33,25 +33,19 @@ namespace ks {
 namespace sm4_gpu {
 namespace {
 
-// --- Blocks in memory ------------------------------------------------------
-// What a kernel does with block i: encrypt it (ECB), or XOR it with the
-// encryption of counter block i: ctr + i modulo 2^128 (kCtr128), or ctr
-// with only its low 32 bits stepped, inc32 (kGctr, SP 800-38D 6.2).
-enum class Mode { kEcb, kCtr128, kGctr };
-
-struct Job {
-  const uint8_t* in;
-  uint8_t* out;
-  size_t nbytes;   // ECB: a multiple of 16; CTR/GCTR: the last block may be partial
-  uint32_t ctr[4];  // the first counter block, big-endian words
-  const int* gate;  // GCM-AD: do nothing unless *gate (null: always run)
-};
+// --- Blocks in memory: cipher/sliced_gpu.cuh's jobs --------------------------
+using sliced_gpu::Job;
+using sliced_gpu::Mode;
+using sliced_gpu::gate_closed;
+using sliced_gpu::grid_for;
+using sliced_gpu::nblocks_of;
+using sliced_gpu::output_partial_block;
+using sliced_gpu::store_block;
+using sliced_gpu::whole_blocks_of;
 
 struct RoundKeys {
   uint32_t rk[kRounds];
 };
-
-__device__ __forceinline__ size_t nblocks_of(const Job& j) { return (j.nbytes + 15) / 16; }
 
 // The cipher's input words for block b: the data (ECB) or the counter.
 template <Mode M>
@@ -69,23 +63,12 @@ __device__ __forceinline__ void input_words(const Job& j, size_t b, uint32_t w[4
   }
 }
 
-// Whole blocks of the job (a CTR job's last block may be partial).
-__device__ __forceinline__ size_t whole_blocks_of(const Job& j) { return j.nbytes / 16; }
-
 // Input block b for output_block, loaded ahead (zeros for ECB, whose output
 // does not read it).
 template <Mode M>
 __device__ __forceinline__ uint4 load_input(const Job& j, size_t b) {
   if (M == Mode::kEcb) return make_uint4(0, 0, 0, 0);
   return reinterpret_cast<const uint4*>(j.in)[b];
-}
-
-// Writes whole block b: the cipher output v (its bytes in memory order)
-// for ECB, or src ^ v, src = block b of the input (load_input).
-template <Mode M>
-__device__ __forceinline__ void store_block(const Job& j, size_t b, uint4 v, const uint4& src) {
-  if (M != Mode::kEcb) v.x ^= src.x, v.y ^= src.y, v.z ^= src.z, v.w ^= src.w;
-  reinterpret_cast<uint4*>(j.out)[b] = v;
 }
 
 // The same from the cipher's big-endian words w.
@@ -96,26 +79,14 @@ __device__ __forceinline__ void output_block(const Job& j, size_t b, const uint3
                  src);
 }
 
-// Writes the partial last block b of a CTR job: its bytes of in ^ keystream.
-// Selects, not an indexed array: an array would live in local memory.
-__device__ __forceinline__ void output_partial_block(const Job& j, size_t b, const uint32_t w[4]) {
-  for (size_t i = 16 * b; i < j.nbytes; ++i) {
-    const unsigned k = unsigned(i & 15);
-    const uint32_t word = k < 8 ? (k < 4 ? w[0] : w[1]) : (k < 12 ? w[2] : w[3]);
-    j.out[i] = uint8_t(j.in[i] ^ (word >> (24 - 8 * (k % 4))));
-  }
-}
-
 // Block b, whole or partial.
 template <Mode M>
 __device__ __forceinline__ void output_any_block(const Job& j, size_t b, const uint32_t w[4]) {
   if (M == Mode::kEcb || b < whole_blocks_of(j))
     output_block<M>(j, b, w, load_input<M>(j, b));
   else
-    output_partial_block(j, b, w);
+    output_partial_block(j, b, make_uint4(bswap32(w[0]), bswap32(w[1]), bswap32(w[2]), bswap32(w[3])));
 }
-
-__device__ __forceinline__ bool gate_closed(const Job& j) { return j.gate != nullptr && *j.gate == 0; }
 
 // --- The T-table kernel ----------------------------------------------------
 constexpr int kTableThreads = 256;
@@ -149,175 +120,24 @@ __global__ void __launch_bounds__(kTableThreads) table_kernel(const RoundKeys ke
   }
 }
 
-// --- The bitsliced kernel ----------------------------------------------------
-constexpr int kSliceThreads = 128;
-constexpr size_t kSliceTile = 32 * 32;  // blocks per warp per step
-
-// The counter blocks first + 32 l (l = 0 .. 31) of a CTR or GCTR job as
-// planes, built directly instead of 32 counters and four transposes:
-// with base = the counter of block first, block first + 32 l has counter
-// base + 32 l, so its bits 0-4 are base's for every l; bits 5-9 are
-// u0 + l mod 32 (u0 = bits 5-9 of base), the plane of bit j of m = 0..31
-// rotated by u0; above them sits A = base >> 10, plus one in the lanes
-// l >= 32 - u0 where u0 + l carries, which flips exactly the bits of
-// A ^ (A + 1). GCTR steps only the low 32 bits (inc32): its carry stops at
-// bit 31.
-template <Mode M>
-__device__ __forceinline__ void counter_planes(const Job& j, size_t first, Slice w[4]) {
-  uint64_t hi = uint64_t(j.ctr[0]) << 32 | j.ctr[1], lo = uint64_t(j.ctr[2]) << 32 | j.ctr[3];
-  uint64_t d_lo, d_hi = 0;  // A ^ (A + 1), A = base >> 10
-  if (M == Mode::kCtr128) {
-    const uint64_t lo0 = lo;
-    lo += first;
-    hi += lo < lo0 ? 1 : 0;
-    const uint64_t a_lo = lo >> 10 | hi << 54, a_hi = hi >> 10;
-    d_lo = a_lo ^ (a_lo + 1);
-    d_hi = d_lo == ~uint64_t(0) ? a_hi ^ (a_hi + 1) : 0;
-  } else {
-    lo = (lo & 0xffffffff00000000ull) | uint32_t(uint32_t(lo) + uint32_t(first));
-    const uint32_t a = uint32_t(lo) >> 10;
-    d_lo = (a ^ (a + 1)) & 0x3fffffu;  // bits 10 .. 31 only
+// --- The bitsliced kernel: cipher/sliced_gpu.cuh over SM4's rounds ------------
+// The cipher words are big-endian: plane k of a word is bit k ^ 24 of the
+// little-endian word in memory. The round-key bit masks (4 KiB) sit in
+// shared memory: the round loop is not unrolled (its body is the S-box
+// circuit four times), so they are indexed at run time.
+struct Sm4Sliced {
+  static constexpr int kPlaneSwizzle = 24;
+  using Keys = RoundKeys;
+  struct Shared {
+    uint32_t masks[kRounds][32];
+  };
+  __device__ __forceinline__ static void fill(Shared& s, const Keys& k) {
+    fill_key_planes(s.masks, k.rk);
   }
-  const uint64_t a_lo = lo >> 10 | hi << 54, a_hi = hi >> 10;
-  const uint32_t u0 = uint32_t(lo >> 5) & 31;
-  const uint32_t carry = u0 == 0 ? 0u : ~0u << (32 - u0);
-  constexpr uint32_t kCount[5] = {0xaaaaaaaau, 0xccccccccu, 0xf0f0f0f0u, 0xff00ff00u, 0xffff0000u};
-#pragma unroll
-  for (int p = 0; p < 128; ++p) {
-    uint32_t plane;
-    if (p < 5) {
-      plane = 0u - uint32_t(lo >> p & 1);
-    } else if (p < 10) {
-      plane = __funnelshift_r(kCount[p - 5], kCount[p - 5], u0);
-    } else {
-      const int q = p - 10;
-      const uint32_t a = uint32_t((q < 64 ? a_lo >> q : a_hi >> (q - 64)) & 1);
-      const uint32_t d = uint32_t((q < 64 ? d_lo >> q : d_hi >> (q - 64)) & 1);
-      plane = (0u - a) ^ ((0u - d) & carry);
-    }
-    w[3 - p / 32].bit[p % 32] = plane;
+  __device__ __forceinline__ static void rounds(Slice w[4], const Shared& s) {
+    sliced_rounds(w, SharedKeyPlanes{s.masks});
   }
-}
-
-// Planes back to blocks, their bytes in memory order: plane k holds bit k
-// of a big-endian word, so taking the planes in the order k ^ 24 (bytes
-// reversed) makes the transpose yield the byte-swapped words directly.
-__device__ __forceinline__ void planes_to_memory_order(Slice w[4]) {
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    uint32_t t[32];
-#pragma unroll
-    for (int k = 0; k < 32; ++k) t[k] = w[i].bit[k ^ 24];  // register renaming only
-    transpose32(t);
-#pragma unroll
-    for (int k = 0; k < 32; ++k) w[i].bit[k] = t[k];
-  }
-}
-
-// The input of a CTR tile is copied to shared memory (cp.async, 16 bytes
-// per lane and block, coalesced) when the tile starts, so that the reads
-// from memory overlap the rounds instead of stalling every warp of a wave
-// at once when it writes. staged[l][lane]: block first + 32 l of the lane.
-// Blocks past the job's whole blocks are not copied.
-__device__ __forceinline__ void copy_async16(uint4* dst, const void* src) {
-  const unsigned s = unsigned(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src) : "memory");
-}
-
-template <bool kFull>
-__device__ __forceinline__ void stage_input(const Job& j, size_t first, size_t whole,
-                                            uint4 (*staged)[32], unsigned lane) {
-#pragma unroll
-  for (int l = 0; l < 32; ++l) {
-    const size_t b = first + 32 * size_t(l);
-    if (kFull || b < whole) copy_async16(&staged[l][lane], j.in + 16 * b);
-  }
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-// Writes a thread's blocks first + 32 l from the planes w (kFull: all of
-// them are whole blocks of the job), XORed for CTR with the input that
-// stage_input copied (in may be out: it was read before any write).
-template <Mode M, bool kFull>
-__device__ __forceinline__ void write_blocks(const Job& j, size_t first, Slice w[4],
-                                             size_t whole, size_t n, const uint4 (*staged)[32],
-                                             unsigned lane) {
-  planes_to_memory_order(w);
-  if (M != Mode::kEcb) asm volatile("cp.async.wait_all;\n" ::: "memory");  // this lane's copies
-  uint4 tail = make_uint4(0, 0, 0, 0);  // keystream of a partial last block
-#pragma unroll
-  for (int l = 0; l < 32; ++l) {
-    const size_t b = first + 32 * size_t(l);
-    const uint4 v = make_uint4(w[0].bit[l], w[1].bit[l], w[2].bit[l], w[3].bit[l]);
-    if (kFull || b < whole)
-      store_block<M>(j, b, v, M == Mode::kEcb ? v : staged[l][lane]);
-    if (!kFull && M != Mode::kEcb && b == whole) tail = v;
-  }
-  // A partial last block (CTR) is block `whole` (= n - 1), held by one
-  // thread of the last tile.
-  if (!kFull && M != Mode::kEcb && whole < n && whole >= first && whole - first < kSliceTile &&
-      (whole - first) % 32 == 0) {
-    const uint32_t be[4] = {bswap32(tail.x), bswap32(tail.y), bswap32(tail.z), bswap32(tail.w)};
-    output_partial_block(j, whole, be);
-  }
-}
-
-// Dynamic shared memory of a bitsliced launch: each warp's staged input
-// (CTR and GCTR), 16 KiB per warp.
-template <Mode M>
-constexpr size_t sliced_staging_bytes() {
-  return M == Mode::kEcb ? 0 : size_t(kSliceThreads / 32) * kSliceTile * 16;
-}
-
-// Each warp takes tiles of 1024 blocks; lane l holds blocks l, l + 32, ...
-// of the tile as bit l .. of its planes (loads and stores coalesced).
-// Blocks past the end are zeros in the planes and are not written.
-template <Mode M>
-__global__ void __launch_bounds__(kSliceThreads) sliced_kernel(const RoundKeys keys, const Job j) {
-  // Round-key bit masks in shared memory (4 KiB): the round loop is not
-  // unrolled (its body is the S-box circuit four times), so they are
-  // indexed at run time.
-  __shared__ __align__(16) uint32_t masks[kRounds][32];
-  extern __shared__ uint4 staging[];  // sliced_staging_bytes<M>()
-  fill_key_planes(masks, keys.rk);
-  __syncthreads();
-  if (gate_closed(j)) return;
-  const unsigned lane = threadIdx.x & 31;
-  uint4(*staged)[32] = reinterpret_cast<uint4(*)[32]>(staging + (threadIdx.x / 32) * kSliceTile);
-  const size_t warp = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  const size_t warps = size_t(gridDim.x) * blockDim.x / 32;
-  const size_t n = nblocks_of(j);
-  for (size_t tile = warp; tile * kSliceTile < n; tile += warps) {
-    const size_t first = tile * kSliceTile + lane;
-    // Every tile but the last lies inside the job's whole blocks: no block
-    // of it needs a bounds check.
-    const size_t whole = M == Mode::kEcb ? n : whole_blocks_of(j);
-    const bool full = (tile + 1) * kSliceTile <= whole;
-    if (M != Mode::kEcb)
-      full ? stage_input<true>(j, first, whole, staged, lane)
-           : stage_input<false>(j, first, whole, staged, lane);
-    Slice w[4];
-    if (M == Mode::kEcb) {
-#pragma unroll
-      for (int l = 0; l < 32; ++l) {
-        const size_t b = first + 32 * size_t(l);
-        uint32_t x[4] = {0, 0, 0, 0};
-        if (b < n) input_words<M>(j, b, x);
-#pragma unroll
-        for (int i = 0; i < 4; ++i) w[i].bit[l] = x[i];
-      }
-#pragma unroll
-      for (int i = 0; i < 4; ++i) transpose32(w[i].bit);
-    } else {
-      counter_planes<M>(j, first, w);  // blocks past the end are not written
-    }
-    sliced_rounds(w, SharedKeyPlanes{masks});
-    if (full)
-      write_blocks<M, true>(j, first, w, whole, n, staged, lane);
-    else
-      write_blocks<M, false>(j, first, w, whole, n, staged, lane);
-  }
-}
+};
 
 // --- GF(2^128) for GHASH: cipher/gf128_gpu.cuh ---------------------------------
 using gf128_gpu::Gf128;
@@ -455,21 +275,6 @@ __global__ void ghash_final_kernel(const Final f, const Gf128* root, uint8_t* ta
 // --- Host side ------------------------------------------------------------------
 bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
 
-int sm_count() {
-  int dev = 0, sms = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-    return 1;
-  return sms;
-}
-
-// Enough resident CUDA blocks to fill the GPU; the kernels stride over the rest.
-unsigned grid_for(size_t units, unsigned per_cuda_block, unsigned per_sm) {
-  const size_t need = (units + per_cuda_block - 1) / per_cuda_block;
-  const size_t cap = size_t(sm_count()) * per_sm;
-  return unsigned(need < cap ? need : cap);
-}
-
 RoundKeys keys_of(const uint32_t rk[32]) {
   RoundKeys k;
   memcpy(k.rk, rk, sizeof k.rk);
@@ -483,17 +288,9 @@ int launch(Kernel kernel, const RoundKeys& keys, const Job& j, cudaStream_t stre
   if (kernel == Kernel::kTable) {
     table_kernel<M><<<grid_for(n, kTableThreads * kTableGroup, 8), kTableThreads, 0, stream>>>(
         keys, j);
-  } else {
-    constexpr size_t smem = sliced_staging_bytes<M>();
-    if (smem > 0) {  // past the default 48 KiB: asked for per function
-      const cudaError_t e = cudaFuncSetAttribute(
-          sliced_kernel<M>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
-      if (e != cudaSuccess) return e;
-    }
-    sliced_kernel<M><<<grid_for(n, kSliceThreads * 32, 4), kSliceThreads, smem, stream>>>(keys,
-                                                                                          j);
+    return cudaGetLastError();
   }
-  return cudaGetLastError();
+  return sliced_gpu::launch<Sm4Sliced, M>(keys, j, stream);
 }
 
 void words_of(const uint8_t b[16], uint32_t w[4]) {

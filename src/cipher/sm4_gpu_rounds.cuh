@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "cipher/sliced_gpu.cuh"
 #include "cipher/sm4_core.h"
 
 namespace ks {
@@ -77,11 +78,10 @@ __device__ __forceinline__ void table_rounds(uint32_t x[G][4], const uint32_t* r
 }
 
 // --- Bitsliced rounds ----------------------------------------------------------
-// A word of 32 blocks: bit[k] bit l = bit k of the word in block l, the
-// layout of sm4::BitslicedOps with 32-bit planes.
-struct Slice {
-  uint32_t bit[32];
-};
+// Slice (cipher/sliced_gpu.cuh): a word of 32 blocks, the layout of
+// sm4::BitslicedOps with 32-bit planes.
+using sliced_gpu::Slice;
+using sliced_gpu::transpose32;
 
 struct SliceOps {
   using Word = Slice;
@@ -160,38 +160,6 @@ __device__ __forceinline__ void sliced_rounds(Slice x[4], const Keys& keys) {
   x[1] = c;
   x[2] = b;
   x[3] = a;
-}
-
-// 32x32 bit-matrix transpose in place: afterwards a[k] bit j = (before)
-// a[j] bit k. Stage s swaps the entries whose row and column differ in bit
-// s (Hacker's Delight 7-3); the 16- and 8-bit stages are byte moves, one
-// PRMT per word.
-__device__ __forceinline__ void transpose32(uint32_t a[32]) {
-#pragma unroll
-  for (int j = 0; j < 16; ++j) {
-    const uint32_t lo = a[j], hi = a[j + 16];
-    a[j] = __byte_perm(lo, hi, 0x5410);
-    a[j + 16] = __byte_perm(lo, hi, 0x7632);
-  }
-#pragma unroll
-  for (int j = 0; j < 32; ++j) {
-    if (j & 8) continue;
-    const uint32_t lo = a[j], hi = a[j + 8];
-    a[j] = __byte_perm(lo, hi, 0x6240);
-    a[j + 8] = __byte_perm(lo, hi, 0x7351);
-  }
-  constexpr uint32_t kMask[3] = {0x0f0f0f0fu, 0x33333333u, 0x55555555u};
-#pragma unroll
-  for (int stage = 0; stage < 3; ++stage) {
-    const int s = 4 >> stage;
-#pragma unroll
-    for (int j = 0; j < 32; ++j) {
-      if (j & s) continue;
-      const uint32_t t = ((a[j] >> s) ^ a[j + s]) & kMask[stage];
-      a[j] ^= t << s;
-      a[j + s] ^= t;
-    }
-  }
 }
 
 }  // namespace sm4_gpu

@@ -1,6 +1,6 @@
 // SKINNY-128-256 on the GPU (cipher/skinny_gpu.h) against the CPU (the
-// oracle: ks::skinny), for each kernel (circuit, T-tables in constant and in
-// shared memory): the paper's vector, >= 1,000,000 fresh random blocks per
+// oracle: ks::skinny), for each kernel (bitsliced, circuit, T-tables in
+// constant and in shared memory): the paper's vector, >= 1,000,000 fresh random blocks per
 // kernel in ECB and CTR, lengths of 1..40 blocks, counters carrying across
 // 2^64 and wrapping at 2^128, in place. Skipped where no GPU is present.
 #include <gtest/gtest.h>
@@ -82,7 +82,7 @@ TEST_P(GpuSkinny, CountersCarryAndWrap) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, GpuSkinny,
-                         ::testing::Values(gpu::Kernel::kCircuit, gpu::Kernel::kTablesConstant,
+                         ::testing::Values(gpu::Kernel::kBitsliced, gpu::Kernel::kCircuit, gpu::Kernel::kTablesConstant,
                                            gpu::Kernel::kTablesShared),
                          [](const ::testing::TestParamInfo<gpu::Kernel>& i) {
                            std::string n = gpu::kernel_name(i.param);

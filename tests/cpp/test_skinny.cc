@@ -2,7 +2,9 @@
 // the S-box circuit against the paper's table and its inverse on all 256
 // bytes, decrypt(encrypt(x)) = x, the CTR keystream against ECB of the
 // counters (wrap at 2^128 included), ECB/CTR/streaming through modes.h,
-// and the table-based baseline against the constant-time code. The
+// the table-based baseline against the constant-time code, and the
+// bitsliced round of the GPU kernel (skinny128_256_sliced.h) on 64 blocks
+// of 64-bit planes. The
 // independent Python model (tests/python/skinny_model.py) is compared with
 // this code through the Python package.
 #include <gtest/gtest.h>
@@ -14,6 +16,7 @@
 
 #include "cipher/modes.h"
 #include "cipher/skinny128_256.h"
+#include "cipher/skinny128_256_sliced.h"
 #include "kuaisuo.h"
 #include "test_util.h"
 
@@ -81,6 +84,42 @@ TEST(Skinny, SboxCircuitIsThePapersTableAndItsInverse) {
     EXPECT_EQ((y >> 16) & 0xFF, kPaperSbox[255 - x]) << x;
     EXPECT_EQ(y >> 24, kPaperSbox[(x * 7) & 0xFF]) << x;
     EXPECT_EQ(ks::skinny::inv_sub_cells(y), row) << x;
+  }
+}
+
+// The GPU's bitsliced round, run here on 64-bit planes (64 blocks): plane
+// k of row r, bit l = bit k of row word r of block l.
+struct Planes64 {
+  using Plane = uint64_t;
+  uint64_t bit[32];
+};
+
+struct MaskRows {
+  const uint32_t* m;  // tweakey_mask(rtk, i, 0 .. 63), widened below
+  void masks4(int row, int k, uint64_t out[4]) const {
+    for (int j = 0; j < 4; ++j) out[j] = uint64_t(0) - (m[32 * row + k + j] & 1);
+  }
+};
+
+TEST(Skinny, BitslicedRoundIsTheRowRound) {
+  for (int t = 0; t < 20; ++t) {
+    const ks::skinny::Key k = key_of(random_bytes(32));
+    const Bytes pt = random_bytes(16 * 64);
+    Bytes want(pt.size()), got(pt.size());
+    ks::skinny::encrypt_blocks(k, pt.data(), want.data(), 64);
+    Planes64 s[4] = {};
+    for (int l = 0; l < 64; ++l)
+      for (int b = 0; b < 128; ++b)
+        s[b / 32].bit[b % 32] |= uint64_t(pt[16 * l + b / 8] >> (b % 8) & 1) << l;
+    for (int i = 0; i < ks::skinny::kRounds; ++i) {
+      uint32_t m[64];
+      for (int e = 0; e < 64; ++e) m[e] = ks::skinny::tweakey_mask(k.rtk, i, e);
+      ks::skinny::sliced_round(s, MaskRows{m});
+    }
+    for (int l = 0; l < 64; ++l)
+      for (int b = 0; b < 128; ++b)
+        got[16 * l + b / 8] |= uint8_t((s[b / 32].bit[b % 32] >> l & 1) << (b % 8));
+    EXPECT_EQ(to_hex(got.data(), got.size()), to_hex(want.data(), want.size()));
   }
 }
 
