@@ -7,8 +7,9 @@ SM2 digest-in rows come twice: with ordinary (pageable) caller buffers and
 with pinned ones (ks_host_alloc), which the engine copies directly.
 The smallest batch at which the GPU beats the CPU is the AUTO crossover.
 
-SM4-CTR rows sweep one buffer's size instead (64 KiB .. 1 GiB), then
-batches of 16 KiB messages with a key and IV each (`--only sm4:batch`).
+SM4-CTR and SKINNY-CTR rows sweep one buffer's size instead (64 KiB ..
+1 GiB), then SM4 batches of 16 KiB messages with a key and IV each
+(`--only sm4:batch`).
 
 Usage: python3 bench/gpu_sweep.py OUT.json [--seconds S] [--only ALG[:OP] ...]
 """
@@ -44,22 +45,27 @@ def case(alg, op, backend, threads, batch, msg, kind, seconds, pinned=False):
             "latency_ms": 1e3 * batch / r["ops_per_s"]}
 
 
-SM4_BUFFER_BYTES = [1 << k for k in range(16, 31, 2)]  # 64 KiB .. 1 GiB
+BUFFER_BYTES = [1 << k for k in range(16, 31, 2)]  # 64 KiB .. 1 GiB
+# (backend, input, pinned) per cipher: the GPU from ordinary and pinned
+# memory (SM4 also with its T-table kernel), and the CPU on every thread.
+BUFFER_VARIANTS = {
+    "sm4": (("gpu", "buffer", False), ("gpu", "buffer", True), ("gpu", "buffer-tables", True),
+            ("cpu", "buffer", False)),
+    "skinny128-256": (("gpu", "buffer", False), ("gpu", "buffer", True), ("cpu", "buffer", False)),
+}
 
 
-def sweep_sm4_buffers(rows, threads, seconds):
-    """SM4-CTR over one buffer (ks_sm4_crypt_buffer) against its size: the
-    GPU with the constant-time kernel from ordinary and pinned memory, the
-    T-table kernel from pinned memory, and the CPU on every thread."""
-    for size in SM4_BUFFER_BYTES:
+def sweep_buffers(rows, alg, threads, seconds):
+    """CTR over one buffer (ks_sm4_crypt_buffer, ks_skinny128_256_crypt_buffer)
+    against its size, in each of the cipher's BUFFER_VARIANTS."""
+    for size in BUFFER_BYTES:
         first = len(rows)
-        for backend, kind, pinned in (("gpu", "buffer", False), ("gpu", "buffer", True),
-                                      ("gpu", "buffer-tables", True), ("cpu", "buffer", False)):
-            r = case("sm4", "ctr", backend, threads, 1, size, kind, seconds, pinned)
+        for backend, kind, pinned in BUFFER_VARIANTS[alg]:
+            r = case(alg, "ctr", backend, threads, 1, size, kind, seconds, pinned)
             if r:
                 r["latency_ms"] = 1e3 / r["ops_per_s"]
                 rows.append(r)
-        line = [f"sm4 ctr buffer {size:>11} B"]
+        line = [f"{alg} ctr buffer {size:>11} B"]
         for r in rows[first:]:
             where = f"{r['backend']} {r['input']}" + (" pinned" if r["host_memory"] == "pinned" else "")
             line.append(f"{where} {r['bytes_per_s'] / 1e9:.2f} GB/s")
@@ -123,8 +129,9 @@ def main():
                 where = r["backend"] + (" pinned" if r["host_memory"] == "pinned" else "")
                 line.append(f"{where} {r['ops_per_s']:.3e}/s {r['latency_ms']:.2f} ms")
             print("  ".join(line), flush=True)
-    if not args.only or "sm4" in args.only:
-        sweep_sm4_buffers(rows, threads, args.seconds)
+    for alg in BUFFER_VARIANTS:
+        if not args.only or alg in args.only:
+            sweep_buffers(rows, alg, threads, args.seconds)
     if not args.only or "sm4" in args.only or "sm4:batch" in args.only:
         sweep_sm4_batches(rows, threads, args.seconds)
     machine = {"gpu": _native._gpu_info(0), "cpu_model": _native._cpu_model(),

@@ -477,7 +477,11 @@ typedef enum ks_skinny_mode { KS_SKINNY_ECB = 0, KS_SKINNY_CTR = 4 } ks_skinny_m
 KS_API int ks_skinny128_256_crypt(int mode, int encrypt, const uint8_t tweakey[KS_SKINNY_TWEAKEY_BYTES],
                                   const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t len,
                                   uint8_t* out);
-/* One large buffer split over the context's CPU threads. */
+/* One large buffer on the context: split over its CPU threads, or on its GPU
+ * (ECB encryption and CTR, the constant-time bitsliced kernel; GPU contexts
+ * always; AUTO from 64 KiB in ks_host_alloc memory, which is copied to and
+ * from the GPU directly, and from 256 KiB in ordinary memory; ECB decryption
+ * stays on the CPU threads). */
 KS_API int ks_skinny128_256_crypt_buffer(ks_ctx* ctx, int mode, int encrypt,
                                          const uint8_t tweakey[KS_SKINNY_TWEAKEY_BYTES],
                                          const uint8_t* iv, size_t iv_len, const uint8_t* in,

@@ -706,31 +706,22 @@ bool run_sm4_batch(const Case& c, const Sm4Op& op, Result* result, std::string* 
   return true;
 }
 
-// One buffer of msg_bytes through ks_sm4_crypt_buffer on the context
-// (input "buffer": the constant-time GPU kernel; "buffer-tables": the
-// T-table one), from ordinary or pinned (Case::pinned) memory, encrypted
-// in place. batch is 1: the rows' unit is the buffer.
-bool run_sm4_buffer(const Case& c, const Sm4Op& op, Result* result, std::string* error) {
-  if (op.mode != KS_SM4_ECB && op.mode != KS_SM4_CTR) {
-    *error = "buffers: ecb or ctr";
-    return false;
-  }
+// One buffer of msg_bytes through a cipher's crypt_buffer call on the
+// context, from ordinary or pinned (Case::pinned) memory, encrypted in
+// place: call(ctx, buf) returns the call's status. batch is 1: the rows'
+// unit is the buffer.
+template <class Call>
+bool run_cipher_buffer(const Case& c, Result* result, std::string* error, Call call) {
   CtxPtr ctx = make_ctx(c, error);
   if (ctx == nullptr) return false;
-  const std::vector<uint8_t> key = random_bytes(16), iv = random_bytes(16);
   HostBuffer buf(c.msg_bytes, c.pinned, random_bytes(c.msg_bytes));
   if (buf.data() == nullptr && c.msg_bytes > 0) {
     *error = "no host memory";
     return false;
   }
-  const uint32_t flags = c.input == "buffer-tables" ? KS_SM4_GPU_TABLES : 0;
-  const bool ctr = op.mode == KS_SM4_CTR;
   int call_rc = KS_OK;
   *result = measure(c.seconds, c.msg_bytes, [&](size_t iters) {
-    for (size_t r = 0; r < iters && call_rc == KS_OK; ++r)
-      call_rc = ks_sm4_crypt_buffer(ctx.get(), op.mode, op.encrypt ? 1 : 0, flags, key.data(),
-                                    ctr ? iv.data() : nullptr, ctr ? 16 : 0, buf.data(),
-                                    c.msg_bytes, buf.data());
+    for (size_t r = 0; r < iters && call_rc == KS_OK; ++r) call_rc = call(ctx.get(), buf.data());
     return iters;
   });
   if (call_rc != KS_OK) {
@@ -739,6 +730,22 @@ bool run_sm4_buffer(const Case& c, const Sm4Op& op, Result* result, std::string*
   }
   result->backend = c.backend;
   return true;
+}
+
+// ks_sm4_crypt_buffer (input "buffer": the constant-time GPU kernel;
+// "buffer-tables": the T-table one).
+bool run_sm4_buffer(const Case& c, const Sm4Op& op, Result* result, std::string* error) {
+  if (op.mode != KS_SM4_ECB && op.mode != KS_SM4_CTR) {
+    *error = "buffers: ecb or ctr";
+    return false;
+  }
+  const std::vector<uint8_t> key = random_bytes(16), iv = random_bytes(16);
+  const uint32_t flags = c.input == "buffer-tables" ? KS_SM4_GPU_TABLES : 0;
+  const bool ctr = op.mode == KS_SM4_CTR;
+  return run_cipher_buffer(c, result, error, [&](ks_ctx* ctx, uint8_t* buf) {
+    return ks_sm4_crypt_buffer(ctx, op.mode, op.encrypt ? 1 : 0, flags, key.data(),
+                               ctr ? iv.data() : nullptr, ctr ? 16 : 0, buf, c.msg_bytes, buf);
+  });
 }
 
 bool run_sm4(const Case& c, Result* result, std::string* error) {
@@ -811,27 +818,16 @@ struct SkinnyWorker {
   bool run(const std::string&, size_t) { return table ? baseline(out.data()) : ours(out.data()); }
 };
 
-// One buffer through ks_skinny128_256_crypt_buffer on the context's threads.
+// One buffer through ks_skinny128_256_crypt_buffer on the context (its
+// threads, or its GPU: the bitsliced kernel).
 bool run_skinny_buffer(const Case& c, Result* result, std::string* error) {
-  CtxPtr ctx = make_ctx(c, error);
-  if (ctx == nullptr) return false;
   const std::vector<uint8_t> tweakey = random_bytes(32), iv = random_bytes(16);
-  std::vector<uint8_t> buf = random_bytes(std::max<size_t>(1, c.msg_bytes));
   const bool ctr = c.op == "ctr";
-  int call_rc = KS_OK;
-  *result = measure(c.seconds, c.msg_bytes, [&](size_t iters) {
-    for (size_t r = 0; r < iters && call_rc == KS_OK; ++r)
-      call_rc = ks_skinny128_256_crypt_buffer(ctx.get(), ctr ? KS_SKINNY_CTR : KS_SKINNY_ECB, 1,
-                                              tweakey.data(), ctr ? iv.data() : nullptr,
-                                              ctr ? 16 : 0, buf.data(), c.msg_bytes, buf.data());
-    return iters;
+  return run_cipher_buffer(c, result, error, [&](ks_ctx* ctx, uint8_t* buf) {
+    return ks_skinny128_256_crypt_buffer(ctx, ctr ? KS_SKINNY_CTR : KS_SKINNY_ECB, 1,
+                                         tweakey.data(), ctr ? iv.data() : nullptr, ctr ? 16 : 0,
+                                         buf, c.msg_bytes, buf);
   });
-  if (call_rc != KS_OK) {
-    *error = ks_strerror(call_rc);
-    return false;
-  }
-  result->backend = "cpu";
-  return true;
 }
 
 bool run_skinny(const Case& c, Result* result, std::string* error) {

@@ -24,7 +24,7 @@ struct Case {
   double seconds = 1.0;    // budget for the timed runs
   std::string input = "message";  // sm2 sign/verify: "digest" (e given) or "message";
                                   // sm4: "buffer" / "buffer-tables" (ks_sm4_crypt_buffer)
-  bool pinned = false;     // batches and sm4 buffers: memory from ks_host_alloc
+  bool pinned = false;     // batches and cipher buffers: memory from ks_host_alloc
 };
 
 struct Result {

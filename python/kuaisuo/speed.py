@@ -222,20 +222,27 @@ def plan_skinny(opt: Options) -> List[Comparison]:
     then CTR as one buffer over every thread (ks_skinny128_256_crypt_buffer)
     from 1 MiB up to --max-bytes, each against the table-based baseline on
     one thread (impl "table", shown in the openssl column: no OpenSSL peer
-    exists; the seed measures its speedups against such code). CPU rows
-    only: GPU rows come with the GPU kernels."""
+    exists; the seed measures its speedups against such code). With a GPU:
+    ECB and CTR as one buffer on it (the bitsliced kernel, end to end from
+    ordinary and from pinned caller memory), against the same baseline."""
     plan: List[Comparison] = []
-    if opt.backend == "gpu":
-        return plan
     alg = "skinny128-256"
-    for op in ("ecb", "ctr"):
-        for size in SKINNY_SIZES:
-            ours = Case(alg, op, "kuaisuo", "cpu", 1, 1, size)
-            plan.append(Comparison(ours, replace(ours, impl="table")))
-    if opt.threads > 1:
-        for size in (1 << 20,) + tuple(n for n in SKINNY_LARGE_SIZES if n <= opt.max_bytes):
-            ours = Case(alg, "ctr", "kuaisuo", "cpu", opt.threads, 1, size, "buffer")
-            plan.append(Comparison(ours, Case(alg, "ctr", "table", "cpu", 1, 1, size)))
+    sizes = (1 << 20,) + tuple(n for n in SKINNY_LARGE_SIZES if n <= opt.max_bytes)
+    if opt.backend != "gpu":
+        for op in ("ecb", "ctr"):
+            for size in SKINNY_SIZES:
+                ours = Case(alg, op, "kuaisuo", "cpu", 1, 1, size)
+                plan.append(Comparison(ours, replace(ours, impl="table")))
+        if opt.threads > 1:
+            for size in sizes:
+                ours = Case(alg, "ctr", "kuaisuo", "cpu", opt.threads, 1, size, "buffer")
+                plan.append(Comparison(ours, Case(alg, "ctr", "table", "cpu", 1, 1, size)))
+    if opt.gpu:
+        for op in ("ecb", "ctr"):
+            for size in sizes:
+                for pinned in (False, True):
+                    ours = Case(alg, op, "kuaisuo", "gpu", opt.threads, 1, size, "buffer", pinned)
+                    plan.append(Comparison(ours, Case(alg, op, "table", "cpu", 1, 1, size)))
     return plan
 
 

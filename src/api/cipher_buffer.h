@@ -10,6 +10,7 @@
 
 #include "cipher/modes.h"
 #include "core/secure.h"
+#include "engine/gpu.h"
 
 namespace ks {
 namespace api {
@@ -30,6 +31,14 @@ inline void crypt_range(const BlockCipher& bc, const void* key, bool encrypt,
   modes::stream_init(&s, counter0);
   modes::ctr128_add(s.iv, begin);
   modes::ctr_crypt(bc, key, &s, in + lo, out + lo, hi - lo);
+}
+
+// The size from which an AUTO context sends a buffer to the GPU: each
+// cipher's crossovers, measured end to end, from pinned caller memory
+// (ks_host_alloc: copied directly) and from ordinary memory (staged).
+inline size_t auto_gpu_min_bytes(const void* in, const void* out, size_t pinned_min,
+                                 size_t pageable_min) {
+  return gpu::host_pinned(in) && gpu::host_pinned(out) ? pinned_min : pageable_min;
 }
 
 }  // namespace api

@@ -1,6 +1,8 @@
 // C entry points for SKINNY-128-256: one-shot, one buffer over the
-// context's threads, tweak per block, streaming CTR and batches, all on the
-// constant-time code of cipher/skinny128_256.h through modes.h.
+// context's threads or its GPU, tweak per block, streaming CTR and
+// batches, all on the constant-time code of cipher/skinny128_256.h through
+// modes.h (and cipher/skinny_gpu.h's default kernel on the GPU).
+#include <mutex>
 #include <new>
 #include <string.h>
 
@@ -10,6 +12,7 @@
 #include "api/guard.h"
 #include "cipher/modes.h"
 #include "cipher/skinny128_256.h"
+#include "cipher/skinny_gpu.h"
 #include "core/secure.h"
 #include "engine/context.h"
 #include "kuaisuo.h"
@@ -52,6 +55,34 @@ const uint8_t* counter_of(int mode, const uint8_t* iv) {
   return mode == KS_SKINNY_CTR ? iv : nullptr;
 }
 
+// AUTO sends buffers of these sizes and up to the GPU. SKINNY costs ~10x
+// SM4 per byte on the CPU, so the GPU pays off early, from ordinary memory
+// too: measured end to end on an H100 against its 16 host threads
+// (bench/results/h100-sweep-2026-11-26-s10-skinny.json, CTR), pinned
+// buffers led from 64 KiB (1.58 GB/s against 1.10) to 45 GB/s at 1 GiB,
+// ordinary ones from 256 KiB (3.01 against 2.22; 1.26 against 1.10 at
+// 64 KiB, too close to call) to 17-20 GB/s, while the CPU stayed at 3 GB/s.
+constexpr size_t kAutoGpuMinPinnedBytes = size_t(64) << 10;
+constexpr size_t kAutoGpuMinPageableBytes = size_t(256) << 10;
+
+// The GPU part of ks_skinny128_256_crypt_buffer: the whole blocks there, a
+// partial last CTR block on this thread. ECB decryption has no GPU kernel
+// and stays on the CPU threads (the caller checks).
+int crypt_buffer_on_gpu(ks_ctx* ctx, const skinny::Key& k, bool encrypt, const uint8_t* counter,
+                        const uint8_t* in, size_t len, uint8_t* out) {
+  const size_t blocks = len / kBlock;
+  if (blocks != 0) {
+    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
+    const int rc = ks::skinny_gpu::crypt_buffer(*ctx->gpu, ks::skinny_gpu::kDefaultKernel, k.rtk,
+                                                counter, in, out, blocks, encrypt);
+    if (rc != KS_OK) return rc;
+  }
+  if (len % kBlock != 0)
+    ks::api::crypt_range(skinny::block_cipher(), &k, true, counter, in, out, len, blocks,
+                         blocks + 1);
+  return KS_OK;
+}
+
 struct CtrStream {
   skinny::Key key;
   ks::modes::StreamState state;
@@ -79,11 +110,16 @@ int ks_skinny128_256_crypt_buffer(ks_ctx* ctx, int mode, int encrypt,
   const int rc = check_buffer_args(mode, tweakey, iv, iv_len, in, len, out);
   if (rc != KS_OK) return rc;
   const ScopedKey key(tweakey);
+  const uint8_t* counter = counter_of(mode, iv);
+  if ((encrypt != 0 || counter != nullptr) &&
+      ctx->use_gpu(len, ks::api::auto_gpu_min_bytes(in, out, kAutoGpuMinPinnedBytes,
+                                                    kAutoGpuMinPageableBytes)))
+    return crypt_buffer_on_gpu(ctx, key.k, encrypt != 0, counter, in, len, out);
   // Threads take 64 blocks or more each: SKINNY costs ~50x SM4 per block
   // on the portable path, so the hand-off pays for itself early.
   ctx->pool.parallel_for((len + kBlock - 1) / kBlock, 64, [&](size_t begin, size_t end) {
-    ks::api::crypt_range(skinny::block_cipher(), &key.k, encrypt != 0, counter_of(mode, iv), in,
-                         out, len, begin, end);
+    ks::api::crypt_range(skinny::block_cipher(), &key.k, encrypt != 0, counter, in, out, len,
+                         begin, end);
   });
   return KS_OK;
 } KS_API_CATCH

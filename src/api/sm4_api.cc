@@ -483,8 +483,7 @@ namespace {
 constexpr size_t kAutoGpuMinPinnedBytes = size_t(4) << 20;
 
 size_t auto_gpu_min_bytes(const void* in, const void* out) {
-  return ks::gpu::host_pinned(in) && ks::gpu::host_pinned(out) ? kAutoGpuMinPinnedBytes
-                                                                : SIZE_MAX;
+  return ks::api::auto_gpu_min_bytes(in, out, kAutoGpuMinPinnedBytes, SIZE_MAX);
 }
 
 // The GPU kernel flags ask for: constant time unless KS_SM4_GPU_TABLES.

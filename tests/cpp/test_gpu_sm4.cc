@@ -248,16 +248,9 @@ TEST(GpuSm4Api, CryptBufferMatchesTheCpu) {
                                     len, want.data()), KS_OK);
       for (uint32_t flags : {0u, uint32_t(KS_SM4_GPU_TABLES)}) {
         for (bool pinned : {false, true}) {
-          void* p = nullptr;
-          Bytes plain;
-          uint8_t* buf;
-          if (pinned) {
-            ASSERT_EQ(ks_host_alloc(len, &p), KS_OK);
-            buf = static_cast<uint8_t*>(p);
-          } else {
-            plain.resize(len);
-            buf = plain.data();
-          }
+          ks_test::CallerBuffer caller(len, pinned);
+          ASSERT_EQ(caller.rc, KS_OK);
+          uint8_t* buf = caller.data();
           memcpy(buf, in.data(), len);
           ASSERT_EQ(ks_sm4_crypt_buffer(gpu_ctx.ctx, mode, 1, flags, key.data(), ivp, iv_len, buf,
                                         len, buf), KS_OK);  // in place
@@ -266,7 +259,6 @@ TEST(GpuSm4Api, CryptBufferMatchesTheCpu) {
           ASSERT_EQ(ks_sm4_crypt_buffer(gpu_ctx.ctx, mode, 0, flags, key.data(), ivp, iv_len, buf,
                                         len, buf), KS_OK);
           EXPECT_EQ(memcmp(buf, in.data(), len), 0) << "decrypted, mode " << mode;
-          if (p != nullptr) ks_host_free(p);
         }
       }
     }
@@ -289,16 +281,9 @@ TEST(GpuSm4Api, GcmBufferMatchesTheCpu) {
                               want.data(), want_tag, 16), KS_OK);
     for (uint32_t flags : {0u, uint32_t(KS_SM4_GPU_TABLES)}) {
       for (bool pinned : {false, true}) {
-        void* p = nullptr;
-        Bytes plain;
-        uint8_t* buf;
-        if (pinned) {
-          ASSERT_EQ(ks_host_alloc(len + 1, &p), KS_OK);
-          buf = static_cast<uint8_t*>(p);
-        } else {
-          plain.resize(len + 1);
-          buf = plain.data();
-        }
+        ks_test::CallerBuffer caller(len + 1, pinned);
+        ASSERT_EQ(caller.rc, KS_OK);
+        uint8_t* buf = caller.data();
         uint8_t tag[16];
         ASSERT_EQ(ks_sm4_gcm_seal_buffer(gpu_ctx.ctx, flags, key.data(), iv.data(), 12, aad.data(),
                                          aad.size(), in.data(), len, buf, tag, 16), KS_OK);
@@ -315,7 +300,6 @@ TEST(GpuSm4Api, GcmBufferMatchesTheCpu) {
                                          aad.data(), aad.size(), buf, len, tag, 16, back.data()),
                   KS_OK);
         EXPECT_EQ(memcmp(back.data(), in.data(), len), 0);
-        if (p != nullptr) ks_host_free(p);
       }
     }
   }

@@ -46,6 +46,26 @@ struct Context {
 };
 
 // Fresh random bytes from the OS for every call (tests use new inputs each run).
+// A caller's buffer of len bytes: ordinary memory, or page-locked from
+// ks_host_alloc (which GPU contexts copy directly); freed on scope exit.
+class CallerBuffer {
+ public:
+  CallerBuffer(size_t len, bool pinned) : plain_(pinned ? 0 : len) {
+    if (pinned) rc = ks_host_alloc(len, &pinned_);
+  }
+  ~CallerBuffer() {
+    if (pinned_ != nullptr) ks_host_free(pinned_);
+  }
+  CallerBuffer(const CallerBuffer&) = delete;
+  CallerBuffer& operator=(const CallerBuffer&) = delete;
+  uint8_t* data() { return pinned_ != nullptr ? static_cast<uint8_t*>(pinned_) : plain_.data(); }
+  int rc = KS_OK;
+
+ private:
+  std::vector<uint8_t> plain_;
+  void* pinned_ = nullptr;
+};
+
 inline std::vector<uint8_t> random_bytes(size_t n) {
   std::vector<uint8_t> v(n);
   if (n > 0 && !ks::os_random(v.data(), n)) abort();

@@ -77,6 +77,23 @@ def test_sm4_buffers_reach_max_bytes_on_one_and_all_threads():
         assert c.theirs.input == "message"
 
 
+def test_skinny_gpu_rows_are_buffers_from_both_memories_against_the_table_baseline():
+    opt = speed.Options(backend="gpu", threads=16, batch=None, seconds=1.0, gpu=True,
+                        max_bytes=64 << 20)
+    plan = speed.plan_skinny(opt)
+    assert {(c.ours.op, c.ours.msg_bytes, c.ours.pinned) for c in plan} == {
+        (op, size, pinned) for op in ("ecb", "ctr") for size in (1 << 20, 4 << 20, 64 << 20)
+        for pinned in (False, True)}
+    for c in plan:
+        assert (c.ours.backend, c.ours.input, c.ours.batch) == ("gpu", "buffer", 1)
+        assert (c.theirs.impl, c.theirs.threads, c.theirs.op) == ("table", 1, c.ours.op)
+        assert c.theirs.msg_bytes == c.ours.msg_bytes
+    opt.backend = "auto"  # CPU rows first, then the same GPU rows
+    both = speed.plan_skinny(opt)
+    assert [c for c in both if c.ours.backend == "gpu"] == plan
+    assert any(c.ours.backend == "cpu" for c in both)
+
+
 @pytest.mark.parametrize("text,value", [("1GiB", 1 << 30), ("64M", 64 << 20),
                                         ("1048576", 1 << 20), ("2g", None), ("512K", None),
                                         ("lots", None)])

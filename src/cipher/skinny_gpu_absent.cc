@@ -1,0 +1,14 @@
+// SKINNY-128-256 on the GPU engine in a build without CUDA.
+#include "cipher/skinny_gpu.h"
+#include "kuaisuo.h"
+
+namespace ks {
+namespace skinny_gpu {
+
+int crypt_buffer(ks::gpu::Engine&, Kernel, const skinny::RoundTweakeys&, const uint8_t*,
+                 const uint8_t*, uint8_t*, size_t, bool) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
+}  // namespace skinny_gpu
+}  // namespace ks

@@ -1,0 +1,38 @@
+// SKINNY-128-256 on the shared GPU pipeline: the job of
+// ks_skinny128_256_crypt_buffer (cipher/blocks_gpu_job.cuh over
+// skinny_gpu::crypt).
+#include <string.h>
+
+#include "cipher/blocks_gpu_job.cuh"
+#include "cipher/skinny_gpu.h"
+#include "core/secure.h"
+
+namespace ks {
+namespace skinny_gpu {
+namespace {
+
+// SKINNY's launcher for blocks_gpu::BufferJob: the kernel and the round
+// tweakeys, passed as kernel parameters.
+struct SkinnyBlocks {
+  Kernel kernel;
+  skinny::RoundTweakeys rtk;
+  SkinnyBlocks(Kernel k, const skinny::RoundTweakeys& r) : kernel(k), rtk(r) {}
+  SkinnyBlocks(const SkinnyBlocks& o) : SkinnyBlocks(o.kernel, o.rtk) {}
+  ~SkinnyBlocks() { secure_wipe(&rtk, sizeof rtk); }
+  cudaError_t operator()(const uint8_t* counter, const uint8_t* in, uint8_t* out, size_t n,
+                         cudaStream_t stream) const {
+    return cudaError_t(crypt(kernel, rtk, counter, in, out, n, stream));
+  }
+};
+
+}  // namespace
+
+int crypt_buffer(ks::gpu::Engine& engine, Kernel kernel, const skinny::RoundTweakeys& rtk,
+                 const uint8_t* counter, const uint8_t* in, uint8_t* out, size_t nblocks,
+                 bool secret_input) {
+  return blocks_gpu::crypt_buffer(engine, SkinnyBlocks(kernel, rtk), counter, in, out, nblocks,
+                                  secret_input);
+}
+
+}  // namespace skinny_gpu
+}  // namespace ks
