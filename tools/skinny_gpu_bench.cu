@@ -1,11 +1,12 @@
 // Throughput of SKINNY-128-256 on the GPU (cipher/skinny_gpu.h): each
 // kernel (bitsliced, circuit, T-tables in constant memory as the seed,
-// T-tables in shared memory) in ECB and CTR over random data of 1, 16, 64
-// and 1024 MiB (up to 2^max_log2 bytes):
+// T-tables in shared memory, the S-box replicated per bank) in ECB and CTR
+// over random data of 16 B, 1 KiB, 64 KiB, 1, 16, 64 and 1024 MiB (up to
+// 2^max_log2 bytes):
 //  - kernel only: device buffers, CUDA events around the launch, median of
 //    runs after a warm-up;
-//  - end to end from pinned host memory, cut into pieces over kStreams
-//    streams so that copies overlap the kernels (copy in, kernel, copy out
+//  - end to end from pinned host memory, cut (from 1 MiB) into 16 pieces
+//    over kStreams streams so that copies overlap the kernels (copy in, kernel, copy out
 //    timed together), next to the pinned copies alone: in then out, and
 //    overlapped in the same pieces and streams (the bound for end to end).
 // The seed's baseline is measured in the same run: the table-based CPU code
@@ -117,10 +118,11 @@ int main(int argc, char** argv) {
   std::vector<Result> results;
   bool ok = true;
   const sg::Kernel kernels[] = {sg::Kernel::kBitsliced, sg::Kernel::kCircuit,
-                                sg::Kernel::kTablesConstant, sg::Kernel::kTablesShared};
+                                sg::Kernel::kTablesConstant, sg::Kernel::kTablesShared,
+                                sg::Kernel::kTablesReplicated};
   const double cpu_rate[2] = {cpu_table_rate(key, nullptr, h_in, h_out),
                               cpu_table_rate(key, counter, h_in, h_out)};
-  for (int log2 : {20, 24, 26, 30}) {
+  for (int log2 : {4, 10, 16, 20, 24, 26, 30}) {
     const size_t bytes = size_t(1) << log2;
     if (bytes > max_bytes) break;
     const size_t n = bytes / 16;
@@ -132,10 +134,11 @@ int main(int argc, char** argv) {
     results.push_back({"-", "-", "pinned copies in+out", bytes, copies});
     // Pieces over kStreams streams: copy in, kernel (unless with_kernel is
     // false: the copies alone, the bound), copy out.
-    const size_t piece = bytes / kPieces;
+    const size_t pieces = bytes >= (size_t(1) << 20) ? kPieces : 1;  // small: one of each
+    const size_t piece = bytes / pieces;
     auto overlapped = [&](sg::Kernel k, const uint8_t* ctr, bool with_kernel = true) {
       return timer.median([&] {
-        for (size_t p = 0; p < kPieces; ++p) {
+        for (size_t p = 0; p < pieces; ++p) {
           cudaStream_t s = streams[p % kStreams];
           const size_t off = p * piece;
           uint8_t c[16];

@@ -98,16 +98,53 @@ __device__ __forceinline__ void transpose(uint32_t w[4]) {
   w[3] = __byte_perm(u0, u1, 0x7632);
 }
 
-template <bool kShared, bool kCtr>
+// Where a table kernel finds its T-values: the four tables in constant
+// memory (the seed) or copied to shared memory once per CUDA block; or the
+// S-box alone, 32 copies in shared memory (copy c in bank c: lane c reads
+// only its own, so no two lanes of a warp ever conflict, whatever the
+// bytes), the T-values spread from it: T0 = S * 0x01000101, T1 = S << 16,
+// T2 = S * 0x01010001, T3 = S (make_tables).
+enum class Placement { kConstant, kShared, kReplicated };
+
+struct ReplicatedSbox {
+  uint32_t s[256][32];
+};
+
+template <Placement P>
+struct TableSource {
+  const Tables* tab;
+  const uint32_t* lane_column;  // &sbox.s[0][lane] (kReplicated)
+  // The column's T-values from the bytes of rows 0 .. 3 feeding it.
+  __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b, uint32_t c,
+                                                 uint32_t d) const {
+    if (P != Placement::kReplicated)
+      return tab->t[0][a] ^ tab->t[1][b] ^ tab->t[2][c] ^ tab->t[3][d];
+    const uint32_t* s = lane_column;
+    return s[32 * a] * 0x01000101u ^ s[32 * b] << 16 ^ s[32 * c] * 0x01010001u ^ s[32 * d];
+  }
+};
+
+template <Placement P>
+__device__ __forceinline__ TableSource<P> table_source(Tables& shared_tables,
+                                                       ReplicatedSbox& shared_sbox) {
+  if (P == Placement::kShared) {
+    for (int j = threadIdx.x; j < 4 * 256; j += blockDim.x)
+      (&shared_tables.t[0][0])[j] = (&c_tables.t[0][0])[j];
+  } else if (P == Placement::kReplicated) {
+    for (int j = threadIdx.x; j < 256 * 32; j += blockDim.x)
+      shared_sbox.s[j / 32][j % 32] = c_tables.t[3][j / 32];
+  }
+  __syncthreads();
+  return {P == Placement::kConstant ? &c_tables : &shared_tables,
+          &shared_sbox.s[0][threadIdx.x & 31]};
+}
+
+template <Placement P, bool kCtr>
 __global__ void __launch_bounds__(kThreads)
     table_kernel(const ColumnKeys keys, const CtrStart c, const uint4* in, uint4* out, size_t n) {
   __shared__ Tables s_tables;
-  if (kShared) {
-    for (int j = threadIdx.x; j < 4 * 256; j += blockDim.x)
-      (&s_tables.t[0][0])[j] = (&c_tables.t[0][0])[j];
-    __syncthreads();
-  }
-  const Tables& tab = kShared ? s_tables : c_tables;
+  __shared__ ReplicatedSbox s_sbox;
+  const TableSource<P> t = table_source<P>(s_tables, s_sbox);
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
        i += size_t(gridDim.x) * blockDim.x) {
     uint32_t w[4];
@@ -117,8 +154,8 @@ __global__ void __launch_bounds__(kThreads)
       uint32_t next[4];
 #pragma unroll
       for (int col = 0; col < 4; ++col)
-        next[col] = tab.t[0][w[col] & 0xFF] ^ tab.t[1][(w[(col + 3) & 3] >> 8) & 0xFF] ^
-                    tab.t[2][(w[(col + 2) & 3] >> 16) & 0xFF] ^ tab.t[3][w[(col + 1) & 3] >> 24] ^
+        next[col] = t(w[col] & 0xFF, (w[(col + 3) & 3] >> 8) & 0xFF,
+                      (w[(col + 2) & 3] >> 16) & 0xFF, w[(col + 1) & 3] >> 24) ^
                     keys.k[r][col];
 #pragma unroll
       for (int col = 0; col < 4; ++col) w[col] = next[col];
@@ -212,11 +249,12 @@ cudaError_t launch(Kernel k, const RoundTweakeys& rtk, const CtrStart& c, const 
   if (e != cudaSuccess) return e;
   ColumnKeys keys;
   column_keys(rtk, &keys);
-  if (k == Kernel::kTablesShared) {
-    table_kernel<true, kCtr><<<grid, kThreads, 0, stream>>>(keys, c, in, out, n);
-  } else {
-    table_kernel<false, kCtr><<<grid, kThreads, 0, stream>>>(keys, c, in, out, n);
-  }
+  if (k == Kernel::kTablesShared)
+    table_kernel<Placement::kShared, kCtr><<<grid, kThreads, 0, stream>>>(keys, c, in, out, n);
+  else if (k == Kernel::kTablesReplicated)
+    table_kernel<Placement::kReplicated, kCtr><<<grid, kThreads, 0, stream>>>(keys, c, in, out, n);
+  else
+    table_kernel<Placement::kConstant, kCtr><<<grid, kThreads, 0, stream>>>(keys, c, in, out, n);
   return cudaGetLastError();
 }
 
@@ -227,6 +265,7 @@ const char* kernel_name(Kernel k) {
     case Kernel::kBitsliced: return "bitsliced";
     case Kernel::kCircuit: return "circuit";
     case Kernel::kTablesShared: return "tables-shared";
+    case Kernel::kTablesReplicated: return "tables-replicated";
     case Kernel::kTablesConstant: return "tables-constant";
   }
   return "?";

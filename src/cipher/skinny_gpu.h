@@ -12,8 +12,13 @@
 //    XORs per column, tables in constant memory (which serialises a warp's
 //    differing addresses).
 //  - kTablesShared: the same tables copied into shared memory per block.
-// Both table kernels index memory with secret bytes: another tenant of the
-// GPU may observe the addresses (bank conflicts, cache lines); the default
+//  - kTablesReplicated: the S-box in shared memory, 32 copies, one per bank
+//    (lane c reads copy c: no bank conflicts within a warp, whatever the
+//    data), the T-values spread from the S-box byte by two multiplies and
+//    a shift.
+// The table kernels index memory with secret bytes: another tenant of the
+// GPU may observe the addresses (bank conflicts across warps, cache lines
+// of the constant cache, power); the default
 // is a constant-time kernel, the faster by measurement (docs/ARCHITECTURE.md).
 #ifndef KS_CIPHER_SKINNY_GPU_H_
 #define KS_CIPHER_SKINNY_GPU_H_
@@ -33,7 +38,7 @@ class Engine;
 }
 namespace skinny_gpu {
 
-enum class Kernel { kBitsliced, kCircuit, kTablesConstant, kTablesShared };
+enum class Kernel { kBitsliced, kCircuit, kTablesConstant, kTablesShared, kTablesReplicated };
 
 const char* kernel_name(Kernel k);
 

@@ -274,7 +274,8 @@ __global__ void __launch_bounds__(kThreads) kernel(const typename Cipher::Keys k
     // of it needs a bounds check.
     const bool full = (tile + 1) * kTile <= whole;
     if (M != Mode::kEcb)
-      full ? stage_input<true>(j, first, whole, staged) : stage_input<false>(j, first, whole, staged);
+      full ? stage_input<true>(j, first, whole, staged)
+           : stage_input<false>(j, first, whole, staged);
     Slice w[4];
     if (M == Mode::kEcb)
       load_planes<kSwz>(j, first, n, w);

@@ -124,9 +124,33 @@ TEST(GpuSkinnyApi, CryptBufferMatchesTheCpu) {
   }
 }
 
+// A gibibyte and 9 bytes (CTR) and a gibibyte (ECB) on a GPU context,
+// byte for byte the CPU context's answer on every host thread.
+TEST(GpuSkinnyApi, GibibyteBufferMatchesTheCpuThreads) {
+  if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  ks_test::Context gpu_ctx(KS_BACKEND_GPU), cpu_ctx(KS_BACKEND_CPU, 16);
+  ASSERT_EQ(gpu_ctx.rc, KS_OK);
+  ASSERT_EQ(cpu_ctx.rc, KS_OK);
+  const Bytes tweakey = ks_test::random_bytes(32), iv = ks_test::random_bytes(16);
+  const size_t len = (size_t(1) << 30) + 9;
+  const Bytes in = ks_test::random_bytes(len);
+  Bytes on_gpu(len), on_cpu(len);
+  for (int mode : {KS_SKINNY_CTR, KS_SKINNY_ECB}) {
+    const size_t n = mode == KS_SKINNY_ECB ? len - 9 : len;
+    const uint8_t* ivp = mode == KS_SKINNY_ECB ? nullptr : iv.data();
+    const size_t iv_len = mode == KS_SKINNY_ECB ? 0 : 16;
+    ASSERT_EQ(ks_skinny128_256_crypt_buffer(gpu_ctx.ctx, mode, 1, tweakey.data(), ivp, iv_len,
+                                            in.data(), n, on_gpu.data()), KS_OK);
+    ASSERT_EQ(ks_skinny128_256_crypt_buffer(cpu_ctx.ctx, mode, 1, tweakey.data(), ivp, iv_len,
+                                            in.data(), n, on_cpu.data()), KS_OK);
+    EXPECT_EQ(memcmp(on_gpu.data(), on_cpu.data(), n), 0) << "mode " << mode;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, GpuSkinny,
                          ::testing::Values(gpu::Kernel::kBitsliced, gpu::Kernel::kCircuit, gpu::Kernel::kTablesConstant,
-                                           gpu::Kernel::kTablesShared),
+                                           gpu::Kernel::kTablesShared,
+                                           gpu::Kernel::kTablesReplicated),
                          [](const ::testing::TestParamInfo<gpu::Kernel>& i) {
                            std::string n = gpu::kernel_name(i.param);
                            for (char& ch : n) ch = ch == '-' ? '_' : ch;
