@@ -92,6 +92,10 @@ def test_skinny_gpu_rows_are_buffers_from_both_memories_against_the_table_baseli
     both = speed.plan_skinny(opt)
     assert [c for c in both if c.ours.backend == "gpu"] == plan
     assert any(c.ours.backend == "cpu" for c in both)
+    one_thread = {(c.ours.op, c.ours.msg_bytes) for c in both
+                  if c.ours.backend == "cpu" and c.ours.threads == 1}
+    assert one_thread == {(op, size) for op in ("ecb", "ctr")
+                          for size in (16, 64, 1 << 10, 64 << 10, 1 << 20, 4 << 20, 64 << 20)}
 
 
 @pytest.mark.parametrize("text,value", [("1GiB", 1 << 30), ("64M", 64 << 20),
