@@ -130,15 +130,11 @@ int ks_skinny128_256_tweaked_blocks(int encrypt, const uint8_t key[16], const ui
   if (key == nullptr || tweaks == nullptr || in == nullptr || out == nullptr)
     return KS_ERR_NULL_POINTER;
   if (nblocks > SIZE_MAX / kBlock) return KS_ERR_OVERFLOW;
-  uint8_t tweakey[KS_SKINNY_TWEAKEY_BYTES];
+  uint8_t tweakey[KS_SKINNY_TWEAKEY_BYTES] = {};  // 0^128 || TK2, TK2 the key
   const ks::WipeOnExit wipe(tweakey, sizeof tweakey);
-  memcpy(tweakey + 16, key, 16);  // TK2: the key
-  for (size_t i = 0; i < nblocks; ++i) {
-    memcpy(tweakey, tweaks + kBlock * i, 16);  // TK1: this block's tweak
-    const ScopedKey k(tweakey);
-    (encrypt ? skinny::encrypt_blocks : skinny::decrypt_blocks)(k.k, in + kBlock * i,
-                                                                out + kBlock * i, 1);
-  }
+  memcpy(tweakey + 16, key, 16);
+  const ScopedKey k2(tweakey);
+  skinny::tweaked_blocks(k2.k, encrypt != 0, tweaks, in, out, nblocks);
   return KS_OK;
 } KS_API_CATCH
 

@@ -61,6 +61,22 @@ void decrypt_blocks(const Key& k, const uint8_t* in, uint8_t* out, size_t nblock
   for (; i < nblocks; ++i) decrypt_block(k.rtk, in + 16 * i, out + 16 * i);
 }
 
+void tweaked_blocks(const Key& k2, bool encrypt, const uint8_t* tweaks, const uint8_t* in,
+                    uint8_t* out, size_t nblocks) {
+  size_t i = 0;
+  if (const KernelFns* v = chosen_kernel())
+    i = v->tweaked_blocks(k2.rtk, encrypt, tweaks, in, out, nblocks);
+  for (; i < nblocks; ++i) {
+    uint32_t tk1[4];
+    Key k;
+    load_state(tk1, tweaks + 16 * i);
+    add_tk1(k.rtk.rows, k2.rtk, tk1);
+    (encrypt ? encrypt_blocks : decrypt_blocks)(k, in + 16 * i, out + 16 * i, 1);
+    wipe_key(&k);
+    secure_wipe(tk1, sizeof tk1);
+  }
+}
+
 namespace {
 
 // CTR over a one-block encryption: counter blocks, encrypted, XORed in.

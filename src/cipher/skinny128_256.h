@@ -34,6 +34,13 @@ void decrypt_blocks(const Key& k, const uint8_t* in, uint8_t* out, size_t nblock
 void ctr_blocks(const Key& k, uint8_t counter[16], const uint8_t* in, uint8_t* out,
                 size_t nblocks);
 
+// A tweak per block (Romulus- and Deoxys-style use): block i under TK1 =
+// tweaks[16 i .. 16 i + 16) and the TK2 of k2 (a Key set from 0^128 ||
+// TK2), encrypted or decrypted; TK1's part of each round tweakey is added
+// to k2's, so no block pays a whole schedule.
+void tweaked_blocks(const Key& k2, bool encrypt, const uint8_t* tweaks, const uint8_t* in,
+                    uint8_t* out, size_t nblocks);
+
 // "gfni-avx512", "avx512", "gfni-avx2", "avx2" or "portable": the kernel encrypt/decrypt/ctr_blocks use
 // for whole groups of 16 or 8 blocks (the rest one block at a time).
 const char* kernel_name();

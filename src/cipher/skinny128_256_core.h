@@ -115,8 +115,10 @@ struct CircuitSbox {
   KS_HD W operator()(W w) const { return sub_cells(w); }
 };
 
-template <class W, class Sbox = CircuitSbox>
-KS_HD void round(W s[4], const uint32_t rtk[2], Sbox sbox = Sbox()) {
+// rtk: the round's tweakey rows 0 and 1, one for every block (uint32_t),
+// or per block (K = W: a tweak per block in the vector kernels).
+template <class W, class Sbox = CircuitSbox, class K = uint32_t>
+KS_HD void round(W s[4], const K rtk[2], Sbox sbox = Sbox()) {
   for (int r = 0; r < 4; ++r) s[r] = sbox(s[r]);
   s[0] ^= rtk[0];   // AddConstants (c0) and AddRoundTweakey
   s[1] ^= rtk[1];   // (c1) and AddRoundTweakey
@@ -127,8 +129,8 @@ KS_HD void round(W s[4], const uint32_t rtk[2], Sbox sbox = Sbox()) {
   mix_columns(s);
 }
 
-template <class W>
-KS_HD void inv_round(W s[4], const uint32_t rtk[2]) {
+template <class W, class K = uint32_t>
+KS_HD void inv_round(W s[4], const K rtk[2]) {
   inv_mix_columns(s);
   s[1] = rotl32(s[1], 24);
   s[2] = rotl32(s[2], 16);
@@ -170,13 +172,21 @@ KS_HD void decrypt_block(const RoundTweakeys& k, const uint8_t in[16], uint8_t o
 // PT on a 16-cell TK: new cell i = old cell PT[i], PT = [9, 15, 8, 13, 10,
 // 14, 12, 11, 0, 1, 2, 3, 4, 5, 6, 7]: rows 2-3 become rows 0-1 and rows
 // 0-1 (permuted) become rows 2-3. tk holds the four rows.
-KS_HD void permute_tweakey(uint32_t tk[4]) {
-  const uint32_t r2 = tk[2], r3 = tk[3];
-  auto cell = [](uint32_t row, int c) { return (row >> (8 * c)) & 0xFFu; };
+// W: uint32_t, or a vector of rows of many blocks' TK1 (a tweak per block).
+// (A function template, not a lambda: a lambda's body would not take the
+// vector kernels' target attributes.)
+template <class W>
+KS_HD W tweakey_cell(W row, int c) { return (row >> (8 * c)) & 0xFFu; }
+
+template <class W>
+KS_HD void permute_tweakey(W tk[4]) {
+  const W r2 = tk[2], r3 = tk[3];
   tk[2] = tk[0];
   tk[3] = tk[1];
-  tk[0] = cell(r2, 1) | cell(r3, 3) << 8 | cell(r2, 0) << 16 | cell(r3, 1) << 24;
-  tk[1] = cell(r2, 2) | cell(r3, 2) << 8 | cell(r3, 0) << 16 | cell(r2, 3) << 24;
+  tk[0] = tweakey_cell(r2, 1) | tweakey_cell(r3, 3) << 8 | tweakey_cell(r2, 0) << 16 |
+          tweakey_cell(r3, 1) << 24;
+  tk[1] = tweakey_cell(r2, 2) | tweakey_cell(r3, 2) << 8 | tweakey_cell(r3, 0) << 16 |
+          tweakey_cell(r2, 3) << 24;
 }
 
 // TK2's LFSR on each cell of a row: (x7..x0) -> (x6..x0, x7 ^ x5).
@@ -205,6 +215,19 @@ KS_HD void expand_tweakey(RoundTweakeys& k, const uint8_t tweakey[32]) {
     tk2[1] = lfsr_tk2(tk2[1]);
   }
   for (int r = 0; r < 4; ++r) tk1[r] = tk2[r] = 0;
+}
+
+// The round tweakeys of TK1 || TK2 from those of 0^128 || TK2 (k2) and
+// TK1's rows: TK1 enters each round only through its own permutations
+// (no LFSR), XORed in, so a tweak per block costs 48 permutations, not a
+// whole schedule. W as permute_tweakey; tk1 is consumed.
+template <class W>
+KS_HD void add_tk1(W rows[kRounds][2], const RoundTweakeys& k2, W tk1[4]) {
+  for (int i = 0; i < kRounds; ++i) {
+    rows[i][0] = tk1[0] ^ k2.rows[i][0];
+    rows[i][1] = tk1[1] ^ k2.rows[i][1];
+    permute_tweakey(tk1);
+  }
 }
 
 }  // namespace skinny

@@ -16,7 +16,7 @@ typedef uint32_t Row __attribute__((vector_size(32)));
 using L = Lanes<Row, 8>;
 }  // namespace
 
-const KernelFns kAvx2 = {L::crypt_blocks, L::ctr_blocks};
+const KernelFns kAvx2 = {L::crypt_blocks, L::ctr_blocks, L::tweaked_blocks};
 
 }  // namespace skinny
 }  // namespace ks

@@ -16,7 +16,7 @@ typedef uint32_t Row __attribute__((vector_size(64)));
 using L = Lanes<Row, 16>;
 }  // namespace
 
-const KernelFns kAvx512 = {L::crypt_blocks, L::ctr_blocks};
+const KernelFns kAvx512 = {L::crypt_blocks, L::ctr_blocks, L::tweaked_blocks};
 
 }  // namespace skinny
 }  // namespace ks

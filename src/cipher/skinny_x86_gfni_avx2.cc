@@ -31,7 +31,7 @@ using L = Lanes<Row, 8, AffinePermuteSbox<Row, Affine>>;
 #endif
 }  // namespace
 
-const KernelFns kGfniAvx2 = {L::crypt_blocks, L::ctr_blocks};
+const KernelFns kGfniAvx2 = {L::crypt_blocks, L::ctr_blocks, L::tweaked_blocks};
 
 }  // namespace skinny
 }  // namespace ks

@@ -26,6 +26,9 @@ struct KernelFns {
                          size_t nblocks);
   size_t (*ctr_blocks)(const RoundTweakeys& k, uint8_t counter[16], const uint8_t* in,
                        uint8_t* out, size_t nblocks);
+  // A tweak per block (skinny128_256.h's tweaked_blocks).
+  size_t (*tweaked_blocks)(const RoundTweakeys& k2, bool encrypt, const uint8_t* tweaks,
+                           const uint8_t* in, uint8_t* out, size_t nblocks);
 };
 
 #if KS_SKINNY_X86

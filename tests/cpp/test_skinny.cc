@@ -292,18 +292,26 @@ TEST(SkinnyApi, OneShotBufferAndStreamAgree) {
   }
 }
 
+// Every block under its own TK1: the kernel's groups (16 or 8 lanes, each
+// with its own round tweakeys), a partial last group, and the one-block
+// code, each block against a whole schedule of TK1 || TK2.
 TEST(SkinnyApi, TweakPerBlockIsTk1) {
-  const Bytes key = random_bytes(16), tweaks = random_bytes(16 * 5), pt = random_bytes(16 * 5);
-  Bytes ct(pt.size()), back(pt.size());
-  ASSERT_EQ(ks_skinny128_256_tweaked_blocks(1, key.data(), tweaks.data(), pt.data(), ct.data(), 5), KS_OK);
-  ASSERT_EQ(ks_skinny128_256_tweaked_blocks(0, key.data(), tweaks.data(), ct.data(), back.data(), 5), KS_OK);
-  EXPECT_EQ(back, pt);
-  for (size_t i = 0; i < 5; ++i) {
-    Bytes tk(tweaks.begin() + 16 * i, tweaks.begin() + 16 * i + 16);
-    tk.insert(tk.end(), key.begin(), key.end());
-    uint8_t want[16];
-    ks::skinny::encrypt_blocks(key_of(tk), pt.data() + 16 * i, want, 1);
-    EXPECT_EQ(Bytes(ct.begin() + 16 * i, ct.begin() + 16 * i + 16), Bytes(want, want + 16)) << i;
+  for (size_t n : {size_t(1), size_t(5), size_t(16), size_t(37)}) {
+    const Bytes key = random_bytes(16), tweaks = random_bytes(16 * n), pt = random_bytes(16 * n);
+    Bytes ct(pt.size()), back(pt.size());
+    ASSERT_EQ(ks_skinny128_256_tweaked_blocks(1, key.data(), tweaks.data(), pt.data(), ct.data(),
+                                              n), KS_OK);
+    ASSERT_EQ(ks_skinny128_256_tweaked_blocks(0, key.data(), tweaks.data(), ct.data(),
+                                              back.data(), n), KS_OK);
+    EXPECT_EQ(back, pt) << n;
+    for (size_t i = 0; i < n; ++i) {
+      Bytes tk(tweaks.begin() + 16 * i, tweaks.begin() + 16 * i + 16);
+      tk.insert(tk.end(), key.begin(), key.end());
+      uint8_t want[16];
+      ks::skinny::encrypt_blocks(key_of(tk), pt.data() + 16 * i, want, 1);
+      EXPECT_EQ(Bytes(ct.begin() + 16 * i, ct.begin() + 16 * i + 16), Bytes(want, want + 16))
+          << n << " blocks, block " << i;
+    }
   }
 }
 
