@@ -9,6 +9,7 @@
 //   static Word tau(Word)                        the S-box on each byte (tau)
 //   template <int n> static Word rotl(Word)      rotation of each 32-bit word
 //   static Word xor2(Word, Word)
+//   static constexpr bool kUnrollRounds          crypt_words unrolls its 8 steps
 // ScalarOps (one uint32_t, S-box by the circuit) and BitslicedOps (64 blocks
 // as 32 bit planes of uint64_t) are below; the x86 kernels supply vectors.
 #ifndef KS_CIPHER_SM4_CORE_H_
@@ -221,25 +222,35 @@ KS_HD typename Ops::Word xor_l(typename Ops::Word x, typename Ops::Word t) {
   return O::xor2(O::xor2(x, t), O::xor2(O::template rotl<24>(t), O::template rotl<2>(u)));
 }
 
-// The 32 rounds X_{i+4} = X_i ^ T(X_{i+1} ^ X_{i+2} ^ X_{i+3} ^ rk_i) on
-// x[0..3] = X_0..X_3, and the reverse transform R: afterwards x[0..3] is
-// (X_35, X_34, X_33, X_32), the output words in order. Decryption is the
-// same with the round keys reversed (GB/T 32907-2016, decryption).
+// Rounds i..i+3 of X_{i+4} = X_i ^ T(X_{i+1} ^ X_{i+2} ^ X_{i+3} ^ rk_i) with
+// the words renamed, not indexed: an index (i & 3) would keep vector state
+// in memory. Rounds i and i+1 share X_{i+2} ^ X_{i+3}: round i adds
+// X_{i+1}, round i+1 adds X_{i+4} (3 XORs per two rounds instead of 4).
+template <class Ops>
+KS_HD void four_rounds(typename Ops::Word& a, typename Ops::Word& b, typename Ops::Word& c,
+                       typename Ops::Word& d, const uint32_t rk[4]) {
+  using O = Ops;
+  auto p = O::xor2(c, d);
+  a = xor_l<O>(a, O::tau(O::key_xor(b, p, rk[0])));
+  b = xor_l<O>(b, O::tau(O::key_xor(p, a, rk[1])));
+  p = O::xor2(a, b);
+  c = xor_l<O>(c, O::tau(O::key_xor(d, p, rk[2])));
+  d = xor_l<O>(d, O::tau(O::key_xor(p, c, rk[3])));
+}
+
+// The 32 rounds on x[0..3] = X_0..X_3, and the reverse transform R:
+// afterwards x[0..3] is (X_35, X_34, X_33, X_32), the output words in
+// order. Decryption is the same with the round keys reversed (GB/T
+// 32907-2016, decryption). Vector kernels unroll the 8 steps: as a loop,
+// GCC kept state words of the x86 lanes in stack slots across its back
+// edge (tools/sm4_micro.cc, Zen 4: ECB +10%, CTR +6% unrolled).
 template <class Ops>
 KS_HD void crypt_words(typename Ops::Word x[4], const uint32_t rk[kRounds]) {
-  // Four rounds per step with the words renamed, not indexed: an index
-  // (i & 3) would keep vector state in memory. Rounds i and i+1 share
-  // X_{i+2} ^ X_{i+3}: round i adds X_{i+1}, round i+1 adds X_{i+4}
-  // (3 XORs per two rounds instead of 4).
-  using O = Ops;
   auto a = x[0], b = x[1], c = x[2], d = x[3];
-  for (int i = 0; i < kRounds; i += 4) {
-    auto p = O::xor2(c, d);
-    a = xor_l<O>(a, O::tau(O::key_xor(b, p, rk[i])));
-    b = xor_l<O>(b, O::tau(O::key_xor(p, a, rk[i + 1])));
-    p = O::xor2(a, b);
-    c = xor_l<O>(c, O::tau(O::key_xor(d, p, rk[i + 2])));
-    d = xor_l<O>(d, O::tau(O::key_xor(p, c, rk[i + 3])));
+  if constexpr (Ops::kUnrollRounds) {
+    KS_UNROLL for (int i = 0; i < kRounds; i += 4) four_rounds<Ops>(a, b, c, d, rk + i);
+  } else {
+    for (int i = 0; i < kRounds; i += 4) four_rounds<Ops>(a, b, c, d, rk + i);
   }
   x[0] = d;
   x[1] = c;
@@ -266,6 +277,7 @@ KS_HD uint32_t tau_word(uint32_t w) {
 
 struct ScalarOps {
   using Word = uint32_t;
+  static constexpr bool kUnrollRounds = false;
   KS_HD static Word key_xor(Word a, Word b, uint32_t rk) { return a ^ b ^ rk; }
   KS_HD static Word tau(Word w) { return tau_word(w); }
   template <int n>
@@ -310,6 +322,7 @@ struct BitslicedWord {
 
 struct BitslicedOps {
   using Word = BitslicedWord;
+  static constexpr bool kUnrollRounds = false;
   KS_HD static Word key_xor(const Word& a, const Word& b, uint32_t rk) {
     Word r;
     // The round key is secret: its bits become masks, not branches.

@@ -221,6 +221,7 @@ struct LaneOps {
   struct Word {
     V v[U];
   };
+  static constexpr bool kUnrollRounds = true;
   KS_SM4_INLINE static Word key_xor(const Word& a, const Word& b, uint32_t rk) {
     const V k = L::set1(rk);
     Word r;
