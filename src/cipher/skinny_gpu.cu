@@ -134,7 +134,7 @@ __device__ __forceinline__ TableSource<P> table_source(Tables& shared_tables,
     for (int j = threadIdx.x; j < 256 * 32; j += blockDim.x)
       shared_sbox.s[j / 32][j % 32] = c_tables.t[3][j / 32];
   }
-  __syncthreads();
+  if (P != Placement::kConstant) __syncthreads();  // the copies above
   return {P == Placement::kConstant ? &c_tables : &shared_tables,
           &shared_sbox.s[0][threadIdx.x & 31]};
 }
