@@ -102,8 +102,13 @@ typedef enum ks_status {
   KS_ERR_BAD_PADDING = -48,        /* ECB/CBC: the decrypted PKCS#7 padding is malformed */
   KS_ERR_TAG_MISMATCH = -49,       /* GCM: the tag does not match; no plaintext was written */
   KS_ERR_WRONG_PASSPHRASE = -50,   /* encrypted key: the passphrase does not decrypt it */
-  KS_ERR_PBES2_UNSUPPORTED = -51   /* encrypted key: a scheme, PRF, cipher or iteration
+  KS_ERR_PBES2_UNSUPPORTED = -51,  /* encrypted key: a scheme, PRF, cipher or iteration
                                       count outside those ks_pkcs8_decrypt lists */
+  /* Statuses of a service in front of the library (Python kuaisuo.batching,
+   * kuaisuo serve): the item did not run. */
+  KS_ERR_OVERLOADED = -60,         /* the service's queue is full; retry later */
+  KS_ERR_DEADLINE = -61,           /* the item's deadline passed before it ran */
+  KS_ERR_SHUTTING_DOWN = -62       /* the service is draining and takes no new work */
 } ks_status;
 
 /* A static, human-readable sentence for any code (unknown codes too). */

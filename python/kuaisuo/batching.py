@@ -1,0 +1,274 @@
+"""Dynamic batching: the items of concurrent requests coalesced into the
+library's batch calls under a latency bound (the core of `kuaisuo serve`,
+issue 15; any asyncio service can use it).
+
+A GPU signs or verifies at its full rate only in large batches, while a
+service receives requests one at a time with one or a few items each.
+`Batcher.submit(op, key, items)` queues the items of one request; items of
+the same operation and key (the batch key: the signing key, or None where
+each item carries its own public key) are run together as one batch call
+when `max_batch` items are waiting or the oldest has waited `max_delay`
+seconds, whichever comes first. The context's AUTO backend then sends
+large batches to the GPU and keeps small ones on the CPU (its measured
+crossovers). Every item gets a status in the library's codes (0 = done,
+else a negative code `kuaisuo.strerror` explains) and, when done, its
+value:
+
+    batcher = Batcher(kuaisuo.Context(), max_batch=4096, max_delay=0.002)
+    [(status, signature)] = await batcher.submit(SM2_SIGN_DIGESTS, key, [digest])
+    await batcher.close()   # drains: every accepted item is run
+
+Backpressure: at most `max_queued` items are accepted and not yet run; a
+request that would pass that gets KS_ERR_OVERLOADED for each of its items
+at once, and never unbounded memory. A request may carry a timeout: items
+whose deadline has passed when their batch is formed get KS_ERR_DEADLINE
+without running. After close() starts, new requests get
+KS_ERR_SHUTTING_DOWN. A malformed item (a wrong-length digest, say) gets
+its own status before it is queued and never fails a batch; if a batch
+call still raises, its items are run one at a time so that each gets its
+own status.
+
+Batch calls run on one worker thread per batcher (the native calls
+release the GIL), so the event loop keeps accepting requests meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Tuple
+
+from ._native import KuaisuoError
+
+OK = 0
+ERR_LENGTH = -3
+ERR_INTERNAL = -12
+ERR_OVERLOADED = -60
+ERR_DEADLINE = -61
+ERR_SHUTTING_DOWN = -62
+
+Result = Tuple[int, Any]  # (status, value); value is None unless status is OK
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One kind of batched work. run(ctx, key, items) returns one Result
+    per item; check(item) returns a status (OK to queue the item)."""
+    name: str
+    run: Callable[[Any, Any, Sequence[Any]], List[Result]]
+    check: Callable[[Any], int] = lambda item: OK
+
+
+def _sized(n: int) -> Callable[[Any], int]:
+    def check(item: Any) -> int:
+        try:
+            return OK if len(memoryview(item)) == n else ERR_LENGTH
+        except TypeError:
+            return ERR_LENGTH
+    return check
+
+
+def _bytes_like(item: Any) -> int:
+    try:
+        memoryview(item)
+        return OK
+    except TypeError:
+        return ERR_LENGTH
+
+
+def _triples(item: Any) -> int:
+    return OK if isinstance(item, tuple) and len(item) == 3 else ERR_LENGTH
+
+
+def _values(values: Sequence[Any]) -> List[Result]:
+    return [(OK, v) for v in values]
+
+
+def _statuses(statuses: Sequence[int]) -> List[Result]:
+    return [(int(s), None) for s in statuses]
+
+
+def _columns(items: Sequence[Any]) -> Tuple[list, list, list]:
+    keys, data, signatures = zip(*items)
+    return list(keys), list(data), list(signatures)
+
+
+# key: an SM2PrivateKey; items: 32-byte digests e; values: DER signatures.
+SM2_SIGN_DIGESTS = Operation(
+    "sm2.sign_digests",
+    lambda ctx, key, items: _values(ctx.sm2.sign_digests(key, list(items))),
+    _sized(32))
+# key: an SM2PrivateKey; items: messages (default ID); values: DER signatures.
+SM2_SIGN = Operation(
+    "sm2.sign", lambda ctx, key, items: _values(ctx.sm2.sign(key, list(items))), _bytes_like)
+# key: None; items: (public key, message, DER signature); statuses only.
+SM2_VERIFY = Operation(
+    "sm2.verify", lambda ctx, key, items: _statuses(ctx.sm2.verify(*_columns(items))), _triples)
+# key: None; items: (public key, 32-byte digest, DER signature).
+SM2_VERIFY_DIGESTS = Operation(
+    "sm2.verify_digests",
+    lambda ctx, key, items: _statuses(ctx.sm2.verify_digests(*_columns(items))), _triples)
+# key: None; items: messages; values: 32-byte SM3 digests.
+SM3_HASH = Operation(
+    "sm3", lambda ctx, key, items: _values(ctx.sm3_batch(list(items))), _bytes_like)
+# key: an Ed25519PrivateKey; items: messages; values: 64-byte signatures.
+ED25519_SIGN = Operation(
+    "ed25519.sign", lambda ctx, key, items: _values(ctx.ed25519.sign(key, list(items))),
+    _bytes_like)
+# key: None; items: (public key, message, signature).
+ED25519_VERIFY = Operation(
+    "ed25519.verify",
+    lambda ctx, key, items: _statuses(ctx.ed25519.verify(*_columns(items))), _triples)
+
+
+@dataclass
+class _Request:
+    results: List[Optional[Result]]
+    left: int
+    deadline: Optional[float]
+    done: asyncio.Future
+
+
+@dataclass
+class _Queue:
+    entries: List[Tuple[_Request, int, Any]] = field(default_factory=list)
+    timer: Optional[asyncio.TimerHandle] = None
+
+
+@dataclass
+class Stats:
+    """Counters since the batcher was made."""
+    batches: int = 0          # batch calls run
+    items: int = 0            # items run in them
+    largest_batch: int = 0
+    overloaded: int = 0       # items refused with KS_ERR_OVERLOADED
+    expired: int = 0          # items that got KS_ERR_DEADLINE
+
+
+class Batcher:
+    """Coalesces items of concurrent submit() calls into batch calls on
+    ctx (a kuaisuo.Context). Use from one asyncio event loop."""
+
+    def __init__(self, ctx: Any, *, max_batch: int = 4096, max_delay: float = 0.002,
+                 max_queued: int = 1 << 20) -> None:
+        if max_batch < 1 or max_queued < 1 or max_delay < 0:
+            raise ValueError("max_batch and max_queued must be positive, max_delay >= 0")
+        self._ctx = ctx
+        self.max_batch, self.max_delay, self.max_queued = max_batch, max_delay, max_queued
+        self._queues: Dict[Tuple[Operation, Hashable], _Queue] = {}
+        self._queued = 0
+        self._closing = False
+        self._running: set = set()
+        self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="kuaisuo-batch")
+        self.stats = Stats()
+
+    @property
+    def queued(self) -> int:
+        """Items accepted and not yet handed to a batch call."""
+        return self._queued
+
+    async def submit(self, op: Operation, key: Hashable, items: Sequence[Any], *,
+                     timeout: Optional[float] = None) -> List[Result]:
+        """One request: a Result per item, in order, once all have run."""
+        loop = asyncio.get_running_loop()
+        items = list(items)
+        if self._closing:
+            return [(ERR_SHUTTING_DOWN, None)] * len(items)
+        checks = [op.check(item) for item in items]
+        accepted = [i for i, c in enumerate(checks) if c == OK]
+        if self._queued + len(accepted) > self.max_queued:
+            self.stats.overloaded += len(items)
+            return [(ERR_OVERLOADED, None)] * len(items)
+        request = _Request([None if c == OK else (c, None) for c in checks], len(accepted),
+                           None if timeout is None else loop.time() + timeout,
+                           loop.create_future())
+        if not accepted:
+            return request.results  # type: ignore[return-value]
+        queue = self._queues.setdefault((op, key), _Queue())
+        queue.entries.extend((request, i, items[i]) for i in accepted)
+        self._queued += len(accepted)
+        while len(queue.entries) >= self.max_batch:
+            self._start(op, key, queue)
+        if queue.entries and queue.timer is None:
+            queue.timer = loop.call_later(self.max_delay, self._on_timer, op, key)
+        return await request.done
+
+    async def close(self) -> None:
+        """Refuses new requests, runs every queued item and waits for all
+        batch calls; then releases the worker thread."""
+        self._closing = True
+        for (op, key), queue in list(self._queues.items()):
+            while queue.entries:
+                self._start(op, key, queue)
+        while self._running:
+            await asyncio.gather(*list(self._running))
+        self._worker.shutdown(wait=True)
+
+    def _on_timer(self, op: Operation, key: Hashable) -> None:
+        queue = self._queues.get((op, key))
+        if queue is None:
+            return
+        queue.timer = None
+        while queue.entries:
+            self._start(op, key, queue)
+
+    def _start(self, op: Operation, key: Hashable, queue: _Queue) -> None:
+        batch = queue.entries[:self.max_batch]
+        del queue.entries[:self.max_batch]
+        self._queued -= len(batch)
+        if not queue.entries:
+            if queue.timer is not None:
+                queue.timer.cancel()
+            del self._queues[(op, key)]
+        task = asyncio.ensure_future(self._run(op, key, batch))
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+
+    async def _run(self, op: Operation, key: Hashable,
+                   batch: List[Tuple[_Request, int, Any]]) -> None:
+        now = asyncio.get_running_loop().time()
+        live = []
+        for entry in batch:
+            deadline = entry[0].deadline
+            if deadline is not None and now > deadline:
+                self.stats.expired += 1
+                self._finish(entry, (ERR_DEADLINE, None))
+            else:
+                live.append(entry)
+        if not live:
+            return
+        items = [item for _, _, item in live]
+        loop = asyncio.get_running_loop()
+        results = await loop.run_in_executor(self._worker, self._call, op, key, items)
+        self.stats.batches += 1
+        self.stats.items += len(items)
+        self.stats.largest_batch = max(self.stats.largest_batch, len(items))
+        for entry, result in zip(live, results):
+            self._finish(entry, result)
+
+    def _call(self, op: Operation, key: Hashable, items: List[Any]) -> List[Result]:
+        """The batch call; if it raises, each item alone (its own status)."""
+        try:
+            results = op.run(self._ctx, key, items)
+            if len(results) == len(items):
+                return results
+        except Exception:
+            pass
+        return [self._call_one(op, key, item) for item in items]
+
+    def _call_one(self, op: Operation, key: Hashable, item: Any) -> Result:
+        try:
+            return op.run(self._ctx, key, [item])[0]
+        except KuaisuoError as e:
+            return (e.code if e.code is not None else ERR_INTERNAL, None)
+        except Exception:
+            return (ERR_INTERNAL, None)
+
+    @staticmethod
+    def _finish(entry: Tuple[_Request, int, Any], result: Result) -> None:
+        request, index, _ = entry
+        request.results[index] = result
+        request.left -= 1
+        if request.left == 0 and not request.done.done():
+            request.done.set_result(request.results)

@@ -1,0 +1,171 @@
+"""kuaisuo.batching: items of concurrent requests coalesced into batch calls,
+with the results checked against the single-operation API (an independent
+path through the library) and the service statuses (overloaded, deadline,
+shutting down, malformed items) on the items they concern only."""
+
+import asyncio
+import os
+
+import pytest
+
+import kuaisuo
+from kuaisuo import batching as b
+from kuaisuo.ed25519 import Ed25519PrivateKey
+from kuaisuo.sm2 import SM2PrivateKey
+
+VERIFY_FAILED = -44
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return kuaisuo.Context(backend="cpu", threads=2)
+
+
+def test_concurrent_requests_share_batches(ctx):
+    key = SM2PrivateKey.generate()
+    digests = [os.urandom(32) for _ in range(64)]
+
+    async def main():
+        batcher = b.Batcher(ctx, max_batch=1024, max_delay=0.05)
+        replies = await asyncio.gather(
+            *(batcher.submit(b.SM2_SIGN_DIGESTS, key, [d]) for d in digests))
+        await batcher.close()
+        return batcher.stats, replies
+
+    stats, replies = run(main())
+    assert stats.items == 64 and stats.batches < 64 and stats.largest_batch > 1
+    for d, [(status, sig)] in zip(digests, replies):
+        assert status == b.OK
+        assert key.public_key().verify_digest(sig, d)
+
+
+def test_max_batch_splits_and_results_stay_in_order(ctx):
+    messages = [os.urandom(n) for n in (0, 1, 55, 64, 1000, 7, 3, 200, 9, 33)]
+
+    async def main():
+        batcher = b.Batcher(ctx, max_batch=4, max_delay=0.05)
+        first = batcher.submit(b.SM3_HASH, None, messages[:7])
+        second = batcher.submit(b.SM3_HASH, None, messages[7:])
+        replies = await asyncio.gather(first, second)
+        await batcher.close()
+        return batcher.stats, replies
+
+    stats, (first, second) = run(main())
+    assert stats.largest_batch == 4 and stats.batches == 3
+    assert [v for _, v in first + second] == [kuaisuo.sm3(m) for m in messages]
+
+
+def test_a_lone_item_runs_after_max_delay(ctx):
+    async def main():
+        batcher = b.Batcher(ctx, max_batch=4096, max_delay=0.01)
+        reply = await asyncio.wait_for(batcher.submit(b.SM3_HASH, None, [b"abc"]), 30)
+        await batcher.close()
+        return reply
+
+    assert run(main()) == [(b.OK, kuaisuo.sm3(b"abc"))]
+
+
+def test_verify_statuses_per_item(ctx):
+    sm2_key, ed_key = SM2PrivateKey.generate(), Ed25519PrivateKey.generate()
+    msgs = [os.urandom(40) for _ in range(6)]
+    sm2_items = [(sm2_key.public_key(), m, sm2_key.sign(m)) for m in msgs]
+    sm2_items[2] = (sm2_key.public_key(), b"other", sm2_items[2][2])
+    sm2_items[4] = (sm2_key.public_key(), msgs[4], b"\x30\x00")  # malformed DER
+    ed_items = [(ed_key.public_key(), m, ed_key.sign(m)) for m in msgs]
+    ed_items[1] = (ed_key.public_key(), msgs[1] + b"!", ed_items[1][2])
+
+    async def main():
+        batcher = b.Batcher(ctx, max_delay=0.02)
+        replies = await asyncio.gather(
+            batcher.submit(b.SM2_VERIFY, None, sm2_items),
+            batcher.submit(b.ED25519_VERIFY, None, ed_items))
+        await batcher.close()
+        return replies
+
+    sm2_reply, ed_reply = run(main())
+    sm2_status = [s for s, _ in sm2_reply]
+    assert sm2_status[2] == VERIFY_FAILED and sm2_status[4] < 0
+    assert [s for i, s in enumerate(sm2_status) if i not in (2, 4)] == [b.OK] * 4
+    for i, ((pub, m, sig), s) in enumerate(zip(sm2_items, sm2_status)):
+        if i != 4:  # the single-item API agrees
+            assert (s == b.OK) == pub.verify(sig, m)
+    assert [s for s, _ in ed_reply] == [b.OK, VERIFY_FAILED, b.OK, b.OK, b.OK, b.OK]
+
+
+def test_malformed_items_get_their_own_status(ctx):
+    key = SM2PrivateKey.generate()
+    good = os.urandom(32)
+
+    async def main():
+        batcher = b.Batcher(ctx, max_delay=0.01)
+        reply = await batcher.submit(b.SM2_SIGN_DIGESTS, key, [good, b"short", 5, good])
+        bad_key = await batcher.submit(
+            b.SM2_VERIFY_DIGESTS, None,
+            [(b"\x04" + bytes(64), good, b"\x30\x00"), "not a triple"])
+        await batcher.close()
+        return reply, bad_key
+
+    reply, bad_key = run(main())
+    assert [s for s, _ in reply] == [b.OK, b.ERR_LENGTH, b.ERR_LENGTH, b.OK]
+    assert key.public_key().verify_digest(reply[3][1], good)
+    assert bad_key[0][0] < 0 and bad_key[0][0] != b.ERR_INTERNAL
+    assert bad_key[1][0] == b.ERR_LENGTH
+
+
+def test_overload_refuses_whole_requests_and_drain_runs_the_rest(ctx):
+    async def main():
+        batcher = b.Batcher(ctx, max_batch=1000, max_delay=60.0, max_queued=5)
+        accepted = asyncio.ensure_future(batcher.submit(b.SM3_HASH, None, [b"a"] * 4))
+        await asyncio.sleep(0)
+        assert batcher.queued == 4
+        refused = await batcher.submit(b.SM3_HASH, None, [b"b", b"c"])
+        await batcher.close()  # the 60 s delay does not hold the drain
+        late = await batcher.submit(b.SM3_HASH, None, [b"d"])
+        return await accepted, refused, late, batcher.stats
+
+    accepted, refused, late, stats = run(main())
+    assert accepted == [(b.OK, kuaisuo.sm3(b"a"))] * 4
+    assert refused == [(b.ERR_OVERLOADED, None)] * 2 and stats.overloaded == 2
+    assert late == [(b.ERR_SHUTTING_DOWN, None)]
+    assert "overloaded" in kuaisuo.strerror(b.ERR_OVERLOADED)
+
+
+def test_expired_items_do_not_run(ctx):
+    async def main():
+        batcher = b.Batcher(ctx, max_delay=0.05)
+        expired = batcher.submit(b.SM3_HASH, None, [b"x", b"y"], timeout=0.0)
+        fresh = batcher.submit(b.SM3_HASH, None, [b"z"], timeout=60.0)
+        replies = await asyncio.gather(expired, fresh)
+        await batcher.close()
+        return replies, batcher.stats
+
+    (expired, fresh), stats = run(main())
+    assert expired == [(b.ERR_DEADLINE, None)] * 2 and stats.expired == 2
+    assert fresh == [(b.OK, kuaisuo.sm3(b"z"))] and stats.items == 1
+
+
+def test_batches_of_different_keys_stay_apart(ctx):
+    keys = [Ed25519PrivateKey.generate() for _ in range(3)]
+    msgs = [os.urandom(20) for _ in range(9)]
+
+    async def main():
+        batcher = b.Batcher(ctx, max_delay=0.02)
+        replies = await asyncio.gather(*(batcher.submit(b.ED25519_SIGN, keys[i % 3], [m])
+                                         for i, m in enumerate(msgs)))
+        await batcher.close()
+        return replies, batcher.stats
+
+    replies, stats = run(main())
+    assert stats.batches == 3
+    for i, (m, [(status, sig)]) in enumerate(zip(msgs, replies)):
+        assert status == b.OK and sig == keys[i % 3].sign(m)
+
+
+def test_bad_limits_raise(ctx):
+    for kwargs in ({"max_batch": 0}, {"max_queued": 0}, {"max_delay": -1}):
+        with pytest.raises(ValueError):
+            b.Batcher(ctx, **kwargs)
