@@ -18,9 +18,10 @@ value:
     [(status, signature)] = await batcher.submit(SM2_SIGN_DIGESTS, key, [digest])
     await batcher.close()   # drains: every accepted item is run
 
-Backpressure: at most `max_queued` items are accepted and not yet run; a
-request that would pass that gets KS_ERR_OVERLOADED for each of its items
-at once, and never unbounded memory. A request may carry a timeout: items
+Backpressure: at most `max_queued` items are accepted and not yet
+finished (waiting for their batch, or in a batch waiting for the worker);
+a request that would pass that gets KS_ERR_OVERLOADED for each of its
+items at once, and never unbounded memory. A request may carry a timeout: items
 whose deadline has passed when their batch is formed get KS_ERR_DEADLINE
 without running. After close() starts, new requests get
 KS_ERR_SHUTTING_DOWN. A malformed item (a wrong-length digest, say) gets
@@ -157,7 +158,8 @@ class Batcher:
         self._ctx = ctx
         self.max_batch, self.max_delay, self.max_queued = max_batch, max_delay, max_queued
         self._queues: Dict[Tuple[Operation, Hashable], _Queue] = {}
-        self._queued = 0
+        self._queued = 0        # items waiting in the queues
+        self._outstanding = 0   # items accepted and not finished: what max_queued bounds
         self._closing = False
         self._running: set = set()
         self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="kuaisuo-batch")
@@ -177,7 +179,7 @@ class Batcher:
             return [(ERR_SHUTTING_DOWN, None)] * len(items)
         checks = [op.check(item) for item in items]
         accepted = [i for i, c in enumerate(checks) if c == OK]
-        if self._queued + len(accepted) > self.max_queued:
+        if self._outstanding + len(accepted) > self.max_queued:
             self.stats.overloaded += len(items)
             return [(ERR_OVERLOADED, None)] * len(items)
         request = _Request([None if c == OK else (c, None) for c in checks], len(accepted),
@@ -188,6 +190,7 @@ class Batcher:
         queue = self._queues.setdefault((op, key), _Queue())
         queue.entries.extend((request, i, items[i]) for i in accepted)
         self._queued += len(accepted)
+        self._outstanding += len(accepted)
         while len(queue.entries) >= self.max_batch:
             self._start(op, key, queue)
         if queue.entries and queue.timer is None:
@@ -265,8 +268,8 @@ class Batcher:
         except Exception:
             return (ERR_INTERNAL, None)
 
-    @staticmethod
-    def _finish(entry: Tuple[_Request, int, Any], result: Result) -> None:
+    def _finish(self, entry: Tuple[_Request, int, Any], result: Result) -> None:
+        self._outstanding -= 1
         request, index, _ = entry
         request.results[index] = result
         request.left -= 1

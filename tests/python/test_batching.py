@@ -134,6 +134,24 @@ def test_overload_refuses_whole_requests_and_drain_runs_the_rest(ctx):
     assert "overloaded" in kuaisuo.strerror(b.ERR_OVERLOADED)
 
 
+def test_items_handed_to_batches_still_count_against_the_bound(ctx):
+    async def main():
+        batcher = b.Batcher(ctx, max_batch=2, max_delay=60.0, max_queued=4)
+        accepted = asyncio.ensure_future(batcher.submit(b.SM3_HASH, None, [b"a"] * 4))
+        await asyncio.sleep(0)
+        assert batcher.queued == 0  # both batches formed, neither finished
+        refused = await batcher.submit(b.SM3_HASH, None, [b"b"])
+        first = await accepted
+        after = await batcher.submit(b.SM3_HASH, None, [b"c", b"d"])  # room again
+        await batcher.close()
+        return first, refused, after
+
+    first, refused, after = run(main())
+    assert first == [(b.OK, kuaisuo.sm3(b"a"))] * 4
+    assert refused == [(b.ERR_OVERLOADED, None)]
+    assert after == [(b.OK, kuaisuo.sm3(b"c")), (b.OK, kuaisuo.sm3(b"d"))]
+
+
 def test_expired_items_do_not_run(ctx):
     async def main():
         batcher = b.Batcher(ctx, max_delay=0.05)
