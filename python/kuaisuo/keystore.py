@@ -1,0 +1,180 @@
+"""A directory of signing keys by id, for a service in front of the library
+(issue 15's key store; `kuaisuo.batching` takes the keys it returns).
+
+Each file `<id>.pem` or `<id>.der` in the directory holds one SM2 or
+Ed25519 private key as PKCS#8 (or SEC1 for SM2), DER or PEM, as OpenSSL,
+GmSSL and `kuaisuo keygen` write them; the file's name without its suffix
+is the key id (letters, digits, '.', '_' and '-'). Files may be encrypted
+at rest with one passphrase for the directory: PBES2 as `kuaisuo keygen
+--passout`, `openssl genpkey -aes256` (PBKDF2-HMAC-SHA256, AES-256-CBC)
+or `gmssl sm2keygen -pass` (PBKDF2-HMAC-SM3, SM4-CBC) write it. A
+directory may mix encrypted and plain files; a plain file is accepted
+only when `allow_plain=True`.
+
+load() reads them all: the keys that load replace the store's set at once
+(a request never sees half a reload), and each file that does not load is
+reported by name with the library's reason, never with its bytes. reload()
+does the same again (what the service runs on SIGHUP, see
+reload_on_signal). Keys never leave the process through this module: the
+store's repr and reports carry ids, algorithms and file names only.
+
+Access maps clients' bearer tokens to the key ids each may use, from a
+JSON file that holds SHA-256 digests of the tokens, never the tokens:
+
+    {"tokens": {"<sha256 hex of a token>": ["gov-signer", "node_7"],
+                "<sha256 hex of another>": ["*"]}}
+
+("*": every key). `kuaisuo.keystore.token_digest(token)` gives the hex.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+import signal
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, List, Optional, Union
+
+from ._native import KuaisuoError
+from ._pkcs8 import Password, is_encrypted
+from .ed25519 import Ed25519PrivateKey
+from .sm2 import SM2PrivateKey
+
+PrivateKey = Union[SM2PrivateKey, Ed25519PrivateKey]
+
+_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
+_SUFFIXES = (".pem", ".der")
+_KEY_ALGORITHM = -33  # KS_ERR_KEY_ALGORITHM: a key of another algorithm
+
+
+@dataclass(frozen=True)
+class LoadError:
+    """One file that did not load: its name and the reason."""
+    file: str
+    reason: str
+
+
+def _decode(data: bytes, password: Optional[Password]) -> PrivateKey:
+    """SM2, else Ed25519 (each decoder names a key of the other algorithm
+    with KS_ERR_KEY_ALGORITHM)."""
+    try:
+        return SM2PrivateKey.from_der(data, password)
+    except KuaisuoError as e:
+        if e.code != _KEY_ALGORITHM:
+            raise
+    return Ed25519PrivateKey.from_der(data, password)
+
+
+class KeyStore:
+    """Signing keys by id from one directory."""
+
+    def __init__(self, directory: Union[str, os.PathLike], password: Optional[Password] = None,
+                 *, allow_plain: bool = False) -> None:
+        self.directory = os.fspath(directory)
+        self._password = password
+        self._allow_plain = allow_plain
+        self._keys: Dict[str, PrivateKey] = {}
+        self.errors: List[LoadError] = []
+
+    def load(self) -> List[LoadError]:
+        """Reads the directory; returns (and keeps in .errors) the files
+        that did not load. Raises OSError if the directory cannot be read."""
+        keys: Dict[str, PrivateKey] = {}
+        errors: List[LoadError] = []
+        for name in sorted(os.listdir(self.directory)):
+            stem, suffix = os.path.splitext(name)
+            if suffix not in _SUFFIXES:
+                continue
+            if not _ID.match(stem):
+                errors.append(LoadError(name, "the key id (the name without its suffix) must be "
+                                              "1-128 letters, digits, '.', '_' or '-'"))
+                continue
+            if stem in keys:
+                errors.append(LoadError(name, f"a second file for key id {stem!r}"))
+                continue
+            try:
+                keys[stem] = self._read(os.path.join(self.directory, name))
+            except (KuaisuoError, TypeError, ValueError, OSError) as e:
+                errors.append(LoadError(name, str(e)))
+        self._keys, self.errors = keys, errors
+        return errors
+
+    reload = load
+
+    def _read(self, path: str) -> PrivateKey:
+        with open(path, "rb") as f:
+            data = f.read()
+        encrypted = is_encrypted(data)
+        if not encrypted and not self._allow_plain:
+            raise ValueError("the key is not encrypted and the store takes encrypted keys "
+                             "only (allow_plain=True accepts plain ones)")
+        return _decode(data, self._password if encrypted else None)
+
+    def get(self, key_id: str) -> Optional[PrivateKey]:
+        """The key of that id, or None."""
+        return self._keys.get(key_id)
+
+    def ids(self) -> List[str]:
+        return sorted(self._keys)
+
+    def algorithm(self, key_id: str) -> Optional[str]:
+        """"sm2" or "ed25519" for a loaded id, else None."""
+        key = self._keys.get(key_id)
+        if key is None:
+            return None
+        return "sm2" if isinstance(key, SM2PrivateKey) else "ed25519"
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __repr__(self) -> str:
+        return f"KeyStore({self.directory!r}, {len(self._keys)} keys, {len(self.errors)} errors)"
+
+    def reload_on_signal(self, loop: asyncio.AbstractEventLoop,
+                         signum: int = signal.SIGHUP) -> None:
+        """Reloads the directory when the process gets signum (POSIX)."""
+        loop.add_signal_handler(signum, self.reload)
+
+
+def token_digest(token: Union[str, bytes]) -> str:
+    """The SHA-256 hex of a bearer token, as an Access file holds it."""
+    raw = token.encode("utf-8") if isinstance(token, str) else bytes(token)
+    return hashlib.sha256(raw).hexdigest()
+
+
+class Access:
+    """Which key ids each bearer token may use. Tokens are looked up by
+    their SHA-256 digest, so the file (and this object) never hold a token
+    and a lookup's timing depends on a digest the caller cannot steer."""
+
+    def __init__(self, grants: Dict[str, List[str]]) -> None:
+        self._grants: Dict[str, FrozenSet[str]] = {}
+        for digest, ids in grants.items():
+            if not re.fullmatch(r"[0-9a-f]{64}", digest):
+                raise ValueError(f"access: {digest[:16]!r}... is not a SHA-256 hex digest")
+            if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+                raise ValueError(f"access: the grant of {digest[:16]}... must be a list of key ids")
+            self._grants[digest] = frozenset(ids)
+
+    @classmethod
+    def from_file(cls, path: Union[str, os.PathLike]) -> "Access":
+        with open(path, "rb") as f:
+            try:
+                doc = json.load(f)
+            except ValueError as e:
+                raise ValueError(f"access file {os.fspath(path)!r}: not JSON ({e})") from None
+        if not isinstance(doc, dict) or not isinstance(doc.get("tokens"), dict):
+            raise ValueError(f"access file {os.fspath(path)!r}: expected "
+                             '{"tokens": {"<sha256 hex>": ["key id", ...]}}')
+        return cls(doc["tokens"])
+
+    def allowed(self, token: Union[str, bytes], key_id: str) -> bool:
+        """Whether the token may use key_id."""
+        ids = self._grants.get(token_digest(token))
+        return ids is not None and ("*" in ids or key_id in ids)
+
+    def __repr__(self) -> str:
+        return f"Access({len(self._grants)} tokens)"

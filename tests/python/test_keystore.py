@@ -1,0 +1,137 @@
+"""kuaisuo.keystore: a directory of encrypted (and, when allowed, plain)
+SM2 and Ed25519 keys by id; bad files reported by name without their
+bytes; reload replaces the set at once, also on SIGHUP; keys from the
+store sign through kuaisuo.batching."""
+
+import asyncio
+import json
+import os
+import signal
+
+import pytest
+
+import kuaisuo
+from kuaisuo import batching
+from kuaisuo.ed25519 import Ed25519PrivateKey
+from kuaisuo.keystore import Access, KeyStore, token_digest
+from kuaisuo.sm2 import SM2PrivateKey
+from kuaisuo.x25519 import X25519PrivateKey
+
+PASSWORD = "correct horse"
+FAST = 2048  # PBKDF2 iterations: enough to exercise the format, quick in tests
+
+
+def write(directory, name, data):
+    path = os.path.join(directory, name)
+    with open(path, "w" if isinstance(data, str) else "wb") as f:
+        f.write(data)
+    return path
+
+
+@pytest.fixture
+def keydir(tmp_path):
+    sm2_key, ed_key = SM2PrivateKey.generate(), Ed25519PrivateKey.generate()
+    d = str(tmp_path)
+    write(d, "gov-signer.pem", sm2_key.to_pem(PASSWORD, scheme="sm4-cbc", iterations=FAST))
+    write(d, "node_7.der", ed_key.to_der(PASSWORD, iterations=FAST))
+    write(d, "plain.pem", SM2PrivateKey.generate().to_pem())
+    write(d, "x25519.pem", X25519PrivateKey.generate().to_pem(PASSWORD, iterations=FAST))
+    write(d, "wrong-pass.pem", sm2_key.to_pem("other", iterations=FAST))
+    write(d, "garbage.pem", "-----BEGIN PRIVATE KEY-----\nnot base64!\n-----END PRIVATE KEY-----\n")
+    write(d, "bad id!.pem", sm2_key.to_pem(PASSWORD, iterations=FAST))
+    write(d, "README.txt", "not a key file")
+    return d, sm2_key, ed_key
+
+
+def test_loads_encrypted_keys_and_names_the_files_that_fail(keydir):
+    d, sm2_key, ed_key = keydir
+    store = KeyStore(d, PASSWORD)
+    errors = {e.file: e.reason for e in store.load()}
+    assert store.ids() == ["gov-signer", "node_7"]
+    assert store.algorithm("gov-signer") == "sm2" and store.algorithm("node_7") == "ed25519"
+    assert store.get("gov-signer").to_bytes() == sm2_key.to_bytes()
+    assert store.get("node_7").private_bytes_raw() == ed_key.private_bytes_raw()
+    assert store.get("missing") is None and store.algorithm("missing") is None
+    assert set(errors) == {"plain.pem", "x25519.pem", "wrong-pass.pem", "garbage.pem",
+                           "bad id!.pem"}
+    assert "not encrypted" in errors["plain.pem"]
+    assert "code -33" in errors["x25519.pem"]  # a key of another algorithm
+    assert "code -50" in errors["wrong-pass.pem"]
+    # Nothing secret in what the store says about itself.
+    text = repr(store) + "".join(errors.values())
+    assert sm2_key.to_bytes().hex() not in text and PASSWORD not in text
+
+
+def test_plain_keys_when_allowed(keydir):
+    d, _, _ = keydir
+    store = KeyStore(d, PASSWORD, allow_plain=True)
+    store.load()
+    assert "plain" in store.ids() and len(store) == 3
+
+
+def test_reload_replaces_the_set(keydir):
+    d, _, _ = keydir
+    store = KeyStore(d, PASSWORD)
+    store.load()
+    os.remove(os.path.join(d, "node_7.der"))
+    added = Ed25519PrivateKey.generate()
+    write(d, "added.pem", added.to_pem(PASSWORD, iterations=FAST))
+    store.reload()
+    assert store.ids() == ["added", "gov-signer"]
+    assert store.get("added").public_key() == added.public_key()
+
+
+def test_reload_on_sighup_and_sign_through_the_batcher(keydir):
+    d, sm2_key, _ = keydir
+    store = KeyStore(d, PASSWORD)
+    store.load()
+    late = SM2PrivateKey.generate()
+    digest = os.urandom(32)
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        store.reload_on_signal(loop, signal.SIGHUP)
+        write(d, "late.pem", late.to_pem(PASSWORD, iterations=FAST))
+        os.kill(os.getpid(), signal.SIGHUP)
+        for _ in range(100):
+            if store.get("late") is not None:
+                break
+            await asyncio.sleep(0.01)
+        loop.remove_signal_handler(signal.SIGHUP)
+        batcher = batching.Batcher(kuaisuo.Context(backend="cpu"), max_delay=0.01)
+        replies = await asyncio.gather(
+            batcher.submit(batching.SM2_SIGN_DIGESTS, store.get("late"), [digest]),
+            batcher.submit(batching.SM2_SIGN_DIGESTS, store.get("gov-signer"), [digest]))
+        await batcher.close()
+        return replies
+
+    [[(s1, sig1)], [(s2, sig2)]] = asyncio.run(main())
+    assert s1 == s2 == 0
+    assert late.public_key().verify_digest(sig1, digest)
+    assert sm2_key.public_key().verify_digest(sig2, digest)
+
+
+def test_unreadable_directory_raises(tmp_path):
+    with pytest.raises(OSError):
+        KeyStore(str(tmp_path / "absent"), PASSWORD).load()
+
+
+def test_access_by_token_digest(tmp_path):
+    path = tmp_path / "access.json"
+    path.write_text(json.dumps({"tokens": {token_digest("alice-token"): ["gov-signer"],
+                                           token_digest(b"ops"): ["*"]}}))
+    access = Access.from_file(path)
+    assert access.allowed("alice-token", "gov-signer")
+    assert not access.allowed("alice-token", "node_7")
+    assert access.allowed("ops", "node_7") and access.allowed(b"ops", "anything")
+    assert not access.allowed("mallory", "gov-signer")
+    assert "alice" not in repr(access) and "alice" not in path.read_text()
+
+
+@pytest.mark.parametrize("doc", ['{"tokens": {"abc": ["k"]}}', '{"tokens": []}', "[1]",
+                                 "not json", '{"tokens": {"%s": "k"}}' % ("0" * 64)])
+def test_access_file_errors_are_clear(tmp_path, doc):
+    path = tmp_path / "access.json"
+    path.write_text(doc)
+    with pytest.raises(ValueError, match="access"):
+        Access.from_file(path)
