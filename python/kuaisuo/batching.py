@@ -58,7 +58,7 @@ class Operation:
     per item; check(item) returns a status (OK to queue the item)."""
     name: str
     run: Callable[[Any, Any, Sequence[Any]], List[Result]]
-    check: Callable[[Any], int] = lambda item: OK
+    check: Callable[[Any], int]
 
 
 def _sized(n: int) -> Callable[[Any], int]:
@@ -78,8 +78,23 @@ def _bytes_like(item: Any) -> int:
         return ERR_LENGTH
 
 
-def _triples(item: Any) -> int:
-    return OK if isinstance(item, tuple) and len(item) == 3 else ERR_LENGTH
+def _triples(key_bytes: int, signature_bytes: Optional[int], *,
+             data_bytes: Optional[int] = None) -> Callable[[Any], int]:
+    """(public key, data, signature) with a raw public key of key_bytes and,
+    where the scheme fixes them, data of data_bytes (a digest) and a
+    signature of signature_bytes."""
+    key_ok = _sized(key_bytes)
+    data_ok = _bytes_like if data_bytes is None else _sized(data_bytes)
+    sig_ok = _bytes_like if signature_bytes is None else _sized(signature_bytes)
+
+    def check(item: Any) -> int:
+        if not (isinstance(item, tuple) and len(item) == 3):
+            return ERR_LENGTH
+        public_key, data, signature = item
+        key_status = key_ok(public_key) if isinstance(public_key, (bytes, bytearray,
+                                                                   memoryview)) else OK
+        return key_status or data_ok(data) or sig_ok(signature)
+    return check
 
 
 def _values(values: Sequence[Any]) -> List[Result]:
@@ -103,13 +118,16 @@ SM2_SIGN_DIGESTS = Operation(
 # key: an SM2PrivateKey; items: messages (default ID); values: DER signatures.
 SM2_SIGN = Operation(
     "sm2.sign", lambda ctx, key, items: _values(ctx.sm2.sign(key, list(items))), _bytes_like)
-# key: None; items: (public key, message, DER signature); statuses only.
+# key: None; items: (public key, message, DER signature), the public key an
+# SM2PublicKey or 65 bytes 04||x||y; statuses only.
 SM2_VERIFY = Operation(
-    "sm2.verify", lambda ctx, key, items: _statuses(ctx.sm2.verify(*_columns(items))), _triples)
+    "sm2.verify", lambda ctx, key, items: _statuses(ctx.sm2.verify(*_columns(items))),
+    _triples(65, None))
 # key: None; items: (public key, 32-byte digest, DER signature).
 SM2_VERIFY_DIGESTS = Operation(
     "sm2.verify_digests",
-    lambda ctx, key, items: _statuses(ctx.sm2.verify_digests(*_columns(items))), _triples)
+    lambda ctx, key, items: _statuses(ctx.sm2.verify_digests(*_columns(items))),
+    _triples(65, None, data_bytes=32))
 # key: None; items: messages; values: 32-byte SM3 digests.
 SM3_HASH = Operation(
     "sm3", lambda ctx, key, items: _values(ctx.sm3_batch(list(items))), _bytes_like)
@@ -117,10 +135,12 @@ SM3_HASH = Operation(
 ED25519_SIGN = Operation(
     "ed25519.sign", lambda ctx, key, items: _values(ctx.ed25519.sign(key, list(items))),
     _bytes_like)
-# key: None; items: (public key, message, signature).
+# key: None; items: (public key, message, signature), the public key an
+# Ed25519PublicKey or its 32 bytes, the signature 64 bytes.
 ED25519_VERIFY = Operation(
     "ed25519.verify",
-    lambda ctx, key, items: _statuses(ctx.ed25519.verify(*_columns(items))), _triples)
+    lambda ctx, key, items: _statuses(ctx.ed25519.verify(*_columns(items))),
+    _triples(32, 64))
 
 
 @dataclass
@@ -202,8 +222,7 @@ class Batcher:
         batch calls; then releases the worker thread."""
         self._closing = True
         for (op, key), queue in list(self._queues.items()):
-            while queue.entries:
-                self._start(op, key, queue)
+            self._flush(op, key, queue)
         while self._running:
             await asyncio.gather(*list(self._running))
         self._worker.shutdown(wait=True)
@@ -213,6 +232,9 @@ class Batcher:
         if queue is None:
             return
         queue.timer = None
+        self._flush(op, key, queue)
+
+    def _flush(self, op: Operation, key: Hashable, queue: _Queue) -> None:
         while queue.entries:
             self._start(op, key, queue)
 
@@ -230,7 +252,8 @@ class Batcher:
 
     async def _run(self, op: Operation, key: Hashable,
                    batch: List[Tuple[_Request, int, Any]]) -> None:
-        now = asyncio.get_running_loop().time()
+        loop = asyncio.get_running_loop()
+        now = loop.time()
         live = []
         for entry in batch:
             deadline = entry[0].deadline
@@ -242,7 +265,6 @@ class Batcher:
         if not live:
             return
         items = [item for _, _, item in live]
-        loop = asyncio.get_running_loop()
         results = await loop.run_in_executor(self._worker, self._call, op, key, items)
         self.stats.batches += 1
         self.stats.items += len(items)

@@ -837,7 +837,86 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("info", help="show version, CPU features and GPUs")
     s.set_defaults(func=cmd_info)
+    _add_serve(sub)
     return p
+
+
+def _add_serve(sub: Any) -> None:
+    s = sub.add_parser("serve", help="sign, verify and hash over HTTP/JSON and gRPC, "
+                                     "requests batched onto the CPU or GPU",
+                       description="Keys: KEYS/<id>.pem|.der (PKCS#8, encrypted unless "
+                                   "--allow-plain). Clients: bearer tokens listed by SHA-256 "
+                                   "in the --access JSON file. SIGTERM/SIGINT drain and stop, "
+                                   "SIGHUP reloads the keys.")
+    s.add_argument("--keys", required=True, metavar="DIR", help="the key store directory")
+    s.add_argument("--access", required=True, metavar="FILE",
+                   help='{"tokens": {"<sha256 hex of a token>": ["key id", ... or "*"]}}')
+    s.add_argument("--passin", help="passphrase of the encrypted key files (pass:, env:, "
+                                    "file:, stdin)")
+    s.add_argument("--allow-plain", action="store_true", help="accept unencrypted key files")
+    s.add_argument("--http", default="127.0.0.1:8080", metavar="HOST:PORT",
+                   help="HTTP/JSON listener (default 127.0.0.1:8080; 'off' for none)")
+    s.add_argument("--grpc", default=None, metavar="HOST:PORT", help="gRPC listener")
+    s.add_argument("--tls-cert", metavar="PEM", help="certificate chain (TLS on both listeners)")
+    s.add_argument("--tls-key", metavar="PEM", help="its private key")
+    s.add_argument("--tls-client-ca", metavar="PEM", help="require client certificates from "
+                                                          "these CAs (mutual TLS)")
+    s.add_argument("--allow-insecure", action="store_true",
+                   help="allow plain listeners on non-loopback addresses")
+    s.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto")
+    s.add_argument("--threads", type=_whole_number("threads", 0, MAX_THREADS), default=0,
+                   help="CPU threads (default 0: every CPU)")
+    s.add_argument("--max-batch", type=_whole_number("items", 1), default=4096)
+    s.add_argument("--max-delay-ms", type=float, default=2.0,
+                   help="longest an item waits for its batch to fill (default 2)")
+    s.add_argument("--max-queued", type=_whole_number("items", 1), default=1 << 20,
+                   help="items accepted and unfinished before requests get 'overloaded'")
+    s.add_argument("--max-items", type=_whole_number("items", 1), default=4096,
+                   help="items in one request (default 4096)")
+    s.add_argument("--audit-log", metavar="FILE", help="audit lines here (default: stderr)")
+    s.set_defaults(func=cmd_serve)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import asyncio
+
+    try:
+        from .serve import Config, Limits, Server, audit_to
+    except ImportError as e:
+        raise Failure(f"serve needs aiohttp and grpcio (pip install 'kuaisuo[serve]'): {e}")
+    if not args.max_delay_ms >= 0:
+        raise Failure("--max-delay-ms must not be negative")
+    config = Config(keys=args.keys, access=args.access,
+                    password=_passphrase(args.passin, "--passin"), allow_plain=args.allow_plain,
+                    http=None if args.http == "off" else args.http, grpc=args.grpc,
+                    tls_cert=args.tls_cert, tls_key=args.tls_key,
+                    tls_client_ca=args.tls_client_ca, allow_insecure=args.allow_insecure,
+                    backend=args.backend, threads=args.threads, max_batch=args.max_batch,
+                    max_delay=args.max_delay_ms / 1000.0, max_queued=args.max_queued,
+                    limits=Limits(max_items=args.max_items))
+    audit_to(args.audit_log)
+
+    async def run() -> None:
+        server = Server(config)
+        try:
+            errors = await server.start()
+        except (OSError, ValueError) as e:
+            raise Failure(f"serve: {e}") from None
+        for line in errors:
+            print(f"kuaisuo serve: key not loaded: {line}", file=sys.stderr)
+        server.handle_signals(asyncio.get_running_loop())
+        def at(address: str, port: Optional[int]) -> str:
+            return f"{address.rpartition(':')[0]}:{port}"
+        where = [f"grpc {at(config.grpc, server.grpc_port)}"] if config.grpc else []
+        if config.http:
+            where.append(f"http{'s' if config.tls_cert else ''}://"
+                         f"{at(config.http, server.http_port)}")
+        print(f"kuaisuo serve: {len(server.service.keys)} keys, listening on "  # type: ignore[union-attr]
+              f"{', '.join(where)}", file=sys.stderr, flush=True)
+        await server.wait_stopped()
+
+    asyncio.run(run())
+    return 0
 
 
 NUMBER_OPTIONS = ("--threads", "--batch", "--seconds", "--max-bytes")

@@ -171,6 +171,10 @@ class Access:
                              '{"tokens": {"<sha256 hex>": ["key id", ...]}}')
         return cls(doc["tokens"])
 
+    def known(self, token: Union[str, bytes]) -> bool:
+        """Whether the token is granted anything (an authenticated client)."""
+        return token_digest(token) in self._grants
+
     def allowed(self, token: Union[str, bytes], key_id: str) -> bool:
         """Whether the token may use key_id."""
         ids = self._grants.get(token_digest(token))

@@ -1,0 +1,191 @@
+"""`kuaisuo serve`: signing, verification and hashing behind HTTP/JSON and
+gRPC, items of concurrent requests batched onto the CPU threads or the GPU
+(issue 15). Layers: `kuaisuo.batching` (coalescing, backpressure,
+deadlines, drain), `kuaisuo.keystore` (keys by id, bearer tokens),
+`service` (the calls, limits, audit log), `http_api` and `grpc_api` (the
+transports: aiohttp and grpcio, installed with `pip install kuaisuo[serve]`).
+
+    server = Server(Config(keys="keys/", access="access.json", password=b"...",
+                           http="0.0.0.0:8443", tls_cert="c.pem", tls_key="k.pem"))
+    await server.start()
+    await server.stop()       # stops listening, finishes every accepted request
+
+Plain (non-TLS) listeners are refused on addresses other than loopback
+unless Config.allow_insecure is set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import logging
+import signal
+import ssl
+from dataclasses import dataclass, field
+from typing import Any, List, Optional, Tuple
+
+from .. import Context
+from ..batching import Batcher
+from ..keystore import Access, KeyStore
+from .service import Limits, Service
+
+__all__ = ["Config", "Server", "Service", "Limits"]
+
+
+@dataclass
+class Config:
+    keys: str                        # the key store directory
+    access: str                      # the Access JSON file (token digests -> key ids)
+    password: Optional[bytes] = None  # of the encrypted key files
+    allow_plain: bool = False        # accept unencrypted key files
+    http: Optional[str] = "127.0.0.1:8080"   # "host:port" or None
+    grpc: Optional[str] = None       # "host:port" or None
+    tls_cert: Optional[str] = None   # PEM certificate chain; with tls_key, both listeners use TLS
+    tls_key: Optional[str] = None
+    tls_client_ca: Optional[str] = None  # PEM CAs: clients must present a certificate (mutual TLS)
+    allow_insecure: bool = False     # plain listeners on non-loopback addresses
+    backend: str = "auto"
+    device: int = 0
+    threads: int = 0
+    max_batch: int = 4096
+    max_delay: float = 0.002
+    max_queued: int = 1 << 20
+    limits: Limits = field(default_factory=Limits)
+    drain_seconds: float = 30.0      # how long stop() waits for requests in progress
+
+
+def _split(address: str) -> Tuple[str, int]:
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or int(port) > 65535:
+        raise ValueError(f"address {address!r}: expected host:port")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class Server:
+    def __init__(self, config: Config, *, context: Any = None) -> None:
+        self.config = config
+        self._context = context
+        self.service: Optional[Service] = None
+        self.http_port: Optional[int] = None
+        self.grpc_port: Optional[int] = None
+        self._runner: Any = None
+        self._grpc: Any = None
+        self._stopped = asyncio.Event()
+
+    def _check_transport(self) -> None:
+        c = self.config
+        if (c.tls_cert is None) != (c.tls_key is None):
+            raise ValueError("tls_cert and tls_key come together")
+        if c.tls_client_ca and c.tls_cert is None:
+            raise ValueError("mutual TLS (tls_client_ca) needs tls_cert and tls_key")
+        if c.http is None and c.grpc is None:
+            raise ValueError("nothing to listen on: give http and/or grpc")
+        for address in filter(None, (c.http, c.grpc)):
+            host, _ = _split(address)
+            if c.tls_cert is None and not c.allow_insecure and not _loopback(host):
+                raise ValueError(f"{address}: plain listeners only on loopback; give "
+                                 "tls_cert/tls_key (or allow_insecure)")
+
+    def _ssl_context(self) -> Optional[ssl.SSLContext]:
+        c = self.config
+        if c.tls_cert is None:
+            return None
+        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+        ctx.load_cert_chain(c.tls_cert, c.tls_key)
+        if c.tls_client_ca:
+            ctx.load_verify_locations(c.tls_client_ca)
+            ctx.verify_mode = ssl.CERT_REQUIRED
+        return ctx
+
+    def _grpc_credentials(self) -> Any:
+        c = self.config
+        if c.tls_cert is None:
+            return None
+        import grpc
+
+        def read(path: str) -> bytes:
+            with open(path, "rb") as f:
+                return f.read()
+        ca = read(c.tls_client_ca) if c.tls_client_ca else None
+        return grpc.ssl_server_credentials([(read(c.tls_key), read(c.tls_cert))],  # type: ignore[arg-type]
+                                           root_certificates=ca,
+                                           require_client_auth=ca is not None)
+
+    async def start(self) -> List[str]:
+        """Loads the keys and starts the listeners; returns the key files
+        that did not load (named with their reason; the server runs with
+        the others)."""
+        c = self.config
+        self._check_transport()
+        keys = KeyStore(c.keys, c.password, allow_plain=c.allow_plain)
+        errors = keys.load()
+        access = Access.from_file(c.access)
+        ctx = self._context or Context(c.backend, c.device, c.threads)
+        batcher = Batcher(ctx, max_batch=c.max_batch, max_delay=c.max_delay,
+                          max_queued=c.max_queued)
+        self.service = Service(batcher, keys, access, limits=c.limits)
+        if c.http is not None:
+            await self._start_http(*_split(c.http))
+        if c.grpc is not None:
+            from . import grpc_api
+            self._grpc, self.grpc_port = grpc_api.server(self.service, c.grpc,
+                                                         self._grpc_credentials())
+            await self._grpc.start()
+        return [f"{e.file}: {e.reason}" for e in errors]
+
+    async def _start_http(self, host: str, port: int) -> None:
+        from aiohttp import web
+
+        from . import http_api
+        self._runner = web.AppRunner(http_api.application(self.service),  # type: ignore[arg-type]
+                                     shutdown_timeout=self.config.drain_seconds,
+                                     access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, host, port, ssl_context=self._ssl_context())
+        await site.start()
+        self.http_port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    async def stop(self) -> None:
+        """Graceful drain: stop accepting connections and requests, let every
+        accepted request finish (up to drain_seconds), run what is queued."""
+        drain = self.config.drain_seconds
+        waits = []
+        if self._grpc is not None:
+            waits.append(self._grpc.stop(drain))
+        if self._runner is not None:
+            waits.append(self._runner.cleanup())
+        await asyncio.gather(*waits)
+        if self.service is not None:
+            await self.service.batcher.close()
+        self._stopped.set()
+
+    def handle_signals(self, loop: asyncio.AbstractEventLoop) -> None:
+        """SIGTERM and SIGINT drain and stop; SIGHUP reloads the keys."""
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, lambda: asyncio.ensure_future(self.stop()))
+        if self.service is not None:
+            self.service.keys.reload_on_signal(loop)
+
+    async def wait_stopped(self) -> None:
+        await self._stopped.wait()
+
+
+def audit_to(path: Optional[str]) -> None:
+    """Audit lines (logger kuaisuo.audit) to a file, else to stderr."""
+    handler: logging.Handler = (logging.FileHandler(path) if path
+                                else logging.StreamHandler())
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    audit = logging.getLogger("kuaisuo.audit")
+    audit.addHandler(handler)
+    audit.setLevel(logging.INFO)
+    audit.propagate = False

@@ -1,0 +1,101 @@
+"""The gRPC form of `kuaisuo serve` (grpcio's asyncio server; schema in
+kuaisuo_serve.proto). The service is registered through grpcio's generic
+handlers with the generated messages' (de)serialisers, so no generated
+service stubs are needed; clients may use stubs from the .proto or
+`channel.unary_unary` with the same messages."""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable, Optional
+
+import grpc
+
+from . import kuaisuo_serve_pb2 as pb
+from .service import (INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED, UNAUTHENTICATED,
+                      RequestError, Service, describe)
+
+SERVICE_NAME = "kuaisuo.serve.v1.Signer"
+_CODES = {INVALID_ARGUMENT: grpc.StatusCode.INVALID_ARGUMENT,
+          UNAUTHENTICATED: grpc.StatusCode.UNAUTHENTICATED,
+          PERMISSION_DENIED: grpc.StatusCode.PERMISSION_DENIED,
+          NOT_FOUND: grpc.StatusCode.NOT_FOUND}
+
+
+def _token(context: grpc.aio.ServicerContext) -> Optional[str]:
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization":
+            scheme, _, token = str(value).partition(" ")
+            return token.strip() if scheme.lower() == "bearer" else None
+    return None
+
+
+def _timeout(ms: int) -> Optional[float]:
+    return ms / 1000.0 if ms else None
+
+
+def _reply(results: list) -> pb.Reply:
+    return pb.Reply(results=[
+        pb.ItemResult(status=s, value=v if s == 0 and v is not None else b"",
+                      error="" if s == 0 else describe(s)) for s, v in results])
+
+
+class _Calls:
+    def __init__(self, service: Service) -> None:
+        self.service = service
+
+    async def sign(self, request: pb.SignRequest, context: Any) -> pb.Reply:
+        return _reply(await self.service.sign(
+            _token(context), request.key_id, list(request.items), digests=request.digests,
+            timeout=_timeout(request.timeout_ms), peer=context.peer() or ""))
+
+    async def verify(self, request: pb.VerifyRequest, context: Any) -> pb.Reply:
+        items = [(i.public_key, i.data, i.signature) for i in request.items]
+        return _reply(await self.service.verify(
+            _token(context), request.algorithm, items, digests=request.digests,
+            timeout=_timeout(request.timeout_ms)))
+
+    async def hash(self, request: pb.HashRequest, context: Any) -> pb.Reply:
+        return _reply(await self.service.hash(
+            _token(context), request.algorithm or "sm3", list(request.items),
+            timeout=_timeout(request.timeout_ms)))
+
+
+def _handler(call: Callable[[Any, Any], Awaitable[pb.Reply]],
+             request_type: Any) -> grpc.RpcMethodHandler:
+    async def handle(request: Any, context: grpc.aio.ServicerContext) -> pb.Reply:
+        try:
+            return await call(request, context)
+        except RequestError as e:
+            await context.abort(_CODES[e.kind], str(e))
+            raise  # abort raises; this line is not reached
+    return grpc.unary_unary_rpc_method_handler(
+        handle, request_deserializer=request_type.FromString,
+        response_serializer=pb.Reply.SerializeToString)
+
+
+def server(service: Service, address: str,
+           credentials: Optional[grpc.ServerCredentials] = None) -> tuple:
+    """A grpc.aio server for service bound to address ("host:port"), and
+    the port it got. Call `await srv.start()`; `await srv.stop(grace)`
+    finishes the calls in progress and refuses new ones."""
+    limit = service.limits.max_body_bytes
+    srv = grpc.aio.server(options=[("grpc.max_receive_message_length", limit),
+                                   ("grpc.max_send_message_length", 4 * limit)])
+    calls = _Calls(service)
+    srv.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE_NAME, {
+        "Sign": _handler(calls.sign, pb.SignRequest),
+        "Verify": _handler(calls.verify, pb.VerifyRequest),
+        "Hash": _handler(calls.hash, pb.HashRequest)})])
+    port = (srv.add_secure_port(address, credentials) if credentials is not None
+            else srv.add_insecure_port(address))
+    return srv, port
+
+
+def stub(channel: grpc.aio.Channel) -> dict:
+    """Callables for the three calls on a grpc.aio channel (a client
+    without generated stubs): stub(ch)["Sign"](request, metadata=...)."""
+    types = {"Sign": pb.SignRequest, "Verify": pb.VerifyRequest, "Hash": pb.HashRequest}
+    return {name: channel.unary_unary(f"/{SERVICE_NAME}/{name}",
+                                      request_serializer=t.SerializeToString,
+                                      response_deserializer=pb.Reply.FromString)
+            for name, t in types.items()}

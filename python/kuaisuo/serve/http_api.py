@@ -1,0 +1,151 @@
+"""The HTTP/JSON form of `kuaisuo serve` (aiohttp). Binary fields are
+standard base64; every call takes `Authorization: Bearer <token>`.
+
+    POST /v1/sign    {"key_id": "k", "items": [b64...], "digests": false, "timeout_ms": 50}
+                  -> {"results": [{"status": 0, "signature": b64}, {"status": -3, "error": "..."}]}
+    POST /v1/verify  {"algorithm": "sm2" | "ed25519", "digests": false,
+                      "items": [{"public_key": b64, "data": b64, "signature": b64}]}
+                  -> {"results": [{"status": 0}, {"status": -44, "error": "..."}]}
+    POST /v1/hash    {"algorithm": "sm3", "items": [b64...]}
+                  -> {"results": [{"status": 0, "digest": b64}]}
+    GET  /v1/health  -> {"status": "ok", "keys": 3, "queued": 0}
+
+Per-item statuses are the library's codes (`kuaisuo.strerror`). A request
+refused whole gets {"error": kind, "message": text} with 400 (malformed),
+401 (no or unknown token), 403 (key id not available to the client) or
+413 (body over the limit)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any, Dict, List, Optional
+
+from aiohttp import web
+
+from .service import (INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED, UNAUTHENTICATED,
+                      RequestError, Result, Service, describe)
+
+_HTTP_STATUS = {INVALID_ARGUMENT: 400, UNAUTHENTICATED: 401, PERMISSION_DENIED: 403,
+                NOT_FOUND: 404}
+SERVICE_KEY = web.AppKey("service", Service)
+
+
+def _error(kind: str, message: str, status: int) -> web.Response:
+    return web.json_response({"error": kind, "message": message}, status=status)
+
+
+def _token(request: web.Request) -> Optional[str]:
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else None
+
+
+def _b64(value: Any, what: str) -> bytes:
+    if not isinstance(value, str):
+        raise RequestError(INVALID_ARGUMENT, f"{what}: expected a base64 string")
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise RequestError(INVALID_ARGUMENT, f"{what}: not valid base64") from None
+
+
+def _field(body: Dict[str, Any], name: str, kind: type, default: Any = None) -> Any:
+    value = body.get(name, default)
+    if value is None and default is None:
+        raise RequestError(INVALID_ARGUMENT, f"missing field {name!r}")
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise RequestError(INVALID_ARGUMENT, f"field {name!r}: expected {kind.__name__}")
+    return value
+
+
+def _timeout(body: Dict[str, Any]) -> Optional[float]:
+    if body.get("timeout_ms") is None:
+        return None
+    return _field(body, "timeout_ms", int) / 1000.0
+
+
+def _results(results: List[Result], value_name: Optional[str]) -> web.Response:
+    out = []
+    for status, value in results:
+        item: Dict[str, Any] = {"status": status}
+        if status != 0:
+            item["error"] = describe(status)
+        elif value_name is not None:
+            item[value_name] = base64.b64encode(value).decode("ascii")
+        out.append(item)
+    return web.json_response({"results": out})
+
+
+async def _body(request: web.Request) -> Dict[str, Any]:
+    try:
+        body = json.loads(await request.read())
+    except ValueError as e:
+        raise RequestError(INVALID_ARGUMENT, f"the body is not JSON ({e})") from None
+    if not isinstance(body, dict):
+        raise RequestError(INVALID_ARGUMENT, "the body must be a JSON object")
+    return body
+
+
+def _items(body: Dict[str, Any]) -> List[Any]:
+    return _field(body, "items", list)
+
+
+async def _sign(request: web.Request) -> web.Response:
+    body = await _body(request)
+    items = [_b64(v, f"items[{i}]") for i, v in enumerate(_items(body))]
+    results = await request.app[SERVICE_KEY].sign(
+        _token(request), _field(body, "key_id", str), items,
+        digests=_field(body, "digests", bool, False), timeout=_timeout(body),
+        peer=request.remote or "")
+    return _results(results, "signature")
+
+
+def _triple(item: Any, i: int) -> tuple:
+    if not isinstance(item, dict):
+        raise RequestError(INVALID_ARGUMENT, f"items[{i}]: expected an object")
+    return tuple(_b64(item.get(name), f"items[{i}].{name}")
+                 for name in ("public_key", "data", "signature"))
+
+
+async def _verify(request: web.Request) -> web.Response:
+    body = await _body(request)
+    items = [_triple(v, i) for i, v in enumerate(_items(body))]
+    results = await request.app[SERVICE_KEY].verify(
+        _token(request), _field(body, "algorithm", str), items,  # type: ignore[arg-type]
+        digests=_field(body, "digests", bool, False), timeout=_timeout(body))
+    return _results(results, None)
+
+
+async def _hash(request: web.Request) -> web.Response:
+    body = await _body(request)
+    items = [_b64(v, f"items[{i}]") for i, v in enumerate(_items(body))]
+    results = await request.app[SERVICE_KEY].hash(
+        _token(request), _field(body, "algorithm", str, "sm3"), items, timeout=_timeout(body))
+    return _results(results, "digest")
+
+
+async def _health(request: web.Request) -> web.Response:
+    service = request.app[SERVICE_KEY]
+    return web.json_response({"status": "ok", "keys": len(service.keys),
+                              "queued": service.batcher.queued})
+
+
+@web.middleware
+async def _refusals(request: web.Request, handler: Any) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except RequestError as e:
+        return _error(e.kind, str(e), _HTTP_STATUS[e.kind])
+    except web.HTTPRequestEntityTooLarge as e:
+        return _error(INVALID_ARGUMENT, e.text or "request body too large", 413)
+
+
+def application(service: Service) -> web.Application:
+    """The aiohttp application for service (bodies bounded by its limits)."""
+    app = web.Application(client_max_size=service.limits.max_body_bytes,
+                          middlewares=[_refusals])
+    app[SERVICE_KEY] = service
+    app.add_routes([web.post("/v1/sign", _sign), web.post("/v1/verify", _verify),
+                    web.post("/v1/hash", _hash), web.get("/v1/health", _health)])
+    return app

@@ -1,0 +1,132 @@
+"""The calls `kuaisuo serve` answers, apart from any transport: who may
+do what (bearer tokens from `keystore.Access`), which key (the
+`keystore.KeyStore`), request limits, the audit log, and the items handed
+to the `batching.Batcher`. The HTTP/JSON and gRPC front ends decode their
+requests into these calls and encode the per-item results; both give the
+same answers because both go through here."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any, List, Optional, Sequence, Tuple
+
+from .. import batching
+from .._native import strerror
+from ..keystore import Access, KeyStore, token_digest
+
+Result = batching.Result
+
+# A refused request: kind names the class of error (the front ends map it
+# to an HTTP status and a gRPC code), message says what was wrong.
+UNAUTHENTICATED = "unauthenticated"
+PERMISSION_DENIED = "permission_denied"
+NOT_FOUND = "not_found"
+INVALID_ARGUMENT = "invalid_argument"
+
+
+class RequestError(Exception):
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-request bounds; a request past them is refused whole."""
+    max_items: int = 4096             # items in one request
+    max_body_bytes: int = 16 << 20    # encoded request size (the transports enforce it)
+    max_timeout: float = 60.0         # a client's timeout is capped here
+
+
+@dataclass
+class Counters:
+    requests: int = 0   # requests accepted (authorised, well formed, handed to the batcher)
+    replies: int = 0    # requests whose every item got its status
+    refused: int = 0    # requests refused whole (RequestError)
+
+
+_SIGN = {("sm2", False): batching.SM2_SIGN, ("sm2", True): batching.SM2_SIGN_DIGESTS,
+         ("ed25519", False): batching.ED25519_SIGN}
+_VERIFY = {("sm2", False): batching.SM2_VERIFY, ("sm2", True): batching.SM2_VERIFY_DIGESTS,
+           ("ed25519", False): batching.ED25519_VERIFY}
+_HASH = {"sm3": batching.SM3_HASH}
+
+
+def describe(status: int) -> str:
+    """The library's text for a per-item status."""
+    return "ok" if status == batching.OK else strerror(status)
+
+
+class Service:
+    """sign / verify / hash for authenticated clients. audit: a logger that
+    gets one JSON line per signing request (never key bytes or data)."""
+
+    def __init__(self, batcher: batching.Batcher, keys: KeyStore, access: Access, *,
+                 limits: Limits = Limits(), audit: Optional[logging.Logger] = None) -> None:
+        self.batcher, self.keys, self.access, self.limits = batcher, keys, access, limits
+        self.audit = audit or logging.getLogger("kuaisuo.audit")
+        self.counters = Counters()
+
+    async def sign(self, token: Optional[str], key_id: str, items: Sequence[Any], *,
+                   digests: bool = False, timeout: Optional[float] = None,
+                   peer: str = "") -> List[Result]:
+        """Signatures by key_id: of messages, or of 32-byte SM2 digests e."""
+        self._authenticate(token)
+        key = self.keys.get(key_id) if isinstance(key_id, str) else None
+        if key is None or not self.access.allowed(token, key_id):  # type: ignore[arg-type]
+            # One answer for "no such key" and "not yours": ids are not probed.
+            self._refuse(PERMISSION_DENIED, f"key id {str(key_id)[:128]!r} is not available "
+                                            "to this client")
+        algorithm = self.keys.algorithm(key_id)
+        op = _SIGN.get((algorithm, digests))  # type: ignore[arg-type]
+        if op is None:
+            self._refuse(INVALID_ARGUMENT, f"{algorithm} keys sign messages, not digests")
+        results = await self._submit(op, key, items, timeout)  # type: ignore[arg-type]
+        self.audit.info(json.dumps({
+            "time": round(time.time(), 3), "event": "sign", "client": token_digest(token)[:16],
+            "peer": peer, "key_id": key_id, "algorithm": algorithm, "digests": digests,
+            "items": len(results), "ok": sum(1 for s, _ in results if s == batching.OK)}))
+        return results
+
+    async def verify(self, token: Optional[str], algorithm: str,
+                     items: Sequence[Tuple[bytes, bytes, bytes]], *, digests: bool = False,
+                     timeout: Optional[float] = None) -> List[Result]:
+        """A status per (raw public key, message or digest, signature)."""
+        self._authenticate(token)
+        op = _VERIFY.get((algorithm, digests))
+        if op is None:
+            self._refuse(INVALID_ARGUMENT, f"no verification for algorithm {algorithm!r}"
+                                           + (" on digests" if digests else ""))
+        return await self._submit(op, None, items, timeout)  # type: ignore[arg-type]
+
+    async def hash(self, token: Optional[str], algorithm: str, items: Sequence[bytes], *,
+                   timeout: Optional[float] = None) -> List[Result]:
+        self._authenticate(token)
+        op = _HASH.get(algorithm)
+        if op is None:
+            self._refuse(INVALID_ARGUMENT, f"no hash {algorithm!r} (sm3 is served)")
+        return await self._submit(op, None, items, timeout)  # type: ignore[arg-type]
+
+    def _authenticate(self, token: Optional[str]) -> None:
+        if not token or not self.access.known(token):
+            self._refuse(UNAUTHENTICATED, "a bearer token this server knows is required")
+
+    def _refuse(self, kind: str, message: str) -> None:
+        self.counters.refused += 1
+        raise RequestError(kind, message)
+
+    async def _submit(self, op: batching.Operation, key: Any, items: Sequence[Any],
+                      timeout: Optional[float]) -> List[Result]:
+        if len(items) > self.limits.max_items:
+            self._refuse(INVALID_ARGUMENT, f"{len(items)} items; a request carries at most "
+                                           f"{self.limits.max_items}")
+        if timeout is not None and not timeout > 0:
+            self._refuse(INVALID_ARGUMENT, "timeout must be positive")
+        timeout = min(timeout or self.limits.max_timeout, self.limits.max_timeout)
+        self.counters.requests += 1
+        results = await self.batcher.submit(op, key, items, timeout=timeout)
+        self.counters.replies += 1
+        return results

@@ -1,0 +1,425 @@
+"""kuaisuo serve end to end over loopback (CPU backend): every call over
+HTTP/JSON and gRPC with valid and invalid items, results against direct
+library calls; refused tokens and key ids; malformed, oversized and
+abandoned requests; drain on shutdown under load; the audit log; TLS."""
+
+import asyncio
+import base64
+import json
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+
+import pytest
+
+aiohttp = pytest.importorskip("aiohttp")
+grpc = pytest.importorskip("grpc")
+
+import kuaisuo  # noqa: E402
+from kuaisuo.ed25519 import Ed25519PrivateKey  # noqa: E402
+from kuaisuo.keystore import token_digest  # noqa: E402
+from kuaisuo.serve import Config, Limits, Server  # noqa: E402
+from kuaisuo.serve import grpc_api  # noqa: E402
+from kuaisuo.serve import kuaisuo_serve_pb2 as pb  # noqa: E402
+from kuaisuo.sm2 import SM2PrivateKey  # noqa: E402
+
+PASSWORD = b"serve test"
+FAST = 2048  # PBKDF2 iterations
+ALICE, BOB, ROOT = "alice-token", "bob-token", "root-token"
+NOT_VERIFIED, BAD_LENGTH = -44, -3
+
+
+def b64(data):
+    return base64.b64encode(data).decode()
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return kuaisuo.Context(backend="cpu", threads=2)
+
+
+@pytest.fixture
+def keys(tmp_path):
+    sm2_key, ed_key = SM2PrivateKey.generate(), Ed25519PrivateKey.generate()
+    kdir = tmp_path / "keys"
+    kdir.mkdir()
+    (kdir / "gov.pem").write_bytes(sm2_key.to_pem(PASSWORD, scheme="sm4-cbc",
+                                                  iterations=FAST).encode())
+    (kdir / "node.der").write_bytes(ed_key.to_der(PASSWORD, iterations=FAST))
+    access = tmp_path / "access.json"
+    access.write_text(json.dumps({"tokens": {token_digest(ALICE): ["gov", "node"],
+                                             token_digest(BOB): ["node"],
+                                             token_digest(ROOT): ["*"]}}))
+    return {"dir": str(kdir), "access": str(access), "sm2": sm2_key, "ed": ed_key}
+
+
+def config(keys, **kw):
+    kw.setdefault("http", "127.0.0.1:0")
+    kw.setdefault("grpc", "127.0.0.1:0")
+    return Config(keys=keys["dir"], access=keys["access"], password=PASSWORD, **kw)
+
+
+def serve(keys, ctx, scenario, **kw):
+    """Runs scenario(server, http_session, grpc_calls) against a started server."""
+    async def main():
+        server = Server(config(keys, **kw), context=ctx)
+        assert await server.start() == []
+        try:
+            async with aiohttp.ClientSession(f"http://127.0.0.1:{server.http_port}") as http:
+                async with grpc.aio.insecure_channel(f"127.0.0.1:{server.grpc_port}") as ch:
+                    return await scenario(server, http, grpc_api.stub(ch))
+        finally:
+            await server.stop()
+    return asyncio.run(main())
+
+
+async def post(http, path, body, token=ALICE):
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with http.post(path, json=body, headers=headers) as r:
+        return r.status, await r.json()
+
+
+def auth(token=ALICE):
+    return (("authorization", f"Bearer {token}"),)
+
+
+def test_sign_verify_hash_over_http_match_the_library(keys, ctx):
+    sm2_key, ed_key = keys["sm2"], keys["ed"]
+    msgs = [os.urandom(n) for n in (0, 1, 63, 64, 1000)]
+    digests = [os.urandom(32) for _ in range(3)] + [b"short"]
+
+    async def scenario(server, http, _):
+        signed = await post(http, "/v1/sign", {"key_id": "gov", "items": [b64(m) for m in msgs]})
+        by_digest = await post(http, "/v1/sign", {"key_id": "gov", "digests": True,
+                                                  "items": [b64(d) for d in digests]})
+        ed = await post(http, "/v1/sign", {"key_id": "node", "items": [b64(m) for m in msgs]})
+        hashed = await post(http, "/v1/hash", {"algorithm": "sm3",
+                                               "items": [b64(m) for m in msgs]})
+        return signed, by_digest, ed, hashed
+
+    signed, by_digest, ed, hashed = serve(keys, ctx, scenario)
+    assert signed[0] == 200 and by_digest[0] == 200 and ed[0] == 200 and hashed[0] == 200
+    for m, r in zip(msgs, signed[1]["results"]):
+        assert r["status"] == 0 and sm2_key.public_key().verify(
+            base64.b64decode(r["signature"]), m)
+    for d, r in zip(digests[:3], by_digest[1]["results"]):
+        assert sm2_key.public_key().verify_digest(base64.b64decode(r["signature"]), d)
+    assert by_digest[1]["results"][3]["status"] == BAD_LENGTH
+    assert "error" in by_digest[1]["results"][3]
+    assert [base64.b64decode(r["signature"]) for r in ed[1]["results"]] == [
+        ed_key.sign(m) for m in msgs]  # Ed25519 is deterministic: equal bytes
+    assert [base64.b64decode(r["digest"]) for r in hashed[1]["results"]] == [
+        kuaisuo.sm3(m) for m in msgs]
+
+
+def verify_items(keys):
+    """SM2 and Ed25519 triples with bad ones mixed in, and the library's statuses."""
+    sm2_key, ed_key = keys["sm2"], keys["ed"]
+    msgs = [os.urandom(40) for _ in range(6)]
+    sm2_pub, ed_pub = sm2_key.public_key().to_bytes(), ed_key.public_key().public_bytes_raw()
+    sm2 = [(sm2_pub, m, sm2_key.sign(m)) for m in msgs]
+    sm2[1] = (sm2_pub, b"other", sm2[1][2])
+    sm2[2] = (sm2_pub, msgs[2], b"\x30\x00")          # malformed DER
+    sm2[3] = (b"\x04" + b"\x01" * 64, msgs[3], sm2[3][2])  # off-curve key
+    sm2[4] = (sm2_pub[:64], msgs[4], sm2[4][2])           # wrong-length key
+    ed = [(ed_pub, m, ed_key.sign(m)) for m in msgs]
+    ed[0] = (ed_pub, msgs[0] + b"!", ed[0][2])
+    ed[5] = (ed_pub, msgs[5], ed[5][2][:63])              # short signature
+    return sm2, ed
+
+
+def expected_statuses(ctx, sm2, ed):
+    def one(batch_verify, item, key_len, sig_len=None):
+        if len(item[0]) != key_len or (sig_len and len(item[2]) != sig_len):
+            return BAD_LENGTH
+        return batch_verify([item[0]], [item[1]], [item[2]])[0]
+    return ([one(ctx.sm2.verify, i, 65) for i in sm2],
+            [one(ctx.ed25519.verify, i, 32, 64) for i in ed])
+
+
+def test_verify_over_http_gives_the_library_status_per_item(keys, ctx):
+    sm2, ed = verify_items(keys)
+
+    async def scenario(server, http, _):
+        replies = []
+        for alg, items in (("sm2", sm2), ("ed25519", ed)):
+            replies.append(await post(http, "/v1/verify", {"algorithm": alg, "items": [
+                {"public_key": b64(k), "data": b64(m), "signature": b64(s)}
+                for k, m, s in items]}, token=BOB))
+        return replies
+
+    (s1, r1), (s2, r2) = serve(keys, ctx, scenario)
+    want_sm2, want_ed = expected_statuses(ctx, sm2, ed)
+    assert s1 == s2 == 200
+    assert [r["status"] for r in r1["results"]] == want_sm2
+    assert [r["status"] for r in r2["results"]] == want_ed
+    assert want_sm2[0] == 0 and want_sm2[1] == NOT_VERIFIED and want_sm2[4] == BAD_LENGTH
+    assert all(s != 0 for s in want_sm2[1:5]) and want_ed[0] == NOT_VERIFIED
+
+
+def test_grpc_answers_the_same_calls(keys, ctx):
+    sm2, ed = verify_items(keys)
+    msgs = [os.urandom(n) for n in (0, 5, 100)]
+
+    async def scenario(server, http, calls):
+        signed = await calls["Sign"](pb.SignRequest(key_id="gov", items=msgs), metadata=auth())
+        ed_signed = await calls["Sign"](pb.SignRequest(key_id="node", items=msgs),
+                                        metadata=auth(BOB))
+        hashed = await calls["Hash"](pb.HashRequest(algorithm="sm3", items=msgs),
+                                     metadata=auth())
+        verified = [await calls["Verify"](pb.VerifyRequest(algorithm=alg, items=[
+            pb.VerifyItem(public_key=k, data=m, signature=s) for k, m, s in items]),
+            metadata=auth()) for alg, items in (("sm2", sm2), ("ed25519", ed))]
+        return signed, ed_signed, hashed, verified
+
+    signed, ed_signed, hashed, verified = serve(keys, ctx, scenario)
+    for m, r in zip(msgs, signed.results):
+        assert r.status == 0 and keys["sm2"].public_key().verify(r.value, m)
+    assert [r.value for r in ed_signed.results] == [keys["ed"].sign(m) for m in msgs]
+    assert [r.value for r in hashed.results] == [kuaisuo.sm3(m) for m in msgs]
+    want_sm2, want_ed = expected_statuses(ctx, sm2, ed)
+    assert [r.status for r in verified[0].results] == want_sm2
+    assert [r.status for r in verified[1].results] == want_ed
+    assert all(r.error for r in verified[0].results if r.status != 0)
+
+
+def test_tokens_and_key_ids_are_checked(keys, ctx):
+    item = {"key_id": "gov", "items": [b64(b"m")]}
+
+    async def scenario(server, http, calls):
+        http_codes = [
+            (await post(http, "/v1/sign", item, token=None))[0],
+            (await post(http, "/v1/sign", item, token="nobody"))[0],
+            (await post(http, "/v1/sign", item, token=BOB))[0],          # not granted
+            (await post(http, "/v1/sign", dict(item, key_id="nope"), token=ROOT))[0],
+            (await post(http, "/v1/hash", {"items": []}, token="nobody"))[0],
+            (await post(http, "/v1/sign", item, token=ROOT))[0]]
+        grpc_codes = []
+        for md in ((), auth("nobody"), auth(BOB)):
+            try:
+                await calls["Sign"](pb.SignRequest(key_id="gov", items=[b"m"]), metadata=md)
+                grpc_codes.append(grpc.StatusCode.OK)
+            except grpc.aio.AioRpcError as e:
+                grpc_codes.append(e.code())
+        return http_codes, grpc_codes, server.service.counters.requests
+
+    http_codes, grpc_codes, accepted = serve(keys, ctx, scenario)
+    assert http_codes == [401, 401, 403, 403, 401, 200]
+    assert grpc_codes == [grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.UNAUTHENTICATED,
+                          grpc.StatusCode.PERMISSION_DENIED]
+    assert accepted == 1
+
+
+def test_malformed_and_oversized_requests_get_clear_errors(keys, ctx):
+    async def raw(http, data):
+        async with http.post("/v1/sign", data=data, headers={
+                "Authorization": f"Bearer {ALICE}", "Content-Type": "application/json"}) as r:
+            return r.status, await r.json()
+
+    async def scenario(server, http, calls):
+        out = {
+            "not json": await raw(http, b"{not json"),
+            "array": await raw(http, b"[1, 2]"),
+            "bad base64": await post(http, "/v1/sign", {"key_id": "gov", "items": ["!!"]}),
+            "items not list": await post(http, "/v1/sign", {"key_id": "gov", "items": "AA=="}),
+            "no key id": await post(http, "/v1/sign", {"items": []}),
+            "too many": await post(http, "/v1/hash", {"items": [b64(b"x")] * 9}),
+            "digests of ed25519": await post(http, "/v1/sign", {
+                "key_id": "node", "digests": True, "items": []}),
+            "unknown algorithm": await post(http, "/v1/verify", {"algorithm": "rsa",
+                                                                 "items": []}),
+            "bad timeout": await post(http, "/v1/hash", {"items": [], "timeout_ms": -5}),
+            "too large": await raw(http, b'{"items": ["' + b"A" * 5000 + b'"]}'),
+        }
+        codes = []
+        try:
+            await calls["Hash"](pb.HashRequest(items=[b"x" * 5000]), metadata=auth())
+        except grpc.aio.AioRpcError as e:
+            codes.append(e.code())
+        out["still serving"] = await post(http, "/v1/hash", {"items": [b64(b"abc")]})
+        return out, codes
+
+    out, codes = serve(keys, ctx, scenario, limits=Limits(max_items=8, max_body_bytes=4096))
+    for name in ("not json", "array", "bad base64", "items not list", "no key id", "too many",
+                 "digests of ed25519", "unknown algorithm", "bad timeout"):
+        status, body = out[name]
+        assert status == 400 and body["error"] == "invalid_argument" and body["message"], name
+    assert out["too large"][0] == 413
+    assert codes == [grpc.StatusCode.RESOURCE_EXHAUSTED]
+    assert out["still serving"][1]["results"][0]["digest"] == b64(kuaisuo.sm3(b"abc"))
+
+
+def test_garbage_protobuf_is_refused_and_the_server_keeps_serving(keys, ctx):
+    async def scenario(server, http, calls):
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.grpc_port}") as ch:
+            raw_call = ch.unary_unary(f"/{grpc_api.SERVICE_NAME}/Sign",
+                                      request_serializer=lambda b: b,
+                                      response_deserializer=lambda b: b)
+            try:
+                await raw_call(b"\xff\xff\xff\xff\x0f", metadata=auth())
+                code = grpc.StatusCode.OK
+            except grpc.aio.AioRpcError as e:
+                code = e.code()
+        reply = await calls["Hash"](pb.HashRequest(items=[b"abc"]), metadata=auth())
+        return code, reply
+
+    code, reply = serve(keys, ctx, scenario)
+    assert code != grpc.StatusCode.OK
+    assert reply.results[0].value == kuaisuo.sm3(b"abc")
+
+
+def test_clients_that_disconnect_mid_request_do_not_hurt_the_server(keys, ctx):
+    body = json.dumps({"key_id": "gov", "items": [b64(os.urandom(32))] * 64}).encode()
+
+    async def scenario(server, http, calls):
+        port = server.http_port
+        head = (f"POST /v1/sign HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {ALICE}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+        for payload in (head + body[:10], head + body):  # half a body; a whole one, no wait
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(payload)
+            await writer.drain()
+            writer.close()
+        await asyncio.sleep(0.2)
+        return await post(http, "/v1/hash", {"items": [b64(b"abc")]})
+
+    status, reply = serve(keys, ctx, scenario)
+    assert status == 200 and reply["results"][0]["status"] == 0
+
+
+def test_shutdown_under_load_loses_no_accepted_request(keys, ctx):
+    async def main():
+        server = Server(config(keys, max_delay=0.02), context=ctx)
+        await server.start()
+        url = f"http://127.0.0.1:{server.http_port}/v1/sign"
+        digests = [os.urandom(32) for _ in range(4)]
+        completed = []
+
+        async def client(session):
+            try:
+                async with session.post(url, headers={"Authorization": f"Bearer {ALICE}"},
+                                        json={"key_id": "gov", "digests": True,
+                                              "items": [b64(d) for d in digests]}) as r:
+                    completed.append((r.status, await r.json()))
+            except aiohttp.ClientError:
+                pass  # refused before it was accepted: the server had stopped listening
+
+        async with aiohttp.ClientSession() as session:
+            tasks = [asyncio.ensure_future(client(session)) for _ in range(200)]
+            await asyncio.sleep(0.05)
+            await server.stop()
+            await asyncio.gather(*tasks)
+        return server.service.counters, completed, digests
+
+    counters, completed, digests = asyncio.run(main())
+    ok = [reply for status, reply in completed if status == 200]
+    assert counters.requests > 0 and counters.requests == counters.replies == len(ok)
+    pub = keys["sm2"].public_key()
+    for reply in ok:
+        statuses = [r["status"] for r in reply["results"]]
+        assert statuses == [0] * 4 or set(statuses) == {-62}  # signed, or refused at close
+        if statuses == [0] * 4:
+            assert all(pub.verify_digest(base64.b64decode(r["signature"]), d)
+                       for r, d in zip(reply["results"], digests))
+
+
+def test_audit_log_has_one_line_per_signing_request_and_no_secrets(keys, ctx, caplog):
+    secret_message = b"the message itself stays out of the log"
+
+    async def scenario(server, http, calls):
+        await post(http, "/v1/sign", {"key_id": "gov", "items": [b64(secret_message)] * 3})
+        await calls["Sign"](pb.SignRequest(key_id="node", items=[b"m"]), metadata=auth(BOB))
+        await post(http, "/v1/hash", {"items": [b64(b"x")]})
+
+    with caplog.at_level(logging.INFO, logger="kuaisuo.audit"):
+        serve(keys, ctx, scenario)
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "kuaisuo.audit"]
+    assert [(x["key_id"], x["items"], x["ok"]) for x in lines] == [("gov", 3, 3), ("node", 1, 1)]
+    assert lines[0]["client"] == token_digest(ALICE)[:16]
+    text = caplog.text
+    for secret in (ALICE, BOB, b64(secret_message), keys["sm2"].to_bytes().hex()):
+        assert secret not in text
+
+
+@pytest.fixture
+def tls_files(tmp_path):
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl CLI unavailable")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "1", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    return str(cert), str(key)
+
+
+def test_tls_on_both_listeners_and_plain_only_on_loopback(keys, ctx, tls_files):
+    import ssl
+    cert, key = tls_files
+    with pytest.raises(ValueError, match="loopback"):
+        asyncio.run(Server(config(keys, http="0.0.0.0:0", grpc=None), context=ctx).start())
+
+    async def main():
+        server = Server(config(keys, tls_cert=cert, tls_key=key), context=ctx)
+        await server.start()
+        try:
+            client_ssl = ssl.create_default_context(cafile=cert)
+            async with aiohttp.ClientSession() as http:
+                async with http.post(f"https://127.0.0.1:{server.http_port}/v1/hash",
+                                     ssl=client_ssl, headers={"Authorization": f"Bearer {ALICE}"},
+                                     json={"items": [b64(b"abc")]}) as r:
+                    https = await r.json()
+            with open(cert, "rb") as f:
+                creds = grpc.ssl_channel_credentials(root_certificates=f.read())
+            async with grpc.aio.secure_channel(f"127.0.0.1:{server.grpc_port}", creds) as ch:
+                reply = await grpc_api.stub(ch)["Hash"](pb.HashRequest(items=[b"abc"]),
+                                                        metadata=auth())
+            return https, reply
+        finally:
+            await server.stop()
+
+    https, reply = asyncio.run(main())
+    assert https["results"][0]["digest"] == b64(kuaisuo.sm3(b"abc"))
+    assert reply.results[0].value == kuaisuo.sm3(b"abc")
+
+
+def test_the_cli_serves_and_drains_on_sigterm(keys, tmp_path):
+    audit = tmp_path / "audit.log"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kuaisuo", "serve", "--keys", keys["dir"], "--access",
+         keys["access"], "--passin", "env:KS_TEST_PASS", "--http", "127.0.0.1:0",
+         "--backend", "cpu", "--threads", "1", "--audit-log", str(audit)],
+        env=dict(os.environ, KS_TEST_PASS=PASSWORD.decode()), stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stderr.readline()
+        assert "2 keys" in line and "listening on http://127.0.0.1:" in line, line
+        port = int(line.rsplit(":", 1)[1])
+
+        async def call():
+            async with aiohttp.ClientSession() as http:
+                async with http.post(f"http://127.0.0.1:{port}/v1/sign",
+                                     headers={"Authorization": f"Bearer {ALICE}"},
+                                     json={"key_id": "gov", "items": [b64(b"hi")]}) as r:
+                    return await r.json()
+        reply = asyncio.run(call())
+        assert keys["sm2"].public_key().verify(
+            base64.b64decode(reply["results"][0]["signature"]), b"hi")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    assert json.loads(audit.read_text())["key_id"] == "gov"
+
+
+def test_the_generated_protobuf_module_matches_the_schema(tmp_path):
+    protoc = pytest.importorskip("grpc_tools.protoc")
+    here = os.path.dirname(pb.__file__)
+    assert protoc.main(["protoc", f"-I{here}", f"--python_out={tmp_path}",
+                        os.path.join(here, "kuaisuo_serve.proto")]) == 0
+
+    def descriptor(text):
+        return [line for line in text.splitlines() if "AddSerializedFile" in line]
+    with open(pb.__file__) as f, open(tmp_path / "kuaisuo_serve_pb2.py") as g:
+        assert descriptor(f.read()) == descriptor(g.read()) != []
