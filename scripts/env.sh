@@ -78,6 +78,11 @@ ks_python_env() {
         --find-links "$KS_ROOT/.whl" gmssl-pyx 2>/dev/null; } ||
     python -m pip install -q "${KS_PIP_FLAGS[@]}" gmssl-pyx 2>/dev/null ||
     ks_log "gmssl-pyx unavailable: speed shows no GmSSL rows"
+  # `kuaisuo serve`'s transports (aiohttp, grpcio + protobuf) and grpcio-tools,
+  # which checks the generated protobuf module; optional: the serve tests skip.
+  python -c "import aiohttp, grpc, google.protobuf, grpc_tools" 2>/dev/null ||
+    python -m pip install -q "${KS_PIP_FLAGS[@]}" aiohttp grpcio "protobuf>=7.35.1" grpcio-tools \
+        2>/dev/null || ks_log "aiohttp/grpcio unavailable: the serve tests will be skipped"
   # mypy, which type-checks the README's Python examples against the stubs.
   python -c "import mypy" 2>/dev/null ||
     python -m pip install -q "${KS_PIP_FLAGS[@]}" mypy 2>/dev/null ||

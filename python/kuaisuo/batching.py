@@ -29,8 +29,11 @@ its own status before it is queued and never fails a batch; if a batch
 call still raises, its items are run one at a time so that each gets its
 own status.
 
-Batch calls run on one worker thread per batcher (the native calls
+Batch calls run on one worker thread per context (the native calls
 release the GIL), so the event loop keeps accepting requests meanwhile.
+Given several contexts (one per GPU of a host, say), each batch goes to
+the context with the fewest items in flight, so the devices share the
+load and each runs one batch at a time.
 """
 
 from __future__ import annotations
@@ -163,27 +166,33 @@ class Stats:
     batches: int = 0          # batch calls run
     items: int = 0            # items run in them
     largest_batch: int = 0
+    per_context: List[int] = field(default_factory=list)  # items run on each context
     overloaded: int = 0       # items refused with KS_ERR_OVERLOADED
     expired: int = 0          # items that got KS_ERR_DEADLINE
 
 
 class Batcher:
     """Coalesces items of concurrent submit() calls into batch calls on
-    ctx (a kuaisuo.Context). Use from one asyncio event loop."""
+    ctx: a kuaisuo.Context, or a sequence of them (one per device) that
+    batches are spread over. Use from one asyncio event loop."""
 
     def __init__(self, ctx: Any, *, max_batch: int = 4096, max_delay: float = 0.002,
                  max_queued: int = 1 << 20) -> None:
         if max_batch < 1 or max_queued < 1 or max_delay < 0:
             raise ValueError("max_batch and max_queued must be positive, max_delay >= 0")
-        self._ctx = ctx
+        self._contexts = list(ctx) if isinstance(ctx, (list, tuple)) else [ctx]
+        if not self._contexts:
+            raise ValueError("at least one context")
         self.max_batch, self.max_delay, self.max_queued = max_batch, max_delay, max_queued
         self._queues: Dict[Tuple[Operation, Hashable], _Queue] = {}
         self._queued = 0        # items waiting in the queues
         self._outstanding = 0   # items accepted and not finished: what max_queued bounds
         self._closing = False
         self._running: set = set()
-        self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="kuaisuo-batch")
-        self.stats = Stats()
+        self._workers = [concurrent.futures.ThreadPoolExecutor(1, f"kuaisuo-batch-{i}")
+                         for i in range(len(self._contexts))]
+        self._in_flight = [0] * len(self._contexts)  # items in batch calls, per context
+        self.stats = Stats(per_context=[0] * len(self._contexts))
 
     @property
     def queued(self) -> int:
@@ -225,7 +234,8 @@ class Batcher:
             self._flush(op, key, queue)
         while self._running:
             await asyncio.gather(*list(self._running))
-        self._worker.shutdown(wait=True)
+        for worker in self._workers:
+            worker.shutdown(wait=True)
 
     def _on_timer(self, op: Operation, key: Hashable) -> None:
         queue = self._queues.get((op, key))
@@ -265,26 +275,35 @@ class Batcher:
         if not live:
             return
         items = [item for _, _, item in live]
-        results = await loop.run_in_executor(self._worker, self._call, op, key, items)
+        device = min(range(len(self._contexts)), key=self._in_flight.__getitem__)
+        self._in_flight[device] += len(items)
+        try:
+            results = await loop.run_in_executor(self._workers[device], self._call,
+                                                 self._contexts[device], op, key, items)
+        finally:
+            self._in_flight[device] -= len(items)
+        self.stats.per_context[device] += len(items)
         self.stats.batches += 1
         self.stats.items += len(items)
         self.stats.largest_batch = max(self.stats.largest_batch, len(items))
         for entry, result in zip(live, results):
             self._finish(entry, result)
 
-    def _call(self, op: Operation, key: Hashable, items: List[Any]) -> List[Result]:
+    @staticmethod
+    def _call(ctx: Any, op: Operation, key: Hashable, items: List[Any]) -> List[Result]:
         """The batch call; if it raises, each item alone (its own status)."""
         try:
-            results = op.run(self._ctx, key, items)
+            results = op.run(ctx, key, items)
             if len(results) == len(items):
                 return results
         except Exception:
             pass
-        return [self._call_one(op, key, item) for item in items]
+        return [Batcher._call_one(ctx, op, key, item) for item in items]
 
-    def _call_one(self, op: Operation, key: Hashable, item: Any) -> Result:
+    @staticmethod
+    def _call_one(ctx: Any, op: Operation, key: Hashable, item: Any) -> Result:
         try:
-            return op.run(self._ctx, key, [item])[0]
+            return op.run(ctx, key, [item])[0]
         except KuaisuoError as e:
             return (e.code if e.code is not None else ERR_INTERNAL, None)
         except Exception:

@@ -864,6 +864,9 @@ def _add_serve(sub: Any) -> None:
     s.add_argument("--allow-insecure", action="store_true",
                    help="allow plain listeners on non-loopback addresses")
     s.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto")
+    s.add_argument("--devices", default="0", metavar="LIST",
+                   help="GPUs to serve from, one engine each: 'all' or indices such as 0,1 "
+                        "(default 0)")
     s.add_argument("--threads", type=_whole_number("threads", 0, MAX_THREADS), default=0,
                    help="CPU threads (default 0: every CPU)")
     s.add_argument("--max-batch", type=_whole_number("items", 1), default=4096)
@@ -877,7 +880,24 @@ def _add_serve(sub: Any) -> None:
     s.set_defaults(func=cmd_serve)
 
 
+def _devices(spec: str) -> Tuple[int, ...]:
+    """--devices: 'all' (every GPU found; device 0 where none is) or a list."""
+    if spec == "all":
+        return tuple(range(max(1, gpu_device_count())))
+    try:
+        devices = tuple(int(d) for d in spec.split(","))
+    except ValueError:
+        raise Failure(f"--devices: expected 'all' or indices such as 0,1, not {spec!r}") from None
+    if not devices or min(devices) < 0 or len(set(devices)) != len(devices):
+        raise Failure(f"--devices {spec}: distinct non-negative indices")
+    return devices
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
+    return _guarded("serve", lambda: _serve(args))
+
+
+def _serve(args: argparse.Namespace) -> int:
     import asyncio
 
     try:
@@ -891,7 +911,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                     http=None if args.http == "off" else args.http, grpc=args.grpc,
                     tls_cert=args.tls_cert, tls_key=args.tls_key,
                     tls_client_ca=args.tls_client_ca, allow_insecure=args.allow_insecure,
-                    backend=args.backend, threads=args.threads, max_batch=args.max_batch,
+                    backend=args.backend, devices=_devices(args.devices),
+                    threads=args.threads, max_batch=args.max_batch,
                     max_delay=args.max_delay_ms / 1000.0, max_queued=args.max_queued,
                     limits=Limits(max_items=args.max_items))
     audit_to(args.audit_log)
@@ -900,8 +921,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         server = Server(config)
         try:
             errors = await server.start()
-        except (OSError, ValueError) as e:
-            raise Failure(f"serve: {e}") from None
+        except ValueError as e:
+            raise Failure(str(e)) from None
         for line in errors:
             print(f"kuaisuo serve: key not loaded: {line}", file=sys.stderr)
         server.handle_signals(asyncio.get_running_loop())

@@ -187,3 +187,30 @@ def test_bad_limits_raise(ctx):
     for kwargs in ({"max_batch": 0}, {"max_queued": 0}, {"max_delay": -1}):
         with pytest.raises(ValueError):
             b.Batcher(ctx, **kwargs)
+
+
+def test_batches_are_spread_over_several_contexts(ctx):
+    """One context per device (two CPU contexts stand in for two GPUs):
+    batches go to the context with the fewest items in flight, and every
+    item's result is the same as the single-item API's."""
+    key = SM2PrivateKey.generate()
+    digests = [os.urandom(32) for _ in range(256)]
+    messages = [os.urandom(n) for n in range(100)]
+    contexts = [ctx, kuaisuo.Context(backend="cpu", threads=1)]
+
+    async def main():
+        batcher = b.Batcher(contexts, max_batch=16, max_delay=0.05)
+        signed, hashed = await asyncio.gather(
+            batcher.submit(b.SM2_SIGN_DIGESTS, key, digests),
+            batcher.submit(b.SM3_HASH, None, messages))
+        await batcher.close()
+        return batcher.stats, signed, hashed
+
+    stats, signed, hashed = run(main())
+    assert len(stats.per_context) == 2 and all(n > 0 for n in stats.per_context)
+    assert sum(stats.per_context) == stats.items == 356
+    assert all(key.public_key().verify_digest(sig, d) for (_, sig), d in zip(signed, digests))
+    assert [v for _, v in hashed] == [kuaisuo.sm3(m) for m in messages]
+
+    with pytest.raises(ValueError):
+        b.Batcher([])

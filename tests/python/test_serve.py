@@ -17,6 +17,10 @@ import pytest
 
 aiohttp = pytest.importorskip("aiohttp")
 grpc = pytest.importorskip("grpc")
+try:
+    from kuaisuo.serve import kuaisuo_serve_pb2  # noqa: F401  (needs protobuf >= its gencode)
+except Exception as e:  # ImportError, or protobuf's VersionError
+    pytest.skip(f"protobuf runtime unusable: {e}", allow_module_level=True)
 
 import kuaisuo  # noqa: E402
 from kuaisuo.ed25519 import Ed25519PrivateKey  # noqa: E402

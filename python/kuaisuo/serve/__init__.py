@@ -45,7 +45,7 @@ class Config:
     tls_client_ca: Optional[str] = None  # PEM CAs: clients must present a certificate (mutual TLS)
     allow_insecure: bool = False     # plain listeners on non-loopback addresses
     backend: str = "auto"
-    device: int = 0
+    devices: Tuple[int, ...] = (0,)  # GPUs: one engine (Context) each, batches spread over them
     threads: int = 0
     max_batch: int = 4096
     max_delay: float = 0.002
@@ -130,8 +130,7 @@ class Server:
         keys = KeyStore(c.keys, c.password, allow_plain=c.allow_plain)
         errors = keys.load()
         access = Access.from_file(c.access)
-        ctx = self._context or Context(c.backend, c.device, c.threads)
-        batcher = Batcher(ctx, max_batch=c.max_batch, max_delay=c.max_delay,
+        batcher = Batcher(self._context or self._contexts(), max_batch=c.max_batch, max_delay=c.max_delay,
                           max_queued=c.max_queued)
         self.service = Service(batcher, keys, access, limits=c.limits)
         if c.http is not None:
@@ -142,6 +141,14 @@ class Server:
                                                          self._grpc_credentials())
             await self._grpc.start()
         return [f"{e.file}: {e.reason}" for e in errors]
+
+    def _contexts(self) -> List[Any]:
+        c = self.config
+        if c.backend == "cpu":
+            return [Context("cpu", 0, c.threads)]
+        if not c.devices:
+            raise ValueError("devices: at least one GPU index")
+        return [Context(c.backend, device, c.threads) for device in c.devices]
 
     async def _start_http(self, host: str, port: int) -> None:
         from aiohttp import web

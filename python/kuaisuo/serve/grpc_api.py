@@ -6,7 +6,7 @@ service stubs are needed; clients may use stubs from the .proto or
 
 from __future__ import annotations
 
-from typing import Any, Awaitable, Callable, Optional
+from typing import Any, Awaitable, Callable, Dict, Optional
 
 import grpc
 
@@ -94,7 +94,7 @@ def server(service: Service, address: str,
 def stub(channel: grpc.aio.Channel) -> dict:
     """Callables for the three calls on a grpc.aio channel (a client
     without generated stubs): stub(ch)["Sign"](request, metadata=...)."""
-    types = {"Sign": pb.SignRequest, "Verify": pb.VerifyRequest, "Hash": pb.HashRequest}
+    types: Dict[str, Any] = {"Sign": pb.SignRequest, "Verify": pb.VerifyRequest, "Hash": pb.HashRequest}
     return {name: channel.unary_unary(f"/{SERVICE_NAME}/{name}",
                                       request_serializer=t.SerializeToString,
                                       response_deserializer=pb.Reply.FromString)

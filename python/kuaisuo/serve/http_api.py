@@ -13,14 +13,18 @@ standard base64; every call takes `Authorization: Bearer <token>`.
 Per-item statuses are the library's codes (`kuaisuo.strerror`). A request
 refused whole gets {"error": kind, "message": text} with 400 (malformed),
 401 (no or unknown token), 403 (key id not available to the client) or
-413 (body over the limit)."""
+413 (body over the limit).
+
+`respond()` is the transport-neutral core (method, path, raw body, token
+-> HTTP status and JSON document); the aiohttp application here and the
+Ray Serve deployment in `ray_app` are thin adapters around it."""
 
 from __future__ import annotations
 
 import base64
 import binascii
 import json
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from aiohttp import web
 
@@ -37,8 +41,7 @@ def _error(kind: str, message: str, status: int) -> web.Response:
 
 
 def _token(request: web.Request) -> Optional[str]:
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else None
+    return bearer(request.headers.get("Authorization"))
 
 
 def _b64(value: Any, what: str) -> bytes:
@@ -65,7 +68,7 @@ def _timeout(body: Dict[str, Any]) -> Optional[float]:
     return _field(body, "timeout_ms", int) / 1000.0
 
 
-def _results(results: List[Result], value_name: Optional[str]) -> web.Response:
+def _results(results: List[Result], value_name: Optional[str]) -> Dict[str, Any]:
     out = []
     for status, value in results:
         item: Dict[str, Any] = {"status": status}
@@ -74,12 +77,12 @@ def _results(results: List[Result], value_name: Optional[str]) -> web.Response:
         elif value_name is not None:
             item[value_name] = base64.b64encode(value).decode("ascii")
         out.append(item)
-    return web.json_response({"results": out})
+    return {"results": out}
 
 
-async def _body(request: web.Request) -> Dict[str, Any]:
+def _decode(raw: bytes) -> Dict[str, Any]:
     try:
-        body = json.loads(await request.read())
+        body = json.loads(raw)
     except ValueError as e:
         raise RequestError(INVALID_ARGUMENT, f"the body is not JSON ({e})") from None
     if not isinstance(body, dict):
@@ -91,13 +94,12 @@ def _items(body: Dict[str, Any]) -> List[Any]:
     return _field(body, "items", list)
 
 
-async def _sign(request: web.Request) -> web.Response:
-    body = await _body(request)
+async def _sign(service: Service, body: Dict[str, Any], token: Optional[str],
+                peer: str) -> Dict[str, Any]:
     items = [_b64(v, f"items[{i}]") for i, v in enumerate(_items(body))]
-    results = await request.app[SERVICE_KEY].sign(
-        _token(request), _field(body, "key_id", str), items,
-        digests=_field(body, "digests", bool, False), timeout=_timeout(body),
-        peer=request.remote or "")
+    results = await service.sign(
+        token, _field(body, "key_id", str), items,
+        digests=_field(body, "digests", bool, False), timeout=_timeout(body), peer=peer)
     return _results(results, "signature")
 
 
@@ -108,35 +110,66 @@ def _triple(item: Any, i: int) -> tuple:
                  for name in ("public_key", "data", "signature"))
 
 
-async def _verify(request: web.Request) -> web.Response:
-    body = await _body(request)
+async def _verify(service: Service, body: Dict[str, Any], token: Optional[str],
+                  peer: str) -> Dict[str, Any]:
     items = [_triple(v, i) for i, v in enumerate(_items(body))]
-    results = await request.app[SERVICE_KEY].verify(
-        _token(request), _field(body, "algorithm", str), items,  # type: ignore[arg-type]
+    results = await service.verify(
+        token, _field(body, "algorithm", str), items,  # type: ignore[arg-type]
         digests=_field(body, "digests", bool, False), timeout=_timeout(body))
     return _results(results, None)
 
 
-async def _hash(request: web.Request) -> web.Response:
-    body = await _body(request)
+async def _hash(service: Service, body: Dict[str, Any], token: Optional[str],
+                peer: str) -> Dict[str, Any]:
     items = [_b64(v, f"items[{i}]") for i, v in enumerate(_items(body))]
-    results = await request.app[SERVICE_KEY].hash(
-        _token(request), _field(body, "algorithm", str, "sm3"), items, timeout=_timeout(body))
+    results = await service.hash(
+        token, _field(body, "algorithm", str, "sm3"), items, timeout=_timeout(body))
     return _results(results, "digest")
 
 
-async def _health(request: web.Request) -> web.Response:
-    service = request.app[SERVICE_KEY]
-    return web.json_response({"status": "ok", "keys": len(service.keys),
-                              "queued": service.batcher.queued})
+def health(service: Service) -> Dict[str, Any]:
+    return {"status": "ok", "keys": len(service.keys), "queued": service.batcher.queued}
+
+
+_CALLS = {"/v1/sign": _sign, "/v1/verify": _verify, "/v1/hash": _hash}
+
+
+def bearer(authorization: Optional[str]) -> Optional[str]:
+    """The token of an `Authorization: Bearer <token>` header value, else None."""
+    scheme, _, token = (authorization or "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else None
+
+
+async def respond(service: Service, method: str, path: str, body: bytes,
+                  token: Optional[str], peer: str = "") -> Tuple[int, Dict[str, Any]]:
+    """One HTTP/JSON call apart from any HTTP server: the request's method,
+    path (from /v1 on), raw body and bearer token -> (HTTP status, JSON
+    document). The aiohttp application and the Ray Serve deployment
+    (`kuaisuo.serve.ray_app`) both answer through here."""
+    if path == "/v1/health" and method.upper() in ("GET", "HEAD"):
+        return 200, health(service)
+    if path not in _CALLS:
+        return 404, {"error": NOT_FOUND, "message": f"no such call: {path[:128]}"}
+    if method.upper() != "POST":
+        return 405, {"error": "method_not_allowed", "message": f"{path} takes POST"}
+    if len(body) > service.limits.max_body_bytes:
+        return 413, {"error": INVALID_ARGUMENT, "message": "request body too large"}
+    try:
+        return 200, await _CALLS[path](service, _decode(body), token, peer)
+    except RequestError as e:
+        return _HTTP_STATUS[e.kind], {"error": e.kind, "message": str(e)}
+
+
+async def _handle(request: web.Request) -> web.Response:
+    status, doc = await respond(request.app[SERVICE_KEY], request.method, request.path,
+                                await request.read(), _token(request), request.remote or "")
+    return web.json_response(doc, status=status)
 
 
 @web.middleware
 async def _refusals(request: web.Request, handler: Any) -> web.StreamResponse:
     try:
         return await handler(request)
-    except RequestError as e:
-        return _error(e.kind, str(e), _HTTP_STATUS[e.kind])
     except web.HTTPRequestEntityTooLarge as e:
         return _error(INVALID_ARGUMENT, e.text or "request body too large", 413)
 
@@ -146,6 +179,6 @@ def application(service: Service) -> web.Application:
     app = web.Application(client_max_size=service.limits.max_body_bytes,
                           middlewares=[_refusals])
     app[SERVICE_KEY] = service
-    app.add_routes([web.post("/v1/sign", _sign), web.post("/v1/verify", _verify),
-                    web.post("/v1/hash", _hash), web.get("/v1/health", _health)])
+    app.add_routes([web.post(path, _handle) for path in _CALLS]
+                   + [web.get("/v1/health", _handle)])
     return app

@@ -11,7 +11,7 @@ import json
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, NoReturn, Optional, Sequence, Tuple
 
 from .. import batching
 from .._native import strerror
@@ -74,19 +74,19 @@ class Service:
                    digests: bool = False, timeout: Optional[float] = None,
                    peer: str = "") -> List[Result]:
         """Signatures by key_id: of messages, or of 32-byte SM2 digests e."""
-        self._authenticate(token)
+        client = self._authenticate(token)
         key = self.keys.get(key_id) if isinstance(key_id, str) else None
-        if key is None or not self.access.allowed(token, key_id):  # type: ignore[arg-type]
+        if key is None or not self.access.allowed(client, key_id):
             # One answer for "no such key" and "not yours": ids are not probed.
             self._refuse(PERMISSION_DENIED, f"key id {str(key_id)[:128]!r} is not available "
                                             "to this client")
         algorithm = self.keys.algorithm(key_id)
-        op = _SIGN.get((algorithm, digests))  # type: ignore[arg-type]
+        op = _SIGN.get((algorithm or "", digests))
         if op is None:
             self._refuse(INVALID_ARGUMENT, f"{algorithm} keys sign messages, not digests")
-        results = await self._submit(op, key, items, timeout)  # type: ignore[arg-type]
+        results = await self._submit(op, key, items, timeout)
         self.audit.info(json.dumps({
-            "time": round(time.time(), 3), "event": "sign", "client": token_digest(token)[:16],
+            "time": round(time.time(), 3), "event": "sign", "client": token_digest(client)[:16],
             "peer": peer, "key_id": key_id, "algorithm": algorithm, "digests": digests,
             "items": len(results), "ok": sum(1 for s, _ in results if s == batching.OK)}))
         return results
@@ -100,7 +100,7 @@ class Service:
         if op is None:
             self._refuse(INVALID_ARGUMENT, f"no verification for algorithm {algorithm!r}"
                                            + (" on digests" if digests else ""))
-        return await self._submit(op, None, items, timeout)  # type: ignore[arg-type]
+        return await self._submit(op, None, items, timeout)
 
     async def hash(self, token: Optional[str], algorithm: str, items: Sequence[bytes], *,
                    timeout: Optional[float] = None) -> List[Result]:
@@ -108,13 +108,14 @@ class Service:
         op = _HASH.get(algorithm)
         if op is None:
             self._refuse(INVALID_ARGUMENT, f"no hash {algorithm!r} (sm3 is served)")
-        return await self._submit(op, None, items, timeout)  # type: ignore[arg-type]
+        return await self._submit(op, None, items, timeout)
 
-    def _authenticate(self, token: Optional[str]) -> None:
+    def _authenticate(self, token: Optional[str]) -> str:
         if not token or not self.access.known(token):
             self._refuse(UNAUTHENTICATED, "a bearer token this server knows is required")
+        return token
 
-    def _refuse(self, kind: str, message: str) -> None:
+    def _refuse(self, kind: str, message: str) -> NoReturn:
         self.counters.refused += 1
         raise RequestError(kind, message)
 
