@@ -80,9 +80,13 @@ ks_python_env() {
     ks_log "gmssl-pyx unavailable: speed shows no GmSSL rows"
   # `kuaisuo serve`'s transports (aiohttp, grpcio + protobuf) and grpcio-tools,
   # which checks the generated protobuf module; optional: the serve tests skip.
-  python -c "import aiohttp, grpc, google.protobuf, grpc_tools" 2>/dev/null ||
-    python -m pip install -q "${KS_PIP_FLAGS[@]}" aiohttp grpcio "protobuf>=7.35.1" grpcio-tools \
-        2>/dev/null || ks_log "aiohttp/grpcio unavailable: the serve tests will be skipped"
+  python -c "import aiohttp, grpc, google.protobuf" 2>/dev/null ||
+    { [ -d "$KS_ROOT/.whl" ] && python -m pip install -q "${KS_PIP_FLAGS[@]}" --no-index \
+        --find-links "$KS_ROOT/.whl" aiohttp grpcio protobuf 2>/dev/null; } ||
+    python -m pip install -q "${KS_PIP_FLAGS[@]}" aiohttp grpcio "protobuf>=7.35.1" 2>/dev/null ||
+    ks_log "aiohttp/grpcio unavailable: the serve tests will be skipped"
+  python -c "import grpc_tools" 2>/dev/null || [ -d "$KS_ROOT/.whl" ] ||
+    python -m pip install -q "${KS_PIP_FLAGS[@]}" grpcio-tools 2>/dev/null || true
   # mypy, which type-checks the README's Python examples against the stubs.
   python -c "import mypy" 2>/dev/null ||
     python -m pip install -q "${KS_PIP_FLAGS[@]}" mypy 2>/dev/null ||

@@ -214,3 +214,37 @@ def test_batches_are_spread_over_several_contexts(ctx):
 
     with pytest.raises(ValueError):
         b.Batcher([])
+
+
+@pytest.mark.skipif(kuaisuo.gpu_device_count() == 0, reason="no GPU")
+def test_every_gpu_of_the_host_checked_item_by_item_against_the_cpu(ctx):
+    """One GPU context per device, batches spread over them: 2^17 fresh
+    signatures checked on the CPU, and SM2 verification statuses (a tenth
+    of the items altered) equal to the CPU's for every item."""
+    gpus = [kuaisuo.Context(backend="gpu", device=d) for d in range(kuaisuo.gpu_device_count())]
+    key = SM2PrivateKey.generate()
+    n = 1 << 17
+    digests = [os.urandom(32) for _ in range(n)]
+
+    async def main(op, items, batch_key):
+        batcher = b.Batcher(gpus, max_batch=8192, max_delay=0.01)
+        results = await batcher.submit(op, batch_key, items)
+        await batcher.close()
+        return batcher.stats, results
+
+    stats, signed = run(main(b.SM2_SIGN_DIGESTS, digests, key))
+    assert all(s == b.OK for s, _ in signed)
+    assert all(count > 0 for count in stats.per_context), stats.per_context
+    pub = key.public_key().to_bytes()
+    sigs = [sig for _, sig in signed]
+    for i in range(0, n, 10):  # alter a tenth: another digest, or a malformed signature
+        if i % 20:
+            digests[i] = os.urandom(32)
+        else:
+            sigs[i] = sigs[i][:-1]
+    on_cpu = ctx.sm2.verify_digests(pub, digests, sigs)
+    assert [s != 0 for s in on_cpu] == [i % 10 == 0 for i in range(n)]
+    stats, verified = run(main(b.SM2_VERIFY_DIGESTS,
+                               list(zip([pub] * n, digests, sigs)), None))
+    assert [s for s, _ in verified] == on_cpu
+    assert all(count > 0 for count in stats.per_context), stats.per_context
