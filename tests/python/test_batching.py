@@ -248,3 +248,68 @@ def test_every_gpu_of_the_host_checked_item_by_item_against_the_cpu(ctx):
                                list(zip([pub] * n, digests, sigs)), None))
     assert [s for s, _ in verified] == on_cpu
     assert all(count > 0 for count in stats.per_context), stats.per_context
+
+
+def test_row_requests_are_split_across_batches_and_match_the_item_api(ctx):
+    """Fixed-size items as rows (a request costs O(1) Python work): requests
+    of 0, 1, 37 and 300 items cut into batches of 64 (chunks split at batch
+    boundaries) give the signatures and statuses the list API gives."""
+    np = pytest.importorskip("numpy")
+    key = SM2PrivateKey.generate()
+    pub = key.public_key().to_bytes()
+    sizes = (0, 1, 37, 300)
+    digests = [np.frombuffer(os.urandom(32 * n), np.uint8).reshape(n, 32) for n in sizes]
+
+    async def main():
+        batcher = b.Batcher(ctx, max_batch=64, max_delay=0.05)
+        signed = await asyncio.gather(*(batcher.submit_rows(b.SM2_SIGN_DIGEST_ROWS, key, [d])
+                                        for d in digests))
+        all_digests = np.concatenate(digests)
+        sigs = np.concatenate([v for _, v in signed])
+        sigs[5, 10] ^= 1                      # a changed signature
+        all_digests[7] = 0                    # another digest
+        keys = np.frombuffer(pub * len(sigs), np.uint8).reshape(-1, 65).copy()
+        keys[9, 1] ^= 1                       # a key off the curve
+        halves = [(0, 150), (150, len(sigs))]
+        verified = await asyncio.gather(*(
+            batcher.submit_rows(b.SM2_VERIFY_DIGEST_ROWS, None,
+                                [keys[i:j], all_digests[i:j], sigs[i:j]]) for i, j in halves))
+        await batcher.close()
+        return batcher.stats, signed, keys, all_digests, sigs, verified
+
+    stats, signed, keys, all_digests, sigs, verified = run(main())
+    assert stats.largest_batch == 64 and stats.items == 2 * 338
+    for d, (statuses, values) in zip(digests, signed):
+        assert statuses.dtype == np.int32 and not statuses.any() and values.shape == (len(d), 64)
+        assert not len(d) or ctx.sm2.verify_digests(pub * len(d), d, values,
+                                                    encoding="raw") == [0] * len(d)
+    statuses = np.concatenate([s for s, _ in verified])
+    want = ctx.sm2.verify_digests([bytes(k) for k in keys], all_digests, sigs, encoding="raw")
+    assert statuses.tolist() == want
+    assert [i for i, s in enumerate(want) if s] == [5, 7, 9]
+    assert all(v is None for _, v in verified)
+
+
+def test_row_requests_get_service_statuses_and_bad_columns_raise(ctx):
+    np = pytest.importorskip("numpy")
+    key = SM2PrivateKey.generate()
+    rows = np.zeros((10, 32), np.uint8)
+
+    async def main():
+        batcher = b.Batcher(ctx, max_batch=4096, max_delay=0.05, max_queued=8)
+        over = await batcher.submit_rows(b.SM2_SIGN_DIGEST_ROWS, key, [rows])
+        late = await batcher.submit_rows(b.SM2_SIGN_DIGEST_ROWS, key, [rows[:3]], timeout=0)
+        flat = await batcher.submit_rows(b.SM2_SIGN_DIGEST_ROWS, key, [bytes(64)])
+        await batcher.close()
+        closed = await batcher.submit_rows(b.SM2_SIGN_DIGEST_ROWS, key, [rows[:2]])
+        with pytest.raises(ValueError):
+            await batcher.submit_rows(b.SM2_SIGN_DIGEST_ROWS, key, [bytes(33)])
+        with pytest.raises(ValueError):
+            await batcher.submit_rows(b.SM2_VERIFY_DIGEST_ROWS, None, [rows, rows])
+        return over, late, flat, closed
+
+    over, late, flat, closed = run(main())
+    assert over[0].tolist() == [b.ERR_OVERLOADED] * 10 and not over[1].any()
+    assert late[0].tolist() == [b.ERR_DEADLINE] * 3
+    assert flat[0].tolist() == [0, 0] and flat[1].shape == (2, 64)
+    assert closed[0].tolist() == [b.ERR_SHUTTING_DOWN] * 2

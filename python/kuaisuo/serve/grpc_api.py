@@ -33,6 +33,10 @@ def _timeout(ms: int) -> Optional[float]:
     return ms / 1000.0 if ms else None
 
 
+def _le32(statuses: Any) -> bytes:
+    return statuses.astype("<i4").tobytes()
+
+
 def _reply(results: list) -> pb.Reply:
     return pb.Reply(results=[
         pb.ItemResult(status=s, value=v if s == 0 and v is not None else b"",
@@ -44,11 +48,21 @@ class _Calls:
         self.service = service
 
     async def sign(self, request: pb.SignRequest, context: Any) -> pb.Reply:
+        if request.digest_rows:
+            statuses, values = await self.service.sign_digest_rows(
+                _token(context), request.key_id, request.digest_rows,
+                timeout=_timeout(request.timeout_ms), peer=context.peer() or "")
+            return pb.Reply(statuses=_le32(statuses), value_rows=values.tobytes())
         return _reply(await self.service.sign(
             _token(context), request.key_id, list(request.items), digests=request.digests,
             timeout=_timeout(request.timeout_ms), peer=context.peer() or ""))
 
     async def verify(self, request: pb.VerifyRequest, context: Any) -> pb.Reply:
+        if request.digest_rows:
+            statuses = await self.service.verify_digest_rows(
+                _token(context), request.public_key_rows, request.digest_rows,
+                request.signature_rows, timeout=_timeout(request.timeout_ms))
+            return pb.Reply(statuses=_le32(statuses))
         items = [(i.public_key, i.data, i.signature) for i in request.items]
         return _reply(await self.service.verify(
             _token(context), request.algorithm, items, digests=request.digests,
