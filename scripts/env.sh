@@ -87,6 +87,10 @@ ks_python_env() {
     ks_log "aiohttp/grpcio unavailable: the serve tests will be skipped"
   python -c "import grpc_tools" 2>/dev/null || [ -d "$KS_ROOT/.whl" ] ||
     python -m pip install -q "${KS_PIP_FLAGS[@]}" grpcio-tools 2>/dev/null || true
+  # Ray Serve and Ray Data with pyarrow, for the scale-out tests; optional.
+  python -c "import ray, pyarrow" 2>/dev/null ||
+    python -m pip install -q "${KS_PIP_FLAGS[@]}" "ray[serve,data]>=2.10" pyarrow 2>/dev/null ||
+    ks_log "ray unavailable: the Ray tests will be skipped"
   # mypy, which type-checks the README's Python examples against the stubs.
   python -c "import mypy" 2>/dev/null ||
     python -m pip install -q "${KS_PIP_FLAGS[@]}" mypy 2>/dev/null ||

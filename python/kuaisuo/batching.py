@@ -457,7 +457,12 @@ def _call(ctx: Any, op: AnyOperation, key: Hashable, parts: List[Any], n: int) -
             np = _np()
             values = np.zeros((n, op.value_bytes), np.uint8) if op.value_bytes else None
             return np.full(n, ERR_INTERNAL, np.int32), values
-    items = [item for part in parts for item in part]
+    return run_items(ctx, op, key, [item for part in parts for item in part])
+
+
+def run_items(ctx: Any, op: Operation, key: Hashable, items: List[Any]) -> List[Result]:
+    """op's batch call on items (already checked); if it raises, each item
+    alone, so that a bad item gets its own status and fails no other."""
     try:
         results = op.run(ctx, key, items)
         if len(results) == len(items):

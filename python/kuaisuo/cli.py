@@ -838,6 +838,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("info", help="show version, CPU features and GPUs")
     s.set_defaults(func=cmd_info)
     _add_serve(sub)
+    from .serve import bench  # imports aiohttp / grpcio only when it runs
+    bench.add_parser(sub)
     return p
 
 

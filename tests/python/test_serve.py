@@ -465,3 +465,28 @@ def test_grpc_rows_form_signs_and_verifies_like_the_library(keys, ctx):
     assert np.frombuffer(verified.statuses, "<i4").tolist() == want
     assert [i for i, s in enumerate(want) if s] == [3]
     assert errors == [grpc.StatusCode.INVALID_ARGUMENT] * 3
+
+
+def test_http_rows_form_matches_grpc_and_the_library(keys, ctx):
+    n = 50
+    digests = os.urandom(32 * n)
+    pub = keys["sm2"].public_key().to_bytes()
+
+    async def scenario(server, http, calls):
+        status, signed = await post(http, "/v1/sign", {"key_id": "gov",
+                                                        "digest_rows": b64(digests)})
+        sigs = bytearray(base64.b64decode(signed["signature_rows"]))
+        sigs[64 * 7 + 40] ^= 1                           # row 7: a changed s
+        _, verified = await post(http, "/v1/verify", {
+            "public_key_rows": b64(pub), "digest_rows": b64(digests),
+            "signature_rows": b64(bytes(sigs))}, token=BOB)
+        bad = await post(http, "/v1/verify", {"public_key_rows": b64(pub),
+                                              "digest_rows": b64(digests[:33]),
+                                              "signature_rows": b64(bytes(sigs))})
+        return status, signed, bytes(sigs), verified, bad
+
+    status, signed, sigs, verified, bad = serve(keys, ctx, scenario)
+    assert status == 200 and signed["statuses"] == [0] * n
+    want = ctx.sm2.verify_digests(pub * n, digests, sigs, encoding="raw")
+    assert verified["statuses"] == want and [i for i, s in enumerate(want) if s] == [7]
+    assert bad[0] == 400 and bad[1]["error"] == "invalid_argument"

@@ -29,7 +29,7 @@ from ..batching import Batcher
 from ..keystore import Access, KeyStore
 from .service import Limits, Service
 
-__all__ = ["Config", "Server", "Service", "Limits"]
+__all__ = ["Config", "Limits", "Server", "Service", "build_service", "contexts"]
 
 
 @dataclass
@@ -68,6 +68,29 @@ def _loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def contexts(config: Config) -> List[Any]:
+    """One Context per GPU of config.devices (one CPU context for "cpu")."""
+    if config.backend == "cpu":
+        return [Context("cpu", 0, config.threads)]
+    if not config.devices:
+        raise ValueError("devices: at least one GPU index")
+    return [Context(config.backend, device, config.threads) for device in config.devices]
+
+
+def build_service(config: Config, context: Any = None) -> Tuple[Service, List[str]]:
+    """The Service for config, without listeners (Server and the Ray Serve
+    deployment both run one), and the key files that did not load, each
+    named with its reason. context: a Context (or list) to use instead of
+    config's backend and devices."""
+    keys = KeyStore(config.keys, config.password, allow_plain=config.allow_plain)
+    errors = keys.load()
+    access = Access.from_file(config.access)
+    batcher = Batcher(context or contexts(config), max_batch=config.max_batch,
+                      max_delay=config.max_delay, max_queued=config.max_queued)
+    service = Service(batcher, keys, access, limits=config.limits)
+    return service, [f"{e.file}: {e.reason}" for e in errors]
 
 
 class Server:
@@ -127,12 +150,7 @@ class Server:
         the others)."""
         c = self.config
         self._check_transport()
-        keys = KeyStore(c.keys, c.password, allow_plain=c.allow_plain)
-        errors = keys.load()
-        access = Access.from_file(c.access)
-        batcher = Batcher(self._context or self._contexts(), max_batch=c.max_batch, max_delay=c.max_delay,
-                          max_queued=c.max_queued)
-        self.service = Service(batcher, keys, access, limits=c.limits)
+        self.service, errors = build_service(c, self._context)
         if c.http is not None:
             await self._start_http(*_split(c.http))
         if c.grpc is not None:
@@ -140,15 +158,7 @@ class Server:
             self._grpc, self.grpc_port = grpc_api.server(self.service, c.grpc,
                                                          self._grpc_credentials())
             await self._grpc.start()
-        return [f"{e.file}: {e.reason}" for e in errors]
-
-    def _contexts(self) -> List[Any]:
-        c = self.config
-        if c.backend == "cpu":
-            return [Context("cpu", 0, c.threads)]
-        if not c.devices:
-            raise ValueError("devices: at least one GPU index")
-        return [Context(c.backend, device, c.threads) for device in c.devices]
+        return errors
 
     async def _start_http(self, host: str, port: int) -> None:
         from aiohttp import web

@@ -1,0 +1,224 @@
+"""kuaisuo bench-serve (python/kuaisuo/serve/bench.py) against an
+in-process kuaisuo serve on loopback (CPU backend): sign and verify over
+HTTP, hash over gRPC at a low open-loop rate, every item ok and the rate
+met; refused tokens counted, not fatal; the command line's table, JSON and
+plot; schedules and fresh inputs."""
+
+import argparse
+import asyncio
+import json
+import math
+
+import pytest
+
+aiohttp = pytest.importorskip("aiohttp")
+grpc = pytest.importorskip("grpc")
+
+import kuaisuo  # noqa: E402
+from kuaisuo.ed25519 import Ed25519PrivateKey  # noqa: E402
+from kuaisuo.keystore import token_digest  # noqa: E402
+from kuaisuo.serve import Config, Server  # noqa: E402
+from kuaisuo.serve import bench  # noqa: E402
+from kuaisuo.sm2 import SM2PrivateKey  # noqa: E402
+
+PASSWORD = b"bench test"
+FAST = 2048  # PBKDF2 iterations
+TOKEN = "bench-token"
+RATE, SECONDS = 200.0, 1.0
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return kuaisuo.Context(backend="cpu", threads=2)
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("bench")
+    kdir = tmp / "keys"
+    kdir.mkdir()
+    (kdir / "gov.pem").write_bytes(SM2PrivateKey.generate().to_pem(
+        PASSWORD, scheme="sm4-cbc", iterations=FAST).encode())
+    (kdir / "node.der").write_bytes(Ed25519PrivateKey.generate().to_der(PASSWORD,
+                                                                        iterations=FAST))
+    access = tmp / "access.json"
+    access.write_text(json.dumps({"tokens": {token_digest(TOKEN): ["*"]}}))
+    return {"dir": str(kdir), "access": str(access)}
+
+
+def serve(keys, ctx, scenario):
+    """Runs scenario(http_url, grpc_address) against a started server."""
+    async def main():
+        server = Server(Config(keys=keys["dir"], access=keys["access"], password=PASSWORD,
+                               http="127.0.0.1:0", grpc="127.0.0.1:0"), context=ctx)
+        assert await server.start() == []
+        try:
+            return await scenario(f"http://127.0.0.1:{server.http_port}",
+                                  f"127.0.0.1:{server.grpc_port}")
+        finally:
+            await server.stop()
+    return asyncio.run(main())
+
+
+def check_all_ok(row, items, rate=RATE):
+    assert row["refused"] == row["transport_errors"] == row["timeouts"] == 0, row
+    assert row["item_errors"] == 0, row["item_errors_by_status"]
+    assert row["ok"] == row["sent"] and row["items_ok"] == row["sent"] * items
+    assert abs(row["achieved_rps"] - rate) < 0.15 * rate, row
+    assert abs(row["achieved_items_per_s"] - rate * items) < 0.15 * rate * items
+    lat = row["latency_ms"]
+    assert 0 < lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p99.9"] <= lat["max"]
+    assert lat["max"] < 5000
+
+
+def test_sign_and_verify_over_http_meet_the_rate(keys, ctx):
+    target = bench.Target(transport="http", token=TOKEN, concurrency=16)
+    sign = bench.Workload(op="sign", items=4, key_id="gov", arrivals="fixed")
+    digests = bench.Workload(op="sign-digests", items=4, key_id="gov", arrivals="fixed")
+    verify = bench.Workload(op="verify", items=4, algorithm="sm2", seed=7)
+
+    async def scenario(url, _):
+        target.url = url
+        return [await bench.run_rate(target, w, RATE, SECONDS) for w in (sign, digests, verify)]
+
+    signed, by_digest, verified = serve(keys, ctx, scenario)
+    assert signed["sent"] == by_digest["sent"] == RATE * SECONDS  # fixed arrivals
+    check_all_ok(signed, 4)
+    check_all_ok(by_digest, 4)
+    assert verified["sent"] == len(bench.schedule(RATE, SECONDS, "poisson", seed=7))
+    check_all_ok(verified, 4, rate=verified["sent"] / SECONDS)
+    assert signed["op"] == "sign" and verified["transport"] == "http"
+
+
+def test_hash_and_ed25519_verify_over_grpc(keys, ctx):
+    target = bench.Target(transport="grpc", token=TOKEN)
+    hashing = bench.Workload(op="hash", items=8, arrivals="fixed")
+    verify = bench.Workload(op="verify", items=2, algorithm="ed25519", arrivals="fixed",
+                            pool=2048)
+
+    async def scenario(_, address):
+        target.address = address
+        return [await bench.run_rate(target, w, RATE, s) for w, s in
+                ((hashing, SECONDS), (verify, 0.5))]
+
+    hashed, verified = serve(keys, ctx, scenario)
+    check_all_ok(hashed, 8)
+    check_all_ok(verified, 2)
+    assert hashed["transport"] == "grpc" and verified["sent"] == RATE * 0.5
+
+
+def test_rows_form_over_both_transports(keys, ctx):
+    """sign-rows and verify-rows (SM2 digests, one buffer a column): every
+    item ok over HTTP and gRPC; the verify pool's rows wrap around."""
+    sign = bench.Workload(op="sign-rows", items=64, key_id="gov", arrivals="fixed")
+    verify = bench.Workload(op="verify-rows", items=64, arrivals="fixed", pool=100)
+
+    async def scenario(url, address):
+        rows = []
+        for transport in ("http", "grpc"):
+            target = bench.Target(transport=transport, url=url, address=address, token=TOKEN)
+            rows += [await bench.run_rate(target, w, RATE, 0.5) for w in (sign, verify)]
+        return rows
+
+    for row in serve(keys, ctx, scenario):
+        check_all_ok(row, 64)
+
+
+def test_a_wrong_token_is_counted_as_refused(keys, ctx):
+    sign = bench.Workload(op="sign-digests", items=2, key_id="gov", arrivals="fixed")
+
+    async def scenario(url, address):
+        http = bench.Target(transport="http", url=url, token="not-a-token")
+        rpc = bench.Target(transport="grpc", address=address, token="not-a-token")
+        return [await bench.run_rate(t, sign, 100, 0.3) for t in (http, rpc)]
+
+    for row, code in zip(serve(keys, ctx, scenario), ("401", "UNAUTHENTICATED")):
+        assert row["sent"] == 30 and row["ok"] == 0 and row["items_ok"] == 0
+        assert row["refused"] == 30 and row["refused_by_code"] == {code: 30}
+        assert row["achieved_rps"] == 0 and row["latency_ms"]["p50"] is None
+        assert "-" in bench.table([row])
+
+
+def test_an_unreachable_server_is_counted_as_transport_errors():
+    async def scenario():
+        target = bench.Target(transport="http", url="http://127.0.0.1:9", token=TOKEN)
+        return await bench.run_rate(target, bench.Workload(op="hash", items=1), 50, 0.2)
+
+    row = asyncio.run(scenario())
+    assert row["ok"] == 0 and row["transport_errors"] + row["timeouts"] == row["sent"] > 0
+
+
+def test_the_command_line_prints_and_writes_json_and_plot(keys, ctx, tmp_path, capsys):
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN + "\n")
+    out_json, out_png = tmp_path / "out.json", tmp_path / "out.png"
+    parser = argparse.ArgumentParser(prog="kuaisuo")
+    bench.add_parser(parser.add_subparsers(dest="command"))
+
+    async def scenario(url, _):
+        args = parser.parse_args([
+            "bench-serve", "--op", "sign-digests", "--key-id", "gov", "--token-file",
+            str(token_file), "--url", url, "--rates", "100,200", "--seconds", "0.5",
+            "--warmup", "0", "--items", "8", "--arrivals", "fixed",
+            "--json", str(out_json), "--plot", str(out_png)])
+        return await asyncio.to_thread(args.func, args)  # run_cli runs its own loop
+
+    assert serve(keys, ctx, scenario) == 0
+    doc = json.loads(out_json.read_text())
+    assert doc["tool"] == "kuaisuo bench-serve" and len(doc["rows"]) == 2
+    assert doc["parameters"]["op"] == "sign-digests" and doc["parameters"]["rates"] == [100, 200]
+    assert {"platform", "cpu_count", "datetime_utc"} <= set(doc["host"])
+    assert TOKEN not in out_json.read_text()
+    assert [r["offered_rps"] for r in doc["rows"]] == [100, 200]
+    assert all(r["items_ok"] == r["sent"] * 8 for r in doc["rows"])
+    printed = capsys.readouterr().out
+    assert "achieved" in printed and "p99.9" in printed
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert not out_png.exists()
+    else:
+        assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_usage_errors():
+    parser = argparse.ArgumentParser(prog="kuaisuo")
+    bench.add_parser(parser.add_subparsers(dest="command"))
+    with pytest.raises(SystemExit):
+        parser.parse_args(["bench-serve", "--token", "t", "--rates", "0,100"])
+    with pytest.raises(SystemExit):  # a token is required
+        parser.parse_args(["bench-serve"])
+    args = parser.parse_args(["bench-serve", "--token", "t", "--op", "sign"])
+    assert bench.run_cli(args) == 2  # sign needs --key-id
+    args = parser.parse_args(["bench-serve", "--token", "t", "--transport", "grpc", "--op",
+                              "hash", "--warmup", "0"])
+    assert bench.run_cli(args) == 2  # grpc needs --address
+
+
+def test_schedules():
+    fixed = bench.schedule(1000, 2, "fixed")
+    assert len(fixed) == 2000 and fixed[1] - fixed[0] == pytest.approx(0.001)
+    poisson = bench.schedule(1000, 2, "poisson", seed=1)
+    assert abs(len(poisson) - 2000) < 200 and poisson == sorted(poisson)
+    assert 0 < poisson[0] and poisson[-1] < 2
+    gaps = [b - a for a, b in zip(poisson, poisson[1:])]
+    assert 0.0008 < sum(gaps) / len(gaps) < 0.0012 and min(gaps) < 0.0002 < 0.003 < max(gaps)
+    assert bench.percentile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.0
+    assert bench.percentile([1.0, 2.0, 3.0, 4.0], 0.999) == 4.0
+    assert math.isnan(bench.percentile([], 0.5))
+
+
+def test_inputs_are_fresh_and_the_verify_pool_is_valid(ctx):
+    msgs = bench.Inputs(bench.Workload(op="sign", key_id="k", items=4, message_bytes=40))
+    a, b = (json.loads(msgs.http()[1])["items"] for _ in range(2))
+    assert len(set(a + b)) == 8
+    for algorithm, key_bytes in (("sm2", 65), ("ed25519", 32)):
+        pool = bench.verify_pool(algorithm, 3000)
+        assert len(pool) == len(set(pool)) == 3000
+        assert {len(k) for k, _, _ in pool} == {key_bytes}
+        keys, data, sigs = zip(*pool[:300])
+        check = ctx.sm2.verify if algorithm == "sm2" else ctx.ed25519.verify
+        assert set(check(list(keys), list(data), list(sigs))) == {0}
+    inputs = bench.Inputs(bench.Workload(op="verify", items=5, pool=16))
+    seen = [tuple(i.data for i in inputs.grpc()[1].items) for _ in range(3)]
+    assert all(len(set(s)) == 5 for s in seen) and len(set(sum(seen, ()))) == 15
