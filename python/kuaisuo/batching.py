@@ -350,7 +350,12 @@ class Batcher:
         for (op, key), queue in list(self._queues.items()):
             self._flush(op, key, queue)
         while self._running:
-            await asyncio.gather(*list(self._running))
+            # Forget the awaited tasks here: a finished task leaves the set
+            # only when its done callback runs, and gather over finished
+            # tasks may return without yielding to the loop (Python 3.12).
+            running = list(self._running)
+            await asyncio.gather(*running, return_exceptions=True)
+            self._running.difference_update(running)
         for worker in self._workers:
             worker.shutdown(wait=True)
 

@@ -879,6 +879,9 @@ def _add_serve(sub: Any) -> None:
     s.add_argument("--max-items", type=_whole_number("items", 1), default=4096,
                    help="items in one request (default 4096)")
     s.add_argument("--audit-log", metavar="FILE", help="audit lines here (default: stderr)")
+    s.add_argument("--workers", type=_whole_number("processes", 1, 256), default=1,
+                   help="processes sharing the ports (SO_REUSEPORT), each with its own "
+                        "event loop and engines (default 1; fixed ports only)")
     s.set_defaults(func=cmd_serve)
 
 
@@ -903,7 +906,7 @@ def _serve(args: argparse.Namespace) -> int:
     import asyncio
 
     try:
-        from .serve import Config, Limits, Server, audit_to
+        from .serve import Config, Limits, Server, audit_to, start_workers, stop_workers
     except ImportError as e:
         raise Failure(f"serve needs aiohttp and grpcio (pip install 'kuaisuo[serve]'): {e}")
     if not args.max_delay_ms >= 0:
@@ -916,8 +919,12 @@ def _serve(args: argparse.Namespace) -> int:
                     backend=args.backend, devices=_devices(args.devices),
                     threads=args.threads, max_batch=args.max_batch,
                     max_delay=args.max_delay_ms / 1000.0, max_queued=args.max_queued,
-                    limits=Limits(max_items=args.max_items))
+                    limits=Limits(max_items=args.max_items), reuse_port=args.workers > 1)
     audit_to(args.audit_log)
+    try:
+        workers = start_workers(config, args.workers - 1, args.audit_log)
+    except (ValueError, RuntimeError) as e:
+        raise Failure(str(e)) from None
 
     async def run() -> None:
         server = Server(config)
@@ -935,10 +942,14 @@ def _serve(args: argparse.Namespace) -> int:
             where.append(f"http{'s' if config.tls_cert else ''}://"
                          f"{at(config.http, server.http_port)}")
         print(f"kuaisuo serve: {len(server.service.keys)} keys, listening on "  # type: ignore[union-attr]
-              f"{', '.join(where)}", file=sys.stderr, flush=True)
+              f"{', '.join(where)}" + (f" ({args.workers} processes)" if workers else ""),
+              file=sys.stderr, flush=True)
         await server.wait_stopped()
 
-    asyncio.run(run())
+    try:
+        asyncio.run(run())
+    finally:
+        stop_workers(workers)
     return 0
 
 

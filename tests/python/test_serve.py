@@ -417,6 +417,53 @@ def test_the_cli_serves_and_drains_on_sigterm(keys, tmp_path):
     assert json.loads(audit.read_text())["key_id"] == "gov"
 
 
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_worker_processes_share_the_ports_and_all_drain(keys, tmp_path):
+    """--workers 3: three processes on one port (SO_REUSEPORT); requests on
+    fresh connections reach more than one (the audit lines' pids), and
+    SIGTERM stops them all."""
+    audit = tmp_path / "audit.log"
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kuaisuo", "serve", "--keys", keys["dir"], "--access",
+         keys["access"], "--passin", "env:KS_TEST_PASS", "--http", f"127.0.0.1:{port}",
+         "--backend", "cpu", "--threads", "1", "--workers", "3", "--audit-log", str(audit)],
+        env=dict(os.environ, KS_TEST_PASS=PASSWORD.decode()), stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stderr.readline()
+        assert "(3 processes)" in line, line
+
+        async def calls():
+            replies = []
+            for i in range(40):
+                async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(
+                        force_close=True)) as http:
+                    async with http.post(f"http://127.0.0.1:{port}/v1/sign",
+                                         headers={"Authorization": f"Bearer {ALICE}"},
+                                         json={"key_id": "gov", "items": [b64(b"%d" % i)]}) as r:
+                        replies.append(await r.json())
+            return replies
+        replies = asyncio.run(calls())
+        assert all(r["results"][0]["status"] == 0 for r in replies)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    lines = [json.loads(x) for x in audit.read_text().splitlines()]
+    assert len(lines) == 40 and len({x["pid"] for x in lines}) > 1
+    for pid in {x["pid"] for x in lines}:  # the parent joined every worker before exiting
+        assert not os.path.exists(f"/proc/{pid}")
+    with pytest.raises(subprocess.CalledProcessError):  # a port of 0 cannot be shared
+        subprocess.run([sys.executable, "-m", "kuaisuo", "serve", "--keys", keys["dir"],
+                        "--access", keys["access"], "--http", "127.0.0.1:0", "--workers", "2",
+                        "--backend", "cpu"], check=True, capture_output=True, timeout=60)
+
+
 def test_the_generated_protobuf_module_matches_the_schema(tmp_path):
     protoc = pytest.importorskip("grpc_tools.protoc")
     here = os.path.dirname(pb.__file__)

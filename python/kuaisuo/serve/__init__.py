@@ -29,7 +29,8 @@ from ..batching import Batcher
 from ..keystore import Access, KeyStore
 from .service import Limits, Service
 
-__all__ = ["Config", "Limits", "Server", "Service", "build_service", "contexts"]
+__all__ = ["Config", "Limits", "Server", "Service", "build_service", "contexts",
+           "start_workers", "stop_workers"]
 
 
 @dataclass
@@ -52,6 +53,7 @@ class Config:
     max_queued: int = 1 << 20
     limits: Limits = field(default_factory=Limits)
     drain_seconds: float = 30.0      # how long stop() waits for requests in progress
+    reuse_port: bool = False         # SO_REUSEPORT: several processes share the listeners
 
 
 def _split(address: str) -> Tuple[str, int]:
@@ -103,6 +105,7 @@ class Server:
         self._runner: Any = None
         self._grpc: Any = None
         self._stopped = asyncio.Event()
+        self._stopping = False
 
     def _check_transport(self) -> None:
         c = self.config
@@ -156,7 +159,8 @@ class Server:
         if c.grpc is not None:
             from . import grpc_api
             self._grpc, self.grpc_port = grpc_api.server(self.service, c.grpc,
-                                                         self._grpc_credentials())
+                                                         self._grpc_credentials(),
+                                                         reuse_port=c.reuse_port)
             await self._grpc.start()
         return errors
 
@@ -168,13 +172,18 @@ class Server:
                                      shutdown_timeout=self.config.drain_seconds,
                                      access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, host, port, ssl_context=self._ssl_context())
+        site = web.TCPSite(self._runner, host, port, ssl_context=self._ssl_context(),
+                           reuse_port=self.config.reuse_port or None)
         await site.start()
         self.http_port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
 
     async def stop(self) -> None:
         """Graceful drain: stop accepting connections and requests, let every
         accepted request finish (up to drain_seconds), run what is queued."""
+        if self._stopping:
+            await self._stopped.wait()
+            return
+        self._stopping = True
         drain = self.config.drain_seconds
         waits = []
         if self._grpc is not None:
@@ -206,3 +215,63 @@ def audit_to(path: Optional[str]) -> None:
     audit.addHandler(handler)
     audit.setLevel(logging.INFO)
     audit.propagate = False
+
+
+# --- several processes ----------------------------------------------------------
+# One Python process answers a few thousand requests a second (grpcio's and
+# aiohttp's per-request work, measured in bench/results), far below what one
+# GPU signs; worker processes sharing the listeners (SO_REUSEPORT: the kernel
+# spreads connections over them), each with its own event loop, batcher and
+# engines, multiply that.
+
+def _worker(config: Config, audit_log: Optional[str], ready: Any) -> None:
+    audit_to(audit_log)
+
+    async def run() -> None:
+        server = Server(config)
+        try:
+            await server.start()
+        except Exception as e:  # reported to the parent, which stops everything
+            ready.put(f"{type(e).__name__}: {e}")
+            return
+        server.handle_signals(asyncio.get_running_loop())
+        ready.put("")
+        await server.wait_stopped()
+    asyncio.run(run())
+
+
+def start_workers(config: Config, count: int, audit_log: Optional[str],
+                  timeout: float = 300.0) -> List[Any]:
+    """count more processes serving config's fixed ports (reuse_port on),
+    once each has started; raises RuntimeError (and stops them) if one
+    cannot. Stop them with stop_workers."""
+    import multiprocessing
+    if count < 1:
+        return []
+    for address in filter(None, (config.http, config.grpc)):
+        if _split(address)[1] == 0:
+            raise ValueError(f"{address}: several workers need a fixed port")
+    mp = multiprocessing.get_context("spawn")  # no fork of a process with threads or CUDA
+    ready = mp.Queue()
+    procs = [mp.Process(target=_worker, args=(config, audit_log, ready), daemon=True)
+             for _ in range(count)]
+    for proc in procs:
+        proc.start()
+    try:
+        for _ in procs:
+            error = ready.get(timeout=timeout)
+            if error:
+                raise RuntimeError(f"a worker process did not start: {error}")
+    except BaseException:
+        stop_workers(procs)
+        raise
+    return procs
+
+
+def stop_workers(procs: List[Any], timeout: float = 60.0) -> None:
+    """SIGTERM (each drains as one server does), then wait."""
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(timeout)

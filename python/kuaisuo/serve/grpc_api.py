@@ -88,12 +88,14 @@ def _handler(call: Callable[[Any, Any], Awaitable[pb.Reply]],
 
 
 def server(service: Service, address: str,
-           credentials: Optional[grpc.ServerCredentials] = None) -> tuple:
+           credentials: Optional[grpc.ServerCredentials] = None, *,
+           reuse_port: bool = False) -> tuple:
     """A grpc.aio server for service bound to address ("host:port"), and
     the port it got. Call `await srv.start()`; `await srv.stop(grace)`
     finishes the calls in progress and refuses new ones."""
     limit = service.limits.max_body_bytes
-    srv = grpc.aio.server(options=[("grpc.max_receive_message_length", limit),
+    srv = grpc.aio.server(options=[("grpc.so_reuseport", int(reuse_port)),
+                                   ("grpc.max_receive_message_length", limit),
                                    ("grpc.max_send_message_length", 4 * limit)])
     calls = _Calls(service)
     srv.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE_NAME, {

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, List, NoReturn, Optional, Sequence, Tuple
@@ -153,7 +154,8 @@ class Service:
     def _audit(self, client: str, peer: str, key_id: str, algorithm: str, digests: bool,
                items: int, ok: int) -> None:
         self.audit.info(json.dumps({
-            "time": round(time.time(), 3), "event": "sign", "client": token_digest(client)[:16],
+            "time": round(time.time(), 3), "event": "sign", "pid": os.getpid(),
+            "client": token_digest(client)[:16],
             "peer": peer, "key_id": key_id, "algorithm": algorithm, "digests": digests,
             "items": items, "ok": ok}))
 

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# kuaisuo serve under load from kuaisuo bench-serve, on this machine over
+# loopback: one server (gRPC, the rows form of SM2 on digests), PROCS
+# generator processes in parallel (one Python generator tops out at a few
+# thousand requests/s), every rate for SM2 sign-rows and verify-rows.
+# Writes OUT_JSON: the server's settings, and per op and rate the summed
+# throughput and the generators' latency percentiles (the highest of the
+# processes: a bound, percentiles do not add).
+# Usage: bench/serve_bench.sh OUT_JSON BACKEND DEVICES PROCS RATES ITEMS [SECONDS]
+#   e.g. bench/serve_bench.sh out.json gpu 0,1 4 4000,16000,32000 1024 3
+set -euo pipefail
+out=$1 backend=$2 devices=$3 procs=$4 rates=$5 items=$6 seconds=${7:-3}
+work=$(mktemp -d)
+trap 'kill -TERM "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
+mkdir "$work/keys"
+kuaisuo sm2 keygen --out "$work/keys/gov.pem"
+python3 -c 'import secrets; print(secrets.token_hex(16), end="")' > "$work/token"
+python3 - "$work" <<'PY'
+import json, sys
+from kuaisuo.keystore import token_digest
+work = sys.argv[1]
+token = open(f"{work}/token").read()
+json.dump({"tokens": {token_digest(token): ["*"]}}, open(f"{work}/access.json", "w"))
+PY
+port=$((50000 + RANDOM % 10000))
+kuaisuo serve --keys "$work/keys" --access "$work/access.json" --allow-plain --http off \
+  --grpc "127.0.0.1:$port" --backend "$backend" --devices "$devices" --max-batch 65536 \
+  --max-delay-ms 2 --max-items 65536 --audit-log "$work/audit.log" 2> "$work/serve.log" &
+server=$!
+for _ in $(seq 100); do grep -q listening "$work/serve.log" 2>/dev/null && break; sleep 0.2; done
+cat "$work/serve.log"
+for op in sign-rows verify-rows; do
+  per_proc=$(python3 -c "print(','.join(str(float(r) / $procs) for r in '$rates'.split(',')))")
+  for i in $(seq "$procs"); do
+    kuaisuo bench-serve --transport grpc --address "127.0.0.1:$port" --token-file "$work/token" \
+      --op "$op" --key-id gov --items "$items" --rates "$per_proc" --seconds "$seconds" \
+      --warmup 1 --pool 65536 --timeout-ms 10000 --json "$work/$op-$i.json" > "$work/$op-$i.txt" &
+  done
+  wait $(jobs -p | grep -v "^$server\$") 2>/dev/null || true
+  cat "$work/$op-1.txt"
+done
+python3 - "$work" "$out" "$backend" "$devices" "$procs" "$items" <<'PY'
+import glob, json, sys
+work, out, backend, devices, procs, items = sys.argv[1:]
+doc = {"tool": "bench/serve_bench.sh", "backend": backend, "devices": devices,
+       "generator_processes": int(procs), "items_per_request": int(items), "ops": {}}
+for path in sorted(glob.glob(f"{work}/*-rows-*.json")):
+    run = json.load(open(path))
+    op = path.rsplit("/", 1)[1].rsplit("-", 1)[0]
+    doc.setdefault("host", run.get("host"))
+    rows = doc["ops"].setdefault(op, [])
+    for k, row in enumerate(run["rows"]):
+        if len(rows) <= k:
+            rows.append({"offered_rps": 0, "achieved_rps": 0, "items_per_s": 0, "sent": 0,
+                         "ok": 0, "item_errors": 0, "refused": 0, "timeouts": 0,
+                         "transport_errors": 0, "latency_ms_max_of_processes": {},
+                         "per_process": []})
+        agg = rows[k]
+        agg["offered_rps"] += row["offered_rps"]
+        agg["achieved_rps"] += row["achieved_rps"]
+        agg["items_per_s"] += row["achieved_items_per_s"]
+        for key in ("sent", "ok", "item_errors", "refused", "timeouts", "transport_errors"):
+            agg[key] += row[key]
+        for q, v in row["latency_ms"].items():
+            if v is not None:
+                agg["latency_ms_max_of_processes"][q] = max(
+                    v, agg["latency_ms_max_of_processes"].get(q, 0))
+        agg["per_process"].append(row)
+json.dump(doc, open(out, "w"), indent=1)
+for op, rows in doc["ops"].items():
+    for r in rows:
+        lat = r["latency_ms_max_of_processes"]
+        print(f"{op:12s} offered {r['offered_rps']:8.0f} req/s achieved {r['achieved_rps']:8.0f}"
+              f" items/s {r['items_per_s']:12,.0f} errors {r['item_errors']}+{r['refused']}"
+              f"+{r['timeouts']}+{r['transport_errors']} p50 {lat.get('p50', 0):.2f}"
+              f" p99 {lat.get('p99', 0):.2f} p99.9 {lat.get('p99.9', 0):.2f} ms")
+PY
