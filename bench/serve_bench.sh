@@ -6,10 +6,11 @@
 # Writes OUT_JSON: the server's settings, and per op and rate the summed
 # throughput and the generators' latency percentiles (the highest of the
 # processes: a bound, percentiles do not add).
-# Usage: bench/serve_bench.sh OUT_JSON BACKEND DEVICES PROCS RATES ITEMS [SECONDS]
-#   e.g. bench/serve_bench.sh out.json gpu 0,1 4 4000,16000,32000 1024 3
+# Usage: bench/serve_bench.sh OUT_JSON BACKEND DEVICES PROCS RATES ITEMS [SECONDS [WORKERS]]
+#   e.g. bench/serve_bench.sh out.json gpu 0,1 4 4000,16000,32000 1024 3 8
+# (WORKERS: kuaisuo serve --workers, server processes sharing the port)
 set -euo pipefail
-out=$1 backend=$2 devices=$3 procs=$4 rates=$5 items=$6 seconds=${7:-3}
+out=$1 backend=$2 devices=$3 procs=$4 rates=$5 items=$6 seconds=${7:-3} workers=${8:-1}
 work=$(mktemp -d)
 trap 'kill -TERM "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 mkdir "$work/keys"
@@ -25,9 +26,10 @@ PY
 port=$((50000 + RANDOM % 10000))
 kuaisuo serve --keys "$work/keys" --access "$work/access.json" --allow-plain --http off \
   --grpc "127.0.0.1:$port" --backend "$backend" --devices "$devices" --max-batch 65536 \
-  --max-delay-ms 2 --max-items 65536 --audit-log "$work/audit.log" 2> "$work/serve.log" &
+  --max-delay-ms 2 --max-items 65536 --workers "$workers" --audit-log "$work/audit.log" \
+  2> "$work/serve.log" &
 server=$!
-for _ in $(seq 100); do grep -q listening "$work/serve.log" 2>/dev/null && break; sleep 0.2; done
+for _ in $(seq 600); do grep -q listening "$work/serve.log" 2>/dev/null && break; sleep 0.2; done
 cat "$work/serve.log"
 for op in sign-rows verify-rows; do
   per_proc=$(python3 -c "print(','.join(str(float(r) / $procs) for r in '$rates'.split(',')))")
@@ -39,11 +41,12 @@ for op in sign-rows verify-rows; do
   wait $(jobs -p | grep -v "^$server\$") 2>/dev/null || true
   cat "$work/$op-1.txt"
 done
-python3 - "$work" "$out" "$backend" "$devices" "$procs" "$items" <<'PY'
+python3 - "$work" "$out" "$backend" "$devices" "$procs" "$items" "$workers" <<'PY'
 import glob, json, sys
-work, out, backend, devices, procs, items = sys.argv[1:]
+work, out, backend, devices, procs, items, workers = sys.argv[1:]
 doc = {"tool": "bench/serve_bench.sh", "backend": backend, "devices": devices,
-       "generator_processes": int(procs), "items_per_request": int(items), "ops": {}}
+       "server_processes": int(workers), "generator_processes": int(procs),
+       "items_per_request": int(items), "ops": {}}
 for path in sorted(glob.glob(f"{work}/*-rows-*.json")):
     run = json.load(open(path))
     op = path.rsplit("/", 1)[1].rsplit("-", 1)[0]
