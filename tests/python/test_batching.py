@@ -242,7 +242,7 @@ def test_every_gpu_of_the_host_checked_item_by_item_against_the_cpu(ctx):
             digests[i] = os.urandom(32)
         else:
             sigs[i] = sigs[i][:-1]
-    on_cpu = ctx.sm2.verify_digests(pub, digests, sigs)
+    on_cpu = ctx.sm2.verify_digests(key.public_key(), digests, sigs)
     assert [s != 0 for s in on_cpu] == [i % 10 == 0 for i in range(n)]
     stats, verified = run(main(b.SM2_VERIFY_DIGESTS,
                                list(zip([pub] * n, digests, sigs)), None))

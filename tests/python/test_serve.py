@@ -313,7 +313,10 @@ def test_shutdown_under_load_loses_no_accepted_request(keys, ctx):
 
         async with aiohttp.ClientSession() as session:
             tasks = [asyncio.ensure_future(client(session)) for _ in range(200)]
-            await asyncio.sleep(0.05)
+            for _ in range(1000):  # stop once requests are in flight (at most 10 s)
+                if server.service.counters.requests:
+                    break
+                await asyncio.sleep(0.01)
             await server.stop()
             await asyncio.gather(*tasks)
         return server.service.counters, completed, digests
