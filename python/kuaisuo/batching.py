@@ -249,6 +249,7 @@ class _Queue:
     chunks: List[_Chunk] = field(default_factory=list)
     items: int = 0
     timer: Optional[asyncio.TimerHandle] = None
+    due: bool = False  # its oldest items waited max_delay: run as soon as a context is free
 
 
 @dataclass
@@ -271,9 +272,10 @@ class Batcher:
     batches are spread over. Use from one asyncio event loop."""
 
     def __init__(self, ctx: Any, *, max_batch: int = 4096, max_delay: float = 0.002,
-                 max_queued: int = 1 << 20) -> None:
-        if max_batch < 1 or max_queued < 1 or max_delay < 0:
-            raise ValueError("max_batch and max_queued must be positive, max_delay >= 0")
+                 max_queued: int = 1 << 20, in_flight: int = 1) -> None:
+        if max_batch < 1 or max_queued < 1 or max_delay < 0 or in_flight < 1:
+            raise ValueError("max_batch, max_queued and in_flight must be positive, "
+                             "max_delay >= 0")
         self._contexts = list(ctx) if isinstance(ctx, (list, tuple)) else [ctx]
         if not self._contexts:
             raise ValueError("at least one context")
@@ -286,6 +288,8 @@ class Batcher:
         self._workers = [concurrent.futures.ThreadPoolExecutor(1, f"kuaisuo-batch-{i}")
                          for i in range(len(self._contexts))]
         self._in_flight = [0] * len(self._contexts)  # items in batch calls, per context
+        self._slots = in_flight * len(self._contexts)  # batch calls formed and not finished
+        self._ready: Dict[Tuple[AnyOperation, Hashable], None] = {}  # FIFO of queues to run
         self.stats = Stats(per_context=[0] * len(self._contexts))
 
     @property
@@ -337,18 +341,18 @@ class Batcher:
         queue.items += n
         self._queued += n
         self._outstanding += n
-        while queue.items >= self.max_batch:
-            self._start(op, key, queue)
-        if queue.items and queue.timer is None:
+        if queue.items and queue.timer is None and not queue.due:
             queue.timer = loop.call_later(self.max_delay, self._on_timer, op, key)
+        if self._is_ready(queue):
+            self._mark_ready(op, key)
         return await request.done
 
     async def close(self) -> None:
         """Refuses new requests, runs every queued item and waits for all
         batch calls; then releases the worker threads."""
         self._closing = True
-        for (op, key), queue in list(self._queues.items()):
-            self._flush(op, key, queue)
+        for op_key in list(self._queues):
+            self._mark_ready(*op_key)
         while self._running:
             # Forget the awaited tasks here: a finished task leaves the set
             # only when its done callback runs, and gather over finished
@@ -363,12 +367,30 @@ class Batcher:
         queue = self._queues.get((op, key))
         if queue is None:
             return
-        queue.timer = None
-        self._flush(op, key, queue)
+        queue.timer, queue.due = None, True
+        self._mark_ready(op, key)
 
-    def _flush(self, op: AnyOperation, key: Hashable, queue: _Queue) -> None:
-        while queue.items:
-            self._start(op, key, queue)
+    def _is_ready(self, queue: _Queue) -> bool:
+        return queue.due or queue.items >= self.max_batch or self._closing
+
+    def _mark_ready(self, op: AnyOperation, key: Hashable) -> None:
+        self._ready[(op, key)] = None
+        self._dispatch()
+
+    def _dispatch(self) -> None:
+        """Starts batches from the ready queues, oldest first, while a
+        context has room. While every context is busy, items keep
+        collecting, so batches grow with the load (as Triton's dynamic
+        batcher does) instead of queueing up small ones."""
+        while self._ready and self._slots:
+            op_key = next(iter(self._ready))
+            del self._ready[op_key]
+            queue = self._queues.get(op_key)
+            if queue is None or not self._is_ready(queue):
+                continue
+            self._start(*op_key, queue)
+            if op_key in self._queues and self._is_ready(queue):
+                self._ready[op_key] = None  # to the back: ready queues take turns
 
     def _start(self, op: AnyOperation, key: Hashable, queue: _Queue) -> None:
         """Hands up to max_batch queued items (whole chunks, the last one
@@ -391,11 +413,19 @@ class Batcher:
             if queue.timer is not None:
                 queue.timer.cancel()
             del self._queues[(op, key)]
+        self._slots -= 1
         task = asyncio.ensure_future(self._run(op, key, batch))
         self._running.add(task)
         task.add_done_callback(self._running.discard)
 
     async def _run(self, op: AnyOperation, key: Hashable, batch: List[_Chunk]) -> None:
+        try:
+            await self._run_batch(op, key, batch)
+        finally:
+            self._slots += 1
+            self._dispatch()
+
+    async def _run_batch(self, op: AnyOperation, key: Hashable, batch: List[_Chunk]) -> None:
         loop = asyncio.get_running_loop()
         now = loop.time()
         live = []

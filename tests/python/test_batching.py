@@ -136,7 +136,7 @@ def test_overload_refuses_whole_requests_and_drain_runs_the_rest(ctx):
 
 def test_items_handed_to_batches_still_count_against_the_bound(ctx):
     async def main():
-        batcher = b.Batcher(ctx, max_batch=2, max_delay=60.0, max_queued=4)
+        batcher = b.Batcher(ctx, max_batch=2, max_delay=60.0, max_queued=4, in_flight=2)
         accepted = asyncio.ensure_future(batcher.submit(b.SM3_HASH, None, [b"a"] * 4))
         await asyncio.sleep(0)
         assert batcher.queued == 0  # both batches formed, neither finished
@@ -150,6 +150,31 @@ def test_items_handed_to_batches_still_count_against_the_bound(ctx):
     assert first == [(b.OK, kuaisuo.sm3(b"a"))] * 4
     assert refused == [(b.ERR_OVERLOADED, None)]
     assert after == [(b.OK, kuaisuo.sm3(b"c")), (b.OK, kuaisuo.sm3(b"d"))]
+
+
+def test_items_collect_while_every_context_is_busy(ctx):
+    """One batch call per context at a time: requests that come while it
+    runs wait (past max_delay) and then run together as one batch."""
+    import time
+
+    def slow_sm3(c, key, items):
+        time.sleep(0.3)  # a long batch call: the others arrive meanwhile
+        return b.SM3_HASH.run(c, key, items)
+    slow = b.Operation("slow-sm3", slow_sm3, b.SM3_HASH.check)
+    messages = [os.urandom(8) for _ in range(50)]
+
+    async def main():
+        batcher = b.Batcher(ctx, max_batch=4096, max_delay=0.005)
+        first = asyncio.ensure_future(batcher.submit(slow, None, [b"first"]))
+        await asyncio.sleep(0.1)
+        replies = await asyncio.gather(*(batcher.submit(slow, None, [m]) for m in messages))
+        await first
+        await batcher.close()
+        return batcher.stats, replies
+
+    stats, replies = run(main())
+    assert stats.batches == 2 and stats.largest_batch == 50
+    assert [v for [(_, v)] in replies] == [kuaisuo.sm3(m) for m in messages]
 
 
 def test_expired_items_do_not_run(ctx):
