@@ -146,6 +146,12 @@ ks_fresh_wheel_venv() {
       "$venv/bin/python" -m pip install -q "$pkg" >&2 2>/dev/null ||
         ks_log "fresh venv: $pkg unavailable (its tests skip)"
     done
+  # kuaisuo serve's extras (the wheel's [serve] and [ray]), so that the
+  # server and Ray tests run against the wheel too; optional as above.
+  "$venv/bin/python" -m pip install -q aiohttp grpcio "protobuf>=7.35.1" grpcio-tools >&2 \
+    2>/dev/null || ks_log "fresh venv: the serve extras unavailable (the serve tests skip)"
+  "$venv/bin/python" -m pip install -q "ray[serve,data]>=2.10" pyarrow >&2 2>/dev/null ||
+    ks_log "fresh venv: ray unavailable (the Ray tests skip)"
   echo "$venv/bin/python"
 }
 
