@@ -12,7 +12,7 @@ import grpc
 
 from . import kuaisuo_serve_pb2 as pb
 from .service import (INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED, UNAUTHENTICATED,
-                      RequestError, Service, describe)
+                      RequestError, Service, bearer, describe)
 
 SERVICE_NAME = "kuaisuo.serve.v1.Signer"
 _CODES = {INVALID_ARGUMENT: grpc.StatusCode.INVALID_ARGUMENT,
@@ -24,8 +24,7 @@ _CODES = {INVALID_ARGUMENT: grpc.StatusCode.INVALID_ARGUMENT,
 def _token(context: grpc.aio.ServicerContext) -> Optional[str]:
     for key, value in context.invocation_metadata() or ():
         if key == "authorization":
-            scheme, _, token = str(value).partition(" ")
-            return token.strip() if scheme.lower() == "bearer" else None
+            return bearer(str(value))
     return None
 
 

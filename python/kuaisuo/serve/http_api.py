@@ -38,7 +38,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from aiohttp import web
 
 from .service import (INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED, UNAUTHENTICATED,
-                      RequestError, Result, Service, describe)
+                      RequestError, Result, Service, bearer, describe)
 
 _HTTP_STATUS = {INVALID_ARGUMENT: 400, UNAUTHENTICATED: 401, PERMISSION_DENIED: 403,
                 NOT_FOUND: 404}
@@ -160,12 +160,6 @@ def health(service: Service) -> Dict[str, Any]:
 
 
 _CALLS = {"/v1/sign": _sign, "/v1/verify": _verify, "/v1/hash": _hash}
-
-
-def bearer(authorization: Optional[str]) -> Optional[str]:
-    """The token of an `Authorization: Bearer <token>` header value, else None."""
-    scheme, _, token = (authorization or "").partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else None
 
 
 async def respond(service: Service, method: str, path: str, body: bytes,

@@ -56,6 +56,13 @@ _VERIFY = {("sm2", False): batching.SM2_VERIFY, ("sm2", True): batching.SM2_VERI
 _HASH = {"sm3": batching.SM3_HASH}
 
 
+def bearer(authorization: Optional[str]) -> Optional[str]:
+    """The token of an `Authorization: Bearer <token>` header (or gRPC
+    metadata) value, else None."""
+    scheme, _, token = (authorization or "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else None
+
+
 def describe(status: int) -> str:
     """The library's text for a per-item status."""
     return "ok" if status == batching.OK else strerror(status)
