@@ -8,13 +8,16 @@
 # processes: a bound, percentiles do not add).
 # Usage: bench/serve_bench.sh OUT_JSON BACKEND DEVICES PROCS RATES ITEMS [SECONDS [WORKERS]]
 #   e.g. bench/serve_bench.sh out.json gpu 0,1 4 4000,16000,32000 1024 3 8
-# (WORKERS: kuaisuo serve --workers, server processes sharing the port)
+# (WORKERS: kuaisuo serve --workers, server processes sharing the port;
+#  OPS=... in the environment: the ops to run, default "sign-rows verify-rows";
+#  "encrypt" seals 64-byte messages with SM4-GCM under the key id vault)
 set -euo pipefail
 out=$1 backend=$2 devices=$3 procs=$4 rates=$5 items=$6 seconds=${7:-3} workers=${8:-1}
 work=$(mktemp -d)
 trap 'kill -TERM "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 mkdir "$work/keys"
 kuaisuo sm2 keygen --out "$work/keys/gov.pem"
+kuaisuo sm4 keygen --out "$work/keys/vault.pem"
 python3 -c 'import secrets; print(secrets.token_hex(16), end="")' > "$work/token"
 python3 - "$work" <<'PY'
 import json, sys
@@ -31,11 +34,12 @@ kuaisuo serve --keys "$work/keys" --access "$work/access.json" --allow-plain --h
 server=$!
 for _ in $(seq 600); do grep -q listening "$work/serve.log" 2>/dev/null && break; sleep 0.2; done
 cat "$work/serve.log"
-for op in sign-rows verify-rows; do
+for op in ${OPS:-sign-rows verify-rows}; do
+  key=gov; [ "$op" = encrypt ] && key=vault
   per_proc=$(python3 -c "print(','.join(str(float(r) / $procs) for r in '$rates'.split(',')))")
   for i in $(seq "$procs"); do
     kuaisuo bench-serve --transport grpc --address "127.0.0.1:$port" --token-file "$work/token" \
-      --op "$op" --key-id gov --items "$items" --rates "$per_proc" --seconds "$seconds" \
+      --op "$op" --key-id "$key" --items "$items" --rates "$per_proc" --seconds "$seconds" \
       --warmup 1 --pool 65536 --timeout-ms 10000 --json "$work/$op-$i.json" > "$work/$op-$i.txt" &
   done
   wait $(jobs -p | grep -v "^$server\$") 2>/dev/null || true
@@ -47,7 +51,7 @@ work, out, backend, devices, procs, items, workers = sys.argv[1:]
 doc = {"tool": "bench/serve_bench.sh", "backend": backend, "devices": devices,
        "server_processes": int(workers), "generator_processes": int(procs),
        "items_per_request": int(items), "ops": {}}
-for path in sorted(glob.glob(f"{work}/*-rows-*.json")):
+for path in sorted(glob.glob(f"{work}/*-[0-9]*.json")):
     run = json.load(open(path))
     op = path.rsplit("/", 1)[1].rsplit("-", 1)[0]
     doc.setdefault("host", run.get("host"))

@@ -248,6 +248,19 @@ KS_API int ks_sm4_gcm_open(const uint8_t key[KS_SM4_KEY_BYTES], const uint8_t* i
                            const uint8_t* in, size_t len, const uint8_t* tag, size_t tag_len,
                            uint8_t* out);
 
+/* SM4 keys in files: PKCS#8 PrivateKeyInfo with the algorithm sm4 (OID
+ * 1.2.156.10197.1.104, GM/T 0006; parameters absent) and the privateKey
+ * OCTET STRING holding the 16 key bytes, PEM label "PRIVATE KEY". No
+ * standard names a file format for a symmetric key; this is kuaisuo's own,
+ * in PKCS#8's envelope so that ks_pkcs8_encrypt protects it at rest as it
+ * does private keys, and other algorithms' decoders refuse it with
+ * KS_ERR_KEY_ALGORITHM (README.md, "SM4 key files"). encode follows the
+ * out/out_cap/out_len rule; decode takes DER or PEM (detected), versions 0
+ * and 1 without a publicKey, and writes key only on success. */
+KS_API int ks_sm4_key_encode(const uint8_t key[KS_SM4_KEY_BYTES], int pem, uint8_t* out,
+                             size_t out_cap, size_t* out_len);
+KS_API int ks_sm4_key_decode(const uint8_t* in, size_t in_len, uint8_t key[KS_SM4_KEY_BYTES]);
+
 /* Streaming ECB/CBC/CFB/OFB/CTR. Caller-allocated state; treat as opaque.
  * update writes what is ready (at most len + 16 bytes; CFB/OFB/CTR exactly
  * len); final writes the last block of ECB/CBC (at most 16 bytes; nothing

@@ -26,6 +26,7 @@ SM4_CBC: int
 SM4_CFB: int
 SM4_OFB: int
 SM4_CTR: int
+SM4_GCM: int
 SKINNY_ECB: int
 SKINNY_CTR: int
 def skinny_crypt(mode: int, encrypt: bool, tweakey: _Buffer, iv: Optional[_Buffer],
@@ -42,6 +43,8 @@ def sm4_gcm_seal(key: _Buffer, nonce: _Buffer, data: _Buffer, aad: _Buffer,
                  tag_len: int = ...) -> Tuple[bytes, bytes]: ...
 def sm4_gcm_open(key: _Buffer, nonce: _Buffer, data: _Buffer, tag: _Buffer,
                  aad: _Buffer) -> bytes: ...
+def sm4_key_encode(key: _Buffer, pem: bool) -> bytes: ...
+def sm4_key_decode(data: _Buffer) -> bytes: ...
 
 # The streaming objects lock themselves: threads may share one.
 class SM3:
@@ -92,6 +95,9 @@ class Context:
     # SM4 over one buffer (kuaisuo.sm4.SM4Batch)
     def sm4_crypt_buffer(self, mode: int, encrypt: bool, key: _Buffer, iv: Optional[_Buffer],
                          data: _Buffer, tables: bool = False) -> bytes: ...
+    def sm4_batch(self, mode: int, encrypt: bool, keys: _Buffer, ivs: _Buffer, iv_len: int,
+                  data: _Buffer, offsets: _Buffer, aad: _Buffer, aad_offsets: Optional[_Buffer],
+                  tags: _Buffer, tag_len: int) -> Tuple[bytes, bytes, List[int]]: ...
     # SKINNY-128-256 (kuaisuo.skinny.SkinnyBatch)
     def skinny_crypt_buffer(self, mode: int, encrypt: bool, tweakey: _Buffer,
                             iv: Optional[_Buffer], data: _Buffer) -> bytes: ...

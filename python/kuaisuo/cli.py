@@ -4,7 +4,8 @@
   kuaisuo sm2 keygen|pubkey|sign|verify   SM2 keys and signatures (OpenSSL formats)
   kuaisuo ed25519 keygen|pubkey|sign|verify   Ed25519 keys and signatures (OpenSSL formats)
   kuaisuo x25519 keygen|pubkey|derive   X25519 keys and shared secrets (OpenSSL formats)
-  kuaisuo sm4 enc|dec      SM4 encryption (the bytes `openssl enc -sm4-*` writes; GCM too)
+  kuaisuo sm4 keygen|enc|dec   SM4 key files and encryption (the bytes `openssl enc -sm4-*`
+                           writes; GCM too)
   kuaisuo skinny enc|dec   SKINNY-128-256 in ECB or CTR
   kuaisuo speed [ALG...]   throughput next to OpenSSL's, measured in one run
   kuaisuo info             version, CPU features and GPUs seen
@@ -580,8 +581,11 @@ def _sm4_run(args: argparse.Namespace, data: bytes) -> bytes:
     from . import sm4
 
     encrypt = args.sm4_command == "enc"
-    key = _hex_option(args.key_hex, "--key-hex", (sm4.KEY_BYTES,))
-    assert key is not None  # argparse requires --key-hex
+    if args.key is not None:
+        key = _private_key(args.key, sm4.SM4Key, args.passin).to_bytes()
+    else:
+        key = _hex_option(args.key_hex, "--key-hex", (sm4.KEY_BYTES,))
+    assert key is not None  # argparse requires --key-hex or --key
     iv = _mode_iv(args, None if args.mode == "gcm" else (16,))
     if args.aad_hex is not None and args.mode != "gcm":
         raise Failure("--aad-hex: only GCM takes associated data")
@@ -608,6 +612,13 @@ def _sm4_run(args: argparse.Namespace, data: bytes) -> bytes:
 
 
 def cmd_sm4(args: argparse.Namespace) -> int:
+    if args.sm4_command == "keygen":
+        from .sm4 import SM4Key
+
+        def keygen() -> int:
+            _write_outputs([(args.out, _key_file(SM4Key.generate(), args.der, args), PRIVATE)])
+            return 0
+        return _guarded("sm4", keygen)
     return _cipher_command("sm4", _sm4_run, args.sm4_command == "dec", args)
 
 
@@ -765,10 +776,18 @@ def add_sm4_parser(sub) -> None:
                        "tag, and on a tag mismatch exits 2 and writes nothing.")
     p.set_defaults(func=cmd_sm4)
     ops = p.add_subparsers(dest="sm4_command", required=True, metavar="COMMAND")
+    q = ops.add_parser("keygen", help="new SM4 key file (PKCS#8 with the sm4 OID, as "
+                       "`kuaisuo serve` key stores take; README: SM4 key files)")
+    q.add_argument("--out", help="key file (default stdout; created 0600, replaced atomically)")
+    q.add_argument("--der", action="store_true", help="DER instead of PEM")
+    passout_options(q)
     for name, what in (("enc", "encrypt"), ("dec", "decrypt")):
         q = ops.add_parser(name, help=f"{what} a file")
         q.add_argument("--mode", required=True, choices=("ecb", "cbc", "cfb", "ofb", "ctr", "gcm"))
-        q.add_argument("--key-hex", required=True, metavar="KEY", help="16-byte key, hex")
+        key = q.add_mutually_exclusive_group(required=True)
+        key.add_argument("--key-hex", metavar="KEY", help="16-byte key, hex")
+        key.add_argument("--key", metavar="FILE", help="key file (kuaisuo sm4 keygen)")
+        passin_option(q)
         q.add_argument("--iv-hex", metavar="IV", help="IV (16 bytes; GCM: 12 recommended) or "
                        "CTR's first counter block, hex")
         q.add_argument("--aad-hex", metavar="AAD", help="GCM associated data, hex")

@@ -1,9 +1,10 @@
-"""A directory of signing keys by id, for a service in front of the library
+"""A directory of keys by id (signing keys and SM4 keys), for a service in front of the library
 (issue 15's key store; `kuaisuo.batching` takes the keys it returns).
 
 Each file `<id>.pem` or `<id>.der` in the directory holds one SM2 or
 Ed25519 private key as PKCS#8 (or SEC1 for SM2), DER or PEM, as OpenSSL,
-GmSSL and `kuaisuo keygen` write them; the file's name without its suffix
+GmSSL and `kuaisuo keygen` write them, or one SM4 key (PKCS#8 with the sm4
+OID, as `kuaisuo sm4 keygen` writes it); the file's name without its suffix
 is the key id (letters, digits, '.', '_' and '-'). Files may be encrypted
 at rest with one passphrase for the directory: PBES2 as `kuaisuo keygen
 --passout`, `openssl genpkey -aes256` (PBKDF2-HMAC-SHA256, AES-256-CBC)
@@ -42,8 +43,9 @@ from ._native import KuaisuoError
 from ._pkcs8 import Password, is_encrypted
 from .ed25519 import Ed25519PrivateKey
 from .sm2 import SM2PrivateKey
+from .sm4 import SM4Key
 
-PrivateKey = Union[SM2PrivateKey, Ed25519PrivateKey]
+PrivateKey = Union[SM2PrivateKey, Ed25519PrivateKey, SM4Key]
 
 _ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 _SUFFIXES = (".pem", ".der")
@@ -57,19 +59,24 @@ class LoadError:
     reason: str
 
 
+_DECODERS = (SM2PrivateKey.from_der, Ed25519PrivateKey.from_der, SM4Key.from_der)
+_ALGORITHMS = {SM2PrivateKey: "sm2", Ed25519PrivateKey: "ed25519", SM4Key: "sm4"}
+
+
 def _decode(data: bytes, password: Optional[Password]) -> PrivateKey:
-    """SM2, else Ed25519 (each decoder names a key of the other algorithm
-    with KS_ERR_KEY_ALGORITHM)."""
-    try:
-        return SM2PrivateKey.from_der(data, password)
-    except KuaisuoError as e:
-        if e.code != _KEY_ALGORITHM:
-            raise
-    return Ed25519PrivateKey.from_der(data, password)
+    """SM2, else Ed25519, else SM4 (each decoder names a key of another
+    algorithm with KS_ERR_KEY_ALGORITHM)."""
+    for decode in _DECODERS[:-1]:
+        try:
+            return decode(data, password)
+        except KuaisuoError as e:
+            if e.code != _KEY_ALGORITHM:
+                raise
+    return _DECODERS[-1](data, password)
 
 
 class KeyStore:
-    """Signing keys by id from one directory."""
+    """Keys by id from one directory."""
 
     def __init__(self, directory: Union[str, os.PathLike], password: Optional[Password] = None,
                  *, allow_plain: bool = False) -> None:
@@ -121,11 +128,9 @@ class KeyStore:
         return sorted(self._keys)
 
     def algorithm(self, key_id: str) -> Optional[str]:
-        """"sm2" or "ed25519" for a loaded id, else None."""
+        """"sm2", "ed25519" or "sm4" for a loaded id, else None."""
         key = self._keys.get(key_id)
-        if key is None:
-            return None
-        return "sm2" if isinstance(key, SM2PrivateKey) else "ed25519"
+        return None if key is None else _ALGORITHMS[type(key)]
 
     def __len__(self) -> int:
         return len(self._keys)

@@ -13,14 +13,20 @@ wraps modulo 2^128. ECB/CBC take PKCS#7 padding on request (padding=True,
 as `openssl enc` does); without it lengths must be multiples of 16.
 A wrong tag raises KuaisuoError (KS_ERR_TAG_MISMATCH) and releases no
 plaintext.
+
+SM4Key is a key that lives in a file (PKCS#8 with the sm4 OID, optionally
+encrypted at rest; README "SM4 key files"); ``ctx.sm4`` (SM4Batch) runs
+many messages at once, GCM with a per-item nonce among them.
 """
 
 from __future__ import annotations
 
-from typing import Optional, Union
+import os
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._items import Buffer, view
+from ._items import Buffer, fixed, flat, view
+from ._pkcs8 import EncryptableKey, Password, unlock
 
 
 _MODES = {
@@ -33,6 +39,9 @@ _MODES = {
 
 KEY_BYTES = 16
 BLOCK_BYTES = 16
+NONCE_BYTES = 12  # GCM's 96-bit IV (SP 800-38D 8.2), the one the GPU path takes
+TAG_BYTES = 16
+_ERR_LENGTH = -3  # KS_ERR_LENGTH
 
 
 def _mode(name: str) -> int:
@@ -78,6 +87,70 @@ class SM4GCM:
                                     associated_data or b"")
 
 
+class SM4Key(EncryptableKey):
+    """An SM4 key that can be kept in a file: to_der / to_pem write PKCS#8
+    with the sm4 OID (1.2.156.10197.1.104), encrypted under a password when
+    one is given (PBES2, as for the private keys); from_der / from_pem read
+    it back. The format is kuaisuo's own (no standard names one for a
+    symmetric key); README "SM4 key files" describes it."""
+
+    def __init__(self, key: Buffer) -> None:
+        raw = bytes(view(key))
+        if len(raw) != KEY_BYTES:
+            raise ValueError("SM4 keys are 16 bytes")
+        self._key = raw
+        self._k = self  # EncryptableKey encodes through self.encode(pem)
+
+    @classmethod
+    def generate(cls) -> "SM4Key":
+        """A fresh key from the OS CSPRNG (getrandom)."""
+        return cls(os.urandom(KEY_BYTES))
+
+    @classmethod
+    def from_der(cls, data: Union[str, Buffer], password: Optional[Password] = None) -> "SM4Key":
+        """The key of a DER or PEM key file; password= for an encrypted one
+        (TypeError for a password without encryption or the reverse,
+        KuaisuoError code -50 for a wrong one, -33 for a file of another
+        algorithm)."""
+        raw = data.encode("ascii") if isinstance(data, str) else data
+        return cls(_native.sm4_key_decode(unlock(raw, password)))
+
+    from_pem = from_der
+
+    def encode(self, pem: bool) -> bytes:
+        """The plain PKCS#8, DER or PEM (to_der / to_pem add encryption)."""
+        return _native.sm4_key_encode(self._key, pem)
+
+    def to_bytes(self) -> bytes:
+        """The 16 key bytes."""
+        return self._key
+
+    def gcm(self) -> SM4GCM:
+        return SM4GCM(self._key)
+
+    def __repr__(self) -> str:
+        return "SM4Key(<secret>)"
+
+
+def _key_rows(keys: Any, count: int) -> Any:
+    """One 16-byte key per item: keys is one key (an SM4Key or 16 bytes)
+    for every item, or a sequence of them."""
+    if isinstance(keys, SM4Key):
+        return keys.to_bytes() * count
+    if isinstance(keys, (bytes, bytearray, memoryview)) and view(keys).nbytes == KEY_BYTES:
+        return bytes(view(keys)) * count
+    return fixed(keys, KEY_BYTES, "keys",
+                 lambda k: k.to_bytes() if isinstance(k, SM4Key) else None)
+
+
+def _aad_in(associated_data: Optional[Sequence[Buffer]], count: int) -> Tuple[bytes, Any]:
+    if associated_data is None:
+        return b"", None
+    if len(associated_data) != count:
+        raise ValueError("associated_data: one item (b'' for none) per message")
+    return flat(associated_data)
+
+
 class SM4Batch:
     """SM4 on a Context (``ctx.sm4``): one large buffer in ECB or CTR, on
     the GPU of a GPU context (AUTO: from 4 MiB) through the chunked pipeline
@@ -98,3 +171,42 @@ class SM4Batch:
                        iv: Optional[Buffer] = None, tables: bool = False) -> bytes:
         """The inverse of encrypt_buffer."""
         return self._ctx.sm4_crypt_buffer(_mode(mode), False, key, iv, data, tables)
+
+    def gcm_encrypt(self, keys: Any, nonces: Any, messages: Sequence[Buffer],
+                    associated_data: Optional[Sequence[Buffer]] = None, *,
+                    tag_length: int = TAG_BYTES) -> Tuple[List[bytes], List[int]]:
+        """SM4-GCM of many messages, each under its own nonce (12 bytes;
+        never reuse one under a key) and key (one key for all, or one per
+        item), with optional per-item AAD: ciphertext || tag per item and a
+        status per item (0, else a kuaisuo.strerror code). On the context's
+        CPU threads, or its GPU for a GPU context."""
+        count = len(messages)
+        data, offsets = flat(messages)
+        aad, aad_offsets = _aad_in(associated_data, count)
+        out, tags, status = self._ctx.sm4_batch(
+            _native.SM4_GCM, True, _key_rows(keys, count), fixed(nonces, NONCE_BYTES, "nonces"),
+            NONCE_BYTES, data, offsets, aad, aad_offsets, b"", tag_length)
+        return [out[offsets[i]:offsets[i + 1]] + tags[tag_length * i:tag_length * (i + 1)]
+                for i in range(count)], status
+
+    def gcm_decrypt(self, keys: Any, nonces: Any, sealed: Sequence[Buffer],
+                    associated_data: Optional[Sequence[Buffer]] = None, *,
+                    tag_length: int = TAG_BYTES) -> Tuple[List[Optional[bytes]], List[int]]:
+        """The inverse of gcm_encrypt: the plaintext of each ciphertext ||
+        tag, or None with its status (KS_ERR_TAG_MISMATCH for one that does
+        not authenticate, KS_ERR_LENGTH for one shorter than the tag); no
+        plaintext of an item that fails is released."""
+        count = len(sealed)
+        views = [view(item) for item in sealed]
+        short = [v.nbytes < tag_length for v in views]
+        bodies = [b"" if s else v[:v.nbytes - tag_length] for v, s in zip(views, short)]
+        tags = b"".join(bytes(tag_length) if s else bytes(v[v.nbytes - tag_length:])
+                        for v, s in zip(views, short))
+        data, offsets = flat(bodies)
+        aad, aad_offsets = _aad_in(associated_data, count)
+        out, _, status = self._ctx.sm4_batch(
+            _native.SM4_GCM, False, _key_rows(keys, count), fixed(nonces, NONCE_BYTES, "nonces"),
+            NONCE_BYTES, data, offsets, aad, aad_offsets, tags, tag_length)
+        status = [_ERR_LENGTH if s else st for s, st in zip(short, status)]
+        return [out[offsets[i]:offsets[i + 1]] if status[i] == 0 else None
+                for i in range(count)], status

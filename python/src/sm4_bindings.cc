@@ -4,6 +4,7 @@
 // more; nothing inside a released call touches Python.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <string.h>
 
@@ -119,16 +120,79 @@ nb::bytes crypt_buffer(ks_py::Context& ctx, int mode, bool encrypt, nb::handle k
   return r;
 }
 
+// Many messages, each with its own key and IV (ks_sm4_batch): outputs at
+// the inputs' offsets, the GCM tags (empty for other modes) and per-item
+// statuses. aad_offsets is None for no AAD; tags are read when decrypting
+// GCM and written when encrypting.
+std::tuple<nb::bytes, nb::bytes, std::vector<int>> batch(
+    ks_py::Context& ctx, int mode, bool encrypt, nb::handle keys_obj, nb::handle ivs_obj,
+    size_t iv_len, nb::handle data_obj, nb::handle offsets_obj, nb::handle aad_obj,
+    nb::handle aad_offsets_obj, nb::handle tags_obj, size_t tag_len) {
+  Buffer keys(keys_obj, "keys"), ivs(ivs_obj, "ivs"), data(data_obj, "data"),
+      o(offsets_obj, "offsets"), aad(aad_obj, "aad"), tags_in(tags_obj, "tags");
+  const std::vector<uint64_t> offs = ks_py::offsets_from(o);
+  const size_t n = offs.size() - 1;
+  if (ks_py::items_of(keys, KS_SM4_KEY_BYTES, "keys") != n)
+    throw nb::value_error("one 16-byte key per item");
+  if (ivs.size() != iv_len * n) throw nb::value_error("one iv of iv_len bytes per item");
+  std::vector<uint64_t> aad_offs;
+  if (!aad_offsets_obj.is_none()) {
+    Buffer ao(aad_offsets_obj, "aad_offsets");
+    aad_offs = ks_py::offsets_from(ao);
+    if (aad_offs.size() != n + 1) throw nb::value_error("aad_offsets: one more than the items");
+  }
+  const bool gcm = mode == KS_SM4_GCM;
+  std::vector<uint8_t> tags(gcm ? tag_len * n + 1 : 1);
+  if (gcm && !encrypt) {
+    if (tags_in.size() != tag_len * n) throw nb::value_error("one tag of tag_len bytes per item");
+    if (tags_in.size() > 0) memcpy(tags.data(), tags_in.data(), tags_in.size());
+  }
+  std::vector<uint8_t> out(data.size() > 0 ? data.size() : 1);
+  std::vector<int> status(n);
+  const int rc = ks_py::nogil([&] {
+    return ks_sm4_batch(ctx.get(), mode, encrypt ? 1 : 0, 0, keys.data(), ivs.data(), iv_len,
+                        data.data(), data.size(), offs.data(), n, out.data(), out.size(),
+                        aad.data(), aad.size(), aad_offs.empty() ? nullptr : aad_offs.data(),
+                        gcm ? tags.data() : nullptr, gcm ? tag_len : 0, status.data());
+  });
+  ks_py::finish_batch(rc, status);
+  nb::bytes r = to_bytes(out.data(), data.size());
+  ks_py::wipe(out.data(), out.size());
+  return {r, to_bytes(tags.data(), gcm ? tag_len * n : 0), status};
+}
+
+nb::bytes key_encode(nb::handle key_obj, bool pem) {
+  Buffer key(key_obj, "key");
+  const uint8_t* k = key_of(key);
+  return ks_py::encoded(
+      [&](uint8_t* out, size_t cap, size_t* len) { return ks_sm4_key_encode(k, pem, out, cap, len); },
+      pem);
+}
+
+nb::bytes key_decode(nb::handle data_obj) {
+  Buffer data(data_obj, "data");
+  ks_py::SecretBuffer key(KS_SM4_KEY_BYTES);
+  check(ks_sm4_key_decode(data.data(), data.size(), key.data()));
+  return to_bytes(key.data(), key.size());
+}
+
 }  // namespace
 
 void bind_sm4(nb::module_& m, nb::class_<ks_py::Context>& context) {
   context.def("sm4_crypt_buffer", &crypt_buffer, nb::arg("mode"), nb::arg("encrypt"),
               nb::arg("key"), nb::arg("iv").none(), nb::arg("data"), nb::arg("tables") = false);
+  context.def("sm4_batch", &batch, nb::arg("mode"), nb::arg("encrypt"), nb::arg("keys"),
+              nb::arg("ivs"), nb::arg("iv_len"), nb::arg("data"), nb::arg("offsets"),
+              nb::arg("aad"), nb::arg("aad_offsets").none(), nb::arg("tags"),
+              nb::arg("tag_len"));
+  m.def("sm4_key_encode", &key_encode, nb::arg("key"), nb::arg("pem"));
+  m.def("sm4_key_decode", &key_decode, nb::arg("data"));
   m.attr("SM4_ECB") = int(KS_SM4_ECB);
   m.attr("SM4_CBC") = int(KS_SM4_CBC);
   m.attr("SM4_CFB") = int(KS_SM4_CFB);
   m.attr("SM4_OFB") = int(KS_SM4_OFB);
   m.attr("SM4_CTR") = int(KS_SM4_CTR);
+  m.attr("SM4_GCM") = int(KS_SM4_GCM);
   m.def(
       "sm4_encrypt",
       [](int mode, nb::handle key, nb::handle iv, nb::handle data, bool padding) {

@@ -9,6 +9,7 @@
 #include "api/cipher_buffer.h"
 #include "api/checks.h"
 #include "api/guard.h"
+#include "api/objects.h"
 #include "cipher/gcm.h"
 #include "cipher/modes.h"
 #include "cipher/sm4.h"
@@ -16,6 +17,7 @@
 #include "cipher/sm4_gpu_batch.h"
 #include "cipher/sm4_gpu_messages.h"
 #include "core/secure.h"
+#include "encoding/sm4_formats.h"
 #include "engine/context.h"
 #include "engine/gpu.h"
 #include "kuaisuo.h"
@@ -250,6 +252,24 @@ int ks_sm4_gcm_open(const uint8_t key[KS_SM4_KEY_BYTES], const uint8_t* iv, size
                        tag_len, out)
              ? KS_OK
              : KS_ERR_TAG_MISMATCH;
+} KS_API_CATCH
+
+int ks_sm4_key_encode(const uint8_t key[KS_SM4_KEY_BYTES], int pem, uint8_t* out,
+                      size_t out_cap, size_t* out_len) try {
+  if (key == nullptr) return KS_ERR_NULL_POINTER;
+  return ks::api::emit_der_or_pem(ks::sm4_formats::pkcs8_encode(key), pem, "PRIVATE KEY", out,
+                                  out_cap, out_len);
+} KS_API_CATCH
+
+int ks_sm4_key_decode(const uint8_t* in, size_t in_len, uint8_t key[KS_SM4_KEY_BYTES]) try {
+  static const char* const kLabels[] = {"PRIVATE KEY"};
+  if (key == nullptr) return KS_ERR_NULL_POINTER;
+  int rc = check_buffer(in, in_len);
+  if (rc != KS_OK) return rc;
+  ks::Bytes der;  // wipes itself
+  rc = ks::api::unwrap_pem(in, in_len, kLabels, 1, &der);
+  if (rc != KS_OK) return rc;
+  return ks::sm4_formats::pkcs8_decode(der.data(), der.size(), key);
 } KS_API_CATCH
 
 int ks_sm4_init(ks_sm4_ctx* c, int mode, int encrypt, uint32_t flags,

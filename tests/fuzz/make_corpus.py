@@ -541,6 +541,28 @@ def corpus_skinny():
     }
 
 
+OID_SM4 = tlv(0x06, bytes([0x2A, 0x81, 0x1C, 0xCF, 0x55, 0x01, 0x68]))
+
+
+def corpus_sm4_key():
+    key = bytes.fromhex("0123456789abcdeffedcba9876543210")
+
+    def sm4_pkcs8(version=0, body=key, extra=b"", alg=seq(OID_SM4)):
+        return seq(integer(version), alg, tlv(0x04, body), extra)
+
+    return {
+        "empty": b"",
+        "der": sm4_pkcs8(),
+        "pem": pem("PRIVATE KEY", sm4_pkcs8()),
+        "v1": sm4_pkcs8(1),
+        "v1_public_key": sm4_pkcs8(1, extra=tlv(0x81, b"\x00" + key)),
+        "attributes": sm4_pkcs8(extra=tlv(0xA0, b"")),
+        "short_key": sm4_pkcs8(body=key[:15]),
+        "null_parameters": sm4_pkcs8(alg=seq(OID_SM4, tlv(0x05, b""))),
+        "sm2_pkcs8": pkcs8(sec1(D_EXAMPLE, params=False)),
+    }
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus"))
@@ -567,6 +589,7 @@ def main():
         "fuzz_batch_args_25519": corpus_batch_args_25519,
         "fuzz_sm3_stream": corpus_sm3_stream,
         "fuzz_pkcs8_decrypt": lambda: corpus_pkcs8_decrypt(openssl()),
+        "fuzz_sm4_key": corpus_sm4_key,
     }
     for target in args.target or []:
         if target not in corpora:

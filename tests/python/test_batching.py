@@ -116,6 +116,33 @@ def test_malformed_items_get_their_own_status(ctx):
     assert bad_key[1][0] == b.ERR_LENGTH
 
 
+def test_sm4_gcm_requests_share_batches_and_malformed_items_fail_alone(ctx):
+    """Sealed boxes from concurrent requests open with the key directly,
+    and open again through the batcher; a non-pair, a non-bytes AAD and a
+    box shorter than nonce + tag get KS_ERR_LENGTH without failing others."""
+    from kuaisuo.sm4 import SM4GCM, SM4Key
+
+    key = SM4Key.generate()
+    msgs = [os.urandom(n) for n in range(40)]
+
+    async def main():
+        batcher = b.Batcher(ctx, max_batch=64, max_delay=0.02)
+        sealed = await asyncio.gather(*(batcher.submit(b.SM4_GCM_SEAL, key, [(m, b"ad")])
+                                        for m in msgs))
+        boxes = [box for [(status, box)] in sealed]
+        opened = await batcher.submit(b.SM4_GCM_OPEN, key, [(box, b"ad") for box in boxes]
+                                      + [b"not a pair", (boxes[0], 5), (b"x" * 27, b"")])
+        await batcher.close()
+        return batcher.stats, sealed, boxes, opened
+
+    stats, sealed, boxes, opened = run(main())
+    assert stats.batches < len(msgs) + 1 and all(s == 0 for [(s, _)] in sealed)
+    gcm = SM4GCM(key.to_bytes())
+    assert [gcm.decrypt(box[:12], box[12:], b"ad") for box in boxes] == msgs
+    assert opened[:len(msgs)] == [(0, m) for m in msgs]
+    assert opened[len(msgs):] == [(-3, None)] * 3
+
+
 def test_overload_refuses_whole_requests_and_drain_runs_the_rest(ctx):
     async def main():
         batcher = b.Batcher(ctx, max_batch=1000, max_delay=60.0, max_queued=5)

@@ -1,6 +1,6 @@
 """kuaisuo bench-serve (python/kuaisuo/serve/bench.py) against an
 in-process kuaisuo serve on loopback (CPU backend): sign and verify over
-HTTP, hash over gRPC at a low open-loop rate, every item ok and the rate
+HTTP, SM4-GCM encrypt over both, hash over gRPC at a low open-loop rate, every item ok and the rate
 met; refused tokens counted, not fatal; the command line's table, JSON and
 plot; schedules and fresh inputs."""
 
@@ -20,6 +20,7 @@ from kuaisuo.keystore import token_digest  # noqa: E402
 from kuaisuo.serve import Config, Server  # noqa: E402
 from kuaisuo.serve import bench  # noqa: E402
 from kuaisuo.sm2 import SM2PrivateKey  # noqa: E402
+from kuaisuo.sm4 import SM4Key  # noqa: E402
 
 PASSWORD = b"bench test"
 FAST = 2048  # PBKDF2 iterations
@@ -41,6 +42,8 @@ def keys(tmp_path_factory):
         PASSWORD, scheme="sm4-cbc", iterations=FAST).encode())
     (kdir / "node.der").write_bytes(Ed25519PrivateKey.generate().to_der(PASSWORD,
                                                                         iterations=FAST))
+    (kdir / "vault.pem").write_bytes(SM4Key.generate().to_pem(PASSWORD, iterations=FAST)
+                                     .encode())
     access = tmp / "access.json"
     access.write_text(json.dumps({"tokens": {token_digest(TOKEN): ["*"]}}))
     return {"dir": str(kdir), "access": str(access)}
@@ -124,6 +127,24 @@ def test_rows_form_over_both_transports(keys, ctx):
         check_all_ok(row, 64)
 
 
+def test_sm4_encrypt_over_both_transports(keys, ctx):
+    """encrypt (SM4-GCM seal under the vault key id, 100-byte messages):
+    every item ok over HTTP and gRPC."""
+    seal = bench.Workload(op="encrypt", items=16, key_id="vault", message_bytes=100,
+                          arrivals="fixed")
+
+    async def scenario(url, address):
+        rows = []
+        for transport in ("http", "grpc"):
+            target = bench.Target(transport=transport, url=url, address=address, token=TOKEN)
+            rows.append(await bench.run_rate(target, seal, RATE, 0.5))
+        return rows
+
+    for row in serve(keys, ctx, scenario):
+        check_all_ok(row, 16)
+        assert row["op"] == "encrypt"
+
+
 def test_a_wrong_token_is_counted_as_refused(keys, ctx):
     sign = bench.Workload(op="sign-digests", items=2, key_id="gov", arrivals="fixed")
 
@@ -190,6 +211,8 @@ def test_usage_errors():
         parser.parse_args(["bench-serve"])
     args = parser.parse_args(["bench-serve", "--token", "t", "--op", "sign"])
     assert bench.run_cli(args) == 2  # sign needs --key-id
+    args = parser.parse_args(["bench-serve", "--token", "t", "--op", "encrypt"])
+    assert bench.run_cli(args) == 2  # so does encrypt
     args = parser.parse_args(["bench-serve", "--token", "t", "--transport", "grpc", "--op",
                               "hash", "--warmup", "0"])
     assert bench.run_cli(args) == 2  # grpc needs --address

@@ -660,3 +660,37 @@ def test_skinny_cli_paper_vector_round_trip_and_errors(tmp_path):
         r = run("skinny", "enc", *args, str(src), str(tmp_path / "x"))
         assert r.returncode == 2 and says in r.stderr, r.stderr
         assert not (tmp_path / "x").exists()
+
+
+def test_sm4_keygen_writes_a_key_file_that_enc_and_dec_take(tmp_path):
+    """`kuaisuo sm4 keygen` (plain or encrypted, 0600) and `enc`/`dec
+    --key FILE`, whose output is the hex key's; a key file of another
+    algorithm and a missing passphrase are clear errors."""
+    from kuaisuo import sm4
+
+    key_file, locked, data, ct = (tmp_path / n for n in ("k.pem", "l.der", "in", "ct"))
+    data.write_bytes(os.urandom(300))
+    assert run("sm4", "keygen", "--out", str(key_file)).returncode == 0
+    assert oct(key_file.stat().st_mode & 0o077) == "0o0"
+    key = sm4.SM4Key.from_pem(key_file.read_bytes())
+    r = run("sm4", "keygen", "--der", "--out", str(locked), "--passout", "pass:pw", "--cipher",
+            "sm4-cbc", "--iter", "1000")
+    assert r.returncode == 0, r.stderr
+    locked_key = sm4.SM4Key.from_der(locked.read_bytes(), "pw")
+    for path, extra, k in ((key_file, [], key), (locked, ["--passin", "pass:pw"], locked_key)):
+        ctr = ["--mode", "ctr", "--iv-hex", "00" * 16, "--key", str(path), *extra]
+        assert run("sm4", "enc", *ctr, str(data), str(ct)).returncode == 0
+        assert ct.read_bytes() == sm4.encrypt(k.to_bytes(), data.read_bytes(), iv=bytes(16))
+        r = run("sm4", "dec", *ctr, str(ct), "-")
+        assert r.returncode == 0 and r.stdout == data.read_bytes(), r.stderr
+    r = run("sm4", "enc", "--mode", "ctr", "--iv-hex", "00" * 16, "--key", str(locked),
+            str(data), "-")
+    assert r.returncode == 2 and b"--passin" in r.stderr
+    sm2_file = tmp_path / "sm2.pem"
+    assert run("sm2", "keygen", "--out", str(sm2_file)).returncode == 0
+    r = run("sm4", "enc", "--mode", "ctr", "--iv-hex", "00" * 16, "--key", str(sm2_file),
+            str(data), "-")
+    assert r.returncode == 2 and b"Traceback" not in r.stderr and r.stdout == b""
+    r = run("sm4", "enc", "--mode", "ctr", "--iv-hex", "00" * 16, "--key", str(key_file),
+            "--key-hex", SM4_KEY, str(data), "-")
+    assert r.returncode == 2 and b"not allowed with" in r.stderr

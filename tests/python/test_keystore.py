@@ -62,6 +62,25 @@ def test_loads_encrypted_keys_and_names_the_files_that_fail(keydir):
     assert sm2_key.to_bytes().hex() not in text and PASSWORD not in text
 
 
+def test_sm4_key_files_load_by_id(tmp_path):
+    """SM4 keys sit in the same directory, encrypted at rest as GmSSL's
+    scheme (PBKDF2-HMAC-SM3, SM4-CBC) writes; an SM4 file with a wrong
+    passphrase is named like any other."""
+    from kuaisuo.sm4 import SM4Key
+
+    key = SM4Key.generate()
+    d = str(tmp_path)
+    write(d, "vault.pem", key.to_pem(PASSWORD, scheme="sm4-cbc", iterations=FAST))
+    write(d, "vault2.der", key.to_der("other", iterations=FAST))
+    write(d, "plain-sm4.pem", key.to_pem())
+    store = KeyStore(d, PASSWORD)
+    errors = {e.file: e.reason for e in store.load()}
+    assert store.ids() == ["vault"] and store.algorithm("vault") == "sm4"
+    assert store.get("vault").to_bytes() == key.to_bytes()
+    assert "code -50" in errors["vault2.der"] and "not encrypted" in errors["plain-sm4.pem"]
+    assert key.to_bytes().hex() not in repr(store) + "".join(errors.values())
+
+
 def test_plain_keys_when_allowed(keydir):
     d, _, _ = keydir
     store = KeyStore(d, PASSWORD, allow_plain=True)

@@ -253,3 +253,106 @@ def test_verify_rows_without_ray_handles_nulls_and_lengths(ctx):
                                [b"m", b"m", b"m", None], [sig, sig, sig, sig]) == [
         0, BAD_LENGTH, BAD_LENGTH, BAD_LENGTH]
     assert ray_app.verify_rows(ctx, "sm2", [], [], []) == []
+
+
+def mixed_rows(ctx, algorithm, n=48):
+    """(keys, messages, signatures) for algorithm: valid rows (empty
+    messages among them) mixed with null fields, wrong-length keys and
+    signatures, wrong messages and malformed signatures."""
+    if algorithm == "sm2":
+        pubs, msgs, sigs = sm2_table(ctx, n)
+    else:
+        pubs, msgs, sigs = ed25519_table(n)
+        sigs[9] = sigs[9] + b"\x00"
+    msgs[8] = b""
+    if algorithm == "sm2":
+        sigs[8] = SM2PrivateKey.generate().sign(b"")  # signed by another key
+    pubs[10], msgs[11], sigs[12] = None, None, None
+    pubs[13], sigs[14] = b"", b"\xff" * len(sigs[14])
+    return pubs, msgs, sigs
+
+
+def tables(pubs, msgs, sigs):
+    """The rows as tables of binary, large_binary, mixed, multi-chunk,
+    sliced and string-typed columns."""
+    def table(types):
+        return pa.table({name: pa.array(values, t) for name, values, t in
+                         zip(ray_app.COLUMNS, (pubs, msgs, sigs), types)})
+    binary, large = table([pa.binary()] * 3), table([pa.large_binary()] * 3)
+    half = len(pubs) // 2
+    yield binary
+    yield large
+    yield table([pa.large_binary(), pa.binary(), pa.large_binary()])
+    yield pa.concat_tables([binary.slice(0, half), binary.slice(half)])
+    yield pa.concat_tables([large.slice(0, 5), large.slice(5)]).combine_chunks()
+    for name in ray_app.COLUMNS:  # a string column: verify_rows decides
+        yield binary.set_column(binary.schema.get_field_index(name), name, pa.array(
+            [None if v is None else v.hex() for v in binary.column(name).to_pylist()],
+            pa.string()))
+
+
+def expected(ctx, algorithm, table):
+    return ray_app.verify_rows(ctx, algorithm,
+                               *(table.column(c).to_pylist() for c in ray_app.COLUMNS))
+
+
+@pytest.mark.parametrize("algorithm", ["sm2", "ed25519"])
+def test_verify_table_gives_verify_rows_statuses(ctx, algorithm, monkeypatch):
+    pubs, msgs, sigs = mixed_rows(ctx, algorithm)
+    for table in tables(pubs, msgs, sigs):
+        want = expected(ctx, algorithm, table)
+        with monkeypatch.context() as m:
+            if all(pa.types.is_binary(t) or pa.types.is_large_binary(t)
+                   for t in table.schema.types):  # the one flat call, no fallback
+                m.setattr(ray_app, "_run", None)
+            got = ray_app.verify_table(ctx, algorithm, table)
+        assert got.dtype == "int32" and got.tolist() == want, table.schema
+    want = expected(ctx, algorithm, next(tables(pubs, msgs, sigs)))
+    assert want[1] == 0 and want[0] == NOT_VERIFIED and want[8] != 0
+    assert want[10] == want[11] == want[12] == want[13] == BAD_LENGTH
+    assert 0 in want[15:]
+    # Sliced: Arrow offsets not starting at 0.
+    table = next(tables(pubs, msgs, sigs)).slice(7, 30)
+    assert ray_app.verify_table(ctx, algorithm, table).tolist() == expected(
+        ctx, algorithm, table)
+
+
+@pytest.mark.parametrize("algorithm", ["sm2", "ed25519"])
+def test_verify_table_all_invalid_empty_and_failing_batch(ctx, algorithm):
+    pubs, msgs, sigs = mixed_rows(ctx, algorithm)
+    bad = next(tables(pubs, msgs, sigs)).take([10, 11, 12, 13])
+    assert ray_app.verify_table(ctx, algorithm, bad).tolist() == [BAD_LENGTH] * 4
+    empty = next(tables(pubs, msgs, sigs)).slice(0, 0)
+    assert ray_app.verify_table(ctx, algorithm, empty).tolist() == []
+    assert ray_app.verify_table(ctx, algorithm, pa.Table.from_batches(
+        [], empty.schema)).tolist() == []
+
+    class FlatFails:
+        """ctx whose flat (offsets=) batch calls raise: the per-row path."""
+        def __init__(self, inner):
+            self.inner = inner
+
+        def verify(self, *args, **kwargs):
+            if "offsets" in kwargs:
+                raise RuntimeError("flat batch failed")
+            return self.inner.verify(*args, **kwargs)
+
+    class Ctx:
+        sm2, ed25519 = FlatFails(ctx.sm2), FlatFails(ctx.ed25519)
+
+    table = next(tables(pubs, msgs, sigs))
+    assert ray_app.verify_table(Ctx(), algorithm, table).tolist() == expected(
+        ctx, algorithm, table)
+
+
+def test_parquet_verifier_without_ray(ctx):
+    pubs, msgs, sigs = mixed_rows(ctx, "ed25519")
+    verifier = ray_app.ParquetVerifier("ed25519", "cpu", 1)
+    table = next(tables(pubs, msgs, sigs))
+    out = verifier(table.append_column("status", pa.array([7] * len(pubs), pa.int32())))
+    want = expected(ctx, "ed25519", table)
+    assert out.column_names == list(ray_app.COLUMNS) + ["status", "error"]
+    assert out.column("status").to_pylist() == want
+    assert out.column("error").to_pylist() == [
+        None if s == 0 else kuaisuo.strerror(s) for s in want]
+    assert verifier(table.slice(0, 0)).num_rows == 0

@@ -29,6 +29,7 @@ from kuaisuo.serve import Config, Limits, Server  # noqa: E402
 from kuaisuo.serve import grpc_api  # noqa: E402
 from kuaisuo.serve import kuaisuo_serve_pb2 as pb  # noqa: E402
 from kuaisuo.sm2 import SM2PrivateKey  # noqa: E402
+from kuaisuo.sm4 import SM4GCM, SM4Key  # noqa: E402
 
 PASSWORD = b"serve test"
 FAST = 2048  # PBKDF2 iterations
@@ -53,11 +54,15 @@ def keys(tmp_path):
     (kdir / "gov.pem").write_bytes(sm2_key.to_pem(PASSWORD, scheme="sm4-cbc",
                                                   iterations=FAST).encode())
     (kdir / "node.der").write_bytes(ed_key.to_der(PASSWORD, iterations=FAST))
+    sm4_key = SM4Key.generate()
+    (kdir / "vault.pem").write_bytes(sm4_key.to_pem(PASSWORD, scheme="sm4-cbc",
+                                                    iterations=FAST).encode())
     access = tmp_path / "access.json"
-    access.write_text(json.dumps({"tokens": {token_digest(ALICE): ["gov", "node"],
+    access.write_text(json.dumps({"tokens": {token_digest(ALICE): ["gov", "node", "vault"],
                                              token_digest(BOB): ["node"],
                                              token_digest(ROOT): ["*"]}}))
-    return {"dir": str(kdir), "access": str(access), "sm2": sm2_key, "ed": ed_key}
+    return {"dir": str(kdir), "access": str(access), "sm2": sm2_key, "ed": ed_key,
+            "sm4": sm4_key}
 
 
 def config(keys, **kw):
@@ -188,6 +193,63 @@ def test_grpc_answers_the_same_calls(keys, ctx):
     assert [r.status for r in verified[0].results] == want_sm2
     assert [r.status for r in verified[1].results] == want_ed
     assert all(r.error for r in verified[0].results if r.status != 0)
+
+
+TAG_MISMATCH = -49
+
+
+def test_encrypt_and_decrypt_under_a_key_id_over_http_and_grpc(keys, ctx, caplog):
+    """SM4-GCM sealed boxes (nonce || ciphertext || tag) that the key opens
+    directly, fresh nonces, a status per altered / short / wrong-AAD box,
+    the same over gRPC, and one audit line per request."""
+    gcm = SM4GCM(keys["sm4"].to_bytes())
+    msgs = [os.urandom(n) for n in (0, 1, 16, 100, 5000)]
+    aads = [os.urandom(n % 7) for n in range(len(msgs))]
+
+    async def scenario(server, http, calls):
+        sealed = await post(http, "/v1/encrypt", {"key_id": "vault",
+                                                  "items": [b64(m) for m in msgs],
+                                                  "associated_data": [b64(a) for a in aads]})
+        boxes = [base64.b64decode(r["sealed"]) for r in sealed[1]["results"]]
+        tampered = boxes[3][:20] + bytes([boxes[3][20] ^ 1]) + boxes[3][21:]
+        opened = await post(http, "/v1/decrypt", {
+            "key_id": "vault", "items": [b64(b) for b in boxes + [tampered, boxes[0][:27],
+                                                                   boxes[1]]],
+            "associated_data": [b64(a) for a in aads + [aads[3], aads[0], b"not it"]]})
+        g_sealed = await calls["Encrypt"](pb.CipherRequest(key_id="vault", items=msgs),
+                                          metadata=auth())
+        g_opened = await calls["Decrypt"](pb.CipherRequest(
+            key_id="vault", items=[r.value for r in g_sealed.results]), metadata=auth())
+        refusals = [
+            (await post(http, "/v1/sign", {"key_id": "vault", "items": [b64(b"m")]}))[0],
+            (await post(http, "/v1/encrypt", {"key_id": "gov", "items": [b64(b"m")]}))[0],
+            (await post(http, "/v1/encrypt", {"key_id": "vault", "items": [b64(b"m")]},
+                        token=BOB))[0],
+            (await post(http, "/v1/encrypt", {"key_id": "vault", "items": [b64(b"m")],
+                                              "associated_data": []}))[0],
+            (await post(http, "/v1/decrypt", {"key_id": "vault", "items": "AA=="}))[0]]
+        return sealed, boxes, opened, g_sealed, g_opened, refusals
+
+    with caplog.at_level(logging.INFO, logger="kuaisuo.audit"):
+        sealed, boxes, opened, g_sealed, g_opened, refusals = serve(keys, ctx, scenario)
+    assert sealed[0] == 200 and [r["status"] for r in sealed[1]["results"]] == [0] * 5
+    for m, a, box in zip(msgs, aads, boxes):
+        assert len(box) == 12 + len(m) + 16 and gcm.decrypt(box[:12], box[12:], a) == m
+    assert len({box[:12] for box in boxes}) == len(boxes)  # a fresh nonce per item
+    assert opened[0] == 200
+    assert [r["status"] for r in opened[1]["results"]] == [0] * 5 + [TAG_MISMATCH, BAD_LENGTH,
+                                                                     TAG_MISMATCH]
+    assert [base64.b64decode(r["plaintext"]) for r in opened[1]["results"][:5]] == msgs
+    assert all("plaintext" not in r and r["error"] for r in opened[1]["results"][5:])
+    assert [r.value for r in g_opened.results] == msgs
+    assert all(gcm.decrypt(r.value[:12], r.value[12:]) == m
+               for r, m in zip(g_sealed.results, msgs))
+    assert refusals == [400, 400, 403, 400, 400]
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "kuaisuo.audit"]
+    assert [(x["event"], x["key_id"], x["items"], x["ok"]) for x in lines] == [
+        ("encrypt", "vault", 5, 5), ("decrypt", "vault", 8, 5), ("encrypt", "vault", 5, 5),
+        ("decrypt", "vault", 5, 5)]
+    assert keys["sm4"].to_bytes().hex() not in caplog.text
 
 
 def test_tokens_and_key_ids_are_checked(keys, ctx):
@@ -344,7 +406,8 @@ def test_audit_log_has_one_line_per_signing_request_and_no_secrets(keys, ctx, ca
     with caplog.at_level(logging.INFO, logger="kuaisuo.audit"):
         serve(keys, ctx, scenario)
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "kuaisuo.audit"]
-    assert [(x["key_id"], x["items"], x["ok"]) for x in lines] == [("gov", 3, 3), ("node", 1, 1)]
+    assert [(x["event"], x["key_id"], x["items"], x["ok"]) for x in lines] == [
+        ("sign", "gov", 3, 3), ("sign", "node", 1, 1)]
     assert lines[0]["client"] == token_digest(ALICE)[:16]
     text = caplog.text
     for secret in (ALICE, BOB, b64(secret_message), keys["sm2"].to_bytes().hex()):
@@ -402,7 +465,7 @@ def test_the_cli_serves_and_drains_on_sigterm(keys, tmp_path):
         env=dict(os.environ, KS_TEST_PASS=PASSWORD.decode()), stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stderr.readline()
-        assert "2 keys" in line and "listening on http://127.0.0.1:" in line, line
+        assert "3 keys" in line and "listening on http://127.0.0.1:" in line, line
         port = int(line.rsplit(":", 1)[1])
 
         async def call():

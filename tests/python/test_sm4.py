@@ -64,13 +64,55 @@ def test_errors():
     assert "tag" in str(e.value)
 
 
-cryptography = pytest.importorskip("cryptography")
-from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes  # noqa: E402
+def _gcm_reference(key, nonce, data, aad):
+    return sm4.SM4GCM(key).encrypt(nonce, data, aad)
 
-try:  # CFB and OFB moved to the "decrepit" package in cryptography 44
-    from cryptography.hazmat.decrepit.ciphers.modes import CFB, OFB  # noqa: E402
+
+@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+def test_gcm_batch_matches_one_shot_per_item(backend):
+    """ctx.sm4.gcm_encrypt / gcm_decrypt on fresh random items (one key for
+    all, and one key per item) against the one-shot SM4GCM (itself checked
+    against the cryptography package below), on the CPU threads and on the
+    GPU, and a status per item for altered, short and wrong-AAD boxes."""
+    import kuaisuo
+
+    if backend == "gpu" and kuaisuo.gpu_device_count() == 0:
+        pytest.skip("no GPU")
+    ctx = kuaisuo.Context(backend, 0, 2)
+    rng = random.Random()
+    n = 300
+    msgs = [rng.randbytes(rng.choice([0, 1, 15, 16, 17, rng.randrange(0, 2000)]))
+            for _ in range(n)]
+    aads = [rng.randbytes(rng.randrange(0, 40)) for _ in range(n)]
+    nonces = [os.urandom(12) for _ in range(n)]
+    one = sm4.SM4Key.generate()
+    per_item = [os.urandom(16) for _ in range(n)]
+    for keys, key_of in ((one, lambda i: one.to_bytes()), (per_item, lambda i: per_item[i])):
+        sealed, statuses = ctx.sm4.gcm_encrypt(keys, nonces, msgs, aads)
+        assert statuses == [0] * n
+        assert sealed == [_gcm_reference(key_of(i), nonces[i], msgs[i], aads[i])
+                          for i in range(n)]
+        altered = list(sealed)
+        altered[1] = bytes([altered[1][0] ^ 0x80]) + altered[1][1:]
+        altered[2] = altered[2][:15]
+        wrong_aad = list(aads)
+        wrong_aad[3] = aads[3] + b"x"
+        plain, statuses = ctx.sm4.gcm_decrypt(keys, nonces, altered, wrong_aad)
+        assert statuses[1:4] == [-49, -3, -49]
+        assert plain[1:4] == [None, None, None]
+        assert statuses[:1] + statuses[4:] == [0] * (n - 3)
+        assert plain[:1] + plain[4:] == msgs[:1] + msgs[4:]
+
+
+try:  # not on the GPU machines: the tests that need it skip there, the others run
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+    try:  # CFB and OFB moved to the "decrepit" package in cryptography 44
+        from cryptography.hazmat.decrepit.ciphers.modes import CFB, OFB
+    except ImportError:
+        CFB, OFB = modes.CFB, modes.OFB
 except ImportError:
-    CFB, OFB = modes.CFB, modes.OFB
+    Cipher = None
+needs_cryptography = pytest.mark.skipif(Cipher is None, reason="no cryptography package")
 
 
 def _reference(mode, key, iv, data, encrypt):
@@ -81,6 +123,7 @@ def _reference(mode, key, iv, data, encrypt):
     return op.update(data) + op.finalize()
 
 
+@needs_cryptography
 @pytest.mark.parametrize("mode", ["ecb", "cbc", "cfb", "ofb", "ctr"])
 def test_modes_match_cryptography(mode):
     rng = random.Random()
@@ -96,6 +139,7 @@ def test_modes_match_cryptography(mode):
         assert sm4.decrypt(key, want, mode=mode, iv=iv) == data
 
 
+@needs_cryptography
 def test_gcm_matches_cryptography():
     rng = random.Random()
     for _ in range(100):
@@ -131,3 +175,55 @@ def test_context_buffer_matches_one_shot(mode):
         ctx.sm4.encrypt_buffer(key, b"x" * 16, mode="xts")
     with pytest.raises(KuaisuoError):
         ctx.sm4.encrypt_buffer(key, b"x" * 16, mode="cbc", iv=iv)  # buffers: ECB or CTR
+
+
+def test_gcm_batch_argument_errors():
+    import kuaisuo
+
+    ctx = kuaisuo.Context("cpu", 0, 1)
+    key = sm4.SM4Key.generate()
+    with pytest.raises(ValueError):
+        ctx.sm4.gcm_encrypt(key, [b"n" * 11], [b"m"])
+    with pytest.raises(ValueError):
+        ctx.sm4.gcm_encrypt(key, [b"n" * 12], [b"m"], [b"a", b"b"])
+    with pytest.raises(ValueError):
+        ctx.sm4.gcm_encrypt([b"k" * 15], [b"n" * 12], [b"m"])
+    assert ctx.sm4.gcm_encrypt(key, [], []) == ([], [])
+
+
+def test_key_files_round_trip_plain_and_encrypted():
+    key = sm4.SM4Key.generate()
+    assert "SM4Key(<secret>)" == repr(key) and key.to_bytes().hex() not in repr(key)
+    der = key.to_der()
+    assert len(der) == 34 and der[:18] == bytes.fromhex("302002010030090607" "2a811ccf55016804" "10")
+    assert sm4.SM4Key.from_der(der).to_bytes() == key.to_bytes()
+    assert sm4.SM4Key.from_pem(key.to_pem()).to_bytes() == key.to_bytes()
+    for scheme in ("sm4-cbc", "aes-256-cbc"):
+        locked = key.to_pem("pw", scheme=scheme, iterations=1000)
+        assert "ENCRYPTED PRIVATE KEY" in locked
+        assert sm4.SM4Key.from_pem(locked, "pw").to_bytes() == key.to_bytes()
+        with pytest.raises(KuaisuoError) as e:
+            sm4.SM4Key.from_pem(locked, "wrong")
+        assert e.value.code == -50
+    with pytest.raises(TypeError):
+        sm4.SM4Key.from_der(der, "pw")
+    assert key.gcm().encrypt(b"n" * 12, b"m") == sm4.SM4GCM(key.to_bytes()).encrypt(b"n" * 12, b"m")
+
+
+def test_key_files_of_other_algorithms_and_damaged_ones_are_refused():
+    from kuaisuo.ed25519 import Ed25519PrivateKey
+    from kuaisuo.sm2 import SM2PrivateKey
+
+    for other in (SM2PrivateKey.generate(), Ed25519PrivateKey.generate()):
+        with pytest.raises(KuaisuoError) as e:
+            sm4.SM4Key.from_der(other.to_der())
+        assert e.value.code == -33
+    der = sm4.SM4Key.generate().to_der()
+    with pytest.raises(KuaisuoError) as e:
+        SM2PrivateKey.from_der(der)
+    assert e.value.code == -33
+    for damaged in (der[:-1], der + b"\x00", b"", der[:2] + b"\x02\x01\x05" + der[5:]):
+        with pytest.raises(KuaisuoError):
+            sm4.SM4Key.from_der(damaged)
+    with pytest.raises(ValueError):
+        sm4.SM4Key(b"short")

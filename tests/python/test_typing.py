@@ -28,6 +28,7 @@ msgs = [b"a", b"b"]
 private_keys = np.zeros((2, 32), dtype=np.uint8)
 peers = [_X.generate().public_key() for _ in range(2)]
 key16, iv16, nonce12, counter0 = bytes(16), bytes(16), bytes(12), bytes(16)
+nonces = [bytes(12), bytes(12)]
 tweakey32, tweaks, blocks = bytes(32), bytes(32), bytes(32)
 aad = b""
 '''

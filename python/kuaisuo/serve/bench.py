@@ -63,7 +63,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-OPS = ("sign", "sign-digests", "verify", "hash", "sign-rows", "verify-rows")
+OPS = ("sign", "sign-digests", "verify", "hash", "encrypt", "sign-rows", "verify-rows")
 ROW_OPS = ("sign-rows", "verify-rows")  # SM2 digests as one buffer per request (gRPC)
 TRANSPORTS = ("http", "grpc")
 ARRIVALS = ("poisson", "fixed")
@@ -93,9 +93,9 @@ class Workload:
     """What each request asks for."""
     op: str = "sign-digests"           # one of OPS
     items: int = 8                     # items per request
-    key_id: Optional[str] = None       # sign, sign-digests
+    key_id: Optional[str] = None       # sign, sign-digests; encrypt (an SM4 key)
     algorithm: str = "sm2"             # verify: "sm2" or "ed25519"
-    message_bytes: int = 64            # sign, hash: bytes per message
+    message_bytes: int = 64            # sign, hash, encrypt: bytes per message
     timeout_ms: int = 5000
     arrivals: str = "poisson"          # one of ARRIVALS
     pool: int = 4096                   # verify: distinct triples made beforehand
@@ -215,6 +215,9 @@ class Inputs:
             path = "/v1/verify"
         elif w.op == "hash":
             body, path = {"algorithm": "sm3", "items": [_b64(d) for d in self._data()]}, "/v1/hash"
+        elif w.op == "encrypt":
+            body = {"key_id": w.key_id, "items": [_b64(d) for d in self._data()]}
+            path = "/v1/encrypt"
         else:
             body = {"key_id": w.key_id, "digests": w.op == "sign-digests",
                     "items": [_b64(d) for d in self._data()]}
@@ -256,6 +259,9 @@ class Inputs:
         if w.op == "hash":
             return "Hash", pb.HashRequest(algorithm="sm3", items=self._data(),
                                           timeout_ms=w.timeout_ms)
+        if w.op == "encrypt":
+            return "Encrypt", pb.CipherRequest(key_id=w.key_id or "", items=self._data(),
+                                               timeout_ms=w.timeout_ms)
         return "Sign", pb.SignRequest(key_id=w.key_id or "", items=self._data(),
                                       digests=w.op == "sign-digests", timeout_ms=w.timeout_ms)
 
@@ -531,7 +537,7 @@ async def run_rate(target: Target, workload: Workload, rate: float, seconds: flo
 def _check_workload(w: Workload) -> None:
     if w.op not in OPS:
         raise BenchError(f"--op {w.op!r}: one of {', '.join(OPS)}")
-    if w.op in ("sign", "sign-digests", "sign-rows") and not w.key_id:
+    if w.op in ("sign", "sign-digests", "sign-rows", "encrypt") and not w.key_id:
         raise BenchError(f"--op {w.op} needs --key-id")
     if w.items < 1 or w.timeout_ms < 1 or w.message_bytes < 0:
         raise BenchError("--items and --timeout-ms must be positive")
@@ -675,7 +681,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--warmup", type=float, default=1.0, metavar="SECONDS",
                    help="unrecorded run at the first rate before measuring (default 1; 0: none)")
     p.add_argument("--items", type=_positive(int), default=8, help="items per request (default 8)")
-    p.add_argument("--key-id", help="signing key id (sign, sign-digests)")
+    p.add_argument("--key-id", help="key id (sign, sign-digests, sign-rows; encrypt: an SM4 key)")
     p.add_argument("--algorithm", choices=("sm2", "ed25519"), default="sm2",
                    help="verify: the signatures' algorithm (default sm2)")
     p.add_argument("--message-bytes", type=int, default=64, help="sign, hash (default 64)")

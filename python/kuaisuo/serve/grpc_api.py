@@ -72,6 +72,18 @@ class _Calls:
             _token(context), request.algorithm or "sm3", list(request.items),
             timeout=_timeout(request.timeout_ms)))
 
+    async def encrypt(self, request: pb.CipherRequest, context: Any) -> pb.Reply:
+        return await self._crypt("encrypt", request, context)
+
+    async def decrypt(self, request: pb.CipherRequest, context: Any) -> pb.Reply:
+        return await self._crypt("decrypt", request, context)
+
+    async def _crypt(self, direction: str, request: pb.CipherRequest, context: Any) -> pb.Reply:
+        return _reply(await self.service.crypt(
+            _token(context), direction, request.key_id, list(request.items),
+            list(request.associated_data) or None, timeout=_timeout(request.timeout_ms),
+            peer=context.peer() or ""))
+
 
 def _handler(call: Callable[[Any, Any], Awaitable[pb.Reply]],
              request_type: Any) -> grpc.RpcMethodHandler:
@@ -100,16 +112,20 @@ def server(service: Service, address: str,
     srv.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE_NAME, {
         "Sign": _handler(calls.sign, pb.SignRequest),
         "Verify": _handler(calls.verify, pb.VerifyRequest),
-        "Hash": _handler(calls.hash, pb.HashRequest)})])
+        "Hash": _handler(calls.hash, pb.HashRequest),
+        "Encrypt": _handler(calls.encrypt, pb.CipherRequest),
+        "Decrypt": _handler(calls.decrypt, pb.CipherRequest)})])
     port = (srv.add_secure_port(address, credentials) if credentials is not None
             else srv.add_insecure_port(address))
     return srv, port
 
 
 def stub(channel: grpc.aio.Channel) -> dict:
-    """Callables for the three calls on a grpc.aio channel (a client
-    without generated stubs): stub(ch)["Sign"](request, metadata=...)."""
-    types: Dict[str, Any] = {"Sign": pb.SignRequest, "Verify": pb.VerifyRequest, "Hash": pb.HashRequest}
+    """Callables for the calls on a grpc.aio channel (a client without
+    generated stubs): stub(ch)["Sign"](request, metadata=...)."""
+    types: Dict[str, Any] = {"Sign": pb.SignRequest, "Verify": pb.VerifyRequest,
+                             "Hash": pb.HashRequest, "Encrypt": pb.CipherRequest,
+                             "Decrypt": pb.CipherRequest}
     return {name: channel.unary_unary(f"/{SERVICE_NAME}/{name}",
                                       request_serializer=t.SerializeToString,
                                       response_deserializer=pb.Reply.FromString)

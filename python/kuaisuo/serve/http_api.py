@@ -8,6 +8,10 @@ standard base64; every call takes `Authorization: Bearer <token>`.
                   -> {"results": [{"status": 0}, {"status": -44, "error": "..."}]}
     POST /v1/hash    {"algorithm": "sm3", "items": [b64...]}
                   -> {"results": [{"status": 0, "digest": b64}]}
+    POST /v1/encrypt {"key_id": "k", "items": [b64...], "associated_data": [b64...]}
+                  -> {"results": [{"status": 0, "sealed": b64(nonce || ciphertext || tag)}]}
+    POST /v1/decrypt {"key_id": "k", "items": [b64 sealed...], "associated_data": [b64...]}
+                  -> {"results": [{"status": 0, "plaintext": b64}, {"status": -49, ...}]}
     GET  /v1/health  -> {"status": "ok", "keys": 3, "queued": 0}
 
 The rows form of SM2 on digests (one buffer per column, O(1) work per
@@ -155,11 +159,33 @@ async def _hash(service: Service, body: Dict[str, Any], token: Optional[str],
     return _results(results, "digest")
 
 
+def _b64_list(body: Dict[str, Any], name: str) -> Optional[List[bytes]]:
+    values = body.get(name)
+    if values is None:
+        return None
+    if not isinstance(values, list):
+        raise RequestError(INVALID_ARGUMENT, f"field {name!r}: expected list")
+    return [_b64(v, f"{name}[{i}]") for i, v in enumerate(values)]
+
+
+def _crypt(direction: str, value_name: str) -> Any:
+    """/v1/encrypt and /v1/decrypt: SM4-GCM under a key id (service.crypt)."""
+    async def call(service: Service, body: Dict[str, Any], token: Optional[str],
+                   peer: str) -> Dict[str, Any]:
+        results = await service.crypt(
+            token, direction, _field(body, "key_id", str), _b64_list(body, "items") or [],
+            _b64_list(body, "associated_data"), timeout=_timeout(body), peer=peer)
+        return _results(results, value_name)
+    return call
+
+
 def health(service: Service) -> Dict[str, Any]:
     return {"status": "ok", "keys": len(service.keys), "queued": service.batcher.queued}
 
 
-_CALLS = {"/v1/sign": _sign, "/v1/verify": _verify, "/v1/hash": _hash}
+_CALLS = {"/v1/sign": _sign, "/v1/verify": _verify, "/v1/hash": _hash,
+          "/v1/encrypt": _crypt("encrypt", "sealed"),
+          "/v1/decrypt": _crypt("decrypt", "plaintext")}
 
 
 async def respond(service: Service, method: str, path: str, body: bytes,

@@ -34,11 +34,13 @@ columns public_key, message and signature, verifies it in `map_batches`
 with `ParquetVerifier` actors (one kuaisuo.Context each; GPU actors when
 num_gpus > 0) and writes the input columns plus an int32 `status` (0 =
 valid, else the library's code) and `error` (kuaisuo.strerror of the
-status, null where valid). Each row's check and the batch call are
-batching's own SM2_VERIFY / ED25519_VERIFY operations (their check and
-run), falling back to one call per row if a batch call raises, as the
-Batcher does, so a wrong-length or null field is that row's -3
-(KS_ERR_LENGTH), never a failed batch.
+status, null where valid). Each row gets the status batching's own
+SM2_VERIFY / ED25519_VERIFY operations give it (verify_rows), computed
+without Python work per row (verify_table): their checks run as pyarrow
+kernels on whole binary columns and the well-formed rows go to one batch
+call on Arrow's flat buffers, falling back to one call per row if it
+raises, as the Batcher does, so a wrong-length or null field is that
+row's -3 (KS_ERR_LENGTH), never a failed batch.
 
     python -m kuaisuo.serve.ray_app verify-parquet in.parquet out/ --algorithm sm2
     python -m kuaisuo.serve.ray_app serve --keys keys/ --access access.json \\
@@ -60,7 +62,7 @@ from .._native import strerror
 from . import Config, build_service, http_api
 
 __all__ = ["KuaisuoDeployment", "build_app", "ParquetVerifier", "verify_parquet",
-           "verify_rows", "main"]
+           "verify_rows", "verify_table", "main"]
 
 log = logging.getLogger("kuaisuo.serve.ray")
 
@@ -68,6 +70,9 @@ log = logging.getLogger("kuaisuo.serve.ray")
 _TRANSPORT = {"http", "grpc", "tls_cert", "tls_key", "tls_client_ca", "allow_insecure"}
 COLUMNS = ("public_key", "message", "signature")
 _VERIFY = {"sm2": batching.SM2_VERIFY, "ed25519": batching.ED25519_VERIFY}
+# What _VERIFY's checks require of bytes fields: (public key, signature)
+# lengths, None where any length passes (SM2's DER signatures).
+_LENGTHS: Dict[str, Tuple[int, Optional[int]]] = {"sm2": (65, None), "ed25519": (32, 64)}
 
 
 # --- Ray Serve ----------------------------------------------------------------
@@ -186,6 +191,72 @@ def _run(ctx: Any, op: batching.Operation, rows: List[Tuple[Any, ...]]) -> List[
     return [status for status, _ in batching.run_items(ctx, op, None, rows)] if rows else []
 
 
+def verify_table(ctx: Any, algorithm: str, table: Any) -> Any:
+    """verify_rows on a pyarrow Table's public_key, message and signature
+    columns, as an int32 numpy array, without Python work per row where
+    the columns are binary or large_binary: the checks run as pyarrow
+    compute kernels on whole columns and the well-formed rows go to one
+    batch call as Arrow's flat data and offsets. Other column types go
+    through verify_rows (its checks define what those rows get)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    columns = [table.column(c) for c in COLUMNS]
+    if not all(pa.types.is_binary(c.type) or pa.types.is_large_binary(c.type)
+               for c in columns):
+        return np.asarray(verify_rows(ctx, algorithm, *(c.to_pylist() for c in columns)),
+                          np.int32)
+    keys, messages, signatures = columns
+    key_bytes, sig_bytes = _LENGTHS[algorithm]
+    # _checked: a null field, or a length the operation's check refuses.
+    ok = pc.and_(pc.equal(pc.binary_length(keys), key_bytes), pc.is_valid(messages))
+    ok = pc.and_(ok, pc.is_valid(signatures) if sig_bytes is None
+                 else pc.equal(pc.binary_length(signatures), sig_bytes))
+    ok = pc.fill_null(ok, False)
+    good = ok.to_numpy(zero_copy_only=False)
+    statuses = np.where(good, batching.OK, batching.ERR_LENGTH).astype(np.int32)
+    if not good.any():
+        return statuses
+    rows = [c.filter(ok).combine_chunks() for c in columns]
+    try:
+        statuses[good] = _flat_verify(ctx, algorithm, *rows)
+    except Exception:  # as the Batcher does: each row alone gets its own status
+        op = _VERIFY[algorithm]
+        statuses[good] = _run(ctx, op, list(zip(*(r.to_pylist() for r in rows))))
+    return statuses
+
+
+def _flat(array: Any) -> Tuple[Any, Any]:
+    """(data, uint64 offsets from 0) of a binary or large_binary Array,
+    read in place from its Arrow buffers."""
+    import numpy as np
+    import pyarrow as pa
+
+    _, offsets_buffer, data_buffer = array.buffers()
+    width = np.int64 if pa.types.is_large_binary(array.type) else np.int32
+    offsets = np.frombuffer(offsets_buffer, width)[array.offset:array.offset + len(array) + 1]
+    data = memoryview(data_buffer or b"")[offsets[0]:offsets[-1]]
+    return data, (offsets - offsets[0]).astype(np.uint64)
+
+
+def _flat_verify(ctx: Any, algorithm: str, keys: Any, messages: Any, signatures: Any) -> Any:
+    """One batch call on rows that passed the checks. Keys (and Ed25519
+    signatures) have one length, so their data is the flat buffer the call
+    takes; SM2's DER signatures vary in length and the call takes them as
+    a list."""
+    data, offsets = _flat(messages)
+    if algorithm == "sm2":
+        statuses = ctx.sm2.verify(_flat(keys)[0], data, signatures.to_pylist(),
+                                  offsets=offsets, as_numpy=True)
+    else:
+        statuses = ctx.ed25519.verify(_flat(keys)[0], data, _flat(signatures)[0],
+                                      offsets=offsets, as_numpy=True)
+    if len(statuses) != len(keys):
+        raise ValueError(f"{len(statuses)} statuses for {len(keys)} rows")
+    return statuses
+
+
 class ParquetVerifier:
     """map_batches callable class: one Context per Ray actor; pyarrow
     Table in, the same plus status and error columns out."""
@@ -200,15 +271,18 @@ class ParquetVerifier:
         self.ctx = Context(backend, 0, threads)
 
     def __call__(self, batch: Any) -> Any:
+        import numpy as np
         import pyarrow as pa
 
-        statuses = verify_rows(self.ctx, self.algorithm,
-                               *(batch.column(c).to_pylist() for c in COLUMNS))
-        errors = [None if s == 0 else strerror(s) for s in statuses]
+        statuses = verify_table(self.ctx, self.algorithm, batch)
+        # strerror once per distinct status, not per row.
+        codes, which = np.unique(statuses, return_inverse=True)
+        texts = pa.array([None if c == 0 else strerror(int(c)) for c in codes], pa.string())
+        errors = texts.take(pa.array(which.reshape(-1), pa.int64()))
         kept = [c for c in batch.column_names if c not in ("status", "error")]
         return (batch.select(kept)
                 .append_column("status", pa.array(statuses, pa.int32()))
-                .append_column("error", pa.array(errors, pa.string())))
+                .append_column("error", errors))
 
 
 def _default_concurrency(num_gpus: float, threads: int) -> Union[int, Tuple[int, int]]:

@@ -54,6 +54,7 @@ _SIGN = {("sm2", False): batching.SM2_SIGN, ("sm2", True): batching.SM2_SIGN_DIG
 _VERIFY = {("sm2", False): batching.SM2_VERIFY, ("sm2", True): batching.SM2_VERIFY_DIGESTS,
            ("ed25519", False): batching.ED25519_VERIFY}
 _HASH = {"sm3": batching.SM3_HASH}
+_CIPHER = {"encrypt": batching.SM4_GCM_SEAL, "decrypt": batching.SM4_GCM_OPEN}
 
 
 def bearer(authorization: Optional[str]) -> Optional[str]:
@@ -69,8 +70,9 @@ def describe(status: int) -> str:
 
 
 class Service:
-    """sign / verify / hash for authenticated clients. audit: a logger that
-    gets one JSON line per signing request (never key bytes or data)."""
+    """sign / verify / hash / encrypt / decrypt for authenticated clients.
+    audit: a logger that gets one JSON line per request that uses a key
+    (never key bytes or data)."""
 
     def __init__(self, batcher: batching.Batcher, keys: KeyStore, access: Access, *,
                  limits: Limits = Limits(), audit: Optional[logging.Logger] = None) -> None:
@@ -82,13 +84,39 @@ class Service:
                    digests: bool = False, timeout: Optional[float] = None,
                    peer: str = "") -> List[Result]:
         """Signatures by key_id: of messages, or of 32-byte SM2 digests e."""
-        client, key, algorithm = self._signing_key(token, key_id)
+        client, key, algorithm = self._key(token, key_id)
         op = _SIGN.get((algorithm, digests))
         if op is None:
-            self._refuse(INVALID_ARGUMENT, f"{algorithm} keys sign messages, not digests")
+            self._refuse(INVALID_ARGUMENT, f"{algorithm} keys sign messages, not digests"
+                         if (algorithm, False) in _SIGN else f"key id {key_id!r} does not sign "
+                                                            f"(an {algorithm} key)")
         self._admit(len(items), timeout)
         results = await self._run(self.batcher.submit(op, key, items, timeout=self._cap(timeout)))
-        self._audit(client, peer, key_id, algorithm, digests, len(results),
+        self._audit("sign", client, peer, key_id, algorithm, len(results),
+                    sum(1 for s, _ in results if s == batching.OK), digests=digests)
+        return results
+
+    async def crypt(self, token: Optional[str], direction: str, key_id: str,
+                    items: Sequence[Any], associated_data: Optional[Sequence[Any]] = None, *,
+                    timeout: Optional[float] = None, peer: str = "") -> List[Result]:
+        """SM4-GCM under key_id. direction "encrypt": a sealed box nonce ||
+        ciphertext || tag per plaintext, the nonce fresh and random;
+        "decrypt": the plaintext per box, KS_ERR_TAG_MISMATCH for one that
+        does not authenticate. associated_data: None or one per item."""
+        client, key, algorithm = self._key(token, key_id)
+        op = _CIPHER.get(direction)
+        if op is None:
+            self._refuse(INVALID_ARGUMENT, f"no cipher call {direction!r}")
+        if algorithm != "sm4":
+            self._refuse(INVALID_ARGUMENT, f"key id {key_id!r} does not {direction} "
+                                           f"(an {algorithm} key; SM4 keys do)")
+        if associated_data is not None and len(associated_data) != len(items):
+            self._refuse(INVALID_ARGUMENT, "associated data: one per item, or none")
+        self._admit(len(items), timeout)
+        pairs = list(zip(items, associated_data if associated_data is not None
+                         else [b""] * len(items)))
+        results = await self._run(self.batcher.submit(op, key, pairs, timeout=self._cap(timeout)))
+        self._audit(direction, client, peer, key_id, algorithm, len(results),
                     sum(1 for s, _ in results if s == batching.OK))
         return results
 
@@ -96,14 +124,14 @@ class Service:
                                timeout: Optional[float] = None, peer: str = "") -> Tuple[Any, Any]:
         """SM2 signatures (r||s rows) of count * 32 bytes of digests e: the
         rows form, O(1) Python work per request."""
-        client, key, algorithm = self._signing_key(token, key_id)
+        client, key, algorithm = self._key(token, key_id)
         if algorithm != "sm2":
             self._refuse(INVALID_ARGUMENT, "digest rows are signed by SM2 keys only")
         columns = self._columns(batching.SM2_SIGN_DIGEST_ROWS, [digests], timeout)
         statuses, values = await self._run(self.batcher.submit_rows(
             batching.SM2_SIGN_DIGEST_ROWS, key, columns, timeout=self._cap(timeout)))
-        self._audit(client, peer, key_id, algorithm, True, len(statuses),
-                    int((statuses == batching.OK).sum()))
+        self._audit("sign", client, peer, key_id, algorithm, len(statuses),
+                    int((statuses == batching.OK).sum()), digests=True)
         return statuses, values
 
     async def verify_digest_rows(self, token: Optional[str], public_keys: Any, digests: Any,
@@ -148,7 +176,7 @@ class Service:
         self.counters.refused += 1
         raise RequestError(kind, message)
 
-    def _signing_key(self, token: Optional[str], key_id: str) -> Tuple[str, Any, str]:
+    def _key(self, token: Optional[str], key_id: str) -> Tuple[str, Any, str]:
         """(client token, key, algorithm) of a key the client may use."""
         client = self._authenticate(token)
         key = self.keys.get(key_id) if isinstance(key_id, str) else None
@@ -158,10 +186,11 @@ class Service:
                                             "to this client")
         return client, key, self.keys.algorithm(key_id) or ""
 
-    def _audit(self, client: str, peer: str, key_id: str, algorithm: str, digests: bool,
-               items: int, ok: int) -> None:
+    def _audit(self, event: str, client: str, peer: str, key_id: str, algorithm: str,
+               items: int, ok: int, *, digests: bool = False) -> None:
+        """One line per request that used a key (sign, encrypt, decrypt)."""
         self.audit.info(json.dumps({
-            "time": round(time.time(), 3), "event": "sign", "pid": os.getpid(),
+            "time": round(time.time(), 3), "event": event, "pid": os.getpid(),
             "client": token_digest(client)[:16],
             "peer": peer, "key_id": key_id, "algorithm": algorithm, "digests": digests,
             "items": items, "ok": ok}))
