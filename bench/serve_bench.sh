@@ -10,7 +10,8 @@
 #   e.g. bench/serve_bench.sh out.json gpu 0,1 4 4000,16000,32000 1024 3 8
 # (WORKERS: kuaisuo serve --workers, server processes sharing the port;
 #  OPS=... in the environment: the ops to run, default "sign-rows verify-rows";
-#  "encrypt" seals 64-byte messages with SM4-GCM under the key id vault)
+#  "encrypt" seals 64-byte messages with SM4-GCM under the key id vault;
+#  SERVE_ARGS=... more kuaisuo serve options, e.g. --share-devices)
 set -euo pipefail
 out=$1 backend=$2 devices=$3 procs=$4 rates=$5 items=$6 seconds=${7:-3} workers=${8:-1}
 work=$(mktemp -d)
@@ -30,6 +31,7 @@ port=$((50000 + RANDOM % 10000))
 kuaisuo serve --keys "$work/keys" --access "$work/access.json" --allow-plain --http off \
   --grpc "127.0.0.1:$port" --backend "$backend" --devices "$devices" --max-batch 65536 \
   --max-delay-ms 2 --max-items 65536 --workers "$workers" --audit-log "$work/audit.log" \
+  ${SERVE_ARGS:-} \
   2> "$work/serve.log" &
 server=$!
 for _ in $(seq 600); do grep -q listening "$work/serve.log" 2>/dev/null && break; sleep 0.2; done
@@ -46,9 +48,10 @@ for op in ${OPS:-sign-rows verify-rows}; do
   cat "$work/$op-1.txt"
 done
 python3 - "$work" "$out" "$backend" "$devices" "$procs" "$items" "$workers" <<'PY'
-import glob, json, sys
+import glob, json, os, sys
 work, out, backend, devices, procs, items, workers = sys.argv[1:]
 doc = {"tool": "bench/serve_bench.sh", "backend": backend, "devices": devices,
+       "serve_args": os.environ.get("SERVE_ARGS", ""),
        "server_processes": int(workers), "generator_processes": int(procs),
        "items_per_request": int(items), "ops": {}}
 for path in sorted(glob.glob(f"{work}/*-[0-9]*.json")):

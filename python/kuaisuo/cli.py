@@ -901,6 +901,10 @@ def _add_serve(sub: Any) -> None:
     s.add_argument("--workers", type=_whole_number("processes", 1, 256), default=1,
                    help="processes sharing the ports (SO_REUSEPORT), each with its own "
                         "event loop and engines (default 1; fixed ports only)")
+    s.add_argument("--share-devices", action="store_true",
+                   help="with --workers: every process drives every GPU of --devices "
+                        "(default: each process its own share, one GPU each where there "
+                        "are enough processes)")
     s.set_defaults(func=cmd_serve)
 
 
@@ -923,9 +927,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
+    from dataclasses import replace
 
     try:
-        from .serve import Config, Limits, Server, audit_to, start_workers, stop_workers
+        from .serve import (Config, Limits, Server, audit_to, device_share, start_workers,
+                            stop_workers)
     except ImportError as e:
         raise Failure(f"serve needs aiohttp and grpcio (pip install 'kuaisuo[serve]'): {e}")
     if not args.max_delay_ms >= 0:
@@ -940,13 +946,17 @@ def _serve(args: argparse.Namespace) -> int:
                     max_delay=args.max_delay_ms / 1000.0, max_queued=args.max_queued,
                     limits=Limits(max_items=args.max_items), reuse_port=args.workers > 1)
     audit_to(args.audit_log)
+    split = not args.share_devices and config.backend != "cpu"
     try:
-        workers = start_workers(config, args.workers - 1, args.audit_log)
+        workers = start_workers(config, args.workers - 1, args.audit_log, split_devices=split)
     except (ValueError, RuntimeError) as e:
         raise Failure(str(e)) from None
 
+    mine = replace(config, devices=device_share(config.devices, args.workers, 0)) \
+        if split else config
+
     async def run() -> None:
-        server = Server(config)
+        server = Server(mine)
         try:
             errors = await server.start()
         except ValueError as e:

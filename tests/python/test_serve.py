@@ -530,6 +530,27 @@ def test_worker_processes_share_the_ports_and_all_drain(keys, tmp_path):
                         "--backend", "cpu"], check=True, capture_output=True, timeout=60)
 
 
+def test_worker_processes_split_the_gpus():
+    """device_share: one GPU each, round robin, with at least as many
+    processes as GPUs; otherwise every processes-th; every GPU driven and,
+    with fewer processes than GPUs, by exactly one process."""
+    from kuaisuo.serve import device_share
+    assert device_share((0,), 1, 0) == (0,)
+    assert device_share((0, 1), 1, 0) == (0, 1)
+    assert [device_share((0, 1), 12, i) for i in range(4)] == [(0,), (1,), (0,), (1,)]
+    assert [device_share((2, 5, 7), 2, i) for i in range(2)] == [(2, 7), (5,)]
+    for gpus in range(1, 9):
+        devices = tuple(range(gpus))
+        for processes in range(1, 13):
+            shares = [device_share(devices, processes, i) for i in range(processes)]
+            assert all(shares) and set(sum(shares, ())) == set(devices)
+            if processes <= gpus:
+                assert sorted(sum(shares, ())) == list(devices)
+            else:  # each GPU has within one process of its fair share
+                load = [sum(d in s for s in shares) for d in devices]
+                assert max(load) - min(load) <= 1
+
+
 def test_the_generated_protobuf_module_matches_the_schema(tmp_path):
     protoc = pytest.importorskip("grpc_tools.protoc")
     here = os.path.dirname(pb.__file__)

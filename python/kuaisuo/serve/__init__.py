@@ -21,7 +21,7 @@ import ipaddress
 import logging
 import signal
 import ssl
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, List, Optional, Tuple
 
 from .. import Context
@@ -30,7 +30,7 @@ from ..keystore import Access, KeyStore
 from .service import Limits, Service
 
 __all__ = ["Config", "Limits", "Server", "Service", "build_service", "contexts",
-           "start_workers", "stop_workers"]
+           "device_share", "start_workers", "stop_workers"]
 
 
 @dataclass
@@ -240,11 +240,26 @@ def _worker(config: Config, audit_log: Optional[str], ready: Any) -> None:
     asyncio.run(run())
 
 
+def device_share(devices: Tuple[int, ...], processes: int, index: int) -> Tuple[int, ...]:
+    """The GPUs that process index of processes drives: one each, round
+    robin, where there are at least as many processes as GPUs, else every
+    processes-th. Each GPU then gets the batches of fewer processes, as
+    large as they would be with one GPU, and fewer CUDA contexts share a
+    GPU, instead of every process halving its batches across all of them
+    (docs/STATUS.md, session 13: 2 GPUs shared by 12 processes once
+    signed slower than 1; split, ahead of shared in the same run)."""
+    if processes >= len(devices):
+        return (devices[index % len(devices)],)
+    return devices[index::processes]
+
+
 def start_workers(config: Config, count: int, audit_log: Optional[str],
-                  timeout: float = 300.0) -> List[Any]:
+                  timeout: float = 300.0, split_devices: bool = False) -> List[Any]:
     """count more processes serving config's fixed ports (reuse_port on),
     once each has started; raises RuntimeError (and stops them) if one
-    cannot. Stop them with stop_workers."""
+    cannot. Stop them with stop_workers. split_devices: worker i (the
+    caller is process 0 of count + 1) drives device_share(...) of
+    config.devices, not all of them."""
     import multiprocessing
     if count < 1:
         return []
@@ -253,8 +268,10 @@ def start_workers(config: Config, count: int, audit_log: Optional[str],
             raise ValueError(f"{address}: several workers need a fixed port")
     mp = multiprocessing.get_context("spawn")  # no fork of a process with threads or CUDA
     ready = mp.Queue()
-    procs = [mp.Process(target=_worker, args=(config, audit_log, ready), daemon=True)
-             for _ in range(count)]
+    procs = [mp.Process(target=_worker, args=(replace(
+                 config, devices=device_share(config.devices, count + 1, i))
+                 if split_devices else config, audit_log, ready), daemon=True)
+             for i in range(1, count + 1)]
     for proc in procs:
         proc.start()
     try:
