@@ -25,7 +25,14 @@ def openssl(*args, data=None):
 
 def test_sec1_files_from_openssl_ec():
     key = sm2.SM2PrivateKey.generate()
-    sec1 = openssl("ec", data=key.to_pem().encode())
+    r = subprocess.run([OPENSSL, "ec"], input=key.to_pem().encode(), capture_output=True)
+    if b"unable to enable public key encoding" in r.stderr:
+        # Some OpenSSL 3.0 releases (Ubuntu 24.04's 3.0.13; 3.0.19 works):
+        # their SM2 key manager refuses set_params, so `openssl ec` cannot
+        # write any SM2 key (openssl/openssl#18707); not a fault of ours.
+        pytest.skip("this openssl's `ec` cannot write SM2 keys (openssl/openssl#18707)")
+    assert r.returncode == 0, r.stderr
+    sec1 = r.stdout
     assert sec1.startswith(b"-----BEGIN SM2 PRIVATE KEY-----")
     assert sm2.SM2PrivateKey.from_pem(sec1).to_bytes() == key.to_bytes()
     for form in ("PEM", "DER"):
