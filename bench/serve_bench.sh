@@ -10,7 +10,8 @@
 #   e.g. bench/serve_bench.sh out.json gpu 0,1 4 4000,16000,32000 1024 3 8
 # (WORKERS: kuaisuo serve --workers, server processes sharing the port;
 #  OPS=... in the environment: the ops to run, default "sign-rows verify-rows";
-#  "encrypt" seals 64-byte messages with SM4-GCM under the key id vault;
+#  "encrypt" / "encrypt-rows" seal 64-byte messages with SM4-GCM under the
+#  key id vault, as a list of items / in the rows form;
 #  SERVE_ARGS=... more kuaisuo serve options, e.g. --share-devices)
 set -euo pipefail
 out=$1 backend=$2 devices=$3 procs=$4 rates=$5 items=$6 seconds=${7:-3} workers=${8:-1}
@@ -37,7 +38,7 @@ server=$!
 for _ in $(seq 600); do grep -q listening "$work/serve.log" 2>/dev/null && break; sleep 0.2; done
 cat "$work/serve.log"
 for op in ${OPS:-sign-rows verify-rows}; do
-  key=gov; [ "$op" = encrypt ] && key=vault
+  key=gov; case $op in encrypt*) key=vault ;; esac
   per_proc=$(python3 -c "print(','.join(str(float(r) / $procs) for r in '$rates'.split(',')))")
   for i in $(seq "$procs"); do
     kuaisuo bench-serve --transport grpc --address "127.0.0.1:$port" --token-file "$work/token" \

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Tuple, Union
@@ -220,6 +221,34 @@ SM2_SIGN_DIGEST_ROWS = RowOperation("sm2.sign_digests.rows", (32,), 64, _sign_di
 # key: None; columns: public keys 04||x||y (65), digests (32), r||s (64).
 SM2_VERIFY_DIGEST_ROWS = RowOperation("sm2.verify_digests.rows", (65, 32, 64), 0,
                                       _verify_digest_rows)
+
+
+def _gcm_seal_rows(ctx: Any, key: Any, columns: Sequence[Any]) -> RowsResult:
+    sealed, statuses = ctx.sm4.gcm_seal_rows(key, columns[0])
+    return statuses, sealed
+
+
+def _gcm_open_rows(ctx: Any, key: Any, columns: Sequence[Any]) -> RowsResult:
+    plain, statuses = ctx.sm4.gcm_open_rows(key, columns[0])
+    return statuses, plain
+
+
+SM4_SEALED_OVERHEAD = _sm4.NONCE_BYTES + _sm4.TAG_BYTES
+
+
+@functools.lru_cache(maxsize=64)
+def sm4_gcm_rows(seal: bool, width: int) -> RowOperation:
+    """SM4-GCM rows of one plaintext width (each width its own operation,
+    so its own queue and batches). key: an SM4Key. seal: plaintext rows
+    (width) in, sealed rows nonce || ciphertext || tag (width + 28) out,
+    each nonce fresh from the OS; open: the inverse, a row that does not
+    authenticate KS_ERR_TAG_MISMATCH and zeros."""
+    if width < 1:
+        raise ValueError("SM4-GCM rows: a width of at least 1 byte")
+    sealed = width + SM4_SEALED_OVERHEAD
+    if seal:
+        return RowOperation(f"sm4.gcm_seal.rows{width}", (width,), sealed, _gcm_seal_rows)
+    return RowOperation(f"sm4.gcm_open.rows{width}", (sealed,), width, _gcm_open_rows)
 
 
 def _np() -> Any:

@@ -143,6 +143,44 @@ def test_sm4_gcm_requests_share_batches_and_malformed_items_fail_alone(ctx):
     assert opened[len(msgs):] == [(-3, None)] * 3
 
 
+def test_sm4_gcm_rows_split_across_batches_open_with_the_key(ctx):
+    """The rows form of SM4-GCM: requests of 50-byte plaintexts cut across
+    batches of 64; every sealed row opens with SM4GCM directly (fresh,
+    distinct nonces) and through the batcher; a tampered row gets
+    KS_ERR_TAG_MISMATCH and zeros; widths queue apart; width 0 refused."""
+    import numpy as np
+    from kuaisuo.sm4 import SM4GCM, SM4Key
+
+    key, width = SM4Key.generate(), 50
+    seal, opener = b.sm4_gcm_rows(True, width), b.sm4_gcm_rows(False, width)
+    assert seal is b.sm4_gcm_rows(True, width) and seal != b.sm4_gcm_rows(True, width + 1)
+    plain = [np.frombuffer(os.urandom(width * n), np.uint8).reshape(n, width)
+             for n in (1, 70, 130)]
+
+    async def main():
+        batcher = b.Batcher(ctx, max_batch=64, max_delay=0.02)
+        sealed = await asyncio.gather(*(batcher.submit_rows(seal, key, [p]) for p in plain))
+        rows = np.concatenate([rows for _, rows in sealed])
+        tampered = rows.copy()
+        tampered[5, 12] ^= 1
+        opened = await batcher.submit_rows(opener, key, [tampered])
+        await batcher.close()
+        return batcher.stats, sealed, rows, opened
+
+    stats, sealed, rows, (statuses, opened) = run(main())
+    assert stats.batches >= 4 and all((st == 0).all() for st, _ in sealed)
+    assert rows.shape == (201, width + 28) and len({bytes(r[:12]) for r in rows}) == 201
+    gcm = SM4GCM(key.to_bytes())
+    everything = np.concatenate(plain)
+    for row, expected in zip(rows, everything):
+        assert gcm.decrypt(bytes(row[:12]), bytes(row[12:]), b"") == expected.tobytes()
+    assert statuses[5] == -49 and not opened[5].any()
+    keep = np.arange(201) != 5
+    assert (statuses[keep] == 0).all() and (opened[keep] == everything[keep]).all()
+    with pytest.raises(ValueError):
+        b.sm4_gcm_rows(True, 0)
+
+
 def test_overload_refuses_whole_requests_and_drain_runs_the_rest(ctx):
     async def main():
         batcher = b.Batcher(ctx, max_batch=1000, max_delay=60.0, max_queued=5)

@@ -128,21 +128,22 @@ def test_rows_form_over_both_transports(keys, ctx):
 
 
 def test_sm4_encrypt_over_both_transports(keys, ctx):
-    """encrypt (SM4-GCM seal under the vault key id, 100-byte messages):
-    every item ok over HTTP and gRPC."""
-    seal = bench.Workload(op="encrypt", items=16, key_id="vault", message_bytes=100,
-                          arrivals="fixed")
+    """encrypt and encrypt-rows (SM4-GCM seals under the vault key id,
+    100-byte messages): every item ok over HTTP and gRPC."""
+    seal, seal_rows = (bench.Workload(op=op, items=16, key_id="vault", message_bytes=100,
+                                      arrivals="fixed") for op in ("encrypt", "encrypt-rows"))
 
     async def scenario(url, address):
         rows = []
         for transport in ("http", "grpc"):
             target = bench.Target(transport=transport, url=url, address=address, token=TOKEN)
-            rows.append(await bench.run_rate(target, seal, RATE, 0.5))
+            rows += [await bench.run_rate(target, w, RATE, 0.5) for w in (seal, seal_rows)]
         return rows
 
-    for row in serve(keys, ctx, scenario):
+    rows = serve(keys, ctx, scenario)
+    for row in rows:
         check_all_ok(row, 16)
-        assert row["op"] == "encrypt"
+    assert [row["op"] for row in rows] == ["encrypt", "encrypt-rows"] * 2
 
 
 def test_a_wrong_token_is_counted_as_refused(keys, ctx):
@@ -213,6 +214,9 @@ def test_usage_errors():
     assert bench.run_cli(args) == 2  # sign needs --key-id
     args = parser.parse_args(["bench-serve", "--token", "t", "--op", "encrypt"])
     assert bench.run_cli(args) == 2  # so does encrypt
+    args = parser.parse_args(["bench-serve", "--token", "t", "--op", "encrypt-rows",
+                              "--key-id", "k", "--message-bytes", "0"])
+    assert bench.run_cli(args) == 2  # rows of 0 bytes
     args = parser.parse_args(["bench-serve", "--token", "t", "--transport", "grpc", "--op",
                               "hash", "--warmup", "0"])
     assert bench.run_cli(args) == 2  # grpc needs --address

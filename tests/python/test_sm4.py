@@ -104,6 +104,45 @@ def test_gcm_batch_matches_one_shot_per_item(backend):
         assert plain[:1] + plain[4:] == msgs[:1] + msgs[4:]
 
 
+
+@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+def test_gcm_rows_match_one_shot_per_row(backend):
+    """gcm_seal_rows / gcm_open_rows (fixed-size plaintexts as numpy rows,
+    a fresh nonce each) against the one-shot SM4GCM row by row, on the CPU
+    threads and on the GPU; a tampered row gets -49 and zeros; wrong shapes
+    raise; 0 rows and 0-byte rows work."""
+    import kuaisuo
+    import numpy as np
+
+    if backend == "gpu" and kuaisuo.gpu_device_count() == 0:
+        pytest.skip("no GPU")
+    ctx = kuaisuo.Context(backend, 0, 2)
+    key = sm4.SM4Key.generate()
+    for count, width in ((1, 1), (333, 64), (40, 1000)):
+        rows = np.frombuffer(os.urandom(count * width), np.uint8).reshape(count, width)
+        sealed, statuses = ctx.sm4.gcm_seal_rows(key, rows)
+        assert sealed.shape == (count, width + 28) and (statuses == 0).all()
+        assert len({bytes(r[:12]) for r in sealed}) == count
+        for row, plain in zip(sealed, rows):
+            nonce = bytes(row[:12])
+            assert bytes(row[12:]) == _gcm_reference(key.to_bytes(), nonce, plain.tobytes(), b"")
+        sealed[count // 2, -1] ^= 1
+        opened, statuses = ctx.sm4.gcm_open_rows(key, sealed)
+        keep = np.arange(count) != count // 2
+        assert statuses[count // 2] == -49 and not opened[count // 2].any()
+        assert (statuses[keep] == 0).all() and (opened[keep] == rows[keep]).all()
+    empty, statuses = ctx.sm4.gcm_seal_rows(key, np.zeros((0, 16), np.uint8))
+    assert empty.shape == (0, 44) and len(statuses) == 0
+    tags, statuses = ctx.sm4.gcm_seal_rows(key, np.zeros((3, 0), np.uint8))
+    assert tags.shape == (3, 28) and (ctx.sm4.gcm_open_rows(key, tags)[1] == 0).all()
+    with pytest.raises(TypeError):
+        ctx.sm4.gcm_seal_rows(key, b"not rows")
+    with pytest.raises(TypeError):
+        ctx.sm4.gcm_seal_rows(key, np.zeros(16, np.uint8))
+    with pytest.raises(ValueError):
+        ctx.sm4.gcm_open_rows(key, np.zeros((2, 27), np.uint8))
+
+
 try:  # not on the GPU machines: the tests that need it skip there, the others run
     from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
     try:  # CFB and OFB moved to the "decrepit" package in cryptography 44

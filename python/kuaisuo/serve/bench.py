@@ -63,8 +63,10 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-OPS = ("sign", "sign-digests", "verify", "hash", "encrypt", "sign-rows", "verify-rows")
-ROW_OPS = ("sign-rows", "verify-rows")  # SM2 digests as one buffer per request (gRPC)
+OPS = ("sign", "sign-digests", "verify", "hash", "encrypt", "sign-rows", "verify-rows",
+       "encrypt-rows")
+# One buffer per request: SM2 digests, SM4-GCM plaintexts of --message-bytes each.
+ROW_OPS = ("sign-rows", "verify-rows", "encrypt-rows")
 TRANSPORTS = ("http", "grpc")
 ARRIVALS = ("poisson", "fixed")
 PERCENTILES = (("p50", 0.50), ("p90", 0.90), ("p99", 0.99), ("p99.9", 0.999))
@@ -227,9 +229,13 @@ class Inputs:
 
     def _http_rows(self) -> Tuple[str, bytes]:
         w = self.w
+        if w.op == "encrypt-rows":
+            body: Dict[str, Any] = {"key_id": w.key_id, "row_bytes": w.message_bytes,
+                                    "plaintext_rows": _b64(os.urandom(w.message_bytes * w.items)),
+                                    "timeout_ms": w.timeout_ms}
+            return "/v1/encrypt", json.dumps(body).encode()
         if w.op == "sign-rows":
-            body: Dict[str, Any] = {"key_id": w.key_id,
-                                    "digest_rows": _b64(os.urandom(32 * w.items))}
+            body = {"key_id": w.key_id, "digest_rows": _b64(os.urandom(32 * w.items))}
         else:
             keys, digests, signatures = self._row_slices()
             body = {"public_key_rows": _b64(keys), "digest_rows": _b64(digests),
@@ -241,6 +247,10 @@ class Inputs:
         """(method name, protobuf request) of a new request."""
         from . import kuaisuo_serve_pb2 as pb
         w = self.w
+        if w.op == "encrypt-rows":
+            return "Encrypt", pb.CipherRequest(key_id=w.key_id or "", row_bytes=w.message_bytes,
+                                               rows=os.urandom(w.message_bytes * w.items),
+                                               timeout_ms=w.timeout_ms)
         if w.op == "sign-rows":
             return "Sign", pb.SignRequest(key_id=w.key_id or "", timeout_ms=w.timeout_ms,
                                           digest_rows=os.urandom(32 * w.items))
@@ -537,10 +547,12 @@ async def run_rate(target: Target, workload: Workload, rate: float, seconds: flo
 def _check_workload(w: Workload) -> None:
     if w.op not in OPS:
         raise BenchError(f"--op {w.op!r}: one of {', '.join(OPS)}")
-    if w.op in ("sign", "sign-digests", "sign-rows", "encrypt") and not w.key_id:
+    if w.op in ("sign", "sign-digests", "sign-rows", "encrypt", "encrypt-rows") and not w.key_id:
         raise BenchError(f"--op {w.op} needs --key-id")
     if w.items < 1 or w.timeout_ms < 1 or w.message_bytes < 0:
         raise BenchError("--items and --timeout-ms must be positive")
+    if w.op == "encrypt-rows" and w.message_bytes < 1:
+        raise BenchError("--op encrypt-rows needs --message-bytes of at least 1")
 
 
 # ---- report ----------------------------------------------------------------
@@ -684,7 +696,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--key-id", help="key id (sign, sign-digests, sign-rows; encrypt: an SM4 key)")
     p.add_argument("--algorithm", choices=("sm2", "ed25519"), default="sm2",
                    help="verify: the signatures' algorithm (default sm2)")
-    p.add_argument("--message-bytes", type=int, default=64, help="sign, hash (default 64)")
+    p.add_argument("--message-bytes", type=int, default=64,
+                   help="sign, hash, encrypt, encrypt-rows (default 64)")
     p.add_argument("--pool", type=_positive(int), default=4096,
                    help="verify: distinct triples made beforehand (default 4096)")
     p.add_argument("--arrivals", choices=ARRIVALS, default="poisson",

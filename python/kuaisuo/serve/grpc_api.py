@@ -79,6 +79,11 @@ class _Calls:
         return await self._crypt("decrypt", request, context)
 
     async def _crypt(self, direction: str, request: pb.CipherRequest, context: Any) -> pb.Reply:
+        if request.row_bytes:
+            statuses, values = await self.service.crypt_rows(
+                _token(context), direction, request.key_id, request.rows, request.row_bytes,
+                timeout=_timeout(request.timeout_ms), peer=context.peer() or "")
+            return pb.Reply(statuses=_le32(statuses), value_rows=values.tobytes())
         return _reply(await self.service.crypt(
             _token(context), direction, request.key_id, list(request.items),
             list(request.associated_data) or None, timeout=_timeout(request.timeout_ms),

@@ -15,13 +15,20 @@ standard base64; every call takes `Authorization: Bearer <token>`.
     GET  /v1/health  -> {"status": "ok", "keys": 3, "queued": 0}
 
 The rows form of SM2 on digests (one buffer per column, O(1) work per
-request on the server; what carries high item rates):
+request on the server; what carries high item rates)
 
     POST /v1/sign    {"key_id": "k", "digest_rows": b64(count * 32 bytes)}
                   -> {"statuses": [0, ...], "signature_rows": b64(count * 64 bytes of r||s)}
     POST /v1/verify  {"public_key_rows": b64(count * 65, or one 65-byte key),
                       "digest_rows": b64(count * 32), "signature_rows": b64(count * 64)}
                   -> {"statuses": [0, -44, ...]}
+
+and of SM4-GCM on plaintexts of one size (row_bytes, the plaintext's):
+
+    POST /v1/encrypt {"key_id": "k", "row_bytes": 64, "plaintext_rows": b64(count * 64)}
+                  -> {"statuses": [0, ...], "sealed_rows": b64(count * (12 + 64 + 16))}
+    POST /v1/decrypt {"key_id": "k", "row_bytes": 64, "sealed_rows": b64(count * 92)}
+                  -> {"statuses": [0, -49, ...], "plaintext_rows": b64(count * 64)}
 
 Per-item statuses are the library's codes (`kuaisuo.strerror`). A request
 refused whole gets {"error": kind, "message": text} with 400 (malformed),
@@ -169,9 +176,19 @@ def _b64_list(body: Dict[str, Any], name: str) -> Optional[List[bytes]]:
 
 
 def _crypt(direction: str, value_name: str) -> Any:
-    """/v1/encrypt and /v1/decrypt: SM4-GCM under a key id (service.crypt)."""
+    """/v1/encrypt and /v1/decrypt: SM4-GCM under a key id (service.crypt),
+    or its rows form (service.crypt_rows)."""
+    rows_in, rows_out = (("plaintext_rows", "sealed_rows") if direction == "encrypt"
+                         else ("sealed_rows", "plaintext_rows"))
+
     async def call(service: Service, body: Dict[str, Any], token: Optional[str],
                    peer: str) -> Dict[str, Any]:
+        if rows_in in body:
+            statuses, values = await service.crypt_rows(
+                token, direction, _field(body, "key_id", str), _b64_field(body, rows_in),
+                _field(body, "row_bytes", int), timeout=_timeout(body), peer=peer)
+            return dict(_statuses(statuses),
+                        **{rows_out: base64.b64encode(values.tobytes()).decode("ascii")})
         results = await service.crypt(
             token, direction, _field(body, "key_id", str), _b64_list(body, "items") or [],
             _b64_list(body, "associated_data"), timeout=_timeout(body), peer=peer)

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13kuaisuo_serve.proto\x12\x10kuaisuo.serve.v1\"f\n\x0bSignRequest\x12\x0e\n\x06key_id\x18\x01 \x01(\t\x12\r\n\x05items\x18\x02 \x03(\x0c\x12\x0f\n\x07\x64igests\x18\x03 \x01(\x08\x12\x12\n\ntimeout_ms\x18\x04 \x01(\r\x12\x13\n\x0b\x64igest_rows\x18\x05 \x01(\x0c\"A\n\nVerifyItem\x12\x12\n\npublic_key\x18\x01 \x01(\x0c\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\x12\x11\n\tsignature\x18\x03 \x01(\x0c\"\xba\x01\n\rVerifyRequest\x12\x11\n\talgorithm\x18\x01 \x01(\t\x12+\n\x05items\x18\x02 \x03(\x0b\x32\x1c.kuaisuo.serve.v1.VerifyItem\x12\x0f\n\x07\x64igests\x18\x03 \x01(\x08\x12\x12\n\ntimeout_ms\x18\x04 \x01(\r\x12\x17\n\x0fpublic_key_rows\x18\x05 \x01(\x0c\x12\x13\n\x0b\x64igest_rows\x18\x06 \x01(\x0c\x12\x16\n\x0esignature_rows\x18\x07 \x01(\x0c\"C\n\x0bHashRequest\x12\x11\n\talgorithm\x18\x01 \x01(\t\x12\r\n\x05items\x18\x02 \x03(\x0c\x12\x12\n\ntimeout_ms\x18\x03 \x01(\r\"[\n\rCipherRequest\x12\x0e\n\x06key_id\x18\x01 \x01(\t\x12\r\n\x05items\x18\x02 \x03(\x0c\x12\x17\n\x0f\x61ssociated_data\x18\x03 \x03(\x0c\x12\x12\n\ntimeout_ms\x18\x04 \x01(\r\":\n\nItemResult\x12\x0e\n\x06status\x18\x01 \x01(\x11\x12\r\n\x05value\x18\x02 \x01(\x0c\x12\r\n\x05\x65rror\x18\x03 \x01(\t\"\\\n\x05Reply\x12-\n\x07results\x18\x01 \x03(\x0b\x32\x1c.kuaisuo.serve.v1.ItemResult\x12\x10\n\x08statuses\x18\x02 \x01(\x0c\x12\x12\n\nvalue_rows\x18\x03 \x01(\x0c\x32\xd6\x02\n\x06Signer\x12>\n\x04Sign\x12\x1d.kuaisuo.serve.v1.SignRequest\x1a\x17.kuaisuo.serve.v1.Reply\x12\x42\n\x06Verify\x12\x1f.kuaisuo.serve.v1.VerifyRequest\x1a\x17.kuaisuo.serve.v1.Reply\x12>\n\x04Hash\x12\x1d.kuaisuo.serve.v1.HashRequest\x1a\x17.kuaisuo.serve.v1.Reply\x12\x43\n\x07\x45ncrypt\x12\x1f.kuaisuo.serve.v1.CipherRequest\x1a\x17.kuaisuo.serve.v1.Reply\x12\x43\n\x07\x44\x65\x63rypt\x12\x1f.kuaisuo.serve.v1.CipherRequest\x1a\x17.kuaisuo.serve.v1.Replyb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13kuaisuo_serve.proto\x12\x10kuaisuo.serve.v1\"f\n\x0bSignRequest\x12\x0e\n\x06key_id\x18\x01 \x01(\t\x12\r\n\x05items\x18\x02 \x03(\x0c\x12\x0f\n\x07\x64igests\x18\x03 \x01(\x08\x12\x12\n\ntimeout_ms\x18\x04 \x01(\r\x12\x13\n\x0b\x64igest_rows\x18\x05 \x01(\x0c\"A\n\nVerifyItem\x12\x12\n\npublic_key\x18\x01 \x01(\x0c\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\x12\x11\n\tsignature\x18\x03 \x01(\x0c\"\xba\x01\n\rVerifyRequest\x12\x11\n\talgorithm\x18\x01 \x01(\t\x12+\n\x05items\x18\x02 \x03(\x0b\x32\x1c.kuaisuo.serve.v1.VerifyItem\x12\x0f\n\x07\x64igests\x18\x03 \x01(\x08\x12\x12\n\ntimeout_ms\x18\x04 \x01(\r\x12\x17\n\x0fpublic_key_rows\x18\x05 \x01(\x0c\x12\x13\n\x0b\x64igest_rows\x18\x06 \x01(\x0c\x12\x16\n\x0esignature_rows\x18\x07 \x01(\x0c\"C\n\x0bHashRequest\x12\x11\n\talgorithm\x18\x01 \x01(\t\x12\r\n\x05items\x18\x02 \x03(\x0c\x12\x12\n\ntimeout_ms\x18\x03 \x01(\r\"|\n\rCipherRequest\x12\x0e\n\x06key_id\x18\x01 \x01(\t\x12\r\n\x05items\x18\x02 \x03(\x0c\x12\x17\n\x0f\x61ssociated_data\x18\x03 \x03(\x0c\x12\x12\n\ntimeout_ms\x18\x04 \x01(\r\x12\x0c\n\x04rows\x18\x05 \x01(\x0c\x12\x11\n\trow_bytes\x18\x06 \x01(\r\":\n\nItemResult\x12\x0e\n\x06status\x18\x01 \x01(\x11\x12\r\n\x05value\x18\x02 \x01(\x0c\x12\r\n\x05\x65rror\x18\x03 \x01(\t\"\\\n\x05Reply\x12-\n\x07results\x18\x01 \x03(\x0b\x32\x1c.kuaisuo.serve.v1.ItemResult\x12\x10\n\x08statuses\x18\x02 \x01(\x0c\x12\x12\n\nvalue_rows\x18\x03 \x01(\x0c\x32\xd6\x02\n\x06Signer\x12>\n\x04Sign\x12\x1d.kuaisuo.serve.v1.SignRequest\x1a\x17.kuaisuo.serve.v1.Reply\x12\x42\n\x06Verify\x12\x1f.kuaisuo.serve.v1.VerifyRequest\x1a\x17.kuaisuo.serve.v1.Reply\x12>\n\x04Hash\x12\x1d.kuaisuo.serve.v1.HashRequest\x1a\x17.kuaisuo.serve.v1.Reply\x12\x43\n\x07\x45ncrypt\x12\x1f.kuaisuo.serve.v1.CipherRequest\x1a\x17.kuaisuo.serve.v1.Reply\x12\x43\n\x07\x44\x65\x63rypt\x12\x1f.kuaisuo.serve.v1.CipherRequest\x1a\x17.kuaisuo.serve.v1.Replyb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,11 +40,11 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_HASHREQUEST']._serialized_start=401
   _globals['_HASHREQUEST']._serialized_end=468
   _globals['_CIPHERREQUEST']._serialized_start=470
-  _globals['_CIPHERREQUEST']._serialized_end=561
-  _globals['_ITEMRESULT']._serialized_start=563
-  _globals['_ITEMRESULT']._serialized_end=621
-  _globals['_REPLY']._serialized_start=623
-  _globals['_REPLY']._serialized_end=715
-  _globals['_SIGNER']._serialized_start=718
-  _globals['_SIGNER']._serialized_end=1060
+  _globals['_CIPHERREQUEST']._serialized_end=594
+  _globals['_ITEMRESULT']._serialized_start=596
+  _globals['_ITEMRESULT']._serialized_end=654
+  _globals['_REPLY']._serialized_start=656
+  _globals['_REPLY']._serialized_end=748
+  _globals['_SIGNER']._serialized_start=751
+  _globals['_SIGNER']._serialized_end=1093
 # @@protoc_insertion_point(module_scope)

@@ -59,16 +59,20 @@ class HashRequest(_message.Message):
     def __init__(self, algorithm: _Optional[str] = ..., items: _Optional[_Iterable[bytes]] = ..., timeout_ms: _Optional[int] = ...) -> None: ...
 
 class CipherRequest(_message.Message):
-    __slots__ = ("key_id", "items", "associated_data", "timeout_ms")
+    __slots__ = ("key_id", "items", "associated_data", "timeout_ms", "rows", "row_bytes")
     KEY_ID_FIELD_NUMBER: _ClassVar[int]
     ITEMS_FIELD_NUMBER: _ClassVar[int]
     ASSOCIATED_DATA_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_MS_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    ROW_BYTES_FIELD_NUMBER: _ClassVar[int]
     key_id: str
     items: _containers.RepeatedScalarFieldContainer[bytes]
     associated_data: _containers.RepeatedScalarFieldContainer[bytes]
     timeout_ms: int
-    def __init__(self, key_id: _Optional[str] = ..., items: _Optional[_Iterable[bytes]] = ..., associated_data: _Optional[_Iterable[bytes]] = ..., timeout_ms: _Optional[int] = ...) -> None: ...
+    rows: bytes
+    row_bytes: int
+    def __init__(self, key_id: _Optional[str] = ..., items: _Optional[_Iterable[bytes]] = ..., associated_data: _Optional[_Iterable[bytes]] = ..., timeout_ms: _Optional[int] = ..., rows: _Optional[bytes] = ..., row_bytes: _Optional[int] = ...) -> None: ...
 
 class ItemResult(_message.Message):
     __slots__ = ("status", "value", "error")
