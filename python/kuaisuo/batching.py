@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import functools
+import operator
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Tuple, Union
@@ -236,15 +237,20 @@ def _gcm_open_rows(ctx: Any, key: Any, columns: Sequence[Any]) -> RowsResult:
 SM4_SEALED_OVERHEAD = _sm4.NONCE_BYTES + _sm4.TAG_BYTES
 
 
-@functools.lru_cache(maxsize=64)
 def sm4_gcm_rows(seal: bool, width: int) -> RowOperation:
     """SM4-GCM rows of one plaintext width (each width its own operation,
     so its own queue and batches). key: an SM4Key. seal: plaintext rows
     (width) in, sealed rows nonce || ciphertext || tag (width + 28) out,
     each nonce fresh from the OS; open: the inverse, a row that does not
     authenticate KS_ERR_TAG_MISMATCH and zeros."""
+    width = operator.index(width)  # 16.0 must not stand in the cache for 16
     if width < 1:
         raise ValueError("SM4-GCM rows: a width of at least 1 byte")
+    return _sm4_gcm_rows(bool(seal), width)
+
+
+@functools.lru_cache(maxsize=64)
+def _sm4_gcm_rows(seal: bool, width: int) -> RowOperation:
     sealed = width + SM4_SEALED_OVERHEAD
     if seal:
         return RowOperation(f"sm4.gcm_seal.rows{width}", (width,), sealed, _gcm_seal_rows)

@@ -131,6 +131,11 @@ class SM4Key(EncryptableKey):
     def __repr__(self) -> str:
         return "SM4Key(<secret>)"
 
+    def __reduce__(self) -> Any:
+        # Never serialise a key by accident (pickle, multiprocessing): to_der
+        # / to_pem with a password are the way to move one.
+        raise TypeError("SM4Key is not picklable; use to_pem(password) or to_der(password)")
+
 
 def _key_rows(keys: Any, count: int) -> Any:
     """One 16-byte key per item: keys is one key (an SM4Key or 16 bytes)

@@ -179,6 +179,8 @@ def test_sm4_gcm_rows_split_across_batches_open_with_the_key(ctx):
     assert (statuses[keep] == 0).all() and (opened[keep] == everything[keep]).all()
     with pytest.raises(ValueError):
         b.sm4_gcm_rows(True, 0)
+    with pytest.raises(TypeError):  # 16.0 would share 16's cache slot
+        b.sm4_gcm_rows(True, 16.0)
 
 
 def test_overload_refuses_whole_requests_and_drain_runs_the_rest(ctx):

@@ -276,10 +276,21 @@ def test_encrypt_and_decrypt_rows_over_http_and_grpc(keys, ctx, caplog):
         g_opened = await calls["Decrypt"](pb.CipherRequest(
             key_id="vault", row_bytes=width, rows=g_sealed.value_rows), metadata=auth())
         bad = [("vault", 0, plain), ("vault", -4, plain), ("vault", 7, plain[:50]),
-               ("vault", "48", plain), ("gov", width, plain)]
+               ("vault", "48", plain), ("gov", width, plain), ("vault", 1 << 80, b"")]
         refusals = [(await post(http, "/v1/encrypt", {"key_id": key_id, "row_bytes": size,
                                                       "plaintext_rows": b64(data)}))[0]
                     for key_id, size, data in bad]
+        for body in ({"key_id": "vault"},  # neither items nor rows
+                     {"key_id": "vault", "row_bytes": width, "sealed_rows": b64(plain)}):
+            refusals.append((await post(http, "/v1/encrypt", body))[0])
+        for request in (pb.CipherRequest(key_id="vault", rows=plain),  # no row_bytes
+                        pb.CipherRequest(key_id="vault", row_bytes=width, rows=plain,
+                                         items=[b"m"])):
+            try:
+                await calls["Encrypt"](request, metadata=auth())
+                refusals.append(grpc.StatusCode.OK)
+            except grpc.aio.AioRpcError as e:
+                refusals.append(e.code())
         return sealed, opened, g_sealed, g_opened, refusals
 
     with caplog.at_level(logging.INFO, logger="kuaisuo.audit"):
@@ -299,7 +310,7 @@ def test_encrypt_and_decrypt_rows_over_http_and_grpc(keys, ctx, caplog):
     assert np.frombuffer(g_sealed.statuses, "<i4").tolist() == [0] * 30
     assert np.frombuffer(g_opened.statuses, "<i4").tolist() == [0] * 30
     assert g_opened.value_rows == plain[:30 * width]
-    assert refusals == [400] * 5
+    assert refusals == [400] * 8 + [grpc.StatusCode.INVALID_ARGUMENT] * 2
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "kuaisuo.audit"]
     assert [(x["event"], x["items"], x["ok"]) for x in lines] == [
         ("encrypt", 100, 100), ("decrypt", 100, 99), ("encrypt", 30, 30), ("decrypt", 30, 30)]
@@ -592,6 +603,8 @@ def test_worker_processes_split_the_gpus():
     assert device_share((0, 1), 1, 0) == (0, 1)
     assert [device_share((0, 1), 12, i) for i in range(4)] == [(0,), (1,), (0,), (1,)]
     assert [device_share((2, 5, 7), 2, i) for i in range(2)] == [(2, 7), (5,)]
+    with pytest.raises(ValueError):
+        device_share((), 4, 0)
     for gpus in range(1, 9):
         devices = tuple(range(gpus))
         for processes in range(1, 13):

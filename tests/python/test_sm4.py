@@ -4,6 +4,7 @@ the errors a caller meets: wrong key or IV lengths, bad padding, a wrong
 tag (no plaintext released)."""
 
 import os
+import pickle
 import random
 
 import pytest
@@ -233,6 +234,8 @@ def test_gcm_batch_argument_errors():
 def test_key_files_round_trip_plain_and_encrypted():
     key = sm4.SM4Key.generate()
     assert "SM4Key(<secret>)" == repr(key) and key.to_bytes().hex() not in repr(key)
+    with pytest.raises(TypeError):
+        pickle.dumps(key)
     der = key.to_der()
     assert len(der) == 34 and der[:18] == bytes.fromhex("302002010030090607" "2a811ccf55016804" "10")
     assert sm4.SM4Key.from_der(der).to_bytes() == key.to_bytes()

@@ -248,6 +248,8 @@ def device_share(devices: Tuple[int, ...], processes: int, index: int) -> Tuple[
     GPU, instead of every process halving its batches across all of them
     (docs/STATUS.md, session 13: 2 GPUs shared by 12 processes once
     signed slower than 1; split, ahead of shared in the same run)."""
+    if not devices or processes < 1:
+        raise ValueError("device_share: at least one device and one process")
     if processes >= len(devices):
         return (devices[index % len(devices)],)
     return devices[index::processes]

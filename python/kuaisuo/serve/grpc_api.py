@@ -79,6 +79,11 @@ class _Calls:
         return await self._crypt("decrypt", request, context)
 
     async def _crypt(self, direction: str, request: pb.CipherRequest, context: Any) -> pb.Reply:
+        if request.rows and not request.row_bytes:
+            raise RequestError(INVALID_ARGUMENT, "rows need row_bytes")
+        if request.row_bytes and (request.items or request.associated_data):
+            raise RequestError(INVALID_ARGUMENT, "the rows form takes no items or "
+                                                 "associated_data")
         if request.row_bytes:
             statuses, values = await self.service.crypt_rows(
                 _token(context), direction, request.key_id, request.rows, request.row_bytes,

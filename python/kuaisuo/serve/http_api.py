@@ -189,8 +189,11 @@ def _crypt(direction: str, value_name: str) -> Any:
                 _field(body, "row_bytes", int), timeout=_timeout(body), peer=peer)
             return dict(_statuses(statuses),
                         **{rows_out: base64.b64encode(values.tobytes()).decode("ascii")})
+        if rows_out in body:
+            raise RequestError(INVALID_ARGUMENT, f"field {rows_out!r}: not one of this call's")
         results = await service.crypt(
-            token, direction, _field(body, "key_id", str), _b64_list(body, "items") or [],
+            token, direction, _field(body, "key_id", str),
+            [_b64(v, f"items[{i}]") for i, v in enumerate(_items(body))],
             _b64_list(body, "associated_data"), timeout=_timeout(body), peer=peer)
         return _results(results, value_name)
     return call

@@ -124,10 +124,9 @@ class Service:
         those rows and answers the plaintext rows (zero where a row does
         not authenticate)."""
         client, key = self._cipher_key(token, direction, key_id)
-        try:
-            op = batching.sm4_gcm_rows(direction == "encrypt", row_bytes)
-        except ValueError as e:
-            self._refuse(INVALID_ARGUMENT, str(e))
+        if not (isinstance(row_bytes, int) and 1 <= row_bytes <= self.limits.max_body_bytes):
+            self._refuse(INVALID_ARGUMENT, f"row_bytes: from 1 to {self.limits.max_body_bytes}")
+        op = batching.sm4_gcm_rows(direction == "encrypt", row_bytes)
         columns = self._columns(op, [rows], timeout)
         statuses, values = await self._run(self.batcher.submit_rows(
             op, key, columns, timeout=self._cap(timeout)))
