@@ -901,6 +901,10 @@ def _add_serve(sub: Any) -> None:
     s.add_argument("--workers", type=_whole_number("processes", 1, 256), default=1,
                    help="processes sharing the ports (SO_REUSEPORT), each with its own "
                         "event loop and engines (default 1; fixed ports only)")
+    s.add_argument("--seal-ledger", metavar="FILE",
+                   help="where SM4 seals are counted per key against SP 800-38D's 2^32 "
+                        "random nonces, shared by the workers and kept across restarts "
+                        "(default KEYS/.kuaisuo-seals.json)")
     s.add_argument("--share-devices", action="store_true",
                    help="with --workers: every process drives every GPU of --devices "
                         "(default: each process its own share, one GPU each where there "
@@ -944,7 +948,8 @@ def _serve(args: argparse.Namespace) -> int:
                     backend=args.backend, devices=_devices(args.devices),
                     threads=args.threads, max_batch=args.max_batch,
                     max_delay=args.max_delay_ms / 1000.0, max_queued=args.max_queued,
-                    limits=Limits(max_items=args.max_items), reuse_port=args.workers > 1)
+                    limits=Limits(max_items=args.max_items), reuse_port=args.workers > 1,
+                    seal_ledger=args.seal_ledger)
     audit_to(args.audit_log)
     split = not args.share_devices and config.backend != "cpu"
     try:

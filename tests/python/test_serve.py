@@ -316,6 +316,39 @@ def test_encrypt_and_decrypt_rows_over_http_and_grpc(keys, ctx, caplog):
         ("encrypt", 100, 100), ("decrypt", 100, 99), ("encrypt", 30, 30), ("decrypt", 30, 30)]
 
 
+def test_seals_stop_at_the_key_limit_and_without_a_ledger(keys, ctx, tmp_path):
+    """A key may seal seal_limit messages (SP 800-38D 8.3's 2^32 in
+    production), counted in the ledger over items and rows alike; past it,
+    409 / FAILED_PRECONDITION while decrypt still works; a ledger that
+    cannot be written refuses every seal."""
+    ledger = tmp_path / "seals.json"
+
+    async def scenario(server, http, calls):
+        codes = [(await post(http, "/v1/encrypt", {"key_id": "vault",
+                                                   "items": [b64(b"m")] * 6}))[0],
+                 (await post(http, "/v1/encrypt", {"key_id": "vault", "row_bytes": 2,
+                                                   "plaintext_rows": b64(b"r" * 8)}))[0]]
+        refused = await post(http, "/v1/encrypt", {"key_id": "vault", "items": [b64(b"m")]})
+        try:
+            await calls["Encrypt"](pb.CipherRequest(key_id="vault", items=[b"m"]),
+                                   metadata=auth())
+            codes.append(grpc.StatusCode.OK)
+        except grpc.aio.AioRpcError as e:
+            codes.append(e.code())
+        return codes, refused
+
+    codes, refused = serve(keys, ctx, scenario, seal_ledger=str(ledger), seal_limit=10)
+    assert codes == [200, 200, grpc.StatusCode.FAILED_PRECONDITION]
+    assert refused[0] == 409 and "rotate" in refused[1]["message"]
+    assert list(json.loads(ledger.read_text()).values()) == [10]
+    assert keys["sm4"].to_bytes().hex() not in ledger.read_text()
+
+    async def no_ledger(server, http, calls):
+        return await post(http, "/v1/encrypt", {"key_id": "vault", "items": [b64(b"m")]})
+    status, doc = serve(keys, ctx, no_ledger, seal_ledger=str(tmp_path / "no" / "seals.json"))
+    assert status == 409 and "seal ledger" in doc["message"]
+
+
 def test_tokens_and_key_ids_are_checked(keys, ctx):
     item = {"key_id": "gov", "items": [b64(b"m")]}
 

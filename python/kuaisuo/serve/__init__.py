@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import os
 import logging
 import signal
 import ssl
@@ -27,6 +28,7 @@ from typing import Any, List, Optional, Tuple
 from .. import Context
 from ..batching import Batcher
 from ..keystore import Access, KeyStore
+from .seal_ledger import LIMIT, SealLedger
 from .service import Limits, Service
 
 __all__ = ["Config", "Limits", "Server", "Service", "build_service", "contexts",
@@ -54,6 +56,8 @@ class Config:
     limits: Limits = field(default_factory=Limits)
     drain_seconds: float = 30.0      # how long stop() waits for requests in progress
     reuse_port: bool = False         # SO_REUSEPORT: several processes share the listeners
+    seal_ledger: Optional[str] = None  # SM4 seals per key (default KEYS/.kuaisuo-seals.json)
+    seal_limit: int = LIMIT          # seals per key under random nonces (SP 800-38D 8.3)
 
 
 def _split(address: str) -> Tuple[str, int]:
@@ -91,7 +95,9 @@ def build_service(config: Config, context: Any = None) -> Tuple[Service, List[st
     access = Access.from_file(config.access)
     batcher = Batcher(context or contexts(config), max_batch=config.max_batch,
                       max_delay=config.max_delay, max_queued=config.max_queued)
-    service = Service(batcher, keys, access, limits=config.limits)
+    ledger = SealLedger(config.seal_ledger or os.path.join(config.keys, ".kuaisuo-seals.json"),
+                        config.seal_limit)
+    service = Service(batcher, keys, access, limits=config.limits, seal_ledger=ledger)
     return service, [f"{e.file}: {e.reason}" for e in errors]
 
 

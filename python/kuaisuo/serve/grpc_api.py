@@ -11,14 +11,15 @@ from typing import Any, Awaitable, Callable, Dict, Optional
 import grpc
 
 from . import kuaisuo_serve_pb2 as pb
-from .service import (INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED, UNAUTHENTICATED,
-                      RequestError, Service, bearer, describe)
+from .service import (FAILED_PRECONDITION, INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED,
+                      UNAUTHENTICATED, RequestError, Service, bearer, describe)
 
 SERVICE_NAME = "kuaisuo.serve.v1.Signer"
 _CODES = {INVALID_ARGUMENT: grpc.StatusCode.INVALID_ARGUMENT,
           UNAUTHENTICATED: grpc.StatusCode.UNAUTHENTICATED,
           PERMISSION_DENIED: grpc.StatusCode.PERMISSION_DENIED,
-          NOT_FOUND: grpc.StatusCode.NOT_FOUND}
+          NOT_FOUND: grpc.StatusCode.NOT_FOUND,
+          FAILED_PRECONDITION: grpc.StatusCode.FAILED_PRECONDITION}
 
 
 def _token(context: grpc.aio.ServicerContext) -> Optional[str]:

@@ -32,8 +32,9 @@ and of SM4-GCM on plaintexts of one size (row_bytes, the plaintext's):
 
 Per-item statuses are the library's codes (`kuaisuo.strerror`). A request
 refused whole gets {"error": kind, "message": text} with 400 (malformed),
-401 (no or unknown token), 403 (key id not available to the client) or
-413 (body over the limit).
+401 (no or unknown token), 403 (key id not available to the client),
+409 (an SM4 key that has sealed the 2^32 messages its random nonces allow,
+or a seal ledger that cannot be kept) or 413 (body over the limit).
 
 `respond()` is the transport-neutral core (method, path, raw body, token
 -> HTTP status and JSON document); the aiohttp application here and the
@@ -48,11 +49,11 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from aiohttp import web
 
-from .service import (INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED, UNAUTHENTICATED,
-                      RequestError, Result, Service, bearer, describe)
+from .service import (FAILED_PRECONDITION, INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED,
+                      UNAUTHENTICATED, RequestError, Result, Service, bearer, describe)
 
 _HTTP_STATUS = {INVALID_ARGUMENT: 400, UNAUTHENTICATED: 401, PERMISSION_DENIED: 403,
-                NOT_FOUND: 404}
+                NOT_FOUND: 404, FAILED_PRECONDITION: 409}
 SERVICE_KEY = web.AppKey("service", Service)
 
 

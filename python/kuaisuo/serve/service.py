@@ -17,6 +17,7 @@ from typing import Any, Awaitable, List, NoReturn, Optional, Sequence, Tuple
 from .. import batching
 from .._native import strerror
 from ..keystore import Access, KeyStore, token_digest
+from .seal_ledger import LedgerError, SealLedger
 
 Result = batching.Result
 
@@ -26,6 +27,7 @@ UNAUTHENTICATED = "unauthenticated"
 PERMISSION_DENIED = "permission_denied"
 NOT_FOUND = "not_found"
 INVALID_ARGUMENT = "invalid_argument"
+FAILED_PRECONDITION = "failed_precondition"  # e.g. a key that has sealed all it may
 
 
 class RequestError(Exception):
@@ -75,8 +77,10 @@ class Service:
     (never key bytes or data)."""
 
     def __init__(self, batcher: batching.Batcher, keys: KeyStore, access: Access, *,
-                 limits: Limits = Limits(), audit: Optional[logging.Logger] = None) -> None:
+                 limits: Limits = Limits(), audit: Optional[logging.Logger] = None,
+                 seal_ledger: Optional[SealLedger] = None) -> None:
         self.batcher, self.keys, self.access, self.limits = batcher, keys, access, limits
+        self.seal_ledger = seal_ledger  # counts encrypt's random nonces per key (None: no count)
         self.audit = audit or logging.getLogger("kuaisuo.audit")
         self.counters = Counters()
 
@@ -108,6 +112,8 @@ class Service:
         if associated_data is not None and len(associated_data) != len(items):
             self._refuse(INVALID_ARGUMENT, "associated data: one per item, or none")
         self._admit(len(items), timeout)
+        if direction == "encrypt":
+            self._count_seals(key_id, key, len(items))
         pairs = list(zip(items, associated_data if associated_data is not None
                          else [b""] * len(items)))
         results = await self._run(self.batcher.submit(op, key, pairs, timeout=self._cap(timeout)))
@@ -128,11 +134,28 @@ class Service:
             self._refuse(INVALID_ARGUMENT, f"row_bytes: from 1 to {self.limits.max_body_bytes}")
         op = batching.sm4_gcm_rows(direction == "encrypt", row_bytes)
         columns = self._columns(op, [rows], timeout)
+        if direction == "encrypt":
+            self._count_seals(key_id, key, len(columns[0]))
         statuses, values = await self._run(self.batcher.submit_rows(
             op, key, columns, timeout=self._cap(timeout)))
         self._audit(direction, client, peer, key_id, "sm4", len(statuses),
                     int((statuses == batching.OK).sum()))
         return statuses, values
+
+    def _count_seals(self, key_id: str, key: Any, count: int) -> None:
+        """Refuses a request whose seals would take key past the random-
+        nonce limit (SP 800-38D 8.3; seal_ledger.py), or any seal when the
+        ledger cannot be kept."""
+        if self.seal_ledger is None:
+            return
+        try:
+            allowed = self.seal_ledger.take(key.to_bytes(), count)
+        except LedgerError as e:
+            self._refuse(FAILED_PRECONDITION, f"{e}: no seal is counted, so none is made")
+        if not allowed:
+            self._refuse(FAILED_PRECONDITION, f"key id {key_id!r} has sealed the "
+                                              f"{self.seal_ledger.limit} messages its random "
+                                              "nonces allow (SP 800-38D 8.3): rotate it")
 
     def _cipher_key(self, token: Optional[str], direction: str, key_id: str) -> Tuple[str, Any]:
         """(client, SM4 key) for an encrypt or decrypt call, else refused."""
