@@ -164,7 +164,7 @@ def _pairs(min_bytes: int) -> Callable[[Any], int]:
 
 def _gcm_seal(ctx: Any, key: Any, items: Sequence[Any]) -> List[Result]:
     # A fresh random 96-bit nonce per item (SP 800-38D 8.2.2): at most 2^32
-    # messages under one key this way (8.3), which the key's owner tracks.
+    # messages under one key this way (8.3), which serve's seal ledger counts.
     n = _sm4.NONCE_BYTES
     nonces = os.urandom(n * len(items))
     sealed, statuses = ctx.sm4.gcm_encrypt(key, nonces, [m for m, _ in items],
@@ -187,7 +187,7 @@ SM4_GCM_SEAL = Operation("sm4.gcm_seal", _gcm_seal, _pairs(0))
 # key: an SM4Key; items: (sealed box, associated data); values: plaintexts;
 # a box that does not authenticate gets KS_ERR_TAG_MISMATCH and no value.
 SM4_GCM_OPEN = Operation("sm4.gcm_open", _gcm_open,
-                         _pairs(_sm4.NONCE_BYTES + _sm4.TAG_BYTES))
+                         _pairs(_sm4.SEALED_OVERHEAD))
 
 # Rows: fixed-size items as the rows of uint8 arrays, one array per column,
 # so that a request of any size costs the event loop a few numpy calls
@@ -234,9 +234,6 @@ def _gcm_open_rows(ctx: Any, key: Any, columns: Sequence[Any]) -> RowsResult:
     return statuses, plain
 
 
-SM4_SEALED_OVERHEAD = _sm4.NONCE_BYTES + _sm4.TAG_BYTES
-
-
 def sm4_gcm_rows(seal: bool, width: int) -> RowOperation:
     """SM4-GCM rows of one plaintext width (each width its own operation,
     so its own queue and batches). key: an SM4Key. seal: plaintext rows
@@ -251,7 +248,7 @@ def sm4_gcm_rows(seal: bool, width: int) -> RowOperation:
 
 @functools.lru_cache(maxsize=64)
 def _sm4_gcm_rows(seal: bool, width: int) -> RowOperation:
-    sealed = width + SM4_SEALED_OVERHEAD
+    sealed = width + _sm4.SEALED_OVERHEAD
     if seal:
         return RowOperation(f"sm4.gcm_seal.rows{width}", (width,), sealed, _gcm_seal_rows)
     return RowOperation(f"sm4.gcm_open.rows{width}", (sealed,), width, _gcm_open_rows)

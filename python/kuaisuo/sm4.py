@@ -41,6 +41,7 @@ KEY_BYTES = 16
 BLOCK_BYTES = 16
 NONCE_BYTES = 12  # GCM's 96-bit IV (SP 800-38D 8.2), the one the GPU path takes
 TAG_BYTES = 16
+SEALED_OVERHEAD = NONCE_BYTES + TAG_BYTES  # a sealed box: nonce || ciphertext || tag
 _ERR_LENGTH = -3  # KS_ERR_LENGTH
 
 
@@ -247,9 +248,9 @@ class SM4Batch:
         (count, width) plaintext rows and a status per row out; a row that
         does not authenticate gets KS_ERR_TAG_MISMATCH and zeros."""
         sealed = _uint8_rows(sealed, "sealed")
-        width = sealed.shape[1] - NONCE_BYTES - TAG_BYTES
+        width = sealed.shape[1] - SEALED_OVERHEAD
         if width < 0:
-            raise ValueError(f"sealed rows hold at least {NONCE_BYTES + TAG_BYTES} bytes")
+            raise ValueError(f"sealed rows hold at least {SEALED_OVERHEAD} bytes")
         out, _, statuses = self._rows_call(False, key, sealed[:, :NONCE_BYTES],
                                            sealed[:, NONCE_BYTES:NONCE_BYTES + width],
                                            sealed[:, NONCE_BYTES + width:])

@@ -110,20 +110,23 @@ def test_hash_and_ed25519_verify_over_grpc(keys, ctx):
     assert hashed["transport"] == "grpc" and verified["sent"] == RATE * 0.5
 
 
+def over_both_transports(keys, ctx, workloads, seconds=0.5):
+    """The rows of each workload at RATE, over HTTP and then gRPC."""
+    async def scenario(url, address):
+        rows = []
+        for transport in ("http", "grpc"):
+            target = bench.Target(transport=transport, url=url, address=address, token=TOKEN)
+            rows += [await bench.run_rate(target, w, RATE, seconds) for w in workloads]
+        return rows
+    return serve(keys, ctx, scenario)
+
+
 def test_rows_form_over_both_transports(keys, ctx):
     """sign-rows and verify-rows (SM2 digests, one buffer a column): every
     item ok over HTTP and gRPC; the verify pool's rows wrap around."""
     sign = bench.Workload(op="sign-rows", items=64, key_id="gov", arrivals="fixed")
     verify = bench.Workload(op="verify-rows", items=64, arrivals="fixed", pool=100)
-
-    async def scenario(url, address):
-        rows = []
-        for transport in ("http", "grpc"):
-            target = bench.Target(transport=transport, url=url, address=address, token=TOKEN)
-            rows += [await bench.run_rate(target, w, RATE, 0.5) for w in (sign, verify)]
-        return rows
-
-    for row in serve(keys, ctx, scenario):
+    for row in over_both_transports(keys, ctx, (sign, verify)):
         check_all_ok(row, 64)
 
 
@@ -132,15 +135,7 @@ def test_sm4_encrypt_over_both_transports(keys, ctx):
     100-byte messages): every item ok over HTTP and gRPC."""
     seal, seal_rows = (bench.Workload(op=op, items=16, key_id="vault", message_bytes=100,
                                       arrivals="fixed") for op in ("encrypt", "encrypt-rows"))
-
-    async def scenario(url, address):
-        rows = []
-        for transport in ("http", "grpc"):
-            target = bench.Target(transport=transport, url=url, address=address, token=TOKEN)
-            rows += [await bench.run_rate(target, w, RATE, 0.5) for w in (seal, seal_rows)]
-        return rows
-
-    rows = serve(keys, ctx, scenario)
+    rows = over_both_transports(keys, ctx, (seal, seal_rows))
     for row in rows:
         check_all_ok(row, 16)
     assert [row["op"] for row in rows] == ["encrypt", "encrypt-rows"] * 2
