@@ -67,9 +67,8 @@ int parse_domain(int flavor, const uint8_t* context, size_t context_len,
 // A seed from PKCS#8 DER or PEM (RFC 8410 section 7), with a version 1
 // key's embedded public key checked against it.
 int decode_seed(const uint8_t* in, size_t in_len, ks::ed25519::PrivateKey* key) {
-  static const char* const kLabels[] = {"PRIVATE KEY"};
   ks::Bytes der;
-  int rc = ks::api::unwrap_pem(in, in_len, kLabels, 1, &der);
+  int rc = ks::api::unwrap_pkcs8(in, in_len, &der);
   if (rc != KS_OK) return rc;
   formats::PrivateKey decoded;
   rc = formats::pkcs8_decode(der.data(), der.size(), &decoded);

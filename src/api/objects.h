@@ -56,12 +56,34 @@ int emit_der_or_pem(const Der& der, int pem, const char* label, uint8_t* out, si
 // body of its first PEM block with one of `labels` (pem::is_der says why
 // the first byte decides).
 inline int unwrap_pem(const uint8_t* in, size_t len, const char* const labels[], size_t nlabels,
-                      Bytes* der) {
+                      Bytes* der, size_t* which = nullptr) {
   if (pem::is_der(in, len)) {
     der->assign(in, in + len);
     return KS_OK;
   }
-  return to_status(pem::decode(in, len, labels, nlabels, der));
+  return to_status(pem::decode(in, len, labels, nlabels, der, which));
+}
+
+// The private key DER inside `in`. Every private key decoder reads the
+// same block of a PEM text (the first complete one with any private key
+// label), so that a key store trying them in turn gets one answer and the
+// others say KS_ERR_KEY_ALGORITHM. *sec1 tells an "EC PRIVATE KEY" or
+// "SM2 PRIVATE KEY" block (SEC1 ECPrivateKey, an SM2 key whatever it holds)
+// from a PKCS#8 "PRIVATE KEY" one or DER.
+inline int unwrap_private_key(const uint8_t* in, size_t len, Bytes* der, bool* sec1) {
+  static const char* const kLabels[] = {"PRIVATE KEY", "EC PRIVATE KEY", "SM2 PRIVATE KEY"};
+  size_t which = 0;
+  const int rc = unwrap_pem(in, len, kLabels, 3, der, &which);
+  *sec1 = which != 0;
+  return rc;
+}
+
+// unwrap_private_key for a decoder of PKCS#8 keys other than SM2's.
+inline int unwrap_pkcs8(const uint8_t* in, size_t len, Bytes* der) {
+  bool sec1 = false;
+  const int rc = unwrap_private_key(in, len, der, &sec1);
+  if (rc == KS_OK && sec1) return KS_ERR_KEY_ALGORITHM;
+  return rc;
 }
 
 // The SubjectPublicKeyInfo DER inside `in`: an SPKI or an X.509

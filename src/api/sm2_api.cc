@@ -20,7 +20,6 @@ using ks::api::finish_object;
 using ks::api::new_object;
 using ks::api::parse_nonce;
 using ks::api::to_status;
-using ks::api::unwrap_pem;
 using ks::api::unwrap_public_key;
 
 // ---- Keys -------------------------------------------------------------------
@@ -47,9 +46,9 @@ int ks_sm2_key_decode(const uint8_t* in, size_t in_len, ks_sm2_key** out) try {
   int rc = new_object(out, &made);
   if (rc != KS_OK) return rc;
   rc = check_buffer(in, in_len);
-  static const char* const kLabels[] = {"PRIVATE KEY", "EC PRIVATE KEY", "SM2 PRIVATE KEY"};
   ks::Bytes der;
-  if (rc == KS_OK) rc = unwrap_pem(in, in_len, kLabels, 3, &der);
+  bool sec1_label = false;  // the DER itself says which form it is
+  if (rc == KS_OK) rc = ks::api::unwrap_private_key(in, in_len, &der, &sec1_label);
   uint8_t d[32];
   const ks::WipeOnExit wipe_d(d, sizeof d);
   const uint8_t* pub = nullptr;

@@ -262,12 +262,11 @@ int ks_sm4_key_encode(const uint8_t key[KS_SM4_KEY_BYTES], int pem, uint8_t* out
 } KS_API_CATCH
 
 int ks_sm4_key_decode(const uint8_t* in, size_t in_len, uint8_t key[KS_SM4_KEY_BYTES]) try {
-  static const char* const kLabels[] = {"PRIVATE KEY"};
   if (key == nullptr) return KS_ERR_NULL_POINTER;
   int rc = check_buffer(in, in_len);
   if (rc != KS_OK) return rc;
   ks::Bytes der;  // wipes itself
-  rc = ks::api::unwrap_pem(in, in_len, kLabels, 1, &der);
+  rc = ks::api::unwrap_pkcs8(in, in_len, &der);
   if (rc != KS_OK) return rc;
   return ks::sm4_formats::pkcs8_decode(der.data(), der.size(), key);
 } KS_API_CATCH

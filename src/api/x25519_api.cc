@@ -94,9 +94,8 @@ int ks_x25519_private_key_decode(const uint8_t* in, size_t in_len,
   if (private_key == nullptr) return KS_ERR_NULL_POINTER;
   int rc = check_buffer(in, in_len);
   if (rc != KS_OK) return rc;
-  static const char* const kLabels[] = {"PRIVATE KEY"};
   ks::Bytes der;
-  rc = ks::api::unwrap_pem(in, in_len, kLabels, 1, &der);
+  rc = ks::api::unwrap_pkcs8(in, in_len, &der);
   if (rc != KS_OK) return rc;
   formats::PrivateKey decoded;
   rc = formats::pkcs8_decode(der.data(), der.size(), &decoded);

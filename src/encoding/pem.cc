@@ -125,7 +125,8 @@ Error decode_block(const char* begin, const char* text, const char* end, const c
   char end_line[64];  // labels are short constants (and no std::string: see tests/ct)
   snprintf(end_line, sizeof end_line, "-----END %s-----", label);
   const char* stop = find_line(body, text, end, end_line);
-  if (stop == nullptr) return Error::kNoEnd;
+  const char* next_begin = find_line(body, text, end, kBegin);
+  if (stop == nullptr || (next_begin != nullptr && next_begin < stop)) return Error::kNoEnd;
   // RFC 1421 headers of legacy OpenSSL encryption ("Proc-Type: 4,ENCRYPTED")
   if (find_line(body, text, stop, "Proc-Type:") != nullptr ||
       find_line(body, text, stop, "DEK-Info:") != nullptr)
@@ -170,17 +171,26 @@ SecretString encode(const char* label, const uint8_t* der, size_t len) {
 }
 
 Error decode(const uint8_t* bytes, size_t len, const char* const labels[], size_t nlabels,
-             Bytes* der) {
+             Bytes* der, size_t* which) {
   const char* text = reinterpret_cast<const char*>(bytes);
   const char* end = text + len;
-  bool encrypted = false;
+  bool encrypted = false, incomplete = false;
   for (const char* line = find_line(text, text, end, kBegin); line != nullptr;
        line = find_line(line + 1, text, end, kBegin)) {
-    for (size_t i = 0; i < nlabels; ++i)
-      if (begin_has_label(line, end, labels[i])) return decode_block(line, text, end, labels[i], der);
+    for (size_t i = 0; i < nlabels; ++i) {
+      if (!begin_has_label(line, end, labels[i])) continue;
+      const Error e = decode_block(line, text, end, labels[i], der);
+      if (e == Error::kNoEnd) {
+        incomplete = true;
+        break;
+      }
+      if (which != nullptr) *which = i;
+      return e;
+    }
     encrypted |= begin_has_label(line, end, "ENCRYPTED PRIVATE KEY");
   }
-  return encrypted ? Error::kEncrypted : Error::kNoBlock;
+  if (encrypted) return Error::kEncrypted;
+  return incomplete ? Error::kNoEnd : Error::kNoBlock;
 }
 
 }  // namespace pem

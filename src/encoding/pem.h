@@ -24,13 +24,17 @@ const char* error_string(Error e);
 // The PEM text for der under label, lines of 64 characters, final newline.
 SecretString encode(const char* label, const uint8_t* der, size_t len);
 
-// Finds the first block whose BEGIN line (at the start of a line, other
-// text around it being ignored, as OpenSSL does) carries one of the
-// `nlabels` labels, and decodes its body into *der. With no such block but
-// an "ENCRYPTED PRIVATE KEY" one, the answer is kEncrypted, so that a
-// passphrase-protected key is reported as what it is.
+// Finds the first complete block whose BEGIN line (at the start of a
+// line, other text around it being ignored, as OpenSSL does) carries one
+// of the `nlabels` labels, decodes its body into *der and, if `which` is
+// given, sets it to the label's index. A block is complete when its END
+// line comes before any other BEGIN line; an incomplete one is skipped, so
+// that decoders with different label lists pick the same block of a text
+// (kNoEnd is the answer only when no block is complete). With no such
+// block but an "ENCRYPTED PRIVATE KEY" one, the answer is kEncrypted, so
+// that a passphrase-protected key is reported as what it is.
 Error decode(const uint8_t* text, size_t len, const char* const labels[], size_t nlabels,
-             Bytes* der);
+             Bytes* der, size_t* which = nullptr);
 
 // Whether an encoded key is DER rather than PEM, decided from its first
 // byte alone: every DER structure read here is a SEQUENCE (0x30), which no

@@ -125,6 +125,49 @@ TEST(Sm4KeyFile, OtherAlgorithmsRefuseItAndItRefusesThem) {
   EXPECT_EQ(decode(ed_der, &key), KS_ERR_KEY_ALGORITHM);
 }
 
+// Texts of several PEM blocks (fuzz_sm4_key found the first): every
+// private key decoder reads the same block, the first complete one with a
+// private key label, so exactly one of them accepts and the others say
+// KS_ERR_KEY_ALGORITHM, as a key store trying them in turn needs.
+TEST(Sm4KeyFile, EveryDecoderReadsTheSameBlockOfAPemText) {
+  const Bytes pem = encode(kKey, 1);
+  const std::string ours(pem.begin(), pem.end());
+  const std::string dangling = "-----BEGIN SM2 PRIVATE KEY-----\nMIGH\n";
+  const std::string enclosed = "-----BEGIN SM2 PRIVATE KEY-----\n" + ours +
+                               "-----END SM2 PRIVATE KEY-----\n";
+  for (const std::string& text : {dangling + ours, enclosed, "junk\n" + dangling + ours}) {
+    const Bytes in(text.begin(), text.end());
+    Bytes key;
+    EXPECT_EQ(decode(in, &key), KS_OK) << text;
+    EXPECT_EQ(key, kKey);
+    ks_sm2_key* sm2 = nullptr;
+    EXPECT_EQ(ks_sm2_key_decode(in.data(), in.size(), &sm2), KS_ERR_KEY_ALGORITHM) << text;
+    ks_ed25519_key* ed = nullptr;
+    EXPECT_EQ(ks_ed25519_key_decode(in.data(), in.size(), &ed), KS_ERR_KEY_ALGORITHM) << text;
+  }
+  const Bytes alone(dangling.begin(), dangling.end());
+  Bytes key;
+  EXPECT_EQ(decode(alone, &key), KS_ERR_PEM_NO_END);
+
+  // A complete SM2 block first: the SM2 key is the file's key.
+  ks_sm2_key* sm2 = nullptr;
+  ASSERT_EQ(ks_sm2_key_generate(&sm2), KS_OK);
+  size_t len = 0;
+  Bytes sm2_pem(512);
+  ASSERT_EQ(ks_sm2_key_encode(sm2, 1, sm2_pem.data(), sm2_pem.size(), &len), KS_OK);
+  ks_sm2_key_free(sm2);
+  const std::string sm2_text(sm2_pem.begin(), sm2_pem.begin() + len);
+  const std::string both = sm2_text + ours;
+  const Bytes in(both.begin(), both.end());
+  EXPECT_EQ(ks_sm2_key_decode(in.data(), in.size(), &sm2), KS_OK);
+  ks_sm2_key_free(sm2);
+  EXPECT_EQ(decode(in, &key), KS_ERR_KEY_ALGORITHM);
+  const std::string ec_text =
+      "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----\n" + ours;
+  const Bytes ec_first(ec_text.begin(), ec_text.end());
+  EXPECT_EQ(decode(ec_first, &key), KS_ERR_KEY_ALGORITHM);
+}
+
 // OpenSSL reads our DER as a PrivateKeyInfo of OID 1.2.156.10197.1.104
 // holding the key, and the DER it writes for the same content is ours.
 TEST(Sm4KeyFile, OpenSslReadsAndWritesTheSameDer) {
