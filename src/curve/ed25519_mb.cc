@@ -16,6 +16,7 @@
 #include "field/ifma_target_begin.h"
 #include "curve/edwards.h"
 #include "curve/montgomery_ladder.h"
+#include "field/batch_invert.h"
 #include "field/fe25519_chain.h"
 #include "field/fe25519_ifma_simd.h"
 #include "field/ifma_target_end.h"
@@ -412,11 +413,21 @@ KS_IFMA_FN void mul_base_encode_x8(uint8_t out[kLanes][32], const U256 k[kLanes]
   secure_wipe(ys, sizeof ys);
 }
 
-KS_IFMA_FN void x25519_x8(U256 out[kLanes], const U256 k[kLanes], const U256 u[kLanes]) {
-  LaneBits bits(k);
-  const LadderState<F8> s = ladder<F8, LaneLadderStep>(load_values(u), bits);
-  store_canonical(out, F8::mul(F8::from_loose(s.x2), F8::inv(F8::from_loose(s.z2))));
-  secure_wipe(&bits, sizeof bits);
+KS_IFMA_FN void x25519_x8(U256 out[], const U256 k[], const U256 u[], int groups) {
+  Fe8 x[kMaxGroups], z[kMaxGroups], prefix[kMaxGroups];
+  for (int g = 0; g < groups; ++g) {
+    LaneBits bits(k + kLanes * g);
+    const LadderState<F8> s = ladder<F8, LaneLadderStep>(load_values(u + kLanes * g), bits);
+    secure_wipe(&bits, sizeof bits);
+    z[g] = F8::from_loose(s.z2);
+    // x2 z2^(p-2) is 0 where z2 = 0 (u of small order); batch_invert makes that z2 1
+    x[g] = F8::select(F8::is_zero(z[g]), F8::zero(), F8::from_loose(s.x2));
+  }
+  field::batch_invert<F8>(z, prefix, groups);
+  for (int g = 0; g < groups; ++g) store_canonical(out + kLanes * g, F8::mul(x[g], z[g]));
+  secure_wipe(x, sizeof x);
+  secure_wipe(z, sizeof z);
+  secure_wipe(prefix, sizeof prefix);
 }
 
 KS_IFMA_FN void x25519_base_x8(U256 out[kLanes], const U256 k[kLanes]) {

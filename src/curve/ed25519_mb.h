@@ -35,9 +35,13 @@ bool available();
 void mul_base_encode_x8(uint8_t out[kLanes][32], const U256 k[kLanes], Point* points = nullptr);
 
 // out[i] = x25519(k[i], u[i]) (RFC 7748 5: bits 254..0 of k[i], u[i] below
-// 2^255, not necessarily canonical): the Montgomery ladder in lanes;
-// canonical results, 0 where u[i] has small order.
-void x25519_x8(U256 out[kLanes], const U256 k[kLanes], const U256 u[kLanes]);
+// 2^255, not necessarily canonical) for i < kLanes * groups, groups in
+// [1, kMaxGroups]: the Montgomery ladder in lanes, group after group, then
+// one inversion for all the groups' z (Montgomery's trick: about 265
+// products per group become 3 and a share of one inversion, ~9% of a
+// group's work); canonical results, 0 where u[i] has small order.
+constexpr int kMaxGroups = 8;
+void x25519_x8(U256 out[], const U256 k[], const U256 u[], int groups = 1);
 // out[i] = x25519_base(k[i]) for k[i] < 2^255: the comb, then u = (Z + Y) /
 // (Z - Y) (RFC 7748 4.1).
 void x25519_base_x8(U256 out[kLanes], const U256 k[kLanes]);

@@ -116,15 +116,18 @@ KS_IFMA_INLINE Fe4 negate_lazy(const Fe4& a) {
   return r;
 }
 
-// a with the lanes named in `lanes` negated lazily (4p - a there): one
-// masked subtraction per limb.
+// a with the lanes named in `lanes` negated lazily (bias - a there): one
+// masked subtraction per limb. The bias is 4p for an element (limbs below
+// 2^54 then), 2^10 p for a loose value (L, fe25519_ifma_simd.h: limbs
+// below 2^59 then).
 template <int lanes>
-KS_IFMA_INLINE Fe4 negate_lanes_lazy(const Fe4& a) {
+KS_IFMA_INLINE Fe4 negate_lanes_lazy(const Fe4& a, const field::ifma::detail::L5& bias = F4::kSubBias) {
   Fe4 r;
   KS_IFMA_UNROLL for (int j = 0; j < kLimbs; ++j) r.l[j] =
-      _mm256_mask_sub_epi64(a.l[j], __mmask8(lanes), V::set1(F4::kSubBias.l[j]), a.l[j]);
+      _mm256_mask_sub_epi64(a.l[j], __mmask8(lanes), V::set1(bias.l[j]), a.l[j]);
   return r;
 }
+constexpr field::ifma::detail::L5 kLooseNegBias = field::ifma::detail::k25519P1024Spread;
 
 // A sum of a few lazy terms (non-negative limbs below 2^62) back to an
 // element (the invariant of field/fe25519_ifma_simd.h).
@@ -381,39 +384,31 @@ KS_IFMA_FN U256 x25519(const U256& k, const U256& u) {
     const uint64_t bit = (k.w[i >> 6] >> (i & 63)) & 1;
     const Reg flip = V::set1((bit ^ last) << 1);
     last = bit;
-    const Fe4 t = normalize(add_lazy(swap_pairs(s), negate_lanes_lazy<0b1010>(s)));
-    const Fe4 p1 = F4::mul(permute(_mm256_xor_si256(index_l, flip), t),
-                           permute(_mm256_xor_si256(index_r, flip), t));  // (AA, BB, DA, CB)
-    const Fe4 w = swap_pairs(p1);                                         // (BB, AA, CB, DA)
+    const Fe4 t = normalize(add_lazy(swap_pairs(s), negate_lanes_lazy<0b1010>(s, kLooseNegBias)));
+    const Fe4 p1 = F4::mul_loose(permute(_mm256_xor_si256(index_l, flip), t),
+                                 permute(_mm256_xor_si256(index_r, flip), t));  // (AA, BB, DA, CB)
+    const Fe4 w = swap_pairs(p1);  // (BB, AA, CB, DA)
     // (AA, E, DA + CB, DA - CB) with E = AA - BB, and (BB, 121666, DA + CB, DA - CB)
-    const Fe4 l2 = normalize(add_lazy(negate_lanes_lazy<0b1010>(p1), blend<0b0001>(w, zero)));
-    const Fe4 r2 = blend<0b0010>(blend<0b1100>(w, l2), a24);
-    const Fe4 p2 = F4::mul(l2, r2);  // (AA BB, 121666 E, (DA + CB)^2, (DA - CB)^2)
+    const Fe4 l2 = normalize(
+        add_lazy(negate_lanes_lazy<0b1010>(p1, kLooseNegBias), blend<0b0001>(w, zero)));
+    const Fe4 r2 = blend<0b0010>(blend<0b1100>(normalize(w), l2), a24);
+    const Fe4 p2 = F4::mul_loose(l2, r2);  // (AA BB, 121666 E, (DA + CB)^2, (DA - CB)^2)
     // (., BB + 121666 E, ., (DA - CB)^2) (., E, ., x1)
     const Fe4 r3 = normalize(add_lazy(p2, blend<0b0010>(zero, p1)));
-    const Fe4 p3 = F4::mul(blend<0b1000>(l2, x1), r3);
+    const Fe4 p3 = F4::mul_loose(blend<0b1000>(l2, x1), r3);
     s = blend<0b1010>(p2, p3);  // (x2, z2, x3, z3) = (AA BB, E (BB + 121666 E), ..)
   }
   // R0 = (x2 : z2) is in lanes 2, 3 where the last bit was 1.
+  s = normalize(s);  // the products are loose (L)
   s = select(V::set1(0 - last), permute<2, 3, 0, 1>(s), s);
-  const Fe4 q = F4::canonical(F4::mul(s, F4::inv(swap_pairs(s))));  // lane 0: x2 / z2
   uint64_t out[4][4];
-  F4::store(out, q);
-  const U256 r = {{out[0][0], out[0][1], out[0][2], out[0][3]}};
+  F4::store(out, s);
+  const U256 x2 = {{out[0][0], out[0][1], out[0][2], out[0][3]}};
+  const U256 z2 = {{out[1][0], out[1][1], out[1][2], out[1][3]}};
   secure_wipe(out, sizeof out);
-  return r;
+  return scalar::divide(x2, z2);  // one lane of four would invert it slower (measured)
 }
 
-KS_IFMA_FN void encode(uint8_t out[32], const Point& p) {
-  const Fe4 q = load_point(p);
-  const Fe4 affine = F4::canonical(F4::mul(q, F4::inv(permute<2, 2, 2, 2>(q))));  // (x, y, 1, .)
-  uint64_t c[4][4];
-  F4::store(c, affine);
-  const U256 y = {{c[1][0], c[1][1], c[1][2], c[1][3]}};
-  field::Fe25519::to_bytes(out, y);  // canonical already
-  out[31] |= uint8_t((c[0][0] & 1) << 7);
-  secure_wipe(c, sizeof c);
-}
 
 // RFC 8032 5.1.3 (curve/ed25519_decode.h) in every lane, read in lane 0.
 KS_IFMA_FN bool decode(Point& out, const uint8_t in[32]) {
@@ -493,7 +488,6 @@ namespace ed25519 {
 namespace x4 {
 
 Point mul_base(const U256& k) { return scalar::mul_base(k); }
-void encode(uint8_t out[32], const Point& p) { scalar::encode(out, p); }
 U256 x25519(const U256& k, const U256& u) { return scalar::x25519(k, u); }
 bool decode(Point& out, const uint8_t in[32]) { return scalar::decode(out, in); }
 bool has_small_order(const Point& p) { return scalar::has_small_order(p); }

@@ -42,15 +42,16 @@ bool available();
 // window), the additions in lanes.
 Point mul_base(const U256& k);
 
-// x25519(k, u): the Montgomery ladder, one step in three 4-lane products;
+// x25519(k, u): the Montgomery ladder, one step in three 4-lane products
+// on loose values (one carry chain per product, before it is multiplied);
 // the conditional swap is folded into the step's lane permutations (their
 // index vector depends on the scalar bit; a permutation runs in the same
-// time whatever its indices), the inversion in lanes. Canonical result, 0
-// for u of small order.
+// time whatever its indices); the final x2 / z2 on the scalar field
+// (scalar::divide: one inversion is a chain of dependent products, which
+// the MULX/ADX field runs with less latency than one lane of four).
+// Canonical result, 0 for u of small order.
 U256 x25519(const U256& k, const U256& u);
 
-// encode(out, p) (RFC 8032 5.1.2), the inversion in lanes.
-void encode(uint8_t out[32], const Point& p);
 
 // --- Variable time (public inputs: verification) --------------------------
 
@@ -75,6 +76,8 @@ bool verify_equation(const U256& s, const U256& k, const Point& a, const Point& 
 // tests/cpp/test_ed25519_x4.cc and the baseline of
 // tools/ed25519_x4_micro.cc. Defined in curve/ed25519_curve.cc.
 namespace scalar {
+// x / z, canonical (0 where z = 0), in constant time.
+U256 divide(const U256& x, const U256& z);
 Point mul_base(const U256& k);
 U256 x25519(const U256& k, const U256& u);
 U256 x25519_base(const U256& k);

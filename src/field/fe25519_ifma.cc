@@ -68,6 +68,8 @@ KS_IFMA_FN Fe8 apply(Op op, const Fe8& x, const Fe8& y, uint32_t k) {
       return F::inv(x);
     case Op::kCanonical:
       return F::canonical(x);
+    case Op::kLoose:
+      return F::from_loose(F::sub_loose(F::mul_loose(x, y), F::sqr_loose(y)));
     case Op::kChain:
     default:
       return op_chain<F>(x, y, k);

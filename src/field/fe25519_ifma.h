@@ -19,7 +19,10 @@ namespace fe25519 {
 constexpr int kLanes = 8;
 constexpr int kLimbs = 5;  // radix 2^52
 
-enum class Op { kAdd, kSub, kNeg, kDbl, kMul, kSqr, kMulSmall, kInv, kCanonical, kChain };
+enum class Op { kAdd, kSub, kNeg, kDbl, kMul, kSqr, kMulSmall, kInv, kCanonical, kChain, kLoose };
+
+// kLoose: a b - b^2 through the loose forms (mul_loose, sqr_loose,
+// sub_loose, from_loose), the ladders' products at their bounds.
 
 // kChain: the operation sequence below, with no canonical() in between (the
 // lane values wander through their whole redundant range), as tests replay

@@ -198,11 +198,8 @@ struct Fe25519Lanes : LaneArithmetic<Fe25519Lanes<V>, V> {
       r.l[4] = V::and_(r.l[4], V::set1((uint64_t(1) << kTopBits) - 1));
       r.l[0] = V::madd52lo(V::madd52lo(t[0], t[kLimbs], c608), top, V::set1(kFold255));
       KS_IFMA_UNROLL for (int i = 1; i < kLimbs; ++i) {
-        const Reg below = t[kLimbs + i - 1];  // limb i's high half comes from limb 4 + i
-        const Reg from_below =
-            V::madd52lo(V::madd52hi(V::zero(), below, c608), V::template srli<52>(below), c608);
-        r.l[i] = i + 1 < kLimbs ? V::add(V::madd52lo(t[i], t[kLimbs + i], c608), from_below)
-                                : V::add(r.l[i], from_below);
+        r.l[i] = V::add(i + 1 < kLimbs ? V::madd52lo(t[i], t[kLimbs + i], c608) : r.l[i],
+                        from_below(t[kLimbs + i - 1]));
       }
     } else {
       KS_IFMA_UNROLL for (int i = 0; i + 1 < kLimbs; ++i) r.l[i] = t[i];
@@ -213,13 +210,34 @@ struct Fe25519Lanes : LaneArithmetic<Fe25519Lanes<V>, V> {
     return r;
   }
 
-  // reduce_product without the fold at 2^255 and the carry chain. The
+  // What limb 4 + i (1 <= i <= 4, below 9 2^52) of a product brings to
+  // limb i, its low 52 bits times 608 going to limb i - 1: the high half of
+  // that product, and its bits 52.. (below 2^4) times 608; two dependent
+  // vpmadd52.
+  KS_IFMA_INLINE static Reg from_below(const Reg limb) {
+    const Reg c608 = V::set1(kFold260);
+    return V::madd52lo(V::madd52hi(V::zero(), limb, c608), V::template srli<52>(limb), c608);
+  }
+
+  // reduce_product without the fold at 2^255 and the carry chain: limbs
+  // below 9 2^52 + 2^52 + 2^13, limb 4 below 10 2^52 + 2^13: (L).
+  // Where V::kLatencyBound, each limb's three folded terms go in side by
+  // side (at most two dependent vpmadd52 and an addition). Elsewhere the
   // carries of limbs 5-8 go first, each into the next (t[9] then stays
   // below 2^42.0001 + 3): fold_upper then takes two vpmadd52 per limb, not
   // three, for a serial chain that what follows a loose product (an
-  // addition) can wait for. Limbs 0-3 below 9 2^52 + 2^52 + 608, limb 4
-  // below 10 2^52 + 608: (L).
+  // addition) can wait for.
   KS_IFMA_INLINE static Elem reduce_product_loose(const Reg product[2 * kLimbs]) {
+    if (V::kLatencyBound) {
+      const Reg c608 = V::set1(kFold260);
+      Elem r;
+      r.l[0] = V::madd52lo(product[0], product[kLimbs], c608);
+      KS_IFMA_UNROLL for (int i = 1; i < kLimbs; ++i) {
+        const Reg folded = V::madd52lo(product[i], product[kLimbs + i], c608);  // i = 4: limb 9
+        r.l[i] = V::add(folded, from_below(product[kLimbs + i - 1]));
+      }
+      return r;
+    }
     Reg t[2 * kLimbs];
     KS_IFMA_UNROLL for (int k = 0; k < 2 * kLimbs; ++k) t[k] = product[k];
     KS_IFMA_UNROLL for (int k = kLimbs; k + 1 < 2 * kLimbs; ++k) {

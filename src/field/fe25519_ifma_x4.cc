@@ -67,6 +67,8 @@ KS_IFMA_FN Fe4 apply(Op op, const Fe4& x, const Fe4& y, uint32_t k) {
       return F::inv(x);
     case Op::kCanonical:
       return F::canonical(x);
+    case Op::kLoose:
+      return F::from_loose(F::sub_loose(F::mul_loose(x, y), F::sqr_loose(y)));
     case Op::kChain:
     default:
       return fe25519::op_chain<F>(x, y, k);

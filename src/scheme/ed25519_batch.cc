@@ -234,17 +234,19 @@ void public_keys(uint8_t (*out)[kKeyBytes], const uint8_t (*k)[kKeyBytes], size_
 
 void shared_secrets(Error status[], uint8_t (*out)[kKeyBytes], const uint8_t* const k[],
                     const uint8_t (*u)[kKeyBytes], size_t n) {
-  if (n > kLanes) n = kLanes;
+  if (n > kSharedSecretItems) n = kSharedSecretItems;
   if (!lanes::available()) {
     for (size_t i = 0; i < n; ++i) status[i] = shared_secret(out[i], k[i], u[i]);
     return;
   }
-  U256 s[kLanes], peer[kLanes], shared[kLanes];
-  for (size_t i = 0; i < kLanes; ++i) {
+  static_assert(kSharedSecretItems == kLanes * lanes::kMaxGroups, "the groups hold the items");
+  const size_t groups = (n + kLanes - 1) / kLanes;
+  U256 s[kSharedSecretItems], peer[kSharedSecretItems], shared[kSharedSecretItems];
+  for (size_t i = 0; i < kLanes * groups; ++i) {  // idle lanes repeat item 0
     s[i] = clamp(k[i < n ? i : 0]);
     peer[i] = decode_u(u[i < n ? i : 0]);
   }
-  lanes::x25519_x8(shared, s, peer);
+  lanes::x25519_x8(shared, s, peer, int(groups));
   for (size_t i = 0; i < n; ++i) {
     field::Fe25519::to_bytes(out[i], shared[i]);
     // RFC 7748 6.1: the verdict is public, the value is not (as shared_secret())

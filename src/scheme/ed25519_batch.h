@@ -40,10 +40,14 @@ namespace x25519 {
 namespace batch {
 
 constexpr size_t kLanes = 8;
+// shared_secrets() takes up to this many items: several groups of lanes,
+// whose ladders end in one inversion (curve/ed25519_mb.h).
+constexpr size_t kSharedSecretItems = 64;
 
-// out[i] = X25519(k[i], 9).
+// out[i] = X25519(k[i], 9), for n <= kLanes.
 void public_keys(uint8_t (*out)[kKeyBytes], const uint8_t (*k)[kKeyBytes], size_t n);
-// out[i] = X25519(*k[i], u[i]), with status[i] as shared_secret() returns it.
+// out[i] = X25519(*k[i], u[i]), with status[i] as shared_secret() returns
+// it, for n <= kSharedSecretItems.
 void shared_secrets(Error status[], uint8_t (*out)[kKeyBytes], const uint8_t* const k[],
                     const uint8_t (*u)[kKeyBytes], size_t n);
 

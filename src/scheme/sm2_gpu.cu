@@ -7,6 +7,7 @@
 
 #include "curve/jacobian.h"
 #include "engine/device_table.cuh"
+#include "field/batch_invert.h"
 #include "field/fn_gpu.cuh"
 #include "field/fp_gpu.cuh"
 #include "scheme/sm2_gpu.h"
@@ -163,25 +164,13 @@ __device__ JacOf<F> mul_base(U32x8 k, const uint4* table) {
 // 001 table 4) instead of M inversions. Across threads it would not pay on
 // a GPU: the lanes of a warp already invert in lockstep.
 
-// z[j] <- z[j]^-1 for j < M. A zero z (the point at infinity) is replaced
-// by 1 first so that it cannot zero the whole batch; its item's result is
-// then meaningless and the caller masks it.
+// z[j] <- z[j]^-1 for j < M (field/batch_invert.h; a zero z, the point at
+// infinity, becomes 1: its item's result is meaningless and the caller
+// masks it).
 template <int M>
 __device__ void batch_invert(U32x8* z) {
-  U32x8 prefix[M];  // prefix[j] = z[0] ... z[j]
-#pragma unroll 1
-  for (int j = 0; j < M; ++j) {
-    z[j] = FpGpu::select(FpGpu::is_zero(z[j]), FpGpu::one(), z[j]);
-    prefix[j] = j == 0 ? z[0] : FpGpu::mul(prefix[j - 1], z[j]);
-  }
-  U32x8 inv = FpGpu::inv(prefix[M - 1]);  // (z[0] ... z[j])^-1, j from the top
-#pragma unroll 1
-  for (int j = M - 1; j > 0; --j) {
-    const U32x8 zj_inv = FpGpu::mul(inv, prefix[j - 1]);
-    inv = FpGpu::mul(inv, z[j]);
-    z[j] = zj_inv;
-  }
-  z[0] = inv;
+  U32x8 prefix[M];
+  field::batch_invert<FpGpu>(z, prefix, M);
 }
 
 // Item j of this thread (M items per thread): items are interleaved by

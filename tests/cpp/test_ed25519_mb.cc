@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -158,6 +159,11 @@ const FieldCase kFieldCases[] = {
     {lanes::Op::kChain,
      [](const U256& x, const U256& y, uint32_t k) { return lanes::op_chain<Fe25519>(x, y, k); },
      "chain"},
+    {lanes::Op::kLoose,
+     [](const U256& x, const U256& y, uint32_t) {
+       return Fe25519::sub(Fe25519::mul(x, y), Fe25519::sqr(y));
+     },
+     "loose products"},
 };
 
 // Every operation on group `base` of the elements: results within the limb
@@ -425,17 +431,22 @@ std::vector<U256> edge_us(Rng& rng, size_t n) {
 TEST(MbX25519, LadderMatchesScalar) {
   REQUIRE_IFMA();
   Rng rng(3);
-  const std::vector<U256> u = edge_us(rng, 96);
-  for (size_t base = 0; base + kLanes <= u.size(); base += kLanes) {
-    U256 k[kLanes], out[kLanes];
-    for (int i = 0; i < kLanes; ++i) {
-      k[i] = rng.any();  // the ladder reads bits 254..0 whatever the others are
-      if (i % 2) k[i] = ks::x25519::clamp(reinterpret_cast<const uint8_t*>(&k[i]));
+  std::vector<U256> u = edge_us(rng, 96);
+  u.resize(kLanes * mb::kMaxGroups, u.back());
+  std::shuffle(u.begin(), u.end(), std::mt19937(5));  // small orders in several groups
+  for (int groups : {1, 3, mb::kMaxGroups}) {  // groups whose z are inverted together
+    const int items = kLanes * groups;
+    for (size_t base = 0; base + items <= u.size(); base += items) {
+      U256 k[kLanes * mb::kMaxGroups], out[kLanes * mb::kMaxGroups];
+      for (int i = 0; i < items; ++i) {
+        k[i] = rng.any();  // the ladder reads bits 254..0 whatever the others are
+        if (i % 2) k[i] = ks::x25519::clamp(reinterpret_cast<const uint8_t*>(&k[i]));
+      }
+      mb::x25519_x8(out, k, &u[base], groups);
+      for (int i = 0; i < items; ++i)
+        ASSERT_TRUE(same(out[i], ed::x25519(k[i], u[base + i])))
+            << "k=" << hex(k[i]) << " u=" << hex(u[base + i]) << " groups " << groups;
     }
-    mb::x25519_x8(out, k, &u[base]);
-    for (int i = 0; i < kLanes; ++i)
-      ASSERT_TRUE(same(out[i], ed::x25519(k[i], u[base + i])))
-          << "k=" << hex(k[i]) << " u=" << hex(u[base + i]);
   }
 }
 
@@ -508,11 +519,13 @@ TEST(MbX25519, Rfc7748VectorsAndIterations) {
 }
 
 // The batch path of the C API (scheme/ed25519_batch.h shared_secrets, which
-// runs x25519_x8 on groups of eight) against shared_secret() item by item:
+// runs x25519_x8 on up to eight groups of eight with one inversion) against
+// shared_secret() item by item:
 // random u, the small-order ones (0, 1, the two of order 8, p - 1) with
 // their non-canonical forms (p, p + 1, and all of them with bit 255 set,
-// which decoding clears), non-canonical u up to 2^255 - 1, and groups of
-// fewer than eight items.
+// which decoding clears), non-canonical u up to 2^255 - 1, shuffled among
+// random u in batches of 1 to 64 items (a zero z among the ones inverted
+// together must not spoil the others).
 TEST(MbX25519, BatchSharedSecretsMatchSingleItems) {
   REQUIRE_IFMA();
   const char* kSmallOrder[] = {
@@ -535,14 +548,17 @@ TEST(MbX25519, BatchSharedSecretsMatchSingleItems) {
     for (int j = 0; j < 32; ++j) u[j] = uint8_t(v.w[j / 8] >> (8 * (j % 8)));
     us.push_back(u);
   }
-  while (us.size() < 200) us.push_back(ks_test::random_bytes(32));
+  while (us.size() < 400) us.push_back(ks_test::random_bytes(32));
+  std::shuffle(us.begin(), us.end(), std::mt19937(7));  // small orders inside every batch size
   const std::vector<uint8_t> keys = ks_test::random_bytes(32 * us.size());
   size_t zeros = 0;
-  for (size_t base = 0, n = 1; base < us.size(); base += n, n = n % kLanes + 1) {
-    const size_t count = std::min(n, us.size() - base);
-    const uint8_t* k[kLanes];
-    uint8_t u[kLanes][32], out[kLanes][32];
-    ks::x25519::Error status[kLanes];
+  constexpr size_t kMost = ks::x25519::batch::kSharedSecretItems;
+  const size_t sizes[] = {1, 5, 8, 9, 16, 23, kMost - 1, kMost};
+  for (size_t base = 0, b = 0; base < us.size(); base += sizes[b++ % 8]) {
+    const size_t count = std::min(sizes[b % 8], us.size() - base);
+    const uint8_t* k[kMost];
+    uint8_t u[kMost][32], out[kMost][32];
+    ks::x25519::Error status[kMost];
     for (size_t i = 0; i < count; ++i) {
       k[i] = &keys[32 * (base + i)];
       memcpy(u[i], us[base + i].data(), 32);
