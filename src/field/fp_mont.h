@@ -118,6 +118,7 @@ struct MontgomeryForm {
   static constexpr bool kPlain = false;
   static constexpr U256 kOne = pow2_mod(256, kP);  // R mod p
   static constexpr U256 kR2 = pow2_mod(512, kP);   // R^2 mod p: converts into the form
+  static constexpr U256 kR3 = pow2_mod(768, kP);   // R^3 mod p: a plain inverse into it
   KS_FIELD_INLINE static U256 reduce(const uint64_t t[8]) { return mont_reduce(t); }
 };
 
