@@ -359,7 +359,15 @@ KS_API int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, cons
  * Variable-length outputs (DER, PEM) follow one rule: out may be NULL to ask
  * for the size; *out_len receives the bytes written (or needed, together
  * with KS_ERR_LENGTH when out_cap is too small). PEM output is
- * NUL-terminated; *out_len excludes the NUL. */
+ * NUL-terminated; *out_len excludes the NUL.
+ *
+ * PEM input may hold several blocks and other text. Every private key
+ * decoder (SM2, Ed25519, X25519, SM4) reads the same block: the first
+ * complete one (its END line before any other BEGIN line) labelled
+ * "PRIVATE KEY", "EC PRIVATE KEY" or "SM2 PRIVATE KEY"; a key of another
+ * algorithm there, or an EC/SM2 label to a decoder of another algorithm,
+ * gives KS_ERR_KEY_ALGORITHM. So a caller trying the decoders in turn gets
+ * one answer per file. */
 #define KS_SM2_PRIVATE_KEY_BYTES 32
 #define KS_SM2_PUBLIC_KEY_BYTES 65            /* 04 || x || y */
 #define KS_SM2_COMPRESSED_PUBLIC_KEY_BYTES 33 /* 02/03 || x */
