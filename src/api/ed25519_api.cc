@@ -220,11 +220,12 @@ int ks_ed25519_verify(const ks_ed25519_pubkey* key, const uint8_t* msg, size_t m
 namespace {
 
 constexpr size_t kLanes = batch::kLanes;
+constexpr size_t kItems = batch::kBatchItems;  // keygen and signing groups
 
 // The public keys of n seeds: a group of keys expanded at once.
 void public_keys_of(const uint8_t* seeds, const size_t* idx, size_t n, uint8_t* public_keys) {
-  ks::ed25519::PrivateKey keys[kLanes];
-  uint8_t group_seeds[kLanes][32];
+  ks::ed25519::PrivateKey keys[kItems];
+  uint8_t group_seeds[kItems][32];
   const ks::WipeOnExit wipe(group_seeds, sizeof group_seeds);
   for (size_t j = 0; j < n; ++j) memcpy(group_seeds[j], seeds + 32 * idx[j], 32);
   batch::keys_from_seeds(keys, group_seeds, n);
@@ -234,9 +235,9 @@ void public_keys_of(const uint8_t* seeds, const size_t* idx, size_t n, uint8_t* 
 // Signs the messages of a group under per-item keys.
 void sign_group(const ks::ed25519::PrivateKey* const keys[], const uint8_t* data,
                 const uint64_t* offsets, const size_t* idx, size_t n, uint8_t* sigs) {
-  const uint8_t* msgs[kLanes] = {};
-  size_t lens[kLanes] = {};
-  uint8_t sig[kLanes][64];
+  const uint8_t* msgs[kItems] = {};
+  size_t lens[kItems] = {};
+  uint8_t sig[kItems][64];
   for (size_t j = 0; j < n; ++j) {
     msgs[j] = data + offsets[idx[j]];
     lens[j] = size_t(offsets[idx[j] + 1] - offsets[idx[j]]);
@@ -306,7 +307,7 @@ int ks_ed25519_public_keys_batch(ks_ctx* ctx, const uint8_t* seeds, size_t count
       return ks::curve25519_gpu::ed25519_public_keys_batch(*ctx->gpu, seeds, count, public_keys);
     });
   std::vector<int> result(count, KS_OK);
-  ks::api::run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
+  ks::api::run_groups<kItems>(ctx, count, result, [&](const size_t* idx, size_t n) {
     public_keys_of(seeds, idx, n, public_keys);
   });
   return finish_statuses(result, status);
@@ -323,8 +324,8 @@ int ks_ed25519_sign_batch(ks_ctx* ctx, const ks_ed25519_key* key, const uint8_t*
   if (ctx->use_gpu(count, kAutoGpuMinEd25519Sign))
     return sign_on_gpu(ctx, &key->key, nullptr, data, offsets, count, sigs, status);
   std::vector<int> result(count, KS_OK);
-  ks::api::run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
-    const ks::ed25519::PrivateKey* keys[kLanes];
+  ks::api::run_groups<kItems>(ctx, count, result, [&](const size_t* idx, size_t n) {
+    const ks::ed25519::PrivateKey* keys[kItems];
     for (size_t j = 0; j < n; ++j) keys[j] = &key->key;
     sign_group(keys, data, offsets, idx, n, sigs);
   });
@@ -342,11 +343,11 @@ int ks_ed25519_sign_batch_seeds(ks_ctx* ctx, const uint8_t* seeds, const uint8_t
   if (ctx->use_gpu(count, kAutoGpuMinEd25519Sign))
     return sign_on_gpu(ctx, nullptr, seeds, data, offsets, count, sigs, status);
   std::vector<int> result(count, KS_OK);
-  ks::api::run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
-    ks::ed25519::PrivateKey keys[kLanes];
-    uint8_t group_seeds[kLanes][32];
+  ks::api::run_groups<kItems>(ctx, count, result, [&](const size_t* idx, size_t n) {
+    ks::ed25519::PrivateKey keys[kItems];
+    uint8_t group_seeds[kItems][32];
     const ks::WipeOnExit wipe(group_seeds, sizeof group_seeds);
-    const ks::ed25519::PrivateKey* key_ptrs[kLanes];
+    const ks::ed25519::PrivateKey* key_ptrs[kItems];
     for (size_t j = 0; j < n; ++j) {
       memcpy(group_seeds[j], seeds + 32 * idx[j], 32);
       key_ptrs[j] = &keys[j];

@@ -30,7 +30,7 @@ using ks::api::finish_statuses;
 using ks::x25519::Error;
 namespace formats = ks::curve25519_formats;
 namespace batch = ks::x25519::batch;
-constexpr size_t kLanes = batch::kLanes;
+constexpr size_t kItems = batch::kBatchItems;  // groups of IFMA lanes with one inversion
 
 int to_status(Error e) {
   switch (e) {
@@ -185,8 +185,8 @@ int ks_x25519_public_keys_batch(ks_ctx* ctx, const uint8_t* private_keys, size_t
                                                           public_keys);
     });
   std::vector<int> result(count, KS_OK);
-  ks::api::run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
-    uint8_t k[kLanes][32], out[kLanes][32];
+  ks::api::run_groups<kItems>(ctx, count, result, [&](const size_t* idx, size_t n) {
+    uint8_t k[kItems][32], out[kItems][32];
     const ks::WipeOnExit wipe(k, sizeof k);
     for (size_t j = 0; j < n; ++j) memcpy(k[j], private_keys + 32 * idx[j], 32);
     batch::public_keys(out, k, n);
@@ -207,7 +207,6 @@ int ks_x25519_batch(ks_ctx* ctx, const uint8_t* private_keys, int per_item_keys,
     return gpu_shared_secrets(ctx, private_keys, per_item_keys != 0, peer_public_keys, count,
                               shared, status);
   std::vector<int> result(count, KS_OK);
-  constexpr size_t kItems = batch::kSharedSecretItems;
   ks::api::run_groups<kItems>(ctx, count, result, [&](const size_t* idx, size_t n) {
     const uint8_t* k[kItems];
     uint8_t u[kItems][32], out[kItems][32];

@@ -389,12 +389,8 @@ struct LaneLadderStep {
   }
 };
 
-}  // namespace
-
-KS_IFMA_FN void mul_base_encode_x8(uint8_t out[kLanes][32], const U256 k[kLanes], Point* points) {
-  const E8 p = comb_x8(k);
-  const Fe8 zinv = F8::inv(p.z);
-  const Fe8 x = F8::mul(p.x, zinv), y = F8::mul(p.y, zinv);
+// One group's encodings (and affine points) from its affine x and y.
+KS_IFMA_FN void encode_group(uint8_t out[][32], Point* points, const Fe8& x, const Fe8& y) {
   const uint64_t x_negative = F8::is_negative(x);
   U256 ys[kLanes];
   store_canonical(ys, y);
@@ -411,6 +407,24 @@ KS_IFMA_FN void mul_base_encode_x8(uint8_t out[kLanes][32], const U256 k[kLanes]
     secure_wipe(ts, sizeof ts);
   }
   secure_wipe(ys, sizeof ys);
+}
+
+}  // namespace
+
+KS_IFMA_FN void mul_base_encode_x8(uint8_t out[][32], const U256 k[], Point* points, int groups) {
+  Fe8 x[kMaxGroups], y[kMaxGroups], z[kMaxGroups], prefix[kMaxGroups];
+  for (int g = 0; g < groups; ++g) {
+    const E8 p = comb_x8(k + kLanes * g);
+    x[g] = p.x, y[g] = p.y, z[g] = p.z;  // Z of an Edwards point is never 0
+  }
+  field::batch_invert<F8>(z, prefix, groups);
+  for (int g = 0; g < groups; ++g)
+    encode_group(out + kLanes * g, points != nullptr ? points + kLanes * g : nullptr,
+                 F8::mul(x[g], z[g]), F8::mul(y[g], z[g]));
+  secure_wipe(x, sizeof x);
+  secure_wipe(y, sizeof y);
+  secure_wipe(z, sizeof z);
+  secure_wipe(prefix, sizeof prefix);
 }
 
 KS_IFMA_FN void x25519_x8(U256 out[], const U256 k[], const U256 u[], int groups) {
@@ -430,9 +444,19 @@ KS_IFMA_FN void x25519_x8(U256 out[], const U256 k[], const U256 u[], int groups
   secure_wipe(prefix, sizeof prefix);
 }
 
-KS_IFMA_FN void x25519_base_x8(U256 out[kLanes], const U256 k[kLanes]) {
-  const E8 p = comb_x8(k);
-  store_canonical(out, F8::mul(F8::add(p.z, p.y), F8::inv(F8::sub(p.z, p.y))));
+KS_IFMA_FN void x25519_base_x8(U256 out[], const U256 k[], int groups) {
+  Fe8 num[kMaxGroups], den[kMaxGroups], prefix[kMaxGroups];
+  for (int g = 0; g < groups; ++g) {
+    const E8 p = comb_x8(k + kLanes * g);
+    den[g] = F8::sub(p.z, p.y);
+    // the identity (Z = Y) gives u = 0; batch_invert makes its zero 1
+    num[g] = F8::select(F8::is_zero(den[g]), F8::zero(), F8::add(p.z, p.y));
+  }
+  field::batch_invert<F8>(den, prefix, groups);
+  for (int g = 0; g < groups; ++g) store_canonical(out + kLanes * g, F8::mul(num[g], den[g]));
+  secure_wipe(num, sizeof num);
+  secure_wipe(den, sizeof den);
+  secure_wipe(prefix, sizeof prefix);
 }
 
 // RFC 8032 5.1.3 as curve/ed25519_curve.cc's EdMul::decode, every lane at

@@ -27,24 +27,26 @@ bool available();
 
 // --- Constant time (secret scalars) ---------------------------------------
 
+// Each function below takes kLanes * groups items, groups in [1,
+// kMaxGroups]: the lanes run group after group, and one inversion serves
+// all the groups (Montgomery's trick, field/batch_invert.h: the ~265
+// products of an inversion per group become 3 and a share of one).
+constexpr int kMaxGroups = 8;
+
 // out[i] = encode(mul_base(k[i])) for k[i] < 2^255 (RFC 8032 5.1.2: y with
 // the sign of x in bit 255): the signed-window comb of mul_base over the
 // build-time table of B, every lane's entry picked from its whole window by
-// permutations, then a lane-wise inversion.
+// permutations, then the inversion of Z.
 // With `points` not null, the points themselves too (affine: Z = 1).
-void mul_base_encode_x8(uint8_t out[kLanes][32], const U256 k[kLanes], Point* points = nullptr);
-
+void mul_base_encode_x8(uint8_t out[][32], const U256 k[], Point* points = nullptr,
+                        int groups = 1);
 // out[i] = x25519(k[i], u[i]) (RFC 7748 5: bits 254..0 of k[i], u[i] below
-// 2^255, not necessarily canonical) for i < kLanes * groups, groups in
-// [1, kMaxGroups]: the Montgomery ladder in lanes, group after group, then
-// one inversion for all the groups' z (Montgomery's trick: about 265
-// products per group become 3 and a share of one inversion, ~9% of a
-// group's work); canonical results, 0 where u[i] has small order.
-constexpr int kMaxGroups = 8;
+// 2^255, not necessarily canonical): the Montgomery ladder in lanes, then
+// x2 / z2; canonical results, 0 where u[i] has small order.
 void x25519_x8(U256 out[], const U256 k[], const U256 u[], int groups = 1);
 // out[i] = x25519_base(k[i]) for k[i] < 2^255: the comb, then u = (Z + Y) /
-// (Z - Y) (RFC 7748 4.1).
-void x25519_base_x8(U256 out[kLanes], const U256 k[kLanes]);
+// (Z - Y) (RFC 7748 4.1; 0 for the identity).
+void x25519_base_x8(U256 out[], const U256 k[], int groups = 1);
 
 // --- Variable time (public inputs: verification) --------------------------
 

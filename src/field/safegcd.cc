@@ -9,9 +9,14 @@ namespace {
 using safegcd_detail::kMask62;
 using i128 = __int128;
 
-constexpr int kLimbs = 5;            // 62-bit limbs: 310 bits, room for the
-constexpr int kBatches = 10;         // 10 x 62 = 620 >= 590 divsteps (256-bit bound)
-constexpr int kStepsPerBatch = 62;   // transition matrix entries below 2^62
+constexpr int kLimbs = 5;  // 62-bit limbs: 310 bits, room for d and e below 11 M
+// 10 x 59 = 590 divsteps, the bound for moduli below 2^256 with delta
+// starting at 1/2; each batch's matrix starts at 2^3 times the identity, so
+// that its entries end below 2^62 and the updates divide by 2^62 (whole
+// limbs).
+constexpr int kBatches = 10;
+constexpr int kStepsPerBatch = 59;
+constexpr int64_t kMatrixStart = int64_t(1) << (62 - kStepsPerBatch);
 
 // A signed integer as sum v[i] 2^(62 i): limbs 0-3 in [0, 2^62) after
 // normalization, limb 4 signed.
@@ -24,16 +29,17 @@ struct Matrix {
   int64_t u, v, q, r;
 };
 
-// 62 divsteps on the low 64 bits of f (odd) and g, with zeta = -(delta +
+// 59 divsteps on the low 64 bits of f (odd) and g, with zeta = -(delta +
 // 1/2) (delta starts at 1/2: zeta = -1). One divstep, as masks:
 //   zeta < 0 and g odd: (zeta, f, g) <- (-zeta - 2, g, (g - f) / 2)
 //   g odd otherwise:    (zeta, f, g) <- (zeta - 1, f, (g + f) / 2)
 //   g even:             (zeta, f, g) <- (zeta - 1, f, g / 2)
 // The matrix rows follow f and g with the halving deferred: the f row
-// doubles instead of the g row halving, so that [f_k; g_k] 2^k = M [f; g]
-// in integers; |u| + |v| and |q| + |r| at most double per divstep.
+// doubles instead of the g row halving, so that [f_k; g_k] 2^(k+3) = M
+// [f; g] in integers; |u| + |v| and |q| + |r| at most double per divstep
+// (2^62 after 59). 64 - 59 = 5 bits of g and f stay exact to the end.
 int64_t divsteps(int64_t zeta, uint64_t f, uint64_t g, Matrix* t) {
-  int64_t u = 1, v = 0, q = 0, r = 1;
+  int64_t u = kMatrixStart, v = 0, q = 0, r = kMatrixStart;
   for (int i = 0; i < kStepsPerBatch; ++i) {
     // -f where zeta < 0, else f: from f and zeta alone, so that g's chain
     // is only "g odd? add it; halve" (five dependent instructions)
@@ -60,47 +66,38 @@ int64_t divsteps(int64_t zeta, uint64_t f, uint64_t g, Matrix* t) {
   return zeta;
 }
 
-// [f; g] <- t [f; g] / 2^62 (exact: the divsteps made the low 62 bits of
-// both sums zero).
-void update_fg(Signed62* f, Signed62* g, const Matrix& t) {
-  i128 cf = i128(t.u) * f->v[0] + i128(t.v) * g->v[0];
-  i128 cg = i128(t.q) * f->v[0] + i128(t.r) * g->v[0];
-  cf >>= 62;
-  cg >>= 62;
-  for (int i = 1; i < kLimbs; ++i) {
-    cf += i128(t.u) * f->v[i] + i128(t.v) * g->v[i];
-    cg += i128(t.q) * f->v[i] + i128(t.r) * g->v[i];
-    f->v[i - 1] = int64_t(uint64_t(cf) & kMask62);
-    g->v[i - 1] = int64_t(uint64_t(cg) & kMask62);
-    cf >>= 62;
-    cg >>= 62;
-  }
-  f->v[kLimbs - 1] = int64_t(cf);
-  g->v[kLimbs - 1] = int64_t(cg);
-}
-
-// [d; e] <- (t [d; e] + [md; me] M) / 2^62, md and me in [0, 2^62) chosen
-// so that the divisions are exact (d x = f and e x = g mod M stay true).
+// [a; b] <- (t [a; b] + [ma; mb] M) / 2^62 with whole-limb carries. For
+// f and g (kModular false) ma = mb = 0: the divsteps made the low 62 bits
+// of both sums zero. For d and e, ma and mb in [0, 2^62) are chosen so
+// that the divisions are exact, which keeps d x = f and e x = g mod M;
 // |d|, |e| grow by at most M per batch: below 11 M < 2^260 at the end.
-void update_de(Signed62* d, Signed62* e, const Matrix& t, const SafegcdModulus& mod) {
-  i128 cd = i128(t.u) * d->v[0] + i128(t.v) * e->v[0];
-  i128 ce = i128(t.q) * d->v[0] + i128(t.r) * e->v[0];
-  const int64_t md = int64_t((0 - uint64_t(cd) * mod.m_inv62) & kMask62);
-  const int64_t me = int64_t((0 - uint64_t(ce) * mod.m_inv62) & kMask62);
-  cd += i128(md) * mod.m[0];
-  ce += i128(me) * mod.m[0];
-  cd >>= 62;
-  ce >>= 62;
-  for (int i = 1; i < kLimbs; ++i) {
-    cd += i128(t.u) * d->v[i] + i128(t.v) * e->v[i] + i128(md) * mod.m[i];
-    ce += i128(t.q) * d->v[i] + i128(t.r) * e->v[i] + i128(me) * mod.m[i];
-    d->v[i - 1] = int64_t(uint64_t(cd) & kMask62);
-    e->v[i - 1] = int64_t(uint64_t(ce) & kMask62);
-    cd >>= 62;
-    ce >>= 62;
+template <bool kModular>
+void apply_matrix(Signed62* a, Signed62* b, const Matrix& t, const SafegcdModulus& mod) {
+  i128 ca = i128(t.u) * a->v[0] + i128(t.v) * b->v[0];
+  i128 cb = i128(t.q) * a->v[0] + i128(t.r) * b->v[0];
+  int64_t ma = 0, mb = 0;
+  if (kModular) {
+    ma = int64_t((0 - uint64_t(ca) * mod.m_inv62) & kMask62);
+    mb = int64_t((0 - uint64_t(cb) * mod.m_inv62) & kMask62);
+    ca += i128(ma) * mod.m[0];
+    cb += i128(mb) * mod.m[0];
   }
-  d->v[kLimbs - 1] = int64_t(cd);
-  e->v[kLimbs - 1] = int64_t(ce);
+  ca >>= 62;
+  cb >>= 62;
+  for (int i = 1; i < kLimbs; ++i) {
+    ca += i128(t.u) * a->v[i] + i128(t.v) * b->v[i];
+    cb += i128(t.q) * a->v[i] + i128(t.r) * b->v[i];
+    if (kModular) {
+      ca += i128(ma) * mod.m[i];
+      cb += i128(mb) * mod.m[i];
+    }
+    a->v[i - 1] = int64_t(uint64_t(ca) & kMask62);
+    b->v[i - 1] = int64_t(uint64_t(cb) & kMask62);
+    ca >>= 62;
+    cb >>= 62;
+  }
+  a->v[kLimbs - 1] = int64_t(ca);
+  b->v[kLimbs - 1] = int64_t(cb);
 }
 
 // a + sign * b (sign 0 or -1: add or subtract) with limbs 0-3 carried into
@@ -159,8 +156,8 @@ U256 safegcd_invert(const U256& x, const SafegcdModulus& mod) {
     Matrix t;
     zeta = divsteps(zeta, uint64_t(f.v[0]) | (uint64_t(f.v[1]) << 62),
                     uint64_t(g.v[0]) | (uint64_t(g.v[1]) << 62), &t);
-    update_de(&d, &e, t, mod);
-    update_fg(&f, &g, t);
+    apply_matrix<true>(&d, &e, t, mod);
+    apply_matrix<false>(&f, &g, t, mod);
   }
   // g = 0 and f = +-1 (x invertible) or f = +-M (x = 0, and then d = 0):
   // x^-1 = d f.

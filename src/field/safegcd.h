@@ -6,7 +6,7 @@
 // dozen products, each a chain of dependent carries) made ~20% of a key
 // generation or an X25519.
 //
-// Constant time: ten batches of 62 divsteps whatever the input, every
+// Constant time: ten batches of 59 divsteps whatever the input, every
 // divstep the same masked arithmetic; no branch and no memory index
 // depends on the value.
 #ifndef KS_FIELD_SAFEGCD_H_

@@ -11,6 +11,20 @@
 #include "hash/sha512_blocks.h"
 
 namespace ks {
+namespace {
+
+// The groups of 8 IFMA lanes that n items fill; the lanes read all their
+// inputs, so idle ones repeat item 0.
+template <class T>
+int fill_groups(T* v, size_t n) {
+  constexpr size_t kGroupLanes = curve::ed25519::mb::kLanes;
+  const size_t groups = (n + kGroupLanes - 1) / kGroupLanes;
+  for (size_t i = n; i < kGroupLanes * groups; ++i) v[i] = v[0];
+  return int(groups);
+}
+
+}  // namespace
+
 namespace ed25519 {
 namespace batch {
 
@@ -31,29 +45,26 @@ void hash_many(uint8_t (*digest)[sha512::kDigestBytes], const uint8_t* const pre
   sha512::digest_many(msgs, lens, n, digest, prefixes);
 }
 
-// ... reduced mod L (the nonces r and the challenges k).
+// ... reduced mod L (the nonces r and the challenges k), n <= kBatchItems.
 void hash_to_scalars(U256 out[], const uint8_t* const prefix[], size_t prefix_len,
                      const uint8_t* const msgs[], const size_t lens[], size_t n) {
-  uint8_t digest[kLanes][sha512::kDigestBytes];
+  uint8_t digest[kBatchItems][sha512::kDigestBytes];
   hash_many(digest, prefix, prefix_len, msgs, lens, n);
   for (size_t i = 0; i < n; ++i) out[i] = Sc25519::reduce_wide(digest[i]);
   secure_wipe(digest, sizeof digest);
 }
 
-// The lanes read all eight inputs: idle ones repeat lane 0.
-template <class T>
-void fill_idle(T* v, size_t n) {
-  for (size_t i = n; i < kLanes; ++i) v[i] = v[0];
-}
+static_assert(kBatchItems == kLanes * lanes::kMaxGroups, "the groups hold the items");
 
-// [s_i]B encoded, and the points if asked: in lanes where the CPU has them.
-void mul_base_encode(uint8_t (*out)[32], U256 s[kLanes], size_t n,
+// [s_i]B encoded, and the points if asked, for n <= kBatchItems (s has
+// room for the idle lanes): in lanes where the CPU has them.
+void mul_base_encode(uint8_t (*out)[32], U256 s[kBatchItems], size_t n,
                      curve25519::Point* points = nullptr) {
   if (lanes::available()) {
-    fill_idle(s, n);
-    uint8_t enc[kLanes][32];
-    curve25519::Point all[kLanes];
-    lanes::mul_base_encode_x8(enc, s, points != nullptr ? all : nullptr);
+    const int groups = fill_groups(s, n);
+    uint8_t enc[kBatchItems][32];
+    curve25519::Point all[kBatchItems];
+    lanes::mul_base_encode_x8(enc, s, points != nullptr ? all : nullptr, groups);
     for (size_t i = 0; i < n; ++i) {
       memcpy(out[i], enc[i], 32);
       if (points != nullptr) points[i] = all[i];
@@ -72,18 +83,18 @@ void mul_base_encode(uint8_t (*out)[32], U256 s[kLanes], size_t n,
 
 // RFC 8032 5.1.5 for n seeds: h = SHA-512(seed), s the clamped first half.
 void keys_from_seeds(PrivateKey keys[], const uint8_t (*seeds)[kSeedBytes], size_t n) {
-  if (n > kLanes) n = kLanes;
-  uint8_t h[kLanes][sha512::kDigestBytes];
-  const uint8_t* msgs[kLanes] = {};
-  size_t lens[kLanes] = {};
+  if (n > kBatchItems) n = kBatchItems;
+  uint8_t h[kBatchItems][sha512::kDigestBytes];
+  const uint8_t* msgs[kBatchItems] = {};
+  size_t lens[kBatchItems] = {};
   for (size_t i = 0; i < n; ++i) {
     msgs[i] = seeds[i];
     lens[i] = kSeedBytes;
   }
   hash_many(h, nullptr, 0, msgs, lens, n);
-  U256 s[kLanes];
-  uint8_t pub[kLanes][32];
-  curve25519::Point points[kLanes];
+  U256 s[kBatchItems];
+  uint8_t pub[kBatchItems][32];
+  curve25519::Point points[kBatchItems];
   for (size_t i = 0; i < n; ++i) s[i] = expanded_scalar(h[i]);
   mul_base_encode(pub, s, n, points);
   ct_declassify(pub, sizeof pub);  // public keys are public
@@ -104,22 +115,22 @@ void keys_from_seeds(PrivateKey keys[], const uint8_t (*seeds)[kSeedBytes], size
 // k_i = H(R_i || A_i || M_i), S_i = r_i + k_i s_i.
 void sign(uint8_t (*sig)[kSignatureBytes], const PrivateKey* const keys[],
           const uint8_t* const msgs[], const size_t lens[], size_t n) {
-  if (n > kLanes) n = kLanes;
-  const uint8_t* nonce_prefix[kLanes] = {};
+  if (n > kBatchItems) n = kBatchItems;
+  const uint8_t* nonce_prefix[kBatchItems] = {};
   for (size_t i = 0; i < n; ++i) nonce_prefix[i] = keys[i]->prefix;
-  U256 r[kLanes];
+  U256 r[kBatchItems];
   hash_to_scalars(r, nonce_prefix, 32, msgs, lens, n);
-  uint8_t ra[kLanes][64];  // R_i || A_i, the prefix of the second hash
-  uint8_t big_r[kLanes][32];
+  uint8_t ra[kBatchItems][64];  // R_i || A_i, the prefix of the second hash
+  uint8_t big_r[kBatchItems][32];
   mul_base_encode(big_r, r, n);
   for (size_t i = 0; i < n; ++i) {
     memcpy(ra[i], big_r[i], 32);
     memcpy(ra[i] + 32, keys[i]->pub.bytes, 32);
   }
   ct_declassify(ra, sizeof ra);  // R is part of the signature
-  const uint8_t* ra_prefix[kLanes] = {};
+  const uint8_t* ra_prefix[kBatchItems] = {};
   for (size_t i = 0; i < n; ++i) ra_prefix[i] = ra[i];
-  U256 k[kLanes];
+  U256 k[kBatchItems];
   hash_to_scalars(k, ra_prefix, 64, msgs, lens, n);
   for (size_t i = 0; i < n; ++i) {
     memcpy(sig[i], ra[i], 32);
@@ -218,15 +229,17 @@ namespace batch {
 namespace lanes = curve::ed25519::mb;
 using field::U256;
 
+static_assert(kBatchItems == kLanes * lanes::kMaxGroups, "the groups hold the items");
+
 void public_keys(uint8_t (*out)[kKeyBytes], const uint8_t (*k)[kKeyBytes], size_t n) {
-  if (n > kLanes) n = kLanes;
+  if (n > kBatchItems) n = kBatchItems;
   if (!lanes::available()) {
     for (size_t i = 0; i < n; ++i) public_key(out[i], k[i]);
     return;
   }
-  U256 s[kLanes], u[kLanes];
-  for (size_t i = 0; i < kLanes; ++i) s[i] = clamp(k[i < n ? i : 0]);
-  lanes::x25519_base_x8(u, s);
+  U256 s[kBatchItems], u[kBatchItems];
+  for (size_t i = 0; i < n; ++i) s[i] = clamp(k[i]);
+  lanes::x25519_base_x8(u, s, fill_groups(s, n));
   for (size_t i = 0; i < n; ++i) field::Fe25519::to_bytes(out[i], u[i]);
   ct_declassify(out, kKeyBytes * n);  // public keys are public
   secure_wipe(s, sizeof s);
@@ -234,19 +247,18 @@ void public_keys(uint8_t (*out)[kKeyBytes], const uint8_t (*k)[kKeyBytes], size_
 
 void shared_secrets(Error status[], uint8_t (*out)[kKeyBytes], const uint8_t* const k[],
                     const uint8_t (*u)[kKeyBytes], size_t n) {
-  if (n > kSharedSecretItems) n = kSharedSecretItems;
+  if (n > kBatchItems) n = kBatchItems;
   if (!lanes::available()) {
     for (size_t i = 0; i < n; ++i) status[i] = shared_secret(out[i], k[i], u[i]);
     return;
   }
-  static_assert(kSharedSecretItems == kLanes * lanes::kMaxGroups, "the groups hold the items");
-  const size_t groups = (n + kLanes - 1) / kLanes;
-  U256 s[kSharedSecretItems], peer[kSharedSecretItems], shared[kSharedSecretItems];
-  for (size_t i = 0; i < kLanes * groups; ++i) {  // idle lanes repeat item 0
-    s[i] = clamp(k[i < n ? i : 0]);
-    peer[i] = decode_u(u[i < n ? i : 0]);
+  U256 s[kBatchItems], peer[kBatchItems], shared[kBatchItems];
+  for (size_t i = 0; i < n; ++i) {
+    s[i] = clamp(k[i]);
+    peer[i] = decode_u(u[i]);
   }
-  lanes::x25519_x8(shared, s, peer, int(groups));
+  fill_groups(peer, n);
+  lanes::x25519_x8(shared, s, peer, fill_groups(s, n));
   for (size_t i = 0; i < n; ++i) {
     field::Fe25519::to_bytes(out[i], shared[i]);
     // RFC 7748 6.1: the verdict is public, the value is not (as shared_secret())

@@ -1,4 +1,4 @@
-// Ed25519 and X25519 on groups of up to kLanes items (pure Ed25519), what
+// Ed25519 and X25519 on groups of items (pure Ed25519), what
 // the batch calls run on each of the context's threads: the hashes through
 // the multi-buffer SHA-512 (hash/sha512_blocks.h digest_many, R || A as a
 // per-item prefix, no message copied), the curve work through the 8-lane
@@ -19,16 +19,20 @@ namespace ed25519 {
 namespace batch {
 
 constexpr size_t kLanes = 8;
+// keys_from_seeds() and sign() take up to this many items: several groups
+// of lanes, whose [r]B end in one inversion (curve/ed25519_mb.h).
+constexpr size_t kBatchItems = 64;
 
-// Expands n seeds into keys (keygen and per-item signing keys).
+// Expands n <= kBatchItems seeds into keys (keygen and per-item signing
+// keys).
 void keys_from_seeds(PrivateKey keys[], const uint8_t (*seeds)[kSeedBytes], size_t n);
 
-// sig[i] = sign(*keys[i], msgs[i]) for pure Ed25519.
+// sig[i] = sign(*keys[i], msgs[i]) for pure Ed25519, n <= kBatchItems.
 void sign(uint8_t (*sig)[kSignatureBytes], const PrivateKey* const keys[],
           const uint8_t* const msgs[], const size_t lens[], size_t n);
 
 // status[i] = verify(public key pubs[i], msgs[i], sig[i]) for pure
-// Ed25519, with kBadPublicKey where pubs[i] is not a valid public key
+// Ed25519, n <= kLanes, with kBadPublicKey where pubs[i] is not a valid public key
 // (public_key_from_bytes): the keys are decoded here, in lanes.
 void verify(Error status[], const uint8_t (*pubs)[kPublicKeyBytes], const uint8_t* const msgs[],
             const size_t lens[], const uint8_t (*sig)[kSignatureBytes], size_t n);
@@ -40,14 +44,14 @@ namespace x25519 {
 namespace batch {
 
 constexpr size_t kLanes = 8;
-// shared_secrets() takes up to this many items: several groups of lanes,
-// whose ladders end in one inversion (curve/ed25519_mb.h).
-constexpr size_t kSharedSecretItems = 64;
+// Both functions take up to this many items: several groups of lanes,
+// whose scalar multiplications end in one inversion (curve/ed25519_mb.h).
+constexpr size_t kBatchItems = 64;
 
-// out[i] = X25519(k[i], 9), for n <= kLanes.
+// out[i] = X25519(k[i], 9), n <= kBatchItems.
 void public_keys(uint8_t (*out)[kKeyBytes], const uint8_t (*k)[kKeyBytes], size_t n);
 // out[i] = X25519(*k[i], u[i]), with status[i] as shared_secret() returns
-// it, for n <= kSharedSecretItems.
+// it, n <= kBatchItems.
 void shared_secrets(Error status[], uint8_t (*out)[kKeyBytes], const uint8_t* const k[],
                     const uint8_t (*u)[kKeyBytes], size_t n);
 

@@ -204,7 +204,7 @@ TEST(Ed25519Api, BatchVerifyAgreesWithSingleOnEveryCase) {
 
 TEST(Ed25519Api, BatchSignMatchesSingleAndOpenSsl) {
   Ctx ctx;
-  constexpr size_t kCount = 37;
+  constexpr size_t kCount = 150;  // two whole groups of 64 (one inversion each) and a partial one
   std::vector<uint8_t> seeds(32 * kCount), pubs(32 * kCount), data;
   std::vector<uint64_t> offsets = {0};
   std::vector<int> status(kCount);
@@ -282,7 +282,7 @@ TEST(X25519Api, KeyFilesAndDerive) {
 
 TEST(X25519Api, BatchesMatchSingleOperations) {
   Ctx ctx;
-  constexpr size_t kCount = 29;
+  constexpr size_t kCount = 141;  // two whole groups of 64 (one inversion each) and a partial one
   std::vector<uint8_t> privs(32 * kCount), pubs(32 * kCount), peers = random_bytes(32 * kCount);
   std::vector<int> status(kCount);
   ASSERT_EQ(ks_x25519_keygen_batch(ctx.ctx, kCount, privs.data(), privs.size(), pubs.data(),

@@ -394,21 +394,38 @@ std::vector<U256> edge_scalars(Rng& rng, size_t n) {
   return v;
 }
 
-// [k]B encoded and as an X25519 u-coordinate, both through the comb.
+// [k]B encoded (with the affine points) and as an X25519 u-coordinate,
+// both through the comb, one group of lanes or several inverted together:
+// the edge scalars (0 and L among them: the identity, u = 0) shuffled
+// among random ones.
 TEST(MbEd25519, FixedBaseMatchesScalar) {
   REQUIRE_IFMA();
   Rng rng(1);
-  const std::vector<U256> k = edge_scalars(rng, 240);
-  for (size_t base = 0; base + kLanes <= k.size(); base += kLanes) {
-    uint8_t encoded[kLanes][32];
-    U256 u[kLanes];
-    mb::mul_base_encode_x8(encoded, &k[base]);
-    mb::x25519_base_x8(u, &k[base]);
-    for (int i = 0; i < kLanes; ++i) {
-      uint8_t want[32];
-      ed::encode(want, ed::mul_base(k[base + i]));
-      ASSERT_EQ(ks_test::to_hex(want, 32), ks_test::to_hex(encoded[i], 32)) << hex(k[base + i]);
-      ASSERT_TRUE(same(u[i], ed::x25519_base(k[base + i]))) << hex(k[base + i]);
+  std::vector<U256> k = edge_scalars(rng, 240);
+  std::shuffle(k.begin(), k.end(), std::mt19937(3));
+  constexpr int kMost = kLanes * mb::kMaxGroups;
+  for (int groups : {1, 2, mb::kMaxGroups}) {
+    const int items = kLanes * groups;
+    for (size_t base = 0; base + items <= k.size(); base += items) {
+      uint8_t encoded[kMost][32];
+      U256 u[kMost];
+      ed::Point points[kMost];
+      mb::mul_base_encode_x8(encoded, &k[base], points, groups);
+      mb::x25519_base_x8(u, &k[base], groups);
+      for (int i = 0; i < items; ++i) {
+        uint8_t want[32];
+        const ed::Point p = ed::mul_base(k[base + i]);
+        ed::encode(want, p);
+        ASSERT_EQ(ks_test::to_hex(want, 32), ks_test::to_hex(encoded[i], 32)) << hex(k[base + i]);
+        const U256 zinv = Fe25519::inv(p.z);
+        const U256 x = Fe25519::canonical(Fe25519::mul(p.x, zinv));
+        const U256 y = Fe25519::canonical(Fe25519::mul(p.y, zinv));
+        ASSERT_TRUE(same(points[i].x, x) && same(points[i].y, y) &&
+                    same(points[i].z, Fe25519::one()) &&
+                    same(points[i].t, Fe25519::canonical(Fe25519::mul(x, y))))
+            << hex(k[base + i]);
+        ASSERT_TRUE(same(u[i], ed::x25519_base(k[base + i]))) << hex(k[base + i]);
+      }
     }
   }
 }
@@ -552,7 +569,7 @@ TEST(MbX25519, BatchSharedSecretsMatchSingleItems) {
   std::shuffle(us.begin(), us.end(), std::mt19937(7));  // small orders inside every batch size
   const std::vector<uint8_t> keys = ks_test::random_bytes(32 * us.size());
   size_t zeros = 0;
-  constexpr size_t kMost = ks::x25519::batch::kSharedSecretItems;
+  constexpr size_t kMost = ks::x25519::batch::kBatchItems;
   const size_t sizes[] = {1, 5, 8, 9, 16, 23, kMost - 1, kMost};
   for (size_t base = 0, b = 0; base < us.size(); base += sizes[b++ % 8]) {
     const size_t count = std::min(sizes[b % 8], us.size() - base);
