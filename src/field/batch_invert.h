@@ -16,10 +16,11 @@
 namespace ks {
 namespace field {
 
-// z[j] <- z[j]^-1 for j < n (n >= 1; a zero z[j] becomes 1), with
-// prefix[0..n-1] as scratch: prefix[j] = z[0] ... z[j].
+// z[j] <- z[j]^-1 for j < n (a zero z[j] becomes 1; nothing for n < 1),
+// with prefix[0..n-1] as scratch: prefix[j] = z[0] ... z[j].
 template <class F>
 KS_HD void batch_invert(typename F::Elem* z, typename F::Elem* prefix, int n) {
+  if (n < 1) return;  // a public count
   KS_NO_UNROLL for (int j = 0; j < n; ++j) {
     z[j] = F::select(F::is_zero(z[j]), F::one(), z[j]);
     prefix[j] = j == 0 ? z[0] : F::mul(prefix[j - 1], z[j]);
