@@ -67,14 +67,14 @@ inline int unwrap_pem(const uint8_t* in, size_t len, const char* const labels[],
 // The private key DER inside `in`. Every private key decoder reads the
 // same block of a PEM text (the first complete one with any private key
 // label), so that a key store trying them in turn gets one answer and the
-// others say KS_ERR_KEY_ALGORITHM. *sec1 tells an "EC PRIVATE KEY" or
-// "SM2 PRIVATE KEY" block (SEC1 ECPrivateKey, an SM2 key whatever it holds)
-// from a PKCS#8 "PRIVATE KEY" one or DER.
-inline int unwrap_private_key(const uint8_t* in, size_t len, Bytes* der, bool* sec1) {
+// others say KS_ERR_KEY_ALGORITHM. *sec1 (if asked) tells an "EC PRIVATE
+// KEY" or "SM2 PRIVATE KEY" block (SEC1 ECPrivateKey, an SM2 key whatever
+// it holds) from a PKCS#8 "PRIVATE KEY" one or DER.
+inline int unwrap_private_key(const uint8_t* in, size_t len, Bytes* der, bool* sec1 = nullptr) {
   static const char* const kLabels[] = {"PRIVATE KEY", "EC PRIVATE KEY", "SM2 PRIVATE KEY"};
   size_t which = 0;
   const int rc = unwrap_pem(in, len, kLabels, 3, der, &which);
-  *sec1 = which != 0;
+  if (sec1 != nullptr) *sec1 = which != 0;
   return rc;
 }
 

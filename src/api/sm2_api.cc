@@ -47,8 +47,8 @@ int ks_sm2_key_decode(const uint8_t* in, size_t in_len, ks_sm2_key** out) try {
   if (rc != KS_OK) return rc;
   rc = check_buffer(in, in_len);
   ks::Bytes der;
-  bool sec1_label = false;  // the DER itself says which form it is
-  if (rc == KS_OK) rc = ks::api::unwrap_private_key(in, in_len, &der, &sec1_label);
+  // any of the labels: the DER itself says whether it is PKCS#8 or SEC1
+  if (rc == KS_OK) rc = ks::api::unwrap_private_key(in, in_len, &der);
   uint8_t d[32];
   const ks::WipeOnExit wipe_d(d, sizeof d);
   const uint8_t* pub = nullptr;

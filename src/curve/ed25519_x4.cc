@@ -409,7 +409,6 @@ KS_IFMA_FN U256 x25519(const U256& k, const U256& u) {
   return scalar::divide(x2, z2);  // one lane of four would invert it slower (measured)
 }
 
-
 // RFC 8032 5.1.3 (curve/ed25519_decode.h) in every lane, read in lane 0.
 KS_IFMA_FN bool decode(Point& out, const uint8_t in[32]) {
   U256 y;

@@ -386,6 +386,8 @@ struct FpField {
 template <class Wide, class Form>
 inline U256 FpField<Wide, Form>::inv(const Elem& a) {
   static constexpr SafegcdModulus kModulusForInverse = safegcd_modulus(kModulus);
+  // a + 0 reduced: the divsteps take values below p (elements are, but
+  // the bound of 590 divsteps is not to rest on that)
   const U256 inverse = safegcd_invert(mod_add(a, zero(), kModulus), kModulusForInverse);
   if constexpr (kPlain) {
     return inverse;

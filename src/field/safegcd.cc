@@ -145,11 +145,7 @@ Signed62 reduce(Signed62 d, const SafegcdModulus& mod) {
 U256 safegcd_invert(const U256& x, const SafegcdModulus& mod) {
   Signed62 f{}, g{}, d{}, e{};
   for (int i = 0; i < kLimbs; ++i) f.v[i] = mod.m[i];
-  g.v[0] = int64_t(x.w[0] & kMask62);
-  g.v[1] = int64_t(((x.w[0] >> 62) | (x.w[1] << 2)) & kMask62);
-  g.v[2] = int64_t(((x.w[1] >> 60) | (x.w[2] << 4)) & kMask62);
-  g.v[3] = int64_t(((x.w[2] >> 58) | (x.w[3] << 6)) & kMask62);
-  g.v[4] = int64_t(x.w[3] >> 56);
+  safegcd_detail::to_limbs62(g.v, x);
   e.v[0] = 1;  // d x = f = M = 0, e x = g = x (mod M)
   int64_t zeta = -1;
   for (int b = 0; b < kBatches; ++b) {

@@ -35,17 +35,20 @@ constexpr uint64_t inverse_mod_2_64(uint64_t m) {
   for (int i = 0; i < 5; ++i) x *= 2 - m * x;
   return x;
 }
+// a in five limbs of 62 bits (limb 4: bits 248..255).
+constexpr void to_limbs62(int64_t out[5], const U256& a) {
+  out[0] = int64_t(a.w[0] & kMask62);
+  out[1] = int64_t(((a.w[0] >> 62) | (a.w[1] << 2)) & kMask62);
+  out[2] = int64_t(((a.w[1] >> 60) | (a.w[2] << 4)) & kMask62);
+  out[3] = int64_t(((a.w[2] >> 58) | (a.w[3] << 6)) & kMask62);
+  out[4] = int64_t(a.w[3] >> 56);
+}
 }  // namespace safegcd_detail
 
 constexpr SafegcdModulus safegcd_modulus(const U256& m) {
-  using safegcd_detail::kMask62;
   SafegcdModulus r{};
-  r.m[0] = int64_t(m.w[0] & kMask62);
-  r.m[1] = int64_t(((m.w[0] >> 62) | (m.w[1] << 2)) & kMask62);
-  r.m[2] = int64_t(((m.w[1] >> 60) | (m.w[2] << 4)) & kMask62);
-  r.m[3] = int64_t(((m.w[2] >> 58) | (m.w[3] << 6)) & kMask62);
-  r.m[4] = int64_t(m.w[3] >> 56);
-  r.m_inv62 = safegcd_detail::inverse_mod_2_64(m.w[0]) & kMask62;
+  safegcd_detail::to_limbs62(r.m, m);
+  r.m_inv62 = safegcd_detail::inverse_mod_2_64(m.w[0]) & safegcd_detail::kMask62;
   return r;
 }
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import os
 import logging
+import os
 import signal
 import ssl
 from dataclasses import dataclass, field, replace
