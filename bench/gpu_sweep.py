@@ -3,8 +3,9 @@
 SM2, SM3, Ed25519 and X25519 on the GPU, end to end (copies and host work included: every
 batch call returns with its results in host memory), next to the CPU
 backend on all threads at the sizes where it finishes in reasonable time.
-SM2 digest-in rows come twice: with ordinary (pageable) caller buffers and
-with pinned ones (ks_host_alloc), which the engine copies directly.
+SM2 digest-in, Ed25519 and X25519 rows come twice: with ordinary (pageable)
+caller buffers and with pinned ones (ks_host_alloc), which the engine copies
+directly.
 The smallest batch at which the GPU beats the CPU is the AUTO crossover.
 
 SM4-CTR and SKINNY-CTR rows sweep one buffer's size instead (64 KiB ..
@@ -115,7 +116,7 @@ def main():
             gpu = case(alg, op, "gpu", threads, batch, msg, kind, args.seconds)
             if gpu:
                 rows.append(gpu)
-            if alg == "sm2" and kind == "digest":  # fixed-size items: also from pinned buffers
+            if (alg, kind) == ("sm2", "digest") or alg in ("ed25519", "x25519"):  # also pinned
                 pinned = case(alg, op, "gpu", threads, batch, msg, kind, args.seconds, True)
                 if pinned:
                     rows.append(pinned)

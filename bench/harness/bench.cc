@@ -456,9 +456,14 @@ bool run_ed25519_batch(const Case& c, Result* result, std::string* error) {
   CtxPtr ctx = make_ctx(c, error);
   if (ctx == nullptr) return false;
   const size_t n = c.batch;
-  std::vector<uint8_t> msgs = random_bytes(std::max<size_t>(1, n * c.msg_bytes)), sigs(64 * n),
-                       seeds(32 * n), pubs(32 * n);
-  std::vector<int> status(n);
+  const size_t msgs_bytes = std::max<size_t>(1, n * c.msg_bytes);
+  HostBuffer msgs(msgs_bytes, c.pinned, random_bytes(msgs_bytes)), sigs(64 * n, c.pinned),
+      seeds(32 * n, c.pinned), pubs(32 * n, c.pinned), status(sizeof(int) * n, c.pinned);
+  if (msgs.data() == nullptr || sigs.data() == nullptr || seeds.data() == nullptr ||
+      pubs.data() == nullptr || status.data() == nullptr) {
+    *error = "could not allocate the batch buffers";
+    return false;
+  }
   std::vector<uint64_t> offsets(n + 1);
   for (size_t i = 0; i <= n; ++i) offsets[i] = i * c.msg_bytes;
   Ed25519Worker signer(false, 0);
@@ -470,10 +475,11 @@ bool run_ed25519_batch(const Case& c, Result* result, std::string* error) {
       const size_t begin = n * k / kKeys, end = n * (k + 1) / kKeys;
       rc = w.pub == nullptr ? KS_ERR_INTERNAL : KS_OK;
       for (size_t i = begin; i < end && rc == KS_OK; ++i)
-        rc = ks_ed25519_pubkey_to_bytes(w.pub, &pubs[32 * i]);
+        rc = ks_ed25519_pubkey_to_bytes(w.pub, pubs.data() + 32 * i);
       if (rc == KS_OK && end > begin)
         rc = ks_ed25519_sign_batch(ctx.get(), w.key, msgs.data(), msgs.size(), &offsets[begin],
-                                   end - begin, &sigs[64 * begin], 64 * (end - begin), nullptr);
+                                   end - begin, sigs.data() + 64 * begin, 64 * (end - begin),
+                                   nullptr);
     }
   }
   int call_rc = rc;
@@ -481,14 +487,14 @@ bool run_ed25519_batch(const Case& c, Result* result, std::string* error) {
     for (size_t r = 0; r < iters && call_rc == KS_OK; ++r) {
       if (c.op == "keygen") {
         call_rc = ks_ed25519_keygen_batch(ctx.get(), n, seeds.data(), seeds.size(), pubs.data(),
-                                          pubs.size(), status.data());
+                                          pubs.size(), status.ints());
       } else if (c.op == "sign") {
         call_rc = ks_ed25519_sign_batch(ctx.get(), signer.key, msgs.data(), msgs.size(),
                                         offsets.data(), n, sigs.data(), sigs.size(),
-                                        status.data());
+                                        status.ints());
       } else {
         call_rc = ks_ed25519_verify_batch(ctx.get(), pubs.data(), msgs.data(), msgs.size(),
-                                          offsets.data(), n, sigs.data(), status.data());
+                                          offsets.data(), n, sigs.data(), status.ints());
       }
     }
     return iters * n;
@@ -546,8 +552,13 @@ bool run_x25519_batch(const Case& c, Result* result, std::string* error) {
   CtxPtr ctx = make_ctx(c, error);
   if (ctx == nullptr) return false;
   const size_t n = c.batch;
-  std::vector<uint8_t> priv(32 * n), pubs(32 * n), peers(32 * n), shared(32 * n);
-  std::vector<int> status(n);
+  HostBuffer priv(32 * n, c.pinned), pubs(32 * n, c.pinned), peers(32 * n, c.pinned),
+      shared(32 * n, c.pinned), status(sizeof(int) * n, c.pinned);
+  if (priv.data() == nullptr || pubs.data() == nullptr || peers.data() == nullptr ||
+      shared.data() == nullptr || status.data() == nullptr) {
+    *error = "could not allocate the batch buffers";
+    return false;
+  }
   int rc = KS_OK;
   if (c.op == "derive") {  // peers are valid public keys, made before timing
     rc = ks_x25519_keygen_batch(ctx.get(), n, shared.data(), shared.size(), peers.data(),
@@ -561,9 +572,9 @@ bool run_x25519_batch(const Case& c, Result* result, std::string* error) {
     for (size_t r = 0; r < iters && call_rc == KS_OK; ++r) {
       call_rc = c.op == "keygen"
                     ? ks_x25519_keygen_batch(ctx.get(), n, priv.data(), priv.size(), pubs.data(),
-                                             pubs.size(), status.data())
+                                             pubs.size(), status.ints())
                     : ks_x25519_batch(ctx.get(), priv.data(), 1, peers.data(), n, shared.data(),
-                                      shared.size(), status.data());
+                                      shared.size(), status.ints());
     }
     return iters * n;
   });

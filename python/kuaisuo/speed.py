@@ -32,7 +32,7 @@ class Case:
     batch: int
     msg_bytes: int
     input: str = "message"  # sm2 sign/verify: "digest" when e is given; x25519: "key"
-    pinned: bool = False  # sm2 batches: buffers from ks_host_alloc (page-locked)
+    pinned: bool = False  # GPU batches: buffers from ks_host_alloc (page-locked)
 
     def what(self) -> str:
         """The operand column: a digest, or a message of some size."""
@@ -129,9 +129,9 @@ def plan_sm2(opt: Options) -> List[Comparison]:
 def plan_single_and_batches(alg: str, ops: List[Tuple[str, str, int]],
                             opt: Options) -> List[Comparison]:
     """Single operations at one thread, then CPU batches on one thread and
-    on all threads, then GPU batches (ordinary caller buffers), each against
-    OpenSSL's single operation (EVP) on as many threads. ops holds (op,
-    input, msg_bytes)."""
+    on all threads, then GPU batches from ordinary and from pinned caller
+    buffers, each against OpenSSL's single operation (EVP) on as many
+    threads. ops holds (op, input, msg_bytes)."""
     plan: List[Comparison] = []
     if opt.backend != "gpu":
         batch = opt.batch or 4096
@@ -144,10 +144,11 @@ def plan_single_and_batches(alg: str, ops: List[Tuple[str, str, int]],
                 plan.append(Comparison(ours, replace(ours, impl="openssl", batch=1)))
     if opt.gpu:
         batch = opt.batch or (1 << 20)
-        for op, kind, msg in ops:
-            ours = Case(alg, op, "kuaisuo", "gpu", opt.threads, batch, msg, kind)
-            theirs = Case(alg, op, "openssl", "cpu", opt.threads, 1, msg, kind)
-            plan.append(Comparison(ours, theirs))
+        for pinned in (False, True):
+            for op, kind, msg in ops:
+                ours = Case(alg, op, "kuaisuo", "gpu", opt.threads, batch, msg, kind, pinned)
+                theirs = Case(alg, op, "openssl", "cpu", opt.threads, 1, msg, kind)
+                plan.append(Comparison(ours, theirs))
     return plan
 
 

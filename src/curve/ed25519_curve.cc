@@ -1,8 +1,11 @@
 #include "curve/ed25519_curve.h"
 
+#include <algorithm>
+
 #include "core/cpu_features.h"
 #include "core/secure.h"
 #include "curve/ct_lookup.h"
+#include "curve/ed25519_base_multiples.h"
 #include "curve/ed25519_decode.h"
 #include "curve/ed25519_tables_layout.h"
 #include "curve/ed25519_x4.h"
@@ -227,6 +230,15 @@ bool verify_equation(const U256& s, const U256& k, const Point& a, const Point& 
 }
 
 const ed::Niels<Fe25519>* comb_table() { return &kEd25519Comb[0][0]; }
+
+std::vector<uint64_t> comb_words(int bits) {
+  const int rows = (256 + bits - 1) / bits, entries = 1 << (bits - 1);
+  std::vector<uint64_t> words(size_t(rows) * entries * 12);
+  visit_base_multiples(rows, bits, entries, [&](int row, int j, const uint64_t* w) {
+    std::copy(w, w + 12, words.begin() + (size_t(row) * entries + j) * 12);
+  });
+  return words;
+}
 
 void to_affine(U256* x, U256* y, const Point& p) {
   const U256 zinv = Fe25519::inv(p.z);

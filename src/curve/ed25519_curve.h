@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include <vector>
+
 #include "curve/ed25519_params.h"
 #include "curve/edwards.h"
 #include "field/fe25519.h"
@@ -58,6 +60,13 @@ bool verify_equation(const U256& s, const U256& k, const Point& a, const Point& 
 // of kCombEntries affine addends, row w holding (j + 1) 2^(kCombBits w) B
 // at j; canonical values. The GPU copies it (scheme/curve25519_gpu.cu).
 const ed::Niels<Fe25519>* comb_table();
+
+// The rows of a fixed-base comb of `bits`-bit signed windows (Booth
+// digits, 2 <= bits <= 8): ceil(256 / bits) rows of 2^(bits - 1) entries,
+// row w holding (j + 1) 2^(bits w) B at j, 12 words an entry (comb_table's
+// layout). Built at run time (milliseconds) for shapes other than
+// mul_base's: the GPU's signing comb (scheme/curve25519_gpu.cu).
+std::vector<uint64_t> comb_words(int bits);
 
 // Affine coordinates as canonical values (tests, table generation).
 void to_affine(U256* x, U256* y, const Point& p);

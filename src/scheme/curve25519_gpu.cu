@@ -97,28 +97,131 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
                                                        offsets[i + 1] - begin, sigs + 64 * i, comb);
 }
 
-// pubs[i] = the public key of seeds[i] (RFC 8032 5.1.5).
+// The comb row reader of a whole warp (scheme/ed25519_sign_one.h's
+// Signer), over the signing comb's device table (g_sign_comb: windows of 6
+// bits, 32 entries a window, word-major so that a warp's loads are
+// contiguous): lane l loads entry l + 1 of the window, and each thread
+// takes the entry of its own digit from the lane that holds it by a
+// register shuffle. The addresses depend on the lane and the window only,
+// never on a digit: the secret is the shuffle's source lane, and a warp
+// shuffle moves registers through the SM's crossbar at one rate whatever
+// the pattern (no banks, unlike shared memory; no cache lines, unlike a
+// load). 12 loads and 12 shuffles a window replace ScanRow's 16-entry scan
+// of 5-bit windows (what the host and its tests run), with 43 additions
+// for 52. Every lane of the warp must call it together: the kernels below
+// keep spare lanes working on a copy of the last item (WarpItems).
+struct WarpRow {
+  static constexpr int kBits = 6;
+  static constexpr int kEntries = 1 << (kBits - 1);  // one a lane
+  static constexpr int kWindows = (256 + kBits - 1) / kBits;
+  static_assert(kEntries == 32, "a warp holds a window");
+
+  template <class F>
+  static __device__ curve::ed::Niels<F> entry(const uint64_t* comb, int w, int magnitude) {
+    using ed25519::one_thread::kCombEntryWords;
+    const uint64_t* mine = comb + size_t(w) * kEntries * kCombEntryWords + (threadIdx.x & 31);
+    const int from = (magnitude - 1) & 31;  // digit 0 takes any entry, replaced below
+    uint64_t e[kCombEntryWords];
+#pragma unroll
+    for (int j = 0; j < kCombEntryWords; ++j)
+      e[j] = __shfl_sync(0xFFFFFFFFu, mine[j * kEntries], from);
+    return curve::ed::select(0 - uint64_t(magnitude == 0), curve::ed::Niels<F>::identity(),
+                             ed25519::one_thread::niels_from_words<F>(e));
+  }
+
+  // The device table: curve::ed25519::comb_words(kBits) with each window's
+  // entries transposed to word-major order (word j of entry l at j * 32 +
+  // l).
+  static std::vector<uint8_t> host_table() {
+    using ed25519::one_thread::kCombEntryWords;
+    const std::vector<uint64_t> rows = curve::ed25519::comb_words(kBits);
+    std::vector<uint64_t> t(rows.size());
+    for (size_t w = 0; w < size_t(kWindows); ++w)
+      for (int l = 0; l < kEntries; ++l)
+        for (int j = 0; j < kCombEntryWords; ++j)
+          t[(w * kCombEntryWords + j) * kEntries + l] =
+              rows[(w * kEntries + l) * kCombEntryWords + j];
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(t.data());
+    return std::vector<uint8_t>(p, p + 8 * t.size());
+  }
+};
+
+// The items of a thread in a kernel whose warps must stay whole (WarpRow):
+// `per_thread` consecutive ones; threads past the end repeat the last item
+// and keep their results.
+struct WarpItems {
+  size_t first, count;
+  __device__ WarpItems(size_t n, int per_thread) : first(per_thread * item_index()), count(n) {}
+  __device__ size_t index(int j) const { return live(j) ? first + j : count - 1; }
+  __device__ bool live(int j) const { return first + j < count; }
+};
+
+__device__ __forceinline__ void store_if(bool live, uint8_t* dst, const uint8_t* src, int bytes) {
+  if (!live) return;
+#pragma unroll
+  for (int j = 0; j < bytes; j += 8) {
+    uint64_t w = 0;
+#pragma unroll
+    for (int b = 7; b >= 0; --b) w = (w << 8) | src[j + b];
+    reinterpret_cast<uint2*>(dst + j)[0] = make_uint2(uint32_t(w), uint32_t(w >> 32));
+  }
+}
+
+template <class F>
+using WarpSigner = ed25519::one_thread::Signer<F, WarpRow>;
+
+// Public keys a thread computes, sharing one inversion
+// (Signer::encode_all): up to kMaxKeysPerThread, as many as keep the
+// device's resident threads busy (keys_per_thread). Measured on the H100,
+// DPF inline, 2^20 keys (docs/STATUS.md, session 15): Ed25519 1.91e8/s
+// for 1, 2.22e8 for 2, 2.35e8 for 4; X25519 2.01e8, 2.32e8, 2.54e8. At
+// 2^16 keys 2 leads 4 by 6-9% (4 leaves the SMs under one wave), and 4
+// quadruples the latency of small batches.
+constexpr int kMaxKeysPerThread = 4;
+
+// 4 from 4 resident threads' worth of keys, 2 from one (two blocks of
+// kThreads per SM: the DPF inline kernels' ~250 registers), else 1.
+int keys_per_thread(size_t count) {
+  int device = 0, sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+    return 1;
+  const size_t resident = size_t(sms) * 2 * kThreads;
+  return count >= 4 * resident ? 4 : count >= resident ? 2 : 1;
+}
+
+// pubs[i] = the public key of seeds[i] (RFC 8032 5.1.5), per_thread keys
+// a thread.
 template <class F, int MinBlocks>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
-    ed25519_public_keys_kernel(const uint8_t* seeds, uint8_t* pubs, size_t count,
+    ed25519_public_keys_kernel(const uint8_t* seeds, uint8_t* pubs, size_t count, int per_thread,
                                const uint64_t* comb) {
-  using Signer = ed25519::one_thread::Signer<F>;
-  const size_t i = item_index();
-  if (i >= count) return;
-  uint64_t s[4];
-  uint8_t prefix[32];
-  Signer::expand(s, prefix, seeds + 32 * i);
-  Signer::public_key(pubs + 32 * i, s, comb);
+  constexpr int K = kMaxKeysPerThread;
+  const WarpItems items(count, per_thread);
+  uint64_t s[K][4];
+  uint8_t pub[K][32];
+  for (int j = 0; j < per_thread; ++j) {
+    uint8_t prefix[32];
+    WarpSigner<F>::expand(s[j], prefix, seeds + 32 * items.index(j));
+  }
+  WarpSigner<F>::template public_keys<K>(pub, s, per_thread, comb);
+  for (int j = 0; j < per_thread; ++j)
+    store_if(items.live(j), pubs + 32 * items.index(j), pub[j], 32);
 }
 
 // pubs[i] = the X25519 public key of the private key keys[i].
 template <class F, int MinBlocks>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
-    x25519_public_keys_kernel(const uint8_t* keys, uint8_t* pubs, size_t count,
+    x25519_public_keys_kernel(const uint8_t* keys, uint8_t* pubs, size_t count, int per_thread,
                               const uint64_t* comb) {
-  const size_t i = item_index();
-  if (i >= count) return;
-  ed25519::one_thread::Signer<F>::x25519_public_key(pubs + 32 * i, keys + 32 * i, comb);
+  constexpr int K = kMaxKeysPerThread;
+  const WarpItems items(count, per_thread);
+  const uint8_t* k[K];
+  uint8_t pub[K][32];
+  for (int j = 0; j < per_thread; ++j) k[j] = keys + 32 * items.index(j);
+  WarpSigner<F>::template x25519_public_keys<K>(pub, k, per_thread, comb);
+  for (int j = 0; j < per_thread; ++j)
+    store_if(items.live(j), pubs + 32 * items.index(j), pub[j], 32);
 }
 
 // sigs[i] = the signature of message i under one key (key: s in Montgomery
@@ -129,9 +232,9 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     ed25519_sign_kernel(const uint8_t* key, const uint8_t* seeds, const uint8_t* data,
                         const uint64_t* offsets, uint8_t* sigs, size_t count,
                         const uint64_t* comb) {
-  using Signer = ed25519::one_thread::Signer<F>;
-  const size_t i = item_index();
-  if (i >= count) return;
+  using Signer = WarpSigner<F>;
+  const WarpItems item(count, 1);
+  const size_t i = item.index(0);
   uint64_t s_mont[4];
   uint8_t prefix[32], pub[32];
   if (key != nullptr) {
@@ -144,16 +247,20 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     field::sc25519_to_mont(s_mont, s);
   }
   const uint64_t begin = offsets[i];
-  Signer::sign(sigs + 64 * i, s_mont, prefix, pub, data + begin, offsets[i + 1] - begin, comb);
+  uint8_t sig[64];
+  Signer::sign(sig, s_mont, prefix, pub, data + begin, offsets[i + 1] - begin, comb);
+  store_if(item.live(0), sigs + 64 * i, sig, 64);
 }
 
-// The comb table of the CPU's fixed-base multiplication, on each device.
+// The comb table of the CPU's fixed-base multiplication (verification's
+// [S]B) and the signing comb of WarpRow, on each device.
 std::vector<uint8_t> host_comb_table() {
   const uint8_t* p = reinterpret_cast<const uint8_t*>(curve::ed25519::comb_table());
   return std::vector<uint8_t>(p, p + 8 * ed25519::one_thread::kCombTableWords);
 }
 
 ks::gpu::DeviceTable g_comb(&host_comb_table);
+ks::gpu::DeviceTable g_sign_comb(&WarpRow::host_table);
 
 // Launches kernel<G, MinBlocks> for the field policy G of `layout` over F
 // (field/out_of_line.cuh).
@@ -169,14 +276,16 @@ cudaError_t launch_in_layout(Layout layout, const Launch& launch) {
   return cudaGetLastError();
 }
 
-// An Ed25519 kernel over `field` in `layout`: launch(min_blocks, G*,
-// comb, blocks) once the comb table is on the current device.
+// An Ed25519 kernel over `field` in `layout`, `per_thread` items a
+// thread: launch(min_blocks, G*, comb, blocks) once `table` (g_comb or
+// g_sign_comb) is on the current device.
 template <class Launch>
-cudaError_t launch_ed25519(Field field, Layout layout, size_t count, const Launch& launch) {
+cudaError_t launch_ed25519(ks::gpu::DeviceTable& table, Field field, Layout layout, size_t count,
+                           int per_thread, const Launch& launch) {
   const uint64_t* comb = nullptr;
-  const cudaError_t err = g_comb.get(&comb);
+  const cudaError_t err = table.get(&comb);
   if (err != cudaSuccess || count == 0) return err;
-  const unsigned blocks = blocks_for(count, kThreads);
+  const unsigned blocks = blocks_for((count + per_thread - 1) / per_thread, kThreads);
   const auto with_table = [&](auto min_blocks, auto* f) { launch(min_blocks, f, comb, blocks); };
   return field == Field::kDpf ? launch_in_layout<field::Fe25519Dpf>(layout, with_table)
                               : launch_in_layout<field::Fe25519Gpu>(layout, with_table);
@@ -224,8 +333,8 @@ cudaError_t launch_ed25519_verify(Field field, Layout layout, const uint8_t* pub
                                   const uint8_t* sigs, const uint8_t* data,
                                   const uint64_t* offsets, int* status, size_t count,
                                   cudaStream_t stream) {
-  return launch_ed25519(field, layout, count, [&](auto min_blocks, auto* f, const uint64_t* comb,
-                                                 unsigned blocks) {
+  return launch_ed25519(g_comb, field, layout, count, 1,
+                        [&](auto min_blocks, auto* f, const uint64_t* comb, unsigned blocks) {
     using G = std::remove_pointer_t<decltype(f)>;
     ed25519_verify_kernel<G, decltype(min_blocks)::value>
         <<<blocks, kThreads, 0, stream>>>(pubs, sigs, data, offsets, status, count, comb);
@@ -234,21 +343,23 @@ cudaError_t launch_ed25519_verify(Field field, Layout layout, const uint8_t* pub
 
 cudaError_t launch_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds,
                                        uint8_t* pubs, size_t count, cudaStream_t stream) {
-  return launch_ed25519(field, layout, count, [&](auto min_blocks, auto* f, const uint64_t* comb,
-                                                 unsigned blocks) {
+  const int per_thread = keys_per_thread(count);
+  return launch_ed25519(g_sign_comb, field, layout, count, per_thread,
+                        [&](auto min_blocks, auto* f, const uint64_t* comb, unsigned blocks) {
     using G = std::remove_pointer_t<decltype(f)>;
     ed25519_public_keys_kernel<G, decltype(min_blocks)::value>
-        <<<blocks, kThreads, 0, stream>>>(seeds, pubs, count, comb);
+        <<<blocks, kThreads, 0, stream>>>(seeds, pubs, count, per_thread, comb);
   });
 }
 
 cudaError_t launch_x25519_public_keys(Field field, Layout layout, const uint8_t* keys,
                                       uint8_t* pubs, size_t count, cudaStream_t stream) {
-  return launch_ed25519(field, layout, count, [&](auto min_blocks, auto* f, const uint64_t* comb,
-                                                 unsigned blocks) {
+  const int per_thread = keys_per_thread(count);
+  return launch_ed25519(g_sign_comb, field, layout, count, per_thread,
+                        [&](auto min_blocks, auto* f, const uint64_t* comb, unsigned blocks) {
     using G = std::remove_pointer_t<decltype(f)>;
     x25519_public_keys_kernel<G, decltype(min_blocks)::value>
-        <<<blocks, kThreads, 0, stream>>>(keys, pubs, count, comb);
+        <<<blocks, kThreads, 0, stream>>>(keys, pubs, count, per_thread, comb);
   });
 }
 
@@ -256,8 +367,8 @@ cudaError_t launch_ed25519_sign(Field field, Layout layout, const uint8_t* key,
                                 const uint8_t* seeds, const uint8_t* data,
                                 const uint64_t* offsets, uint8_t* sigs, size_t count,
                                 cudaStream_t stream) {
-  return launch_ed25519(field, layout, count, [&](auto min_blocks, auto* f, const uint64_t* comb,
-                                                 unsigned blocks) {
+  return launch_ed25519(g_sign_comb, field, layout, count, 1,
+                        [&](auto min_blocks, auto* f, const uint64_t* comb, unsigned blocks) {
     using G = std::remove_pointer_t<decltype(f)>;
     ed25519_sign_kernel<G, decltype(min_blocks)::value>
         <<<blocks, kThreads, 0, stream>>>(key, seeds, data, offsets, sigs, count, comb);

@@ -86,10 +86,12 @@ class Ed25519VerifyJob final : public MessagesJob {
 
 // Public keys of 32-byte secrets (Ed25519 seeds, RFC 8032 5.1.5, or X25519
 // private keys, RFC 7748 6.1) by the fixed-base comb. The secrets are
-// wiped from pinned memory by the pipeline. The kernels are the integer
-// field's with products out of line and four blocks per SM: the fastest at
-// 2^20 Ed25519 keys (1.05e8/s against 1.01e8/s for DPF;
-// bench/results/h100-curve25519-kernels-2026-11-23-s5-ed25519-sign.json).
+// wiped from pinned memory by the pipeline. The kernels are the DPF
+// field's with products inline: the fastest at 2^20 Ed25519 and X25519
+// keys since the comb reads its entries by warp shuffles, which convert
+// one entry a window to FP64 limbs rather than 16 (bench/results/
+// h100-curve25519-kernels-2026-11-27-s15-sign.json: every field and
+// layout side by side).
 class PublicKeysJob final : public FixedSizeJob {
  public:
   using Launcher = cudaError_t (*)(Field, Layout, const uint8_t*, uint8_t*, size_t, cudaStream_t);
@@ -102,7 +104,7 @@ class PublicKeysJob final : public FixedSizeJob {
   }
   cudaError_t launch(size_t, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                      cudaStream_t stream) const override {
-    return launcher_(Field::kInteger, Layout::kOutOfLineFourBlocks, in_part(dev_in, n, 0),
+    return launcher_(Field::kDpf, Layout::kInline, in_part(dev_in, n, 0),
                      out_part(dev_out, n, 0), n, stream);
   }
 
@@ -131,7 +133,7 @@ class KeygenJob final : public FixedSizeJob {
     const cudaError_t err =
         chacha20::launch_random_bytes32(drbg_, first, ks::gpu::kTagPrivateKeys, n, secrets, stream);
     if (err != cudaSuccess) return err;
-    return launcher_(Field::kInteger, Layout::kOutOfLineFourBlocks, secrets,
+    return launcher_(Field::kDpf, Layout::kInline, secrets,
                      out_part(dev_out, n, 1), n, stream);
   }
 
@@ -143,9 +145,8 @@ class KeygenJob final : public FixedSizeJob {
 // Ed25519 signatures of messages in the flat layout, under one key (its
 // 96-byte expanded form in each chunk's header) or per-item seeds (a
 // fixed input). Either is secret and sits before the messages, so the
-// pipeline wipes the staged bytes up to them. Integer field, as for
-// public keys (9.6e7/s against 8.7e7/s for DPF, 64-byte messages, same
-// file).
+// pipeline wipes the staged bytes up to them. DPF field inline, as for
+// public keys (same file, 64-byte messages).
 class Ed25519SignJob final : public MessagesJob {
  public:
   Ed25519SignJob(const uint8_t one_key[96], const uint8_t* seeds, const uint8_t* data,
@@ -157,7 +158,7 @@ class Ed25519SignJob final : public MessagesJob {
   size_t out_bytes(size_t n) const override { return 64 * n; }
   cudaError_t launch(size_t, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                      cudaStream_t stream) const override {
-    return launch_ed25519_sign(Field::kInteger, Layout::kOutOfLineFourBlocks,
+    return launch_ed25519_sign(Field::kDpf, Layout::kInline,
                                one_key_ != nullptr ? dev_in : nullptr,
                                one_key_ != nullptr ? nullptr : dev_fixed(dev_in, n, 0),
                                dev_messages(dev_in, n), dev_offsets(dev_in), dev_out, n, stream);

@@ -5,67 +5,106 @@
 // signatures are deterministic).
 //
 // Secrets (the seed, the scalar s, the prefix, the nonce r) meet no branch
-// and no secret-dependent address: [k]B is the comb of the CPU's mul_base
-// (52 windows of 5 bits, Booth digits) with every window's 16 entries read
-// and one kept by masks; SHA-512, the reduction mod L and the signing
-// equation are straight-line (field/sc25519_wide.h). Every thread of a
-// warp reads the same table entries, in the same order.
+// and no secret-dependent address: [k]B is a comb of signed windows
+// (Booth digits, no doublings) whose entries a row reader fetches without
+// a secret address (ScanRow here, over the CPU's table of 52 windows of 5
+// bits: every entry of a window read and one kept by masks; the GPU
+// kernels' WarpRow in scheme/curve25519_gpu.cu, 43 windows of 6 bits:
+// one entry a lane and a register shuffle); SHA-512, the reduction mod L
+// and the signing equation are straight-line (field/sc25519_wide.h).
 #ifndef KS_SCHEME_ED25519_SIGN_ONE_H_
 #define KS_SCHEME_ED25519_SIGN_ONE_H_
 
 #include <stdint.h>
 
+#include "field/batch_invert.h"
 #include "scheme/ed25519_verify_one.h"
 
 namespace ks {
 namespace ed25519 {
 namespace one_thread {
 
+// A Niels point from its 12 table words (y+x, y-x, 2dxy).
 template <class F>
+KS_HD curve::ed::Niels<F> niels_from_words(const uint64_t e[kCombEntryWords]) {
+  return {F::from_words(e), F::from_words(e + 4), F::from_words(e + 8)};
+}
+
+// The comb row reader of one thread alone, over the CPU's table
+// (curve::ed25519::comb_table(): kCombBits-bit windows): entry `magnitude`
+// (1 .. kCombEntries; 0 gives the identity) of window w, found by reading
+// the window's every entry and keeping one by masks (seed 000's
+// select_point).
+struct ScanRow {
+  static constexpr int kBits = curve::ed25519::kCombBits;
+
+  template <class F>
+  static KS_HD curve::ed::Niels<F> entry(const uint64_t* comb, int w, int magnitude) {
+    using N = curve::ed::Niels<F>;
+    const uint64_t* row = comb + size_t(w) * curve::ed25519::kCombEntries * kCombEntryWords;
+    N entry = N::identity();
+    for (int j = 0; j < curve::ed25519::kCombEntries; ++j) {
+      const uint64_t take = 0 - uint64_t(magnitude == j + 1);
+      entry = curve::ed::select(take, niels_from_words<F>(row + j * kCombEntryWords), entry);
+    }
+    return entry;
+  }
+};
+
+template <class F, class Row = ScanRow>
 struct Signer {
   using Elem = typename F::Elem;
   using E = curve::ed::Extended<F>;
   using N = curve::ed::Niels<F>;
 
-  // [k]B for a secret k < 2^255, in constant time.
+  // [k]B for a secret k < 2^255, in constant time: Booth digits of
+  // Row::kBits bits, one table addend a window, no doublings (Row reads
+  // the table without a secret address). The top window's digit is never
+  // negative (k < 2^255).
   static KS_HD E mul_base(const uint64_t k[4], const uint64_t* comb) {
+    constexpr int kWindows = (256 + Row::kBits - 1) / Row::kBits;
     E acc = E::identity();
-    for (int w = 0; w < curve::ed25519::kCombWindows; ++w) {
-      const int d = booth_digit(k, curve::ed25519::kCombBits * w, curve::ed25519::kCombBits);
+    for (int w = 0; w < kWindows; ++w) {
+      const int d = booth_digit(k, Row::kBits * w, Row::kBits);
       const int sign = d >> 31;  // all ones if negative
       const int magnitude = (d ^ sign) - sign;
-      N entry = N::identity();
-      const uint64_t* row = comb + size_t(w) * curve::ed25519::kCombEntries * kCombEntryWords;
-      for (int j = 0; j < curve::ed25519::kCombEntries; ++j) {
-        const uint64_t* e = row + j * kCombEntryWords;
-        const uint64_t take = 0 - uint64_t(magnitude == j + 1);
-        entry = curve::ed::select(take, N{F::from_words(e), F::from_words(e + 4),
-                                          F::from_words(e + 8)},
-                                  entry);
-      }
+      const N entry = Row::template entry<F>(comb, w, magnitude);
       acc = curve::ed::add(acc, curve::ed::negate_if<F>(uint64_t(int64_t(sign)), entry))
                 .extended();
     }
     return acc;
   }
 
-  // RFC 8032 5.1.2: y with the sign of x in bit 255. One inversion.
-  static KS_HD void encode(uint8_t out[32], const E& p) {
-    const Elem zinv = F::inv(p.z);
+  // RFC 8032 5.1.2: y with the sign of x in bit 255, given zinv = 1 / z.
+  static KS_HD void encode(uint8_t out[32], const E& p, const Elem& zinv) {
     uint64_t y[4];
     F::to_words(y, F::mul(p.y, zinv));
     const uint64_t x_negative = F::is_negative(F::mul(p.x, zinv)) & 1;
     y[3] |= x_negative << 63;
-    for (int i = 0; i < 32; ++i) out[i] = uint8_t(y[i / 8] >> (8 * (i % 8)));
+    store_le_words(out, y);
   }
+  static KS_HD void encode(uint8_t out[32], const E& p) { encode(out, p, F::inv(p.z)); }
 
   // RFC 7748's u of a point: u = (1 + y) / (1 - y) = (Z + Y) / (Z - Y)
-  // (the birational map of RFC 7748 4.1). One inversion; p is never the
-  // identity here (the multiples of B by clamped scalars).
-  static KS_HD void encode_u(uint8_t out[32], const E& p) {
+  // (the birational map of RFC 7748 4.1), given inv = 1 / (Z - Y); p is
+  // never the identity here (the multiples of B by clamped scalars), so Z
+  // - Y is not 0.
+  static KS_HD void encode_u(uint8_t out[32], const E& p, const Elem& inv) {
     uint64_t u[4];
-    F::to_words(u, F::mul(F::add(p.z, p.y), F::inv(F::sub(p.z, p.y))));
-    for (int i = 0; i < 32; ++i) out[i] = uint8_t(u[i / 8] >> (8 * (i % 8)));
+    F::to_words(u, F::mul(F::add(p.z, p.y), inv));
+    store_le_words(out, u);
+  }
+
+  // The encodings of n <= KMax points, Ed25519's (1 / Z) or X25519's u (1
+  // / (Z - Y)), with one inversion for the n (field/batch_invert.h): the
+  // inversion costs as much as a third of a comb, and a thread with n keys
+  // pays it once.
+  template <int KMax, bool kU>
+  static KS_HD void encode_all(uint8_t (*out)[32], const E* p, int n) {
+    Elem d[KMax], prefix[KMax];
+    for (int j = 0; j < n; ++j) d[j] = kU ? F::sub(p[j].z, p[j].y) : p[j].z;
+    field::batch_invert<F>(d, prefix, n);
+    for (int j = 0; j < n; ++j) kU ? encode_u(out[j], p[j], d[j]) : encode(out[j], p[j], d[j]);
   }
 
   // Clamping, shared by Ed25519 (RFC 8032 5.1.5 step 2) and X25519 (RFC
@@ -85,17 +124,35 @@ struct Signer {
     for (int i = 0; i < 32; ++i) prefix[i] = h[32 + i];
   }
 
-  // The X25519 public key of a private key (RFC 7748 6.1: X25519(k, 9)),
-  // by the comb of [k]B on the Edwards curve rather than the ladder.
+  // The X25519 public keys of n <= KMax private keys (RFC 7748 6.1:
+  // X25519(k, 9)), by the comb of [k]B on the Edwards curve rather than the
+  // ladder.
+  template <int KMax>
+  static KS_HD void x25519_public_keys(uint8_t (*pub)[32], const uint8_t* const* k, int n,
+                                       const uint64_t* comb) {
+    E p[KMax];
+    for (int j = 0; j < n; ++j) {
+      uint64_t s[4];
+      clamp(s, k[j]);
+      p[j] = mul_base(s, comb);
+    }
+    encode_all<KMax, true>(pub, p, n);
+  }
   static KS_HD void x25519_public_key(uint8_t pub[32], const uint8_t k[32], const uint64_t* comb) {
-    uint64_t s[4];
-    clamp(s, k);
-    encode_u(pub, mul_base(s, comb));
+    x25519_public_keys<1>(reinterpret_cast<uint8_t(*)[32]>(pub), &k, 1, comb);
   }
 
-  // 5.1.5 steps 3-4: the public key of the scalar s.
+  // 5.1.5 steps 3-4: the public keys of n <= KMax scalars s.
+  template <int KMax>
+  static KS_HD void public_keys(uint8_t (*pub)[32], const uint64_t (*s)[4], int n,
+                                const uint64_t* comb) {
+    E p[KMax];
+    for (int j = 0; j < n; ++j) p[j] = mul_base(s[j], comb);
+    encode_all<KMax, false>(pub, p, n);
+  }
   static KS_HD void public_key(uint8_t pub[32], const uint64_t s[4], const uint64_t* comb) {
-    encode(pub, mul_base(s, comb));
+    public_keys<1>(reinterpret_cast<uint8_t(*)[32]>(pub), reinterpret_cast<const uint64_t(*)[4]>(s),
+                   1, comb);
   }
 
   // 5.1.6: the signature of msg under (s in Montgomery form, prefix, the
@@ -112,7 +169,7 @@ struct Signer {
     uint64_t k[4], s[4];
     field::sc25519_reduce_wide(k, h);
     field::sc25519_signing_equation(s, r, k, s_mont);
-    for (int i = 0; i < 32; ++i) sig[32 + i] = uint8_t(s[i / 8] >> (8 * (i % 8)));
+    store_le_words(sig + 32, s);
   }
 };
 

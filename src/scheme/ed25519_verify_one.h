@@ -62,6 +62,11 @@ KS_UNROLL
   }
 }
 
+KS_HD void store_le_words(uint8_t* p, const uint64_t w[4]) {
+KS_UNROLL
+  for (int i = 0; i < 32; ++i) p[i] = uint8_t(w[i / 8] >> (8 * (i % 8)));
+}
+
 // a < b for 4-word little-endian integers (public values).
 KS_HD bool less(const uint64_t a[4], const uint64_t b[4]) {
   for (int i = 3; i >= 0; --i)

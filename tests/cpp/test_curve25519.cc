@@ -5,12 +5,14 @@
 #include <openssl/bn.h>
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "core/cpu_features.h"
 #include "curve/ed25519_curve.h"
 #include "curve/ed25519_params.h"
+#include "curve/ed25519_tables_layout.h"
 #include "field/fe25519.h"
 #include "field/fe25519_adx.h"
 #include "field/sc25519.h"
@@ -219,6 +221,35 @@ TEST(Ed25519Curve, CombMatchesDoubleAndAdd) {
     ed::encode(a, ed::mul_base(k));
     ed::encode(b, double_and_add(k));
     ASSERT_EQ(memcmp(a, b, 32), 0) << i;
+  }
+}
+
+// comb_words, the run-time tables: the mul_base shape equals the
+// build-time table word for word, and the GPU's 6-bit shape holds (j + 1)
+// 2^(6 w) B by double-and-add.
+TEST(Ed25519Curve, RunTimeCombRowsHoldTheirMultiples) {
+  const std::vector<uint64_t> five = ed::comb_words(ed::kCombBits);
+  const uint64_t* built = reinterpret_cast<const uint64_t*>(ed::comb_table());
+  ASSERT_EQ(five.size(), size_t(ed::kCombWindows) * ed::kCombEntries * 12);
+  EXPECT_TRUE(std::equal(five.begin(), five.end(), built));
+  const std::vector<uint64_t> six = ed::comb_words(6);
+  ASSERT_EQ(six.size(), size_t(43) * 32 * 12);
+  for (int w : {0, 1, 20, 41}) {
+    for (int j = 0; j < 32; ++j) {
+      U256 k{{0, 0, 0, 0}};
+      const int bit = 6 * w;
+      k.w[bit / 64] = uint64_t(j + 1) << (bit % 64);
+      if (bit % 64 > 58) k.w[bit / 64 + 1] = uint64_t(j + 1) >> (64 - bit % 64);
+      const auto p = double_and_add(k);
+      const U256 zinv = Fe25519::inv(p.z);
+      const U256 x = Fe25519::mul(p.x, zinv), y = Fe25519::mul(p.y, zinv);
+      const U256 want[3] = {Fe25519::add(y, x), Fe25519::sub(y, x),
+                            Fe25519::mul(Fe25519::mul(x, y), ed::kD2)};
+      for (int e = 0; e < 3; ++e)
+        for (int i = 0; i < 4; ++i)
+          ASSERT_EQ(six[(size_t(w) * 32 + j) * 12 + 4 * e + i], Fe25519::canonical(want[e]).w[i])
+              << "row " << w << " entry " << j;
+    }
   }
 }
 

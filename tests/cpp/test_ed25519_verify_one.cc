@@ -99,7 +99,41 @@ void check_signer(size_t n) {
   }
 }
 
+// Public keys three at a time (one inversion for three, as the GPU's key
+// kernels share one), Ed25519 and X25519, against the CPU.
+template <class F>
+void check_keys_together(size_t rounds) {
+  using Signer = one::Signer<F>;
+  for (size_t t = 0; t < rounds; ++t) {
+    uint8_t seeds[3][32], pubs[3][32], us[3][32];
+    uint64_t s[3][4];
+    const uint8_t* keys[3];
+    for (int j = 0; j < 3; ++j) {
+      const std::vector<uint8_t> seed = ks_test::random_bytes(32);
+      memcpy(seeds[j], seed.data(), 32);
+      uint8_t prefix[32];
+      Signer::expand(s[j], prefix, seeds[j]);
+      keys[j] = seeds[j];
+    }
+    Signer::template public_keys<4>(pubs, s, 3, comb_words());
+    Signer::template x25519_public_keys<4>(us, keys, 3, comb_words());
+    for (int j = 0; j < 3; ++j) {
+      ks::ed25519::PrivateKey want;
+      ks::ed25519::key_from_seed(want, seeds[j]);
+      ASSERT_EQ(ks_test::to_hex(pubs[j], 32), ks_test::to_hex(want.pub.bytes, 32)) << t << j;
+      uint8_t want_u[32];
+      ks::x25519::public_key(want_u, seeds[j]);
+      ASSERT_EQ(ks_test::to_hex(us[j], 32), ks_test::to_hex(want_u, 32)) << t << j;
+    }
+  }
+}
+
 TEST(Ed25519SignOne, CpuFieldSignsAsTheCpu) { check_signer<ks::field::Fe25519>(300); }
+
+TEST(Ed25519SignOne, KeysTogetherShareOneInversion) {
+  check_keys_together<ks::field::Fe25519>(50);
+  check_keys_together<ks::field::Fe25519Dpf>(5);
+}
 
 TEST(Ed25519SignOne, EmulatedDpfFieldSignsAsTheCpu) { check_signer<ks::field::Fe25519Dpf>(20); }
 
