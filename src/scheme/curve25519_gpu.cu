@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
 // The comb row reader of a whole warp (scheme/ed25519_sign_one.h's
 // Signer), over the signing comb's device table (g_sign_comb: windows of 6
 // bits, 32 entries a window, word-major so that a warp's loads are
-// contiguous): lane l loads entry l + 1 of the window, and each thread
+// contiguous): lane l loads the entry of digit l + 1, and each thread
 // takes the entry of its own digit from the lane that holds it by a
 // register shuffle. The addresses depend on the lane and the window only,
 // never on a digit: the secret is the shuffle's source lane, and a warp

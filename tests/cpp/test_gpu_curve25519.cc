@@ -191,6 +191,33 @@ TEST_P(GpuCurve25519, Ed25519KeysAndSignaturesMatchTheCpu) {
   }
 }
 
+// Public keys of a batch large enough that each thread computes several
+// (sharing one inversion: 4 a thread from four resident waves' worth, 2
+// from one, on any GPU up to ~290 SMs), with a partial last group, against
+// the CPU on fresh random seeds.
+TEST_P(GpuCurve25519, PublicKeysOfLargeBatchesMatchTheCpu) {
+  const size_t n = 300007;
+  const std::vector<uint8_t> seeds = ks_test::random_bytes(32 * n);
+  std::vector<uint8_t> want(32 * n), want_u(32 * n);
+  ks_test::parallel_for(n, [&](size_t i) {
+    ks::ed25519::PrivateKey k;
+    ks::ed25519::key_from_seed(k, &seeds[32 * i]);
+    memcpy(&want[32 * i], k.pub.bytes, 32);
+    ks::x25519::public_key(&want_u[32 * i], &seeds[32 * i]);
+  });
+  for (size_t count : {n, size_t(70001)}) {
+    std::vector<uint8_t> pubs(32 * count, 0xA5);
+    ASSERT_EQ(gpu::run_ed25519_public_keys(GetParam(), gpu::Layout::kInline, seeds.data(),
+                                           pubs.data(), count), 0);
+    for (size_t i = 0; i < count; ++i)
+      ASSERT_EQ(memcmp(&pubs[32 * i], &want[32 * i], 32), 0) << count << " item " << i;
+    ASSERT_EQ(gpu::run_x25519_public_keys(GetParam(), gpu::Layout::kInline, seeds.data(),
+                                          pubs.data(), count), 0);
+    for (size_t i = 0; i < count; ++i)
+      ASSERT_EQ(memcmp(&pubs[32 * i], &want_u[32 * i], 32), 0) << count << " X25519 item " << i;
+  }
+}
+
 // Ed25519 verification in every code layout against the CPU's statuses
 // on >= 100,000 fresh items, valid and bad mixed
 // (tests/cpp/ed25519_verify_cases.h), messages of 0 to 300 bytes.
