@@ -170,13 +170,14 @@ __device__ __forceinline__ void store_if(bool live, uint8_t* dst, const uint8_t*
 template <class F>
 using WarpSigner = ed25519::one_thread::Signer<F, WarpRow>;
 
-// Public keys a thread computes, sharing one inversion
+// Public keys (or signatures) a thread computes, sharing one inversion
 // (Signer::encode_all): up to kMaxKeysPerThread, as many as keep the
 // device's resident threads busy (keys_per_thread). Measured on the H100,
 // DPF inline, 2^20 keys (docs/STATUS.md, session 15): Ed25519 1.91e8/s
-// for 1, 2.22e8 for 2, 2.35e8 for 4; X25519 2.01e8, 2.32e8, 2.54e8. At
-// 2^16 keys 2 leads 4 by 6-9% (4 leaves the SMs under one wave), and 4
-// quadruples the latency of small batches.
+// for 1, 2.22e8 for 2, 2.35e8 for 4; X25519 2.01e8, 2.32e8, 2.54e8;
+// signatures 1.53e8 for 1, 1.61e8 adaptive. At 2^16 keys 2 leads 4 by 6-9%
+// (4 leaves the SMs under one wave), and 4 quadruples the latency of small
+// batches.
 constexpr int kMaxKeysPerThread = 4;
 
 // 4 from 4 resident threads' worth of keys, 2 from one (two blocks of
@@ -226,30 +227,42 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
 
 // sigs[i] = the signature of message i under one key (key: s in Montgomery
 // form || prefix || public key, 96 bytes) or, where key is null, under
-// the key of seeds[i] (expanded here).
+// the key of seeds[i] (expanded here); per_thread signatures a thread,
+// sharing inversions (their keys' and their R's).
 template <class F, int MinBlocks>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
     ed25519_sign_kernel(const uint8_t* key, const uint8_t* seeds, const uint8_t* data,
-                        const uint64_t* offsets, uint8_t* sigs, size_t count,
+                        const uint64_t* offsets, uint8_t* sigs, size_t count, int per_thread,
                         const uint64_t* comb) {
   using Signer = WarpSigner<F>;
-  const WarpItems item(count, 1);
-  const size_t i = item.index(0);
-  uint64_t s_mont[4];
-  uint8_t prefix[32], pub[32];
+  constexpr int K = kMaxKeysPerThread;
+  const WarpItems items(count, per_thread);
+  uint64_t s_mont[K][4];
+  uint8_t prefix[K][32], pub[K][32];
   if (key != nullptr) {
-    ed25519::one_thread::load_le_words(s_mont, key);
-    for (int j = 0; j < 32; ++j) prefix[j] = key[32 + j], pub[j] = key[64 + j];
+    ed25519::one_thread::load_le_words(s_mont[0], key);
+    for (int j = 0; j < 32; ++j) prefix[0][j] = key[32 + j], pub[0][j] = key[64 + j];
   } else {
-    uint64_t s[4];
-    Signer::expand(s, prefix, seeds + 32 * i);
-    Signer::public_key(pub, s, comb);
-    field::sc25519_to_mont(s_mont, s);
+    uint64_t s[K][4];
+    for (int j = 0; j < per_thread; ++j)
+      Signer::expand(s[j], prefix[j], seeds + 32 * items.index(j));
+    Signer::template public_keys<K>(pub, s, per_thread, comb);
+    for (int j = 0; j < per_thread; ++j) field::sc25519_to_mont(s_mont[j], s[j]);
   }
-  const uint64_t begin = offsets[i];
-  uint8_t sig[64];
-  Signer::sign(sig, s_mont, prefix, pub, data + begin, offsets[i + 1] - begin, comb);
-  store_if(item.live(0), sigs + 64 * i, sig, 64);
+  typename Signer::Key keys[K];
+  const uint8_t* msg[K];
+  uint64_t len[K];
+  for (int j = 0; j < per_thread; ++j) {
+    const int k = key != nullptr ? 0 : j;
+    keys[j] = {s_mont[k], prefix[k], pub[k]};
+    const size_t i = items.index(j);
+    msg[j] = data + offsets[i];
+    len[j] = offsets[i + 1] - offsets[i];
+  }
+  uint8_t sig[K][64];
+  Signer::template sign_many<K>(sig, keys, msg, len, per_thread, comb);
+  for (int j = 0; j < per_thread; ++j)
+    store_if(items.live(j), sigs + 64 * items.index(j), sig[j], 64);
 }
 
 // The comb table of the CPU's fixed-base multiplication (verification's
@@ -367,11 +380,12 @@ cudaError_t launch_ed25519_sign(Field field, Layout layout, const uint8_t* key,
                                 const uint8_t* seeds, const uint8_t* data,
                                 const uint64_t* offsets, uint8_t* sigs, size_t count,
                                 cudaStream_t stream) {
-  return launch_ed25519(g_sign_comb, field, layout, count, 1,
+  const int per_thread = keys_per_thread(count);
+  return launch_ed25519(g_sign_comb, field, layout, count, per_thread,
                         [&](auto min_blocks, auto* f, const uint64_t* comb, unsigned blocks) {
     using G = std::remove_pointer_t<decltype(f)>;
-    ed25519_sign_kernel<G, decltype(min_blocks)::value>
-        <<<blocks, kThreads, 0, stream>>>(key, seeds, data, offsets, sigs, count, comb);
+    ed25519_sign_kernel<G, decltype(min_blocks)::value><<<blocks, kThreads, 0, stream>>>(
+        key, seeds, data, offsets, sigs, count, per_thread, comb);
   });
 }
 

@@ -155,21 +155,46 @@ struct Signer {
                    1, comb);
   }
 
-  // 5.1.6: the signature of msg under (s in Montgomery form, prefix, the
-  // encoded public key).
+  // A signing key as 5.1.6 uses it: s in Montgomery form mod L, the
+  // prefix, the encoded public key.
+  struct Key {
+    const uint64_t* s_mont;
+    const uint8_t* prefix;
+    const uint8_t* pub;
+  };
+
+  // 5.1.6: the signatures of n <= KMax messages, message j (msg[j],
+  // len[j] bytes) under key[j], whose R encodings share one inversion
+  // (encode_all).
+  template <int KMax>
+  static KS_HD void sign_many(uint8_t (*sig)[64], const Key* key, const uint8_t* const* msg,
+                              const uint64_t* len, int n, const uint64_t* comb) {
+    uint64_t r[KMax][4];
+    E p[KMax];
+    uint8_t h[64];
+    for (int j = 0; j < n; ++j) {
+      sha512::digest_parts(h, sha512::Parts{{key[j].prefix, msg[j], nullptr}, {32, len[j], 0}});
+      field::sc25519_reduce_wide(r[j], h);
+      p[j] = mul_base(r[j], comb);
+    }
+    uint8_t big_r[KMax][32];
+    encode_all<KMax, false>(big_r, p, n);
+    for (int j = 0; j < n; ++j) {
+      sha512::digest_parts(h, sha512::Parts{{big_r[j], key[j].pub, msg[j]}, {32, 32, len[j]}});
+      uint64_t k[4], s[4];
+      field::sc25519_reduce_wide(k, h);
+      field::sc25519_signing_equation(s, r[j], k, key[j].s_mont);
+      for (int i = 0; i < 32; ++i) sig[j][i] = big_r[j][i];
+      store_le_words(sig[j] + 32, s);
+    }
+  }
+
+  // One signature (sign_many of one).
   static KS_HD void sign(uint8_t sig[64], const uint64_t s_mont[4], const uint8_t prefix[32],
                          const uint8_t pub[32], const uint8_t* msg, uint64_t msg_len,
                          const uint64_t* comb) {
-    uint8_t h[64];
-    sha512::digest_parts(h, sha512::Parts{{prefix, msg, nullptr}, {32, msg_len, 0}});
-    uint64_t r[4];
-    field::sc25519_reduce_wide(r, h);
-    encode(sig, mul_base(r, comb));
-    sha512::digest_parts(h, sha512::Parts{{sig, pub, msg}, {32, 32, msg_len}});
-    uint64_t k[4], s[4];
-    field::sc25519_reduce_wide(k, h);
-    field::sc25519_signing_equation(s, r, k, s_mont);
-    store_le_words(sig + 32, s);
+    const Key key{s_mont, prefix, pub};
+    sign_many<1>(reinterpret_cast<uint8_t(*)[64]>(sig), &key, &msg, &msg_len, 1, comb);
   }
 };
 

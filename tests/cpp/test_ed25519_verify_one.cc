@@ -99,8 +99,8 @@ void check_signer(size_t n) {
   }
 }
 
-// Public keys three at a time (one inversion for three, as the GPU's key
-// kernels share one), Ed25519 and X25519, against the CPU.
+// Public keys and signatures three at a time (one inversion for three, as
+// the GPU's kernels share one), Ed25519 and X25519, against the CPU.
 template <class F>
 void check_keys_together(size_t rounds) {
   using Signer = one::Signer<F>;
@@ -117,20 +117,39 @@ void check_keys_together(size_t rounds) {
     }
     Signer::template public_keys<4>(pubs, s, 3, comb_words());
     Signer::template x25519_public_keys<4>(us, keys, 3, comb_words());
+    // Three signatures together, each message (0 to 299 bytes) under its
+    // own key.
+    uint64_t s_mont[3][4];
+    typename Signer::Key sign_keys[3];
+    std::vector<uint8_t> msgs[3];
+    const uint8_t* msg[3];
+    uint64_t len[3];
+    uint8_t prefixes[3][32], sigs[3][64];
+    for (int j = 0; j < 3; ++j) {
+      Signer::expand(s[j], prefixes[j], seeds[j]);
+      ks::field::sc25519_to_mont(s_mont[j], s[j]);
+      sign_keys[j] = {s_mont[j], prefixes[j], pubs[j]};
+      msgs[j] = ks_test::random_bytes((t * 37 + j * 101) % 300);
+      msg[j] = msgs[j].data();
+      len[j] = msgs[j].size();
+    }
+    Signer::template sign_many<4>(sigs, sign_keys, msg, len, 3, comb_words());
     for (int j = 0; j < 3; ++j) {
       ks::ed25519::PrivateKey want;
       ks::ed25519::key_from_seed(want, seeds[j]);
       ASSERT_EQ(ks_test::to_hex(pubs[j], 32), ks_test::to_hex(want.pub.bytes, 32)) << t << j;
-      uint8_t want_u[32];
+      uint8_t want_u[32], want_sig[64];
       ks::x25519::public_key(want_u, seeds[j]);
       ASSERT_EQ(ks_test::to_hex(us[j], 32), ks_test::to_hex(want_u, 32)) << t << j;
+      ks::ed25519::sign(want_sig, want, ks::ed25519::Domain(), msg[j], len[j]);
+      ASSERT_EQ(ks_test::to_hex(sigs[j], 64), ks_test::to_hex(want_sig, 64)) << t << j;
     }
   }
 }
 
 TEST(Ed25519SignOne, CpuFieldSignsAsTheCpu) { check_signer<ks::field::Fe25519>(300); }
 
-TEST(Ed25519SignOne, KeysTogetherShareOneInversion) {
+TEST(Ed25519SignOne, KeysAndSignaturesTogetherShareOneInversion) {
   check_keys_together<ks::field::Fe25519>(50);
   check_keys_together<ks::field::Fe25519Dpf>(5);
 }

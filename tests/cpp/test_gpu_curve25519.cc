@@ -191,22 +191,34 @@ TEST_P(GpuCurve25519, Ed25519KeysAndSignaturesMatchTheCpu) {
   }
 }
 
-// Public keys of a batch large enough that each thread computes several
-// (sharing one inversion: 4 a thread from four resident waves' worth, 2
-// from one, on any GPU up to ~290 SMs), with a partial last group, against
-// the CPU on fresh random seeds.
-TEST_P(GpuCurve25519, PublicKeysOfLargeBatchesMatchTheCpu) {
+// Public keys and signatures of batches large enough that each thread
+// computes several (sharing inversions: 4 a thread from four resident
+// waves' worth, 2 from one, on any GPU up to ~290 SMs), with a partial
+// last group, against the CPU on fresh random seeds and messages of 0 to
+// 199 bytes; signatures under one key and under each item's seed.
+TEST_P(GpuCurve25519, KeysAndSignaturesOfLargeBatchesMatchTheCpu) {
   const size_t n = 300007;
   const std::vector<uint8_t> seeds = ks_test::random_bytes(32 * n);
-  std::vector<uint8_t> want(32 * n), want_u(32 * n);
+  std::vector<uint64_t> offsets(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + (i * 13) % 200;
+  const std::vector<uint8_t> data = ks_test::random_bytes(offsets[n]);
+  ks::ed25519::PrivateKey one_key;
+  ks::ed25519::key_from_seed(one_key, &seeds[0]);
+  std::vector<uint8_t> want(32 * n), want_u(32 * n), want_one(64 * n), want_each(64 * n);
   ks_test::parallel_for(n, [&](size_t i) {
     ks::ed25519::PrivateKey k;
     ks::ed25519::key_from_seed(k, &seeds[32 * i]);
     memcpy(&want[32 * i], k.pub.bytes, 32);
     ks::x25519::public_key(&want_u[32 * i], &seeds[32 * i]);
+    const uint8_t* m = data.data() + offsets[i];
+    const size_t len = size_t(offsets[i + 1] - offsets[i]);
+    ks::ed25519::sign(&want_one[64 * i], one_key, ks::ed25519::Domain(), m, len);
+    ks::ed25519::sign(&want_each[64 * i], k, ks::ed25519::Domain(), m, len);
   });
+  uint8_t key96[ks::ed25519::kDeviceKeyBytes];
+  ks::ed25519::device_key_bytes(key96, one_key);
   for (size_t count : {n, size_t(70001)}) {
-    std::vector<uint8_t> pubs(32 * count, 0xA5);
+    std::vector<uint8_t> pubs(32 * count, 0xA5), sigs(64 * count, 0xA5);
     ASSERT_EQ(gpu::run_ed25519_public_keys(GetParam(), gpu::Layout::kInline, seeds.data(),
                                            pubs.data(), count), 0);
     for (size_t i = 0; i < count; ++i)
@@ -215,6 +227,14 @@ TEST_P(GpuCurve25519, PublicKeysOfLargeBatchesMatchTheCpu) {
                                           pubs.data(), count), 0);
     for (size_t i = 0; i < count; ++i)
       ASSERT_EQ(memcmp(&pubs[32 * i], &want_u[32 * i], 32), 0) << count << " X25519 item " << i;
+    ASSERT_EQ(gpu::run_ed25519_sign(GetParam(), gpu::Layout::kInline, key96, nullptr, data.data(),
+                                    offsets.data(), sigs.data(), count), 0);
+    for (size_t i = 0; i < count; ++i)
+      ASSERT_EQ(memcmp(&sigs[64 * i], &want_one[64 * i], 64), 0) << count << " one key, item " << i;
+    ASSERT_EQ(gpu::run_ed25519_sign(GetParam(), gpu::Layout::kInline, nullptr, seeds.data(),
+                                    data.data(), offsets.data(), sigs.data(), count), 0);
+    for (size_t i = 0; i < count; ++i)
+      ASSERT_EQ(memcmp(&sigs[64 * i], &want_each[64 * i], 64), 0) << count << " seed, item " << i;
   }
 }
 
