@@ -83,7 +83,6 @@ struct Signer {
     y[3] |= x_negative << 63;
     store_le_words(out, y);
   }
-  static KS_HD void encode(uint8_t out[32], const E& p) { encode(out, p, F::inv(p.z)); }
 
   // RFC 7748's u of a point: u = (1 + y) / (1 - y) = (Z + Y) / (Z - Y)
   // (the birational map of RFC 7748 4.1), given inv = 1 / (Z - Y); p is
