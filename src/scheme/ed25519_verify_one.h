@@ -9,13 +9,15 @@
 // cofactored equation [8]([S]B - [k]A - R) = 0 with k = SHA-512(R || A ||
 // M) mod L. Statuses are scheme/ed25519.h's Error values.
 //
-// The scalar multiplications suit one GPU thread rather than the CPU's
-// half-size scalars: [k]A by signed 4-bit windows (Booth digits, 63
-// doublings of 4) over the Cached multiples A .. 8A, then -R and [S]B
-// added onto the same accumulator from the comb table of the CPU
-// (kEd25519Comb: 52 windows of 5 bits, no doublings). Everything here
-// reads public data only; the doublings and additions are the complete
-// formulas of curve/edwards.h, so no input needs a special case.
+// The equation is multiplied through by the z of field/sc25519_lattice.h,
+// as the CPU does (curve/ed25519_curve.cc): [8]([z S mod L]B - [w]A -
+// [z]R) = 0 with w = z k mod L and |w|, z < 2^127, so [w]A and [z]R share
+// 129 doublings instead of [k]A's 252 (signed 3-bit windows, Booth digits,
+// over the Cached multiples 1..4 of each point), and [z S mod L]B is added
+// onto the same accumulator from the comb table of the CPU (kEd25519Comb:
+// 52 windows of 5 bits, no doublings). Everything here reads public data
+// only; the doublings and additions are the complete formulas of
+// curve/edwards.h, so no input needs a special case.
 #ifndef KS_SCHEME_ED25519_VERIFY_ONE_H_
 #define KS_SCHEME_ED25519_VERIFY_ONE_H_
 
@@ -26,6 +28,7 @@
 #include "curve/ed25519_params.h"
 #include "curve/ed25519_tables_layout.h"
 #include "curve/edwards.h"
+#include "field/sc25519_lattice.h"
 #include "field/sc25519_wide.h"
 #include "hash/sha512_parts.h"
 
@@ -97,9 +100,16 @@ struct Verifier {
   using C = curve::ed::Cached<F>;
   using N = curve::ed::Niels<F>;
 
-  static constexpr int kWindowBits = 4;
-  static constexpr int kEntries = 1 << (kWindowBits - 1);  // A .. 8A
-  static constexpr int kWindows = 64;                       // 256 bits; k < L < 2^253
+  // Signed 3-bit windows: 43 of them cover the half-size scalars (below
+  // 2^127, so the top window's Booth digit is non-negative), over the
+  // multiples P .. 4P of each point. 4-bit windows need 22 fewer additions
+  // but twice the tables, which live in local memory: on an H100 the DPF
+  // kernel ran at 2.88e7 verifications/s with 4 bits and 3.14e7 with 3
+  // (2^20 items, docs/STATUS.md session 16).
+  static constexpr int kWindowBits = 3;
+  static constexpr int kEntries = 1 << (kWindowBits - 1);
+  static constexpr int kWindows = 43;
+  static_assert(kWindowBits * kWindows >= 128, "the windows cover bits 0 .. 127");
 
   // RFC 8032 5.1.3: y canonical (below p once bit 255, x's sign, is taken
   // off) and an x exists.
@@ -124,29 +134,42 @@ struct Verifier {
     return (curve::ed::is_identity(curve::ed::mul_by_cofactor(p)) & 1) != 0;
   }
 
-  // -[k]A for k < 2^255: windows from the top, each digit's entry
-  // subtracted (the identity for 0, by selection: no branch on digits).
-  static KS_HD E minus_k_a(const uint64_t k[4], const E& a, const Elem& d2) {
-    C table[kEntries];  // table[j - 1] = jA
-    table[0] = curve::ed::cached(a, d2);
-    const E a2 = curve::ed::dbl(a.projective()).extended();
-    table[1] = curve::ed::cached(a2, d2);
+  // table[j - 1] = jP for j = 1 .. kEntries.
+  static KS_HD void multiples(C table[kEntries], const E& p, const Elem& d2) {
+    table[0] = curve::ed::cached(p, d2);
+    const E p2 = curve::ed::dbl(p.projective()).extended();
+    table[1] = curve::ed::cached(p2, d2);
     for (int j = 2; j < kEntries; ++j)
-      table[j] = curve::ed::cached(curve::ed::add(a2, table[j - 2]).extended(), d2);
+      table[j] = curve::ed::cached(curve::ed::add(p2, table[j - 2]).extended(), d2);
+  }
+
+  // [d]P for a Booth digit |d| <= kEntries (the identity for 0, by
+  // selection: no branch on digits, so a warp's threads stay together).
+  static KS_HD C digit_multiple(const C table[kEntries], int d) {
     const C identity = {F::one(), F::one(), F::one(), F::zero()};
+    const int magnitude = d < 0 ? -d : d;
+    const C entry = table[magnitude > 0 ? magnitude - 1 : 0];
+    const uint64_t zero = 0 - uint64_t(magnitude == 0);
+    return curve::ed::negate_if<F>(0 - uint64_t(d < 0), curve::ed::select(zero, identity, entry));
+  }
+
+  // [sign_a a]P + [sign_b b]Q for a, b < 2^127 (two words each) and signs
+  // +-1, windows from the top.
+  static KS_HD E double_scalar(const uint64_t a[4], int sign_a, const E& p, const uint64_t b[4],
+                               int sign_b, const E& q, const Elem& d2) {
+    C p_table[kEntries], q_table[kEntries];
+    multiples(p_table, p, d2);
+    multiples(q_table, q, d2);
     P acc = E::identity().projective();
     E last = E::identity();
     for (int i = kWindows - 1; i >= 0; --i) {
-      for (int b = 0; b < kWindowBits - 1; ++b) acc = curve::ed::dbl(acc).projective();
+      for (int j = 0; j < kWindowBits - 1; ++j) acc = curve::ed::dbl(acc).projective();
       last = curve::ed::dbl(acc).extended();
-      const int d = booth_digit(k, kWindowBits * i, kWindowBits);
-      const int magnitude = d < 0 ? -d : d;
-      const C entry = table[magnitude > 0 ? magnitude - 1 : 0];
-      const uint64_t zero = 0 - uint64_t(magnitude == 0);
-      // -jA for a positive digit, jA for a negative one
-      const C addend =
-          curve::ed::negate_if<F>(0 - uint64_t(d > 0), curve::ed::select(zero, identity, entry));
-      last = curve::ed::add(last, addend).extended();
+      const int pos = kWindowBits * i;
+      const int digit_a = sign_a * booth_digit(a, pos, kWindowBits);
+      const int digit_b = sign_b * booth_digit(b, pos, kWindowBits);
+      last = curve::ed::add(last, digit_multiple(p_table, digit_a)).extended();
+      last = curve::ed::add(last, digit_multiple(q_table, digit_b)).extended();
       acc = last.projective();
     }
     return last;
@@ -182,12 +205,16 @@ struct Verifier {
     if (!decode(r, sig) || has_small_order(r)) return kBadSignature;
     uint8_t h[64];
     sha512::digest_parts(h, sha512::Parts{{sig, pub, msg}, {32, 32, msg_len}});
-    uint64_t k[4];
-    field::sc25519_reduce_wide(k, h);
+    U256 k;
+    field::sc25519_reduce_wide(k.w, h);
+    const field::HalfSizeEquation eq =
+        field::half_size_equation(U256{{s[0], s[1], s[2], s[3]}}, k);
+    // -[w]A - [z]R, w = +-|w|
     const Elem d2 = constant<F, curve::ed25519::kD2>();
-    E acc = minus_k_a(k, a, d2);
-    acc = curve::ed::sub(acc, curve::ed::cached(r, d2)).extended();
-    acc = add_s_b(acc, s, comb);
+    const uint64_t w[4] = {uint64_t(eq.h.w), uint64_t(eq.h.w >> 64), 0, 0};
+    const uint64_t z[4] = {uint64_t(eq.h.z), uint64_t(eq.h.z >> 64), 0, 0};
+    E acc = double_scalar(w, eq.h.w_negative ? 1 : -1, a, z, -1, r, d2);
+    acc = add_s_b(acc, eq.s.w, comb);
     return (curve::ed::is_identity(curve::ed::mul_by_cofactor(acc)) & 1) ? kOk : kVerifyFailed;
   }
 };
