@@ -142,9 +142,9 @@ KS_HD u128 divide(U256& a, const U256& b) {
 
 // The state of the extended Euclidean algorithm on (L, k): remainders
 // r0 > r1 and cofactors with r_i = t_i k (mod L). The t_i alternate in sign
-// and stay below 2^126 in magnitude until the loop stops (see the header),
-// so they are kept in two's complement u128, where the wrap-around
-// arithmetic is exact; the r_i likewise mod 2^256.
+// and stay below 2^126 in magnitude until the loop stops (the bound at the
+// top of this file), so they are kept in two's complement u128, where the
+// wrap-around arithmetic is exact; the r_i likewise mod 2^256.
 struct Euclid {
   U256 r0, r1;
   u128 t0, t1;
