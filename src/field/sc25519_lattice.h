@@ -82,18 +82,12 @@ KS_UNROLL
   }
 }
 
-KS_HD bool less(const U256& a, const U256& b) {
-  for (int i = 3; i >= 0; --i)
-    if (a.w[i] != b.w[i]) return a.w[i] < b.w[i];
-  return false;
-}
-
 // a mod b and the quotient, by binary long division (any quotient).
 KS_HD u128 divide_binary(U256& a, const U256& b) {
   u128 q = 0;
   for (int s = bit_length(a) - bit_length(b); s >= 0; --s) {
     const U256 bs = shift_left(b, s);
-    if (!less(a, bs)) {
+    if (!less_vartime(a, bs)) {
       sub(a, a, bs);
       q |= u128(1) << s;
     }
@@ -133,7 +127,7 @@ KS_HD u128 divide(U256& a, const U256& b) {
   const int s = la - 64;  // la >= 128
   uint64_t q = bits_from(a, s) / ((b.w[3] == 0 && s >= 192 ? 0 : bits_from(b, s)) + 1);
   sub(a, a, mul_small(b, q));
-  while (!less(a, b)) {
+  while (!less_vartime(a, b)) {
     sub(a, a, b);
     ++q;
   }
@@ -252,14 +246,14 @@ KS_HD HalfScalars half_scalars(const U256& k) {
   const Sc25519Words c;
   const U256 l{{c.l[0], c.l[1], c.l[2], c.l[3]}};
   U256 k_mod_l = k;
-  if (!less(k, l)) {
+  if (!less_vartime(k, l)) {
     const uint64_t one[4] = {1, 0, 0, 0};
     mont_mul_cios(k_mod_l.w, k.w, c.r2, c.l, c.kN0Inv);
     mont_mul_cios(k_mod_l.w, k_mod_l.w, one, c.l, c.kN0Inv);
   }
   Euclid e{l, k_mod_l, 0, 1};
   const U256 kBound{{0, uint64_t(1) << 63, 0, 0}};  // 2^127
-  while (!less(e.r1, kBound)) {
+  while (!less_vartime(e.r1, kBound)) {
     // r0 > r1 >= 2^127: s >= 64, and r0's top 64 bits start at bit s.
     const int s = bit_length(e.r0) - 64;
     const Lehmer m(bits_from(e.r0, s), bits_from(e.r1, s), s < 127 ? uint64_t(1) << (127 - s) : 0);

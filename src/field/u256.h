@@ -126,6 +126,15 @@ inline uint64_t lt_mask(const U256& a, const U256& b) {
   return uint64_t(0) - sub_borrow(unused, a, b);
 }
 
+// a < b with an early exit, for public values only (verification's range
+// checks, the lattice reduction of field/sc25519_lattice.h); KS_HD, for
+// the GPU verifier too.
+KS_HD bool less_vartime(const U256& a, const U256& b) {
+  for (int i = 3; i >= 0; --i)
+    if (a.w[i] != b.w[i]) return a.w[i] < b.w[i];
+  return false;
+}
+
 // r = a + carry * 2^256 reduced once by m, for a + carry*2^256 < 2m: the
 // conditional subtraction every modular add/sub ends with.
 inline U256 subtract_if_ge(const U256& a, uint64_t carry, const U256& m) {

@@ -70,13 +70,6 @@ KS_UNROLL
   for (int i = 0; i < 32; ++i) p[i] = uint8_t(w[i / 8] >> (8 * (i % 8)));
 }
 
-// a < b for 4-word little-endian integers (public values).
-KS_HD bool less(const uint64_t a[4], const uint64_t b[4]) {
-  for (int i = 3; i >= 0; --i)
-    if (a[i] != b[i]) return a[i] < b[i];
-  return false;
-}
-
 // Bits [pos, pos + width) of k (width <= 8; bits past 255 read as 0).
 KS_HD unsigned bits_at(const uint64_t k[4], int pos, int width) {
   if (pos < 0) return unsigned(k[0] << -pos) & ((1u << width) - 1);  // bit -1 reads as 0
@@ -115,13 +108,13 @@ struct Verifier {
   // off) and an x exists.
   static KS_HD bool decode(E& out, const uint8_t in[32]) {
     constexpr U256 kP = field::fe25519_detail::kP;
-    const uint64_t p[4] = {kP.w[0], kP.w[1], kP.w[2], kP.w[3]};
-    uint64_t w[4];
-    load_le_words(w, in);
-    const uint64_t sign = w[3] >> 63;
-    w[3] &= ~(uint64_t(1) << 63);
-    if (!less(w, p)) return false;
-    const Elem y = F::from_words(w);
+    const U256 p{{kP.w[0], kP.w[1], kP.w[2], kP.w[3]}};
+    U256 w;
+    load_le_words(w.w, in);
+    const uint64_t sign = w.w[3] >> 63;
+    w.w[3] &= ~(uint64_t(1) << 63);
+    if (!field::less_vartime(w, p)) return false;
+    const Elem y = F::from_words(w.w);
     Elem x;
     if (!curve::ed25519::recover_x<F>(x, y, sign, constant<F, curve::ed25519::kD>(),
                                       constant<F, field::fe25519_detail::kSqrtM1>()))
@@ -198,17 +191,16 @@ struct Verifier {
     E a, r;
     if (!decode(a, pub) || has_small_order(a)) return kBadPublicKey;
     constexpr U256 kL = field::Sc25519::kModulus;
-    const uint64_t l[4] = {kL.w[0], kL.w[1], kL.w[2], kL.w[3]};
-    uint64_t s[4];
-    load_le_words(s, sig + 32);
-    if (!less(s, l)) return kBadSignature;  // 5.1.7 step 1: S < L
+    const U256 l{{kL.w[0], kL.w[1], kL.w[2], kL.w[3]}};
+    U256 s;
+    load_le_words(s.w, sig + 32);
+    if (!field::less_vartime(s, l)) return kBadSignature;  // 5.1.7 step 1: S < L
     if (!decode(r, sig) || has_small_order(r)) return kBadSignature;
     uint8_t h[64];
     sha512::digest_parts(h, sha512::Parts{{sig, pub, msg}, {32, 32, msg_len}});
     U256 k;
     field::sc25519_reduce_wide(k.w, h);
-    const field::HalfSizeEquation eq =
-        field::half_size_equation(U256{{s[0], s[1], s[2], s[3]}}, k);
+    const field::HalfSizeEquation eq = field::half_size_equation(s, k);
     // -[w]A - [z]R, w = +-|w|
     const Elem d2 = constant<F, curve::ed25519::kD2>();
     const uint64_t w[4] = {uint64_t(eq.h.w), uint64_t(eq.h.w >> 64), 0, 0};
