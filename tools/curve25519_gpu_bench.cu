@@ -321,7 +321,7 @@ int main(int argc, char** argv) {
         bench_verify(timer, items, fc, lc, size_t(1) << lg, lg + 2 > max_log2, rows, names);
   for (const FieldCase& fc : fields)
     for (const LayoutCase& lc : layouts)
-      for (int lg = 16; lg <= max_log2 && want("sign"); lg += 4)
+      for (int lg = 16; lg <= max_log2 && want("sign"); lg += 2)
         bench_sign(timer, items, fc, lc, size_t(1) << lg, rows, names);
 
   printf("{\n  \"device\": \"%s\",\n  \"sms\": %d,\n", prop.name, sms);
