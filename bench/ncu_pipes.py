@@ -76,8 +76,10 @@ def main():
         sys.exit(__doc__)
     rows = read(sys.argv[1])
     if len(sys.argv) == 3:
+        strict = [{k: None if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()}
+                  for r in rows]  # JSON has no NaN: a metric not collected is null
         with open(sys.argv[2], "w") as f:
-            json.dump({"metrics": METRICS, "kernels": rows}, f, indent=1)
+            json.dump({"metrics": METRICS, "kernels": strict}, f, indent=1)
     print(f"{'kernel':52} {'grid':13}" + "".join(f"{c[:10]:>11}" for c in TABLE))
     for r in rows:
         print(f"{r['kernel'][:52]:52} {r['grid']:13}" + "".join(f"{r[c]:11.1f}" for c in TABLE))
