@@ -44,8 +44,8 @@ TABLE = ("fp64_pct", "fmaheavy_pct", "alu_pct", "issue_pct", "warps_active_pct",
 
 
 def short_name(name):
-    name = re.sub(r"ks::|field::|curve25519_gpu::|\(anonymous namespace\)::|<unnamed>::|void ",
-                  "", name)
+    name = re.sub(r"\(anonymous namespace\)::|<unnamed>::|void ", "", name)
+    name = re.sub(r"\b(?:[A-Za-z_]\w*::)+", "", name)  # namespaces
     return re.sub(r"\(.*\)$", "", name.replace("OutOfLineProducts<", "calls<")).strip()
 
 
