@@ -25,18 +25,6 @@ inline int check_output(const void* out, size_t out_len, size_t count, size_t it
   return out_len < count * item_bytes ? KS_ERR_LENGTH : KS_OK;
 }
 
-// count items described by count + 1 offsets into data[0 .. data_len).
-inline int check_offsets(const uint8_t* data, size_t data_len, const uint64_t* offsets,
-                         size_t count) {
-  if (offsets == nullptr) return KS_ERR_NULL_POINTER;
-  if (count == SIZE_MAX) return KS_ERR_OVERFLOW;
-  int rc = check_buffer(data, data_len);
-  if (rc != KS_OK) return rc;
-  for (size_t i = 0; i < count; ++i)
-    if (offsets[i] > offsets[i + 1]) return KS_ERR_OFFSETS;
-  return offsets[count] > data_len ? KS_ERR_OFFSETS : KS_OK;
-}
-
 // Marks every item of a batch with the same status (status may be NULL).
 inline void fill_status(int* status, size_t count, int value) {
   if (status == nullptr) return;

@@ -121,7 +121,7 @@ int ks_sm3_batch(ks_ctx* ctx, const uint8_t* data, size_t data_len, const uint64
   // The output check comes first: it rejects absurd counts before the
   // offsets array is read.
   int rc = ks::api::check_output(digests, digests_len, count, KS_SM3_DIGEST_BYTES);
-  if (rc == KS_OK) rc = ks::api::check_offsets(data, data_len, offsets, count);
+  if (rc == KS_OK) rc = ks::api::check_offsets(ctx, data, data_len, offsets, count);
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinMessages))
     return ks::api::run_on_gpu_whole(ctx, count, status, [&] {
@@ -130,6 +130,6 @@ int ks_sm3_batch(ks_ctx* ctx, const uint8_t* data, size_t data_len, const uint64
   ctx->pool.parallel_for(count, 256, [&](size_t begin, size_t end) {
     sm3_cpu_range(data, offsets, begin, end, digests);
   });
-  ks::api::fill_status(status, count, KS_OK);
+  ks::api::fill_status(ctx, status, count, KS_OK);
   return KS_OK;
 } KS_API_CATCH

@@ -200,7 +200,7 @@ int check_batch(ks_ctx* ctx, int mode, uint32_t flags, const uint8_t* keys, cons
     return KS_ERR_LENGTH;
   rc = ks::api::check_items(keys, count, KS_SM4_KEY_BYTES);
   if (rc == KS_OK && iv_len != 0) rc = ks::api::check_items(ivs, count, iv_len);
-  if (rc == KS_OK) rc = ks::api::check_offsets(data, data_len, offsets, count);
+  if (rc == KS_OK) rc = ks::api::check_offsets(ctx, data, data_len, offsets, count);
   if (rc == KS_OK) rc = check_buffer(out, out_len);
   if (rc != KS_OK) return rc;
   if (count != 0 && out_len < offsets[count]) return KS_ERR_LENGTH;
@@ -208,7 +208,7 @@ int check_batch(ks_ctx* ctx, int mode, uint32_t flags, const uint8_t* keys, cons
   if (!ks::gcm::valid_tag_length(tag_len)) return KS_ERR_LENGTH;
   rc = ks::api::check_items(tags, count, tag_len);
   if (rc == KS_OK && aad_offsets != nullptr)
-    rc = ks::api::check_offsets(aad, aad_len, aad_offsets, count);
+    rc = ks::api::check_offsets(ctx, aad, aad_len, aad_offsets, count);
   return rc;
 }
 

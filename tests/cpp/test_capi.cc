@@ -1,5 +1,7 @@
 // The C API's contract: version, error strings, contexts, and every kind of
 // bad input answered with an error code (never a crash).
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include <string.h>
@@ -157,6 +159,25 @@ TEST_F(Sm3BatchArgs, InconsistentOffsets) {
   EXPECT_EQ(call(data_, 10, huge, 2, out_, 64), KS_ERR_OFFSETS);
   const uint64_t nonzero_empty[3] = {3, 3, 3};  // items may start anywhere
   EXPECT_EQ(call(data_, 10, nonzero_empty, 2, out_, 64), KS_OK);
+}
+
+// Batches past api/batch.h's kParallelScanMin scan their offsets on the
+// context's threads: one descent anywhere, in any slice, still fails the
+// call, and a valid batch fills every status.
+TEST_F(Sm3BatchArgs, LargeBatchOffsetsScannedWhole) {
+  constexpr size_t kCount = size_t(1) << 18;
+  std::vector<uint64_t> offs(kCount + 1, 5);  // empty messages at byte 5
+  std::vector<uint8_t> out(32 * kCount);
+  std::vector<int> status(kCount, 7);
+  ASSERT_EQ(call(data_, 10, offs.data(), kCount, out.data(), out.size(), status.data()), KS_OK);
+  for (size_t i = 0; i < kCount; ++i) ASSERT_EQ(status[i], KS_OK) << i;
+  for (size_t at : {size_t(1), kCount / 3, kCount / 2 + 1, kCount - 1, kCount}) {
+    offs[at] = 4;  // offs[at - 1] = 5 > 4
+    EXPECT_EQ(call(data_, 10, offs.data(), kCount, out.data(), out.size()), KS_ERR_OFFSETS) << at;
+    offs[at] = 5;
+  }
+  offs[kCount] = 11;  // past the data
+  EXPECT_EQ(call(data_, 10, offs.data(), kCount, out.data(), out.size()), KS_ERR_OFFSETS);
 }
 
 TEST_F(Sm3BatchArgs, OutputTooSmallOrOverflowing) {
