@@ -7,6 +7,7 @@ with its occupancy, local-memory traffic and the warp stalls that explain
 the rest. One row per kernel and grid size (the last launch profiled).
 
 Usage: python3 bench/ncu_pipes.py NCU.csv [OUT.json]
+       python3 bench/ncu_pipes.py --metrics   (the list for ncu --metrics)
 """
 
 import csv
@@ -71,7 +72,16 @@ def read(path):
     return [kernels[k] for k in sorted(kernels)]
 
 
+def ncu_metric_list():
+    """The comma-separated --metrics argument for ncu: every metric but the
+    launch__ attributes, which come with every raw page anyway."""
+    return ",".join(m for m in METRICS.values() if not m.startswith("launch__"))
+
+
 def main():
+    if sys.argv[1:] == ["--metrics"]:
+        print(ncu_metric_list())
+        return
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     rows = read(sys.argv[1])

@@ -74,3 +74,12 @@ def test_command_line_writes_json_and_a_table(tmp_path):
     assert "x25519_kernel<Fe25519Gpu>" in r.stdout
     bad = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "Usage" in bad.stderr
+
+
+def test_metric_list_for_ncu_leaves_out_launch_attributes():
+    out = subprocess.run([sys.executable, str(SCRIPT), "--metrics"], check=True,
+                         capture_output=True, text=True).stdout.strip()
+    names = out.split(",")
+    assert FP64 in names and IMAD in names and LOCAL in names
+    assert names == [m for m in ncu_pipes.METRICS.values() if not m.startswith("launch__")]
+    assert any(m.startswith("launch__") for m in ncu_pipes.METRICS.values())
