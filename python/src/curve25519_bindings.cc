@@ -245,46 +245,46 @@ std::tuple<nb::bytes, nb::bytes> ed25519_keygen(ks_py::Context& ctx, size_t coun
 nb::bytes ed25519_public_keys(ks_py::Context& ctx, nb::handle seeds) {
   Buffer s(seeds, "seeds");
   const size_t n = items_of(s, kKey, "seeds");
-  std::vector<uint8_t> pubs(kKey * n);
+  const ks_py::OutBytes pubs(kKey * n);
   check(ks_py::nogil([&] {
     return ks_ed25519_public_keys_batch(ctx.get(), s.data(), n, pubs.data(), pubs.size(),
                                         nullptr);
   }));
-  return to_bytes(pubs.data(), pubs.size());
+  return pubs.bytes();
 }
 
 nb::bytes ed25519_sign_batch(ks_py::Context& ctx, const EdKey& key, nb::handle data,
                              nb::handle offsets) {
   Buffer d(data, "data"), o(offsets, "offsets");
-  const std::vector<uint64_t> offs = ks_py::offsets_from(o);
+  const ks_py::Offsets offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
-  std::vector<uint8_t> sigs(kSig * n);
+  const ks_py::OutBytes sigs(kSig * n);
   check(ks_py::nogil([&] {
     return ks_ed25519_sign_batch(ctx.get(), key.get(), d.data(), d.size(), offs.data(), n,
                                  sigs.data(), sigs.size(), nullptr);
   }));
-  return to_bytes(sigs.data(), sigs.size());
+  return sigs.bytes();
 }
 
 nb::bytes ed25519_sign_batch_seeds(ks_py::Context& ctx, nb::handle seeds, nb::handle data,
                                    nb::handle offsets) {
   Buffer s(seeds, "seeds"), d(data, "data"), o(offsets, "offsets");
-  const std::vector<uint64_t> offs = ks_py::offsets_from(o);
+  const ks_py::Offsets offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
   if (items_of(s, kKey, "seeds") != n)
     throw nb::value_error("seeds and messages must have the same count");
-  std::vector<uint8_t> sigs(kSig * n);
+  const ks_py::OutBytes sigs(kSig * n);
   check(ks_py::nogil([&] {
     return ks_ed25519_sign_batch_seeds(ctx.get(), s.data(), d.data(), d.size(), offs.data(), n,
                                        sigs.data(), sigs.size(), nullptr);
   }));
-  return to_bytes(sigs.data(), sigs.size());
+  return sigs.bytes();
 }
 
 std::vector<int> ed25519_verify_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle data,
                                       nb::handle offsets, nb::handle sigs) {
   Buffer p(pubs, "public_keys"), d(data, "data"), o(offsets, "offsets"), s(sigs, "signatures");
-  const std::vector<uint64_t> offs = ks_py::offsets_from(o);
+  const ks_py::Offsets offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
   if (items_of(p, kKey, "public_keys") != n || items_of(s, kSig, "signatures") != n)
     throw nb::value_error("public_keys, messages and signatures must have the same count");
@@ -307,12 +307,12 @@ std::tuple<nb::bytes, nb::bytes> x25519_keygen(ks_py::Context& ctx, size_t count
 nb::bytes x25519_public_keys(ks_py::Context& ctx, nb::handle private_keys) {
   Buffer k(private_keys, "private_keys");
   const size_t n = items_of(k, kKey, "private_keys");
-  std::vector<uint8_t> pubs(kKey * n);
+  const ks_py::OutBytes pubs(kKey * n);
   check(ks_py::nogil([&] {
     return ks_x25519_public_keys_batch(ctx.get(), k.data(), n, pubs.data(), pubs.size(),
                                        nullptr);
   }));
-  return to_bytes(pubs.data(), pubs.size());
+  return pubs.bytes();
 }
 
 // Shared secrets (count * 32 bytes; failed items zero) and per-item status.

@@ -37,8 +37,8 @@ class Context {
   nb::bytes sm3_batch_flat(nb::handle data, nb::handle offsets) {
     Buffer in(data, "data");
     Buffer offs(offsets, "offsets");
-    const std::vector<uint64_t> checked = ks_py::offsets_from(offs);
-    return run_sm3_batch(in.data(), in.size(), checked);
+    const Offsets checked = ks_py::offsets_from(offs);
+    return run_sm3_batch(in.data(), in.size(), checked.data(), checked.size() - 1);
   }
 
   // A sequence of buffers; returns a list of 32-byte digests.
@@ -50,7 +50,7 @@ class Context {
       flat.insert(flat.end(), b.data(), b.data() + b.size());
       offsets.push_back(flat.size());
     }
-    nb::bytes all = run_sm3_batch(flat.data(), flat.size(), offsets);
+    nb::bytes all = run_sm3_batch(flat.data(), flat.size(), offsets.data(), offsets.size() - 1);
     std::vector<nb::bytes> out;
     out.reserve(offsets.size() - 1);
     const uint8_t* d = reinterpret_cast<const uint8_t*>(all.c_str());
@@ -59,14 +59,15 @@ class Context {
   }
 
  private:
-  nb::bytes run_sm3_batch(const uint8_t* data, size_t len, const std::vector<uint64_t>& offsets) {
-    const size_t count = offsets.size() - 1;
-    std::vector<uint8_t> digests(32 * count);
+  nb::bytes run_sm3_batch(const uint8_t* data, size_t len, const uint64_t* offsets,
+                          size_t count) {
+    if (count > SIZE_MAX / 32) throw nb::value_error("too many messages");
+    const OutBytes digests(32 * count);
     check(nogil([&] {
-      return ks_sm3_batch(ctx_, data, len, offsets.data(), count, digests.data(),
-                          digests.size(), nullptr);
+      return ks_sm3_batch(ctx_, data, len, offsets, count, digests.data(), digests.size(),
+                          nullptr);
     }));
-    return nb::bytes(reinterpret_cast<const char*>(digests.data()), digests.size());
+    return digests.bytes();
   }
 
   ks_ctx* ctx_ = nullptr;

@@ -119,9 +119,41 @@ std::vector<int> finish_batch(int rc, std::vector<int>& status);
 
 int parse_backend(const std::string& name);
 
-// The offsets of a flat batch from a buffer of 8-byte integers (numpy
-// uint64/int64 or array('Q')); rejects other item types and negatives.
-std::vector<uint64_t> offsets_from(const Buffer& offsets);
+// The count + 1 offsets of a flat batch, from a buffer of 8-byte integers
+// (numpy uint64/int64 or array('Q')): read in place when 8-byte aligned
+// (a 4M-item batch's offsets are 32 MB), copied otherwise.
+class Offsets {
+ public:
+  const uint64_t* data() const { return copy_.empty() ? at_ : copy_.data(); }
+  size_t size() const { return n_; }
+
+ private:
+  friend Offsets offsets_from(const Buffer& offsets);
+  Offsets() = default;
+  std::vector<uint64_t> copy_;
+  const uint64_t* at_ = nullptr;
+  size_t n_ = 0;
+};
+
+// Rejects other item types, an empty buffer and negative offsets. The
+// Offsets point into `offsets`, which must outlive them.
+Offsets offsets_from(const Buffer& offsets);
+
+// A bytes object of n bytes, not initialised, that a batch call fills in
+// place before Python sees it (PyBytes_FromStringAndSize(NULL, n)): a
+// std::vector would cost a zero fill and then a copy into the bytes, two
+// passes over results as large as 268 MB (4M signatures) that the call
+// itself writes in one.
+class OutBytes {
+ public:
+  explicit OutBytes(size_t n);
+  uint8_t* data() const { return reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(obj_.ptr())); }
+  size_t size() const { return size_t(PyBytes_GET_SIZE(obj_.ptr())); }
+  nb::bytes bytes() const { return nb::borrow<nb::bytes>(obj_); }
+
+ private:
+  nb::object obj_;
+};
 
 }  // namespace ks_py
 

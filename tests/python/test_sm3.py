@@ -195,6 +195,22 @@ def test_flat_batch_with_numpy_offsets():
     assert ctx.sm3_batch_flat(data, array("Q", offsets.tolist())) == flat
 
 
+def test_flat_batch_offsets_read_in_place_or_copied():
+    """Offsets are read where they lie when 8-byte aligned and copied when
+    not (a memoryview one byte into a bytearray); both give the same
+    digests, and an empty batch gives empty bytes."""
+    ctx = kuaisuo.Context(backend="cpu")
+    msgs = random_messages(200)
+    data = b"".join(msgs)
+    offsets = np.cumsum([0] + [len(m) for m in msgs]).astype(np.uint64)
+    raw = bytearray(1) + bytearray(offsets.tobytes())
+    unaligned = memoryview(raw)[1:].cast("Q")
+    expected = b"".join(oracle_sm3(m) for m in msgs)
+    assert ctx.sm3_batch_flat(data, offsets) == expected
+    assert ctx.sm3_batch_flat(data, unaligned) == expected
+    assert ctx.sm3_batch_flat(data, np.array([0], dtype=np.uint64)) == b""
+
+
 def test_flat_batch_rejects_bad_offsets():
     ctx = kuaisuo.Context(backend="cpu")
     with pytest.raises(kuaisuo.KuaisuoError) as e:
@@ -204,6 +220,8 @@ def test_flat_batch_rejects_bad_offsets():
         ctx.sm3_batch_flat(b"abcdef", np.array([0, 4, 2], dtype=np.uint64))
     with pytest.raises(ValueError, match="negative"):
         ctx.sm3_batch_flat(b"abc", np.array([0, -1], dtype=np.int64))
+    with pytest.raises(ValueError, match="negative"):
+        ctx.sm3_batch_flat(b"abc", np.array([0, 1, 2, -3, 3], dtype=np.int64))
     with pytest.raises(TypeError, match="8-byte"):
         ctx.sm3_batch_flat(b"abc", np.array([0, 3], dtype=np.uint32))
     with pytest.raises(ValueError, match="count"):
