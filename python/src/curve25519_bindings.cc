@@ -256,7 +256,7 @@ nb::bytes ed25519_public_keys(ks_py::Context& ctx, nb::handle seeds) {
 nb::bytes ed25519_sign_batch(ks_py::Context& ctx, const EdKey& key, nb::handle data,
                              nb::handle offsets) {
   Buffer d(data, "data"), o(offsets, "offsets");
-  const ks_py::Offsets offs = ks_py::offsets_from(o);
+  const std::vector<uint64_t> offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
   const ks_py::OutBytes sigs(kSig * n);
   check(ks_py::nogil([&] {
@@ -269,7 +269,7 @@ nb::bytes ed25519_sign_batch(ks_py::Context& ctx, const EdKey& key, nb::handle d
 nb::bytes ed25519_sign_batch_seeds(ks_py::Context& ctx, nb::handle seeds, nb::handle data,
                                    nb::handle offsets) {
   Buffer s(seeds, "seeds"), d(data, "data"), o(offsets, "offsets");
-  const ks_py::Offsets offs = ks_py::offsets_from(o);
+  const std::vector<uint64_t> offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
   if (items_of(s, kKey, "seeds") != n)
     throw nb::value_error("seeds and messages must have the same count");
@@ -284,7 +284,7 @@ nb::bytes ed25519_sign_batch_seeds(ks_py::Context& ctx, nb::handle seeds, nb::ha
 std::vector<int> ed25519_verify_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle data,
                                       nb::handle offsets, nb::handle sigs) {
   Buffer p(pubs, "public_keys"), d(data, "data"), o(offsets, "offsets"), s(sigs, "signatures");
-  const ks_py::Offsets offs = ks_py::offsets_from(o);
+  const std::vector<uint64_t> offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
   if (items_of(p, kKey, "public_keys") != n || items_of(s, kSig, "signatures") != n)
     throw nb::value_error("public_keys, messages and signatures must have the same count");

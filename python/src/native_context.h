@@ -37,7 +37,7 @@ class Context {
   nb::bytes sm3_batch_flat(nb::handle data, nb::handle offsets) {
     Buffer in(data, "data");
     Buffer offs(offsets, "offsets");
-    const Offsets checked = ks_py::offsets_from(offs);
+    const std::vector<uint64_t> checked = ks_py::offsets_from(offs);
     return run_sm3_batch(in.data(), in.size(), checked.data(), checked.size() - 1);
   }
 

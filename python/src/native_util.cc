@@ -114,7 +114,7 @@ int parse_backend(const std::string& name) {
   throw nb::value_error(("backend must be 'auto', 'cpu' or 'gpu', not '" + name + "'").c_str());
 }
 
-Offsets offsets_from(const Buffer& offsets) {
+std::vector<uint64_t> offsets_from(const Buffer& offsets) {
   const Py_buffer& v = offsets.view();
   const char* fmt = v.format == nullptr ? "B" : v.format;
   if (*fmt == '<' || *fmt == '=' || *fmt == '@') ++fmt;
@@ -122,21 +122,13 @@ Offsets offsets_from(const Buffer& offsets) {
   const bool is_signed = strcmp(fmt, "q") == 0 || strcmp(fmt, "l") == 0;
   if (v.itemsize != 8 || !(is_unsigned || is_signed))
     throw nb::type_error("offsets must hold 8-byte integers (numpy uint64/int64, array('Q'))");
-  Offsets out;
-  out.n_ = size_t(v.len) / 8;
-  if (out.n_ == 0) throw nb::value_error("offsets must have count + 1 entries (at least one)");
-  if (reinterpret_cast<uintptr_t>(v.buf) % alignof(uint64_t) == 0) {
-    out.at_ = static_cast<const uint64_t*>(v.buf);
-  } else {
-    out.copy_.resize(out.n_);
-    memcpy(out.copy_.data(), v.buf, out.n_ * 8);
-  }
-  if (is_signed) {  // the same bits as uint64 once none is negative
-    const uint64_t* at = out.data();
-    uint64_t sign_bits = 0;
-    for (size_t i = 0; i < out.n_; ++i) sign_bits |= at[i];
-    if (sign_bits >> 63) throw nb::value_error("offsets must not be negative");
-  }
+  const size_t n = size_t(v.len) / 8;
+  if (n == 0) throw nb::value_error("offsets must have count + 1 entries (at least one)");
+  std::vector<uint64_t> out(n);
+  memcpy(out.data(), v.buf, n * 8);
+  if (is_signed)
+    for (uint64_t x : out)
+      if (int64_t(x) < 0) throw nb::value_error("offsets must not be negative");
   return out;
 }
 

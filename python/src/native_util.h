@@ -119,25 +119,12 @@ std::vector<int> finish_batch(int rc, std::vector<int>& status);
 
 int parse_backend(const std::string& name);
 
-// The count + 1 offsets of a flat batch, from a buffer of 8-byte integers
-// (numpy uint64/int64 or array('Q')): read in place when 8-byte aligned
-// (a 4M-item batch's offsets are 32 MB), copied otherwise.
-class Offsets {
- public:
-  const uint64_t* data() const { return copy_.empty() ? at_ : copy_.data(); }
-  size_t size() const { return n_; }
-
- private:
-  friend Offsets offsets_from(const Buffer& offsets);
-  Offsets() = default;
-  std::vector<uint64_t> copy_;
-  const uint64_t* at_ = nullptr;
-  size_t n_ = 0;
-};
-
-// Rejects other item types, an empty buffer and negative offsets. The
-// Offsets point into `offsets`, which must outlive them.
-Offsets offsets_from(const Buffer& offsets);
+// The offsets of a flat batch from a buffer of 8-byte integers (numpy
+// uint64/int64 or array('Q')); rejects other item types and negatives.
+// Copied, not read in place: the library checks them and then reads them
+// again with the GIL released, when another Python thread could change an
+// array it still holds.
+std::vector<uint64_t> offsets_from(const Buffer& offsets);
 
 // A bytes object of n bytes, not initialised, that a batch call fills in
 // place before Python sees it (PyBytes_FromStringAndSize(NULL, n)): a

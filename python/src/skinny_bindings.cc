@@ -80,7 +80,7 @@ std::tuple<nb::bytes, std::vector<int>> batch(ks_py::Context& ctx, int mode, boo
                                               nb::handle tweakeys, nb::handle ivs_obj,
                                               nb::handle data_obj, nb::handle offsets) {
   Buffer tk(tweakeys, "tweakeys"), data(data_obj, "data"), o(offsets, "offsets");
-  const ks_py::Offsets offs = ks_py::offsets_from(o);
+  const std::vector<uint64_t> offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
   if (ks_py::items_of(tk, KS_SKINNY_TWEAKEY_BYTES, "tweakeys") != n)
     throw nb::value_error("one 32-byte tweakey per item");

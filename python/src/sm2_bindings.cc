@@ -181,7 +181,7 @@ std::tuple<nb::bytes, nb::bytes> keygen_batch(ks_py::Context& ctx, size_t count)
 nb::bytes sign_batch(ks_py::Context& ctx, const Key& key, nb::handle id, nb::handle data,
                      nb::handle offsets, int nonce) {
   Buffer i(id, "id"), d(data, "data"), o(offsets, "offsets");
-  const ks_py::Offsets offs = ks_py::offsets_from(o);
+  const std::vector<uint64_t> offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
   const ks_py::OutBytes sigs(64 * n);
   check(ks_py::nogil([&] {
@@ -206,7 +206,7 @@ std::vector<int> verify_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle i
                               nb::handle data, nb::handle offsets, nb::handle sigs) {
   Buffer p(pubs, "public_keys"), i(id, "id"), d(data, "data"), o(offsets, "offsets"),
       s(sigs, "signatures");
-  const ks_py::Offsets offs = ks_py::offsets_from(o);
+  const std::vector<uint64_t> offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
   if (items_of(p, 65, "public_keys") != n || items_of(s, 64, "signatures") != n)
     throw nb::value_error("public_keys, messages and signatures must have the same count");
@@ -236,7 +236,7 @@ std::tuple<nb::bytes, std::vector<int>> digest_batch(ks_py::Context& ctx, nb::ha
                                                     nb::handle data, nb::handle offsets) {
   Buffer p(pubs, "public_keys"), i(ids, "ids"), io(id_offsets, "id_offsets"), d(data, "data"),
       o(offsets, "offsets");
-  const ks_py::Offsets offs = ks_py::offsets_from(o), id_offs = ks_py::offsets_from(io);
+  const std::vector<uint64_t> offs = ks_py::offsets_from(o), id_offs = ks_py::offsets_from(io);
   const size_t n = offs.size() - 1;
   if (items_of(p, 65, "public_keys") != n || id_offs.size() - 1 != n)
     throw nb::value_error("public_keys, ids and messages must have the same count");

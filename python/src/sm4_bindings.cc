@@ -8,8 +8,6 @@
 
 #include <string.h>
 
-#include <memory>
-#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -132,17 +130,16 @@ std::tuple<nb::bytes, nb::bytes, std::vector<int>> batch(
     nb::handle aad_offsets_obj, nb::handle tags_obj, size_t tag_len) {
   Buffer keys(keys_obj, "keys"), ivs(ivs_obj, "ivs"), data(data_obj, "data"),
       o(offsets_obj, "offsets"), aad(aad_obj, "aad"), tags_in(tags_obj, "tags");
-  const ks_py::Offsets offs = ks_py::offsets_from(o);
+  const std::vector<uint64_t> offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
   if (ks_py::items_of(keys, KS_SM4_KEY_BYTES, "keys") != n)
     throw nb::value_error("one 16-byte key per item");
   if (ivs.size() != iv_len * n) throw nb::value_error("one iv of iv_len bytes per item");
-  std::unique_ptr<Buffer> ao;  // outlives aad_offs, which may point into it
-  std::optional<ks_py::Offsets> aad_offs;
+  std::vector<uint64_t> aad_offs;
   if (!aad_offsets_obj.is_none()) {
-    ao = std::make_unique<Buffer>(aad_offsets_obj, "aad_offsets");
-    aad_offs.emplace(ks_py::offsets_from(*ao));
-    if (aad_offs->size() != n + 1) throw nb::value_error("aad_offsets: one more than the items");
+    Buffer ao(aad_offsets_obj, "aad_offsets");
+    aad_offs = ks_py::offsets_from(ao);
+    if (aad_offs.size() != n + 1) throw nb::value_error("aad_offsets: one more than the items");
   }
   const bool gcm = mode == KS_SM4_GCM;
   std::vector<uint8_t> tags(gcm ? tag_len * n + 1 : 1);
@@ -155,7 +152,7 @@ std::tuple<nb::bytes, nb::bytes, std::vector<int>> batch(
   const int rc = ks_py::nogil([&] {
     return ks_sm4_batch(ctx.get(), mode, encrypt ? 1 : 0, 0, keys.data(), ivs.data(), iv_len,
                         data.data(), data.size(), offs.data(), n, out.data(), out.size(),
-                        aad.data(), aad.size(), aad_offs ? aad_offs->data() : nullptr,
+                        aad.data(), aad.size(), aad_offs.empty() ? nullptr : aad_offs.data(),
                         gcm ? tags.data() : nullptr, gcm ? tag_len : 0, status.data());
   });
   ks_py::finish_batch(rc, status);

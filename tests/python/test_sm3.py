@@ -195,10 +195,11 @@ def test_flat_batch_with_numpy_offsets():
     assert ctx.sm3_batch_flat(data, array("Q", offsets.tolist())) == flat
 
 
-def test_flat_batch_offsets_read_in_place_or_copied():
-    """Offsets are read where they lie when 8-byte aligned and copied when
-    not (a memoryview one byte into a bytearray); both give the same
-    digests, and an empty batch gives empty bytes."""
+def test_flat_batch_unaligned_offsets_and_empty_batch():
+    """Offsets in an 8-byte buffer that is not 8-byte aligned (a memoryview
+    one byte into a bytearray) give the same digests as a numpy array, and
+    an empty batch gives empty bytes (the results' bytes object is made
+    before the call fills it)."""
     ctx = kuaisuo.Context(backend="cpu")
     msgs = random_messages(200)
     data = b"".join(msgs)
