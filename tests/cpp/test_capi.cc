@@ -1,10 +1,10 @@
 // The C API's contract: version, error strings, contexts, and every kind of
 // bad input answered with an error code (never a crash).
-#include <vector>
-
 #include <gtest/gtest.h>
 
 #include <string.h>
+
+#include <vector>
 
 #include "kuaisuo.h"
 
