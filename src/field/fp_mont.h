@@ -2,12 +2,15 @@
 // the CPU's scalar-multiplication field. p = -1 mod 2^64 makes the
 // Montgomery factor -p^-1 mod 2^64 equal to 1, so each of the four
 // word-by-word reduction steps takes m = the lowest word and adds m p with
-// shifts, one subtraction chain and one addition chain, no multiplication:
-// about 70 instructions against the 100 of the Solinas column sums
-// (field/fp.h). On the EPYC, four independent product chains take ~52
+// shifts and carry chains, no multiplication. The assembly takes the steps
+// two at a time (one addition and one subtraction chain of five words a
+// pair): about 50 instructions against the 100 of the Solinas column sums
+// (field/fp.h). On the Zen 4 EPYC, four independent product chains took ~52
 // cycles per product against ~63 (squares ~45 against ~58), and SM2
-// verification runs 25% faster. (A CIOS product with the reduction
-// interleaved row by row measured no faster than these two passes.)
+// verification ran 25% faster; on the Zen 5 (session 19) the pairs took
+// the MULX/ADX product from 33.4 to 31.3 cycles and the square from 28.7
+// to 27.0 (four chains). (A CIOS product with the reduction interleaved
+// row by row measured no faster than these two passes.)
 //
 // FpField (field/fp.h) with MontgomeryForm: the same field policy
 // (curve/jacobian.h) and conversions from_plain / to_plain; curve/sm2_curve.cc
@@ -52,57 +55,71 @@ inline U256 mont_reduce_portable(const uint64_t t[8]) {
 }
 
 #if defined(__x86_64__)
-// One reduction step in assembly: with m = a0, q = m (2^192 - 2^160 -
-// 2^32 + 1) = [m, 0, 0, m] - [m<<32, m>>32, m<<32, m>>32] first (a borrow
-// chain that depends on m only), then (a1, a2, a3, 0) + q (a carry chain):
-// the next step's m, the new a1, is ready after the first addition, so the
-// next q chain overlaps this step's carries. The new accumulator is (a1,
-// a2, a3, q3), and a0's register takes q3's role in the next step.
-#define KS_MONT_STEP(a0, a1, a2, a3)        \
-  "movq %[" #a0 "], %[x]\n\t"               \
-  "shlq $32, %[x]\n\t"                      \
-  "movq %[" #a0 "], %[y]\n\t"               \
-  "shrq $32, %[y]\n\t"                      \
-  "movq %[" #a0 "], %[q0]\n\t"              \
-  "movl $0, %k[q1]\n\t"                     \
-  "movl $0, %k[q2]\n\t"                     \
-  "subq %[x], %[q0]\n\t"                    \
-  "sbbq %[y], %[q1]\n\t"                    \
-  "sbbq %[x], %[q2]\n\t"                    \
-  "sbbq %[y], %[" #a0 "]\n\t"               \
-  "addq %[q0], %[" #a1 "]\n\t"              \
-  "adcq %[q1], %[" #a2 "]\n\t"              \
-  "adcq %[q2], %[" #a3 "]\n\t"              \
-  "adcq $0, %[" #a0 "]\n\t"
+// Two reduction steps at once, in assembly. With c = 2^192 - 2^160 - 2^32
+// + 1, p = 2^64 c - 1, so one step maps acc to (acc >> 64) + m c for m =
+// acc's low word, and two steps (m0 = a0, then m1 = the low word of
+// (acc >> 64) + m0 c, i.e. a1 + m0 - (m0 << 32) mod 2^64) map it to
+//   floor(((acc >> 64) + m0 c + 2^64 m1 c) / 2^64),
+// where in 64-bit words m0 c + 2^64 m1 c = A - S with
+//   A = [m0, m1, 0, m0, m1],
+//   S = [m0 << 32, m0 >> 32 | m1 << 32, m0 << 32 | m1 >> 32,
+//        m0 >> 32 | m1 << 32, m1 >> 32]
+// (each word of S a disjoint OR of two halves: no carries). So a pair
+// costs one 5-word addition chain and one 5-word subtraction chain, plus
+// shifts, against two chains of 4 and two of 4 per single step (15
+// instructions a step before). Both chains run modulo 2^320: the true
+// window value is below 2^64 (2^128 + p) < 2^320, so carries and borrows
+// out of the top word cancel. The window's low word (m1) is dropped; the
+// result [w1, w2, w3, w4] rotates into a2, a3, a0, m1's registers, and
+// a1's register (the dropped word) is free for the next pair's m1.
+#define KS_MONT_PAIR(a0, a1, a2, a3, m1)                                          \
+  "movq %[" #a0 "], %[x]\n\t"  /* x = m0 << 32 */                                \
+  "shlq $32, %[x]\n\t"                                                           \
+  "leaq (%[" #a1 "], %[" #a0 "]), %[" #m1 "]\n\t"                                 \
+  "subq %[x], %[" #m1 "]\n\t"  /* m1 = a1 + m0 - (m0 << 32) */                   \
+  "movq %[" #a0 "], %[y]\n\t"  /* y = m0 >> 32 | m1 << 32 */                     \
+  "shrdq $32, %[" #m1 "], %[y]\n\t"                                              \
+  "movq %[" #m1 "], %[z]\n\t"  /* z = m0 << 32 | m1 >> 32 */                     \
+  "shrq $32, %[z]\n\t"                                                           \
+  "orq %[x], %[z]\n\t"                                                           \
+  "addq %[" #a0 "], %[" #a1 "]\n\t" /* [a1, a2, a3, m0, m1] += A (m0, m1, 0, -, -) */ \
+  "adcq %[" #m1 "], %[" #a2 "]\n\t"                                              \
+  "adcq $0, %[" #a3 "]\n\t"                                                      \
+  "adcq $0, %[" #a0 "]\n\t"                                                      \
+  "adcq $0, %[" #m1 "]\n\t"                                                      \
+  "subq %[x], %[" #a1 "]\n\t"      /* -= S; the top holds m1 - (m1 >> 32) */      \
+  "sbbq %[y], %[" #a2 "]\n\t"                                                    \
+  "sbbq %[z], %[" #a3 "]\n\t"                                                    \
+  "sbbq %[y], %[" #a0 "]\n\t"                                                    \
+  "movl %k[z], %k[x]\n\t"          /* m1 >> 32 (mov keeps the flags) */          \
+  "sbbq %[x], %[" #m1 "]\n\t"
 
-// The same reduction; the accumulator rotates through a0..a3 (after step
-// k it is a(k+1), a(k+2), a(k+3), a(k)), so after four steps it is back in
-// a0..a3.
+// The same reduction as mont_reduce_portable, two steps a pair: after the
+// first pair the accumulator is in a2, a3, a0, m (a1 free), after the
+// second in a0, m, a2, a1.
 KS_FIELD_INLINE U256 mont_reduce_x86(const uint64_t t[8]) {
   KS_CT_ASM_GUARD_WORDS(mont_reduce_x86, t, 8);
   static_assert(kP.w[0] == ~0ull && kP.w[2] == ~0ull, "p limbs 0 and 2 are -1 immediates");
-  uint64_t a0 = t[0], a1 = t[1], a2 = t[2], a3 = t[3], x, y, q0, q1, q2, c;
+  uint64_t a0 = t[0], a1 = t[1], a2 = t[2], a3 = t[3], m, x, y, z, c;
   __asm__(
-      KS_MONT_STEP(a0, a1, a2, a3)
-      KS_MONT_STEP(a1, a2, a3, a0)
-      KS_MONT_STEP(a2, a3, a0, a1)
-      KS_MONT_STEP(a3, a0, a1, a2)
+      KS_MONT_PAIR(a0, a1, a2, a3, m)
+      KS_MONT_PAIR(a2, a3, a0, m, a1)
       // + t's high half, carry into c
       "xorl %k[c], %k[c]\n\t"
       "addq 32(%[t]), %[a0]\n\t"
-      "adcq 40(%[t]), %[a1]\n\t"
+      "adcq 40(%[t]), %[m]\n\t"
       "adcq 48(%[t]), %[a2]\n\t"
-      "adcq 56(%[t]), %[a3]\n\t"
+      "adcq 56(%[t]), %[a1]\n\t"
       "adcq $0, %[c]\n\t"
       // (c, a) - p; keep a where that borrows out
-      KS_ASM_SUBTRACT_P_IF_GE(a0, a1, a2, a3, x, y, q0, q1, c)
-      : [a0] "+&r"(a0), [a1] "+&r"(a1), [a2] "+&r"(a2), [a3] "+&r"(a3), [x] "=&r"(x),
-        [y] "=&r"(y), [q0] "=&r"(q0), [q1] "=&r"(q1), [q2] "=&r"(q2), [c] "=&r"(c)
+      KS_ASM_SUBTRACT_P_IF_GE(a0, m, a2, a1, x, y, z, a3, c)
+      : [a0] "+&r"(a0), [a1] "+&r"(a1), [a2] "+&r"(a2), [a3] "+&r"(a3), [m] "=&r"(m),
+        [x] "=&r"(x), [y] "=&r"(y), [z] "=&r"(z), [c] "=&r"(c)
       : [t] "r"(t), "m"(*(const uint64_t(*)[8])t), [p1] "m"(kP.w[1]), [p3] "m"(kP.w[3])
       : "cc");
-  return U256{{a0, a1, a2, a3}};
+  return U256{{a0, m, a2, a1}};
 }
-#undef KS_MONT_STEP
+#undef KS_MONT_PAIR
 #endif
 
 KS_FIELD_INLINE U256 mont_reduce(const uint64_t t[8]) {
