@@ -82,11 +82,14 @@ std::vector<uint8_t> random_bytes(std::mt19937_64& rng, size_t n) {
   return v;
 }
 
-// The first min(n, 256) results against the CPU's X25519.
+// 256 results spread over the batch (the first and the last among them)
+// against the CPU's X25519.
 void check_against_cpu(const std::vector<uint8_t>& k, size_t k_stride,
                        const std::vector<uint8_t>& u, const std::vector<uint8_t>& out, size_t n,
                        const char* what) {
-  for (size_t i = 0; i < n && i < 256; ++i) {
+  const size_t samples = n < 256 ? n : 256;
+  for (size_t s = 0; s < samples; ++s) {
+    const size_t i = samples > 1 ? s * (n - 1) / (samples - 1) : 0;
     uint8_t want[32];
     ks::x25519::shared_secret(want, &k[32 * k_stride * i], &u[32 * i]);
     if (memcmp(want, &out[32 * i], 32) != 0) {
@@ -109,15 +112,22 @@ void bench_x25519(Timer& timer, std::mt19937_64& rng, const FieldCase& fc, size_
   uint8_t *dk = to_device(k), *du = to_device(u), *dout = device_buffer<uint8_t>(32 * n);
   int* dst = device_buffer<int>(n);
   const int reps = n >= (1u << 20) ? 3 : 5;
-  for (size_t stride : {size_t(1), size_t(0)}) {
-    const double s = timer.median(
-        [&] { CHECK(c25519::launch_x25519(fc.field, dk, stride, du, dout, dst, n, 0)); }, reps);
-    std::vector<uint8_t> out(32 * n);
-    CHECK(cudaMemcpy(out.data(), dout, out.size(), cudaMemcpyDeviceToHost));
-    names.push_back(std::string("x25519_") + (stride ? "per_item_key_" : "one_key_") + fc.name);
-    check_against_cpu(k, stride, u, out, n, names.back().c_str());
-    rows.push_back({names.back().c_str(), n, s});
-  }
+  // Items a thread: the launcher's choice (up to 4 sharing an inversion),
+  // and 1 beside it.
+  for (int per_thread : {0, 1})
+    for (size_t stride : {size_t(1), size_t(0)}) {
+      const double s = timer.median(
+          [&] {
+            CHECK(c25519::launch_x25519(fc.field, dk, stride, du, dout, dst, n, 0, per_thread));
+          },
+          reps);
+      std::vector<uint8_t> out(32 * n);
+      CHECK(cudaMemcpy(out.data(), dout, out.size(), cudaMemcpyDeviceToHost));
+      names.push_back(std::string("x25519_") + (stride ? "per_item_key_" : "one_key_") + fc.name +
+                      (per_thread == 1 ? "_1_per_thread" : ""));
+      check_against_cpu(k, stride, u, out, n, names.back().c_str());
+      rows.push_back({names.back().c_str(), n, s});
+    }
   cudaFree(dk);
   cudaFree(du);
   cudaFree(dout);

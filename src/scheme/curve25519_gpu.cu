@@ -24,6 +24,16 @@ namespace {
 
 constexpr unsigned kThreads = 128;
 
+// Items a thread computes where they share one inversion (public keys and
+// signatures: Signer::encode_all; X25519: x25519_kernel): up to this many, as many as keep the
+// device's resident threads busy (items_per_thread). Measured on the H100,
+// DPF inline, 2^20 keys (docs/STATUS.md, session 15): Ed25519 1.91e8/s
+// for 1, 2.22e8 for 2, 2.35e8 for 4; X25519 2.01e8, 2.32e8, 2.54e8;
+// signatures 1.53e8 for 1, 1.61e8 adaptive. At 2^16 keys 2 leads 4 by 6-9%
+// (4 leaves the SMs under one wave), and 4 quadruples the latency of small
+// batches.
+constexpr int kMaxItemsPerThread = 4;
+
 
 __device__ __forceinline__ size_t item_index() {
   return size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -62,27 +72,41 @@ struct ClampedBits {
   }
 };
 
-template <class F>
-__device__ void x25519_one(const uint8_t* k, const uint8_t* u_bytes, uint8_t* out, int* status) {
-  const ClampedBits bits(k);
-  uint64_t u_words[4];
-  load_words(u_words, u_bytes);
-  u_words[3] &= 0x7FFFFFFFFFFFFFFFull;
-  const curve::LadderState<F> s = curve::ladder<F>(F::from_words(u_words), bits);
-  uint64_t r[4];
-  F::to_words(r, F::mul(s.x2, F::inv(s.z2)));
-  store_words(out, r);
-  if (status != nullptr) *status = (r[0] | r[1] | r[2] | r[3]) == 0 ? 1 : 0;
-}
-
+// out[i] = X25519(k[i * k_stride], u[i]) for per_thread consecutive items
+// a thread: one ladder after another, then one inversion for all their z
+// (Montgomery's trick, field/batch_invert.h: 3 products an item in place of
+// 254 squarings and 11 products, about 8% of a ladder). A z of zero (u of
+// small order) would be inverted as 1 there, so its result is masked to
+// zero: the all-zero secret of RFC 7748 6.1, status 1. The item count a
+// thread takes is public, so the loops' bounds are.
 template <class F>
 __global__ void __launch_bounds__(kThreads) x25519_kernel(const uint8_t* k, size_t k_stride,
                                                           const uint8_t* u, uint8_t* out,
-                                                          int* status, size_t count) {
-  const size_t i = item_index();
-  if (i >= count) return;
-  x25519_one<F>(k + 32 * k_stride * i, u + 32 * i, out + 32 * i,
-                status != nullptr ? status + i : nullptr);
+                                                          int* status, size_t count,
+                                                          int per_thread) {
+  const size_t first = item_index() * per_thread;
+  if (first >= count) return;
+  const int n = int(count - first < size_t(per_thread) ? count - first : per_thread);
+  typename F::Elem x[kMaxItemsPerThread], z[kMaxItemsPerThread], prefix[kMaxItemsPerThread];
+  uint64_t z_zero[kMaxItemsPerThread];
+  KS_NO_UNROLL for (int j = 0; j < n; ++j) {
+    const size_t i = first + j;
+    const ClampedBits bits(k + 32 * k_stride * i);
+    uint64_t u_words[4];
+    load_words(u_words, u + 32 * i);
+    u_words[3] &= 0x7FFFFFFFFFFFFFFFull;
+    const curve::LadderState<F> s = curve::ladder<F>(F::from_words(u_words), bits);
+    x[j] = s.x2;
+    z[j] = s.z2;
+    z_zero[j] = F::is_zero(s.z2);
+  }
+  field::batch_invert<F>(z, prefix, n);
+  KS_NO_UNROLL for (int j = 0; j < n; ++j) {
+    uint64_t r[4];
+    F::to_words(r, F::select(z_zero[j], F::zero(), F::mul(x[j], z[j])));
+    store_words(out + 32 * (first + j), r);
+    if (status != nullptr) status[first + j] = (r[0] | r[1] | r[2] | r[3]) == 0 ? 1 : 0;
+  }
 }
 
 template <class F, int MinBlocks>
@@ -170,26 +194,29 @@ __device__ __forceinline__ void store_if(bool live, uint8_t* dst, const uint8_t*
 template <class F>
 using WarpSigner = ed25519::one_thread::Signer<F, WarpRow>;
 
-// Public keys (or signatures) a thread computes, sharing one inversion
-// (Signer::encode_all): up to kMaxKeysPerThread, as many as keep the
-// device's resident threads busy (keys_per_thread). Measured on the H100,
-// DPF inline, 2^20 keys (docs/STATUS.md, session 15): Ed25519 1.91e8/s
-// for 1, 2.22e8 for 2, 2.35e8 for 4; X25519 2.01e8, 2.32e8, 2.54e8;
-// signatures 1.53e8 for 1, 1.61e8 adaptive. At 2^16 keys 2 leads 4 by 6-9%
-// (4 leaves the SMs under one wave), and 4 quadruples the latency of small
-// batches.
-constexpr int kMaxKeysPerThread = 4;
-
-// 4 from 4 resident threads' worth of keys, 2 from one (two blocks of
-// kThreads per SM: the DPF inline kernels' ~250 registers), else 1.
-int keys_per_thread(size_t count) {
+// Items a thread takes when they share an inversion: kMaxItemsPerThread
+// from that many resident threads' worth of items (blocks_per_sm blocks of kThreads on
+// every SM), 2 from one, else 1 (so that small batches still fill the SMs).
+int items_per_thread(size_t count, int blocks_per_sm) {
   int device = 0, sms = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
     return 1;
-  const size_t resident = size_t(sms) * 2 * kThreads;
-  return count >= 4 * resident ? 4 : count >= resident ? 2 : 1;
+  const size_t resident = size_t(sms) * size_t(blocks_per_sm < 1 ? 1 : blocks_per_sm) * kThreads;
+  return count >= kMaxItemsPerThread * resident ? kMaxItemsPerThread : count >= resident ? 2 : 1;
 }
+// The same with the occupancy of `kernel` itself.
+template <class Kernel>
+int items_per_thread(Kernel* kernel, size_t count) {
+  int blocks = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kThreads, 0) != cudaSuccess)
+    blocks = 1;
+  return items_per_thread(count, blocks);
+}
+
+// Keys a thread: two blocks of kThreads per SM (the DPF inline kernels'
+// ~250 registers).
+int keys_per_thread(size_t count) { return items_per_thread(count, 2); }
 
 // pubs[i] = the public key of seeds[i] (RFC 8032 5.1.5), per_thread keys
 // a thread.
@@ -197,7 +224,7 @@ template <class F, int MinBlocks>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
     ed25519_public_keys_kernel(const uint8_t* seeds, uint8_t* pubs, size_t count, int per_thread,
                                const uint64_t* comb) {
-  constexpr int K = kMaxKeysPerThread;
+  constexpr int K = kMaxItemsPerThread;
   const WarpItems items(count, per_thread);
   uint64_t s[K][4];
   uint8_t pub[K][32];
@@ -215,7 +242,7 @@ template <class F, int MinBlocks>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
     x25519_public_keys_kernel(const uint8_t* keys, uint8_t* pubs, size_t count, int per_thread,
                               const uint64_t* comb) {
-  constexpr int K = kMaxKeysPerThread;
+  constexpr int K = kMaxItemsPerThread;
   const WarpItems items(count, per_thread);
   const uint8_t* k[K];
   uint8_t pub[K][32];
@@ -235,7 +262,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
                         const uint64_t* offsets, uint8_t* sigs, size_t count, int per_thread,
                         const uint64_t* comb) {
   using Signer = WarpSigner<F>;
-  constexpr int K = kMaxKeysPerThread;
+  constexpr int K = kMaxItemsPerThread;
   const WarpItems items(count, per_thread);
   uint64_t s_mont[K][4];
   uint8_t prefix[K][32], pub[K][32];
@@ -329,17 +356,18 @@ __global__ void dpf_limb_op_kernel(FieldOp op, const uint64_t* a, const uint64_t
 }  // namespace
 
 cudaError_t launch_x25519(Field field, const uint8_t* k, size_t k_stride, const uint8_t* u,
-                          uint8_t* out, int* status, size_t count, cudaStream_t stream) {
+                          uint8_t* out, int* status, size_t count, cudaStream_t stream,
+                          int per_thread) {
   if (count == 0) return cudaSuccess;
-  const unsigned blocks = blocks_for(count, kThreads);
-  if (field == Field::kDpf) {
-    x25519_kernel<field::Fe25519Dpf><<<blocks, kThreads, 0, stream>>>(k, k_stride, u, out, status,
-                                                                      count);
-  } else {
-    x25519_kernel<field::Fe25519Gpu><<<blocks, kThreads, 0, stream>>>(k, k_stride, u, out, status,
-                                                                      count);
-  }
-  return cudaGetLastError();
+  const auto launch = [&](auto* kernel) {
+    if (per_thread < 1 || per_thread > kMaxItemsPerThread)
+      per_thread = items_per_thread(kernel, count);
+    const unsigned blocks = blocks_for((count + per_thread - 1) / per_thread, kThreads);
+    kernel<<<blocks, kThreads, 0, stream>>>(k, k_stride, u, out, status, count, per_thread);
+    return cudaGetLastError();
+  };
+  return field == Field::kDpf ? launch(x25519_kernel<field::Fe25519Dpf>)
+                              : launch(x25519_kernel<field::Fe25519Gpu>);
 }
 
 cudaError_t launch_ed25519_verify(Field field, Layout layout, const uint8_t* pubs,
@@ -428,14 +456,14 @@ int run_sync(Launch launch) {
 }  // namespace
 
 int run_x25519(Field field, const uint8_t* k, size_t k_stride, const uint8_t* u, uint8_t* out,
-               int* status, size_t count) {
+               int* status, size_t count, int per_thread) {
   DeviceBytes dk(k, 32 * (k_stride ? count : 1)), du(u, 32 * count), dout(nullptr, 32 * count),
       dst(nullptr, sizeof(int) * count);
   for (const DeviceBytes* d : {&dk, &du, &dout, &dst})
     if (d->err != cudaSuccess) return int(d->err);
   const int rc = run_sync([&] {
     return launch_x25519(field, dk.as<uint8_t>(), k_stride, du.as<uint8_t>(), dout.as<uint8_t>(),
-                         dst.as<int>(), count, nullptr);
+                         dst.as<int>(), count, nullptr, per_thread);
   });
   if (rc != 0) return rc;
   cudaError_t err = cudaMemcpy(out, dout.p, 32 * count, cudaMemcpyDeviceToHost);

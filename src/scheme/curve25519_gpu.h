@@ -18,9 +18,12 @@ namespace curve25519_gpu {
 // out[i] = X25519(k[i * k_stride], u[i]) (RFC 7748 5: k clamped, u's bit
 // 255 masked, non-canonical u taken mod p), constant time; status[i]
 // (may be null) is 0, or 1 where the secret is all zero (u of small order:
-// RFC 7748 6.1). k_stride 0: one key for the batch; 1: per item.
+// RFC 7748 6.1). k_stride 0: one key for the batch; 1: per item. A thread
+// takes per_thread items (1 to 4) and inverts their z together; 0 chooses
+// by the batch size (more only where the SMs stay full).
 cudaError_t launch_x25519(Field field, const uint8_t* k, size_t k_stride, const uint8_t* u,
-                          uint8_t* out, int* status, size_t count, cudaStream_t stream);
+                          uint8_t* out, int* status, size_t count, cudaStream_t stream,
+                          int per_thread = 0);
 
 // status[i] = the Ed25519 verification of (pubs[i], message i, sigs[i])
 // (scheme/ed25519_verify_one.h: scheme/ed25519.h's Error values), message

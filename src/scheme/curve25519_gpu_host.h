@@ -28,8 +28,10 @@ enum class Layout { kInline = 0, kOutOfLine = 1, kOutOfLineFourBlocks = 2 };
 // as 4 little-endian 64-bit words.
 using field::FieldOp;
 
+// X25519 of count items through device copies (per_thread as
+// launch_x25519 takes it).
 int run_x25519(Field field, const uint8_t* k, size_t k_stride, const uint8_t* u, uint8_t* out,
-               int* status, size_t count);
+               int* status, size_t count, int per_thread = 0);
 // Ed25519 verification of count items in the flat layout (offsets has
 // count + 1 entries from 0); status[i] as launch_ed25519_verify.
 int run_ed25519_verify(Field field, Layout layout, const uint8_t* pubs, const uint8_t* sigs,
