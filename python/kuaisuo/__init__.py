@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import Any, Iterable, List, Literal, Optional, Union, overload
 
 from . import _native, ed25519, skinny, sm2, sm4, x25519
-from ._items import Buffer, ByteRows, flat, rows
+from ._items import Buffer, ByteRows, flat, output, rows
 from ._native import BackendUnavailableError, KuaisuoError
 from .ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from .sm2 import SM2PrivateKey, SM2PublicKey
@@ -167,7 +167,8 @@ class Context:
         as_numpy=True a (count, 32) uint8 array."""
         if as_numpy:
             data, offsets = flat(list(messages))
-            return rows(self._ctx.sm3_batch_flat(data, offsets), 32, True)
+            out = output(len(offsets) - 1, 32, True)
+            return rows(self._ctx.sm3_batch_flat(data, offsets, out), 32, True)
         return self._ctx.sm3_batch(messages)
 
     def sm3_batch_flat(self, data: Buffer, offsets) -> bytes:

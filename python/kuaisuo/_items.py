@@ -51,6 +51,15 @@ def messages_in(messages: Any, offsets: Any = None) -> Tuple[Any, Any]:
     return flat(messages)
 
 
+def count_in(offsets: Any) -> int:
+    """The item count offsets describe (count + 1 entries); 0 for what has
+    no length (the native call then rejects the offsets themselves)."""
+    try:
+        return max(len(offsets) - 1, 0)
+    except TypeError:
+        return 0
+
+
 def split(blob: bytes, size: int) -> List[bytes]:
     return [blob[i:i + size] for i in range(0, len(blob), size)]
 
@@ -63,18 +72,42 @@ def _numpy() -> Any:
     return numpy
 
 
-def rows(blob: bytes, size: int, as_numpy: bool) -> Any:
+def output(count: int, size: int, as_numpy: bool) -> Any:
+    """Where a native batch call writes count size-byte results: for
+    as_numpy a new (count, size) uint8 array, which the call fills in place
+    (its out= argument) and returns; otherwise None, and the call returns
+    new bytes."""
+    return _numpy().empty((count, size), dtype=_numpy().uint8) if as_numpy else None
+
+
+def rows(result: Any, size: int, as_numpy: bool) -> Any:
     """Fixed-size results of a batch: a list of size-byte items, or with
-    as_numpy one writable (count, size) uint8 array (no object per item)."""
+    as_numpy one writable (count, size) uint8 array (no object per item):
+    the array output() made, or a copy of bytes made without one."""
     if not as_numpy:
-        return split(blob, size)
+        return split(result, size)
     np = _numpy()
-    return np.frombuffer(bytearray(blob), dtype=np.uint8).reshape(-1, size)
+    if isinstance(result, np.ndarray):
+        return result
+    return np.frombuffer(bytearray(result), dtype=np.uint8).reshape(-1, size)
 
 
-def statuses(values: Sequence[int], as_numpy: bool) -> Any:
-    """Per-item statuses: a list, or with as_numpy an int32 array."""
-    return _numpy().asarray(values, dtype="int32") if as_numpy else list(values)
+def statuses(values: Any, as_numpy: bool) -> Any:
+    """Per-item statuses: a list, or with as_numpy an int32 array. values
+    is what the native batch calls return (native ints in a bytearray,
+    which the array views without a copy) or a sequence of ints."""
+    np = _numpy() if as_numpy else None
+    if isinstance(values, bytearray):
+        if np is not None:
+            return np.frombuffer(values, dtype=np.int32)
+        return memoryview(values).cast("i").tolist()
+    return np.asarray(values, dtype="int32") if np is not None else list(values)
+
+
+def status_codes(values: Any) -> Sequence[int]:
+    """The statuses a native batch call returned, as a sequence of ints
+    (read in place)."""
+    return memoryview(values).cast("i") if isinstance(values, bytearray) else values
 
 
 def ids_in(ids: Any, n: int) -> Tuple[bytes, "array[int]"]:

@@ -39,8 +39,8 @@ from __future__ import annotations
 from typing import Any, List, Literal, Optional, Tuple, Union, overload
 
 from . import _native
-from ._items import Buffer, ByteRows, StatusArray, count_of, fixed, messages_in, rows, split
-from ._items import statuses, view
+from ._items import Buffer, ByteRows, StatusArray, count_in, count_of, fixed, messages_in
+from ._items import output, rows, split, statuses, view
 from ._pkcs8 import EncryptableKey, Password, unlock
 
 
@@ -195,9 +195,10 @@ class Ed25519Batch:
         (seed rows, public key rows), each (count, 32)."""
         if count < 0:
             raise ValueError("count must not be negative")
-        seeds, pubs = self._ctx.ed25519_keygen(count)
+        seeds, pubs = self._ctx.ed25519_keygen(count, output(count, SEED_BYTES, as_numpy),
+                                               output(count, PUBLIC_KEY_BYTES, as_numpy))
         if as_numpy:
-            return rows(seeds, SEED_BYTES, True), rows(pubs, PUBLIC_KEY_BYTES, True)
+            return seeds, pubs
         return list(zip(split(seeds, SEED_BYTES), split(pubs, PUBLIC_KEY_BYTES)))
 
     @overload
@@ -208,7 +209,8 @@ class Ed25519Batch:
     def public_keys(self, seeds: Any, *, as_numpy: bool = False) -> Any:
         """The 32-byte public keys of seeds."""
         flat = fixed(seeds, SEED_BYTES, "seeds", _seed_of)
-        return rows(self._ctx.ed25519_public_keys(flat), PUBLIC_KEY_BYTES, as_numpy)
+        out = output(count_of(flat, SEED_BYTES), PUBLIC_KEY_BYTES, as_numpy)
+        return rows(self._ctx.ed25519_public_keys(flat, out), PUBLIC_KEY_BYTES, as_numpy)
 
     @overload
     def sign(self, key: Ed25519PrivateKey, messages: Any, *, offsets: Any = ...,
@@ -221,7 +223,9 @@ class Ed25519Batch:
              as_numpy: bool = False) -> Any:
         """Signatures of many messages under one key."""
         data, offs = messages_in(messages, offsets)
-        return rows(self._ctx.ed25519_sign_batch(key._k, data, offs), SIGNATURE_BYTES, as_numpy)
+        out = output(count_in(offs), SIGNATURE_BYTES, as_numpy)
+        return rows(self._ctx.ed25519_sign_batch(key._k, data, offs, out), SIGNATURE_BYTES,
+                    as_numpy)
 
     @overload
     def sign_seeds(self, seeds: Any, messages: Any, *, offsets: Any = ...,
@@ -235,7 +239,8 @@ class Ed25519Batch:
         """Message i signed with key i (seeds, or Ed25519PrivateKey objects)."""
         data, offs = messages_in(messages, offsets)
         flat = fixed(seeds, SEED_BYTES, "seeds", _seed_of)
-        return rows(self._ctx.ed25519_sign_batch_seeds(flat, data, offs), SIGNATURE_BYTES,
+        out = output(count_in(offs), SIGNATURE_BYTES, as_numpy)
+        return rows(self._ctx.ed25519_sign_batch_seeds(flat, data, offs, out), SIGNATURE_BYTES,
                     as_numpy)
 
     @overload

@@ -16,13 +16,14 @@ as OpenSSL does.
 
 from __future__ import annotations
 
-from typing import Any, List, Literal, Optional, Sequence, Tuple, Union, overload
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, overload
 
 from . import _native
 from ._native import KuaisuoError
 from ._items import Buffer, count_of as _count_of, fixed as _fixed, flat as _flat
 from ._items import ByteRows, StatusArray, ids_in as _ids_in, rows as _rows
 from ._items import messages_in as _messages_in, split as _split, statuses as _statuses
+from ._items import count_in as _count_in, output as _output, status_codes as _status_codes
 from ._pkcs8 import EncryptableKey, Password, unlock
 
 
@@ -48,6 +49,15 @@ def _check_out(encoding: str, as_numpy: bool) -> None:
     _check_encoding(encoding)
     if as_numpy and encoding != "raw":
         raise ValueError("as_numpy=True gives (count, 64) rows of r||s: pass encoding='raw'")
+
+
+def _with_codes(statuses: Any, codes: Dict[int, int]) -> Any:
+    """statuses (a list or an int32 array) with the items in codes given
+    their codes (signatures that failed to decode, bad IDs): a loop over
+    those items only."""
+    for i, code in codes.items():
+        statuses[i] = code
+    return statuses
 
 
 def _signatures_out(raw: bytes, encoding: str, as_numpy: bool) -> Any:
@@ -221,9 +231,10 @@ class SM2Batch:
         as_numpy: (d rows (count, 32), public rows (count, 65))."""
         if count < 0:
             raise ValueError("count must not be negative")
-        priv, pub = self._ctx.sm2_keygen(count)
+        priv, pub = self._ctx.sm2_keygen(count, _output(count, 32, as_numpy),
+                                         _output(count, 65, as_numpy))
         if as_numpy:
-            return _rows(priv, 32, True), _rows(pub, 65, True)
+            return priv, pub
         return list(zip(_split(priv, 32), _split(pub, 65)))
 
     @overload
@@ -243,12 +254,13 @@ class SM2Batch:
         data, offs = _messages_in(messages, offsets)
         nonce = _NONCES[bool(deterministic)]
         _check_out(encoding, as_numpy)
+        n = _count_in(offs)
+        out = _output(n, 64, as_numpy)
         if _one_id(id):
-            raw = self._ctx.sm2_sign_batch(key._k, id, data, offs, nonce)
+            raw = self._ctx.sm2_sign_batch(key._k, id, data, offs, nonce, out)
         else:
-            n = len(offs) - 1
             digests = self._digests(key.public_key().to_bytes() * n, id, data, offs, n)
-            raw = self._ctx.sm2_sign_digest_batch(key._k, digests, nonce)
+            raw = self._ctx.sm2_sign_digest_batch(key._k, digests, nonce, out)
         return _signatures_out(raw, encoding, as_numpy)
 
     @overload
@@ -265,7 +277,8 @@ class SM2Batch:
         array of count * 32 bytes (read in place)."""
         _check_out(encoding, as_numpy)
         flat = _fixed(digests, 32, "digests")
-        raw = self._ctx.sm2_sign_digest_batch(key._k, flat, _NONCES[bool(deterministic)])
+        out = _output(_count_of(flat, 32), 64, as_numpy)
+        raw = self._ctx.sm2_sign_digest_batch(key._k, flat, _NONCES[bool(deterministic)], out)
         return _signatures_out(raw, encoding, as_numpy)
 
     @overload
@@ -296,8 +309,8 @@ class SM2Batch:
         else:
             digests, bad_id = self._ctx.sm2_digest_batch(keys, *_ids_in(id, n), data, offs)
             status = self._ctx.sm2_verify_digest_batch(keys, digests, raw)
-            status = [b or s for b, s in zip(bad_id, status)]
-        return _statuses([bad.get(i, s) for i, s in enumerate(status)], as_numpy)
+            bad = {**{i: b for i, b in enumerate(_status_codes(bad_id)) if b}, **bad}
+        return _with_codes(_statuses(status, as_numpy), bad)
 
     @overload
     def verify_digests(self, public_keys: Any, digests: Any, signatures: Any,
@@ -315,7 +328,7 @@ class SM2Batch:
         keys = self._keys(public_keys, n)
         raw, bad = self._raw_signatures(signatures, encoding, n)
         status = self._ctx.sm2_verify_digest_batch(keys, flat, raw)
-        return _statuses([bad.get(i, s) for i, s in enumerate(status)], as_numpy)
+        return _with_codes(_statuses(status, as_numpy), bad)
 
     def digests(self, public_keys: Any, messages: Any, id: Ids = DEFAULT_ID, *,
                 offsets: Any = None) -> Tuple[List[bytes], List[int]]:
@@ -327,13 +340,13 @@ class SM2Batch:
         keys = self._keys(public_keys, n)
         ids = [id] * n if _one_id(id) else id
         digests, status = self._ctx.sm2_digest_batch(keys, *_ids_in(ids, n), data, offs)
-        return _split(digests, 32), status
+        return _split(digests, 32), _statuses(status, False)
 
     def _digests(self, keys: Any, ids: Any, data: Any, offs: Any, n: int) -> bytes:
         """Digests of a signing batch with per-item IDs (an overlong ID is
         a ValueError naming its item)."""
         digests, status = self._ctx.sm2_digest_batch(keys, *_ids_in(ids, n), data, offs)
-        for i, code in enumerate(status):
+        for i, code in enumerate(_status_codes(status)):
             if code:
                 raise ValueError(f"id[{i}]: {_native.strerror(code)}")
         return digests

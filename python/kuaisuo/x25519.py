@@ -21,7 +21,8 @@ from __future__ import annotations
 from typing import Any, List, Literal, Optional, Tuple, Union, overload
 
 from . import _native
-from ._items import Buffer, ByteRows, StatusArray, fixed, rows, split, statuses, view
+from ._items import Buffer, ByteRows, StatusArray, count_of, fixed, output, rows, split
+from ._items import statuses, view
 from ._pkcs8 import EncryptableKey, Password, unlock
 
 
@@ -148,9 +149,10 @@ class X25519Batch:
         as_numpy: (private rows, public rows), each (count, 32)."""
         if count < 0:
             raise ValueError("count must not be negative")
-        priv, pub = self._ctx.x25519_keygen(count)
+        priv, pub = self._ctx.x25519_keygen(count, output(count, KEY_BYTES, as_numpy),
+                                            output(count, KEY_BYTES, as_numpy))
         if as_numpy:
-            return rows(priv, KEY_BYTES, True), rows(pub, KEY_BYTES, True)
+            return priv, pub
         return list(zip(split(priv, KEY_BYTES), split(pub, KEY_BYTES)))
 
     @overload
@@ -161,7 +163,8 @@ class X25519Batch:
     def public_keys(self, private_keys: Any, *, as_numpy: bool = False) -> Any:
         """The public keys of private keys."""
         flat = fixed(private_keys, KEY_BYTES, "private_keys", _private_of)
-        return rows(self._ctx.x25519_public_keys(flat), KEY_BYTES, as_numpy)
+        out = output(count_of(flat, KEY_BYTES), KEY_BYTES, as_numpy)
+        return rows(self._ctx.x25519_public_keys(flat, out), KEY_BYTES, as_numpy)
 
     @overload
     def derive(self, private_keys: Any, peer_public_keys: Any, *,
@@ -177,13 +180,14 @@ class X25519Batch:
         peer (an X25519PrivateKey, or 32 raw bytes) or one key per peer (a
         sequence of keys, or a flat buffer of count * 32 bytes)."""
         peers = fixed(peer_public_keys, KEY_BYTES, "peer_public_keys", _public_of)
+        out = output(count_of(peers, KEY_BYTES), KEY_BYTES, as_numpy)
         if isinstance(private_keys, X25519PrivateKey):
-            shared, status = self._ctx.x25519_batch_key(private_keys._k, peers)
+            shared, status = self._ctx.x25519_batch_key(private_keys._k, peers, out)
         elif _nbytes(private_keys) == KEY_BYTES:  # one raw key for every peer
-            shared, status = self._ctx.x25519_batch(private_keys, False, peers)
+            shared, status = self._ctx.x25519_batch(private_keys, False, peers, out)
         else:
             keys = fixed(private_keys, KEY_BYTES, "private_keys", _private_of)
-            shared, status = self._ctx.x25519_batch(keys, True, peers)
+            shared, status = self._ctx.x25519_batch(keys, True, peers, out)
         return rows(shared, KEY_BYTES, as_numpy), statuses(status, as_numpy)
 
 

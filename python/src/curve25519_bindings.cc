@@ -29,7 +29,6 @@ using ks_py::to_bytes;
 namespace {
 
 using ks_py::encoded;
-using ks_py::finish_batch;
 using ks_py::items_of;
 using ks_py::require_size;
 
@@ -223,103 +222,124 @@ nb::bytes x25519_public_key_encode(nb::handle public_key, bool pem) {
 // ---- Context batches ---------------------------------------------------------
 // Call-level errors raise; per-item statuses come back as lists.
 
-// keygen: (seeds or private keys, public keys), count * 32 bytes each.
+// keygen: (seeds or private keys, public keys), count * 32 bytes each,
+// written straight into what is returned (Output: the caller's arrays or
+// new bytes); the secrets are wiped there if the call fails.
 template <class Keygen>
-std::tuple<nb::bytes, nb::bytes> keygen_pairs(size_t count, Keygen keygen) {
+std::tuple<nb::object, nb::object> keygen_pairs(size_t count, nb::handle priv_out,
+                                                const char* priv_name, nb::handle pub_out,
+                                                Keygen keygen) {
   if (count > SIZE_MAX / kKey) throw nb::value_error("count is too large");
-  ks_py::SecretBuffer priv(kKey * count);  // wiped however this returns
-  std::vector<uint8_t> pub(kKey * count);
-  std::vector<int> status(count);
-  check(ks_py::nogil([&] { return keygen(priv, pub, status); }));
-  return {to_bytes(priv.data(), priv.size()), to_bytes(pub.data(), pub.size())};
+  const ks_py::Output priv(priv_out, kKey * count, priv_name),
+      pub(pub_out, kKey * count, "public_out");
+  const int rc = ks_py::nogil([&] { return keygen(priv.data(), pub.data()); });
+  if (rc != KS_OK) priv.wipe();
+  check(rc);
+  return {priv.result(), pub.result()};
 }
 
-std::tuple<nb::bytes, nb::bytes> ed25519_keygen(ks_py::Context& ctx, size_t count) {
-  return keygen_pairs(count, [&](ks_py::SecretBuffer& priv, std::vector<uint8_t>& pub,
-                                 std::vector<int>& status) {
-    return ks_ed25519_keygen_batch(ctx.get(), count, priv.data(), priv.size(), pub.data(),
-                                   pub.size(), status.data());
+std::tuple<nb::object, nb::object> ed25519_keygen(ks_py::Context& ctx, size_t count,
+                                                  nb::handle seeds_out, nb::handle pubs_out) {
+  return keygen_pairs(count, seeds_out, "seeds_out", pubs_out, [&](uint8_t* seeds, uint8_t* pubs) {
+    return ks_ed25519_keygen_batch(ctx.get(), count, seeds, kKey * count, pubs, kKey * count,
+                                   nullptr);
   });
 }
 
-nb::bytes ed25519_public_keys(ks_py::Context& ctx, nb::handle seeds) {
+nb::object ed25519_public_keys(ks_py::Context& ctx, nb::handle seeds, nb::handle out) {
   Buffer s(seeds, "seeds");
   const size_t n = items_of(s, kKey, "seeds");
-  const ks_py::OutBytes pubs(kKey * n);
+  const ks_py::Output pubs(out, kKey * n, "out");
   check(ks_py::nogil([&] {
     return ks_ed25519_public_keys_batch(ctx.get(), s.data(), n, pubs.data(), pubs.size(),
                                         nullptr);
   }));
-  return pubs.bytes();
+  return pubs.result();
 }
 
-nb::bytes ed25519_sign_batch(ks_py::Context& ctx, const EdKey& key, nb::handle data,
-                             nb::handle offsets) {
+nb::object ed25519_sign_batch(ks_py::Context& ctx, const EdKey& key, nb::handle data,
+                              nb::handle offsets, nb::handle out) {
   Buffer d(data, "data"), o(offsets, "offsets");
   const std::vector<uint64_t> offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
-  const ks_py::OutBytes sigs(kSig * n);
+  const ks_py::Output sigs(out, kSig * n, "out");
   check(ks_py::nogil([&] {
     return ks_ed25519_sign_batch(ctx.get(), key.get(), d.data(), d.size(), offs.data(), n,
                                  sigs.data(), sigs.size(), nullptr);
   }));
-  return sigs.bytes();
+  return sigs.result();
 }
 
-nb::bytes ed25519_sign_batch_seeds(ks_py::Context& ctx, nb::handle seeds, nb::handle data,
-                                   nb::handle offsets) {
+nb::object ed25519_sign_batch_seeds(ks_py::Context& ctx, nb::handle seeds, nb::handle data,
+                                    nb::handle offsets, nb::handle out) {
   Buffer s(seeds, "seeds"), d(data, "data"), o(offsets, "offsets");
   const std::vector<uint64_t> offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
   if (items_of(s, kKey, "seeds") != n)
     throw nb::value_error("seeds and messages must have the same count");
-  const ks_py::OutBytes sigs(kSig * n);
+  const ks_py::Output sigs(out, kSig * n, "out");
   check(ks_py::nogil([&] {
     return ks_ed25519_sign_batch_seeds(ctx.get(), s.data(), d.data(), d.size(), offs.data(), n,
                                        sigs.data(), sigs.size(), nullptr);
   }));
-  return sigs.bytes();
+  return sigs.result();
 }
 
-std::vector<int> ed25519_verify_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle data,
-                                      nb::handle offsets, nb::handle sigs) {
+// Statuses as n ints in a bytearray (kuaisuo._items.statuses).
+nb::object ed25519_verify_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle data,
+                                nb::handle offsets, nb::handle sigs) {
   Buffer p(pubs, "public_keys"), d(data, "data"), o(offsets, "offsets"), s(sigs, "signatures");
   const std::vector<uint64_t> offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
   if (items_of(p, kKey, "public_keys") != n || items_of(s, kSig, "signatures") != n)
     throw nb::value_error("public_keys, messages and signatures must have the same count");
-  std::vector<int> status(n);
+  const ks_py::StatusOutput status(n);
   const int rc = ks_py::nogil([&] {
     return ks_ed25519_verify_batch(ctx.get(), p.data(), d.data(), d.size(), offs.data(), n,
-                                   s.data(), status.data());
+                                   s.data(), status.ints());
   });
-  return finish_batch(rc, status);
+  return status.finish(rc);
 }
 
-std::tuple<nb::bytes, nb::bytes> x25519_keygen(ks_py::Context& ctx, size_t count) {
-  return keygen_pairs(count, [&](ks_py::SecretBuffer& priv, std::vector<uint8_t>& pub,
-                                 std::vector<int>& status) {
-    return ks_x25519_keygen_batch(ctx.get(), count, priv.data(), priv.size(), pub.data(),
-                                  pub.size(), status.data());
+std::tuple<nb::object, nb::object> x25519_keygen(ks_py::Context& ctx, size_t count,
+                                                 nb::handle keys_out, nb::handle pubs_out) {
+  return keygen_pairs(count, keys_out, "keys_out", pubs_out, [&](uint8_t* keys, uint8_t* pubs) {
+    return ks_x25519_keygen_batch(ctx.get(), count, keys, kKey * count, pubs, kKey * count,
+                                  nullptr);
   });
 }
 
-nb::bytes x25519_public_keys(ks_py::Context& ctx, nb::handle private_keys) {
+nb::object x25519_public_keys(ks_py::Context& ctx, nb::handle private_keys, nb::handle out) {
   Buffer k(private_keys, "private_keys");
   const size_t n = items_of(k, kKey, "private_keys");
-  const ks_py::OutBytes pubs(kKey * n);
+  const ks_py::Output pubs(out, kKey * n, "out");
   check(ks_py::nogil([&] {
     return ks_x25519_public_keys_batch(ctx.get(), k.data(), n, pubs.data(), pubs.size(),
                                        nullptr);
   }));
-  return pubs.bytes();
+  return pubs.result();
 }
 
-// Shared secrets (count * 32 bytes; failed items zero) and per-item status.
+// Shared secrets (count * 32 bytes, into out or new bytes; failed items
+// zero) and per-item statuses (a bytearray of ints). key: the one key, or
+// count keys where per_item_keys.
+std::tuple<nb::object, nb::object> x25519_shared(ks_py::Context& ctx, const uint8_t* key,
+                                                 bool per_item_keys, const Buffer& peers,
+                                                 size_t n, nb::handle out) {
+  const ks_py::Output shared(out, kKey * n, "out");
+  const ks_py::StatusOutput status(n);
+  const int rc = ks_py::nogil([&] {
+    return ks_x25519_batch(ctx.get(), key, per_item_keys, peers.data(), n, shared.data(),
+                           shared.size(), status.ints());
+  });
+  if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) shared.wipe();
+  return {shared.result(), status.finish(rc)};
+}
+
 // per_item_keys: private_keys holds one key per peer, else exactly one key.
-std::tuple<nb::bytes, std::vector<int>> x25519_batch(ks_py::Context& ctx,
-                                                      nb::handle private_keys,
-                                                      bool per_item_keys, nb::handle peers) {
+std::tuple<nb::object, nb::object> x25519_batch(ks_py::Context& ctx, nb::handle private_keys,
+                                                bool per_item_keys, nb::handle peers,
+                                                nb::handle out) {
   Buffer k(private_keys, "private_keys"), p(peers, "peer_public_keys");
   const size_t n = items_of(p, kKey, "peer_public_keys");
   if (per_item_keys) {
@@ -328,29 +348,15 @@ std::tuple<nb::bytes, std::vector<int>> x25519_batch(ks_py::Context& ctx,
   } else {
     require_size(k, kKey, "private key");
   }
-  ks_py::SecretBuffer shared(kKey * n);
-  std::vector<int> status(n);
-  const int rc = ks_py::nogil([&] {
-    return ks_x25519_batch(ctx.get(), k.data(), per_item_keys, p.data(), n, shared.data(),
-                           shared.size(), status.data());
-  });
-  finish_batch(rc, status);
-  return {to_bytes(shared.data(), shared.size()), status};
+  return x25519_shared(ctx, k.data(), per_item_keys, p, n, out);
 }
 
 // An X25519 key object's 32 bytes, for the one-key batch (no copy in Python).
-std::tuple<nb::bytes, std::vector<int>> x25519_batch_key(ks_py::Context& ctx, const XKey& key,
-                                                          nb::handle peers) {
+std::tuple<nb::object, nb::object> x25519_batch_key(ks_py::Context& ctx, const XKey& key,
+                                                    nb::handle peers, nb::handle out) {
   Buffer p(peers, "peer_public_keys");
   const size_t n = items_of(p, kKey, "peer_public_keys");
-  ks_py::SecretBuffer shared(kKey * n);
-  std::vector<int> status(n);
-  const int rc = ks_py::nogil([&] {
-    return ks_x25519_batch(ctx.get(), key.get(), 0, p.data(), n, shared.data(), shared.size(),
-                           status.data());
-  });
-  finish_batch(rc, status);
-  return {to_bytes(shared.data(), shared.size()), status};
+  return x25519_shared(ctx, key.get(), false, p, n, out);
 }
 
 }  // namespace
@@ -385,17 +391,25 @@ void bind_curve25519(nb::module_& m, nb::class_<ks_py::Context>& context) {
   m.def("x25519_public_key_decode", &x25519_public_key_decode, nb::arg("data"));
   m.def("x25519_public_key_encode", &x25519_public_key_encode, nb::arg("public_key"),
         nb::arg("pem"));
-  context.def("ed25519_keygen", &ed25519_keygen, nb::arg("count"))
-      .def("ed25519_public_keys", &ed25519_public_keys, nb::arg("seeds"))
+  // out / *_out: None, or a writable buffer of the result's exact size to
+  // fill (ks_py::Output).
+  const auto none = nb::none();
+  context
+      .def("ed25519_keygen", &ed25519_keygen, nb::arg("count"), nb::arg("seeds_out") = none,
+           nb::arg("public_out") = none)
+      .def("ed25519_public_keys", &ed25519_public_keys, nb::arg("seeds"), nb::arg("out") = none)
       .def("ed25519_sign_batch", &ed25519_sign_batch, nb::arg("key"), nb::arg("data"),
-           nb::arg("offsets"))
+           nb::arg("offsets"), nb::arg("out") = none)
       .def("ed25519_sign_batch_seeds", &ed25519_sign_batch_seeds, nb::arg("seeds"),
-           nb::arg("data"), nb::arg("offsets"))
+           nb::arg("data"), nb::arg("offsets"), nb::arg("out") = none)
       .def("ed25519_verify_batch", &ed25519_verify_batch, nb::arg("public_keys"),
            nb::arg("data"), nb::arg("offsets"), nb::arg("signatures"))
-      .def("x25519_keygen", &x25519_keygen, nb::arg("count"))
-      .def("x25519_public_keys", &x25519_public_keys, nb::arg("private_keys"))
+      .def("x25519_keygen", &x25519_keygen, nb::arg("count"), nb::arg("keys_out") = none,
+           nb::arg("public_out") = none)
+      .def("x25519_public_keys", &x25519_public_keys, nb::arg("private_keys"),
+           nb::arg("out") = none)
       .def("x25519_batch", &x25519_batch, nb::arg("private_keys"), nb::arg("per_item_keys"),
-           nb::arg("peer_public_keys"))
-      .def("x25519_batch_key", &x25519_batch_key, nb::arg("key"), nb::arg("peer_public_keys"));
+           nb::arg("peer_public_keys"), nb::arg("out") = none)
+      .def("x25519_batch_key", &x25519_batch_key, nb::arg("key"), nb::arg("peer_public_keys"),
+           nb::arg("out") = none);
 }

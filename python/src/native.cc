@@ -195,7 +195,8 @@ NB_MODULE(_native, m) {
       .def_prop_ro("backend", &Context::backend)
       .def_prop_ro("threads", &Context::threads)
       .def("sm3_batch", &Context::sm3_batch, nb::arg("messages"))
-      .def("sm3_batch_flat", &Context::sm3_batch_flat, nb::arg("data"), nb::arg("offsets"));
+      .def("sm3_batch_flat", &Context::sm3_batch_flat, nb::arg("data"), nb::arg("offsets"),
+           nb::arg("out") = nb::none());
 
   bind_sm2(m, context);
   bind_curve25519(m, context);

@@ -33,12 +33,12 @@ class Context {
   unsigned threads() const { return ks_ctx_cpu_threads(ctx_); }
 
   // Messages laid out flat: item i is data[offsets[i]:offsets[i+1]].
-  // Returns count * 32 digest bytes.
-  nb::bytes sm3_batch_flat(nb::handle data, nb::handle offsets) {
+  // Returns count * 32 digest bytes (in out when given: Output).
+  nb::object sm3_batch_flat(nb::handle data, nb::handle offsets, nb::handle out) {
     Buffer in(data, "data");
     Buffer offs(offsets, "offsets");
     const std::vector<uint64_t> checked = ks_py::offsets_from(offs);
-    return run_sm3_batch(in.data(), in.size(), checked.data(), checked.size() - 1);
+    return run_sm3_batch(in.data(), in.size(), checked.data(), checked.size() - 1, out);
   }
 
   // A sequence of buffers; returns a list of 32-byte digests.
@@ -50,7 +50,8 @@ class Context {
       flat.insert(flat.end(), b.data(), b.data() + b.size());
       offsets.push_back(flat.size());
     }
-    nb::bytes all = run_sm3_batch(flat.data(), flat.size(), offsets.data(), offsets.size() - 1);
+    nb::bytes all = nb::borrow<nb::bytes>(
+        run_sm3_batch(flat.data(), flat.size(), offsets.data(), offsets.size() - 1, nb::none()));
     std::vector<nb::bytes> out;
     out.reserve(offsets.size() - 1);
     const uint8_t* d = reinterpret_cast<const uint8_t*>(all.c_str());
@@ -59,15 +60,15 @@ class Context {
   }
 
  private:
-  nb::bytes run_sm3_batch(const uint8_t* data, size_t len, const uint64_t* offsets,
-                          size_t count) {
+  nb::object run_sm3_batch(const uint8_t* data, size_t len, const uint64_t* offsets,
+                           size_t count, nb::handle out) {
     if (count > SIZE_MAX / 32) throw nb::value_error("too many messages");
-    const OutBytes digests(32 * count);
+    const Output digests(out, 32 * count, "out");
     check(nogil([&] {
       return ks_sm3_batch(ctx_, data, len, offsets, count, digests.data(), digests.size(),
                           nullptr);
     }));
-    return digests.bytes();
+    return digests.result();
   }
 
   ks_ctx* ctx_ = nullptr;

@@ -102,8 +102,12 @@ size_t items_of(const Buffer& b, size_t n, const char* what) {
   return b.size() / n;
 }
 
-std::vector<int> finish_batch(int rc, std::vector<int>& status) {
+void check_batch(int rc) {
   if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) check(rc);
+}
+
+std::vector<int> finish_batch(int rc, std::vector<int>& status) {
+  check_batch(rc);
   return status;
 }
 
@@ -132,9 +136,36 @@ std::vector<uint64_t> offsets_from(const Buffer& offsets) {
   return out;
 }
 
-OutBytes::OutBytes(size_t n)
-    : obj_(nb::steal(PyBytes_FromStringAndSize(nullptr, Py_ssize_t(n)))) {
-  if (!obj_.is_valid()) throw nb::python_error();
+Output::Output(nb::handle out, size_t n, const char* what, bool writable) {
+  if (n > size_t(PY_SSIZE_T_MAX)) throw nb::value_error("the result is too large");
+  if (!out.is_none()) {
+    if (PyObject_GetBuffer(out.ptr(), &view_, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) != 0) {
+      PyErr_Clear();
+      throw nb::type_error(
+          (std::string(what) + " must be a writable C-contiguous buffer").c_str());
+    }
+    has_view_ = true;
+    if (size_t(view_.len) != n)
+      throw nb::value_error((std::string(what) + " must be " + std::to_string(n) +
+                             " bytes, not " + std::to_string(view_.len))
+                                .c_str());
+    obj_ = nb::borrow(out);
+    data_ = static_cast<uint8_t*>(view_.buf);
+  } else if (writable) {
+    obj_ = nb::steal(PyByteArray_FromStringAndSize(nullptr, Py_ssize_t(n)));
+    if (!obj_.is_valid()) throw nb::python_error();
+    data_ = reinterpret_cast<uint8_t*>(PyByteArray_AS_STRING(obj_.ptr()));
+  } else {
+    obj_ = nb::steal(PyBytes_FromStringAndSize(nullptr, Py_ssize_t(n)));
+    if (!obj_.is_valid()) throw nb::python_error();
+    data_ = reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(obj_.ptr()));
+  }
+  size_ = n;
+}
+
+nb::object StatusOutput::finish(int rc) const {
+  check_batch(rc);
+  return result();
 }
 
 }  // namespace ks_py

@@ -116,6 +116,7 @@ nb::bytes encoded(Encode encode, bool nul_terminated) {
 // The per-item statuses of a batch call that returned rc: a call-level
 // error (anything but KS_OK and KS_ERR_BATCH_ITEMS) raises.
 std::vector<int> finish_batch(int rc, std::vector<int>& status);
+void check_batch(int rc);
 
 int parse_backend(const std::string& name);
 
@@ -126,20 +127,48 @@ int parse_backend(const std::string& name);
 // array it still holds.
 std::vector<uint64_t> offsets_from(const Buffer& offsets);
 
-// A bytes object of n bytes, not initialised, that a batch call fills in
-// place before Python sees it (PyBytes_FromStringAndSize(NULL, n)): a
-// std::vector would cost a zero fill and then a copy into the bytes, two
-// passes over results as large as 268 MB (4M signatures) that the call
-// itself writes in one.
-class OutBytes {
+// Where a batch call writes a result of n bytes before Python sees it:
+//  - `out`, a writable C-contiguous buffer of exactly n bytes that the
+//    Python layer made (for as_numpy=True, a numpy array it returns;
+//    TypeError for a read-only buffer, ValueError for another size), or
+//  - where out is None, a new object left uninitialised
+//    (PyBytes_FromStringAndSize(NULL, n), or a bytearray for `writable`
+//    results such as statuses, which numpy then views without a copy).
+// Either way the call writes the results once: a std::vector would cost a
+// zero fill and then a copy, two passes over results as large as 268 MB
+// (4M signatures). result() is what the binding returns: out itself or the
+// new object.
+class Output {
  public:
-  explicit OutBytes(size_t n);
-  uint8_t* data() const { return reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(obj_.ptr())); }
-  size_t size() const { return size_t(PyBytes_GET_SIZE(obj_.ptr())); }
-  nb::bytes bytes() const { return nb::borrow<nb::bytes>(obj_); }
+  Output(nb::handle out, size_t n, const char* what, bool writable = false);
+  ~Output() {
+    if (has_view_) PyBuffer_Release(&view_);
+  }
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+
+  uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  nb::object result() const { return obj_; }
+  // Zeroes the result: what a failed call leaves of secrets.
+  void wipe() const { ks_py::wipe(data_, size_); }
 
  private:
   nb::object obj_;
+  Py_buffer view_{};
+  bool has_view_ = false;
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// A batch call's per-item statuses: n ints in a new bytearray (the
+// kuaisuo._items.statuses helper makes them a list or an int32 array).
+class StatusOutput : public Output {
+ public:
+  explicit StatusOutput(size_t n) : Output(nb::none(), sizeof(int) * n, "status", true) {}
+  int* ints() const { return reinterpret_cast<int*>(data()); }
+  // rc checked as finish_batch does; returns the statuses.
+  nb::object finish(int rc) const;
 };
 
 }  // namespace ks_py

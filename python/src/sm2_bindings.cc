@@ -23,7 +23,6 @@ using ks_py::to_bytes;
 namespace {
 
 using ks_py::encoded;
-using ks_py::finish_batch;
 using ks_py::items_of;
 using ks_py::require_size;
 
@@ -166,88 +165,96 @@ nb::bytes sig_from_der(nb::handle der) {
 }
 
 // ---- Context batches -----------------------------------------------------------
-std::tuple<nb::bytes, nb::bytes> keygen_batch(ks_py::Context& ctx, size_t count) {
+// (private keys, public keys): 32 and 65 bytes an item, written straight
+// into what is returned (ks_py::Output); the keys are wiped there if the
+// call fails.
+std::tuple<nb::object, nb::object> keygen_batch(ks_py::Context& ctx, size_t count,
+                                                nb::handle keys_out, nb::handle public_out) {
   if (count > SIZE_MAX / 65) throw nb::value_error("count is too large");
-  ks_py::SecretBuffer priv(32 * count);  // wiped however this returns
-  std::vector<uint8_t> pub(65 * count);
-  std::vector<int> status(count);
-  check(ks_py::nogil([&] {
+  const ks_py::Output priv(keys_out, 32 * count, "keys_out"),
+      pub(public_out, 65 * count, "public_out");
+  const int rc = ks_py::nogil([&] {
     return ks_sm2_keygen_batch(ctx.get(), count, priv.data(), priv.size(), pub.data(),
-                               pub.size(), status.data());
-  }));
-  return {to_bytes(priv.data(), priv.size()), to_bytes(pub.data(), pub.size())};
+                               pub.size(), nullptr);
+  });
+  if (rc != KS_OK) priv.wipe();
+  check(rc);
+  return {priv.result(), pub.result()};
 }
 
-nb::bytes sign_batch(ks_py::Context& ctx, const Key& key, nb::handle id, nb::handle data,
-                     nb::handle offsets, int nonce) {
+nb::object sign_batch(ks_py::Context& ctx, const Key& key, nb::handle id, nb::handle data,
+                      nb::handle offsets, int nonce, nb::handle out) {
   Buffer i(id, "id"), d(data, "data"), o(offsets, "offsets");
   const std::vector<uint64_t> offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
-  const ks_py::OutBytes sigs(64 * n);
+  const ks_py::Output sigs(out, 64 * n, "out");
   check(ks_py::nogil([&] {
     return ks_sm2_sign_batch(ctx.get(), key.get(), i.data(), i.size(), d.data(), d.size(),
                              offs.data(), n, nonce, sigs.data(), sigs.size(), nullptr);
   }));
-  return sigs.bytes();
+  return sigs.result();
 }
 
-nb::bytes sign_digest_batch(ks_py::Context& ctx, const Key& key, nb::handle digests, int nonce) {
+nb::object sign_digest_batch(ks_py::Context& ctx, const Key& key, nb::handle digests, int nonce,
+                             nb::handle out) {
   Buffer d(digests, "digests");
   const size_t n = items_of(d, 32, "digests");
-  const ks_py::OutBytes sigs(64 * n);
+  const ks_py::Output sigs(out, 64 * n, "out");
   check(ks_py::nogil([&] {
     return ks_sm2_sign_digest_batch(ctx.get(), key.get(), d.data(), n, nonce, sigs.data(),
                                     sigs.size(), nullptr);
   }));
-  return sigs.bytes();
+  return sigs.result();
 }
 
-std::vector<int> verify_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle id,
-                              nb::handle data, nb::handle offsets, nb::handle sigs) {
+// Statuses as n ints in a bytearray (kuaisuo._items.statuses), here and below.
+nb::object verify_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle id, nb::handle data,
+                        nb::handle offsets, nb::handle sigs) {
   Buffer p(pubs, "public_keys"), i(id, "id"), d(data, "data"), o(offsets, "offsets"),
       s(sigs, "signatures");
   const std::vector<uint64_t> offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
   if (items_of(p, 65, "public_keys") != n || items_of(s, 64, "signatures") != n)
     throw nb::value_error("public_keys, messages and signatures must have the same count");
-  std::vector<int> status(n);
+  const ks_py::StatusOutput status(n);
   const int rc = ks_py::nogil([&] {
     return ks_sm2_verify_batch(ctx.get(), p.data(), i.data(), i.size(), d.data(), d.size(),
-                               offs.data(), n, s.data(), status.data());
+                               offs.data(), n, s.data(), status.ints());
   });
-  return finish_batch(rc, status);
+  return status.finish(rc);
 }
 
-std::vector<int> verify_digest_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle digests,
-                                     nb::handle sigs) {
+nb::object verify_digest_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle digests,
+                               nb::handle sigs) {
   Buffer p(pubs, "public_keys"), d(digests, "digests"), s(sigs, "signatures");
   const size_t n = items_of(d, 32, "digests");
   if (items_of(p, 65, "public_keys") != n || items_of(s, 64, "signatures") != n)
     throw nb::value_error("public_keys, digests and signatures must have the same count");
-  std::vector<int> status(n);
+  const ks_py::StatusOutput status(n);
   const int rc = ks_py::nogil([&] {
-    return ks_sm2_verify_digest_batch(ctx.get(), p.data(), d.data(), n, s.data(), status.data());
+    return ks_sm2_verify_digest_batch(ctx.get(), p.data(), d.data(), n, s.data(), status.ints());
   });
-  return finish_batch(rc, status);
+  return status.finish(rc);
 }
 
-std::tuple<nb::bytes, std::vector<int>> digest_batch(ks_py::Context& ctx, nb::handle pubs,
-                                                    nb::handle ids, nb::handle id_offsets,
-                                                    nb::handle data, nb::handle offsets) {
+std::tuple<nb::object, nb::object> digest_batch(ks_py::Context& ctx, nb::handle pubs,
+                                                nb::handle ids, nb::handle id_offsets,
+                                                nb::handle data, nb::handle offsets) {
   Buffer p(pubs, "public_keys"), i(ids, "ids"), io(id_offsets, "id_offsets"), d(data, "data"),
       o(offsets, "offsets");
   const std::vector<uint64_t> offs = ks_py::offsets_from(o), id_offs = ks_py::offsets_from(io);
   const size_t n = offs.size() - 1;
   if (items_of(p, 65, "public_keys") != n || id_offs.size() - 1 != n)
     throw nb::value_error("public_keys, ids and messages must have the same count");
-  std::vector<uint8_t> digests(32 * n);
-  std::vector<int> status(n);
+  const ks_py::Output digests(nb::none(), 32 * n, "digests");
+  const ks_py::StatusOutput status(n);
   const int rc = ks_py::nogil([&] {
     return ks_sm2_digest_batch(ctx.get(), p.data(), i.data(), i.size(), id_offs.data(), d.data(),
                                d.size(), offs.data(), n, digests.data(), digests.size(),
-                               status.data());
+                               status.ints());
   });
-  return {to_bytes(digests.data(), digests.size()), finish_batch(rc, status)};
+  nb::object codes = status.finish(rc);
+  return {digests.result(), codes};
 }
 
 }  // namespace
@@ -273,11 +280,16 @@ void bind_sm2(nb::module_& m, nb::class_<ks_py::Context>& context) {
       .def("sign_digest", &Key::sign_digest, nb::arg("digest"), nb::arg("nonce"));
   m.def("sm2_signature_to_der", &sig_to_der, nb::arg("signature"));
   m.def("sm2_signature_from_der", &sig_from_der, nb::arg("der"));
-  context.def("sm2_keygen", &keygen_batch, nb::arg("count"))
+  // out / *_out: None, or a writable buffer of the result's exact size to
+  // fill (ks_py::Output).
+  const auto none = nb::none();
+  context
+      .def("sm2_keygen", &keygen_batch, nb::arg("count"), nb::arg("keys_out") = none,
+           nb::arg("public_out") = none)
       .def("sm2_sign_batch", &sign_batch, nb::arg("key"), nb::arg("id"), nb::arg("data"),
-           nb::arg("offsets"), nb::arg("nonce"))
+           nb::arg("offsets"), nb::arg("nonce"), nb::arg("out") = none)
       .def("sm2_sign_digest_batch", &sign_digest_batch, nb::arg("key"), nb::arg("digests"),
-           nb::arg("nonce"))
+           nb::arg("nonce"), nb::arg("out") = none)
       .def("sm2_verify_batch", &verify_batch, nb::arg("public_keys"), nb::arg("id"),
            nb::arg("data"), nb::arg("offsets"), nb::arg("signatures"))
       .def("sm2_verify_digest_batch", &verify_digest_batch, nb::arg("public_keys"),

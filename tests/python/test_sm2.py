@@ -172,6 +172,18 @@ def test_per_item_ids_agree_with_single_calls_and_gmssl():
     long_ids[4] = bytes(8192)
     status = ctx.sm2.verify(raw_pubs, msgs, sigs, id=long_ids)
     assert status[2] == -41 and status[4] == -45
+    # A malformed DER signature gets its decoding error, before a bad ID's;
+    # the statuses as a list and as an int32 array agree.
+    with pytest.raises(kuaisuo.KuaisuoError) as der_error:
+        kuaisuo._native.sm2_signature_from_der(b"junk")
+    bad_sigs = list(sigs)
+    bad_sigs[4] = bad_sigs[7] = b"junk"
+    status = ctx.sm2.verify(raw_pubs, msgs, bad_sigs, id=long_ids)
+    want = [0 if p == signer.public_key() else -44 for p in pubs]
+    want[2], want[4], want[7] = -41, der_error.value.code, der_error.value.code
+    assert status == want
+    array = ctx.sm2.verify(raw_pubs, msgs, bad_sigs, id=long_ids, as_numpy=True)
+    assert array.tolist() == want and array.flags.writeable
     with pytest.raises(ValueError, match=r"id\[1\]"):
         ctx.sm2.sign(signer, msgs[:2], id=[b"a", bytes(8192)])
     with pytest.raises(ValueError, match="IDs for"):
@@ -213,6 +225,36 @@ def test_numpy_outputs_match_the_lists():
         kuaisuo.sm3(b"abc") + kuaisuo.sm3(b"")
     empty = ctx.sm2.verify(key.public_key(), [], [], as_numpy=True)
     assert empty.shape == (0,) and empty.dtype == np.int32
+
+
+def test_native_batch_calls_fill_the_buffer_given():
+    # The out= of the native batch calls (what as_numpy passes): filled in
+    # place and returned, of the exact size, writable; statuses come as a
+    # bytearray that numpy views without a copy.
+    np = pytest.importorskip("numpy")
+    ctx = kuaisuo.Context(backend="cpu", threads=2)
+    native = ctx._ctx
+    key = sm2.SM2PrivateKey.generate()
+    digests = np.frombuffer(os.urandom(32 * 5), np.uint8).reshape(5, 32)
+    out = np.zeros((5, 64), np.uint8)
+    assert native.sm2_sign_digest_batch(key._k, digests, 1, out) is out
+    assert ctx.sm2.verify_digests(key.public_key(), digests, out, encoding="raw") == [0] * 5
+    with pytest.raises(ValueError, match="out must be 320 bytes, not 256"):
+        native.sm2_sign_digest_batch(key._k, digests, 1, np.zeros((4, 64), np.uint8))
+    with pytest.raises(TypeError, match="out must be a writable"):
+        native.sm2_sign_digest_batch(key._k, digests, 1, bytes(320))
+    with pytest.raises(TypeError, match="out must be a writable"):
+        native.sm2_sign_digest_batch(key._k, digests, 1, np.zeros((10, 64), np.uint8)[::2])
+    assert isinstance(native.sm2_sign_digest_batch(key._k, digests, 1), bytes)
+    status = native.sm2_verify_digest_batch(key.public_key().to_bytes() * 5, digests, out)
+    assert isinstance(status, bytearray) and len(status) == 5 * 4
+    priv, pub = ctx.sm2.keygen(3, as_numpy=True)
+    sigs = ctx.sm2.sign_digests(key, digests, encoding="raw", as_numpy=True)
+    codes = ctx.sm2.verify_digests(key.public_key(), digests, sigs, encoding="raw", as_numpy=True)
+    hashes = ctx.sm3_batch([b"a", b"bc"], as_numpy=True)
+    assert all(a.flags.writeable for a in (priv, pub, sigs, codes, hashes))
+    codes[0] = 7                                  # the caller's own array
+    assert codes.tolist() == [7, 0, 0, 0, 0]
 
 
 def test_errors_name_the_input():
