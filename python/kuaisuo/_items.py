@@ -72,30 +72,40 @@ def _numpy() -> Any:
     return numpy
 
 
-def output(count: int, size: int, as_numpy: bool) -> Any:
-    """Where a native batch call writes count size-byte results: for
-    as_numpy a new (count, size) uint8 array, which the call fills in place
-    (its out= argument) and returns; otherwise None, and the call returns
-    new bytes."""
+def output(count: int, size: int, as_numpy: bool, out: Any = None) -> Any:
+    """Where a native batch call writes count size-byte results (its out=
+    argument, filled in place and returned): the caller's out (a writable
+    buffer of count * size bytes, e.g. a (count, size) uint8 array reused
+    between calls; only with as_numpy=True, whose array form it stands
+    for), else for as_numpy a new (count, size) uint8 array, else None (the
+    call returns new bytes)."""
+    if out is not None:
+        if not as_numpy:
+            raise ValueError("out= takes the place of as_numpy's array: pass as_numpy=True")
+        return out
     return _numpy().empty((count, size), dtype=_numpy().uint8) if as_numpy else None
 
 
 def rows(result: Any, size: int, as_numpy: bool) -> Any:
     """Fixed-size results of a batch: a list of size-byte items, or with
     as_numpy one writable (count, size) uint8 array (no object per item):
-    the array output() made, or a copy of bytes made without one."""
+    the buffer output() gave the call, or a copy of bytes made without
+    one."""
     if not as_numpy:
         return split(result, size)
-    np = _numpy()
-    if isinstance(result, np.ndarray):
+    if not isinstance(result, bytes):
         return result
+    np = _numpy()
     return np.frombuffer(bytearray(result), dtype=np.uint8).reshape(-1, size)
 
 
-def statuses(values: Any, as_numpy: bool) -> Any:
-    """Per-item statuses: a list, or with as_numpy an int32 array. values
-    is what the native batch calls return (native ints in a bytearray,
-    which the array views without a copy) or a sequence of ints."""
+def statuses(values: Any, as_numpy: bool, out: Any = None) -> Any:
+    """Per-item statuses: a list, or with as_numpy an int32 array (out
+    itself where the caller gave one: output()'s rule). values is what the
+    native batch calls return (native ints in a bytearray, which the array
+    views without a copy) or a sequence of ints."""
+    if out is not None:
+        return output(0, 0, as_numpy, out)
     np = _numpy() if as_numpy else None
     if isinstance(values, bytearray):
         if np is not None:

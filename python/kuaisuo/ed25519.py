@@ -180,7 +180,10 @@ class Ed25519Batch:
     Messages are a sequence of bytes-like objects, or flat data (read in
     place) with ``offsets=`` (numpy uint64/int64 or array('Q'), count + 1
     entries: item i is data[offsets[i]:offsets[i+1]]). Results are lists, or
-    with as_numpy=True numpy arrays: (count, size) uint8 rows, int32 statuses."""
+    with as_numpy=True numpy arrays: (count, size) uint8 rows, int32 statuses,
+    filled in place by the library; out= (with as_numpy=True) gives it the
+    array to fill instead, e.g. one reused from call to call, and returns
+    it."""
 
     def __init__(self, native_ctx: _native.Context) -> None:
         self._ctx = native_ctx
@@ -204,12 +207,12 @@ class Ed25519Batch:
     @overload
     def public_keys(self, seeds: Any, *, as_numpy: Literal[False] = ...) -> List[bytes]: ...
     @overload
-    def public_keys(self, seeds: Any, *, as_numpy: Literal[True]) -> ByteRows: ...
+    def public_keys(self, seeds: Any, *, as_numpy: Literal[True], out: Any = ...) -> ByteRows: ...
 
-    def public_keys(self, seeds: Any, *, as_numpy: bool = False) -> Any:
+    def public_keys(self, seeds: Any, *, as_numpy: bool = False, out: Any = None) -> Any:
         """The 32-byte public keys of seeds."""
         flat = fixed(seeds, SEED_BYTES, "seeds", _seed_of)
-        out = output(count_of(flat, SEED_BYTES), PUBLIC_KEY_BYTES, as_numpy)
+        out = output(count_of(flat, SEED_BYTES), PUBLIC_KEY_BYTES, as_numpy, out)
         return rows(self._ctx.ed25519_public_keys(flat, out), PUBLIC_KEY_BYTES, as_numpy)
 
     @overload
@@ -217,13 +220,13 @@ class Ed25519Batch:
              as_numpy: Literal[False] = ...) -> List[bytes]: ...
     @overload
     def sign(self, key: Ed25519PrivateKey, messages: Any, *, offsets: Any = ...,
-             as_numpy: Literal[True]) -> ByteRows: ...
+             as_numpy: Literal[True], out: Any = ...) -> ByteRows: ...
 
     def sign(self, key: Ed25519PrivateKey, messages: Any, *, offsets: Any = None,
-             as_numpy: bool = False) -> Any:
+             as_numpy: bool = False, out: Any = None) -> Any:
         """Signatures of many messages under one key."""
         data, offs = messages_in(messages, offsets)
-        out = output(count_in(offs), SIGNATURE_BYTES, as_numpy)
+        out = output(count_in(offs), SIGNATURE_BYTES, as_numpy, out)
         return rows(self._ctx.ed25519_sign_batch(key._k, data, offs, out), SIGNATURE_BYTES,
                     as_numpy)
 
@@ -232,14 +235,14 @@ class Ed25519Batch:
                    as_numpy: Literal[False] = ...) -> List[bytes]: ...
     @overload
     def sign_seeds(self, seeds: Any, messages: Any, *, offsets: Any = ...,
-                   as_numpy: Literal[True]) -> ByteRows: ...
+                   as_numpy: Literal[True], out: Any = ...) -> ByteRows: ...
 
     def sign_seeds(self, seeds: Any, messages: Any, *, offsets: Any = None,
-                   as_numpy: bool = False) -> Any:
+                   as_numpy: bool = False, out: Any = None) -> Any:
         """Message i signed with key i (seeds, or Ed25519PrivateKey objects)."""
         data, offs = messages_in(messages, offsets)
         flat = fixed(seeds, SEED_BYTES, "seeds", _seed_of)
-        out = output(count_in(offs), SIGNATURE_BYTES, as_numpy)
+        out = output(count_in(offs), SIGNATURE_BYTES, as_numpy, out)
         return rows(self._ctx.ed25519_sign_batch_seeds(flat, data, offs, out), SIGNATURE_BYTES,
                     as_numpy)
 
@@ -248,10 +251,10 @@ class Ed25519Batch:
                as_numpy: Literal[False] = ...) -> List[int]: ...
     @overload
     def verify(self, public_keys: Any, messages: Any, signatures: Any, *, offsets: Any = ...,
-               as_numpy: Literal[True]) -> StatusArray: ...
+               as_numpy: Literal[True], out: Any = ...) -> StatusArray: ...
 
     def verify(self, public_keys: Any, messages: Any, signatures: Any, *,
-               offsets: Any = None, as_numpy: bool = False) -> Any:
+               offsets: Any = None, as_numpy: bool = False, out: Any = None) -> Any:
         """Per-item status of (public key, message, signature) triples: 0
         for valid, else a kuaisuo error code (kuaisuo.strerror(code) says
         which): -44 does not verify, -43 malformed signature (S >= L, bad
@@ -269,7 +272,9 @@ class Ed25519Batch:
                              f"({n} messages)")
         keys = fixed(public_keys, PUBLIC_KEY_BYTES, "public_keys", _public_of)
         sigs = fixed(signatures, SIGNATURE_BYTES, "signatures")
-        return statuses(self._ctx.ed25519_verify_batch(keys, data, offs, sigs), as_numpy)
+        out = output(n, 4, as_numpy, out) if out is not None else None
+        return statuses(self._ctx.ed25519_verify_batch(keys, data, offs, sigs, out), as_numpy,
+                        out)
 
 
 __all__ = ["Ed25519Batch", "Ed25519PrivateKey", "Ed25519PublicKey", "MAX_CONTEXT_BYTES",

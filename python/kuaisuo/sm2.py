@@ -54,9 +54,10 @@ def _check_out(encoding: str, as_numpy: bool) -> None:
 def _with_codes(statuses: Any, codes: Dict[int, int]) -> Any:
     """statuses (a list or an int32 array) with the items in codes given
     their codes (signatures that failed to decode, bad IDs): a loop over
-    those items only."""
+    those items only, through an int view where statuses is a buffer."""
+    view = statuses if isinstance(statuses, list) else memoryview(statuses).cast("B").cast("i")
     for i, code in codes.items():
-        statuses[i] = code
+        view[i] = code
     return statuses
 
 
@@ -216,7 +217,9 @@ class SM2Batch:
     then computed by ks_sm2_digest_batch). With as_numpy=True results come
     as numpy arrays, without a Python object per item: statuses as int32,
     keys and raw signatures as (count, size) uint8 rows (DER signatures
-    vary in length, so as_numpy needs encoding="raw")."""
+    vary in length, so as_numpy needs encoding="raw"), filled in place by
+    the library; out= (with as_numpy=True) gives it the array to fill
+    instead, e.g. one reused from call to call, and returns it."""
 
     def __init__(self, native_ctx) -> None:
         self._ctx = native_ctx
@@ -244,18 +247,18 @@ class SM2Batch:
     @overload
     def sign(self, key: SM2PrivateKey, messages: Any, id: Ids = ..., *,
              deterministic: bool = ..., encoding: str = ..., offsets: Any = ...,
-             as_numpy: Literal[True]) -> ByteRows: ...
+             as_numpy: Literal[True], out: Any = ...) -> ByteRows: ...
 
     def sign(self, key: SM2PrivateKey, messages: Any, id: Ids = DEFAULT_ID, *,
              deterministic: bool = False, encoding: str = "der", offsets: Any = None,
-             as_numpy: bool = False) -> Any:
+             as_numpy: bool = False, out: Any = None) -> Any:
         """Signatures of many messages (a sequence, or flat data with
         offsets=) under one key."""
         data, offs = _messages_in(messages, offsets)
         nonce = _NONCES[bool(deterministic)]
         _check_out(encoding, as_numpy)
         n = _count_in(offs)
-        out = _output(n, 64, as_numpy)
+        out = _output(n, 64, as_numpy, out)
         if _one_id(id):
             raw = self._ctx.sm2_sign_batch(key._k, id, data, offs, nonce, out)
         else:
@@ -268,16 +271,17 @@ class SM2Batch:
                      encoding: str = ..., as_numpy: Literal[False] = ...) -> List[bytes]: ...
     @overload
     def sign_digests(self, key: SM2PrivateKey, digests: Any, *, deterministic: bool = ...,
-                     encoding: str = ..., as_numpy: Literal[True]) -> ByteRows: ...
+                     encoding: str = ..., as_numpy: Literal[True],
+                     out: Any = ...) -> ByteRows: ...
 
     def sign_digests(self, key: SM2PrivateKey, digests: Any, *,
                      deterministic: bool = False, encoding: str = "der",
-                     as_numpy: bool = False) -> Any:
+                     as_numpy: bool = False, out: Any = None) -> Any:
         """digests: 32-byte items as a sequence, or one flat buffer / numpy
         array of count * 32 bytes (read in place)."""
         _check_out(encoding, as_numpy)
         flat = _fixed(digests, 32, "digests")
-        out = _output(_count_of(flat, 32), 64, as_numpy)
+        out = _output(_count_of(flat, 32), 64, as_numpy, out)
         raw = self._ctx.sm2_sign_digest_batch(key._k, flat, _NONCES[bool(deterministic)], out)
         return _signatures_out(raw, encoding, as_numpy)
 
@@ -288,11 +292,11 @@ class SM2Batch:
     @overload
     def verify(self, public_keys: Any, messages: Any, signatures: Any, id: Ids = ...,
                encoding: str = ..., *, offsets: Any = ...,
-               as_numpy: Literal[True]) -> StatusArray: ...
+               as_numpy: Literal[True], out: Any = ...) -> StatusArray: ...
 
     def verify(self, public_keys: Any, messages: Any, signatures: Any,
                id: Ids = DEFAULT_ID, encoding: str = "der", *,
-               offsets: Any = None, as_numpy: bool = False) -> Any:
+               offsets: Any = None, as_numpy: bool = False, out: Any = None) -> Any:
         """Per-item status: 0 for valid, else a kuaisuo error code
         (kuaisuo.strerror(code) says which; a malformed DER signature gets
         its decoding error). public_keys: one SM2PublicKey for the whole
@@ -304,31 +308,35 @@ class SM2Batch:
         n = len(offs) - 1
         keys = self._keys(public_keys, n)
         raw, bad = self._raw_signatures(signatures, encoding, n)
+        out = _output(n, 4, as_numpy, out) if out is not None else None
         if _one_id(id):
-            status = self._ctx.sm2_verify_batch(keys, id, data, offs, raw)
+            status = self._ctx.sm2_verify_batch(keys, id, data, offs, raw, out)
         else:
             digests, bad_id = self._ctx.sm2_digest_batch(keys, *_ids_in(id, n), data, offs)
-            status = self._ctx.sm2_verify_digest_batch(keys, digests, raw)
+            status = self._ctx.sm2_verify_digest_batch(keys, digests, raw, out)
             bad = {**{i: b for i, b in enumerate(_status_codes(bad_id)) if b}, **bad}
-        return _with_codes(_statuses(status, as_numpy), bad)
+        return _with_codes(_statuses(status, as_numpy, out), bad)
 
     @overload
     def verify_digests(self, public_keys: Any, digests: Any, signatures: Any,
                        encoding: str = ..., *, as_numpy: Literal[False] = ...) -> List[int]: ...
     @overload
     def verify_digests(self, public_keys: Any, digests: Any, signatures: Any,
-                       encoding: str = ..., *, as_numpy: Literal[True]) -> StatusArray: ...
+                       encoding: str = ..., *, as_numpy: Literal[True],
+                       out: Any = ...) -> StatusArray: ...
 
     def verify_digests(self, public_keys: Any, digests: Any, signatures: Any,
-                       encoding: str = "der", *, as_numpy: bool = False) -> Any:
+                       encoding: str = "der", *, as_numpy: bool = False,
+                       out: Any = None) -> Any:
         """As verify, on 32-byte digests e (a sequence, or one flat buffer
         or numpy array of count * 32 bytes)."""
         flat = _fixed(digests, 32, "digests")
         n = _count_of(flat, 32)
         keys = self._keys(public_keys, n)
         raw, bad = self._raw_signatures(signatures, encoding, n)
-        status = self._ctx.sm2_verify_digest_batch(keys, flat, raw)
-        return _with_codes(_statuses(status, as_numpy), bad)
+        out = _output(n, 4, as_numpy, out) if out is not None else None
+        status = self._ctx.sm2_verify_digest_batch(keys, flat, raw, out)
+        return _with_codes(_statuses(status, as_numpy, out), bad)
 
     def digests(self, public_keys: Any, messages: Any, id: Ids = DEFAULT_ID, *,
                 offsets: Any = None) -> Tuple[List[bytes], List[int]]:

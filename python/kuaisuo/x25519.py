@@ -134,7 +134,9 @@ class X25519Batch:
     context's CPU threads. Keys are a sequence of items (key objects or 32
     raw bytes each) or one flat bytes-like object or numpy array of
     count * 32 bytes, read in place. Results are lists, or with
-    as_numpy=True numpy arrays: (count, 32) uint8 rows, int32 statuses."""
+    as_numpy=True numpy arrays: (count, 32) uint8 rows, int32 statuses,
+    filled in place by the library (out=, with as_numpy=True: the array to
+    fill instead, e.g. one reused from call to call)."""
 
     def __init__(self, native_ctx: _native.Context) -> None:
         self._ctx = native_ctx
@@ -158,12 +160,13 @@ class X25519Batch:
     @overload
     def public_keys(self, private_keys: Any, *, as_numpy: Literal[False] = ...) -> List[bytes]: ...
     @overload
-    def public_keys(self, private_keys: Any, *, as_numpy: Literal[True]) -> ByteRows: ...
+    def public_keys(self, private_keys: Any, *, as_numpy: Literal[True],
+                    out: Any = ...) -> ByteRows: ...
 
-    def public_keys(self, private_keys: Any, *, as_numpy: bool = False) -> Any:
+    def public_keys(self, private_keys: Any, *, as_numpy: bool = False, out: Any = None) -> Any:
         """The public keys of private keys."""
         flat = fixed(private_keys, KEY_BYTES, "private_keys", _private_of)
-        out = output(count_of(flat, KEY_BYTES), KEY_BYTES, as_numpy)
+        out = output(count_of(flat, KEY_BYTES), KEY_BYTES, as_numpy, out)
         return rows(self._ctx.x25519_public_keys(flat, out), KEY_BYTES, as_numpy)
 
     @overload
@@ -171,16 +174,19 @@ class X25519Batch:
                as_numpy: Literal[False] = ...) -> Tuple[List[bytes], List[int]]: ...
     @overload
     def derive(self, private_keys: Any, peer_public_keys: Any, *,
-               as_numpy: Literal[True]) -> Tuple[ByteRows, StatusArray]: ...
+               as_numpy: Literal[True], out: Any = ...) -> Tuple[ByteRows, StatusArray]: ...
 
-    def derive(self, private_keys: Any, peer_public_keys: Any, *, as_numpy: bool = False) -> Any:
+    def derive(self, private_keys: Any, peer_public_keys: Any, *, as_numpy: bool = False,
+               out: Any = None) -> Any:
         """Shared secrets with many peers, and their per-item status: 0, or
         -46 (kuaisuo.strerror(-46)) where the peer's value has small order,
         whose secret is then all zero. private_keys is one key for every
         peer (an X25519PrivateKey, or 32 raw bytes) or one key per peer (a
-        sequence of keys, or a flat buffer of count * 32 bytes)."""
+        sequence of keys, or a flat buffer of count * 32 bytes). out= (with
+        as_numpy=True) receives the secrets: a writable (count, 32) uint8
+        array, returned."""
         peers = fixed(peer_public_keys, KEY_BYTES, "peer_public_keys", _public_of)
-        out = output(count_of(peers, KEY_BYTES), KEY_BYTES, as_numpy)
+        out = output(count_of(peers, KEY_BYTES), KEY_BYTES, as_numpy, out)
         if isinstance(private_keys, X25519PrivateKey):
             shared, status = self._ctx.x25519_batch_key(private_keys._k, peers, out)
         elif _nbytes(private_keys) == KEY_BYTES:  # one raw key for every peer

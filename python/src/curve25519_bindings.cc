@@ -287,13 +287,13 @@ nb::object ed25519_sign_batch_seeds(ks_py::Context& ctx, nb::handle seeds, nb::h
 
 // Statuses as n ints in a bytearray (kuaisuo._items.statuses).
 nb::object ed25519_verify_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle data,
-                                nb::handle offsets, nb::handle sigs) {
+                                nb::handle offsets, nb::handle sigs, nb::handle status_out) {
   Buffer p(pubs, "public_keys"), d(data, "data"), o(offsets, "offsets"), s(sigs, "signatures");
   const std::vector<uint64_t> offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
   if (items_of(p, kKey, "public_keys") != n || items_of(s, kSig, "signatures") != n)
     throw nb::value_error("public_keys, messages and signatures must have the same count");
-  const ks_py::StatusOutput status(n);
+  const ks_py::StatusOutput status(n, status_out);
   const int rc = ks_py::nogil([&] {
     return ks_ed25519_verify_batch(ctx.get(), p.data(), d.data(), d.size(), offs.data(), n,
                                    s.data(), status.ints());
@@ -403,7 +403,8 @@ void bind_curve25519(nb::module_& m, nb::class_<ks_py::Context>& context) {
       .def("ed25519_sign_batch_seeds", &ed25519_sign_batch_seeds, nb::arg("seeds"),
            nb::arg("data"), nb::arg("offsets"), nb::arg("out") = none)
       .def("ed25519_verify_batch", &ed25519_verify_batch, nb::arg("public_keys"),
-           nb::arg("data"), nb::arg("offsets"), nb::arg("signatures"))
+           nb::arg("data"), nb::arg("offsets"), nb::arg("signatures"),
+           nb::arg("status_out") = none)
       .def("x25519_keygen", &x25519_keygen, nb::arg("count"), nb::arg("keys_out") = none,
            nb::arg("public_out") = none)
       .def("x25519_public_keys", &x25519_public_keys, nb::arg("private_keys"),

@@ -161,11 +161,13 @@ class Output {
   size_t size_ = 0;
 };
 
-// A batch call's per-item statuses: n ints in a new bytearray (the
-// kuaisuo._items.statuses helper makes them a list or an int32 array).
+// A batch call's per-item statuses: n ints in `out` (an int32 array of n)
+// or in a new bytearray (the kuaisuo._items.statuses helper makes that a
+// list or an int32 array).
 class StatusOutput : public Output {
  public:
-  explicit StatusOutput(size_t n) : Output(nb::none(), sizeof(int) * n, "status", true) {}
+  explicit StatusOutput(size_t n, nb::handle out = nb::none())
+      : Output(out, sizeof(int) * n, "status_out", true) {}
   int* ints() const { return reinterpret_cast<int*>(data()); }
   // rc checked as finish_batch does; returns the statuses.
   nb::object finish(int rc) const;

@@ -209,14 +209,14 @@ nb::object sign_digest_batch(ks_py::Context& ctx, const Key& key, nb::handle dig
 
 // Statuses as n ints in a bytearray (kuaisuo._items.statuses), here and below.
 nb::object verify_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle id, nb::handle data,
-                        nb::handle offsets, nb::handle sigs) {
+                        nb::handle offsets, nb::handle sigs, nb::handle status_out) {
   Buffer p(pubs, "public_keys"), i(id, "id"), d(data, "data"), o(offsets, "offsets"),
       s(sigs, "signatures");
   const std::vector<uint64_t> offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
   if (items_of(p, 65, "public_keys") != n || items_of(s, 64, "signatures") != n)
     throw nb::value_error("public_keys, messages and signatures must have the same count");
-  const ks_py::StatusOutput status(n);
+  const ks_py::StatusOutput status(n, status_out);
   const int rc = ks_py::nogil([&] {
     return ks_sm2_verify_batch(ctx.get(), p.data(), i.data(), i.size(), d.data(), d.size(),
                                offs.data(), n, s.data(), status.ints());
@@ -225,12 +225,12 @@ nb::object verify_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle id, nb:
 }
 
 nb::object verify_digest_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle digests,
-                               nb::handle sigs) {
+                               nb::handle sigs, nb::handle status_out) {
   Buffer p(pubs, "public_keys"), d(digests, "digests"), s(sigs, "signatures");
   const size_t n = items_of(d, 32, "digests");
   if (items_of(p, 65, "public_keys") != n || items_of(s, 64, "signatures") != n)
     throw nb::value_error("public_keys, digests and signatures must have the same count");
-  const ks_py::StatusOutput status(n);
+  const ks_py::StatusOutput status(n, status_out);
   const int rc = ks_py::nogil([&] {
     return ks_sm2_verify_digest_batch(ctx.get(), p.data(), d.data(), n, s.data(), status.ints());
   });
@@ -291,9 +291,10 @@ void bind_sm2(nb::module_& m, nb::class_<ks_py::Context>& context) {
       .def("sm2_sign_digest_batch", &sign_digest_batch, nb::arg("key"), nb::arg("digests"),
            nb::arg("nonce"), nb::arg("out") = none)
       .def("sm2_verify_batch", &verify_batch, nb::arg("public_keys"), nb::arg("id"),
-           nb::arg("data"), nb::arg("offsets"), nb::arg("signatures"))
+           nb::arg("data"), nb::arg("offsets"), nb::arg("signatures"),
+           nb::arg("status_out") = none)
       .def("sm2_verify_digest_batch", &verify_digest_batch, nb::arg("public_keys"),
-           nb::arg("digests"), nb::arg("signatures"))
+           nb::arg("digests"), nb::arg("signatures"), nb::arg("status_out") = none)
       .def("sm2_digest_batch", &digest_batch, nb::arg("public_keys"), nb::arg("ids"),
            nb::arg("id_offsets"), nb::arg("data"), nb::arg("offsets"));
 }

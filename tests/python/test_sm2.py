@@ -257,6 +257,53 @@ def test_native_batch_calls_fill_the_buffer_given():
     assert codes.tolist() == [7, 0, 0, 0, 0]
 
 
+def test_batch_calls_fill_the_callers_out():
+    # out= with as_numpy=True: the library fills the caller's array (reused
+    # from call to call) and the call returns it; statuses of undecodable
+    # DER items are patched into it too.
+    np = pytest.importorskip("numpy")
+    ctx = kuaisuo.Context(backend="cpu", threads=2)
+    key = sm2.SM2PrivateKey.generate()
+    digests = np.frombuffer(os.urandom(32 * 4), np.uint8).reshape(4, 32)
+    sigs = np.zeros((4, 64), np.uint8)
+    assert ctx.sm2.sign_digests(key, digests, encoding="raw", as_numpy=True, out=sigs) is sigs
+    codes = np.full(4, 99, np.int32)
+    assert ctx.sm2.verify_digests(key.public_key(), digests, sigs, encoding="raw",
+                                  as_numpy=True, out=codes) is codes
+    assert codes.tolist() == [0] * 4
+    der = [sm2.signature_to_der(s.tobytes()) for s in sigs]
+    der[1] = b"junk"
+    assert ctx.sm2.verify_digests(key.public_key(), digests, der, as_numpy=True,
+                                  out=codes) is codes
+    assert codes[1] < 0 and codes[[0, 2, 3]].tolist() == [0, 0, 0]
+    msgs = [b"a", b"bb", b"", b"dddd"]
+    assert ctx.sm2.sign(key, msgs, encoding="raw", as_numpy=True, out=sigs) is sigs
+    assert ctx.sm2.verify(key.public_key(), msgs, sigs, encoding="raw", as_numpy=True,
+                          out=codes).tolist() == [0] * 4
+    ed = kuaisuo.Ed25519PrivateKey.generate()
+    ed_sigs = np.zeros((4, 64), np.uint8)
+    assert ctx.ed25519.sign(ed, msgs, as_numpy=True, out=ed_sigs) is ed_sigs
+    assert ctx.ed25519.verify(ed.public_key(), msgs, ed_sigs, as_numpy=True,
+                              out=codes) is codes and codes.tolist() == [0] * 4
+    seeds = np.frombuffer(os.urandom(32 * 4), np.uint8).reshape(4, 32)
+    pubs = np.zeros((4, 32), np.uint8)
+    assert ctx.ed25519.public_keys(seeds, as_numpy=True, out=pubs) is pubs
+    assert ctx.ed25519.sign_seeds(seeds, msgs, as_numpy=True, out=ed_sigs) is ed_sigs
+    assert ctx.ed25519.verify(pubs, msgs, ed_sigs) == [0] * 4
+    assert ctx.x25519.public_keys(seeds, as_numpy=True, out=pubs) is pubs
+    shared = np.zeros((4, 32), np.uint8)
+    mine = kuaisuo.X25519PrivateKey.generate()
+    got, status = ctx.x25519.derive(mine, pubs, as_numpy=True, out=shared)
+    assert got is shared and [s.tobytes() for s in shared] == ctx.x25519.derive(mine, pubs)[0]
+    with pytest.raises(ValueError, match="as_numpy=True"):
+        ctx.ed25519.sign(ed, msgs, out=ed_sigs)
+    with pytest.raises(ValueError, match="must be 256 bytes, not 192"):
+        ctx.ed25519.sign(ed, msgs, as_numpy=True, out=np.zeros((3, 64), np.uint8))
+    with pytest.raises(ValueError, match="status_out must be 16 bytes"):
+        ctx.sm2.verify_digests(key.public_key(), digests, sigs, encoding="raw", as_numpy=True,
+                               out=np.zeros(3, np.int32))
+
+
 def test_errors_name_the_input():
     cases = [
         (lambda: sm2.SM2PrivateKey.from_pem(b"garbage"), "SM2 private key"),
