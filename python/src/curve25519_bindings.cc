@@ -220,41 +220,50 @@ nb::bytes x25519_public_key_encode(nb::handle public_key, bool pem) {
 }
 
 // ---- Context batches ---------------------------------------------------------
-// Call-level errors raise; per-item statuses come back as lists.
+// Call-level errors raise; per-item statuses come back as ints in a
+// bytearray (kuaisuo._items.statuses makes a list or an array of them).
 
-// keygen: (seeds or private keys, public keys), count * 32 bytes each,
-// written straight into what is returned (Output: the caller's arrays or
-// new bytes); the secrets are wiped there if the call fails.
-template <class Keygen>
-std::tuple<nb::object, nb::object> keygen_pairs(size_t count, nb::handle priv_out,
-                                                const char* priv_name, nb::handle pub_out,
-                                                Keygen keygen) {
+// The C API's batch key generation and public key derivation, of the same
+// shape for Ed25519 (seeds) and X25519 (private keys).
+using KeygenBatch = int (*)(ks_ctx*, size_t, uint8_t*, size_t, uint8_t*, size_t, int*);
+using PublicKeysBatch = int (*)(ks_ctx*, const uint8_t*, size_t, uint8_t*, size_t, int*);
+
+// (seeds or private keys, public keys), count * 32 bytes each, written
+// straight into what is returned (Output: the caller's arrays or new
+// bytes); the secrets are wiped there if the call fails.
+std::tuple<nb::object, nb::object> keygen_pairs(ks_py::Context& ctx, KeygenBatch keygen,
+                                                size_t count, nb::handle priv_out,
+                                                const char* priv_name, nb::handle pub_out) {
   if (count > SIZE_MAX / kKey) throw nb::value_error("count is too large");
   const ks_py::Output priv(priv_out, kKey * count, priv_name),
       pub(pub_out, kKey * count, "public_out");
-  const int rc = ks_py::nogil([&] { return keygen(priv.data(), pub.data()); });
+  const int rc = ks_py::nogil([&] {
+    return keygen(ctx.get(), count, priv.data(), priv.size(), pub.data(), pub.size(), nullptr);
+  });
   if (rc != KS_OK) priv.wipe();
   check(rc);
   return {priv.result(), pub.result()};
 }
 
+// The public keys of count * 32 bytes of seeds or private keys.
+nb::object public_keys(ks_py::Context& ctx, PublicKeysBatch derive, nb::handle keys,
+                       const char* what, nb::handle out) {
+  Buffer k(keys, what);
+  const size_t n = items_of(k, kKey, what);
+  const ks_py::Output pubs(out, kKey * n, "out");
+  check(ks_py::nogil([&] {
+    return derive(ctx.get(), k.data(), n, pubs.data(), pubs.size(), nullptr);
+  }));
+  return pubs.result();
+}
+
 std::tuple<nb::object, nb::object> ed25519_keygen(ks_py::Context& ctx, size_t count,
                                                   nb::handle seeds_out, nb::handle pubs_out) {
-  return keygen_pairs(count, seeds_out, "seeds_out", pubs_out, [&](uint8_t* seeds, uint8_t* pubs) {
-    return ks_ed25519_keygen_batch(ctx.get(), count, seeds, kKey * count, pubs, kKey * count,
-                                   nullptr);
-  });
+  return keygen_pairs(ctx, ks_ed25519_keygen_batch, count, seeds_out, "seeds_out", pubs_out);
 }
 
 nb::object ed25519_public_keys(ks_py::Context& ctx, nb::handle seeds, nb::handle out) {
-  Buffer s(seeds, "seeds");
-  const size_t n = items_of(s, kKey, "seeds");
-  const ks_py::Output pubs(out, kKey * n, "out");
-  check(ks_py::nogil([&] {
-    return ks_ed25519_public_keys_batch(ctx.get(), s.data(), n, pubs.data(), pubs.size(),
-                                        nullptr);
-  }));
-  return pubs.result();
+  return public_keys(ctx, ks_ed25519_public_keys_batch, seeds, "seeds", out);
 }
 
 nb::object ed25519_sign_batch(ks_py::Context& ctx, const EdKey& key, nb::handle data,
@@ -303,21 +312,11 @@ nb::object ed25519_verify_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle
 
 std::tuple<nb::object, nb::object> x25519_keygen(ks_py::Context& ctx, size_t count,
                                                  nb::handle keys_out, nb::handle pubs_out) {
-  return keygen_pairs(count, keys_out, "keys_out", pubs_out, [&](uint8_t* keys, uint8_t* pubs) {
-    return ks_x25519_keygen_batch(ctx.get(), count, keys, kKey * count, pubs, kKey * count,
-                                  nullptr);
-  });
+  return keygen_pairs(ctx, ks_x25519_keygen_batch, count, keys_out, "keys_out", pubs_out);
 }
 
 nb::object x25519_public_keys(ks_py::Context& ctx, nb::handle private_keys, nb::handle out) {
-  Buffer k(private_keys, "private_keys");
-  const size_t n = items_of(k, kKey, "private_keys");
-  const ks_py::Output pubs(out, kKey * n, "out");
-  check(ks_py::nogil([&] {
-    return ks_x25519_public_keys_batch(ctx.get(), k.data(), n, pubs.data(), pubs.size(),
-                                       nullptr);
-  }));
-  return pubs.result();
+  return public_keys(ctx, ks_x25519_public_keys_batch, private_keys, "private_keys", out);
 }
 
 // Shared secrets (count * 32 bytes, into out or new bytes; failed items
