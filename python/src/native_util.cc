@@ -144,11 +144,13 @@ Output::Output(nb::handle out, size_t n, const char* what, bool writable) {
       throw nb::type_error(
           (std::string(what) + " must be a writable C-contiguous buffer").c_str());
     }
+    if (size_t(view_.len) != n) {
+      const std::string message = std::string(what) + " must be " + std::to_string(n) +
+                                  " bytes, not " + std::to_string(view_.len);
+      PyBuffer_Release(&view_);  // no destructor runs for a throwing constructor
+      throw nb::value_error(message.c_str());
+    }
     has_view_ = true;
-    if (size_t(view_.len) != n)
-      throw nb::value_error((std::string(what) + " must be " + std::to_string(n) +
-                             " bytes, not " + std::to_string(view_.len))
-                                .c_str());
     obj_ = nb::borrow(out);
     data_ = static_cast<uint8_t*>(view_.buf);
   } else if (writable) {
@@ -161,6 +163,12 @@ Output::Output(nb::handle out, size_t n, const char* what, bool writable) {
     data_ = reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(obj_.ptr()));
   }
   size_ = n;
+}
+
+StatusOutput::StatusOutput(size_t n, nb::handle out)
+    : Output(out, sizeof(int) * n, "status_out", true) {
+  if (reinterpret_cast<uintptr_t>(data()) % alignof(int) != 0)
+    throw nb::value_error("status_out must be aligned to 4 bytes (an int32 array)");
 }
 
 nb::object StatusOutput::finish(int rc) const {

@@ -166,8 +166,7 @@ class Output {
 // list or an int32 array).
 class StatusOutput : public Output {
  public:
-  explicit StatusOutput(size_t n, nb::handle out = nb::none())
-      : Output(out, sizeof(int) * n, "status_out", true) {}
+  explicit StatusOutput(size_t n, nb::handle out = nb::none());
   int* ints() const { return reinterpret_cast<int*>(data()); }
   // rc checked as finish_batch does; returns the statuses.
   nb::object finish(int rc) const;

@@ -299,9 +299,14 @@ def test_batch_calls_fill_the_callers_out():
         ctx.ed25519.sign(ed, msgs, out=ed_sigs)
     with pytest.raises(ValueError, match="must be 256 bytes, not 192"):
         ctx.ed25519.sign(ed, msgs, as_numpy=True, out=np.zeros((3, 64), np.uint8))
-    with pytest.raises(ValueError, match="status_out must be 16 bytes"):
+    wrong = bytearray(12)
+    with pytest.raises(ValueError, match="status_out must be 16 bytes, not 12"):
         ctx.sm2.verify_digests(key.public_key(), digests, sigs, encoding="raw", as_numpy=True,
-                               out=np.zeros(3, np.int32))
+                               out=wrong)
+    wrong.extend(bytes(4))   # a bytearray with a buffer still exported could not grow
+    with pytest.raises(ValueError, match="aligned to 4 bytes"):
+        ctx.sm2.verify_digests(key.public_key(), digests, sigs, encoding="raw", as_numpy=True,
+                               out=memoryview(bytearray(17))[1:])
 
 
 def test_errors_name_the_input():
