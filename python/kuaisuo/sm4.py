@@ -25,7 +25,7 @@ import os
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._items import Buffer, fixed, flat, view
+from ._items import Buffer, fixed, flat, status_codes, statuses, view
 from ._pkcs8 import EncryptableKey, Password, unlock
 
 
@@ -201,7 +201,7 @@ class SM4Batch:
             _native.SM4_GCM, True, _key_rows(keys, count), fixed(nonces, NONCE_BYTES, "nonces"),
             NONCE_BYTES, data, offsets, aad, aad_offsets, b"", tag_length)
         return [out[offsets[i]:offsets[i + 1]] + tags[tag_length * i:tag_length * (i + 1)]
-                for i in range(count)], status
+                for i in range(count)], statuses(status, False)
 
     def gcm_decrypt(self, keys: Any, nonces: Any, sealed: Sequence[Buffer],
                     associated_data: Optional[Sequence[Buffer]] = None, *,
@@ -221,7 +221,7 @@ class SM4Batch:
         out, _, status = self._ctx.sm4_batch(
             _native.SM4_GCM, False, _key_rows(keys, count), fixed(nonces, NONCE_BYTES, "nonces"),
             NONCE_BYTES, data, offsets, aad, aad_offsets, tags, tag_length)
-        status = [_ERR_LENGTH if s else st for s, st in zip(short, status)]
+        status = [_ERR_LENGTH if s else st for s, st in zip(short, status_codes(status))]
         return [out[offsets[i]:offsets[i + 1]] if status[i] == 0 else None
                 for i in range(count)], status
 
@@ -274,4 +274,4 @@ class SM4Batch:
             NONCE_BYTES, np.ascontiguousarray(data), offsets, b"", None,
             np.ascontiguousarray(tags) if len(tags) else b"", TAG_BYTES)
         return (np.frombuffer(out, np.uint8).reshape(count, width),
-                np.frombuffer(tags_out, np.uint8), np.asarray(status, np.int32))
+                np.frombuffer(tags_out, np.uint8), statuses(status, True))

@@ -106,11 +106,6 @@ void check_batch(int rc) {
   if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) check(rc);
 }
 
-std::vector<int> finish_batch(int rc, std::vector<int>& status) {
-  check_batch(rc);
-  return status;
-}
-
 int parse_backend(const std::string& name) {
   if (name == "auto") return KS_BACKEND_AUTO;
   if (name == "cpu") return KS_BACKEND_CPU;
@@ -163,6 +158,12 @@ Output::Output(nb::handle out, size_t n, const char* what, bool writable) {
     data_ = reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(obj_.ptr()));
   }
   size_ = n;
+}
+
+nb::object Output::finish(int rc, const char* what) const {
+  if (rc < 0) wipe();
+  check(rc, what);
+  return result();
 }
 
 StatusOutput::StatusOutput(size_t n, nb::handle out)

@@ -113,9 +113,8 @@ nb::bytes encoded(Encode encode, bool nul_terminated) {
   return to_bytes(out.data(), len);
 }
 
-// The per-item statuses of a batch call that returned rc: a call-level
-// error (anything but KS_OK and KS_ERR_BATCH_ITEMS) raises.
-std::vector<int> finish_batch(int rc, std::vector<int>& status);
+// A batch call that returned rc: a call-level error (anything but KS_OK
+// and KS_ERR_BATCH_ITEMS, which per-item statuses describe) raises.
 void check_batch(int rc);
 
 int parse_backend(const std::string& name);
@@ -152,6 +151,9 @@ class Output {
   nb::object result() const { return obj_; }
   // Zeroes the result: what a failed call leaves of secrets.
   void wipe() const { ks_py::wipe(data_, size_); }
+  // The result of a call that returned rc: for an error, the result wiped
+  // and check(rc, what) raising.
+  nb::object finish(int rc, const char* what = nullptr) const;
 
  private:
   nb::object obj_;
@@ -168,7 +170,7 @@ class StatusOutput : public Output {
  public:
   explicit StatusOutput(size_t n, nb::handle out = nb::none());
   int* ints() const { return reinterpret_cast<int*>(data()); }
-  // rc checked as finish_batch does; returns the statuses.
+  // rc checked by check_batch; returns the statuses.
   nb::object finish(int rc) const;
 };
 

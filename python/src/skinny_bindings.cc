@@ -36,12 +36,12 @@ std::vector<uint8_t> iv_of(nb::handle iv) {
 }
 
 // One shot (ctx null) or one buffer on a context.
-nb::bytes crypt(ks_py::Context* ctx, int mode, bool encrypt, nb::handle tweakey, nb::handle iv_obj,
-                nb::handle data_obj) {
+nb::object crypt(ks_py::Context* ctx, int mode, bool encrypt, nb::handle tweakey,
+                 nb::handle iv_obj, nb::handle data_obj) {
   Buffer tk(tweakey, "tweakey"), data(data_obj, "data");
   const uint8_t* key = tweakey_of(tk);
   const std::vector<uint8_t> iv = iv_of(iv_obj);
-  std::vector<uint8_t> out(data.size() > 0 ? data.size() : 1);
+  const ks_py::Output out(nb::none(), data.size(), "out");
   const int rc = ks_py::nogil([&] {
     const uint8_t* ivp = iv.empty() ? nullptr : iv.data();
     return ctx == nullptr ? ks_skinny128_256_crypt(mode, encrypt, key, ivp, iv.size(), data.data(),
@@ -50,35 +50,29 @@ nb::bytes crypt(ks_py::Context* ctx, int mode, bool encrypt, nb::handle tweakey,
                                                           iv.size(), data.data(), data.size(),
                                                           out.data());
   }, data.size() >= kReleaseGilBytes);
-  check(rc, rc != KS_ERR_LENGTH ? nullptr
-            : iv.size() != (mode == KS_SKINNY_ECB ? 0 : KS_SKINNY_BLOCK_BYTES)
-                ? "iv (16 bytes for CTR; none for ECB)"
-                : "data (ECB: whole 16-byte blocks)");
-  nb::bytes r = to_bytes(out.data(), data.size());
-  ks_py::wipe(out.data(), out.size());
-  return r;
+  return out.finish(rc, rc != KS_ERR_LENGTH ? nullptr
+                        : iv.size() != (mode == KS_SKINNY_ECB ? 0 : KS_SKINNY_BLOCK_BYTES)
+                            ? "iv (16 bytes for CTR; none for ECB)"
+                            : "data (ECB: whole 16-byte blocks)");
 }
 
-nb::bytes tweaked_blocks(bool encrypt, nb::handle key_obj, nb::handle tweaks_obj,
+nb::object tweaked_blocks(bool encrypt, nb::handle key_obj, nb::handle tweaks_obj,
                          nb::handle data_obj) {
   Buffer key(key_obj, "key"), tweaks(tweaks_obj, "tweaks"), data(data_obj, "data");
   ks_py::require_size(key, 16, "key (TK2)");
   const size_t n = ks_py::items_of(data, KS_SKINNY_BLOCK_BYTES, "data");
   if (ks_py::items_of(tweaks, 16, "tweaks") != n)
     throw nb::value_error("tweaks must hold one 16-byte tweak per 16-byte block of data");
-  std::vector<uint8_t> out(data.size() > 0 ? data.size() : 1);
-  check(ks_py::nogil([&] {
+  const ks_py::Output out(nb::none(), data.size(), "out");
+  return out.finish(ks_py::nogil([&] {
     return ks_skinny128_256_tweaked_blocks(encrypt, key.data(), tweaks.data(), data.data(),
                                            out.data(), n);
   }, data.size() >= kReleaseGilBytes));
-  nb::bytes r = to_bytes(out.data(), data.size());
-  ks_py::wipe(out.data(), out.size());
-  return r;
 }
 
-std::tuple<nb::bytes, std::vector<int>> batch(ks_py::Context& ctx, int mode, bool encrypt,
-                                              nb::handle tweakeys, nb::handle ivs_obj,
-                                              nb::handle data_obj, nb::handle offsets) {
+std::tuple<nb::object, nb::object> batch(ks_py::Context& ctx, int mode, bool encrypt,
+                                         nb::handle tweakeys, nb::handle ivs_obj,
+                                         nb::handle data_obj, nb::handle offsets) {
   Buffer tk(tweakeys, "tweakeys"), data(data_obj, "data"), o(offsets, "offsets");
   const std::vector<uint64_t> offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
@@ -87,17 +81,16 @@ std::tuple<nb::bytes, std::vector<int>> batch(ks_py::Context& ctx, int mode, boo
   const std::vector<uint8_t> ivs = iv_of(ivs_obj);
   if (mode == KS_SKINNY_CTR && ivs.size() != KS_SKINNY_BLOCK_BYTES * n)
     throw nb::value_error("one 16-byte iv per item");
-  std::vector<uint8_t> out(data.size() > 0 ? data.size() : 1);
-  std::vector<int> status(n);
+  const ks_py::Output out(nb::none(), data.size(), "out");
+  const ks_py::StatusOutput status(n);
   const int rc = ks_py::nogil([&] {
     return ks_skinny128_256_batch(ctx.get(), mode, encrypt, tk.data(),
                                   ivs.empty() ? nullptr : ivs.data(), data.data(), data.size(),
-                                  offs.data(), n, out.data(), out.size(), status.data());
+                                  offs.data(), n, out.data(), out.size(), status.ints());
   });
-  ks_py::finish_batch(rc, status);
-  nb::bytes r = to_bytes(out.data(), data.size());
-  ks_py::wipe(out.data(), out.size());
-  return {r, status};
+  if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) out.wipe();
+  nb::object codes = status.finish(rc);
+  return {out.result(), codes};
 }
 
 // Streaming CTR; the state is wiped when the object goes.
@@ -111,15 +104,12 @@ class CtrStream {
   ~CtrStream() { ks_skinny128_256_ctr_cleanse(&c_); }
   CtrStream(const CtrStream&) = delete;
 
-  nb::bytes update(nb::handle data_obj) {
+  nb::object update(nb::handle data_obj) {
     Buffer data(data_obj, "data");
-    std::vector<uint8_t> out(data.size() > 0 ? data.size() : 1);
-    check(ks_py::nogil([&] {
+    const ks_py::Output out(nb::none(), data.size(), "out");
+    return out.finish(ks_py::nogil([&] {
       return ks_skinny128_256_ctr_update(&c_, data.data(), data.size(), out.data());
     }, data.size() >= kReleaseGilBytes));
-    nb::bytes r = to_bytes(out.data(), data.size());
-    ks_py::wipe(out.data(), out.size());
-    return r;
   }
 
  private:

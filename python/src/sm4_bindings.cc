@@ -100,8 +100,8 @@ nb::bytes gcm_open(nb::handle key_obj, nb::handle iv_obj, nb::handle data_obj,
 
 // One buffer on a context (ks_sm4_crypt_buffer): ECB or CTR, the GIL
 // released throughout.
-nb::bytes crypt_buffer(ks_py::Context& ctx, int mode, bool encrypt, nb::handle key_obj,
-                       nb::handle iv_obj, nb::handle data_obj, bool tables) {
+nb::object crypt_buffer(ks_py::Context& ctx, int mode, bool encrypt, nb::handle key_obj,
+                        nb::handle iv_obj, nb::handle data_obj, bool tables) {
   Buffer key(key_obj, "key"), data(data_obj, "data");
   std::vector<uint8_t> iv_copy;
   if (!iv_obj.is_none()) {
@@ -109,22 +109,19 @@ nb::bytes crypt_buffer(ks_py::Context& ctx, int mode, bool encrypt, nb::handle k
     iv_copy.assign(iv.data(), iv.data() + iv.size());
   }
   const uint8_t* k = key_of(key);
-  std::vector<uint8_t> out(data.size() > 0 ? data.size() : 1);
-  check(ks_py::nogil([&] {
+  const ks_py::Output out(nb::none(), data.size(), "out");
+  return out.finish(ks_py::nogil([&] {
     return ks_sm4_crypt_buffer(ctx.get(), mode, encrypt ? 1 : 0, tables ? KS_SM4_GPU_TABLES : 0,
                                k, iv_copy.empty() ? nullptr : iv_copy.data(), iv_copy.size(),
                                data.data(), data.size(), out.data());
   }));
-  nb::bytes r = to_bytes(out.data(), data.size());
-  ks_py::wipe(out.data(), out.size());
-  return r;
 }
 
 // Many messages, each with its own key and IV (ks_sm4_batch): outputs at
 // the inputs' offsets, the GCM tags (empty for other modes) and per-item
 // statuses. aad_offsets is None for no AAD; tags are read when decrypting
 // GCM and written when encrypting.
-std::tuple<nb::bytes, nb::bytes, std::vector<int>> batch(
+std::tuple<nb::object, nb::bytes, nb::object> batch(
     ks_py::Context& ctx, int mode, bool encrypt, nb::handle keys_obj, nb::handle ivs_obj,
     size_t iv_len, nb::handle data_obj, nb::handle offsets_obj, nb::handle aad_obj,
     nb::handle aad_offsets_obj, nb::handle tags_obj, size_t tag_len) {
@@ -147,18 +144,17 @@ std::tuple<nb::bytes, nb::bytes, std::vector<int>> batch(
     if (tags_in.size() != tag_len * n) throw nb::value_error("one tag of tag_len bytes per item");
     if (tags_in.size() > 0) memcpy(tags.data(), tags_in.data(), tags_in.size());
   }
-  std::vector<uint8_t> out(data.size() > 0 ? data.size() : 1);
-  std::vector<int> status(n);
+  const ks_py::Output out(nb::none(), data.size(), "out");
+  const ks_py::StatusOutput status(n);
   const int rc = ks_py::nogil([&] {
     return ks_sm4_batch(ctx.get(), mode, encrypt ? 1 : 0, 0, keys.data(), ivs.data(), iv_len,
                         data.data(), data.size(), offs.data(), n, out.data(), out.size(),
                         aad.data(), aad.size(), aad_offs.empty() ? nullptr : aad_offs.data(),
-                        gcm ? tags.data() : nullptr, gcm ? tag_len : 0, status.data());
+                        gcm ? tags.data() : nullptr, gcm ? tag_len : 0, status.ints());
   });
-  ks_py::finish_batch(rc, status);
-  nb::bytes r = to_bytes(out.data(), data.size());
-  ks_py::wipe(out.data(), out.size());
-  return {r, to_bytes(tags.data(), gcm ? tag_len * n : 0), status};
+  if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) out.wipe();
+  nb::object codes = status.finish(rc);
+  return {out.result(), to_bytes(tags.data(), gcm ? tag_len * n : 0), codes};
 }
 
 nb::bytes key_encode(nb::handle key_obj, bool pem) {
