@@ -88,24 +88,24 @@ def output(count: int, size: int, as_numpy: bool, out: Any = None) -> Any:
 
 def rows(result: Any, size: int, as_numpy: bool) -> Any:
     """Fixed-size results of a batch: a list of size-byte items, or with
-    as_numpy one writable (count, size) uint8 array (no object per item):
-    the buffer output() gave the call, or a copy of bytes made without
-    one."""
-    if not as_numpy:
-        return split(result, size)
-    if not isinstance(result, bytes):
-        return result
-    np = _numpy()
-    return np.frombuffer(bytearray(result), dtype=np.uint8).reshape(-1, size)
+    as_numpy the (count, size) array output() gave the call, filled."""
+    return result if as_numpy else split(result, size)
+
+
+def status_output(as_numpy: bool, out: Any) -> Any:
+    """The caller's statuses array for a native verification call (its
+    status_out), or None: the call then returns a new bytearray. out= only
+    with as_numpy=True, as output() has it."""
+    return output(0, 0, as_numpy, out) if out is not None else None
 
 
 def statuses(values: Any, as_numpy: bool, out: Any = None) -> Any:
     """Per-item statuses: a list, or with as_numpy an int32 array (out
-    itself where the caller gave one: output()'s rule). values is what the
-    native batch calls return (native ints in a bytearray, which the array
-    views without a copy) or a sequence of ints."""
+    itself where the caller gave one, which the call filled). values is
+    what the native batch calls return (native ints in a bytearray, which
+    the array views without a copy) or a sequence of ints."""
     if out is not None:
-        return output(0, 0, as_numpy, out)
+        return out
     np = _numpy() if as_numpy else None
     if isinstance(values, bytearray):
         if np is not None:

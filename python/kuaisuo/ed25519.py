@@ -40,7 +40,7 @@ from typing import Any, List, Literal, Optional, Tuple, Union, overload
 
 from . import _native
 from ._items import Buffer, ByteRows, StatusArray, count_in, count_of, fixed, messages_in
-from ._items import output, rows, split, statuses, view
+from ._items import output, rows, split, status_output, statuses, view
 from ._pkcs8 import EncryptableKey, Password, unlock
 
 
@@ -272,7 +272,7 @@ class Ed25519Batch:
                              f"({n} messages)")
         keys = fixed(public_keys, PUBLIC_KEY_BYTES, "public_keys", _public_of)
         sigs = fixed(signatures, SIGNATURE_BYTES, "signatures")
-        out = output(n, 4, as_numpy, out) if out is not None else None
+        out = status_output(as_numpy, out)
         return statuses(self._ctx.ed25519_verify_batch(keys, data, offs, sigs, out), as_numpy,
                         out)
 

@@ -24,6 +24,7 @@ from ._items import Buffer, count_of as _count_of, fixed as _fixed, flat as _fla
 from ._items import ByteRows, StatusArray, ids_in as _ids_in, rows as _rows
 from ._items import messages_in as _messages_in, split as _split, statuses as _statuses
 from ._items import count_in as _count_in, output as _output, status_codes as _status_codes
+from ._items import status_output as _status_output
 from ._pkcs8 import EncryptableKey, Password, unlock
 
 
@@ -308,7 +309,7 @@ class SM2Batch:
         n = len(offs) - 1
         keys = self._keys(public_keys, n)
         raw, bad = self._raw_signatures(signatures, encoding, n)
-        out = _output(n, 4, as_numpy, out) if out is not None else None
+        out = _status_output(as_numpy, out)
         if _one_id(id):
             status = self._ctx.sm2_verify_batch(keys, id, data, offs, raw, out)
         else:
@@ -334,7 +335,7 @@ class SM2Batch:
         n = _count_of(flat, 32)
         keys = self._keys(public_keys, n)
         raw, bad = self._raw_signatures(signatures, encoding, n)
-        out = _output(n, 4, as_numpy, out) if out is not None else None
+        out = _status_output(as_numpy, out)
         status = self._ctx.sm2_verify_digest_batch(keys, flat, raw, out)
         return _with_codes(_statuses(status, as_numpy, out), bad)
 

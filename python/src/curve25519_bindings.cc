@@ -240,9 +240,7 @@ std::tuple<nb::object, nb::object> keygen_pairs(ks_py::Context& ctx, KeygenBatch
   const int rc = ks_py::nogil([&] {
     return keygen(ctx.get(), count, priv.data(), priv.size(), pub.data(), pub.size(), nullptr);
   });
-  if (rc != KS_OK) priv.wipe();
-  check(rc);
-  return {priv.result(), pub.result()};
+  return {priv.finish(rc), pub.result()};  // braced lists evaluate left to right
 }
 
 // The public keys of count * 32 bytes of seeds or private keys.
@@ -331,8 +329,8 @@ std::tuple<nb::object, nb::object> x25519_shared(ks_py::Context& ctx, const uint
     return ks_x25519_batch(ctx.get(), key, per_item_keys, peers.data(), n, shared.data(),
                            shared.size(), status.ints());
   });
-  if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) shared.wipe();
-  return {shared.result(), status.finish(rc)};
+  nb::object codes = status.finish(rc, &shared);
+  return {shared.result(), codes};
 }
 
 // per_item_keys: private_keys holds one key per peer, else exactly one key.

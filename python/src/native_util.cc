@@ -172,7 +172,8 @@ StatusOutput::StatusOutput(size_t n, nb::handle out)
     throw nb::value_error("status_out must be aligned to 4 bytes (an int32 array)");
 }
 
-nb::object StatusOutput::finish(int rc) const {
+nb::object StatusOutput::finish(int rc, const Output* results) const {
+  if (results != nullptr && rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) results->wipe();
   check_batch(rc);
   return result();
 }

@@ -170,8 +170,9 @@ class StatusOutput : public Output {
  public:
   explicit StatusOutput(size_t n, nb::handle out = nb::none());
   int* ints() const { return reinterpret_cast<int*>(data()); }
-  // rc checked by check_batch; returns the statuses.
-  nb::object finish(int rc) const;
+  // rc checked by check_batch; returns the statuses. On a call-level
+  // error `results` (the call's other output, if any) is wiped first.
+  nb::object finish(int rc, const Output* results = nullptr) const;
 };
 
 }  // namespace ks_py

@@ -88,8 +88,7 @@ std::tuple<nb::object, nb::object> batch(ks_py::Context& ctx, int mode, bool enc
                                   ivs.empty() ? nullptr : ivs.data(), data.data(), data.size(),
                                   offs.data(), n, out.data(), out.size(), status.ints());
   });
-  if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) out.wipe();
-  nb::object codes = status.finish(rc);
+  nb::object codes = status.finish(rc, &out);
   return {out.result(), codes};
 }
 

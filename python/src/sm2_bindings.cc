@@ -177,9 +177,7 @@ std::tuple<nb::object, nb::object> keygen_batch(ks_py::Context& ctx, size_t coun
     return ks_sm2_keygen_batch(ctx.get(), count, priv.data(), priv.size(), pub.data(),
                                pub.size(), nullptr);
   });
-  if (rc != KS_OK) priv.wipe();
-  check(rc);
-  return {priv.result(), pub.result()};
+  return {priv.finish(rc), pub.result()};  // braced lists evaluate left to right
 }
 
 nb::object sign_batch(ks_py::Context& ctx, const Key& key, nb::handle id, nb::handle data,

@@ -152,8 +152,7 @@ std::tuple<nb::object, nb::bytes, nb::object> batch(
                         aad.data(), aad.size(), aad_offs.empty() ? nullptr : aad_offs.data(),
                         gcm ? tags.data() : nullptr, gcm ? tag_len : 0, status.ints());
   });
-  if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) out.wipe();
-  nb::object codes = status.finish(rc);
+  nb::object codes = status.finish(rc, &out);
   return {out.result(), to_bytes(tags.data(), gcm ? tag_len * n : 0), codes};
 }
 

@@ -25,15 +25,15 @@ namespace {
 constexpr unsigned kThreads = 128;
 
 // Items a thread computes where they share one inversion (public keys and
-// signatures: Signer::encode_all; X25519: x25519_kernel): up to this many, as many as keep the
-// device's resident threads busy (items_per_thread). Measured on the H100,
-// DPF inline, 2^20 keys (docs/STATUS.md, session 15): Ed25519 1.91e8/s
-// for 1, 2.22e8 for 2, 2.35e8 for 4; X25519 2.01e8, 2.32e8, 2.54e8;
-// signatures 1.53e8 for 1, 1.61e8 adaptive. At 2^16 keys 2 leads 4 by 6-9%
-// (4 leaves the SMs under one wave), and 4 quadruples the latency of small
-// batches.
+// signatures: Signer::encode_all; X25519: x25519_kernel): up to this many,
+// as many as keep the device's resident threads busy (items_per_thread).
+// Measured on the H100, DPF inline, 2^20 keys (docs/STATUS.md, session
+// 15): Ed25519 1.91e8/s for 1, 2.22e8 for 2, 2.35e8 for 4; X25519 public
+// keys 2.01e8, 2.32e8, 2.54e8; signatures 1.53e8 for 1, 1.61e8 adaptive.
+// At 2^16 keys 2 leads 4 by 6-9% (4 leaves the SMs under one wave), and 4
+// quadruples the latency of small batches. X25519 shared secrets (session
+// 19, 2^20): 4.42e7 against 4.27e7 for 1.
 constexpr int kMaxItemsPerThread = 4;
-
 
 __device__ __forceinline__ size_t item_index() {
   return size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -195,8 +195,9 @@ template <class F>
 using WarpSigner = ed25519::one_thread::Signer<F, WarpRow>;
 
 // Items a thread takes when they share an inversion: kMaxItemsPerThread
-// from that many resident threads' worth of items (blocks_per_sm blocks of kThreads on
-// every SM), 2 from one, else 1 (so that small batches still fill the SMs).
+// from that many resident threads' worth of items (blocks_per_sm blocks of
+// kThreads on every SM), 2 from one, else 1 (so that small batches still
+// fill the SMs).
 int items_per_thread(size_t count, int blocks_per_sm) {
   int device = 0, sms = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
