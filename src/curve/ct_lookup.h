@@ -12,8 +12,9 @@ namespace ks {
 namespace curve {
 
 // out = table[index - 1] for index in [1, size], all-zero words for index
-// 0. Entries are `words` 64-bit words apart; with AVX2 (when the CPU has
-// it) `words` must be a multiple of 4 and at most 12.
+// 0. Entries are `words` 64-bit words apart; entries of 4, 8 or 12 words
+// are scanned with AVX2 where the CPU has it, others (and every entry on
+// other CPUs) word by word.
 void ct_lookup_words(uint64_t* out, const uint64_t* table, int size, int words, uint64_t index);
 
 // The same for a table of plain-old-data points.
@@ -21,7 +22,7 @@ template <class Point>
 Point ct_lookup(const Point* table, int size, uint64_t index) {
   constexpr int kWords = sizeof(Point) / sizeof(uint64_t);
   static_assert(kWords * sizeof(uint64_t) == sizeof(Point), "whole words");
-  static_assert(kWords % 4 == 0 && kWords <= 12, "whole 256-bit lanes (AVX2 scan)");
+  static_assert(kWords % 4 == 0 && kWords <= 12, "whole 256-bit lanes (the vector scans)");
   uint64_t out[kWords];
   ct_lookup_words(out, reinterpret_cast<const uint64_t*>(table), size, kWords, index);
   Point p;

@@ -50,9 +50,10 @@ struct Sm2Mul {
 
   // The build-time tables of G in F's representation: themselves for the
   // plain field, copies converted once for the Montgomery one. Entries stay
-  // Affine (U256 coordinates) either way.
+  // Affine (U256 coordinates) either way, on cache-line boundaries (a
+  // window's scan reads 64 lines, not 65 with every entry split).
   static const Affine* in_form(const Affine* plain, size_t count) {
-    auto* converted = new Affine[count];
+    auto* converted = new (std::align_val_t(64)) Affine[count];
     for (size_t i = 0; i < count; ++i) {
       const FAffine e = rebind(plain[i]);
       converted[i] = Affine{e.x, e.y};
