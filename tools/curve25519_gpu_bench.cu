@@ -37,44 +37,9 @@ namespace c25519 = ks::curve25519_gpu;
 using ks_bench::Row;
 using ks_bench::Timer;
 using ks_bench::device_buffer;
+using ks_bench::field_rate;
 using ks_bench::print_rows;
 using ks_bench::to_device;
-
-constexpr int kChains = 4;   // independent products in flight per thread
-constexpr int kSteps = 512;  // dependent products per chain
-
-template <class F, bool kSquare>
-__global__ void field_rate_kernel(uint64_t seed, uint64_t* out) {
-  const uint64_t tid = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  uint64_t w[4];
-  for (int j = 0; j < 4; ++j) w[j] = (seed ^ (tid + j)) * 0x9E3779B97F4A7C15ull;
-  w[3] >>= 2;
-  const typename F::Elem y = F::from_words(w);
-  typename F::Elem x[kChains];
-#pragma unroll
-  for (int c = 0; c < kChains; ++c) x[c] = F::add(y, F::mul_small(y, c + 2));
-#pragma unroll 1
-  for (int s = 0; s < kSteps; ++s)
-#pragma unroll
-    for (int c = 0; c < kChains; ++c) x[c] = kSquare ? F::sqr(x[c]) : F::mul(x[c], y);
-  for (int c = 1; c < kChains; ++c) x[0] = F::add(x[0], x[c]);
-  F::to_words(w, x[0]);
-  out[tid] = w[0] ^ w[1] ^ w[2] ^ w[3];
-}
-
-template <class F, bool kSquare>
-double field_rate(Timer& timer, int sms) {
-  const unsigned threads = 256, blocks = unsigned(sms) * 16;
-  uint64_t* out = device_buffer<uint64_t>(size_t(threads) * blocks);
-  const double s = timer.median(
-      [&] {
-        field_rate_kernel<F, kSquare><<<blocks, threads>>>(0x5A5A5A5Aull, out);
-        CHECK(cudaGetLastError());
-      },
-      5);
-  cudaFree(out);
-  return double(threads) * blocks * kChains * kSteps / s;
-}
 
 std::vector<uint8_t> random_bytes(std::mt19937_64& rng, size_t n) {
   std::vector<uint8_t> v(n);

@@ -88,6 +88,45 @@ struct Row {
   double seconds;
 };
 
+// Field products per second over any GPU field policy with from_words /
+// to_words / mul_small: kChains independent chains of kSteps dependent
+// products (or squares) a thread, 16 blocks of 256 threads an SM.
+constexpr int kFieldChains = 4;
+constexpr int kFieldSteps = 512;
+
+template <class F, bool kSquare>
+__global__ void field_rate_kernel(uint64_t seed, uint64_t* out) {
+  const uint64_t tid = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  uint64_t w[4];
+  for (int j = 0; j < 4; ++j) w[j] = (seed ^ (tid + j)) * 0x9E3779B97F4A7C15ull;
+  w[3] >>= 2;
+  const typename F::Elem y = F::from_words(w);
+  typename F::Elem x[kFieldChains];
+#pragma unroll
+  for (int c = 0; c < kFieldChains; ++c) x[c] = F::add(y, F::mul_small(y, c + 2));
+#pragma unroll 1
+  for (int s = 0; s < kFieldSteps; ++s)
+#pragma unroll
+    for (int c = 0; c < kFieldChains; ++c) x[c] = kSquare ? F::sqr(x[c]) : F::mul(x[c], y);
+  for (int c = 1; c < kFieldChains; ++c) x[0] = F::add(x[0], x[c]);
+  F::to_words(w, x[0]);
+  out[tid] = w[0] ^ w[1] ^ w[2] ^ w[3];
+}
+
+template <class F, bool kSquare>
+double field_rate(Timer& timer, int sms) {
+  const unsigned threads = 256, blocks = unsigned(sms) * 16;
+  uint64_t* out = device_buffer<uint64_t>(size_t(threads) * blocks);
+  const double s = timer.median(
+      [&] {
+        field_rate_kernel<F, kSquare><<<blocks, threads>>>(0x5A5A5A5Aull, out);
+        CHECK(cudaGetLastError());
+      },
+      5);
+  cudaFree(out);
+  return double(threads) * blocks * kFieldChains * kFieldSteps / s;
+}
+
 void print_rows(const std::vector<Row>& rows) {
   printf("  \"results\": [\n");
   for (size_t i = 0; i < rows.size(); ++i)

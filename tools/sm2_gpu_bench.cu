@@ -1,8 +1,10 @@
 // Kernel-only throughput of SM2 on the GPU (scheme/sm2_gpu.h): keygen, sign
 // (per-item keys and one key) and verify at several batch sizes, of digests
 // and of 64-byte messages (SM3 of Z_A || M, and for verify Z_A per key, on
-// the device: hash/sm3_gpu.h), plus the field multiplication rate, timed with CUDA events after a warm-up, inputs
-// random (valid keys, distinct nonces, valid signatures). Prints JSON.
+// the device: hash/sm3_gpu.h), plus the field multiplication rates (the
+// integer field and the DPF one side by side), timed with CUDA events after
+// a warm-up, inputs random (valid keys, distinct nonces, valid
+// signatures). Prints JSON.
 //   sm2_gpu_bench [max_batch_log2] [sweep]
 // With "sweep", also keygen and sign (one key) with 1, 2, 4 and 8 items per
 // thread forced (ops keygen_m1 .. sign_one_key_m8), batches 2^14 up.
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "field/fp_dpf.cuh"
 #include "field/fp_gpu.cuh"
 #include "hash/sm3_gpu.h"
 #include "scheme/sm2.h"
@@ -30,55 +33,29 @@ namespace gpu = ks::sm2::gpu;
 using ks_bench::Row;
 using ks_bench::Timer;
 using ks_bench::device_buffer;
+using ks_bench::field_rate;
 using ks_bench::print_rows;
 using ks_bench::to_device;
 
 // --- Field multiplication rate --------------------------------------------------
-constexpr int kChains = 4;   // independent products in flight per thread
-constexpr int kSteps = 512;  // dependent products per chain
-
-template <bool kSquare>
-__global__ void modmul_kernel(const uint32_t* seed, uint32_t* out) {
-  const size_t tid = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  U32x8 x[kChains], y;
+// The integer field with the word conversions the shared rate kernel
+// (gpu_bench_util.cuh) takes, so that it and the DPF field run the same
+// kernel.
+struct FpGpuWords : FpGpu {
+  __device__ static U32x8 from_words(const uint64_t w[4]) {
+    U32x8 r;
 #pragma unroll
-  for (int j = 0; j < 8; ++j) y.w[j] = seed[j] ^ uint32_t(tid * 2654435761u);
-  y.w[7] &= 0x7FFFFFFF;
-#pragma unroll
-  for (int c = 0; c < kChains; ++c) {
-    x[c] = y;
-    x[c].w[0] ^= c;
+    for (int j = 0; j < 4; ++j) r.w[2 * j] = uint32_t(w[j]), r.w[2 * j + 1] = uint32_t(w[j] >> 32);
+    return r;
   }
-#pragma unroll 1
-  for (int s = 0; s < kSteps; ++s)
+  __device__ static void to_words(uint64_t w[4], const U32x8& a) {
 #pragma unroll
-    for (int c = 0; c < kChains; ++c) x[c] = kSquare ? FpGpu::sqr(x[c]) : FpGpu::mul(x[c], y);
-  uint32_t acc = 0;
-#pragma unroll
-  for (int c = 0; c < kChains; ++c)
-#pragma unroll
-    for (int j = 0; j < 8; ++j) acc ^= x[c].w[j];
-  out[tid] = acc;
-}
-
-template <bool kSquare>
-double modmul_rate(Timer& timer, int sms) {
-  const unsigned threads = 256, blocks = unsigned(sms) * 16;
-  uint32_t* seed;
-  uint32_t* out;
-  CHECK(cudaMalloc(&seed, 32));
-  CHECK(cudaMalloc(&out, size_t(threads) * blocks * 4));
-  CHECK(cudaMemset(seed, 0x5A, 32));
-  const double s = timer.median(
-      [&] {
-        modmul_kernel<kSquare><<<blocks, threads>>>(seed, out);
-        CHECK(cudaGetLastError());
-      },
-      5);
-  cudaFree(seed);
-  cudaFree(out);
-  return double(threads) * blocks * kChains * kSteps / s;
-}
+    for (int j = 0; j < 4; ++j) w[j] = a.w[2 * j] | uint64_t(a.w[2 * j + 1]) << 32;
+  }
+  __device__ static U32x8 mul_small(const U32x8& a, uint32_t k) {
+    return FpGpu::mul(a, U32x8{{k, 0, 0, 0, 0, 0, 0, 0}});
+  }
+};
 
 // --- Inputs ------------------------------------------------------------------------
 // count random 32-byte big-endian scalars in [1, n-2] (top word below n's).
@@ -242,8 +219,11 @@ int main(int argc, char** argv) {
   const double init_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  const double mul_rate = modmul_rate<false>(timer, prop.multiProcessorCount);
-  const double sqr_rate = modmul_rate<true>(timer, prop.multiProcessorCount);
+  const int sms = prop.multiProcessorCount;
+  const double mul_rate = field_rate<FpGpuWords, false>(timer, sms),
+               sqr_rate = field_rate<FpGpuWords, true>(timer, sms),
+               dpf_mul_rate = field_rate<ks::field::FpDpf, false>(timer, sms),
+               dpf_sqr_rate = field_rate<ks::field::FpDpf, true>(timer, sms);
   std::mt19937_64 rng(12345);
   std::vector<Row> rows;
   for (int lg = 16; lg <= max_log2; lg += 2) bench_batch(timer, rng, size_t(1) << lg, rows);
@@ -253,6 +233,8 @@ int main(int argc, char** argv) {
   printf("{\n  \"device\": \"%s\",\n  \"sms\": %d,\n  \"table_init_s\": %.3f,\n", prop.name,
          prop.multiProcessorCount, init_s);
   printf("  \"fp_mul_per_s\": %.4e,\n  \"fp_sqr_per_s\": %.4e,\n", mul_rate, sqr_rate);
+  printf("  \"fp_dpf_mul_per_s\": %.4e,\n  \"fp_dpf_sqr_per_s\": %.4e,\n", dpf_mul_rate,
+         dpf_sqr_rate);
   print_rows(rows);
   printf("}\n");
   return 0;

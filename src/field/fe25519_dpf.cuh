@@ -14,18 +14,11 @@
 // 2^103, the bound the anchoring needs (the seed's T102/T103/T104 argument:
 // even the two top limbs' product stays under 103 bits).
 //
-// The anchored split of p = a b (a, b < 2^52, p < 2^103), rounding toward
-// zero (seed 002, "improved Dekker"):
-//   hi = fma_rz(a, b, 2^103)                has exponent 103, ulp 2^51:
-//        bits(hi) = 0x466 << 52 | floor(p / 2^51)
-//   lo = fma_rz(a, b, 2^103 + 2^52 - hi)  = 2^52 + (p mod 2^51), exact:
-//        bits(lo) = 0x433 << 52 | (p mod 2^51)
-// (2^103 + 2^52 - hi is exact: a multiple of 2^51 below 2^104.) Column k of
-// the product collects the low halves of the pairs i + j = k and the high
-// halves of the pairs i + j = k - 1, at most 9 terms below 2^52 each (below
-// 2^56: no carry into bit 64); the exponent fields (0x433 and 0x466 per
-// term) are cancelled by starting each column at minus their sum, shifted
-// to bit 52, mod 2^64.
+// The anchored split (field/dpf_split.cuh) at radix 2^51, anchor 2^103.
+// Column k of the product collects the low halves of the pairs i + j = k
+// and the high halves of the pairs i + j = k - 1, at most 9 terms below
+// 2^52 each (below 2^56: no carry into bit 64); the exponent fields are
+// cancelled by starting each column at minus their sum.
 //
 // Reduction: c_k += 19 c_(k+5) (2^255 = 19) keeps every column below 2^61;
 // one carry round c_(k+1) += c_k >> 51 for k < 4, then c_0 += 19 (c_4 >>
@@ -37,22 +30,16 @@
 // values (the FP64 operations have data-independent timing on NVIDIA GPUs
 // for normal operands; no operand here is subnormal, infinite or NaN).
 //
-// The header also compiles for the host, where the round-toward-zero FMA is
-// emulated (fma under FE_TOWARDZERO): the CPU tests check the same formulas
-// and bounds without a GPU (tests/cpp/test_fe25519_dpf.cc). The emulation
-// is for tests only; nothing on the CPU path uses this field.
+// The header also compiles for the host (the FMA emulated): the CPU tests
+// check the same formulas and bounds without a GPU
+// (tests/cpp/test_fe25519_dpf.cc); nothing on the CPU path uses this field.
 #ifndef KS_FIELD_FE25519_DPF_CUH_
 #define KS_FIELD_FE25519_DPF_CUH_
 
 #include <stdint.h>
-#include <string.h>
-
-#if !defined(__CUDA_ARCH__)
-#include <cfenv>
-#include <cmath>
-#endif
 
 #include "core/hd.h"
+#include "field/dpf_split.cuh"
 #include "field/fe25519_chain.h"
 
 namespace ks {
@@ -66,65 +53,9 @@ namespace dpf_detail {
 
 #define KS_DPF KS_HD
 
-#if defined(__CUDA_ARCH__)
-KS_DPF double fma_rz(double a, double b, double c) { return __fma_rz(a, b, c); }
-KS_DPF uint64_t bits(double x) { return uint64_t(__double_as_longlong(x)); }
-KS_DPF double from_bits(uint64_t x) { return __longlong_as_double(int64_t(x)); }
-#else
-// fma rounded toward zero; the volatile operands keep the compiler from
-// moving the fma across the rounding-mode switches.
-inline double fma_rz(double a, double b, double c) {
-  const int mode = std::fegetround();
-  std::fesetround(FE_TOWARDZERO);
-  volatile double va = a, vb = b, vc = c;
-  volatile double r = std::fma(va, vb, vc);
-  std::fesetround(mode);
-  return r;
-}
-inline uint64_t bits(double x) {
-  uint64_t u;
-  memcpy(&u, &x, 8);
-  return u;
-}
-inline double from_bits(uint64_t x) {
-  double d;
-  memcpy(&d, &x, 8);
-  return d;
-}
-#endif
-
 constexpr uint64_t kMask51 = (uint64_t(1) << 51) - 1;
 
-// The exponent fields of the halves (1023 + 103 and 1023 + 52).
-constexpr uint64_t kHiExp = 0x466, kLoExp = 0x433;
-
-// Pairs (i, j) of a 5 x 5 product with i + j = k; of a square's, the
-// diagonal pair (i = i) and the cross pairs (i < j, each standing for two).
-KS_HD constexpr uint64_t pairs(int k) { return k < 0 || k > 8 ? 0 : uint64_t(k <= 4 ? k + 1 : 9 - k); }
-KS_HD constexpr uint64_t diagonal_pairs(int k) { return k >= 0 && k <= 8 && k % 2 == 0 ? 1 : 0; }
-KS_HD constexpr uint64_t cross_pairs(int k) { return (pairs(k) - diagonal_pairs(k)) / 2; }
-
-// A column's start: minus the exponent fields of its low and high halves,
-// at bit 52, mod 2^64.
-KS_HD constexpr uint64_t bias(uint64_t low_halves, uint64_t high_halves) {
-  return 0 - ((low_halves * kLoExp + high_halves * kHiExp) << 52);
-}
-
-// x < 2^52 as a double, exactly: the bit pattern of 2^52 + x (exponent
-// field 0x433 over x), minus 2^52. One logic operation and one DADD, where
-// the 64-bit integer conversion (I2F.F64.U64) issues at a quarter of the
-// DFMA rate on sm_90 and would cost more than a third of a product's
-// floating-point work.
-KS_DPF double to_double(uint64_t x) { return from_bits(x | (kLoExp << 52)) - 0x1p52; }
-
-// The anchored split of x y (header comment): the low half's bits into
-// `low`, the high half's into `high` (the next column).
-KS_DPF void add_split_product(uint64_t& low, uint64_t& high, double x, double y) {
-  const double hi = fma_rz(x, y, 0x1p103);
-  const double lo = fma_rz(x, y, (0x1p103 + 0x1p52) - hi);
-  high += bits(hi);
-  low += bits(lo);
-}
+using Split51 = AnchoredSplit<51>;
 
 // Carries column k into k + 1 for k < 4, then the carry out of limb 4
 // (weight 2^255) into limb 0 as 19. Columns below 2^63 in; (I) out.
@@ -174,47 +105,24 @@ struct Fe25519Dpf {
   KS_DPF static Elem neg(const Elem& a) { return sub(zero(), a); }
   KS_DPF static Elem dbl(const Elem& a) { return add(a, a); }
 
-  // a b: the 25 split products of the header comment, column sums in the
-  // integer domain, the fold and one carry round.
+  // a b: the 25 split products (Split51::add_product), the fold and one
+  // carry round.
   KS_DPF static Elem mul(const Elem& a, const Elem& b) {
     using namespace dpf_detail;
-    double x[5], y[5];
-KS_UNROLL
-    for (int i = 0; i < 5; ++i) {
-      x[i] = to_double(a.l[i]);
-      y[i] = to_double(b.l[i]);
-    }
     uint64_t c[10];
 KS_UNROLL
-    for (int k = 0; k < 10; ++k) c[k] = bias(pairs(k), pairs(k - 1));
-KS_UNROLL
-    for (int i = 0; i < 5; ++i)
-KS_UNROLL
-      for (int j = 0; j < 5; ++j) add_split_product(c[i + j], c[i + j + 1], x[i], y[j]);
+    for (int k = 0; k < 10; ++k) c[k] = Split51::bias(pairs(k), pairs(k - 1));
+    Split51::add_product(c, a.l, b.l);
     return fold(c);
   }
-  // a^2: 15 split products, the 10 cross ones summed apart and doubled in
-  // the integer domain (doubling an operand instead would take a product
-  // past the 2^103 the anchoring needs). Columns stay as bounded as mul's.
+  // a^2: 15 split products (Split51::add_square). Columns stay as bounded
+  // as mul's.
   KS_DPF static Elem sqr(const Elem& a) {
     using namespace dpf_detail;
-    double x[5];
+    uint64_t d[10];
 KS_UNROLL
-    for (int i = 0; i < 5; ++i) x[i] = to_double(a.l[i]);
-    uint64_t d[10], e[10];
-KS_UNROLL
-    for (int k = 0; k < 10; ++k) {
-      d[k] = bias(diagonal_pairs(k), diagonal_pairs(k - 1));
-      e[k] = bias(cross_pairs(k), cross_pairs(k - 1));
-    }
-KS_UNROLL
-    for (int i = 0; i < 5; ++i) {
-      add_split_product(d[2 * i], d[2 * i + 1], x[i], x[i]);
-KS_UNROLL
-      for (int j = i + 1; j < 5; ++j) add_split_product(e[i + j], e[i + j + 1], x[i], x[j]);
-    }
-KS_UNROLL
-    for (int k = 0; k < 10; ++k) d[k] += e[k] << 1;
+    for (int k = 0; k < 10; ++k) d[k] = Split51::bias(diagonal_pairs(k), diagonal_pairs(k - 1));
+    Split51::add_square(d, a.l);
     return fold(d);
   }
   KS_DPF static Elem sqr_n(Elem a, int n) {

@@ -9,7 +9,9 @@
 #include "engine/device_table.cuh"
 #include "field/batch_invert.h"
 #include "field/fn_gpu.cuh"
+#include "field/fp_dpf.cuh"
 #include "field/fp_gpu.cuh"
+#include "field/out_of_line.cuh"
 #include "scheme/sm2_gpu.h"
 
 namespace ks {
@@ -197,14 +199,28 @@ constexpr int kPointEntries = 1 << (kPointWindowBits - 1);                  // 1
 //   1: FpGpuCompact, products out of line (field/fp_gpu.cuh), point
 //      formulas inline;
 //   2: FpGpu inline, the doubling and the addition out of line;
-//   0: everything inline (the doublings' loop stays rolled in every case).
+//   0: everything inline (the doublings' loop stays rolled in every case);
+//   3: as 1, with [t]P in the DPF field (field/fp_dpf.cuh), products out
+//      of line (field/out_of_line.cuh).
+//      Slower, measured on an H200 (kernel-only, verifications/s at 2^16,
+//      2^18, 2^20): 1.68e7, 1.79e7, 1.87e7 against code 1's 1.87e7,
+//      2.03e7, 2.12e7. Its product alone is 16% faster (7.85e10 against
+//      6.75e10/s, sm2_gpu_bench's field rates) but its square is not
+//      (1.02e11 against 1.03e11), so a 3M + 5S doubling costs the same;
+//      its additions (a fold and a carry round of 64-bit limbs) and its
+//      40-byte elements (a 2.4 KiB table frame) cost more.
 #ifndef KS_VERIFY_CODE
 #define KS_VERIFY_CODE 1
 #endif
-#if KS_VERIFY_CODE == 1
+#if KS_VERIFY_CODE == 1 || KS_VERIFY_CODE == 3
 using Fv = FpGpuCompact;
 #else
 using Fv = FpGpu;
+#endif
+#if KS_VERIFY_CODE == 3
+using Fpoint = field::OutOfLineProducts<field::FpDpf>;  // the field of [t]P
+#else
+using Fpoint = Fv;
 #endif
 using JacV = curve::JacobianPoint<Fv>;
 using AffV = curve::AffinePoint<Fv>;
@@ -213,8 +229,10 @@ using AffV = curve::AffinePoint<Fv>;
 #else
 #define KS_VERIFY_POINT_OP __device__ __forceinline__
 #endif
-KS_VERIFY_POINT_OP JacV dbl_v(const JacV& p) { return curve::dbl<Fv, kDblSquareZ>(p); }
-KS_VERIFY_POINT_OP JacV add_v(const JacV& p, const JacV& q) { return curve::add(p, q); }
+template <class F>
+KS_VERIFY_POINT_OP JacOf<F> dbl_v(const JacOf<F>& p) { return curve::dbl<F, kDblSquareZ>(p); }
+template <class F>
+KS_VERIFY_POINT_OP JacOf<F> add_v(const JacOf<F>& p, const JacOf<F>& q) { return curve::add(p, q); }
 
 // Bits [pos, pos + width) of k, zero past bit 255; pos is a compile-time
 // constant after unrolling, so k stays in registers.
@@ -256,12 +274,13 @@ __device__ __forceinline__ uint32_t bits_at(const U32x8& k, int pos, int width) 
 // the rolled doublings. Passing the products' operands by reference kept
 // every operand in local memory around each call (2.9 KiB stack frame);
 // by value they stay in registers (+31%).
-__device__ JacV mul_point(const U32x8& t, const AffV& p) {
-  JacV table[kPointEntries];  // table[j - 1] = jP; indexed by public digits
-  table[0] = JacV::from_affine(p);
+template <class F>
+__device__ JacOf<F> mul_point(const U32x8& t, const AffOf<F>& p) {
+  JacOf<F> table[kPointEntries];  // table[j - 1] = jP; indexed by public digits
+  table[0] = JacOf<F>::from_affine(p);
 #pragma unroll 1
   for (int j = 2; j <= kPointEntries; ++j)
-    table[j - 1] = (j % 2 == 0) ? dbl_v(table[j / 2 - 1]) : add_v(table[j - 2], table[0]);
+    table[j - 1] = (j % 2 == 0) ? dbl_v<F>(table[j / 2 - 1]) : add_v<F>(table[j - 2], table[0]);
 
   int8_t digits[kPointWindows];
 #pragma unroll
@@ -271,18 +290,43 @@ __device__ JacV mul_point(const U32x8& t, const AffV& p) {
     digits[i] = int8_t((d.magnitude ^ d.negative) - d.negative);
   }
 
-  JacV acc = JacV::infinity();
+  JacOf<F> acc = JacOf<F>::infinity();
 #pragma unroll 1
   for (int i = kPointWindows - 1; i >= 0; --i) {
 #pragma unroll 1
-    for (int b = 0; b < kPointWindowBits; ++b) acc = dbl_v(acc);
+    for (int b = 0; b < kPointWindowBits; ++b) acc = dbl_v<F>(acc);
     const int digit = digits[i];
     const uint32_t magnitude = digit < 0 ? -digit : digit;
-    JacV e = table[magnitude - (magnitude != 0)];
-    e.z = Fv::select(zero_mask(magnitude), Fv::zero(), e.z);
-    acc = add_v(acc, curve::negate_if<Fv>(0u - uint32_t(digit < 0), e));
+    JacOf<F> e = table[magnitude - (magnitude != 0)];
+    e.z = F::select(zero_mask(magnitude), F::zero(), e.z);
+    acc = add_v<F>(acc, curve::negate_if<F>(0 - uint64_t(digit < 0), e));
   }
   return acc;
+}
+
+// [t]P in the field Fp (Fpoint), in Fv's representation at both ends.
+template <class Fp = Fpoint>
+__device__ __forceinline__ JacV mul_point_v(const U32x8& t, const AffV& p) {
+  if constexpr (std::is_same<Fp, Fv>::value) {
+    return mul_point<Fv>(t, p);
+  } else {
+    const auto in = [](const U32x8& a) {
+      uint64_t w[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) w[j] = a.w[2 * j] | uint64_t(a.w[2 * j + 1]) << 32;
+      return Fp::from_words(w);
+    };
+    const auto out = [](const typename Fp::Elem& a) {
+      uint64_t w[4];
+      Fp::to_words(w, a);
+      U32x8 r;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) r.w[2 * j] = uint32_t(w[j]), r.w[2 * j + 1] = uint32_t(w[j] >> 32);
+      return r;
+    };
+    const JacOf<Fp> q = mul_point<Fp>(t, AffOf<Fp>{in(p.x), in(p.y)});
+    return JacV{out(q.x), out(q.y), out(q.z)};
+  }
 }
 
 // p[j] = [scalar(i)]G for this thread's items i = item_of(j) (items past
@@ -392,7 +436,7 @@ __device__ int verify_one(const uint8_t* pub, const uint8_t* digest, const uint8
   const U32x8 t = FnGpu::add(r, s);
   const uint32_t range_ok = FnGpu::in_range_nonzero(r) & FnGpu::in_range_nonzero(s) &
                             ~uint32_t(FpGpu::is_zero(t));
-  const JacV q = curve::add_vartime(mul_point(t, p), mul_base<Fv>(s, table));
+  const JacV q = curve::add_vartime(mul_point_v(t, p), mul_base<Fv>(s, table));
   const U32x8 e = FnGpu::reduce_once(load_be(digest));
   const uint32_t match = x_matches(q, FnGpu::sub(r, e));
   return !key_ok ? kBadPublicKey : !range_ok ? kSignatureOutOfRange : match ? kOk : kVerifyFailed;
@@ -435,6 +479,33 @@ __global__ void prepare_keys_kernel(const uint8_t* priv, SignKey* keys, size_t c
   }
 }
 
+// The DPF field's operations on plain 8-word values.
+__device__ U32x8 dpf_field_op(FieldOp op, const U32x8& a, const U32x8& b) {
+  using F = field::FpDpf;
+  uint64_t w[2][4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    w[0][j] = a.w[2 * j] | uint64_t(a.w[2 * j + 1]) << 32;
+    w[1][j] = b.w[2 * j] | uint64_t(b.w[2 * j + 1]) << 32;
+  }
+  const F::Elem x = F::from_words(w[0]), y = F::from_words(w[1]);
+  F::Elem r = x;
+  switch (op) {
+    case FieldOp::kDpfAdd: r = F::add(x, y); break;
+    case FieldOp::kDpfSub: r = F::sub(x, y); break;
+    case FieldOp::kDpfMul: r = F::mul(x, y); break;
+    case FieldOp::kDpfSqr: r = F::sqr(x); break;
+    case FieldOp::kDpfInv: r = F::inv(x); break;
+    case FieldOp::kDpfNeg: r = F::neg(x); break;
+    default: break;
+  }
+  F::to_words(w[0], r);
+  U32x8 out;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) out.w[2 * j] = uint32_t(w[0][j]), out.w[2 * j + 1] = uint32_t(w[0][j] >> 32);
+  return out;
+}
+
 __device__ U32x8 field_op(FieldOp op, const U32x8& a, const U32x8& b) {
   switch (op) {
     case FieldOp::kFpAdd: return FpGpu::add(a, b);
@@ -449,6 +520,12 @@ __device__ U32x8 field_op(FieldOp op, const U32x8& a, const U32x8& b) {
     case FieldOp::kFnMontMul: return FnGpu::mont_mul(a, b);
     case FieldOp::kFnInvMont: return FnGpu::inv_mont(a);
     case FieldOp::kFnToMont: return FnGpu::to_mont(a);
+    case FieldOp::kDpfAdd:
+    case FieldOp::kDpfSub:
+    case FieldOp::kDpfMul:
+    case FieldOp::kDpfSqr:
+    case FieldOp::kDpfInv:
+    case FieldOp::kDpfNeg: return dpf_field_op(op, a, b);
   }
   return a;
 }

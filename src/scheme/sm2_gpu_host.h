@@ -49,10 +49,12 @@ constexpr size_t kBaseTableWords = size_t(kBaseWindows) * kBaseEntries * 16;
 void build_base_table(uint32_t* out);
 
 // Element-wise field operations for tests and benchmarks, on 8-word
-// little-endian elements (canonical inputs: a, b < modulus).
+// little-endian elements (canonical inputs: a, b < modulus). kDpf*: the
+// same in the DPF field (field/fp_dpf.cuh), through its Montgomery form.
 enum class FieldOp : int {
   kFpAdd, kFpSub, kFpMul, kFpSqr, kFpInv, kFpNeg, kFpHalf,
   kFnAdd, kFnSub, kFnMontMul, kFnInvMont, kFnToMont,
+  kDpfAdd, kDpfSub, kDpfMul, kDpfSqr, kDpfInv, kDpfNeg,
 };
 
 // Items per thread of keygen and sign (1, 2, 4 or 8) for every later

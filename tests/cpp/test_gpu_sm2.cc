@@ -103,6 +103,13 @@ TEST_F(GpuSm2, FieldArithmeticMatchesCpu) {
        true},
       {gpu::FieldOp::kFnToMont, [](const U256& a, const U256&) { return Fn::to_mont(a); }, true},
       {gpu::FieldOp::kFnInvMont, [](const U256& a, const U256&) { return Fn::inv_mont(a); }, true},
+      // the DPF field (field/fp_dpf.cuh) on the GPU's own FMA
+      {gpu::FieldOp::kDpfAdd, [](const U256& a, const U256& b) { return Fp::add(a, b); }, false},
+      {gpu::FieldOp::kDpfSub, [](const U256& a, const U256& b) { return Fp::sub(a, b); }, false},
+      {gpu::FieldOp::kDpfMul, [](const U256& a, const U256& b) { return Fp::mul(a, b); }, false},
+      {gpu::FieldOp::kDpfSqr, [](const U256& a, const U256&) { return Fp::sqr(a); }, false},
+      {gpu::FieldOp::kDpfNeg, [](const U256& a, const U256&) { return Fp::neg(a); }, false},
+      {gpu::FieldOp::kDpfInv, [](const U256& a, const U256&) { return Fp::inv(a); }, false},
   };
   for (const FieldCase& c : cases) check_field_op(c, rng);
 }
