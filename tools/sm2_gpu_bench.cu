@@ -38,20 +38,10 @@ using ks_bench::print_rows;
 using ks_bench::to_device;
 
 // --- Field multiplication rate --------------------------------------------------
-// The integer field with the word conversions the shared rate kernel
+// The integer field with the mul_small the shared rate kernel
 // (gpu_bench_util.cuh) takes, so that it and the DPF field run the same
 // kernel.
 struct FpGpuWords : FpGpu {
-  __device__ static U32x8 from_words(const uint64_t w[4]) {
-    U32x8 r;
-#pragma unroll
-    for (int j = 0; j < 4; ++j) r.w[2 * j] = uint32_t(w[j]), r.w[2 * j + 1] = uint32_t(w[j] >> 32);
-    return r;
-  }
-  __device__ static void to_words(uint64_t w[4], const U32x8& a) {
-#pragma unroll
-    for (int j = 0; j < 4; ++j) w[j] = a.w[2 * j] | uint64_t(a.w[2 * j + 1]) << 32;
-  }
   __device__ static U32x8 mul_small(const U32x8& a, uint32_t k) {
     return FpGpu::mul(a, U32x8{{k, 0, 0, 0, 0, 0, 0, 0}});
   }

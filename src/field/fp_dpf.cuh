@@ -18,11 +18,11 @@
 // so adding m p B^k clears column k (its carry moves up) and adds the two
 // split products m |d1| (subtracted at columns k+1, k+2) and m d4 (added at
 // k+4, k+5): one conversion and two split products a step, and no 64-bit
-// shifts of m. The
-// columns are two's-complement 64-bit integers (below 2^57 in magnitude);
-// the exponent fields of every half added or subtracted, the reduction's
-// included, are cancelled by each column's start value, and a column is
-// read (for m and its carry) only after every term of it is in. After five
+// shifts of m. The columns are two's-complement 64-bit integers (below
+// 2^57 in magnitude); the exponent fields of every half added or
+// subtracted, the reduction's included, are cancelled by each column's
+// start value, and a column is read (for m and its carry) only after every
+// term of it is in. After five
 // steps columns 5..9 hold (T + M p) / R < T / R + p < 2^254 + p < 2^257 for
 // T = a b < 2^514, and one signed carry round gives (I).
 //
@@ -98,8 +98,8 @@ KS_UNROLL
   return carry_round(c[5], c[6], c[7], c[8], c[9]);
 }
 
-// Column k's start for a product whose halves number low_pairs(k) and
-// low_pairs(k - 1), plus the reduction's.
+// Column k's start: the product's low and high halves there (low_pairs,
+// high_pairs) and the reduction's.
 KS_HD constexpr uint64_t column_start(uint64_t low_pairs, uint64_t high_pairs, int k) {
   return Split52::bias(int64_t(low_pairs) + reduction_low_halves(k),
                        int64_t(high_pairs) + reduction_high_halves(k));

@@ -268,6 +268,18 @@ struct FpGpu {
 
   __host__ __device__ __forceinline__ static Elem zero() { return Elem{{0, 0, 0, 0, 0, 0, 0, 0}}; }
   __host__ __device__ __forceinline__ static Elem one() { return Elem{{1, 0, 0, 0, 0, 0, 0, 0}}; }
+  // The value as four little-endian 64-bit words, and back (what the other
+  // GPU fields convert through: field/fp_dpf.cuh).
+  __host__ __device__ __forceinline__ static Elem from_words(const uint64_t w[4]) {
+    Elem r;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) r.w[2 * j] = uint32_t(w[j]), r.w[2 * j + 1] = uint32_t(w[j] >> 32);
+    return r;
+  }
+  __host__ __device__ __forceinline__ static void to_words(uint64_t w[4], const Elem& a) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) w[j] = a.w[2 * j] | uint64_t(a.w[2 * j + 1]) << 32;
+  }
 
   __device__ __forceinline__ static Elem add(const Elem& a, const Elem& b) {
     return gpu_detail::mod_add(a, b, gpu_detail::kP);

@@ -312,17 +312,13 @@ __device__ __forceinline__ JacV mul_point_v(const U32x8& t, const AffV& p) {
   } else {
     const auto in = [](const U32x8& a) {
       uint64_t w[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) w[j] = a.w[2 * j] | uint64_t(a.w[2 * j + 1]) << 32;
+      FpGpu::to_words(w, a);
       return Fp::from_words(w);
     };
     const auto out = [](const typename Fp::Elem& a) {
       uint64_t w[4];
       Fp::to_words(w, a);
-      U32x8 r;
-#pragma unroll
-      for (int j = 0; j < 4; ++j) r.w[2 * j] = uint32_t(w[j]), r.w[2 * j + 1] = uint32_t(w[j] >> 32);
-      return r;
+      return FpGpu::from_words(w);
     };
     const JacOf<Fp> q = mul_point<Fp>(t, AffOf<Fp>{in(p.x), in(p.y)});
     return JacV{out(q.x), out(q.y), out(q.z)};
@@ -482,13 +478,11 @@ __global__ void prepare_keys_kernel(const uint8_t* priv, SignKey* keys, size_t c
 // The DPF field's operations on plain 8-word values.
 __device__ U32x8 dpf_field_op(FieldOp op, const U32x8& a, const U32x8& b) {
   using F = field::FpDpf;
-  uint64_t w[2][4];
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    w[0][j] = a.w[2 * j] | uint64_t(a.w[2 * j + 1]) << 32;
-    w[1][j] = b.w[2 * j] | uint64_t(b.w[2 * j + 1]) << 32;
-  }
-  const F::Elem x = F::from_words(w[0]), y = F::from_words(w[1]);
+  uint64_t w[4];
+  FpGpu::to_words(w, a);
+  const F::Elem x = F::from_words(w);
+  FpGpu::to_words(w, b);
+  const F::Elem y = F::from_words(w);
   F::Elem r = x;
   switch (op) {
     case FieldOp::kDpfAdd: r = F::add(x, y); break;
@@ -499,11 +493,8 @@ __device__ U32x8 dpf_field_op(FieldOp op, const U32x8& a, const U32x8& b) {
     case FieldOp::kDpfNeg: r = F::neg(x); break;
     default: break;
   }
-  F::to_words(w[0], r);
-  U32x8 out;
-#pragma unroll
-  for (int j = 0; j < 4; ++j) out.w[2 * j] = uint32_t(w[0][j]), out.w[2 * j + 1] = uint32_t(w[0][j] >> 32);
-  return out;
+  F::to_words(w, r);
+  return FpGpu::from_words(w);
 }
 
 __device__ U32x8 field_op(FieldOp op, const U32x8& a, const U32x8& b) {
