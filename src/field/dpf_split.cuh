@@ -80,19 +80,26 @@ struct AnchoredSplit {
   static constexpr uint64_t kHiExp = 1023 + 52 + kRadix;  // exponent field of a high half
   static constexpr double kAnchor = kRadix == 51 ? 0x1p103 : 0x1p104;
 
-  // low += the low half's bits, high += the high half's (the next column).
-  KS_HD static void add(uint64_t& low, uint64_t& high, double x, double y) {
+  // The bit patterns of x y's halves: {low, high} (header comment).
+  struct Halves {
+    uint64_t low, high;
+  };
+  KS_HD static Halves split(double x, double y) {
     const double hi = fma_rz(x, y, kAnchor);
     const double lo = fma_rz(x, y, (kAnchor + 0x1p52) - hi);
-    high += bits(hi);
-    low += bits(lo);
+    return {bits(lo), bits(hi)};
+  }
+  // low += the low half's bits, high += the high half's (the next column).
+  KS_HD static void add(uint64_t& low, uint64_t& high, double x, double y) {
+    const Halves h = split(x, y);
+    low += h.low;
+    high += h.high;
   }
   // The same halves subtracted.
   KS_HD static void subtract(uint64_t& low, uint64_t& high, double x, double y) {
-    const double hi = fma_rz(x, y, kAnchor);
-    const double lo = fma_rz(x, y, (kAnchor + 0x1p52) - hi);
-    high -= bits(hi);
-    low -= bits(lo);
+    const Halves h = split(x, y);
+    low -= h.low;
+    high -= h.high;
   }
   // The 25 split products of a b (limbs below 2^52, their products below
   // 2^(52 + kRadix)) added into ten columns: column k gets the low halves

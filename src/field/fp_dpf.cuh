@@ -180,10 +180,21 @@ KS_UNROLL
     for (int i = 0; i < 5; ++i) r.l[i] = (a.l[i] & m) | (b.l[i] & ~m);
     return r;
   }
+  // Zero mod p without a product: under (I) the limbs of a value are
+  // unique and the value is below 2^257 < 3p, so it is 0, p or 2p.
   KS_HD static Mask is_zero(const Elem& a) {
-    uint64_t w[4];
-    to_words(w, a);
-    return 0 - uint64_t((w[0] | w[1] | w[2] | w[3]) == 0);
+    constexpr uint64_t kP[5] = {0xfffffffffffff, 0xff00000000fff, 0xfffffffffffff,
+                                0xfffffffffffff, 0xfffffffeffff};
+    constexpr uint64_t k2P[5] = {0xffffffffffffe, 0xfe00000001fff, 0xfffffffffffff,
+                                 0xfffffffffffff, 0x1fffffffdffff};
+    uint64_t zero = 0, p = 0, two_p = 0;
+KS_UNROLL
+    for (int i = 0; i < 5; ++i) {
+      zero |= a.l[i];
+      p |= a.l[i] ^ kP[i];
+      two_p |= a.l[i] ^ k2P[i];
+    }
+    return 0 - uint64_t((zero == 0) | (p == 0) | (two_p == 0));
   }
   KS_HD static Mask eq(const Elem& a, const Elem& b) { return is_zero(sub(a, b)); }
 

@@ -69,6 +69,12 @@ TEST(FpDpf, ConversionsRoundTrip) {
   EXPECT_TRUE(same(plain(form(all_ones)), reduced(all_ones)));
   EXPECT_TRUE(same(plain(form(Fp::kModulus)), U256{{0, 0, 0, 0}}));
   EXPECT_TRUE(same(plain(FpDpf::one()), U256{{1, 0, 0, 0}}));
+  // p and 2p as raw limbs are zero
+  const FpDpf::Elem p = {{0xfffffffffffff, 0xff00000000fff, 0xfffffffffffff, 0xfffffffffffff,
+                          0xfffffffeffff}};
+  EXPECT_NE(FpDpf::is_zero(p), 0u);
+  EXPECT_NE(FpDpf::is_zero(FpDpf::add(p, p)), 0u);
+  EXPECT_EQ(FpDpf::is_zero(FpDpf::one()), 0u);
 }
 
 TEST(FpDpf, MatchesTheCpuField) {
@@ -97,6 +103,7 @@ TEST(FpDpf, MatchesTheCpuField) {
     }
     EXPECT_EQ(FpDpf::is_zero(x) != 0, same(a, U256{{0, 0, 0, 0}}));
     EXPECT_EQ(FpDpf::eq(x, y) != 0, same(a, b));
+    EXPECT_NE(FpDpf::eq(x, x), 0u);  // x - x + 4p folds to p itself
     EXPECT_TRUE(same(plain(FpDpf::select(~0ull, x, y)), a));
     EXPECT_TRUE(same(plain(FpDpf::select(0, x, y)), b));
   }
@@ -157,6 +164,7 @@ TEST(FpDpf, BoundsAtTheLimbMaxima) {
       ASSERT_TRUE(same(plain(c.got), c.want)) << c.what << " item " << i;
     }
     ASSERT_TRUE(same(plain(a.x), a.value)) << "to_words item " << i;
+    ASSERT_EQ(FpDpf::is_zero(a.x) != 0, same(a.value, U256{{0, 0, 0, 0}})) << "item " << i;
   }
   BN_CTX_free(ctx);
 }
