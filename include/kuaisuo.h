@@ -121,11 +121,24 @@ typedef enum ks_backend {
   KS_BACKEND_GPU = 2
 } ks_backend;
 
+/* ks_ctx_config.gpu_flags: Ed25519 and X25519 public keys, key pairs and
+ * signatures on the GPU compute [k]B for their secret k from a 48 MiB
+ * table of 16-bit windows (16 additions) instead of the default comb (43
+ * additions, each entry moved by a warp shuffle so that no address depends
+ * on k). The table's loads are at addresses that depend on k: another
+ * tenant of the same GPU (co-resident kernels, MPS) that can observe its
+ * memory traffic learns about the secrets. For a GPU dedicated to the
+ * process (SM2's GPU keygen and signing make the same trade by default;
+ * docs/ARCHITECTURE.md). */
+#define KS_GPU_WIDE_BASE_TABLE 1u
+
 typedef struct ks_ctx_config {
-  uint32_t struct_size;  /* sizeof(ks_ctx_config): lets the struct grow */
+  uint32_t struct_size;  /* sizeof(ks_ctx_config): lets the struct grow; the
+                            16 bytes before gpu_flags are accepted too */
   int32_t backend;       /* a ks_backend */
   int32_t gpu_device;    /* CUDA device index, for GPU and AUTO */
   uint32_t cpu_threads;  /* 0 = one per online CPU */
+  uint32_t gpu_flags;    /* 0 or KS_GPU_WIDE_BASE_TABLE */
 } ks_ctx_config;
 
 typedef struct ks_ctx ks_ctx;

@@ -202,11 +202,18 @@ void bench_verify(Timer& timer, const SignedItems& items, const FieldCase& fc,
   rows.push_back({names.back().c_str(), n, t[t.size() / 2]});
 }
 
+// Which fixed-base table keys and signatures read (curve25519_gpu_host.h);
+// rows of the wide one are named with "_wide".
+struct BaseCase {
+  c25519::BaseTable table;
+  const char* suffix;
+};
+
 // Kernel-only public keys (from random seeds) and signatures (one key,
-// 64-byte messages) at n items for one field and layout; the first 256
-// against the CPU.
+// 64-byte messages) at n items for one field, layout and table; the first
+// 256 against the CPU.
 void bench_sign(Timer& timer, const SignedItems& items, const FieldCase& fc,
-                const LayoutCase& lc, size_t n, std::vector<Row>& rows,
+                const LayoutCase& lc, const BaseCase& bc, size_t n, std::vector<Row>& rows,
                 std::vector<std::string>& names) {
   std::mt19937_64 rng(n);
   const std::vector<uint8_t> seeds = random_bytes(rng, 32 * n);
@@ -221,16 +228,16 @@ void bench_sign(Timer& timer, const SignedItems& items, const FieldCase& fc,
   uint8_t *dpub = device_buffer<uint8_t>(32 * n), *dsig = device_buffer<uint8_t>(64 * n);
   const int reps = n >= (1u << 20) ? 3 : 5;
   const double s_keys = timer.median(
-      [&] { CHECK(c25519::launch_ed25519_public_keys(fc.field, lc.layout, dseed, dpub, n, 0)); },
+      [&] { CHECK(c25519::launch_ed25519_public_keys(fc.field, lc.layout, dseed, dpub, n, 0, bc.table)); },
       reps);
   uint8_t* dxpub = device_buffer<uint8_t>(32 * n);
   const double s_xkeys = timer.median(
-      [&] { CHECK(c25519::launch_x25519_public_keys(fc.field, lc.layout, dseed, dxpub, n, 0)); },
+      [&] { CHECK(c25519::launch_x25519_public_keys(fc.field, lc.layout, dseed, dxpub, n, 0, bc.table)); },
       reps);
   const double s_sign = timer.median(
       [&] {
         CHECK(c25519::launch_ed25519_sign(fc.field, lc.layout, dkey, nullptr, ddata, doff, dsig, n,
-                                          0));
+                                          0, bc.table));
       },
       reps);
   std::vector<uint8_t> pubs(32 * n), sigs(64 * n), xpubs(32 * n);
@@ -246,15 +253,17 @@ void bench_sign(Timer& timer, const SignedItems& items, const FieldCase& fc,
     ks::x25519::public_key(want_u, &seeds[32 * i]);
     if (memcmp(k.pub.bytes, &pubs[32 * i], 32) != 0 || memcmp(want, &sigs[64 * i], 64) != 0 ||
         memcmp(want_u, &xpubs[32 * i], 32) != 0) {
-      fprintf(stderr, "ed25519 %s %s: item %zu differs from the CPU\n", fc.name, lc.name, i);
+      fprintf(stderr, "ed25519%s %s %s: item %zu differs from the CPU\n", bc.suffix, fc.name,
+              lc.name, i);
       exit(1);
     }
   }
-  names.push_back(std::string("ed25519_public_key_") + fc.name + "_" + lc.name);
+  const std::string tail = std::string(bc.suffix) + "_" + fc.name + "_" + lc.name;
+  names.push_back("ed25519_public_key" + tail);
   rows.push_back({names.back().c_str(), n, s_keys});
-  names.push_back(std::string("x25519_public_key_") + fc.name + "_" + lc.name);
+  names.push_back("x25519_public_key" + tail);
   rows.push_back({names.back().c_str(), n, s_xkeys});
-  names.push_back(std::string("ed25519_sign_one_key_") + fc.name + "_" + lc.name);
+  names.push_back("ed25519_sign_one_key" + tail);
   rows.push_back({names.back().c_str(), n, s_sign});
   for (void* p : {(void*)dseed, (void*)dkey, (void*)ddata, (void*)doff, (void*)dpub, (void*)dsig,
                   (void*)dxpub})
@@ -294,10 +303,12 @@ int main(int argc, char** argv) {
     for (const LayoutCase& lc : layouts)
       for (int lg = 16; lg <= max_log2 && want("verify"); lg += 2)
         bench_verify(timer, items, fc, lc, size_t(1) << lg, lg + 2 > max_log2, rows, names);
-  for (const FieldCase& fc : fields)
-    for (const LayoutCase& lc : layouts)
-      for (int lg = 16; lg <= max_log2 && want("sign"); lg += 2)
-        bench_sign(timer, items, fc, lc, size_t(1) << lg, rows, names);
+  const BaseCase bases[] = {{c25519::BaseTable::kComb, ""}, {c25519::BaseTable::kWide, "_wide"}};
+  for (const BaseCase& bc : bases)
+    for (const FieldCase& fc : fields)
+      for (const LayoutCase& lc : layouts)
+        for (int lg = 16; lg <= max_log2 && want("sign"); lg += 2)
+          bench_sign(timer, items, fc, lc, bc, size_t(1) << lg, rows, names);
 
   printf("{\n  \"device\": \"%s\",\n  \"sms\": %d,\n", prop.name, sms);
   printf("  \"fe_mul_per_s_dpf\": %.4e,\n  \"fe_sqr_per_s_dpf\": %.4e,\n", rates[0], rates[1]);

@@ -102,12 +102,15 @@ struct CtxDeleter {
 };
 using CtxPtr = std::unique_ptr<ks_ctx, CtxDeleter>;
 
-// The context a kuaisuo batch case runs in: its backend, its threads.
+// The context a kuaisuo batch case runs in: its backend, its threads
+// (input "wide-table": Ed25519/X25519 keys and signatures over the GPU's
+// wide fixed-base table, KS_GPU_WIDE_BASE_TABLE).
 CtxPtr make_ctx(const Case& c, std::string* error) {
   ks_ctx_config cfg;
   ks_ctx_config_init(&cfg);
   cfg.backend = c.backend == "gpu" ? KS_BACKEND_GPU : KS_BACKEND_CPU;
   cfg.cpu_threads = c.threads;
+  if (c.input == "wide-table") cfg.gpu_flags = KS_GPU_WIDE_BASE_TABLE;
   ks_ctx* raw = nullptr;
   const int rc = ks_ctx_new(&cfg, &raw);
   if (rc != KS_OK) *error = ks_strerror(rc);

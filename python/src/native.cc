@@ -190,8 +190,8 @@ NB_MODULE(_native, m) {
   using ks_py::Context;
   auto context = nb::class_<Context>(m, "Context");
   context
-      .def(nb::init<const std::string&, int, unsigned>(), nb::arg("backend") = "auto",
-           nb::arg("device") = 0, nb::arg("threads") = 0)
+      .def(nb::init<const std::string&, int, unsigned, bool>(), nb::arg("backend") = "auto",
+           nb::arg("device") = 0, nb::arg("threads") = 0, nb::arg("wide_base_table") = false)
       .def_prop_ro("backend", &Context::backend)
       .def_prop_ro("threads", &Context::threads)
       .def("sm3_batch", &Context::sm3_batch, nb::arg("messages"))

@@ -14,12 +14,13 @@ namespace ks_py {
 
 class Context {
  public:
-  Context(const std::string& backend, int device, unsigned threads) {
+  Context(const std::string& backend, int device, unsigned threads, bool wide_base_table) {
     ks_ctx_config cfg;
     ks_ctx_config_init(&cfg);
     cfg.backend = ks_py::parse_backend(backend);
     cfg.gpu_device = device;
     cfg.cpu_threads = threads;
+    cfg.gpu_flags = wide_base_table ? KS_GPU_WIDE_BASE_TABLE : 0;
     // Starting the threads and opening a GPU take long: not under the GIL.
     check(nogil([&] { return ks_ctx_new(&cfg, &ctx_); }));
   }

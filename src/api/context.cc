@@ -1,4 +1,8 @@
 // ks_ctx creation: resolves the backend and opens the GPU engine if asked.
+#include <stddef.h>
+#include <string.h>
+
+#include <algorithm>
 #include <new>
 
 #include "engine/context.h"
@@ -11,6 +15,7 @@ void ks_ctx_config_init(ks_ctx_config* config) {
   config->backend = KS_BACKEND_AUTO;
   config->gpu_device = 0;
   config->cpu_threads = 0;
+  config->gpu_flags = 0;
 }
 
 int ks_ctx_new(const ks_ctx_config* config, ks_ctx** out) try {
@@ -19,15 +24,18 @@ int ks_ctx_new(const ks_ctx_config* config, ks_ctx** out) try {
   ks_ctx_config cfg;
   ks_ctx_config_init(&cfg);
   if (config != nullptr) {
-    if (config->struct_size < sizeof(ks_ctx_config)) return KS_ERR_LENGTH;
-    cfg = *config;
+    // Callers built before gpu_flags pass the first 16 bytes.
+    if (config->struct_size < offsetof(ks_ctx_config, gpu_flags)) return KS_ERR_LENGTH;
+    memcpy(&cfg, config, std::min<size_t>(config->struct_size, sizeof cfg));
   }
   if (cfg.backend < KS_BACKEND_AUTO || cfg.backend > KS_BACKEND_GPU) return KS_ERR_INVALID_ARGUMENT;
   if (cfg.gpu_device < 0) return KS_ERR_INVALID_ARGUMENT;
   if (cfg.cpu_threads > 4096) return KS_ERR_INVALID_ARGUMENT;
+  if ((cfg.gpu_flags & ~KS_GPU_WIDE_BASE_TABLE) != 0) return KS_ERR_INVALID_ARGUMENT;
 
   ks_ctx* ctx = new (std::nothrow) ks_ctx(static_cast<ks_backend>(cfg.backend), cfg.cpu_threads);
   if (ctx == nullptr) return KS_ERR_NO_MEMORY;
+  ctx->gpu_flags = cfg.gpu_flags;
   if (cfg.backend != KS_BACKEND_CPU) {
     int status = KS_OK;
     ctx->gpu = ks::gpu::open_engine(cfg.gpu_device, &ctx->pool, &status);

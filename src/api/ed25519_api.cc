@@ -259,8 +259,9 @@ int sign_on_gpu(ks_ctx* ctx, const ks::ed25519::PrivateKey* key, const uint8_t* 
   const ks::WipeOnExit wipe(device_key, sizeof device_key);
   if (key != nullptr) ks::ed25519::device_key_bytes(device_key, *key);
   return ks::api::run_on_gpu_whole(ctx, count, status, [&] {
-    return ks::curve25519_gpu::ed25519_sign_batch(*ctx->gpu, key != nullptr ? device_key : nullptr,
-                                                  seeds, data, offsets, count, sigs);
+    return ks::curve25519_gpu::ed25519_sign_batch(
+        *ctx->gpu, ks::curve25519_gpu::base_table_of(ctx->gpu_flags),
+        key != nullptr ? device_key : nullptr, seeds, data, offsets, count, sigs);
   });
 }
 
@@ -274,7 +275,9 @@ int ks_ed25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* seeds, size_t se
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinEd25519Sign)) {  // secrets drawn on the device
     rc = ks::api::run_on_gpu_whole(ctx, count, status, [&] {
-      return ks::curve25519_gpu::ed25519_keygen_batch(*ctx->gpu, count, seeds, public_keys);
+      return ks::curve25519_gpu::ed25519_keygen_batch(
+          *ctx->gpu, ks::curve25519_gpu::base_table_of(ctx->gpu_flags), count, seeds,
+          public_keys);
     });
     if (rc != KS_OK) ks::secure_wipe(seeds, 32 * count);
     return rc;
@@ -304,7 +307,9 @@ int ks_ed25519_public_keys_batch(ks_ctx* ctx, const uint8_t* seeds, size_t count
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinEd25519Sign))
     return ks::api::run_on_gpu_whole(ctx, count, status, [&] {
-      return ks::curve25519_gpu::ed25519_public_keys_batch(*ctx->gpu, seeds, count, public_keys);
+      return ks::curve25519_gpu::ed25519_public_keys_batch(
+          *ctx->gpu, ks::curve25519_gpu::base_table_of(ctx->gpu_flags), seeds, count,
+          public_keys);
     });
   std::vector<int> result(count, KS_OK);
   ks::api::run_groups<kItems>(ctx, count, result, [&](const size_t* idx, size_t n) {

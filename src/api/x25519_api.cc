@@ -150,7 +150,9 @@ int ks_x25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinX25519Keygen)) {  // secrets drawn on the device
     rc = ks::api::run_on_gpu_whole(ctx, count, status, [&] {
-      return ks::curve25519_gpu::x25519_keygen_batch(*ctx->gpu, count, private_keys, public_keys);
+      return ks::curve25519_gpu::x25519_keygen_batch(
+          *ctx->gpu, ks::curve25519_gpu::base_table_of(ctx->gpu_flags), count, private_keys,
+          public_keys);
     });
     if (rc != KS_OK) ks::secure_wipe(private_keys, 32 * count);
     return rc;
@@ -181,8 +183,9 @@ int ks_x25519_public_keys_batch(ks_ctx* ctx, const uint8_t* private_keys, size_t
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinX25519Keygen))
     return ks::api::run_on_gpu_whole(ctx, count, status, [&] {
-      return ks::curve25519_gpu::x25519_public_keys_batch(*ctx->gpu, private_keys, count,
-                                                          public_keys);
+      return ks::curve25519_gpu::x25519_public_keys_batch(
+          *ctx->gpu, ks::curve25519_gpu::base_table_of(ctx->gpu_flags), private_keys, count,
+          public_keys);
     });
   std::vector<int> result(count, KS_OK);
   ks::api::run_groups<kItems>(ctx, count, result, [&](const size_t* idx, size_t n) {

@@ -1,6 +1,7 @@
 #include "curve/ed25519_curve.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "core/cpu_features.h"
 #include "core/secure.h"
@@ -234,9 +235,19 @@ const ed::Niels<Fe25519>* comb_table() { return &kEd25519Comb[0][0]; }
 std::vector<uint64_t> comb_words(int bits) {
   const int rows = (256 + bits - 1) / bits, entries = 1 << (bits - 1);
   std::vector<uint64_t> words(size_t(rows) * entries * 12);
-  visit_base_multiples(rows, bits, entries, [&](int row, int j, const uint64_t* w) {
-    std::copy(w, w + 12, words.begin() + (size_t(row) * entries + j) * 12);
-  });
+  const auto build_rows = [&](int first, int step) {
+    for (int row = first; row < rows; row += step)
+      visit_base_multiples_row(row, bits, entries, [&](int r, int j, const uint64_t* w) {
+        std::copy(w, w + 12, words.begin() + (size_t(r) * entries + j) * 12);
+      });
+  };
+  // Rows are independent: large tables (2^15 entries a row) on every core.
+  const int threads =
+      entries < 4096 ? 1 : int(std::min<unsigned>(unsigned(rows), std::max(1u, std::thread::hardware_concurrency())));
+  std::vector<std::thread> workers;
+  for (int t = 1; t < threads; ++t) workers.emplace_back(build_rows, t, threads);
+  build_rows(0, threads);
+  for (std::thread& w : workers) w.join();
   return words;
 }
 

@@ -62,10 +62,11 @@ bool verify_equation(const U256& s, const U256& k, const Point& a, const Point& 
 const ed::Niels<Fe25519>* comb_table();
 
 // The rows of a fixed-base comb of `bits`-bit signed windows (Booth
-// digits, 2 <= bits <= 8): ceil(256 / bits) rows of 2^(bits - 1) entries,
+// digits, 2 <= bits <= 16): ceil(256 / bits) rows of 2^(bits - 1) entries,
 // row w holding (j + 1) 2^(bits w) B at j, 12 words an entry (comb_table's
-// layout). Built at run time (milliseconds) for shapes other than
-// mul_base's: the GPU's signing comb (scheme/curve25519_gpu.cu).
+// layout). Built at run time for shapes other than mul_base's: the GPU's
+// signing comb (6 bits, milliseconds) and its wide table (16 bits, 48 MiB,
+// rows built on all cores; scheme/curve25519_gpu.cu).
 std::vector<uint64_t> comb_words(int bits);
 
 // Affine coordinates as canonical values (tests, table generation).

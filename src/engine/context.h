@@ -24,6 +24,7 @@ struct ks_ctx {
   ks::ThreadPool pool;
   std::unique_ptr<ks::gpu::Engine> gpu;  // null on CPU contexts
   std::mutex gpu_mutex;                  // one batch at a time on the engine
+  uint32_t gpu_flags = 0;                // ks_ctx_config.gpu_flags
 };
 
 #endif  // KS_ENGINE_CONTEXT_H_

@@ -170,6 +170,41 @@ struct WarpRow {
   }
 };
 
+// The row reader over the wide table (BaseTable::kWide, g_wide_table):
+// windows of 16 bits, 2^15 entries a window, entry `magnitude` loaded
+// from its own address. Not constant time: the address is the secret
+// digit (curve25519_gpu_host.h says when that matters); 16 additions a
+// multiplication where WarpRow needs 43.
+struct WideRow {
+  static constexpr int kBits = 16;
+  static constexpr int kEntries = 1 << (kBits - 1);
+
+  template <class F>
+  static __device__ curve::ed::Niels<F> entry(const uint64_t* table, int w, int magnitude) {
+    using ed25519::one_thread::kCombEntryWords;
+    static_assert(kCombEntryWords % 2 == 0, "entries are whole 16-byte loads");
+    const int index = magnitude - (magnitude != 0);  // digit 0 loads entry 0, replaced below
+    const ulonglong2* e = reinterpret_cast<const ulonglong2*>(
+        table + (size_t(w) * kEntries + index) * kCombEntryWords);
+    uint64_t words[kCombEntryWords];
+#pragma unroll
+    for (int j = 0; j < kCombEntryWords / 2; ++j) {
+      const ulonglong2 v = __ldg(e + j);
+      words[2 * j] = v.x;
+      words[2 * j + 1] = v.y;
+    }
+    return curve::ed::select(0 - uint64_t(magnitude == 0), curve::ed::Niels<F>::identity(),
+                             ed25519::one_thread::niels_from_words<F>(words));
+  }
+
+  // curve::ed25519::comb_words(16): entry-major, 96 bytes an entry.
+  static std::vector<uint8_t> host_table() {
+    const std::vector<uint64_t> rows = curve::ed25519::comb_words(kBits);
+    const uint8_t* p = reinterpret_cast<const uint8_t*>(rows.data());
+    return std::vector<uint8_t>(p, p + 8 * rows.size());
+  }
+};
+
 // The items of a thread in a kernel whose warps must stay whole (WarpRow):
 // `per_thread` consecutive ones; threads past the end repeat the last item
 // and keep their results.
@@ -190,9 +225,6 @@ __device__ __forceinline__ void store_if(bool live, uint8_t* dst, const uint8_t*
     reinterpret_cast<uint2*>(dst + j)[0] = make_uint2(uint32_t(w), uint32_t(w >> 32));
   }
 }
-
-template <class F>
-using WarpSigner = ed25519::one_thread::Signer<F, WarpRow>;
 
 // Items a thread takes when they share an inversion: kMaxItemsPerThread
 // from that many resident threads' worth of items (blocks_per_sm blocks of
@@ -221,7 +253,7 @@ int keys_per_thread(size_t count) { return items_per_thread(count, 2); }
 
 // pubs[i] = the public key of seeds[i] (RFC 8032 5.1.5), per_thread keys
 // a thread.
-template <class F, int MinBlocks>
+template <class F, int MinBlocks, class Row>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
     ed25519_public_keys_kernel(const uint8_t* seeds, uint8_t* pubs, size_t count, int per_thread,
                                const uint64_t* comb) {
@@ -231,15 +263,15 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
   uint8_t pub[K][32];
   for (int j = 0; j < per_thread; ++j) {
     uint8_t prefix[32];
-    WarpSigner<F>::expand(s[j], prefix, seeds + 32 * items.index(j));
+    ed25519::one_thread::Signer<F, Row>::expand(s[j], prefix, seeds + 32 * items.index(j));
   }
-  WarpSigner<F>::template public_keys<K>(pub, s, per_thread, comb);
+  ed25519::one_thread::Signer<F, Row>::template public_keys<K>(pub, s, per_thread, comb);
   for (int j = 0; j < per_thread; ++j)
     store_if(items.live(j), pubs + 32 * items.index(j), pub[j], 32);
 }
 
 // pubs[i] = the X25519 public key of the private key keys[i].
-template <class F, int MinBlocks>
+template <class F, int MinBlocks, class Row>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
     x25519_public_keys_kernel(const uint8_t* keys, uint8_t* pubs, size_t count, int per_thread,
                               const uint64_t* comb) {
@@ -248,7 +280,7 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
   const uint8_t* k[K];
   uint8_t pub[K][32];
   for (int j = 0; j < per_thread; ++j) k[j] = keys + 32 * items.index(j);
-  WarpSigner<F>::template x25519_public_keys<K>(pub, k, per_thread, comb);
+  ed25519::one_thread::Signer<F, Row>::template x25519_public_keys<K>(pub, k, per_thread, comb);
   for (int j = 0; j < per_thread; ++j)
     store_if(items.live(j), pubs + 32 * items.index(j), pub[j], 32);
 }
@@ -257,12 +289,12 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
 // form || prefix || public key, 96 bytes) or, where key is null, under
 // the key of seeds[i] (expanded here); per_thread signatures a thread,
 // sharing inversions (their keys' and their R's).
-template <class F, int MinBlocks>
+template <class F, int MinBlocks, class Row>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
     ed25519_sign_kernel(const uint8_t* key, const uint8_t* seeds, const uint8_t* data,
                         const uint64_t* offsets, uint8_t* sigs, size_t count, int per_thread,
                         const uint64_t* comb) {
-  using Signer = WarpSigner<F>;
+  using Signer = ed25519::one_thread::Signer<F, Row>;
   constexpr int K = kMaxItemsPerThread;
   const WarpItems items(count, per_thread);
   uint64_t s_mont[K][4];
@@ -302,6 +334,7 @@ std::vector<uint8_t> host_comb_table() {
 
 ks::gpu::DeviceTable g_comb(&host_comb_table);
 ks::gpu::DeviceTable g_sign_comb(&WarpRow::host_table);
+ks::gpu::DeviceTable g_wide_table(&WideRow::host_table);
 
 // Launches kernel<G, MinBlocks> for the field policy G of `layout` over F
 // (field/out_of_line.cuh).
@@ -332,6 +365,23 @@ cudaError_t launch_ed25519(ks::gpu::DeviceTable& table, Field field, Layout layo
                               : launch_in_layout<field::Fe25519Gpu>(layout, with_table);
 }
 
+
+// A key or signing kernel over the fixed-base table `base` selects:
+// launch(min_blocks, G*, Row*, table, blocks) with Row its reader.
+template <class Launch>
+cudaError_t launch_fixed_base(BaseTable base, Field field, Layout layout, size_t count,
+                              int per_thread, const Launch& launch) {
+  const auto with_row = [&](auto* row) {
+    return [&, row](auto min_blocks, auto* f, const uint64_t* table, unsigned blocks) {
+      launch(min_blocks, f, row, table, blocks);
+    };
+  };
+  return base == BaseTable::kWide
+             ? launch_ed25519(g_wide_table, field, layout, count, per_thread,
+                              with_row(static_cast<WideRow*>(nullptr)))
+             : launch_ed25519(g_sign_comb, field, layout, count, per_thread,
+                              with_row(static_cast<WarpRow*>(nullptr)));
+}
 
 template <class F>
 __global__ void field_op_kernel(FieldOp op, const uint64_t* a, const uint64_t* b, uint64_t* out,
@@ -384,37 +434,45 @@ cudaError_t launch_ed25519_verify(Field field, Layout layout, const uint8_t* pub
 }
 
 cudaError_t launch_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds,
-                                       uint8_t* pubs, size_t count, cudaStream_t stream) {
+                                       uint8_t* pubs, size_t count, cudaStream_t stream,
+                                       BaseTable base) {
   const int per_thread = keys_per_thread(count);
-  return launch_ed25519(g_sign_comb, field, layout, count, per_thread,
-                        [&](auto min_blocks, auto* f, const uint64_t* comb, unsigned blocks) {
+  return launch_fixed_base(base, field, layout, count, per_thread,
+                           [&](auto min_blocks, auto* f, auto* row, const uint64_t* table,
+                               unsigned blocks) {
     using G = std::remove_pointer_t<decltype(f)>;
-    ed25519_public_keys_kernel<G, decltype(min_blocks)::value>
-        <<<blocks, kThreads, 0, stream>>>(seeds, pubs, count, per_thread, comb);
+    using Row = std::remove_pointer_t<decltype(row)>;
+    ed25519_public_keys_kernel<G, decltype(min_blocks)::value, Row>
+        <<<blocks, kThreads, 0, stream>>>(seeds, pubs, count, per_thread, table);
   });
 }
 
 cudaError_t launch_x25519_public_keys(Field field, Layout layout, const uint8_t* keys,
-                                      uint8_t* pubs, size_t count, cudaStream_t stream) {
+                                      uint8_t* pubs, size_t count, cudaStream_t stream,
+                                      BaseTable base) {
   const int per_thread = keys_per_thread(count);
-  return launch_ed25519(g_sign_comb, field, layout, count, per_thread,
-                        [&](auto min_blocks, auto* f, const uint64_t* comb, unsigned blocks) {
+  return launch_fixed_base(base, field, layout, count, per_thread,
+                           [&](auto min_blocks, auto* f, auto* row, const uint64_t* table,
+                               unsigned blocks) {
     using G = std::remove_pointer_t<decltype(f)>;
-    x25519_public_keys_kernel<G, decltype(min_blocks)::value>
-        <<<blocks, kThreads, 0, stream>>>(keys, pubs, count, per_thread, comb);
+    using Row = std::remove_pointer_t<decltype(row)>;
+    x25519_public_keys_kernel<G, decltype(min_blocks)::value, Row>
+        <<<blocks, kThreads, 0, stream>>>(keys, pubs, count, per_thread, table);
   });
 }
 
 cudaError_t launch_ed25519_sign(Field field, Layout layout, const uint8_t* key,
                                 const uint8_t* seeds, const uint8_t* data,
                                 const uint64_t* offsets, uint8_t* sigs, size_t count,
-                                cudaStream_t stream) {
+                                cudaStream_t stream, BaseTable base) {
   const int per_thread = keys_per_thread(count);
-  return launch_ed25519(g_sign_comb, field, layout, count, per_thread,
-                        [&](auto min_blocks, auto* f, const uint64_t* comb, unsigned blocks) {
+  return launch_fixed_base(base, field, layout, count, per_thread,
+                           [&](auto min_blocks, auto* f, auto* row, const uint64_t* table,
+                               unsigned blocks) {
     using G = std::remove_pointer_t<decltype(f)>;
-    ed25519_sign_kernel<G, decltype(min_blocks)::value><<<blocks, kThreads, 0, stream>>>(
-        key, seeds, data, offsets, sigs, count, per_thread, comb);
+    using Row = std::remove_pointer_t<decltype(row)>;
+    ed25519_sign_kernel<G, decltype(min_blocks)::value, Row><<<blocks, kThreads, 0, stream>>>(
+        key, seeds, data, offsets, sigs, count, per_thread, table);
   });
 }
 
@@ -493,13 +551,13 @@ namespace {
 
 // 32 bytes in, 32 bytes out per item, through a launcher of that shape.
 template <class Launcher>
-int run_32_to_32(Launcher launcher, Field field, Layout layout, const uint8_t* in, uint8_t* out,
-                 size_t count) {
+int run_32_to_32(Launcher launcher, Field field, Layout layout, BaseTable base, const uint8_t* in,
+                 uint8_t* out, size_t count) {
   DeviceBytes din(in, 32 * count), dout(nullptr, 32 * count);
   for (const DeviceBytes* d : {&din, &dout})
     if (d->err != cudaSuccess) return int(d->err);
   const int rc = run_sync([&] {
-    return launcher(field, layout, din.as<uint8_t>(), dout.as<uint8_t>(), count, nullptr);
+    return launcher(field, layout, din.as<uint8_t>(), dout.as<uint8_t>(), count, nullptr, base);
   });
   if (rc != 0) return rc;
   return int(cudaMemcpy(out, dout.p, 32 * count, cudaMemcpyDeviceToHost));
@@ -508,17 +566,18 @@ int run_32_to_32(Launcher launcher, Field field, Layout layout, const uint8_t* i
 }  // namespace
 
 int run_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds, uint8_t* pubs,
-                            size_t count) {
-  return run_32_to_32(launch_ed25519_public_keys, field, layout, seeds, pubs, count);
+                            size_t count, BaseTable base) {
+  return run_32_to_32(launch_ed25519_public_keys, field, layout, base, seeds, pubs, count);
 }
 
 int run_x25519_public_keys(Field field, Layout layout, const uint8_t* keys, uint8_t* pubs,
-                           size_t count) {
-  return run_32_to_32(launch_x25519_public_keys, field, layout, keys, pubs, count);
+                           size_t count, BaseTable base) {
+  return run_32_to_32(launch_x25519_public_keys, field, layout, base, keys, pubs, count);
 }
 
 int run_ed25519_sign(Field field, Layout layout, const uint8_t* key, const uint8_t* seeds,
-                     const uint8_t* data, const uint64_t* offsets, uint8_t* sigs, size_t count) {
+                     const uint8_t* data, const uint64_t* offsets, uint8_t* sigs, size_t count,
+                     BaseTable base) {
   const size_t data_len = count > 0 ? size_t(offsets[count]) : 0;
   DeviceBytes dkey(key, key != nullptr ? 96 : 0), dseed(seeds, seeds != nullptr ? 32 * count : 0),
       ddata(data, data_len), doff(offsets, 8 * (count + 1)), dsig(nullptr, 64 * count);
@@ -528,7 +587,7 @@ int run_ed25519_sign(Field field, Layout layout, const uint8_t* key, const uint8
     return launch_ed25519_sign(field, layout, key != nullptr ? dkey.as<uint8_t>() : nullptr,
                                seeds != nullptr ? dseed.as<uint8_t>() : nullptr,
                                ddata.as<uint8_t>(), doff.as<uint64_t>(), dsig.as<uint8_t>(), count,
-                               nullptr);
+                               nullptr, base);
   });
   if (rc != 0) return rc;
   return int(cudaMemcpy(sigs, dsig.p, 64 * count, cudaMemcpyDeviceToHost));

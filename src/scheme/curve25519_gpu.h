@@ -35,24 +35,28 @@ cudaError_t launch_ed25519_verify(Field field, Layout layout, const uint8_t* pub
                                   cudaStream_t stream);
 
 // pubs[i] = the Ed25519 public key of the 32-byte seeds[i] (RFC 8032
-// 5.1.5), in constant time (scheme/ed25519_sign_one.h).
+// 5.1.5), in constant time with base's default (scheme/ed25519_sign_one.h;
+// BaseTable in curve25519_gpu_host.h).
 cudaError_t launch_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds,
-                                       uint8_t* pubs, size_t count, cudaStream_t stream);
+                                       uint8_t* pubs, size_t count, cudaStream_t stream,
+                                       BaseTable base = BaseTable::kComb);
 
 // pubs[i] = the X25519 public key of the private key keys[i] (RFC 7748
-// 6.1), by a constant-time comb of [k]B on the Edwards curve.
+// 6.1), by a comb of [k]B on the Edwards curve (constant time with
+// base's default).
 cudaError_t launch_x25519_public_keys(Field field, Layout layout, const uint8_t* keys,
-                                      uint8_t* pubs, size_t count, cudaStream_t stream);
+                                      uint8_t* pubs, size_t count, cudaStream_t stream,
+                                      BaseTable base = BaseTable::kComb);
 
 // sigs[i] = the Ed25519 signature of message i (data[offsets[i] ..
 // offsets[i + 1])) under one key (key: 96 bytes, s in Montgomery form mod
 // L || prefix || public key, as scheme/ed25519.h's PrivateKey holds them)
 // or, where key is null, under the key of seeds[i]. Constant time in the
-// keys and nonces.
+// keys and nonces with base's default.
 cudaError_t launch_ed25519_sign(Field field, Layout layout, const uint8_t* key,
                                 const uint8_t* seeds, const uint8_t* data,
                                 const uint64_t* offsets, uint8_t* sigs, size_t count,
-                                cudaStream_t stream);
+                                cudaStream_t stream, BaseTable base = BaseTable::kComb);
 
 // See FieldOp (curve25519_gpu_host.h).
 cudaError_t launch_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b,

@@ -14,23 +14,23 @@ int ed25519_verify_batch(ks::gpu::Engine&, const uint8_t*, const uint8_t*, const
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
-int ed25519_keygen_batch(ks::gpu::Engine&, size_t, uint8_t*, uint8_t*) {
+int ed25519_keygen_batch(ks::gpu::Engine&, BaseTable, size_t, uint8_t*, uint8_t*) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
-int x25519_keygen_batch(ks::gpu::Engine&, size_t, uint8_t*, uint8_t*) {
+int x25519_keygen_batch(ks::gpu::Engine&, BaseTable, size_t, uint8_t*, uint8_t*) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
-int x25519_public_keys_batch(ks::gpu::Engine&, const uint8_t*, size_t, uint8_t*) {
+int x25519_public_keys_batch(ks::gpu::Engine&, BaseTable, const uint8_t*, size_t, uint8_t*) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
-int ed25519_public_keys_batch(ks::gpu::Engine&, const uint8_t*, size_t, uint8_t*) {
+int ed25519_public_keys_batch(ks::gpu::Engine&, BaseTable, const uint8_t*, size_t, uint8_t*) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
-int ed25519_sign_batch(ks::gpu::Engine&, const uint8_t*, const uint8_t*, const uint8_t*,
+int ed25519_sign_batch(ks::gpu::Engine&, BaseTable, const uint8_t*, const uint8_t*, const uint8_t*,
                        const uint64_t*, size_t, uint8_t*) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }

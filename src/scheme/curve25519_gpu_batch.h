@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "engine/gpu.h"
+#include "kuaisuo.h"
+#include "scheme/curve25519_gpu_host.h"
 
 namespace ks {
 namespace curve25519_gpu {
@@ -28,28 +30,37 @@ int ed25519_verify_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uin
                          const uint64_t* offsets, size_t count, const uint8_t* sigs,
                          int* status);
 
+// The calls below compute [k]B for secret k through the fixed-base table
+// `base` (scheme/curve25519_gpu_host.h): the constant-time comb unless the
+// context asked for the wide table.
+inline BaseTable base_table_of(uint32_t gpu_flags) {
+  return (gpu_flags & KS_GPU_WIDE_BASE_TABLE) != 0 ? BaseTable::kWide : BaseTable::kComb;
+}
+
 // count fresh key pairs: secrets (Ed25519 seeds, X25519 private keys)
 // drawn on the device from a DRBG keyed by getrandom for this call, and
 // their public keys.
-int ed25519_keygen_batch(ks::gpu::Engine& engine, size_t count, uint8_t* seeds, uint8_t* pubs);
-int x25519_keygen_batch(ks::gpu::Engine& engine, size_t count, uint8_t* keys, uint8_t* pubs);
+int ed25519_keygen_batch(ks::gpu::Engine& engine, BaseTable base, size_t count, uint8_t* seeds,
+                         uint8_t* pubs);
+int x25519_keygen_batch(ks::gpu::Engine& engine, BaseTable base, size_t count, uint8_t* keys,
+                        uint8_t* pubs);
 
 // pubs[i] = the X25519 public key of the private key keys[i].
-int x25519_public_keys_batch(ks::gpu::Engine& engine, const uint8_t* keys, size_t count,
-                             uint8_t* pubs);
+int x25519_public_keys_batch(ks::gpu::Engine& engine, BaseTable base, const uint8_t* keys,
+                             size_t count, uint8_t* pubs);
 
 // pubs[i] = the Ed25519 public key of seeds[i] (32 bytes each).
-int ed25519_public_keys_batch(ks::gpu::Engine& engine, const uint8_t* seeds, size_t count,
-                              uint8_t* pubs);
+int ed25519_public_keys_batch(ks::gpu::Engine& engine, BaseTable base, const uint8_t* seeds,
+                              size_t count, uint8_t* pubs);
 
 // sigs[i] = the pure Ed25519 signature of message i (data[offsets[i] ..
 // offsets[i + 1]), validated offsets) under one key, one_key being its
 // expanded form (s in Montgomery form mod L, little-endian 64-bit words ||
 // prefix || public key: scheme/ed25519.h's PrivateKey), or, where one_key
 // is null, under the key of seeds[i].
-int ed25519_sign_batch(ks::gpu::Engine& engine, const uint8_t one_key[96], const uint8_t* seeds,
-                       const uint8_t* data, const uint64_t* offsets, size_t count,
-                       uint8_t* sigs);
+int ed25519_sign_batch(ks::gpu::Engine& engine, BaseTable base, const uint8_t one_key[96],
+                       const uint8_t* seeds, const uint8_t* data, const uint64_t* offsets,
+                       size_t count, uint8_t* sigs);
 
 }  // namespace curve25519_gpu
 }  // namespace ks

@@ -24,6 +24,17 @@ enum class Field { kDpf = 0, kInteger = 1 };
 // 128 threads per SM). Measured per kernel (docs/STATUS.md).
 enum class Layout { kInline = 0, kOutOfLine = 1, kOutOfLineFourBlocks = 2 };
 
+// The fixed-base table that public keys and signatures read ([k]B for a
+// secret k). kComb, the default: 43 windows of 6 bits, each entry read by
+// a warp shuffle from the lane that loaded it, so that no address depends
+// on k (constant time). kWide: 16 windows of 16 bits in a 48 MiB table,
+// 16 additions in place of 43, each entry loaded from an address that
+// depends on k's digit. That leaks the digits to whoever can observe the
+// GPU's memory traffic (another tenant of the same GPU: co-resident
+// kernels, MPS); on a GPU dedicated to the process it is SM2's fixed-base
+// trade-off (scheme/sm2_gpu.h). Only on request (KS_GPU_WIDE_BASE_TABLE).
+enum class BaseTable { kComb = 0, kWide = 1 };
+
 // out[i] = op(a[i], b[i]) (field/field_op.h), canonical, on elements given
 // as 4 little-endian 64-bit words.
 using field::FieldOp;
@@ -39,12 +50,13 @@ int run_ed25519_verify(Field field, Layout layout, const uint8_t* pubs, const ui
 // Ed25519 public keys of count seeds, and signatures under one key (96
 // bytes, as launch_ed25519_sign) or per-item seeds (key null).
 int run_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds, uint8_t* pubs,
-                            size_t count);
+                            size_t count, BaseTable base = BaseTable::kComb);
 // X25519 public keys of count private keys.
 int run_x25519_public_keys(Field field, Layout layout, const uint8_t* keys, uint8_t* pubs,
-                           size_t count);
+                           size_t count, BaseTable base = BaseTable::kComb);
 int run_ed25519_sign(Field field, Layout layout, const uint8_t* key, const uint8_t* seeds,
-                     const uint8_t* data, const uint64_t* offsets, uint8_t* sigs, size_t count);
+                     const uint8_t* data, const uint64_t* offsets, uint8_t* sigs, size_t count,
+                     BaseTable base = BaseTable::kComb);
 int run_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b, uint64_t* out,
                  size_t count, int repeat);
 // The DPF field's operations on raw radix-2^51 limbs (five per element,

@@ -91,11 +91,13 @@ class Ed25519VerifyJob final : public MessagesJob {
 // keys since the comb reads its entries by warp shuffles, which convert
 // one entry a window to FP64 limbs rather than 16 (bench/results/
 // h100-curve25519-kernels-2026-11-27-s15-sign.json: every field and
-// layout side by side).
+// layout side by side), over the fixed-base table the context chose.
 class PublicKeysJob final : public FixedSizeJob {
  public:
-  using Launcher = cudaError_t (*)(Field, Layout, const uint8_t*, uint8_t*, size_t, cudaStream_t);
-  PublicKeysJob(Launcher launcher, const uint8_t* secrets, uint8_t* pubs) : launcher_(launcher) {
+  using Launcher = cudaError_t (*)(Field, Layout, const uint8_t*, uint8_t*, size_t, cudaStream_t,
+                                   BaseTable);
+  PublicKeysJob(Launcher launcher, BaseTable base, const uint8_t* secrets, uint8_t* pubs)
+      : launcher_(launcher), base_(base) {
     add_input(secrets, 32);
     add_output(pubs, 32);
   }
@@ -105,11 +107,12 @@ class PublicKeysJob final : public FixedSizeJob {
   cudaError_t launch(size_t, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                      cudaStream_t stream) const override {
     return launcher_(Field::kDpf, Layout::kInline, in_part(dev_in, n, 0),
-                     out_part(dev_out, n, 0), n, stream);
+                     out_part(dev_out, n, 0), n, stream, base_);
   }
 
  private:
   Launcher launcher_;
+  BaseTable base_;
 };
 
 // Key pairs: secrets (Ed25519 seeds or X25519 private keys) drawn on the
@@ -119,9 +122,9 @@ class PublicKeysJob final : public FixedSizeJob {
 // memory after delivery), public key (32).
 class KeygenJob final : public FixedSizeJob {
  public:
-  KeygenJob(const chacha20::Key& drbg, PublicKeysJob::Launcher launcher, uint8_t* secrets,
-            uint8_t* pubs)
-      : drbg_(drbg), launcher_(launcher) {
+  KeygenJob(const chacha20::Key& drbg, PublicKeysJob::Launcher launcher, BaseTable base,
+            uint8_t* secrets, uint8_t* pubs)
+      : drbg_(drbg), launcher_(launcher), base_(base) {
     add_output(secrets, 32);
     add_output(pubs, 32);
   }
@@ -133,13 +136,14 @@ class KeygenJob final : public FixedSizeJob {
     const cudaError_t err =
         chacha20::launch_random_bytes32(drbg_, first, ks::gpu::kTagPrivateKeys, n, secrets, stream);
     if (err != cudaSuccess) return err;
-    return launcher_(Field::kDpf, Layout::kInline, secrets,
-                     out_part(dev_out, n, 1), n, stream);
+    return launcher_(Field::kDpf, Layout::kInline, secrets, out_part(dev_out, n, 1), n, stream,
+                     base_);
   }
 
  private:
   chacha20::Key drbg_;
   PublicKeysJob::Launcher launcher_;
+  BaseTable base_;
 };
 
 // Ed25519 signatures of messages in the flat layout, under one key (its
@@ -149,9 +153,9 @@ class KeygenJob final : public FixedSizeJob {
 // public keys (same file, 64-byte messages).
 class Ed25519SignJob final : public MessagesJob {
  public:
-  Ed25519SignJob(const uint8_t one_key[96], const uint8_t* seeds, const uint8_t* data,
-                 const uint64_t* offsets, uint8_t* sigs)
-      : MessagesJob(data, offsets), one_key_(one_key), sigs_(sigs) {
+  Ed25519SignJob(BaseTable base, const uint8_t one_key[96], const uint8_t* seeds,
+                 const uint8_t* data, const uint64_t* offsets, uint8_t* sigs)
+      : MessagesJob(data, offsets), base_(base), one_key_(one_key), sigs_(sigs) {
     if (one_key_ == nullptr) add_fixed_input(seeds, 32);
   }
   size_t secret_staged_bytes(size_t, size_t n) const override { return messages_at(n); }
@@ -161,7 +165,8 @@ class Ed25519SignJob final : public MessagesJob {
     return launch_ed25519_sign(Field::kDpf, Layout::kInline,
                                one_key_ != nullptr ? dev_in : nullptr,
                                one_key_ != nullptr ? nullptr : dev_fixed(dev_in, n, 0),
-                               dev_messages(dev_in, n), dev_offsets(dev_in), dev_out, n, stream);
+                               dev_messages(dev_in, n), dev_offsets(dev_in), dev_out, n, stream,
+                               base_);
   }
   void deliver(size_t first, size_t n, const uint8_t* results,
                const ks::gpu::Copier& copy) const override {
@@ -173,41 +178,44 @@ class Ed25519SignJob final : public MessagesJob {
   void write_header(uint8_t* staging) const override {
     if (one_key_ != nullptr) memcpy(staging, one_key_, 96);
   }
+  BaseTable base_;
   const uint8_t* one_key_;
   uint8_t* sigs_;
 };
 
 }  // namespace
 
-int ed25519_public_keys_batch(ks::gpu::Engine& engine, const uint8_t* seeds, size_t count,
-                              uint8_t* pubs) {
+int ed25519_public_keys_batch(ks::gpu::Engine& engine, BaseTable base, const uint8_t* seeds,
+                              size_t count, uint8_t* pubs) {
   return ks::gpu::CudaEngine::of(engine).run(
-      PublicKeysJob(launch_ed25519_public_keys, seeds, pubs), count);
+      PublicKeysJob(launch_ed25519_public_keys, base, seeds, pubs), count);
 }
 
-int x25519_public_keys_batch(ks::gpu::Engine& engine, const uint8_t* keys, size_t count,
-                             uint8_t* pubs) {
+int x25519_public_keys_batch(ks::gpu::Engine& engine, BaseTable base, const uint8_t* keys,
+                             size_t count, uint8_t* pubs) {
   return ks::gpu::CudaEngine::of(engine).run(
-      PublicKeysJob(launch_x25519_public_keys, keys, pubs), count);
+      PublicKeysJob(launch_x25519_public_keys, base, keys, pubs), count);
 }
 
-int ed25519_keygen_batch(ks::gpu::Engine& engine, size_t count, uint8_t* seeds, uint8_t* pubs) {
+int ed25519_keygen_batch(ks::gpu::Engine& engine, BaseTable base, size_t count, uint8_t* seeds,
+                         uint8_t* pubs) {
   return ks::gpu::run_with_drbg(engine, count, [&](const chacha20::Key& drbg) {
-    return KeygenJob(drbg, launch_ed25519_public_keys, seeds, pubs);
+    return KeygenJob(drbg, launch_ed25519_public_keys, base, seeds, pubs);
   });
 }
 
-int x25519_keygen_batch(ks::gpu::Engine& engine, size_t count, uint8_t* keys, uint8_t* pubs) {
+int x25519_keygen_batch(ks::gpu::Engine& engine, BaseTable base, size_t count, uint8_t* keys,
+                        uint8_t* pubs) {
   return ks::gpu::run_with_drbg(engine, count, [&](const chacha20::Key& drbg) {
-    return KeygenJob(drbg, launch_x25519_public_keys, keys, pubs);
+    return KeygenJob(drbg, launch_x25519_public_keys, base, keys, pubs);
   });
 }
 
-int ed25519_sign_batch(ks::gpu::Engine& engine, const uint8_t one_key[96], const uint8_t* seeds,
-                       const uint8_t* data, const uint64_t* offsets, size_t count,
-                       uint8_t* sigs) {
+int ed25519_sign_batch(ks::gpu::Engine& engine, BaseTable base, const uint8_t one_key[96],
+                       const uint8_t* seeds, const uint8_t* data, const uint64_t* offsets,
+                       size_t count, uint8_t* sigs) {
   return ks::gpu::CudaEngine::of(engine).run(
-      Ed25519SignJob(one_key, seeds, data, offsets, sigs), count);
+      Ed25519SignJob(base, one_key, seeds, data, offsets, sigs), count);
 }
 
 int ed25519_verify_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* data,

@@ -10,7 +10,9 @@
 // a secret address (ScanRow here, over the CPU's table of 52 windows of 5
 // bits: every entry of a window read and one kept by masks; the GPU
 // kernels' WarpRow in scheme/curve25519_gpu.cu, 43 windows of 6 bits:
-// one entry a lane and a register shuffle); SHA-512, the reduction mod L
+// one entry a lane and a register shuffle; only where a context asks for
+// it, WideRow there reads 16-bit windows at the digit's own address, not
+// constant time); SHA-512, the reduction mod L
 // and the signing equation are straight-line (field/sc25519_wide.h).
 #ifndef KS_SCHEME_ED25519_SIGN_ONE_H_
 #define KS_SCHEME_ED25519_SIGN_ONE_H_

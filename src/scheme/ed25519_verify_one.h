@@ -70,7 +70,7 @@ KS_UNROLL
   for (int i = 0; i < 32; ++i) p[i] = uint8_t(w[i / 8] >> (8 * (i % 8)));
 }
 
-// Bits [pos, pos + width) of k (width <= 8; bits past 255 read as 0).
+// Bits [pos, pos + width) of k (width < 32; bits past 255 read as 0).
 KS_HD unsigned bits_at(const uint64_t k[4], int pos, int width) {
   if (pos < 0) return unsigned(k[0] << -pos) & ((1u << width) - 1);  // bit -1 reads as 0
   const int limb = pos >> 6, shift = pos & 63;

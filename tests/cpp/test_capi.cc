@@ -2,6 +2,7 @@
 // bad input answered with an error code (never a crash).
 #include <gtest/gtest.h>
 
+#include <stddef.h>
 #include <string.h>
 
 #include <vector>
@@ -70,6 +71,41 @@ TEST(Context, RejectsBadConfigs) {
   bad = cfg;
   bad.cpu_threads = 1u << 30;
   EXPECT_EQ(ks_ctx_new(&bad, &ctx), KS_ERR_INVALID_ARGUMENT);
+  bad = cfg;
+  bad.gpu_flags = KS_GPU_WIDE_BASE_TABLE << 1;  // no such flag
+  EXPECT_EQ(ks_ctx_new(&bad, &ctx), KS_ERR_INVALID_ARGUMENT);
+  bad.struct_size = offsetof(ks_ctx_config, gpu_flags) - 1;
+  EXPECT_EQ(ks_ctx_new(&bad, &ctx), KS_ERR_LENGTH);
+  EXPECT_EQ(ctx, nullptr);
+}
+
+// A caller built before gpu_flags passes the 16 bytes it knows (the
+// unknown flag past them is not read); a known flag is accepted on any
+// backend (CPU contexts have no table to choose).
+TEST(Context, AcceptsTheOlderConfigAndTheWideTableFlag) {
+  ks_ctx_config cfg;
+  ks_ctx_config_init(&cfg);
+  cfg.backend = KS_BACKEND_CPU;
+  cfg.gpu_flags = 0x80000000u;
+  cfg.struct_size = offsetof(ks_ctx_config, gpu_flags);
+  ks_ctx* ctx = nullptr;
+  ASSERT_EQ(ks_ctx_new(&cfg, &ctx), KS_OK);
+  ks_ctx_free(ctx);
+  cfg.struct_size = sizeof cfg;
+  cfg.gpu_flags = KS_GPU_WIDE_BASE_TABLE;
+  ctx = nullptr;
+  ASSERT_EQ(ks_ctx_new(&cfg, &ctx), KS_OK);
+  uint8_t seed[32] = {1}, pub[32], want[32];
+  ASSERT_EQ(ks_ed25519_public_keys_batch(ctx, seed, 1, pub, 32, nullptr), KS_OK);
+  ks_ctx_free(ctx);
+  ks_ed25519_key* key = nullptr;
+  ks_ed25519_pubkey* key_pub = nullptr;
+  ASSERT_EQ(ks_ed25519_key_from_seed(seed, sizeof seed, &key), KS_OK);
+  ASSERT_EQ(ks_ed25519_key_public(key, &key_pub), KS_OK);
+  ASSERT_EQ(ks_ed25519_pubkey_to_bytes(key_pub, want), KS_OK);
+  ks_ed25519_pubkey_free(key_pub);
+  ks_ed25519_key_free(key);
+  EXPECT_EQ(memcmp(pub, want, 32), 0);
 }
 
 TEST(Context, GpuContextFailsCleanlyWithoutThatDevice) {

@@ -29,6 +29,8 @@ using ks_test::edge_or_random;
 namespace gpu = ks::curve25519_gpu;
 
 constexpr size_t kItems = 100000;
+// Both fixed-base tables of keys and signatures (curve25519_gpu_host.h).
+constexpr gpu::BaseTable kBaseTables[] = {gpu::BaseTable::kComb, gpu::BaseTable::kWide};
 
 class GpuCurve25519 : public ::testing::TestWithParam<gpu::Field> {
  protected:
@@ -151,11 +153,19 @@ TEST_P(GpuCurve25519, Rfc7748Vectors) {
 // code layouts against the CPU on fresh random seeds and messages of 0 to
 // 300 bytes: one key for the batch, and a key per item from its seed. The
 // count leaves a partial last warp (whose spare lanes join the comb's
-// shuffles on a copy of the last item).
+// shuffles on a copy of the last item). The first seeds, used directly as
+// X25519 private keys, put the wide table's edge digits (0, +-2^15,
+// +-(2^15 - 1)) in every window.
 TEST_P(GpuCurve25519, Ed25519KeysAndSignaturesMatchTheCpu) {
   std::mt19937_64 rng(std::random_device{}());
   const size_t n = 20000 + 13;
-  const std::vector<uint8_t> seeds = ks_test::random_bytes(32 * n);
+  std::vector<uint8_t> seeds = ks_test::random_bytes(32 * n);
+  const uint16_t edge_windows[] = {0x0000, 0xFFFF, 0x8000, 0x7FFF, 0x4000, 0xC000, 0x0001};
+  for (size_t e = 0; e < sizeof(edge_windows) / sizeof(edge_windows[0]); ++e)
+    for (int w = 0; w < 16; ++w) {
+      seeds[32 * e + 2 * w] = uint8_t(edge_windows[e]);
+      seeds[32 * e + 2 * w + 1] = uint8_t(edge_windows[e] >> 8);
+    }
   std::vector<uint8_t> data;
   std::vector<uint64_t> offsets{0};
   for (size_t i = 0; i < n; ++i) {
@@ -175,24 +185,28 @@ TEST_P(GpuCurve25519, Ed25519KeysAndSignaturesMatchTheCpu) {
   });
   uint8_t key96[ks::ed25519::kDeviceKeyBytes];
   ks::ed25519::device_key_bytes(key96, keys[0]);
+  for (gpu::BaseTable base : kBaseTables)
   for (gpu::Layout layout : {gpu::Layout::kInline, gpu::Layout::kOutOfLineFourBlocks}) {
+    SCOPED_TRACE(base == gpu::BaseTable::kWide ? "wide table" : "comb");
     std::vector<uint8_t> pubs(32 * n, 0xA5), sigs(64 * n, 0xA5);
-    ASSERT_EQ(gpu::run_ed25519_public_keys(GetParam(), layout, seeds.data(), pubs.data(), n), 0);
+    ASSERT_EQ(
+        gpu::run_ed25519_public_keys(GetParam(), layout, seeds.data(), pubs.data(), n, base), 0);
     for (size_t i = 0; i < n; ++i)
       ASSERT_EQ(memcmp(&pubs[32 * i], keys[i].pub.bytes, 32), 0) << "item " << i;
-    ASSERT_EQ(gpu::run_x25519_public_keys(GetParam(), layout, seeds.data(), pubs.data(), n), 0);
+    ASSERT_EQ(
+        gpu::run_x25519_public_keys(GetParam(), layout, seeds.data(), pubs.data(), n, base), 0);
     for (size_t i = 0; i < n; ++i) {
       uint8_t want[32];
       ks::x25519::public_key(want, &seeds[32 * i]);
       ASSERT_EQ(memcmp(&pubs[32 * i], want, 32), 0) << "X25519 public key, item " << i;
     }
     ASSERT_EQ(gpu::run_ed25519_sign(GetParam(), layout, key96, nullptr, data.data(),
-                                    offsets.data(), sigs.data(), n),
+                                    offsets.data(), sigs.data(), n, base),
               0);
     for (size_t i = 0; i < n; ++i)
       ASSERT_EQ(memcmp(&sigs[64 * i], &want_one[64 * i], 64), 0) << "one key, item " << i;
     ASSERT_EQ(gpu::run_ed25519_sign(GetParam(), layout, nullptr, seeds.data(), data.data(),
-                                    offsets.data(), sigs.data(), n),
+                                    offsets.data(), sigs.data(), n, base),
               0);
     for (size_t i = 0; i < n; ++i)
       ASSERT_EQ(memcmp(&sigs[64 * i], &want_each[64 * i], 64), 0) << "per-item key, item " << i;
@@ -225,22 +239,24 @@ TEST_P(GpuCurve25519, KeysAndSignaturesOfLargeBatchesMatchTheCpu) {
   });
   uint8_t key96[ks::ed25519::kDeviceKeyBytes];
   ks::ed25519::device_key_bytes(key96, one_key);
+  for (gpu::BaseTable base : kBaseTables)
   for (size_t count : {n, size_t(70001)}) {
+    SCOPED_TRACE(base == gpu::BaseTable::kWide ? "wide table" : "comb");
     std::vector<uint8_t> pubs(32 * count, 0xA5), sigs(64 * count, 0xA5);
     ASSERT_EQ(gpu::run_ed25519_public_keys(GetParam(), gpu::Layout::kInline, seeds.data(),
-                                           pubs.data(), count), 0);
+                                           pubs.data(), count, base), 0);
     for (size_t i = 0; i < count; ++i)
       ASSERT_EQ(memcmp(&pubs[32 * i], &want[32 * i], 32), 0) << count << " item " << i;
     ASSERT_EQ(gpu::run_x25519_public_keys(GetParam(), gpu::Layout::kInline, seeds.data(),
-                                          pubs.data(), count), 0);
+                                          pubs.data(), count, base), 0);
     for (size_t i = 0; i < count; ++i)
       ASSERT_EQ(memcmp(&pubs[32 * i], &want_u[32 * i], 32), 0) << count << " X25519 item " << i;
     ASSERT_EQ(gpu::run_ed25519_sign(GetParam(), gpu::Layout::kInline, key96, nullptr, data.data(),
-                                    offsets.data(), sigs.data(), count), 0);
+                                    offsets.data(), sigs.data(), count, base), 0);
     for (size_t i = 0; i < count; ++i)
       ASSERT_EQ(memcmp(&sigs[64 * i], &want_one[64 * i], 64), 0) << count << " one key, item " << i;
     ASSERT_EQ(gpu::run_ed25519_sign(GetParam(), gpu::Layout::kInline, nullptr, seeds.data(),
-                                    data.data(), offsets.data(), sigs.data(), count), 0);
+                                    data.data(), offsets.data(), sigs.data(), count, base), 0);
     for (size_t i = 0; i < count; ++i)
       ASSERT_EQ(memcmp(&sigs[64 * i], &want_each[64 * i], 64), 0) << count << " seed, item " << i;
   }
@@ -367,9 +383,12 @@ TEST(GpuCurve25519Api, Ed25519VerifyBatchMatchesTheCpu) {
 // GPU context, messages of every length 0..300 in the flat layout, from
 // ordinary and pinned caller buffers: byte-identical to the CPU context;
 // keygen's fresh seeds give the public keys the CPU derives from them.
-TEST(GpuCurve25519Api, KeysAndSignBatchesMatchTheCpu) {
+// With the default comb and with KS_GPU_WIDE_BASE_TABLE.
+class GpuCurve25519Api : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(GpuCurve25519Api, KeysAndSignBatchesMatchTheCpu) {
   if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  ks_test::Context gpu_ctx(KS_BACKEND_GPU), cpu_ctx(KS_BACKEND_CPU, 0);
+  ks_test::Context gpu_ctx(KS_BACKEND_GPU, 0, GetParam()), cpu_ctx(KS_BACKEND_CPU, 0);
   ASSERT_EQ(gpu_ctx.rc, KS_OK);
   ASSERT_EQ(cpu_ctx.rc, KS_OK);
   const size_t n = kItems + 3;
@@ -420,6 +439,12 @@ TEST(GpuCurve25519Api, KeysAndSignBatchesMatchTheCpu) {
   }
   ks_ed25519_key_free(key);
 }
+
+INSTANTIATE_TEST_SUITE_P(BaseTables, GpuCurve25519Api,
+                         ::testing::Values(0u, KS_GPU_WIDE_BASE_TABLE),
+                         [](const ::testing::TestParamInfo<uint32_t>& info) {
+                           return std::string(info.param != 0 ? "WideTable" : "Comb");
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Fields, GpuCurve25519,
                          ::testing::Values(gpu::Field::kDpf, gpu::Field::kInteger),

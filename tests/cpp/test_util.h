@@ -33,11 +33,12 @@ void parallel_for(size_t count, F f) {
 struct Context {
   ks_ctx* ctx = nullptr;
   int rc;
-  explicit Context(int backend = KS_BACKEND_CPU, uint32_t threads = 2) {
+  explicit Context(int backend = KS_BACKEND_CPU, uint32_t threads = 2, uint32_t gpu_flags = 0) {
     ks_ctx_config cfg;
     ks_ctx_config_init(&cfg);
     cfg.backend = backend;
     cfg.cpu_threads = threads;
+    cfg.gpu_flags = gpu_flags;
     rc = ks_ctx_new(&cfg, &ctx);
   }
   ~Context() { ks_ctx_free(ctx); }

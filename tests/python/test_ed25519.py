@@ -610,3 +610,23 @@ def test_numpy_outputs_match_the_lists():
     status = ctx.ed25519.verify(pubs, msgs, sigs, as_numpy=True)
     assert status.dtype == np.int32 and status.tolist()[:2] == [0, 0] and status[2] != 0
     assert ctx.ed25519.verify(key.public_key(), msgs, one, as_numpy=True).tolist() == [0] * 4
+
+
+@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+def test_wide_base_table_context_gives_the_same_keys_and_signatures(ctx, backend):
+    """wide_base_table=True (KS_GPU_WIDE_BASE_TABLE) changes how a GPU
+    computes [k]B, never the result: public keys, X25519 public keys and
+    signatures equal the default CPU context's (on the CPU it has no
+    effect; the GPU case needs a device)."""
+    if backend == "gpu" and kuaisuo.gpu_device_count() == 0:
+        pytest.skip("no CUDA device")
+    wide = kuaisuo.Context(backend=backend, wide_base_table=True)
+    seeds = [os.urandom(32) for _ in range(5000)]
+    msgs = [os.urandom(i % 200) for i in range(5000)]
+    assert wide.ed25519.public_keys(seeds) == ctx.ed25519.public_keys(seeds)
+    assert wide.x25519.public_keys(seeds) == ctx.x25519.public_keys(seeds)
+    assert wide.ed25519.sign_seeds(seeds, msgs) == ctx.ed25519.sign_seeds(seeds, msgs)
+    pairs = wide.ed25519.keygen(5000)
+    assert ctx.ed25519.public_keys([s for s, _ in pairs]) == [p for _, p in pairs]
+    with pytest.raises(TypeError):
+        kuaisuo.Context("cpu", 0, 0, True)  # keyword only
