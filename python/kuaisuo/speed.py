@@ -31,7 +31,8 @@ class Case:
     threads: int
     batch: int
     msg_bytes: int
-    input: str = "message"  # sm2 sign/verify: "digest" when e is given; x25519: "key"
+    input: str = "message"  # sm2 sign/verify: "digest" when e is given; x25519: "key";
+    # Ed25519/X25519 GPU rows: "wide-table" (KS_GPU_WIDE_BASE_TABLE)
     pinned: bool = False  # GPU batches: buffers from ks_host_alloc (page-locked)
 
     def what(self) -> str:
@@ -43,7 +44,8 @@ class Case:
     def where(self) -> str:
         if self.backend == "cpu":
             return f"cpu x{self.threads}"
-        return "gpu pinned" if self.pinned else "gpu"
+        table = " wide table" if self.input == "wide-table" else ""
+        return ("gpu pinned" if self.pinned else "gpu") + table
 
     def label(self) -> str:
         where = f"{self.backend}, {self.threads} thr" if self.backend == "cpu" else self.where()
@@ -127,11 +129,13 @@ def plan_sm2(opt: Options) -> List[Comparison]:
 
 
 def plan_single_and_batches(alg: str, ops: List[Tuple[str, str, int]],
-                            opt: Options) -> List[Comparison]:
+                            opt: Options,
+                            gpu_ops: Tuple[Tuple[str, str, int], ...] = ()) -> List[Comparison]:
     """Single operations at one thread, then CPU batches on one thread and
     on all threads, then GPU batches from ordinary and from pinned caller
     buffers, each against OpenSSL's single operation (EVP) on as many
-    threads. ops holds (op, input, msg_bytes)."""
+    threads. ops holds (op, input, msg_bytes); gpu_ops, GPU-only variants
+    in the same form."""
     plan: List[Comparison] = []
     if opt.backend != "gpu":
         batch = opt.batch or 4096
@@ -144,25 +148,34 @@ def plan_single_and_batches(alg: str, ops: List[Tuple[str, str, int]],
                 plan.append(Comparison(ours, replace(ours, impl="openssl", batch=1)))
     if opt.gpu:
         batch = opt.batch or (1 << 20)
+        plain_input = {op: kind for op, kind, _ in ops}  # OpenSSL's row for a GPU variant
         for pinned in (False, True):
-            for op, kind, msg in ops:
+            for op, kind, msg in list(ops) + list(gpu_ops):
                 ours = Case(alg, op, "kuaisuo", "gpu", opt.threads, batch, msg, kind, pinned)
-                theirs = Case(alg, op, "openssl", "cpu", opt.threads, 1, msg, kind)
+                theirs = Case(alg, op, "openssl", "cpu", opt.threads, 1, msg,
+                              plain_input.get(op, kind))
                 plan.append(Comparison(ours, theirs))
     return plan
+
+
+# GPU rows over the wide fixed-base table (input "wide-table": a context
+# with KS_GPU_WIDE_BASE_TABLE, secret-dependent addresses; the default rows
+# use the constant-time comb).
+WIDE_TABLE_OPS = (("keygen", "wide-table", 0), ("sign", "wide-table", 64))
 
 
 def plan_ed25519(opt: Options) -> List[Comparison]:
     """Ed25519 keygen, and sign and verify of 64-byte messages (pure
     Ed25519); verify batches hold 16 distinct keys."""
     ops = [("keygen", "message", 0), ("sign", "message", 64), ("verify", "message", 64)]
-    return plan_single_and_batches("ed25519", ops, opt)
+    return plan_single_and_batches("ed25519", ops, opt, WIDE_TABLE_OPS)
 
 
 def plan_x25519(opt: Options) -> List[Comparison]:
     """X25519 keygen (a private key and its public key) and derive (a
     shared secret; batches with a private key per item)."""
-    return plan_single_and_batches("x25519", [("keygen", "key", 0), ("derive", "key", 0)], opt)
+    return plan_single_and_batches("x25519", [("keygen", "key", 0), ("derive", "key", 0)], opt,
+                                   WIDE_TABLE_OPS[:1])
 
 
 SM4_OPS = ("ecb", "cbc", "cbc-dec", "cfb", "ofb", "ctr", "gcm")
