@@ -129,7 +129,8 @@ typedef enum ks_backend {
  * tenant of the same GPU (co-resident kernels, MPS) that can observe its
  * memory traffic learns about the secrets. For a GPU dedicated to the
  * process (SM2's GPU keygen and signing make the same trade by default;
- * docs/ARCHITECTURE.md). */
+ * docs/ARCHITECTURE.md). The table is built on the host and uploaded to
+ * the device by the first such call (~0.1 s). */
 #define KS_GPU_WIDE_BASE_TABLE 1u
 
 typedef struct ks_ctx_config {

@@ -242,8 +242,8 @@ std::vector<uint64_t> comb_words(int bits) {
       });
   };
   // Rows are independent: large tables (2^15 entries a row) on every core.
-  const int threads =
-      entries < 4096 ? 1 : int(std::min<unsigned>(unsigned(rows), std::max(1u, std::thread::hardware_concurrency())));
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const int threads = entries < 4096 ? 1 : int(std::min(unsigned(rows), cores));
   std::vector<std::thread> workers;
   for (int t = 1; t < threads; ++t) workers.emplace_back(build_rows, t, threads);
   build_rows(0, threads);
