@@ -5,7 +5,7 @@
 // field become loop bodies far larger than the instruction caches; long
 // scalar multiplications (verification) can run faster with calls. Which
 // layout each kernel uses is decided by measurement
-// (scheme/curve25519_gpu.cu).
+// (scheme/curve25519_gpu_*.cu).
 #ifndef KS_FIELD_OUT_OF_LINE_CUH_
 #define KS_FIELD_OUT_OF_LINE_CUH_
 

@@ -1,6 +1,6 @@
 // One Ed25519 verification by one thread (RFC 8032 5.1.7, pure Ed25519),
 // written once over a field policy F for the GPU kernels
-// (scheme/curve25519_gpu.cu: the FP64 / DPF and the integer field) and
+// (scheme/curve25519_gpu_verify.cu: the FP64 / DPF and the integer field) and
 // compiled on the host too, where the tests run it over the CPU field and
 // the host-emulated DPF field against scheme/ed25519.cc.
 //

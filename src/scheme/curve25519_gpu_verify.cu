@@ -1,0 +1,59 @@
+// Ed25519 verification on the GPU (scheme/curve25519_gpu.h): the verifier
+// of scheme/ed25519_verify_one.h over either GPU field, one thread an item.
+// It reads public data only.
+#include "scheme/curve25519_gpu.h"
+
+#include "scheme/curve25519_gpu_launch.cuh"
+#include "scheme/ed25519_verify_one.h"
+
+namespace ks {
+namespace curve25519_gpu {
+
+using namespace detail;
+
+namespace {
+
+template <class F, int MinBlocks>
+__global__ void __launch_bounds__(kThreads, MinBlocks)
+    ed25519_verify_kernel(const uint8_t* pubs, const uint8_t* sigs, const uint8_t* data,
+                          const uint64_t* offsets, int* status, size_t count,
+                          const uint64_t* comb) {
+  const size_t i = item_index();
+  if (i >= count) return;
+  const uint64_t begin = offsets[i];
+  status[i] = ed25519::one_thread::Verifier<F>::verify(pubs + 32 * i, data + begin,
+                                                       offsets[i + 1] - begin, sigs + 64 * i, comb);
+}
+
+}  // namespace
+
+
+cudaError_t launch_ed25519_verify(Field field, Layout layout, const uint8_t* pubs,
+                                  const uint8_t* sigs, const uint8_t* data,
+                                  const uint64_t* offsets, int* status, size_t count,
+                                  cudaStream_t stream) {
+  return launch_ed25519(g_comb, field, layout, count, 1,
+                        [&](auto min_blocks, auto* f, const uint64_t* comb, unsigned blocks) {
+    using G = std::remove_pointer_t<decltype(f)>;
+    ed25519_verify_kernel<G, decltype(min_blocks)::value>
+        <<<blocks, kThreads, 0, stream>>>(pubs, sigs, data, offsets, status, count, comb);
+  });
+}
+
+int run_ed25519_verify(Field field, Layout layout, const uint8_t* pubs, const uint8_t* sigs,
+                       const uint8_t* data, const uint64_t* offsets, int* status, size_t count) {
+  const size_t data_len = count > 0 ? size_t(offsets[count]) : 0;
+  DeviceBytes dpub(pubs, 32 * count), dsig(sigs, 64 * count), ddata(data, data_len),
+      doff(offsets, 8 * (count + 1)), dst(nullptr, sizeof(int) * count);
+  if (const cudaError_t err = first_error(dpub, dsig, ddata, doff, dst)) return int(err);
+  const int rc = run_sync([&] {
+    return launch_ed25519_verify(field, layout, dpub.as<uint8_t>(), dsig.as<uint8_t>(),
+                                 ddata.as<uint8_t>(), doff.as<uint64_t>(), dst.as<int>(), count,
+                                 nullptr);
+  });
+  if (rc != 0) return rc;
+  return int(cudaMemcpy(status, dst.p, sizeof(int) * count, cudaMemcpyDeviceToHost));
+}
+
+}  // namespace curve25519_gpu
+}  // namespace ks
