@@ -36,11 +36,18 @@ struct ClampedBits {
 // small order) would be inverted as 1 there, so its result is masked to
 // zero: the all-zero secret of RFC 7748 6.1, status 1. The item count a
 // thread takes is public, so the loops' bounds are.
+//
+// Four blocks an SM: ptxas fits the DPF ladder in 128 registers (134
+// unbounded, 3 blocks) with 52 bytes of spills, and the extra warps hide
+// more of its latency: 4.33e7 -> 4.52e7/s at 2^20 and 4.13e7 -> 4.37e7 at
+// 2^18 (the pipeline's chunk) on an H200, integer field +1.4% (docs/
+// STATUS.md, session 23). 5 blocks (96 registers) spills 148 bytes.
+constexpr int kX25519MinBlocks = 4;
+
 template <class F>
-__global__ void __launch_bounds__(kThreads) x25519_kernel(const uint8_t* k, size_t k_stride,
-                                                          const uint8_t* u, uint8_t* out,
-                                                          int* status, size_t count,
-                                                          int per_thread) {
+__global__ void __launch_bounds__(kThreads, kX25519MinBlocks)
+    x25519_kernel(const uint8_t* k, size_t k_stride, const uint8_t* u, uint8_t* out, int* status,
+                  size_t count, int per_thread) {
   const size_t first = item_index() * per_thread;
   if (first >= count) return;
   const int n = int(count - first < size_t(per_thread) ? count - first : per_thread);
