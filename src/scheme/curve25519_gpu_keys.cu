@@ -48,6 +48,31 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
     store_if(items.live(j), pubs + 32 * items.index(j), pub[j], 32);
 }
 
+// The two key kernels as types, for launch_keys.
+struct Ed25519Keys {
+  template <class G, int MinBlocks, class Row>
+  static auto kernel() { return &ed25519_public_keys_kernel<G, MinBlocks, Row>; }
+};
+struct X25519Keys {
+  template <class G, int MinBlocks, class Row>
+  static auto kernel() { return &x25519_public_keys_kernel<G, MinBlocks, Row>; }
+};
+
+// pubs[i] = the public key of the 32 bytes in[i] by Kernels' kernel.
+template <class Kernels>
+cudaError_t launch_keys(Field field, Layout layout, const uint8_t* in, uint8_t* pubs, size_t count,
+                        cudaStream_t stream, BaseTable base) {
+  const int per_thread = keys_per_thread(count);
+  return launch_fixed_base(base, field, layout, count, per_thread,
+                           [&](auto min_blocks, auto* f, auto* row, const uint64_t* table,
+                               unsigned blocks) {
+    using G = std::remove_pointer_t<decltype(f)>;
+    using Row = std::remove_pointer_t<decltype(row)>;
+    const auto kernel = Kernels::template kernel<G, decltype(min_blocks)::value, Row>();
+    kernel<<<blocks, kThreads, 0, stream>>>(in, pubs, count, per_thread, table);
+  });
+}
+
 // 32 bytes in, 32 bytes out per item, through a launcher of that shape.
 template <class Launcher>
 int run_32_to_32(Launcher launcher, Field field, Layout layout, BaseTable base, const uint8_t* in,
@@ -66,29 +91,13 @@ int run_32_to_32(Launcher launcher, Field field, Layout layout, BaseTable base, 
 cudaError_t launch_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds,
                                        uint8_t* pubs, size_t count, cudaStream_t stream,
                                        BaseTable base) {
-  const int per_thread = keys_per_thread(count);
-  return launch_fixed_base(base, field, layout, count, per_thread,
-                           [&](auto min_blocks, auto* f, auto* row, const uint64_t* table,
-                               unsigned blocks) {
-    using G = std::remove_pointer_t<decltype(f)>;
-    using Row = std::remove_pointer_t<decltype(row)>;
-    ed25519_public_keys_kernel<G, decltype(min_blocks)::value, Row>
-        <<<blocks, kThreads, 0, stream>>>(seeds, pubs, count, per_thread, table);
-  });
+  return launch_keys<Ed25519Keys>(field, layout, seeds, pubs, count, stream, base);
 }
 
 cudaError_t launch_x25519_public_keys(Field field, Layout layout, const uint8_t* keys,
                                       uint8_t* pubs, size_t count, cudaStream_t stream,
                                       BaseTable base) {
-  const int per_thread = keys_per_thread(count);
-  return launch_fixed_base(base, field, layout, count, per_thread,
-                           [&](auto min_blocks, auto* f, auto* row, const uint64_t* table,
-                               unsigned blocks) {
-    using G = std::remove_pointer_t<decltype(f)>;
-    using Row = std::remove_pointer_t<decltype(row)>;
-    x25519_public_keys_kernel<G, decltype(min_blocks)::value, Row>
-        <<<blocks, kThreads, 0, stream>>>(keys, pubs, count, per_thread, table);
-  });
+  return launch_keys<X25519Keys>(field, layout, keys, pubs, count, stream, base);
 }
 
 int run_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds, uint8_t* pubs,
