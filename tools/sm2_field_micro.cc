@@ -21,6 +21,7 @@
 #include "core/cpu_features.h"
 #include "field/fp.h"
 #include "field/fp_mont.h"
+#include "field/fp_mont_adx.h"
 #include "field/mul_adx.h"
 #include "micro_timing.h"
 
@@ -97,7 +98,10 @@ int main(int argc, char** argv) {
 #if defined(KS_HAVE_MUL_ADX)
     if (adx) {
       rows.push_back(measure<f::FpAdx>("mulx/adx, Solinas"));
-      rows.push_back(measure<f::FpMontField<f::MulAdx>>("mulx/adx, Montgomery (SM2 default)"));
+      rows.push_back(measure<f::FpMontField<f::MulAdx>>("mulx/adx, Montgomery, two passes"));
+#if defined(KS_HAVE_MONT_ADX)
+      rows.push_back(measure<f::FpMontField<f::MontAdx>>("mulx/adx, Montgomery fused (default)"));
+#endif
     }
 #endif
     runs.push_back(rows);

@@ -22,6 +22,8 @@
 
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "field/fp_chain.h"
 #include "field/safegcd.h"
 #include "field/u256.h"
@@ -304,6 +306,14 @@ struct SolinasForm {
   KS_FIELD_INLINE static U256 reduce(const uint64_t t[8]) { return solinas_reduce(t); }
 };
 
+// Whether Wide forms a Montgomery product with its reduction in one piece
+// (MontAdx, field/fp_mont_adx.h): FpField's mul and sqr in Montgomery form
+// then call its mont_mul and mont_sqr.
+template <class Wide, class = void>
+struct FusedMontgomery : std::false_type {};
+template <class Wide>
+struct FusedMontgomery<Wide, std::void_t<decltype(&Wide::mont_mul)>> : std::true_type {};
+
 }  // namespace fp_detail
 
 // The field, generic over how the 512-bit products are formed (Wide:
@@ -324,15 +334,25 @@ struct FpField {
   KS_FIELD_INLINE static Elem dbl(const Elem& a) { return mod_add(a, a, kModulus); }
   KS_FIELD_INLINE static Elem half(const Elem& a) { return mod_half(a, kModulus); }
 
+  static constexpr bool kFused = !Form::kPlain && fp_detail::FusedMontgomery<Wide>::value;
+
   KS_FIELD_INLINE static Elem mul(const Elem& a, const Elem& b) {
-    uint64_t t[8];
-    Wide::mul_wide(t, a, b);
-    return Form::reduce(t);
+    if constexpr (kFused) {
+      return Wide::mont_mul(a, b);
+    } else {
+      uint64_t t[8];
+      Wide::mul_wide(t, a, b);
+      return Form::reduce(t);
+    }
   }
   KS_FIELD_INLINE static Elem sqr(const Elem& a) {
-    uint64_t t[8];
-    Wide::sqr_wide(t, a);
-    return Form::reduce(t);
+    if constexpr (kFused) {
+      return Wide::mont_sqr(a);
+    } else {
+      uint64_t t[8];
+      Wide::sqr_wide(t, a);
+      return Form::reduce(t);
+    }
   }
   // a^(2^n): n squarings.
   static Elem sqr_n(Elem a, int n) {

@@ -71,28 +71,30 @@ inline U256 mont_reduce_portable(const uint64_t t[8]) {
 // window value is below 2^64 (2^128 + p) < 2^320, so carries and borrows
 // out of the top word cancel. The window's low word (m1) is dropped; the
 // result [w1, w2, w3, w4] rotates into a2, a3, a0, m1's registers, and
-// a1's register (the dropped word) is free for the next pair's m1.
-#define KS_MONT_PAIR(a0, a1, a2, a3, m1)                                          \
-  "movq %[" #a0 "], %[x]\n\t"  /* x = m0 << 32 */                                \
-  "shlq $32, %[x]\n\t"                                                           \
-  "leaq (%[" #a1 "], %[" #a0 "]), %[" #m1 "]\n\t"                                 \
-  "subq %[x], %[" #m1 "]\n\t"  /* m1 = a1 + m0 - (m0 << 32) */                   \
-  "movq %[" #a0 "], %[y]\n\t"  /* y = m0 >> 32 | m1 << 32 */                     \
-  "shrdq $32, %[" #m1 "], %[y]\n\t"                                              \
-  "movq %[" #m1 "], %[z]\n\t"  /* z = m0 << 32 | m1 >> 32 */                     \
-  "shrq $32, %[z]\n\t"                                                           \
-  "orq %[x], %[z]\n\t"                                                           \
+// a1's register (the dropped word) is free for the next pair's m1. x, y
+// and z name three scratch operands. (Left defined: field/fp_mont_adx.h's
+// fused product reduces with the same pairs.)
+#define KS_MONT_PAIR(a0, a1, a2, a3, m1, x, y, z)                                     \
+  "movq %[" #a0 "], %[" #x "]\n\t"  /* x = m0 << 32 */                                \
+  "shlq $32, %[" #x "]\n\t"                                                           \
+  "leaq (%[" #a1 "], %[" #a0 "]), %[" #m1 "]\n\t"                                     \
+  "subq %[" #x "], %[" #m1 "]\n\t"  /* m1 = a1 + m0 - (m0 << 32) */                   \
+  "movq %[" #a0 "], %[" #y "]\n\t"  /* y = m0 >> 32 | m1 << 32 */                     \
+  "shrdq $32, %[" #m1 "], %[" #y "]\n\t"                                              \
+  "movq %[" #m1 "], %[" #z "]\n\t"  /* z = m0 << 32 | m1 >> 32 */                     \
+  "shrq $32, %[" #z "]\n\t"                                                           \
+  "orq %[" #x "], %[" #z "]\n\t"                                                      \
   "addq %[" #a0 "], %[" #a1 "]\n\t" /* [a1, a2, a3, m0, m1] += A (m0, m1, 0, -, -) */ \
-  "adcq %[" #m1 "], %[" #a2 "]\n\t"                                              \
-  "adcq $0, %[" #a3 "]\n\t"                                                      \
-  "adcq $0, %[" #a0 "]\n\t"                                                      \
-  "adcq $0, %[" #m1 "]\n\t"                                                      \
-  "subq %[x], %[" #a1 "]\n\t"      /* -= S; the top holds m1 - (m1 >> 32) */      \
-  "sbbq %[y], %[" #a2 "]\n\t"                                                    \
-  "sbbq %[z], %[" #a3 "]\n\t"                                                    \
-  "sbbq %[y], %[" #a0 "]\n\t"                                                    \
-  "movl %k[z], %k[x]\n\t"          /* m1 >> 32 (mov keeps the flags) */          \
-  "sbbq %[x], %[" #m1 "]\n\t"
+  "adcq %[" #m1 "], %[" #a2 "]\n\t"                                                   \
+  "adcq $0, %[" #a3 "]\n\t"                                                           \
+  "adcq $0, %[" #a0 "]\n\t"                                                           \
+  "adcq $0, %[" #m1 "]\n\t"                                                           \
+  "subq %[" #x "], %[" #a1 "]\n\t"      /* -= S; the top holds m1 - (m1 >> 32) */     \
+  "sbbq %[" #y "], %[" #a2 "]\n\t"                                                    \
+  "sbbq %[" #z "], %[" #a3 "]\n\t"                                                    \
+  "sbbq %[" #y "], %[" #a0 "]\n\t"                                                    \
+  "movl %k[" #z "], %k[" #x "]\n\t"          /* m1 >> 32 (mov keeps the flags) */     \
+  "sbbq %[" #x "], %[" #m1 "]\n\t"
 
 // The same reduction as mont_reduce_portable, two steps a pair: after the
 // first pair the accumulator is in a2, a3, a0, m (a1 free), after the
@@ -102,8 +104,8 @@ KS_FIELD_INLINE U256 mont_reduce_x86(const uint64_t t[8]) {
   static_assert(kP.w[0] == ~0ull && kP.w[2] == ~0ull, "p limbs 0 and 2 are -1 immediates");
   uint64_t a0 = t[0], a1 = t[1], a2 = t[2], a3 = t[3], m, x, y, z, c;
   __asm__(
-      KS_MONT_PAIR(a0, a1, a2, a3, m)
-      KS_MONT_PAIR(a2, a3, a0, m, a1)
+      KS_MONT_PAIR(a0, a1, a2, a3, m, x, y, z)
+      KS_MONT_PAIR(a2, a3, a0, m, a1, x, y, z)
       // + t's high half, carry into c
       "xorl %k[c], %k[c]\n\t"
       "addq 32(%[t]), %[a0]\n\t"
@@ -119,7 +121,6 @@ KS_FIELD_INLINE U256 mont_reduce_x86(const uint64_t t[8]) {
       : "cc");
   return U256{{a0, m, a2, a1}};
 }
-#undef KS_MONT_PAIR
 #endif
 
 KS_FIELD_INLINE U256 mont_reduce(const uint64_t t[8]) {

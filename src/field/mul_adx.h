@@ -16,6 +16,18 @@
 namespace ks {
 namespace field {
 
+// Row 0 of the product: r0..r4 = b[0] * a.
+#define KS_MULX_ROW0(r0, r1, r2, r3, r4)         \
+  "movq 0(%[b]), %%rdx\n\t"                     \
+  "mulxq 0(%[a]), %[" #r0 "], %[" #r1 "]\n\t"    \
+  "mulxq 8(%[a]), %[lo], %[" #r2 "]\n\t"         \
+  "addq %[lo], %[" #r1 "]\n\t"                  \
+  "mulxq 16(%[a]), %[lo], %[" #r3 "]\n\t"        \
+  "adcq %[lo], %[" #r2 "]\n\t"                  \
+  "mulxq 24(%[a]), %[lo], %[" #r4 "]\n\t"        \
+  "adcq %[lo], %[" #r3 "]\n\t"                  \
+  "adcq $0, %[" #r4 "]\n\t"
+
 // Row i >= 1 of the product: rI..rI3 += b[i] * a (low halves through the
 // CF chain, high halves through OF), rI4 = the row's top limb plus both
 // carries. The xor clears CF and OF.
@@ -36,6 +48,60 @@ namespace field {
   "adoxq %[" #rI4 "], %[hi]\n\t"                     \
   "adcxq %[hi], %[" #rI4 "]\n\t"
 
+// a^2 into t0..t7 (operands [t0]..[t7], [lo], [hi], [a]; rdx clobbered):
+// the six cross products a_i a_j (i < j), doubled by an add-to-self chain,
+// plus the four squares a_i^2 on the diagonal (10 multiplications instead
+// of 16).
+#define KS_MULX_SQUARE \
+  /* cross products: a0 * (a1, a2, a3) into t1..t4 */ \
+  "movq 0(%[a]), %%rdx\n\t"                           \
+  "mulxq 8(%[a]), %[t1], %[t2]\n\t"                   \
+  "mulxq 16(%[a]), %[lo], %[t3]\n\t"                  \
+  "addq %[lo], %[t2]\n\t"                             \
+  "mulxq 24(%[a]), %[lo], %[t4]\n\t"                  \
+  "adcq %[lo], %[t3]\n\t"                             \
+  "adcq $0, %[t4]\n\t"                                \
+  /* a1 * (a2, a3) into t3..t5 */                     \
+  "movq 8(%[a]), %%rdx\n\t"                           \
+  "xorl %k[t5], %k[t5]\n\t"                           \
+  "mulxq 16(%[a]), %[lo], %[hi]\n\t"                  \
+  "adcxq %[lo], %[t3]\n\t"                            \
+  "adoxq %[hi], %[t4]\n\t"                            \
+  "mulxq 24(%[a]), %[lo], %[hi]\n\t"                  \
+  "adcxq %[lo], %[t4]\n\t"                            \
+  "adoxq %[t5], %[hi]\n\t"                            \
+  "adcxq %[hi], %[t5]\n\t"                            \
+  /* a2 * a3 into t5..t6 */                           \
+  "movq 16(%[a]), %%rdx\n\t"                          \
+  "mulxq 24(%[a]), %[lo], %[t6]\n\t"                  \
+  "addq %[lo], %[t5]\n\t"                             \
+  "adcq $0, %[t6]\n\t"                                \
+  /* double t1..t6 into t1..t7 */                     \
+  "xorl %k[t7], %k[t7]\n\t"                           \
+  "addq %[t1], %[t1]\n\t"                             \
+  "adcq %[t2], %[t2]\n\t"                             \
+  "adcq %[t3], %[t3]\n\t"                             \
+  "adcq %[t4], %[t4]\n\t"                             \
+  "adcq %[t5], %[t5]\n\t"                             \
+  "adcq %[t6], %[t6]\n\t"                             \
+  "adcq $0, %[t7]\n\t"                                \
+  /* add the squares a_i^2 at limbs 2i, 2i+1 */       \
+  "movq 0(%[a]), %%rdx\n\t"                           \
+  "mulxq %%rdx, %[t0], %[hi]\n\t"                     \
+  "addq %[hi], %[t1]\n\t"                             \
+  "movq 8(%[a]), %%rdx\n\t"                           \
+  "mulxq %%rdx, %[lo], %[hi]\n\t"                     \
+  "adcq %[lo], %[t2]\n\t"                             \
+  "adcq %[hi], %[t3]\n\t"                             \
+  "movq 16(%[a]), %%rdx\n\t"                          \
+  "mulxq %%rdx, %[lo], %[hi]\n\t"                     \
+  "adcq %[lo], %[t4]\n\t"                             \
+  "adcq %[hi], %[t5]\n\t"                             \
+  "movq 24(%[a]), %%rdx\n\t"                          \
+  "mulxq %%rdx, %[lo], %[hi]\n\t"                     \
+  "adcq %[lo], %[t6]\n\t"                             \
+  "adcq %[hi], %[t7]\n\t"
+
 struct MulAdx {
   // t[0..7] = a * b, operand scanning: row i adds b[i] * a into limbs
   // i..i+4. Five accumulator registers rotate: a row's lowest limb is final,
@@ -50,16 +116,7 @@ struct MulAdx {
 #endif
     uint64_t x0, x1, x2, x3, x4, lo, hi;
     __asm__(
-        // row 0: x0..x4 = b[0] * a
-        "movq 0(%[b]), %%rdx\n\t"
-        "mulxq 0(%[a]), %[x0], %[x1]\n\t"
-        "mulxq 8(%[a]), %[lo], %[x2]\n\t"
-        "addq %[lo], %[x1]\n\t"
-        "mulxq 16(%[a]), %[lo], %[x3]\n\t"
-        "adcq %[lo], %[x2]\n\t"
-        "mulxq 24(%[a]), %[lo], %[x4]\n\t"
-        "adcq %[lo], %[x3]\n\t"
-        "adcq $0, %[x4]\n\t"
+        KS_MULX_ROW0(x0, x1, x2, x3, x4)
         "movq %[x0], 0(%[t])\n\t"
         KS_MULX_ROW(8, x1, x2, x3, x4, x0)
         "movq %[x1], 8(%[t])\n\t"
@@ -80,9 +137,7 @@ struct MulAdx {
 #endif
   }
 
-  // t[0..7] = a^2: the six cross products a_i a_j (i < j), doubled by an
-  // add-to-self chain, plus the four squares a_i^2 on the diagonal
-  // (10 multiplications instead of 16).
+  // t[0..7] = a^2 (KS_MULX_SQUARE).
   static KS_FIELD_INLINE void sqr_wide(uint64_t t[8], const U256& a) {
 #if defined(KS_CT_MSAN)
     if (ct_is_secret(&a, sizeof a)) {
@@ -92,56 +147,9 @@ struct MulAdx {
 #endif
     uint64_t r0, r1, r2, r3, r4, r5, r6, r7, lo, hi;
     __asm__(
-        // cross products: a0 * (a1, a2, a3) into r1..r4
-        "movq 0(%[a]), %%rdx\n\t"
-        "mulxq 8(%[a]), %[r1], %[r2]\n\t"
-        "mulxq 16(%[a]), %[lo], %[r3]\n\t"
-        "addq %[lo], %[r2]\n\t"
-        "mulxq 24(%[a]), %[lo], %[r4]\n\t"
-        "adcq %[lo], %[r3]\n\t"
-        "adcq $0, %[r4]\n\t"
-        // a1 * (a2, a3) into r3..r5
-        "movq 8(%[a]), %%rdx\n\t"
-        "xorl %k[r5], %k[r5]\n\t"
-        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-        "adcxq %[lo], %[r3]\n\t"
-        "adoxq %[hi], %[r4]\n\t"
-        "mulxq 24(%[a]), %[lo], %[hi]\n\t"
-        "adcxq %[lo], %[r4]\n\t"
-        "adoxq %[r5], %[hi]\n\t"
-        "adcxq %[hi], %[r5]\n\t"
-        // a2 * a3 into r5..r6
-        "movq 16(%[a]), %%rdx\n\t"
-        "mulxq 24(%[a]), %[lo], %[r6]\n\t"
-        "addq %[lo], %[r5]\n\t"
-        "adcq $0, %[r6]\n\t"
-        // double r1..r6 into r1..r7
-        "xorl %k[r7], %k[r7]\n\t"
-        "addq %[r1], %[r1]\n\t"
-        "adcq %[r2], %[r2]\n\t"
-        "adcq %[r3], %[r3]\n\t"
-        "adcq %[r4], %[r4]\n\t"
-        "adcq %[r5], %[r5]\n\t"
-        "adcq %[r6], %[r6]\n\t"
-        "adcq $0, %[r7]\n\t"
-        // add the squares a_i^2 at limbs 2i, 2i+1
-        "movq 0(%[a]), %%rdx\n\t"
-        "mulxq %%rdx, %[r0], %[hi]\n\t"
-        "addq %[hi], %[r1]\n\t"
-        "movq 8(%[a]), %%rdx\n\t"
-        "mulxq %%rdx, %[lo], %[hi]\n\t"
-        "adcq %[lo], %[r2]\n\t"
-        "adcq %[hi], %[r3]\n\t"
-        "movq 16(%[a]), %%rdx\n\t"
-        "mulxq %%rdx, %[lo], %[hi]\n\t"
-        "adcq %[lo], %[r4]\n\t"
-        "adcq %[hi], %[r5]\n\t"
-        "movq 24(%[a]), %%rdx\n\t"
-        "mulxq %%rdx, %[lo], %[hi]\n\t"
-        "adcq %[lo], %[r6]\n\t"
-        "adcq %[hi], %[r7]\n\t"
-        : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4),
-          [r5] "=&r"(r5), [r6] "=&r"(r6), [r7] "=&r"(r7), [lo] "=&r"(lo), [hi] "=&r"(hi)
+        KS_MULX_SQUARE
+        : [t0] "=&r"(r0), [t1] "=&r"(r1), [t2] "=&r"(r2), [t3] "=&r"(r3), [t4] "=&r"(r4),
+          [t5] "=&r"(r5), [t6] "=&r"(r6), [t7] "=&r"(r7), [lo] "=&r"(lo), [hi] "=&r"(hi)
         : [a] "r"(a.w), "m"(a)
         : "rdx", "cc");
     t[0] = r0, t[1] = r1, t[2] = r2, t[3] = r3, t[4] = r4, t[5] = r5, t[6] = r6, t[7] = r7;

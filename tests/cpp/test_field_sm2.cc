@@ -7,6 +7,7 @@
 #include "field/fn.h"
 #include "field/fp.h"
 #include "field/fp_mont.h"
+#include "field/fp_mont_adx.h"
 #include "field/mul_adx.h"
 #include "test_sm2_util.h"
 
@@ -262,6 +263,38 @@ TEST(FieldFp, AdxMatchesPortable) {
 TEST(FieldFp, MontgomeryFormWithAdxMatchesBignum) {
   if (!ks::cpu_features().bmi2 || !ks::cpu_features().adx) GTEST_SKIP() << "no BMI2/ADX";
   check_montgomery_field<ks::field::FpMontField<ks::field::MulAdx>>();
+}
+
+// The fused product and square (field/fp_mont_adx.h: product, reduction
+// and final subtraction in one assembly block, the SM2 default) against
+// BIGNUM and bit for bit against the two-pass MULX/ADX field, on the edge
+// values, operands whose limbs are all ones or all zeros in every pattern
+// below p (carries through every limb of the product and the reduction),
+// and random ones.
+TEST(FieldFp, MontgomeryFusedMatchesTwoPass) {
+#if !defined(KS_HAVE_MONT_ADX)
+  GTEST_SKIP() << "no fused product (not x86-64)";
+#else
+  if (!ks::cpu_features().bmi2 || !ks::cpu_features().adx) GTEST_SKIP() << "no BMI2/ADX";
+  using Fused = ks::field::FpMontField<ks::field::MontAdx>;
+  using TwoPass = ks::field::FpMontField<ks::field::MulAdx>;
+  check_montgomery_field<Fused>();
+  std::vector<U256> v = samples(Fp::kModulus, 3000);
+  for (int pattern = 0; pattern < 256; ++pattern) {
+    U256 x;
+    for (int i = 0; i < 4; ++i) {  // two bits a limb: 0, all ones, low half, high half
+      const uint64_t kLimbs[4] = {0, ~0ull, 0xFFFFFFFFull, 0xFFFFFFFF00000000ull};
+      x.w[i] = kLimbs[(pattern >> (2 * i)) & 3];
+    }
+    if (ks::field::lt_mask(x, Fp::kModulus)) v.push_back(x);
+  }
+  for (size_t i = 0; i < v.size(); ++i) {
+    ASSERT_TRUE(same(Fused::sqr(v[i]), TwoPass::sqr(v[i]))) << i;
+    for (size_t j = 0; j < v.size(); j += 1 + (i % 37)) {
+      ASSERT_TRUE(same(Fused::mul(v[i], v[j]), TwoPass::mul(v[i], v[j]))) << i << " " << j;
+    }
+  }
+#endif
 }
 
 }  // namespace

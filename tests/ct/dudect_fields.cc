@@ -33,6 +33,7 @@
 #include "curve/sm2_curve.h"
 #include "field/fe25519_adx.h"
 #include "field/fp_mont.h"
+#include "field/fp_mont_adx.h"
 #include "field/mul_adx.h"
 
 namespace {
@@ -40,6 +41,7 @@ namespace {
 using ks::field::U256;
 using FpSolinas = ks::field::FpAdx;
 using FpMont = ks::field::FpMontField<ks::field::MulAdx>;
+using FpMontFused = ks::field::FpMontField<ks::field::MontAdx>;  // the default
 using Fe25519 = ks::field::Fe25519Adx;
 
 constexpr double kThreshold = 10.0;
@@ -197,7 +199,8 @@ int main(int argc, char** argv) {
     printf("planted leak: |t| = %.1f (must exceed %.0f)\n", t, kThreshold);
     return t > kThreshold ? 0 : 1;
   }
-  std::vector<Case> cases = field_cases<FpMont, true>("sm2 montgomery");
+  std::vector<Case> cases = field_cases<FpMontFused, true>("sm2 montgomery fused");
+  for (const Case& c : field_cases<FpMont, true>("sm2 montgomery")) cases.push_back(c);
   for (const Case& c : field_cases<FpSolinas, true>("sm2 solinas")) cases.push_back(c);
   for (const Case& c : field_cases<Fe25519, false>("2^255-19")) cases.push_back(c);
   cases.push_back({"sm2 [k]G comb", 1, [](const U256& x, const U256& y) {
