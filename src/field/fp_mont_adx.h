@@ -8,9 +8,9 @@
 // chain of every product).
 //
 // Measured on the Zen 4 EPYC (session 24, tools/sm2_field_micro.cc and
-// bench/peers/): four independent chains, product 38.4-38.6 cycles against
-// the two passes' 40.0, square 35.1-35.5 against 35.8-36.0; one dependent
-// chain ~54 against ~52 (the reduction's carry chains wait for the whole
+// bench/peers/): four independent chains, product 37.7-39.2 cycles over six
+// runs against the two passes' 40.0, square 34.0-35.6 against 35.8-36.0; one
+// dependent chain ~54 against ~52 (the reduction's carry chains wait for the whole
 // product either way). OpenSSL's P-256 assembly (ecp_nistz256, MULX/ADX) on
 // the same core: 44.2-44.8 and 37.5 (four chains), 48.8-50.6 and 43.9-44.3
 // (one). SM2 keygen +1-2%, verification +3-5% (sm2_micro, alternated).
