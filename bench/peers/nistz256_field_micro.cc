@@ -1,8 +1,9 @@
 // OpenSSL's P-256 field product and square (ecp_nistz256_mul_mont /
 // sqr_mont from its perlasm, MULX/ADX path) timed like
 // tools/sm2_field_micro.cc: one dependent chain and four independent ones,
-// in cycles of the core clock measured by dependent additions. The
-// reference point issue 13 names (it expected ~20-25 cycles a product).
+// in cycles of the core clock (ks_micro::core_ghz). The
+// reference point issue 13 names (it expected ~20-25 cycles a product;
+// 44.3 on four chains on the Zen 4 EPYC, session 24).
 // Built and run by sm2_native_peers.sh against the generated assembly.
 #include <stdint.h>
 #include <stdio.h>
@@ -21,13 +22,6 @@ void ecp_nistz256_sqr_mont(uint64_t r[4], const uint64_t a[4]);
 }
 
 namespace {
-
-double core_ghz() {
-  uint64_t x = 0;
-  const double calls = ks_micro::calls_per_second(
-      [&] { __asm__ volatile(".rept 1000\n\taddq $1, %0\n\t.endr" : "+r"(x)); }, 0.2, 1000);
-  return calls * 1000 / 1e9;
-}
 
 // Nanoseconds an operation over `chains` independent chains.
 template <bool kSquare, int kChains>
@@ -60,7 +54,7 @@ int main(int argc, char** argv) {
   const int reps = argc > 1 ? atoi(argv[1]) : 5;
   std::vector<double> ghz, v[2][2];
   for (int r = 0; r < reps; ++r) {
-    ghz.push_back(core_ghz());
+    ghz.push_back(ks_micro::core_ghz());
     v[0][0].push_back(ns_per_op<false, 1>());
     v[0][1].push_back(ns_per_op<false, 4>());
     v[1][0].push_back(ns_per_op<true, 1>());
@@ -68,7 +62,7 @@ int main(int argc, char** argv) {
   }
   using ks_micro::median;
   const double clock = median(ghz);
-  printf("core clock %.2f GHz (dependent additions); medians of %d runs\n", clock, reps);
+  printf("core clock %.2f GHz (dependent register additions); medians of %d runs\n", clock, reps);
   for (int op = 0; op < 2; ++op) {
     printf("ecp_nistz256 (P-256, mulx/adx) %s  1 chain %6.2f ns %5.1f cycles  4 chains %6.2f ns %5.1f cycles\n",
            op == 0 ? "mul" : "sqr", median(v[op][0]), median(v[op][0]) * clock, median(v[op][1]),

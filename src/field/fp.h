@@ -317,7 +317,8 @@ struct FusedMontgomery<Wide, std::void_t<decltype(&Wide::mont_mul)>> : std::true
 }  // namespace fp_detail
 
 // The field, generic over how the 512-bit products are formed (Wide:
-// MulPortable, or MulAdx from field/mul_adx.h) and over the representation
+// MulPortable, MulAdx from field/mul_adx.h, or MontAdx from
+// field/fp_mont_adx.h, which also reduces) and over the representation
 // of its elements with its reduction (Form: SolinasForm, or MontgomeryForm
 // from field/fp_mont.h); everything else is shared.
 template <class Wide, class Form = fp_detail::SolinasForm>
