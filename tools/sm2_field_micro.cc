@@ -81,9 +81,7 @@ int main(int argc, char** argv) {
     if (adx) {
       rows.push_back(measure<f::FpAdx>("mulx/adx, Solinas"));
       rows.push_back(measure<f::FpMontField<f::MulAdx>>("mulx/adx, Montgomery, two passes"));
-#if defined(KS_HAVE_MONT_ADX)
       rows.push_back(measure<f::FpMontField<f::MontAdx>>("mulx/adx, Montgomery fused (default)"));
-#endif
     }
 #endif
     runs.push_back(rows);

@@ -280,12 +280,10 @@ TEST(FieldFp, MontgomeryFusedMatchesTwoPass) {
   using TwoPass = ks::field::FpMontField<ks::field::MulAdx>;
   check_montgomery_field<Fused>();
   std::vector<U256> v = samples(Fp::kModulus, 3000);
+  const uint64_t kLimbs[4] = {0, ~0ull, 0xFFFFFFFFull, 0xFFFFFFFF00000000ull};
   for (int pattern = 0; pattern < 256; ++pattern) {
-    U256 x;
-    for (int i = 0; i < 4; ++i) {  // two bits a limb: 0, all ones, low half, high half
-      const uint64_t kLimbs[4] = {0, ~0ull, 0xFFFFFFFFull, 0xFFFFFFFF00000000ull};
-      x.w[i] = kLimbs[(pattern >> (2 * i)) & 3];
-    }
+    U256 x;  // two bits a limb: 0, all ones, low half, high half
+    for (int i = 0; i < 4; ++i) x.w[i] = kLimbs[(pattern >> (2 * i)) & 3];
     if (ks::field::lt_mask(x, Fp::kModulus)) v.push_back(x);
   }
   for (size_t i = 0; i < v.size(); ++i) {
