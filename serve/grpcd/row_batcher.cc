@@ -1,0 +1,255 @@
+#include "row_batcher.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace kuaisuo::serve {
+namespace {
+
+// A page-locked buffer from ks_host_alloc (GPU batches copy straight from
+// it), grown on demand and reused for every batch of one engine thread.
+class HostBuffer {
+ public:
+  HostBuffer() = default;
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  ~HostBuffer() { ks_host_free(data_); }
+
+  uint8_t* get(size_t bytes) {
+    if (bytes > capacity_) {
+      ks_host_free(data_);
+      data_ = nullptr;
+      capacity_ = 0;
+      void* p = nullptr;
+      if (ks_host_alloc(bytes, &p) != KS_OK) return nullptr;
+      data_ = p;
+      capacity_ = bytes;
+    }
+    return static_cast<uint8_t*>(data_);
+  }
+
+ private:
+  void* data_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+// Every row of chunk gets status (no value).
+void fail_rows(RowRequest* req, size_t first, size_t count, int status) {
+  std::fill(req->statuses + first, req->statuses + first + count, status);
+  if (req->values != nullptr) {
+    const size_t w = req->op->out_width;
+    std::memset(req->values + first * w, 0, count * w);
+  }
+}
+
+}  // namespace
+
+// One thread running one batch call at a time on a shared ks_ctx.
+class RowBatcher::Engine {
+ public:
+  Engine(RowBatcher* owner, ks_ctx* ctx) : owner_(owner), ctx_(ctx), thread_([this] { loop(); }) {}
+  ~Engine() {
+    if (thread_.joinable()) thread_.join();
+  }
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  static constexpr size_t kMaxColumns = 4;
+
+  void loop() {
+    std::vector<Chunk> batch;
+    while (owner_->take_batch(&batch)) {
+      run(batch);
+      owner_->settle(batch);
+      batch.clear();
+    }
+  }
+
+  // Rows whose deadline passed get KS_ERR_DEADLINE; the others run as one
+  // call from contiguous buffers and their results go back to each request.
+  void run(const std::vector<Chunk>& batch) {
+    const Clock::time_point now = Clock::now();
+    std::vector<const Chunk*> live;
+    size_t rows = 0;
+    for (const Chunk& c : batch) {
+      if (now > c.req->deadline) {
+        fail_rows(c.req.get(), c.first, c.count, KS_ERR_DEADLINE);
+      } else {
+        live.push_back(&c);
+        rows += c.count;
+      }
+    }
+    if (rows == 0) return;
+    const RowOp* op = live.front()->req->op;
+    const uint8_t* in[kMaxColumns] = {};
+    for (size_t col = 0; col < op->in_widths.size(); ++col) {
+      in[col] = gather(live, col, rows);
+      if (in[col] == nullptr) return fail_all(live, KS_ERR_NO_MEMORY);
+    }
+    uint8_t* out = op->out_width ? out_.get(rows * op->out_width) : nullptr;
+    int* status = reinterpret_cast<int*>(status_.get(rows * sizeof(int)));
+    if ((op->out_width && out == nullptr) || status == nullptr) {
+      return fail_all(live, KS_ERR_NO_MEMORY);
+    }
+    const int rc = op->run(ctx_, live.front()->req->key.get(), in, rows, out, status);
+    // KS_ERR_BATCH_ITEMS: some rows failed, each with its status.
+    if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) return fail_all(live, rc);
+    scatter(live, out, status);
+  }
+
+  const uint8_t* gather(const std::vector<const Chunk*>& live, size_t col, size_t rows) {
+    const size_t w = live.front()->req->op->in_widths[col];
+    uint8_t* dst = in_[col].get(rows * w);
+    if (dst == nullptr) return nullptr;
+    for (const Chunk* c : live) {
+      std::memcpy(dst, c->req->columns[col] + c->first * w, c->count * w);
+      dst += c->count * w;
+    }
+    return in_[col].get(0);
+  }
+
+  static void scatter(const std::vector<const Chunk*>& live, const uint8_t* out,
+                      const int* status) {
+    for (const Chunk* c : live) {
+      RowRequest* req = c->req.get();
+      std::copy(status, status + c->count, req->statuses + c->first);
+      status += c->count;
+      if (req->values != nullptr) {
+        const size_t w = req->op->out_width;
+        std::memcpy(req->values + c->first * w, out, c->count * w);
+        out += c->count * w;
+      }
+    }
+  }
+
+  static void fail_all(const std::vector<const Chunk*>& live, int status) {
+    for (const Chunk* c : live) fail_rows(c->req.get(), c->first, c->count, status);
+  }
+
+  RowBatcher* owner_;
+  ks_ctx* ctx_;
+  HostBuffer in_[kMaxColumns], out_, status_;
+  std::thread thread_;  // last: starts after the buffers exist
+};
+
+RowBatcher::RowBatcher(std::vector<ks_ctx*> contexts, BatcherConfig config) : config_(config) {
+  config_.max_batch = std::max<size_t>(config_.max_batch, 1);
+  const unsigned calls = std::max(config_.calls_per_context, 1u);
+  for (ks_ctx* ctx : contexts) {
+    for (unsigned i = 0; i < calls; ++i) engines_.push_back(std::make_unique<Engine>(this, ctx));
+  }
+}
+
+RowBatcher::~RowBatcher() { close(); }
+
+int RowBatcher::submit(std::shared_ptr<RowRequest> req) {
+  if (req->count == 0) {
+    req->done();
+    return KS_OK;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closing_) return KS_ERR_SHUTTING_DOWN;
+    if (req->count > config_.max_queued || unfinished_ > config_.max_queued - req->count) {
+      return KS_ERR_OVERLOADED;
+    }
+    unfinished_ += req->count;
+    req->remaining.store(req->count, std::memory_order_relaxed);
+    Queue& q = queues_[{req->op, req->key.get()}];
+    const size_t count = req->count;
+    q.rows += count;
+    q.chunks.push_back(Chunk{std::move(req), 0, count, Clock::now()});
+  }
+  wake_.notify_one();
+  return KS_OK;
+}
+
+void RowBatcher::close() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closing_ = true;
+  }
+  wake_.notify_all();
+  for (auto& e : engines_) e->join();
+}
+
+size_t RowBatcher::queued_rows() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return unfinished_;
+}
+
+// The ready queue whose head waited longest: max_batch rows, or a head
+// older than max_delay, or any rows while closing. Otherwise null, with
+// *wake lowered to when the first head comes of age.
+RowBatcher::Queue* RowBatcher::ready_queue(Clock::time_point now, Clock::time_point* wake) {
+  Queue* best = nullptr;
+  for (auto& [key, q] : queues_) {
+    const Clock::time_point head = q.chunks.front().queued;
+    const bool ready = q.rows >= config_.max_batch || now - head >= config_.max_delay || closing_;
+    if (!ready) {
+      *wake = std::min(*wake, head + config_.max_delay);
+    } else if (best == nullptr || head < best->chunks.front().queued) {
+      best = &q;
+    }
+  }
+  return best;
+}
+
+// Up to max_batch rows off the queue's head, the last chunk split if it
+// does not fit; an emptied queue leaves the map.
+void RowBatcher::cut(Queue* q, std::vector<Chunk>* batch) {
+  size_t room = config_.max_batch;
+  while (room > 0 && !q->chunks.empty()) {
+    Chunk& head = q->chunks.front();
+    const size_t n = std::min(room, head.count);
+    batch->push_back(Chunk{head.req, head.first, n, head.queued});
+    room -= n;
+    q->rows -= n;
+    if (n == head.count) {
+      q->chunks.pop_front();
+    } else {
+      head.first += n;
+      head.count -= n;
+    }
+  }
+  if (q->chunks.empty()) {
+    const Chunk& any = batch->back();
+    queues_.erase({any.req->op, any.req->key.get()});
+  }
+}
+
+// Blocks until a batch is ready (true) or the batcher is closed and empty.
+bool RowBatcher::take_batch(std::vector<Chunk>* batch) {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    Clock::time_point wake = Clock::time_point::max();
+    if (Queue* q = ready_queue(Clock::now(), &wake)) {
+      cut(q, batch);
+      return true;
+    }
+    if (closing_) return false;  // closing makes every queue ready: none is left
+    if (wake == Clock::time_point::max()) {
+      wake_.wait(lock);
+    } else {
+      wake_.wait_until(lock, wake);
+    }
+  }
+}
+
+// The batch's rows have their statuses: they leave the bound, and each
+// request whose last rows these were is done.
+void RowBatcher::settle(const std::vector<Chunk>& batch) {
+  size_t rows = 0;
+  for (const Chunk& c : batch) rows += c.count;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    unfinished_ -= rows;
+  }
+  for (const Chunk& c : batch) {
+    if (c.req->remaining.fetch_sub(c.count, std::memory_order_acq_rel) == c.count) c.req->done();
+  }
+}
+
+}  // namespace kuaisuo::serve

@@ -1,0 +1,124 @@
+// The batching core of kuaisuo-grpcd: the rows of concurrent requests
+// coalesced per (operation, key) into the library's batch calls under a
+// latency bound. The C++ twin of python/kuaisuo/batching.py's rows form
+// (same rules, same statuses), without a Python interpreter between the
+// transport and the library: Python's transports cap a process near 2k
+// requests/s (docs/STATUS.md, session 12), a GPU wants batches of 2^16.
+//
+// Rules (python/kuaisuo/batching.py's docstring):
+//  - a queue per (operation, key); a batch forms when max_batch rows wait
+//    or the oldest has waited max_delay, whichever comes first;
+//  - each engine thread runs one batch call at a time, the ready queue
+//    whose head is oldest first, so batches grow with the load;
+//  - at most max_queued rows accepted and unfinished: a request past it is
+//    refused whole with KS_ERR_OVERLOADED (never unbounded memory);
+//  - rows whose request deadline has passed when their batch forms get
+//    KS_ERR_DEADLINE without running;
+//  - close() refuses new requests (KS_ERR_SHUTTING_DOWN) and runs every
+//    accepted row before it returns.
+#ifndef KUAISUO_SERVE_GRPCD_ROW_BATCHER_H_
+#define KUAISUO_SERVE_GRPCD_ROW_BATCHER_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "kuaisuo.h"
+
+namespace kuaisuo::serve {
+
+using Clock = std::chrono::steady_clock;
+
+// One kind of batched work on fixed-size rows. run() gets count rows of
+// each input column (column c: count * in_widths[c] bytes, contiguous) and
+// writes count * out_width bytes and count statuses; it returns the call's
+// status (KS_OK or KS_ERR_BATCH_ITEMS; any other code fails every row).
+struct RowOp {
+  using Run = int (*)(ks_ctx* ctx, const void* key, const uint8_t* const* in, size_t count,
+                      uint8_t* out, int* status);
+  const char* name;
+  std::vector<size_t> in_widths;
+  size_t out_width;
+  Run run;
+};
+
+// One request's rows. The columns point into the caller's request, which
+// must outlive done(); statuses and values are written in place (the
+// caller sizes them: count int32 and count * out_width bytes) and done()
+// runs once, on an engine thread, after the last row got its status.
+struct RowRequest {
+  const RowOp* op = nullptr;
+  std::shared_ptr<const void> key;     // null where each row carries its own key
+  std::vector<const uint8_t*> columns;  // one per op->in_widths
+  size_t count = 0;
+  Clock::time_point deadline;
+  int32_t* statuses = nullptr;
+  uint8_t* values = nullptr;            // null when op->out_width is 0
+  std::function<void()> done;
+  std::atomic<size_t> remaining{0};     // rows without a status (the batcher's)
+};
+
+struct BatcherConfig {
+  size_t max_batch = 4096;
+  std::chrono::microseconds max_delay{2000};
+  size_t max_queued = size_t{1} << 20;
+  unsigned calls_per_context = 1;  // engine threads sharing one ks_ctx
+};
+
+class RowBatcher {
+ public:
+  // contexts: one per engine (a GPU each, or one CPU context); not owned.
+  RowBatcher(std::vector<ks_ctx*> contexts, BatcherConfig config);
+  ~RowBatcher();
+  RowBatcher(const RowBatcher&) = delete;
+  RowBatcher& operator=(const RowBatcher&) = delete;
+
+  // Queues req's rows: KS_OK, or KS_ERR_OVERLOADED / KS_ERR_SHUTTING_DOWN
+  // (nothing queued, done() not called). A request of 0 rows is done now.
+  int submit(std::shared_ptr<RowRequest> req);
+  // Refuses new requests, runs every accepted row, joins the engines.
+  void close();
+
+  size_t queued_rows() const;
+
+ private:
+  struct Chunk {
+    std::shared_ptr<RowRequest> req;
+    size_t first, count;
+    Clock::time_point queued;
+  };
+  struct Queue {
+    std::deque<Chunk> chunks;
+    size_t rows = 0;
+  };
+  using QueueKey = std::pair<const RowOp*, const void*>;
+  class Engine;
+
+  bool take_batch(std::vector<Chunk>* batch);
+  Queue* ready_queue(Clock::time_point now, Clock::time_point* wake);
+  void cut(Queue* queue, std::vector<Chunk>* batch);
+  void settle(const std::vector<Chunk>& batch);
+
+  BatcherConfig config_;
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  std::map<QueueKey, Queue> queues_;
+  size_t unfinished_ = 0;  // rows accepted and not yet given their status
+  bool closing_ = false;
+  std::vector<std::unique_ptr<Engine>> engines_;
+};
+
+}  // namespace kuaisuo::serve
+
+#endif  // KUAISUO_SERVE_GRPCD_ROW_BATCHER_H_

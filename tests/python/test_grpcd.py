@@ -1,0 +1,326 @@
+"""kuaisuo-grpcd, the native gRPC front end (serve/grpcd/), end to end over
+loopback against direct library calls: the rows form of SM2 sign and
+verify, refusals with the Python server's codes, backpressure, deadlines,
+disconnecting clients, key files, reload, audit lines, TLS and drain.
+
+The binary is found through KUAISUO_GRPCD (scripts/test sets it after
+building it); the tests skip where it was not built (no gRPC C++)."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+grpc = pytest.importorskip("grpc")
+
+import kuaisuo  # noqa: E402
+from kuaisuo.ed25519 import Ed25519PrivateKey  # noqa: E402
+from kuaisuo.keystore import token_digest  # noqa: E402
+from kuaisuo.serve import kuaisuo_serve_pb2 as pb  # noqa: E402
+from kuaisuo.sm2 import SM2PrivateKey  # noqa: E402
+
+BINARY = os.environ.get("KUAISUO_GRPCD", "")
+if not BINARY:
+    pytest.skip("KUAISUO_GRPCD not set (kuaisuo-grpcd not built)", allow_module_level=True)
+
+ALICE, BOB = "alice-token", "bob-token"
+PASSWORD = "grpcd test"
+OK, OVERLOADED, DEADLINE = 0, -60, -61
+SERVICE = "/kuaisuo.serve.v1.Signer/"
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return kuaisuo.Context(backend="cpu", threads=2)
+
+
+@pytest.fixture
+def store(tmp_path):
+    key = SM2PrivateKey.generate()
+    kdir = tmp_path / "keys"
+    kdir.mkdir()
+    (kdir / "gov.pem").write_bytes(key.to_pem(PASSWORD.encode(), scheme="sm4-cbc",
+                                              iterations=2048).encode())
+    (kdir / "node.der").write_bytes(Ed25519PrivateKey.generate().to_der(PASSWORD.encode(),
+                                                                        iterations=2048))
+    (kdir / "plain.pem").write_bytes(SM2PrivateKey.generate().to_pem().encode())
+    access = tmp_path / "access.json"
+    access.write_text(json.dumps({"tokens": {token_digest(ALICE): ["gov", "plain"],
+                                             token_digest(BOB): ["node"]}}))
+    return {"dir": kdir, "access": access, "key": key, "audit": tmp_path / "audit.log"}
+
+
+class Server:
+    """kuaisuo-grpcd on a free loopback port; stderr kept for the checks."""
+
+    def __init__(self, store, *extra, listen="127.0.0.1:0", env=None):
+        self.stderr_path = store["audit"].parent / "grpcd.err"
+        self.proc = subprocess.Popen(
+            [BINARY, "--keys", str(store["dir"]), "--access", str(store["access"]),
+             "--passin", "env:KS_GRPCD_PASS", "--listen", listen, "--backend", "cpu",
+             "--threads", "2", "--audit-log", str(store["audit"]), *extra],
+            stderr=open(self.stderr_path, "w"), env={**os.environ, "KS_GRPCD_PASS": PASSWORD,
+                                                     **(env or {})})
+        self.port = self._wait_for_port()
+
+    def _wait_for_port(self):
+        for _ in range(300):
+            text = self.stderr()
+            if "listening" in text:
+                return int(text.split("(port ")[1].split(",")[0])
+            if self.proc.poll() is not None:
+                raise AssertionError(f"kuaisuo-grpcd exited: {text}")
+            time.sleep(0.05)
+        raise AssertionError("kuaisuo-grpcd did not start")
+
+    def stderr(self):
+        return self.stderr_path.read_text()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout=60)
+
+
+@pytest.fixture
+def server(store):
+    s = Server(store, "--max-delay-ms", "1")
+    yield s
+    s.stop()
+
+
+def call(port, method, request, token=ALICE, timeout=30, credentials=None):
+    target = f"127.0.0.1:{port}"
+    channel = (grpc.secure_channel(target, credentials) if credentials
+               else grpc.insecure_channel(target))
+    with channel:
+        stub = channel.unary_unary(SERVICE + method, request_serializer=lambda m: m
+                                   if isinstance(m, bytes) else m.SerializeToString(),
+                                   response_deserializer=pb.Reply.FromString)
+        metadata = [("authorization", f"Bearer {token}")] if token else []
+        return stub(request, metadata=metadata, timeout=timeout)
+
+
+def statuses(reply):
+    return list(memoryview(reply.statuses).cast("i"))
+
+
+def rows_of(ctx, count):
+    """count valid SM2 rows with distinct keys (04||x||y, e, r||s)."""
+    pairs = ctx.sm2.keygen(count)
+    digests = [os.urandom(32) for _ in range(count)]
+    sigs = [ctx.sm2.sign_digests(SM2PrivateKey.from_bytes(d), [e], encoding="raw")[0]
+            for (d, _), e in zip(pairs, digests)]
+    return [p for _, p in pairs], digests, sigs
+
+
+def test_sign_rows_verify_under_the_library(server, store, ctx):
+    digests = os.urandom(32 * 300)
+    reply = call(server.port, "Sign", pb.SignRequest(key_id="gov", digest_rows=digests))
+    assert statuses(reply) == [OK] * 300 and len(reply.value_rows) == 300 * 64
+    public = store["key"].public_key().to_bytes()
+    assert ctx.sm2.verify_digests([public] * 300, digests, reply.value_rows,
+                                  encoding="raw") == [OK] * 300
+    # Fresh random nonces: the same digests signed again give other signatures.
+    again = call(server.port, "Sign", pb.SignRequest(key_id="gov", digest_rows=digests))
+    assert again.value_rows != reply.value_rows
+
+
+def test_verify_rows_give_the_library_status_per_row(server, ctx):
+    keys, digests, sigs = rows_of(ctx, 40)
+    sigs[3] = sigs[3][:63] + bytes([sigs[3][63] ^ 1])           # a wrong signature
+    sigs[5] = b"\xff" * 64                                       # r, s out of range
+    keys[7] = b"\x04" + b"\x01" * 64                             # off the curve
+    digests[9] = bytes(32)                                       # another message
+    reply = call(server.port, "Verify", pb.VerifyRequest(
+        public_key_rows=b"".join(keys), digest_rows=b"".join(digests),
+        signature_rows=b"".join(sigs)))
+    expected = ctx.sm2.verify_digests(keys, b"".join(digests), b"".join(sigs), encoding="raw")
+    assert statuses(reply) == expected
+    assert [i for i, s in enumerate(expected) if s != OK] == [3, 5, 7, 9]
+
+
+def test_verify_rows_with_one_key_for_every_row(server, store, ctx):
+    digests = os.urandom(32 * 20)
+    signed = call(server.port, "Sign", pb.SignRequest(key_id="gov", digest_rows=digests))
+    public = store["key"].public_key().to_bytes()
+    reply = call(server.port, "Verify", pb.VerifyRequest(
+        public_key_rows=public, digest_rows=digests, signature_rows=signed.value_rows))
+    assert statuses(reply) == [OK] * 20
+
+
+def test_tokens_key_ids_and_malformed_rows_are_refused(server):
+    code = lambda e: e.value.code()  # noqa: E731
+    sign = pb.SignRequest(key_id="gov", digest_rows=bytes(64))
+    for token in ("wrong", None):
+        with pytest.raises(grpc.RpcError) as e:
+            call(server.port, "Sign", sign, token=token)
+        assert code(e) == grpc.StatusCode.UNAUTHENTICATED
+    denied = []
+    for token, key_id in ((BOB, "gov"), (ALICE, "nobody"), (BOB, "node")):
+        with pytest.raises(grpc.RpcError) as e:
+            call(server.port, "Sign", pb.SignRequest(key_id=key_id, digest_rows=bytes(32)),
+                 token=token)
+        assert code(e) == grpc.StatusCode.PERMISSION_DENIED  # node: an Ed25519 file, not served
+        denied.append(e.value.details().replace(key_id, "ID"))
+    assert len(set(denied)) == 1  # "not yours" and "no such key" read the same
+    for request in (pb.SignRequest(key_id="gov", digest_rows=bytes(33)),):
+        with pytest.raises(grpc.RpcError) as e:
+            call(server.port, "Sign", request)
+        assert code(e) == grpc.StatusCode.INVALID_ARGUMENT and "32" in e.value.details()
+    for request in (pb.VerifyRequest(public_key_rows=bytes(65), digest_rows=bytes(64),
+                                     signature_rows=bytes(64)),
+                    pb.VerifyRequest(public_key_rows=bytes(130), digest_rows=bytes(64),
+                                     signature_rows=bytes(127))):
+        with pytest.raises(grpc.RpcError) as e:
+            call(server.port, "Verify", request)
+        assert code(e) == grpc.StatusCode.INVALID_ARGUMENT
+    with pytest.raises(grpc.RpcError) as e:
+        call(server.port, "Sign", pb.SignRequest(key_id="gov", digest_rows=bytes(32 * 4097)))
+    assert code(e) == grpc.StatusCode.INVALID_ARGUMENT and "4096" in e.value.details()
+    for method, request in (("Sign", pb.SignRequest(key_id="gov", items=[bytes(32)],
+                                                   digests=True)),
+                            ("Hash", pb.HashRequest(algorithm="sm3", items=[b"abc"]))):
+        with pytest.raises(grpc.RpcError) as e:
+            call(server.port, method, request)
+        assert code(e) == grpc.StatusCode.UNIMPLEMENTED and "kuaisuo serve" in e.value.details()
+    with pytest.raises(grpc.RpcError) as e:
+        call(server.port, "Sign", b"\xff\xff\xff garbage")
+    assert code(e) != grpc.StatusCode.OK
+    # Still serving.
+    assert statuses(call(server.port, "Sign", sign)) == [OK, OK]
+
+
+def test_key_files_are_reported_and_reloaded_on_sighup(server, store):
+    text = server.stderr()
+    assert "node.der: not an SM2 key" in text
+    assert "plain.pem: not encrypted" in text and "1 keys" in text
+    assert PASSWORD not in text
+    (store["dir"] / "late.pem").write_bytes(SM2PrivateKey.generate().to_pem(
+        PASSWORD.encode(), iterations=2048).encode())
+    (store["dir"] / "bad.pem").write_bytes(b"-----BEGIN PRIVATE KEY-----\nAAAA\n")
+    server.proc.send_signal(signal.SIGHUP)
+    for _ in range(100):
+        if "reloaded" in server.stderr():
+            break
+        time.sleep(0.05)
+    assert "reloaded, 2 keys" in server.stderr() and "bad.pem" in server.stderr()
+
+
+def test_plain_files_with_allow_plain(store):
+    s = Server(store, "--allow-plain")
+    try:
+        reply = call(s.port, "Sign", pb.SignRequest(key_id="plain", digest_rows=bytes(32)))
+        assert statuses(reply) == [OK]
+    finally:
+        assert s.stop() == 0
+
+
+def test_a_request_past_the_queue_bound_is_overloaded_per_row(store):
+    s = Server(store, "--max-queued", "100", "--max-delay-ms", "1")
+    try:
+        reply = call(s.port, "Sign", pb.SignRequest(key_id="gov", digest_rows=bytes(32 * 101)))
+        assert statuses(reply) == [OVERLOADED] * 101 and reply.value_rows == bytes(101 * 64)
+        assert statuses(call(s.port, "Sign", pb.SignRequest(
+            key_id="gov", digest_rows=bytes(32 * 100)))) == [OK] * 100
+    finally:
+        s.stop()
+
+
+def test_rows_past_their_deadline_do_not_run(store):
+    s = Server(store, "--max-delay-ms", "800")
+    try:
+        reply = call(s.port, "Sign", pb.SignRequest(key_id="gov", digest_rows=bytes(64),
+                                                     timeout_ms=50))
+        assert statuses(reply) == [DEADLINE] * 2 and reply.value_rows == bytes(128)
+    finally:
+        s.stop()
+
+
+def test_concurrent_requests_share_batches_and_clients_may_vanish(store, ctx):
+    s = Server(store, "--max-delay-ms", "300", "--max-batch", "1000")
+    try:
+        with pytest.raises(grpc.RpcError) as e:  # gives up before its batch runs
+            call(s.port, "Sign", pb.SignRequest(key_id="gov", digest_rows=bytes(32)),
+                 timeout=0.05)
+        assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        results, started = {}, time.monotonic()
+
+        def one(i):
+            digests = os.urandom(32 * 10)
+            results[i] = (digests, call(s.port, "Sign", pb.SignRequest(key_id="gov",
+                                                                       digest_rows=digests)))
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        # One 300 ms wait for all eight, not eight waits one after another.
+        assert time.monotonic() - started < 2.0
+        public = store["key"].public_key().to_bytes()
+        for digests, reply in results.values():
+            assert ctx.sm2.verify_digests([public] * 10, digests, reply.value_rows,
+                                          encoding="raw") == [OK] * 10
+    finally:
+        s.stop()
+
+
+def test_drain_on_sigterm_answers_every_accepted_request(store):
+    s = Server(store, "--max-delay-ms", "500")
+    replies, errors = [], []
+
+    def one():
+        try:
+            replies.append(call(s.port, "Sign", pb.SignRequest(key_id="gov",
+                                                               digest_rows=bytes(32 * 4))))
+        except grpc.RpcError as e:  # pragma: no cover - a lost request fails the test
+            errors.append(e)
+    threads = [threading.Thread(target=one) for _ in range(6)]
+    for t in threads:
+        t.start()
+    time.sleep(0.2)  # accepted, waiting for their batch
+    assert s.stop() == 0
+    for t in threads:
+        t.join()
+    assert not errors and [statuses(r) for r in replies] == [[OK] * 4] * 6
+    assert "stopped" in s.stderr()
+
+
+def test_audit_log_has_one_line_per_signing_request_and_no_secrets(server, store):
+    for n in (1, 3):
+        call(server.port, "Sign", pb.SignRequest(key_id="gov", digest_rows=bytes(32 * n)))
+    call(server.port, "Verify", pb.VerifyRequest(public_key_rows=bytes(65),
+                                                 digest_rows=bytes(32), signature_rows=bytes(64)))
+    lines = [json.loads(line) for line in store["audit"].read_text().splitlines()]
+    assert [(x["event"], x["key_id"], x["items"], x["ok"]) for x in lines] == [
+        ("sign", "gov", 1, 1), ("sign", "gov", 3, 3)]
+    assert all(x["client"] == token_digest(ALICE)[:16] for x in lines)
+    secret = store["key"].to_bytes().hex()
+    assert secret not in store["audit"].read_text() and ALICE not in store["audit"].read_text()
+
+
+def test_tls_and_plain_listeners_only_on_loopback(store, tmp_path):
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl CLI unavailable")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "1", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    refused = subprocess.run([BINARY, "--keys", str(store["dir"]), "--access",
+                              str(store["access"]), "--listen", "0.0.0.0:0"],
+                             capture_output=True, text=True)
+    assert refused.returncode == 2 and "--allow-insecure" in refused.stderr
+    s = Server(store, "--tls-cert", str(cert), "--tls-key", str(key))
+    try:
+        creds = grpc.ssl_channel_credentials(root_certificates=cert.read_bytes())
+        reply = call(s.port, "Sign", pb.SignRequest(key_id="gov", digest_rows=bytes(32)),
+                     credentials=creds)
+        assert statuses(reply) == [OK]
+    finally:
+        s.stop()
