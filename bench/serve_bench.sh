@@ -12,28 +12,46 @@
 #  OPS=... in the environment: the ops to run, default "sign-rows verify-rows";
 #  "encrypt" / "encrypt-rows" seal 64-byte messages with SM4-GCM under the
 #  key id vault, as a list of items / in the rows form;
-#  SERVE_ARGS=... more kuaisuo serve options, e.g. --share-devices)
+#  SERVE_ARGS=... more server options, e.g. --share-devices;
+#  SERVER=grpcd: the native front end kuaisuo-grpcd instead of kuaisuo serve
+#  (rows ops only; WORKERS ignored), GENERATOR=native: kuaisuo-grpc-load
+#  instead of kuaisuo bench-serve (GEN_ARGS=... more of its options, e.g.
+#  "--channels 64 --threads 8"); both binaries from GRPCD_BIN, default
+#  build/cpu/bin, and neither needs the Python package)
 set -euo pipefail
 out=$1 backend=$2 devices=$3 procs=$4 rates=$5 items=$6 seconds=${7:-3} workers=${8:-1}
+server_kind=${SERVER:-python} generator=${GENERATOR:-python} bin=${GRPCD_BIN:-build/cpu/bin}
+if [ "$server_kind" = grpcd ]; then workers=1; fi
 work=$(mktemp -d)
 trap 'kill -TERM "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 mkdir "$work/keys"
-kuaisuo sm2 keygen --out "$work/keys/gov.pem"
-kuaisuo sm4 keygen --out "$work/keys/vault.pem"
+if [ "$server_kind" = grpcd ] || [ "$generator" = native ]; then
+  "$bin/kuaisuo-grpc-load" --new-key "$work/keys/gov.pem"
+else
+  kuaisuo sm2 keygen --out "$work/keys/gov.pem"
+  kuaisuo sm4 keygen --out "$work/keys/vault.pem"
+fi
 python3 -c 'import secrets; print(secrets.token_hex(16), end="")' > "$work/token"
 python3 - "$work" <<'PY'
-import json, sys
-from kuaisuo.keystore import token_digest
+import hashlib, json, sys
 work = sys.argv[1]
 token = open(f"{work}/token").read()
-json.dump({"tokens": {token_digest(token): ["*"]}}, open(f"{work}/access.json", "w"))
+digest = hashlib.sha256(token.encode()).hexdigest()  # keystore.token_digest
+json.dump({"tokens": {digest: ["*"]}}, open(f"{work}/access.json", "w"))
 PY
 port=$((50000 + RANDOM % 10000))
-kuaisuo serve --keys "$work/keys" --access "$work/access.json" --allow-plain --http off \
-  --grpc "127.0.0.1:$port" --backend "$backend" --devices "$devices" --max-batch 65536 \
-  --max-delay-ms 2 --max-items 65536 --workers "$workers" --audit-log "$work/audit.log" \
-  ${SERVE_ARGS:-} \
-  2> "$work/serve.log" &
+if [ "$server_kind" = grpcd ]; then
+  "$bin/kuaisuo-grpcd" --keys "$work/keys" --access "$work/access.json" --allow-plain \
+    --listen "127.0.0.1:$port" --backend "$backend" --devices "$devices" --max-batch 65536 \
+    --max-delay-ms 2 --max-items 65536 --audit-log "$work/audit.log" ${SERVE_ARGS:-} \
+    2> "$work/serve.log" &
+else
+  kuaisuo serve --keys "$work/keys" --access "$work/access.json" --allow-plain --http off \
+    --grpc "127.0.0.1:$port" --backend "$backend" --devices "$devices" --max-batch 65536 \
+    --max-delay-ms 2 --max-items 65536 --workers "$workers" --audit-log "$work/audit.log" \
+    ${SERVE_ARGS:-} \
+    2> "$work/serve.log" &
+fi
 server=$!
 for _ in $(seq 600); do grep -q listening "$work/serve.log" 2>/dev/null && break; sleep 0.2; done
 cat "$work/serve.log"
@@ -41,9 +59,16 @@ for op in ${OPS:-sign-rows verify-rows}; do
   key=gov; case $op in encrypt*) key=vault ;; esac
   per_proc=$(python3 -c "print(','.join(str(float(r) / $procs) for r in '$rates'.split(',')))")
   for i in $(seq "$procs"); do
-    kuaisuo bench-serve --transport grpc --address "127.0.0.1:$port" --token-file "$work/token" \
-      --op "$op" --key-id "$key" --items "$items" --rates "$per_proc" --seconds "$seconds" \
-      --warmup 1 --pool 65536 --timeout-ms 10000 --json "$work/$op-$i.json" > "$work/$op-$i.txt" &
+    if [ "$generator" = native ]; then
+      "$bin/kuaisuo-grpc-load" --address "127.0.0.1:$port" --token-file "$work/token" \
+        --op "$op" --key-id "$key" --items "$items" --rates "$per_proc" --seconds "$seconds" \
+        --warmup 1 --pool 65536 --timeout-ms 10000 --seed "$i" ${GEN_ARGS:-} \
+        --json "$work/$op-$i.json" > "$work/$op-$i.txt" &
+    else
+      kuaisuo bench-serve --transport grpc --address "127.0.0.1:$port" --token-file "$work/token" \
+        --op "$op" --key-id "$key" --items "$items" --rates "$per_proc" --seconds "$seconds" \
+        --warmup 1 --pool 65536 --timeout-ms 10000 --json "$work/$op-$i.json" > "$work/$op-$i.txt" &
+    fi
   done
   wait $(jobs -p | grep -v "^$server\$") 2>/dev/null || true
   cat "$work/$op-1.txt"
@@ -52,6 +77,9 @@ python3 - "$work" "$out" "$backend" "$devices" "$procs" "$items" "$workers" <<'P
 import glob, json, os, sys
 work, out, backend, devices, procs, items, workers = sys.argv[1:]
 doc = {"tool": "bench/serve_bench.sh", "backend": backend, "devices": devices,
+       "server": os.environ.get("SERVER", "python"),
+       "generator": os.environ.get("GENERATOR", "python"),
+       "generator_args": os.environ.get("GEN_ARGS", ""),
        "serve_args": os.environ.get("SERVE_ARGS", ""),
        "server_processes": int(workers), "generator_processes": int(procs),
        "items_per_request": int(items), "ops": {}}
