@@ -134,7 +134,55 @@ class RowBatcher::Engine {
   std::thread thread_;  // last: starts after the buffers exist
 };
 
-RowBatcher::RowBatcher(std::vector<ks_ctx*> contexts, BatcherConfig config) : config_(config) {
+// Threads that run done() for requests whose last rows an engine settled.
+class RowBatcher::Finisher {
+ public:
+  explicit Finisher(unsigned threads) {
+    for (unsigned i = 0; i < std::max(threads, 1u); ++i) threads_.emplace_back([this] { loop(); });
+  }
+  // Runs every posted done(), then joins.
+  ~Finisher() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    ready_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  void post(std::vector<std::shared_ptr<RowRequest>>* finished) {
+    if (finished->empty()) return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto& r : *finished) queue_.push_back(std::move(r));
+    }
+    finished->clear();
+    ready_.notify_all();
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and nothing left
+      std::shared_ptr<RowRequest> r = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      r->done();
+      r.reset();
+      lock.lock();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable ready_;
+  std::deque<std::shared_ptr<RowRequest>> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+RowBatcher::RowBatcher(std::vector<ks_ctx*> contexts, BatcherConfig config)
+    : config_(config), finisher_(std::make_unique<Finisher>(config.finish_threads)) {
   config_.max_batch = std::max<size_t>(config_.max_batch, 1);
   const unsigned calls = std::max(config_.calls_per_context, 1u);
   for (ks_ctx* ctx : contexts) {
@@ -173,6 +221,7 @@ void RowBatcher::close() {
   }
   wake_.notify_all();
   for (auto& e : engines_) e->join();
+  finisher_.reset();  // every done() has run
 }
 
 size_t RowBatcher::queued_rows() const {
@@ -239,17 +288,21 @@ bool RowBatcher::take_batch(std::vector<Chunk>* batch) {
 }
 
 // The batch's rows have their statuses: they leave the bound, and each
-// request whose last rows these were is done.
+// request whose last rows these were goes to the finishing threads.
 void RowBatcher::settle(const std::vector<Chunk>& batch) {
   size_t rows = 0;
-  for (const Chunk& c : batch) rows += c.count;
+  std::vector<std::shared_ptr<RowRequest>> finished;
+  for (const Chunk& c : batch) {
+    rows += c.count;
+    if (c.req->remaining.fetch_sub(c.count, std::memory_order_acq_rel) == c.count) {
+      finished.push_back(c.req);
+    }
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     unfinished_ -= rows;
   }
-  for (const Chunk& c : batch) {
-    if (c.req->remaining.fetch_sub(c.count, std::memory_order_acq_rel) == c.count) c.req->done();
-  }
+  finisher_->post(&finished);
 }
 
 }  // namespace kuaisuo::serve

@@ -16,6 +16,10 @@
 //    KS_ERR_DEADLINE without running;
 //  - close() refuses new requests (KS_ERR_SHUTTING_DOWN) and runs every
 //    accepted row before it returns.
+// done() runs on finishing threads, not on the engine that ran the last
+// rows: gRPC serialises and sends a reply inside Finish(), and an engine
+// doing that for each request of its batch is an engine not calling the
+// GPU (kuaisuo-grpcd on an H200 capped near 16k requests/s that way).
 #ifndef KUAISUO_SERVE_GRPCD_ROW_BATCHER_H_
 #define KUAISUO_SERVE_GRPCD_ROW_BATCHER_H_
 
@@ -74,6 +78,7 @@ struct BatcherConfig {
   std::chrono::microseconds max_delay{2000};
   size_t max_queued = size_t{1} << 20;
   unsigned calls_per_context = 1;  // engine threads sharing one ks_ctx
+  unsigned finish_threads = 4;     // threads running the requests' done()
 };
 
 class RowBatcher {
@@ -104,6 +109,7 @@ class RowBatcher {
   };
   using QueueKey = std::pair<const RowOp*, const void*>;
   class Engine;
+  class Finisher;
 
   bool take_batch(std::vector<Chunk>* batch);
   Queue* ready_queue(Clock::time_point now, Clock::time_point* wake);
@@ -116,6 +122,7 @@ class RowBatcher {
   std::map<QueueKey, Queue> queues_;
   size_t unfinished_ = 0;  // rows accepted and not yet given their status
   bool closing_ = false;
+  std::unique_ptr<Finisher> finisher_;  // before the engines: they post to it
   std::vector<std::unique_ptr<Engine>> engines_;
 };
 

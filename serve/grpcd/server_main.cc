@@ -7,7 +7,8 @@
 //       [--passin pass:|env:|file:] [--allow-plain] [--tls-cert PEM --tls-key PEM
 //       [--tls-client-ca PEM]] [--allow-insecure] [--backend auto|cpu|gpu]
 //       [--devices 0,1|all] [--threads N] [--max-batch N] [--max-delay-ms F]
-//       [--max-queued N] [--max-items N] [--calls-per-device N] [--audit-log FILE]
+//       [--max-queued N] [--max-items N] [--calls-per-device N] [--finish-threads N]
+//       [--audit-log FILE]
 //
 // SIGTERM / SIGINT: stop accepting, answer every accepted request, exit 0.
 // SIGHUP: reload the key directory.
@@ -37,7 +38,7 @@ struct Options {
   std::string keys, access, passin, listen = "127.0.0.1:50051", tls_cert, tls_key, tls_client_ca;
   std::string backend = "auto", devices = "0", audit_log;
   bool allow_plain = false, allow_insecure = false;
-  unsigned threads = 0, calls_per_device = 0;
+  unsigned threads = 0, calls_per_device = 0, finish_threads = 4;
   size_t max_batch = 4096, max_queued = size_t{1} << 20, max_items = 4096;
   double max_delay_ms = 2.0;
 };
@@ -76,6 +77,8 @@ Options parse(int argc, char** argv) {
       o.threads = static_cast<unsigned>(whole(flag, value, 0));
     } else if (flag == "--calls-per-device") {
       o.calls_per_device = static_cast<unsigned>(whole(flag, value, 1));
+    } else if (flag == "--finish-threads") {
+      o.finish_threads = static_cast<unsigned>(whole(flag, value, 1));
     } else if (flag == "--max-batch") {
       o.max_batch = whole(flag, value, 1);
     } else if (flag == "--max-queued") {
@@ -197,6 +200,7 @@ int run(const Options& o) {
   config.max_queued = o.max_queued;
   // Two calls a GPU: one gathers its rows while the other's batch runs.
   config.calls_per_context = o.calls_per_device ? o.calls_per_device : o.backend == "cpu" ? 1 : 2;
+  config.finish_threads = o.finish_threads;
   RowBatcher batcher(contexts, config);
   SignerService service(&batcher, &keys, &*access, Limits{o.max_items, std::chrono::milliseconds(60000)},
                         &audit);
