@@ -14,14 +14,13 @@
 #  key id vault, as a list of items / in the rows form;
 #  SERVE_ARGS=... more server options, e.g. --share-devices;
 #  SERVER=grpcd: the native front end kuaisuo-grpcd instead of kuaisuo serve
-#  (rows ops only; WORKERS ignored), GENERATOR=native: kuaisuo-grpc-load
+#  (rows ops only; WORKERS its --workers), GENERATOR=native: kuaisuo-grpc-load
 #  instead of kuaisuo bench-serve (GEN_ARGS=... more of its options, e.g.
 #  "--channels 64 --threads 8"); both binaries from GRPCD_BIN, default
 #  build/cpu/bin, and neither needs the Python package)
 set -euo pipefail
 out=$1 backend=$2 devices=$3 procs=$4 rates=$5 items=$6 seconds=${7:-3} workers=${8:-1}
 server_kind=${SERVER:-python} generator=${GENERATOR:-python} bin=${GRPCD_BIN:-build/cpu/bin}
-if [ "$server_kind" = grpcd ]; then workers=1; fi
 work=$(mktemp -d)
 trap 'kill -TERM "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 mkdir "$work/keys"
@@ -43,8 +42,8 @@ port=$((50000 + RANDOM % 10000))
 if [ "$server_kind" = grpcd ]; then
   "$bin/kuaisuo-grpcd" --keys "$work/keys" --access "$work/access.json" --allow-plain \
     --listen "127.0.0.1:$port" --backend "$backend" --devices "$devices" --max-batch 65536 \
-    --max-delay-ms 2 --max-items 65536 --audit-log "$work/audit.log" ${SERVE_ARGS:-} \
-    2> "$work/serve.log" &
+    --max-delay-ms 2 --max-items 65536 --workers "$workers" --audit-log "$work/audit.log" \
+    ${SERVE_ARGS:-} 2> "$work/serve.log" &
 else
   kuaisuo serve --keys "$work/keys" --access "$work/access.json" --allow-plain --http off \
     --grpc "127.0.0.1:$port" --backend "$backend" --devices "$devices" --max-batch 65536 \
@@ -53,7 +52,12 @@ else
     2> "$work/serve.log" &
 fi
 server=$!
-for _ in $(seq 600); do grep -q listening "$work/serve.log" 2>/dev/null && break; sleep 0.2; done
+up=1
+if [ "$server_kind" = grpcd ]; then up=$workers; fi  # each worker says so
+for _ in $(seq 600); do
+  [ "$(grep -c listening "$work/serve.log" 2>/dev/null || true)" -ge "$up" ] && break
+  sleep 0.2
+done
 cat "$work/serve.log"
 for op in ${OPS:-sign-rows verify-rows}; do
   key=gov; case $op in encrypt*) key=vault ;; esac

@@ -8,11 +8,20 @@
 //       [--tls-client-ca PEM]] [--allow-insecure] [--backend auto|cpu|gpu]
 //       [--devices 0,1|all] [--threads N] [--max-batch N] [--max-delay-ms F]
 //       [--max-queued N] [--max-items N] [--calls-per-device N] [--finish-threads N]
-//       [--audit-log FILE]
+//       [--workers N] [--audit-log FILE]
+//
+// --workers N: N server processes on one port (gRPC sets SO_REUSEPORT, so
+// the kernel spreads connections over them), each with its own engines on
+// --devices: one process's gRPC callback threads stopped near 50-75k
+// single-item requests/s on an H200 host at 250% CPU (docs/STATUS.md,
+// session 25). The parent forwards SIGTERM / SIGINT / SIGHUP and exits
+// when every worker has (non-zero if any did).
 //
 // SIGTERM / SIGINT: stop accepting, answer every accepted request, exit 0.
 // SIGHUP: reload the key directory.
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -38,7 +47,7 @@ struct Options {
   std::string keys, access, passin, listen = "127.0.0.1:50051", tls_cert, tls_key, tls_client_ca;
   std::string backend = "auto", devices = "0", audit_log;
   bool allow_plain = false, allow_insecure = false;
-  unsigned threads = 0, calls_per_device = 0, finish_threads = 4;
+  unsigned threads = 0, calls_per_device = 0, finish_threads = 4, workers = 1;
   size_t max_batch = 4096, max_queued = size_t{1} << 20, max_items = 4096;
   double max_delay_ms = 2.0;
 };
@@ -77,6 +86,8 @@ Options parse(int argc, char** argv) {
       o.threads = static_cast<unsigned>(whole(flag, value, 0));
     } else if (flag == "--calls-per-device") {
       o.calls_per_device = static_cast<unsigned>(whole(flag, value, 1));
+    } else if (flag == "--workers") {
+      o.workers = static_cast<unsigned>(whole(flag, value, 1));
     } else if (flag == "--finish-threads") {
       o.finish_threads = static_cast<unsigned>(whole(flag, value, 1));
     } else if (flag == "--max-batch") {
@@ -96,6 +107,9 @@ Options parse(int argc, char** argv) {
   if (o.keys.empty() || o.access.empty()) usage_error("--keys and --access are required");
   if (o.backend != "auto" && o.backend != "cpu" && o.backend != "gpu") {
     usage_error("--backend: auto, cpu or gpu");
+  }
+  if (o.workers > 1 && o.listen.size() >= 2 && o.listen.compare(o.listen.size() - 2, 2, ":0") == 0) {
+    usage_error("--workers share one fixed port (gRPC listens with SO_REUSEPORT), not port 0");
   }
   return o;
 }
@@ -239,7 +253,44 @@ int run(const Options& o) {
   return 0;
 }
 
+// Forks o.workers servers before any thread or device exists, forwards the
+// service signals to them and waits for all.
+int supervise(const Options& o) {
+  sigset_t set = serve_signals();
+  sigaddset(&set, SIGCHLD);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::vector<pid_t> children;
+  for (unsigned i = 0; i < o.workers; ++i) {
+    const pid_t pid = fork();
+    if (pid == 0) std::_Exit(run(o));
+    if (pid < 0) {
+      std::perror("kuaisuo-grpcd: fork");
+      for (pid_t c : children) kill(c, SIGTERM);
+      break;
+    }
+    children.push_back(pid);
+  }
+  int status = 0, alive = static_cast<int>(children.size());
+  while (alive > 0) {
+    int sig = 0;
+    sigwait(&set, &sig);
+    if (sig != SIGCHLD) {
+      for (pid_t c : children) kill(c, sig);
+      continue;
+    }
+    int child_status = 0;
+    while (waitpid(-1, &child_status, WNOHANG) > 0) {
+      --alive;
+      if (!WIFEXITED(child_status) || WEXITSTATUS(child_status) != 0) status = 1;
+    }
+  }
+  return children.size() == o.workers ? status : 1;
+}
+
 }  // namespace
 }  // namespace kuaisuo::serve
 
-int main(int argc, char** argv) { return kuaisuo::serve::run(kuaisuo::serve::parse(argc, argv)); }
+int main(int argc, char** argv) {
+  const kuaisuo::serve::Options o = kuaisuo::serve::parse(argc, argv);
+  return o.workers > 1 ? kuaisuo::serve::supervise(o) : kuaisuo::serve::run(o);
+}

@@ -324,3 +324,25 @@ def test_tls_and_plain_listeners_only_on_loopback(store, tmp_path):
         assert statuses(reply) == [OK]
     finally:
         s.stop()
+
+
+def test_workers_share_one_port_and_drain_together(store):
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(AssertionError, match="port 0"):
+        Server(store, "--workers", "2")
+    s = Server(store, "--workers", "2", listen=f"127.0.0.1:{port}")
+    try:
+        for _ in range(100):
+            if s.stderr().count("listening") == 2:
+                break
+            time.sleep(0.05)
+        assert s.stderr().count("listening") == 2
+        for _ in range(6):  # a connection each: the kernel spreads them
+            assert statuses(call(port, "Sign", pb.SignRequest(key_id="gov",
+                                                             digest_rows=bytes(64)))) == [OK, OK]
+    finally:
+        assert s.stop() == 0
+    assert s.stderr().count("stopped") == 2
