@@ -8,7 +8,6 @@ import base64
 import json
 import logging
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -509,18 +508,6 @@ def test_audit_log_has_one_line_per_signing_request_and_no_secrets(keys, ctx, ca
     text = caplog.text
     for secret in (ALICE, BOB, b64(secret_message), keys["sm2"].to_bytes().hex()):
         assert secret not in text
-
-
-@pytest.fixture
-def tls_files(tmp_path):
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl CLI unavailable")
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", str(key), "-out", str(cert),
-                    "-days", "1", "-subj", "/CN=localhost",
-                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
-    return str(cert), str(key)
 
 
 def test_tls_on_both_listeners_and_plain_only_on_loopback(keys, ctx, tls_files):
