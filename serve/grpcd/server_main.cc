@@ -281,7 +281,11 @@ int supervise(const Options& o) {
     int child_status = 0;
     while (waitpid(-1, &child_status, WNOHANG) > 0) {
       --alive;
-      if (!WIFEXITED(child_status) || WEXITSTATUS(child_status) != 0) status = 1;
+      if (WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0) continue;
+      if (status == 0) {  // a worker failed (a port it could not bind, say): stop the rest
+        for (pid_t c : children) kill(c, SIGTERM);
+      }
+      status = 1;
     }
   }
   return children.size() == o.workers ? status : 1;
