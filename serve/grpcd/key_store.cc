@@ -204,14 +204,13 @@ std::string Access::token_digest(std::string_view token) {
   return hex;
 }
 
-bool Access::known(std::string_view token) const {
-  return !token.empty() && grants_.count(token_digest(token)) != 0;
+const std::vector<std::string>* Access::grant(const std::string& digest) const {
+  auto it = grants_.find(digest);
+  return it == grants_.end() ? nullptr : &it->second;
 }
 
-bool Access::allowed(std::string_view token, const std::string& key_id) const {
-  auto it = grants_.find(token_digest(token));
-  if (token.empty() || it == grants_.end()) return false;
-  return std::any_of(it->second.begin(), it->second.end(),
+bool Access::permits(const std::vector<std::string>& grant, const std::string& key_id) {
+  return std::any_of(grant.begin(), grant.end(),
                      [&](const std::string& id) { return id == "*" || id == key_id; });
 }
 

@@ -53,8 +53,10 @@ class Access {
   static std::optional<Access> from_file(const std::string& path, std::string* error);
   static std::string token_digest(std::string_view token);  // SHA-256, lower-case hex
 
-  bool known(std::string_view token) const;
-  bool allowed(std::string_view token, const std::string& key_id) const;
+  // The key ids granted to the token of this digest, null for an unknown
+  // one: callers hash a request's token once and reuse the digest.
+  const std::vector<std::string>* grant(const std::string& digest) const;
+  static bool permits(const std::vector<std::string>& grant, const std::string& key_id);
 
  private:
   std::unordered_map<std::string, std::vector<std::string>> grants_;  // digest -> ids

@@ -42,6 +42,11 @@ grpc::Status invalid(const std::string& message) {
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message);
 }
 
+grpc::ServerUnaryReactor* unauthenticated(grpc::CallbackServerContext* ctx) {
+  return finish(ctx, grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                                  "a bearer token this server knows is required"));
+}
+
 grpc::ServerUnaryReactor* unimplemented(grpc::CallbackServerContext* ctx, const char* what) {
   return finish(ctx, grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
                                   std::string(what) + " is served by `kuaisuo serve`; "
@@ -122,12 +127,11 @@ void SignerService::submit(std::shared_ptr<RowRequest> req) {
 grpc::ServerUnaryReactor* SignerService::Sign(grpc::CallbackServerContext* ctx,
                                               const v1::SignRequest* req, v1::Reply* reply) {
   const std::string_view client = token(ctx);
-  if (!access_->known(client)) {
-    return finish(ctx, grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                                    "a bearer token this server knows is required"));
-  }
+  std::string digest = client.empty() ? std::string() : Access::token_digest(client);
+  const std::vector<std::string>* grant = digest.empty() ? nullptr : access_->grant(digest);
+  if (grant == nullptr) return unauthenticated(ctx);
   Sm2Key key = keys_->get(req->key_id());
-  if (key == nullptr || !access_->allowed(client, req->key_id())) {
+  if (key == nullptr || !Access::permits(*grant, req->key_id())) {
     // One answer for "no such key" and "not yours": ids are not probed.
     return finish(ctx, grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                                     "key id '" + req->key_id().substr(0, 128) +
@@ -153,7 +157,7 @@ grpc::ServerUnaryReactor* SignerService::Sign(grpc::CallbackServerContext* ctx,
   rows->values = reinterpret_cast<uint8_t*>(reply->mutable_value_rows()->data());
   grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
   rows->done = [this, reactor, ctx, reply, id = req->key_id(),
-                client = Access::token_digest(client), count = rows->count] {
+                client = std::move(digest), count = rows->count] {
     audit_->sign(client, ctx->peer(), id, count,
                  count_ok(reinterpret_cast<const int32_t*>(reply->statuses().data()), count));
     reactor->Finish(grpc::Status::OK);
@@ -164,9 +168,9 @@ grpc::ServerUnaryReactor* SignerService::Sign(grpc::CallbackServerContext* ctx,
 
 grpc::ServerUnaryReactor* SignerService::Verify(grpc::CallbackServerContext* ctx,
                                                 const v1::VerifyRequest* req, v1::Reply* reply) {
-  if (!access_->known(token(ctx))) {
-    return finish(ctx, grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                                    "a bearer token this server knows is required"));
+  const std::string_view client = token(ctx);
+  if (client.empty() || access_->grant(Access::token_digest(client)) == nullptr) {
+    return unauthenticated(ctx);
   }
   const std::string &keys = req->public_key_rows(), &digests = req->digest_rows(),
                     &sigs = req->signature_rows();
