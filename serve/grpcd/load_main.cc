@@ -59,6 +59,7 @@
 
 #include "kuaisuo.h"
 #include "kuaisuo_serve.grpc.pb.h"
+#include "mutex_mode.h"
 
 namespace {
 
@@ -1398,6 +1399,7 @@ int usage_error(const std::string& message) {
 
 int main(int argc, char** argv) {
   GOOGLE_PROTOBUF_VERIFY_VERSION;
+  kuaisuo::serve::release_mode_mutexes();
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       printf("%s", kUsage);

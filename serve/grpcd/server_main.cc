@@ -8,13 +8,13 @@
 //       [--tls-client-ca PEM]] [--allow-insecure] [--backend auto|cpu|gpu]
 //       [--devices 0,1|all] [--threads N] [--max-batch N] [--max-delay-ms F]
 //       [--max-queued N] [--max-items N] [--calls-per-device N] [--finish-threads N]
-//       [--workers N] [--audit-log FILE]
+//       [--queues N] [--workers N] [--audit-log FILE]
 //
+// --queues N: gRPC completion queues, a polling thread each, that parse
+// and check calls (default: half the cores, at most 16).
 // --workers N: N server processes on one port (gRPC sets SO_REUSEPORT, so
 // the kernel spreads connections over them), each with its own engines on
-// --devices: one process's gRPC callback threads stopped near 50-75k
-// single-item requests/s on an H200 host at 250% CPU (docs/STATUS.md,
-// session 25). The parent forwards SIGTERM / SIGINT / SIGHUP and exits
+// --devices, for hosts where one process's transport is the limit. The parent forwards SIGTERM / SIGINT / SIGHUP and exits
 // when every worker has (non-zero if any did).
 //
 // SIGTERM / SIGINT: stop accepting, answer every accepted request, exit 0.
@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -32,11 +33,13 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <grpcpp/grpcpp.h>
 
 #include "key_store.h"
+#include "mutex_mode.h"
 #include "row_batcher.h"
 #include "signer_service.h"
 
@@ -48,6 +51,7 @@ struct Options {
   std::string backend = "auto", devices = "0", audit_log;
   bool allow_plain = false, allow_insecure = false;
   unsigned threads = 0, calls_per_device = 0, finish_threads = 4, workers = 1;
+  unsigned queues = std::clamp(std::thread::hardware_concurrency() / 2, 1u, 16u);
   size_t max_batch = 4096, max_queued = size_t{1} << 20, max_items = 4096;
   double max_delay_ms = 2.0;
 };
@@ -86,6 +90,8 @@ Options parse(int argc, char** argv) {
       o.threads = static_cast<unsigned>(whole(flag, value, 0));
     } else if (flag == "--calls-per-device") {
       o.calls_per_device = static_cast<unsigned>(whole(flag, value, 1));
+    } else if (flag == "--queues") {
+      o.queues = static_cast<unsigned>(whole(flag, value, 1));
     } else if (flag == "--workers") {
       o.workers = static_cast<unsigned>(whole(flag, value, 1));
     } else if (flag == "--finish-threads") {
@@ -224,15 +230,17 @@ int run(const Options& o) {
   builder.AddListeningPort(o.listen, credentials(o), &port);
   builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<size_t>(
       size_t{1} << 30, o.max_items * (65 + 32 + 64) + (1 << 16))));
-  builder.RegisterService(&service);
+  service.add_to(&builder, o.queues);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) {
     std::fprintf(stderr, "kuaisuo-grpcd: cannot listen on %s\n", o.listen.c_str());
     return 1;
   }
-  std::fprintf(stderr, "kuaisuo-grpcd: %zu keys, %zu engine(s) x %u calls, listening on %s "
-               "(port %d, %s)\n", keys.size(), contexts.size(), config.calls_per_context,
-               o.listen.c_str(), port, o.tls_cert.empty() ? "plain" : "TLS");
+  service.start();
+  std::fprintf(stderr, "kuaisuo-grpcd: %zu keys, %zu engine(s) x %u calls, %u queues, "
+               "listening on %s (port %d, %s)\n", keys.size(), contexts.size(),
+               config.calls_per_context, o.queues, o.listen.c_str(), port,
+               o.tls_cert.empty() ? "plain" : "TLS");
   for (;;) {
     int sig = 0;
     sigwait(&signals, &sig);
@@ -248,6 +256,7 @@ int run(const Options& o) {
   // batcher, which keeps running) and are answered before Shutdown returns.
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(60));
   batcher.close();
+  service.stop();
   for (ks_ctx* ctx : contexts) ks_ctx_free(ctx);
   std::fprintf(stderr, "kuaisuo-grpcd: stopped\n");
   return 0;
@@ -295,6 +304,7 @@ int supervise(const Options& o) {
 }  // namespace kuaisuo::serve
 
 int main(int argc, char** argv) {
+  kuaisuo::serve::release_mode_mutexes();
   const kuaisuo::serve::Options o = kuaisuo::serve::parse(argc, argv);
   return o.workers > 1 ? kuaisuo::serve::supervise(o) : kuaisuo::serve::run(o);
 }

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <ctime>
 
+#include <grpcpp/server_builder.h>
+
 namespace kuaisuo::serve {
 namespace {
 
@@ -32,26 +34,38 @@ const RowOp kVerifyDigestRows{"sm2-verify-digest-rows", {kPublicKey, kDigest, kS
 
 const uint8_t* bytes(const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); }
 
-grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* ctx, const grpc::Status& status) {
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  reactor->Finish(status);
-  return reactor;
-}
-
 grpc::Status invalid(const std::string& message) {
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message);
 }
 
-grpc::ServerUnaryReactor* unauthenticated(grpc::CallbackServerContext* ctx) {
-  return finish(ctx, grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                                  "a bearer token this server knows is required"));
+grpc::Status unauthenticated() {
+  return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                      "a bearer token this server knows is required");
 }
 
-grpc::ServerUnaryReactor* unimplemented(grpc::CallbackServerContext* ctx, const char* what) {
-  return finish(ctx, grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
-                                  std::string(what) + " is served by `kuaisuo serve`; "
-                                  "kuaisuo-grpcd serves the rows form of SM2 on digests"));
+grpc::Status unimplemented(const char* what) {
+  return grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
+                      std::string(what) + " is served by `kuaisuo serve`; "
+                      "kuaisuo-grpcd serves the rows form of SM2 on digests");
 }
+
+std::string_view token(const grpc::ServerContext& ctx) {
+  const auto& md = ctx.client_metadata();
+  auto it = md.find("authorization");
+  if (it == md.end()) return {};
+  return bearer_token(std::string_view(it->second.data(), it->second.size()));
+}
+
+// Rows calls each queue keeps requested, so that a burst of arrivals is
+// taken without waiting for its polling thread to ask again.
+constexpr unsigned kWaitingCalls = 16;
+
+// A completion queue's tag: an event of one call.
+class Event {
+ public:
+  virtual ~Event() = default;
+  virtual void proceed(bool ok) = 0;
+};
 
 // JSON string contents: the peer text comes from the transport.
 std::string json_escaped(const std::string& s) {
@@ -94,11 +108,118 @@ void AuditLog::sign(const std::string& client_digest, const std::string& peer,
   std::fflush(out_);
 }
 
-std::string_view SignerService::token(grpc::CallbackServerContext* ctx) const {
-  const auto& md = ctx->client_metadata();
-  auto it = md.find("authorization");
-  if (it == md.end()) return {};
-  return bearer_token(std::string_view(it->second.data(), it->second.size()));
+template <class Request>
+struct SignerService::Method {
+  using Requester = void (v1::Signer::AsyncService::*)(
+      grpc::ServerContext*, Request*, grpc::ServerAsyncResponseWriter<v1::Reply>*,
+      grpc::CompletionQueue*, grpc::ServerCompletionQueue*, void*);
+  Requester request;
+  Answer (SignerService::*handle)(Call<Request>*);
+};
+
+// One call on one queue; its tag is itself. The first event says a call
+// arrived (not ok: the server stopped accepting), the second that its
+// answer went out (not ok: the client had gone). Either ends it.
+template <class Request>
+class SignerService::Call final : public Event {
+ public:
+  Call(SignerService* service, Queue* queue, const Method<Request>& method)
+      : service_(service), queue_(queue), method_(method) {}
+
+  void proceed(bool ok) override {
+    if (!ok || answering_) {
+      delete this;
+      return;
+    }
+    answering_ = true;
+    service_->accept(queue_, method_);  // a fresh call takes this one's place
+    if (Answer answer = (service_->*method_.handle)(this)) finish(*answer);
+  }
+  // Sends the reply (or only the status when it is not OK); any thread.
+  void finish(const grpc::Status& status) { writer.Finish(reply, status, this); }
+
+  grpc::ServerContext ctx;
+  Request request;
+  v1::Reply reply;
+  grpc::ServerAsyncResponseWriter<v1::Reply> writer{&ctx};
+
+ private:
+  SignerService* service_;
+  Queue* queue_;
+  const Method<Request>& method_;
+  bool answering_ = false;  // only its queue's thread reads and writes it
+};
+
+struct SignerService::Queue {
+  std::unique_ptr<grpc::ServerCompletionQueue> cq;
+  std::mutex mu;  // closed, and requesting calls on cq: never after its Shutdown()
+  bool closed = false;
+  std::thread thread;
+};
+
+SignerService::SignerService(RowBatcher* batcher, const KeyStore* keys, const Access* access,
+                             Limits limits, AuditLog* audit)
+    : batcher_(batcher), keys_(keys), access_(access), limits_(limits), audit_(audit) {}
+
+SignerService::~SignerService() { stop(); }
+
+void SignerService::add_to(grpc::ServerBuilder* builder, unsigned queues) {
+  builder->RegisterService(&service_);
+  for (unsigned i = 0; i < std::max(1u, queues); ++i) {
+    queues_.push_back(std::make_unique<Queue>());
+    queues_.back()->cq = builder->AddCompletionQueue();
+  }
+}
+
+void SignerService::start() {
+  using Service = v1::Signer::AsyncService;
+  static const Method<v1::SignRequest> kSign{&Service::RequestSign, &SignerService::sign};
+  static const Method<v1::VerifyRequest> kVerify{&Service::RequestVerify, &SignerService::verify};
+  static const Method<v1::HashRequest> kHash{&Service::RequestHash, &SignerService::hash};
+  static const Method<v1::CipherRequest> kEncrypt{&Service::RequestEncrypt,
+                                                  &SignerService::encrypt};
+  static const Method<v1::CipherRequest> kDecrypt{&Service::RequestDecrypt,
+                                                  &SignerService::decrypt};
+  for (auto& queue : queues_) {
+    for (unsigned i = 0; i < kWaitingCalls; ++i) {
+      accept(queue.get(), kSign);
+      accept(queue.get(), kVerify);
+    }
+    accept(queue.get(), kHash);
+    accept(queue.get(), kEncrypt);
+    accept(queue.get(), kDecrypt);
+    queue->thread = std::thread(&SignerService::poll, this, queue.get());
+  }
+}
+
+void SignerService::stop() {
+  for (auto& queue : queues_) {
+    {
+      std::lock_guard<std::mutex> lock(queue->mu);
+      if (queue->closed) continue;
+      queue->closed = true;
+    }
+    queue->cq->Shutdown();
+  }
+  for (auto& queue : queues_) {
+    if (queue->thread.joinable()) queue->thread.join();
+  }
+}
+
+template <class Request>
+void SignerService::accept(Queue* queue, const Method<Request>& method) {
+  std::lock_guard<std::mutex> lock(queue->mu);
+  if (queue->closed) return;
+  auto* call = new Call<Request>(this, queue, method);
+  (service_.*method.request)(&call->ctx, &call->request, &call->writer, queue->cq.get(),
+                             queue->cq.get(), call);
+}
+
+// Runs until the queue is shut down and drained: every call it holds ends.
+void SignerService::poll(Queue* queue) {
+  void* tag = nullptr;
+  bool ok = false;
+  while (queue->cq->Next(&tag, &ok)) static_cast<Event*>(tag)->proceed(ok);
 }
 
 grpc::Status SignerService::admit(size_t rows, uint32_t timeout_ms,
@@ -124,70 +245,66 @@ void SignerService::submit(std::shared_ptr<RowRequest> req) {
   }
 }
 
-grpc::ServerUnaryReactor* SignerService::Sign(grpc::CallbackServerContext* ctx,
-                                              const v1::SignRequest* req, v1::Reply* reply) {
-  const std::string_view client = token(ctx);
+SignerService::Answer SignerService::sign(Call<v1::SignRequest>* call) {
+  const v1::SignRequest& req = call->request;
+  const std::string_view client = token(call->ctx);
   std::string digest = client.empty() ? std::string() : Access::token_digest(client);
   const std::vector<std::string>* grant = digest.empty() ? nullptr : access_->grant(digest);
-  if (grant == nullptr) return unauthenticated(ctx);
-  Sm2Key key = keys_->get(req->key_id());
-  if (key == nullptr || !Access::permits(*grant, req->key_id())) {
+  if (grant == nullptr) return unauthenticated();
+  Sm2Key key = keys_->get(req.key_id());
+  if (key == nullptr || !Access::permits(*grant, req.key_id())) {
     // One answer for "no such key" and "not yours": ids are not probed.
-    return finish(ctx, grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
-                                    "key id '" + req->key_id().substr(0, 128) +
-                                        "' is not available to this client"));
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                        "key id '" + req.key_id().substr(0, 128) +
+                            "' is not available to this client");
   }
-  if (req->digest_rows().empty() && req->items_size() > 0) {
-    return unimplemented(ctx, "signing a list of items");
+  if (req.digest_rows().empty() && req.items_size() > 0) {
+    return unimplemented("signing a list of items");
   }
-  if (req->digest_rows().size() % kDigest != 0) {
-    return finish(ctx, invalid("digest_rows: a multiple of 32 bytes (SM2 digests e)"));
+  if (req.digest_rows().size() % kDigest != 0) {
+    return invalid("digest_rows: a multiple of 32 bytes (SM2 digests e)");
   }
   auto rows = std::make_shared<RowRequest>();
-  rows->count = req->digest_rows().size() / kDigest;
-  if (grpc::Status s = admit(rows->count, req->timeout_ms(), &rows->deadline); !s.ok()) {
-    return finish(ctx, s);
-  }
-  reply->mutable_statuses()->resize(rows->count * sizeof(int32_t));
-  reply->mutable_value_rows()->resize(rows->count * kSignature);
+  rows->count = req.digest_rows().size() / kDigest;
+  if (grpc::Status s = admit(rows->count, req.timeout_ms(), &rows->deadline); !s.ok()) return s;
+  v1::Reply& reply = call->reply;
+  reply.mutable_statuses()->resize(rows->count * sizeof(int32_t));
+  reply.mutable_value_rows()->resize(rows->count * kSignature);
   rows->op = &kSignDigestRows;
   rows->key = std::shared_ptr<const void>(key, key.get());
-  rows->columns = {bytes(req->digest_rows())};
-  rows->statuses = reinterpret_cast<int32_t*>(reply->mutable_statuses()->data());
-  rows->values = reinterpret_cast<uint8_t*>(reply->mutable_value_rows()->data());
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  rows->done = [this, reactor, ctx, reply, id = req->key_id(),
-                client = std::move(digest), count = rows->count] {
-    audit_->sign(client, ctx->peer(), id, count,
-                 count_ok(reinterpret_cast<const int32_t*>(reply->statuses().data()), count));
-    reactor->Finish(grpc::Status::OK);
+  rows->columns = {bytes(req.digest_rows())};
+  rows->statuses = reinterpret_cast<int32_t*>(reply.mutable_statuses()->data());
+  rows->values = reinterpret_cast<uint8_t*>(reply.mutable_value_rows()->data());
+  rows->done = [this, call, client = std::move(digest), count = rows->count] {
+    const auto* statuses = reinterpret_cast<const int32_t*>(call->reply.statuses().data());
+    audit_->sign(client, call->ctx.peer(), call->request.key_id(), count,
+                 count_ok(statuses, count));
+    call->finish(grpc::Status::OK);
   };
   submit(std::move(rows));
-  return reactor;
+  return std::nullopt;
 }
 
-grpc::ServerUnaryReactor* SignerService::Verify(grpc::CallbackServerContext* ctx,
-                                                const v1::VerifyRequest* req, v1::Reply* reply) {
-  const std::string_view client = token(ctx);
+SignerService::Answer SignerService::verify(Call<v1::VerifyRequest>* call) {
+  const std::string_view client = token(call->ctx);
   if (client.empty() || access_->grant(Access::token_digest(client)) == nullptr) {
-    return unauthenticated(ctx);
+    return unauthenticated();
   }
-  const std::string &keys = req->public_key_rows(), &digests = req->digest_rows(),
-                    &sigs = req->signature_rows();
-  if (keys.empty() && digests.empty() && sigs.empty() && req->items_size() > 0) {
-    return unimplemented(ctx, "verifying a list of items");
+  const v1::VerifyRequest& req = call->request;
+  const std::string &keys = req.public_key_rows(), &digests = req.digest_rows(),
+                    &sigs = req.signature_rows();
+  if (keys.empty() && digests.empty() && sigs.empty() && req.items_size() > 0) {
+    return unimplemented("verifying a list of items");
   }
   const size_t count = digests.size() / kDigest;
   if (digests.size() % kDigest != 0 || sigs.size() != count * kSignature ||
       !(keys.size() == count * kPublicKey || (keys.size() == kPublicKey && count > 0))) {
-    return finish(ctx, invalid("rows: count * 65 bytes of public keys (or one key for every "
-                               "row), count * 32 of digests, count * 64 of signatures"));
+    return invalid("rows: count * 65 bytes of public keys (or one key for every row), "
+                   "count * 32 of digests, count * 64 of signatures");
   }
   auto rows = std::make_shared<RowRequest>();
   rows->count = count;
-  if (grpc::Status s = admit(count, req->timeout_ms(), &rows->deadline); !s.ok()) {
-    return finish(ctx, s);
-  }
+  if (grpc::Status s = admit(count, req.timeout_ms(), &rows->deadline); !s.ok()) return s;
   // One key for every row: the batch call takes a key per row.
   std::shared_ptr<std::string> spread;
   if (keys.size() != count * kPublicKey) {
@@ -195,29 +312,25 @@ grpc::ServerUnaryReactor* SignerService::Verify(grpc::CallbackServerContext* ctx
     spread->reserve(count * kPublicKey);
     for (size_t i = 0; i < count; ++i) spread->append(keys);
   }
-  reply->mutable_statuses()->resize(count * sizeof(int32_t));
+  call->reply.mutable_statuses()->resize(count * sizeof(int32_t));
   rows->op = &kVerifyDigestRows;
   rows->columns = {bytes(spread ? *spread : keys), bytes(digests), bytes(sigs)};
-  rows->statuses = reinterpret_cast<int32_t*>(reply->mutable_statuses()->data());
-  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-  rows->done = [reactor, spread] { reactor->Finish(grpc::Status::OK); };
+  rows->statuses = reinterpret_cast<int32_t*>(call->reply.mutable_statuses()->data());
+  rows->done = [call, spread] { call->finish(grpc::Status::OK); };
   submit(std::move(rows));
-  return reactor;
+  return std::nullopt;
 }
 
-grpc::ServerUnaryReactor* SignerService::Hash(grpc::CallbackServerContext* ctx,
-                                              const v1::HashRequest*, v1::Reply*) {
-  return unimplemented(ctx, "Hash");
+SignerService::Answer SignerService::hash(Call<v1::HashRequest>*) {
+  return unimplemented("Hash");
 }
 
-grpc::ServerUnaryReactor* SignerService::Encrypt(grpc::CallbackServerContext* ctx,
-                                                 const v1::CipherRequest*, v1::Reply*) {
-  return unimplemented(ctx, "Encrypt");
+SignerService::Answer SignerService::encrypt(Call<v1::CipherRequest>*) {
+  return unimplemented("Encrypt");
 }
 
-grpc::ServerUnaryReactor* SignerService::Decrypt(grpc::CallbackServerContext* ctx,
-                                                 const v1::CipherRequest*, v1::Reply*) {
-  return unimplemented(ctx, "Decrypt");
+SignerService::Answer SignerService::decrypt(Call<v1::CipherRequest>*) {
+  return unimplemented("Decrypt");
 }
 
 }  // namespace kuaisuo::serve

@@ -1,7 +1,7 @@
 // The Signer service of python/kuaisuo/serve/kuaisuo_serve.proto in C++,
 // for the rows form of SM2 on digests (Sign with digest_rows, Verify with
-// the three row columns): per request O(1) work on the transport's thread,
-// the rows batched by RowBatcher. The other calls (lists of items, Hash,
+// the three row columns): per request O(1) work on the thread that polled
+// it, the rows batched by RowBatcher. The other calls (lists of items, Hash,
 // Encrypt, Decrypt) answer UNIMPLEMENTED with a message naming `kuaisuo
 // serve`, which serves every call. Refusals use the codes and texts of
 // python/kuaisuo/serve/service.py; a request past the queue bound gets
@@ -11,8 +11,12 @@
 
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "key_store.h"
 #include "kuaisuo_serve.grpc.pb.h"
@@ -38,28 +42,51 @@ class AuditLog {
   std::FILE* out_;
 };
 
-class SignerService final : public v1::Signer::CallbackService {
+// Serves the Signer calls on gRPC's completion-queue API: `queues`
+// completion queues, one polling thread each, every call parsed and
+// checked on the thread that polled it and answered from RowBatcher's
+// finishing threads. gRPC 1.51's callback API ran every call through one
+// shared set of "nexting" threads, which held a process near 50-75k
+// single-item requests/s on an H200 host (docs/STATUS.md, session 25).
+class SignerService {
  public:
   SignerService(RowBatcher* batcher, const KeyStore* keys, const Access* access, Limits limits,
-                AuditLog* audit)
-      : batcher_(batcher), keys_(keys), access_(access), limits_(limits), audit_(audit) {}
+                AuditLog* audit);
+  ~SignerService();
+  SignerService(const SignerService&) = delete;
+  SignerService& operator=(const SignerService&) = delete;
 
-  grpc::ServerUnaryReactor* Sign(grpc::CallbackServerContext* ctx, const v1::SignRequest* req,
-                                 v1::Reply* reply) override;
-  grpc::ServerUnaryReactor* Verify(grpc::CallbackServerContext* ctx,
-                                   const v1::VerifyRequest* req, v1::Reply* reply) override;
-  grpc::ServerUnaryReactor* Hash(grpc::CallbackServerContext* ctx, const v1::HashRequest* req,
-                                 v1::Reply* reply) override;
-  grpc::ServerUnaryReactor* Encrypt(grpc::CallbackServerContext* ctx,
-                                    const v1::CipherRequest* req, v1::Reply* reply) override;
-  grpc::ServerUnaryReactor* Decrypt(grpc::CallbackServerContext* ctx,
-                                    const v1::CipherRequest* req, v1::Reply* reply) override;
+  // Before builder->BuildAndStart(): registers the service and its queues.
+  void add_to(grpc::ServerBuilder* builder, unsigned queues);
+  // After BuildAndStart(): accepts calls and starts the polling threads.
+  void start();
+  // After the server's Shutdown() returned (every accepted call answered):
+  // drains the queues and joins their threads.
+  void stop();
 
  private:
-  std::string_view token(grpc::CallbackServerContext* ctx) const;
+  template <class Request>
+  class Call;
+  template <class Request>
+  struct Method;
+  struct Queue;
+  // An answer now, or nullopt when the rows were queued (their done()
+  // finishes the call).
+  using Answer = std::optional<grpc::Status>;
+
+  template <class Request>
+  void accept(Queue* queue, const Method<Request>& method);
+  void poll(Queue* queue);
+
+  Answer sign(Call<v1::SignRequest>* call);
+  Answer verify(Call<v1::VerifyRequest>* call);
+  Answer hash(Call<v1::HashRequest>* call);
+  Answer encrypt(Call<v1::CipherRequest>* call);
+  Answer decrypt(Call<v1::CipherRequest>* call);
+
   grpc::Status admit(size_t rows, uint32_t timeout_ms, Clock::time_point* deadline) const;
-  // Queues req (its done() finishes the call). Rows the batcher refuses
-  // get its status each, and the call finishes at once.
+  // Queues req. Rows the batcher refuses get its status each, and req's
+  // done() runs at once.
   void submit(std::shared_ptr<RowRequest> req);
 
   RowBatcher* batcher_;
@@ -67,6 +94,8 @@ class SignerService final : public v1::Signer::CallbackService {
   const Access* access_;
   Limits limits_;
   AuditLog* audit_;
+  v1::Signer::AsyncService service_;
+  std::vector<std::unique_ptr<Queue>> queues_;
 };
 
 }  // namespace kuaisuo::serve
