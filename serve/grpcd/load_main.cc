@@ -109,6 +109,10 @@ const char kUsage[] =
     "  --check-key FILE             sign-rows: the server key (PKCS#8/SEC1, PEM or DER);\n"
     "                               verify the first ok reply of each rate on the CPU\n"
     "  --json FILE                  parameters, host and rows as JSON\n"
+    "  --library auto|cpu|gpu       no server: --threads threads share one context and call\n"
+    "                               the op's batch function on --items pool rows each, in\n"
+    "                               page-locked buffers, closed loop for --seconds (the\n"
+    "                               rate a server's engines can reach; prints one JSON line)\n"
     "   or: kuaisuo-grpc-load --new-key FILE\n"
     "  writes a fresh SM2 key (PKCS#8 PEM, unencrypted, mode 0600) for a benchmark's\n"
     "  server (kuaisuo-grpcd --allow-plain) where the Python CLI is not installed\n";
@@ -132,6 +136,7 @@ struct Options {
   std::string cacert;
   std::string check_key;
   std::string json;
+  std::string library;  // a backend: measure the library alone
 
   bool sign() const { return op == "sign-rows"; }
 };
@@ -213,6 +218,9 @@ std::string set_flag(const std::string& name, const std::string& value, Options*
     o->check_key = value;
   } else if (name == "--json") {
     o->json = value;
+  } else if (name == "--library") {
+    if (value != "auto" && value != "cpu" && value != "gpu") return "--library: auto, cpu or gpu";
+    o->library = value;
   } else {
     return "unknown flag " + name;
   }
@@ -231,6 +239,7 @@ bool plausible_address(const std::string& address) {
 
 // Checks the flags together; returns an error message or "".
 std::string check_options(const Options& o) {
+  if (!o.library.empty()) return "";
   if (o.address.empty()) return "--address HOST:PORT is required";
   if (!plausible_address(o.address)) return "--address: HOST:PORT, not '" + o.address + "'";
   if (o.token_file.empty()) return "--token-file FILE is required";
@@ -1372,6 +1381,114 @@ void print_check_summary(const std::vector<Row>& rows) {
 }
 
 // A benchmark's throwaway server key, written where only its owner reads it.
+// ---- --library: the same rows straight into the library ---------------------
+
+// The rate kuaisuo-grpcd's engines can reach without a transport: threads
+// sharing one context (the server runs two per GPU), each gathering
+// --items pool rows into page-locked buffers, as an engine gathers a
+// batch, and calling the op's batch function, closed loop. Windows go
+// round robin over the pool, so no call repeats the last one's items.
+class LibraryRun {
+ public:
+  LibraryRun(const Options& o, const Pool& pool, ks_ctx* ctx, const ks_sm2_key* key)
+      : o_(o), pool_(pool), ctx_(ctx), key_(key) {}
+
+  // Items per second from the start until the last call that began within
+  // --seconds returned, after one unrecorded call per thread; a negative
+  // value when a call failed or a row did not get status 0.
+  double items_per_second() {
+    std::vector<std::thread> threads;
+    const auto start = Clock::now() + std::chrono::milliseconds(200);
+    for (uint64_t t = 0; t < o_.threads; ++t) {
+      threads.emplace_back([this, t, start] { loop(t, start); });
+    }
+    for (auto& t : threads) t.join();
+    if (failed_) return -1.0;
+    return static_cast<double>(items_.load()) / seconds_between(start, Clock::now());
+  }
+
+ private:
+  struct Pinned {
+    explicit Pinned(size_t bytes) {
+      if (ks_host_alloc(bytes, &data) != KS_OK) data = nullptr;
+    }
+    ~Pinned() { ks_host_free(data); }
+    uint8_t* bytes() { return static_cast<uint8_t*>(data); }
+    void* data = nullptr;
+  };
+
+  void gather(Pinned* to, const std::vector<uint8_t>& column, size_t width, size_t j) {
+    const std::string rows = window(pool_, column, width, o_.items, j);
+    memcpy(to->bytes(), rows.data(), rows.size());
+  }
+
+  bool call(size_t j, Pinned* a, Pinned* b, Pinned* c, Pinned* out, int* status) {
+    const size_t n = o_.items;
+    gather(a, pool_.digests, kDigestBytes, j);
+    if (o_.sign()) {
+      return ks_sm2_sign_digest_batch(ctx_, key_, a->bytes(), n, KS_SM2_NONCE_RANDOM,
+                                      out->bytes(), n * kSignatureBytes, status) == KS_OK;
+    }
+    gather(b, pool_.public_keys, kPublicKeyBytes, j);
+    gather(c, pool_.signatures, kSignatureBytes, j);
+    return ks_sm2_verify_digest_batch(ctx_, b->bytes(), a->bytes(), n, c->bytes(), status) ==
+           KS_OK;
+  }
+
+  void loop(uint64_t t, Clock::time_point start) {
+    const size_t n = o_.items, windows = (pool_.count + n - 1) / n;
+    Pinned a(n * kDigestBytes), b(n * kPublicKeyBytes), c(n * kSignatureBytes),
+        out(n * kSignatureBytes), status(n * sizeof(int));
+    if (!a.data || !b.data || !c.data || !out.data || !status.data) {
+      failed_ = true;
+      return;
+    }
+    int* st = reinterpret_cast<int*>(status.bytes());
+    size_t j = t;
+    if (!call(j % windows, &a, &b, &c, &out, st)) failed_ = true;  // warm-up
+    sleep_until(start);
+    const auto end = start + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(o_.seconds));
+    uint64_t items = 0;
+    while (Clock::now() < end && !failed_) {
+      j += o_.threads;
+      if (!call(j % windows, &a, &b, &c, &out, st)) failed_ = true;
+      items += n;
+    }
+    items_ += items;
+  }
+
+  const Options& o_;
+  const Pool& pool_;
+  ks_ctx* ctx_;
+  const ks_sm2_key* key_;
+  std::atomic<uint64_t> items_{0};
+  std::atomic<bool> failed_{false};
+};
+
+int run_library(const Options& o, const Pool& pool) {
+  ks_ctx_config config;
+  ks_ctx_config_init(&config);
+  config.backend = o.library == "cpu" ? KS_BACKEND_CPU
+                   : o.library == "gpu" ? KS_BACKEND_GPU : KS_BACKEND_AUTO;
+  ks_ctx* raw_ctx = nullptr;
+  if (!ks_check(ks_ctx_new(&config, &raw_ctx), "--library: context")) return kExitSetup;
+  CtxPtr ctx(raw_ctx);
+  ks_sm2_key* raw_key = nullptr;
+  if (!ks_check(ks_sm2_key_generate(&raw_key), "--library: keygen")) return kExitSetup;
+  KeyPtr key(raw_key);
+  const double rate = LibraryRun(o, pool, ctx.get(), key.get()).items_per_second();
+  if (rate < 0) {
+    fprintf(stderr, "%s: --library: a batch call failed\n", kTool);
+    return kExitSetup;
+  }
+  printf("{\"mode\": \"library\", \"op\": \"%s\", \"backend\": \"%s\", \"threads\": %llu, "
+         "\"items_per_call\": %llu, \"pool\": %zu, \"seconds\": %.3g, \"items_per_s\": %.0f}\n",
+         o.op.c_str(), o.library.c_str(), static_cast<unsigned long long>(o.threads),
+         static_cast<unsigned long long>(o.items), pool.count, o.seconds, rate);
+  return 0;
+}
+
 int write_new_key(const std::string& path) {
   ks_sm2_key* raw = nullptr;
   if (!ks_check(ks_sm2_key_generate(&raw), "--new-key: keygen")) return kExitSetup;
@@ -1410,6 +1527,12 @@ int main(int argc, char** argv) {
   Options o;
   const std::string error = parse_flags(argc, argv, &o);
   if (!error.empty()) return usage_error(error);
+
+  if (!o.library.empty()) {
+    Pool pool;
+    if (!build_pool(!o.sign(), std::max(o.pool, o.items), &pool)) return kExitSetup;
+    return run_library(o, pool);
+  }
 
   // Every file a flag names is read (or opened) before the long work.
   std::string token;

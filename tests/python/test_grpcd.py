@@ -340,3 +340,42 @@ def test_workers_share_one_port_and_drain_together(store):
     finally:
         assert s.stop() == 0
     assert s.stderr().count("stopped") == 2
+
+
+LOAD = os.path.join(os.path.dirname(BINARY), "kuaisuo-grpc-load")
+
+
+@pytest.mark.skipif(not os.path.exists(LOAD), reason="kuaisuo-grpc-load not built")
+@pytest.mark.parametrize("op", ["sign-rows", "verify-rows"])
+def test_load_generator_runs_against_the_server(store, tmp_path, op):
+    """bench/serve_bench.sh's generator: every request answered with status
+    0 rows, and for sign-rows a returned signature verified on the CPU."""
+    s = Server(store, "--allow-plain", "--max-delay-ms", "1")
+    try:
+        (tmp_path / "token").write_text(ALICE)
+        out = tmp_path / "load.json"
+        check = ["--check-key", str(store["dir"] / "plain.pem")] if op == "sign-rows" else []
+        subprocess.run([LOAD, "--address", f"127.0.0.1:{s.port}", "--token-file",
+                        str(tmp_path / "token"), "--op", op, "--key-id", "plain", "--items", "16",
+                        "--pool", "256", "--rates", "200", "--seconds", "0.5", "--warmup", "0",
+                        "--json", str(out), *check], check=True, capture_output=True, timeout=120)
+        (row,) = json.loads(out.read_text())["rows"]
+        assert row["ok"] == row["sent"] > 0
+        assert row["items_ok"] == 16 * row["sent"] and row["item_errors"] == 0
+        if check:
+            assert row["check_failures"] == 0
+    finally:
+        assert s.stop() == 0
+
+
+@pytest.mark.skipif(not os.path.exists(LOAD), reason="kuaisuo-grpc-load not built")
+def test_load_generator_library_mode_needs_status_0_rows():
+    """--library: the same pool straight into the library; it fails unless
+    every row of every call got status 0."""
+    done = subprocess.run([LOAD, "--library", "cpu", "--op", "verify-rows", "--items", "64",
+                           "--pool", "256", "--threads", "2", "--seconds", "0.3"],
+                          check=True, capture_output=True, text=True, timeout=120)
+    line = json.loads(done.stdout)
+    assert line["mode"] == "library" and line["threads"] == 2 and line["items_per_s"] > 0
+    bad = subprocess.run([LOAD, "--library", "tpu"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--library: auto, cpu or gpu" in bad.stderr
