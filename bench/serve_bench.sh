@@ -5,7 +5,8 @@
 # thousand requests/s), every rate for SM2 sign-rows and verify-rows.
 # Writes OUT_JSON: the server's settings, and per op and rate the summed
 # throughput and the generators' latency percentiles (the highest of the
-# processes: a bound, percentiles do not add).
+# processes: a bound, percentiles do not add); per op the CPU the server's
+# processes used and how busy the host was over the op's whole run.
 # Usage: bench/serve_bench.sh OUT_JSON BACKEND DEVICES PROCS RATES ITEMS [SECONDS [WORKERS]]
 #   e.g. bench/serve_bench.sh out.json gpu 0,1 4 4000,16000,32000 1024 3 8
 # (WORKERS: kuaisuo serve --workers, server processes sharing the port;
@@ -59,7 +60,20 @@ for _ in $(seq 600); do
   sleep 0.2
 done
 cat "$work/serve.log"
+# CPU the server used (its processes: the server and its workers) and the
+# host's busy fraction, per op: "server ticks, host busy ticks, host ticks".
+cpu_sample() {
+  local ticks=0 p f
+  for p in "$server" $(pgrep -P "$server" || true); do
+    read -r -a f < "/proc/$p/stat" 2>/dev/null || continue
+    ticks=$((ticks + f[13] + f[14]))
+  done
+  read -r -a f < /proc/stat
+  local total=$((f[1] + f[2] + f[3] + f[4] + f[5] + f[6] + f[7] + f[8]))
+  echo "$ticks $((total - f[4] - f[5])) $total"
+}
 for op in ${OPS:-sign-rows verify-rows}; do
+  cpu_sample > "$work/$op.cpu0"
   key=gov; case $op in encrypt*) key=vault ;; esac
   per_proc=$(python3 -c "print(','.join(str(float(r) / $procs) for r in '$rates'.split(',')))")
   for i in $(seq "$procs"); do
@@ -75,6 +89,7 @@ for op in ${OPS:-sign-rows verify-rows}; do
     fi
   done
   wait $(jobs -p | grep -v "^$server\$") 2>/dev/null || true
+  cpu_sample > "$work/$op.cpu1"
   cat "$work/$op-1.txt"
 done
 python3 - "$work" "$out" "$backend" "$devices" "$procs" "$items" "$workers" <<'PY'
@@ -109,6 +124,16 @@ for path in sorted(glob.glob(f"{work}/*-[0-9]*.json")):
                 agg["latency_ms_max_of_processes"][q] = max(
                     v, agg["latency_ms_max_of_processes"].get(q, 0))
         agg["per_process"].append(row)
+tick = os.sysconf("SC_CLK_TCK")
+for op, rows in doc["ops"].items():
+    # Over the whole op: the warm-up (1 s at the first rate) and every rate.
+    a, b = (list(map(int, open(f"{work}/{op}.cpu{i}").read().split())) for i in (0, 1))
+    requests = sum(r["sent"] for r in rows) + rows[0]["offered_rps"] * 1.0
+    doc.setdefault("cpu", {})[op] = {
+        "server_cpu_s": (b[0] - a[0]) / tick,
+        "host_busy_fraction": round((b[1] - a[1]) / max(1, b[2] - a[2]), 3),
+        "server_cpu_us_per_request": round((b[0] - a[0]) / tick / max(1.0, requests) * 1e6, 2),
+        "note": "the op's whole run: its warm-up second and every rate"}
 json.dump(doc, open(out, "w"), indent=1)
 for op, rows in doc["ops"].items():
     for r in rows:
@@ -117,4 +142,7 @@ for op, rows in doc["ops"].items():
               f" items/s {r['items_per_s']:12,.0f} errors {r['item_errors']}+{r['refused']}"
               f"+{r['timeouts']}+{r['transport_errors']} p50 {lat.get('p50', 0):.2f}"
               f" p99 {lat.get('p99', 0):.2f} p99.9 {lat.get('p99.9', 0):.2f} ms")
+    c = doc["cpu"][op]
+    print(f"{op:12s} server CPU {c['server_cpu_s']:.1f} s ({c['server_cpu_us_per_request']} us"
+          f" a request), host busy {c['host_busy_fraction']:.0%}")
 PY
