@@ -192,9 +192,14 @@ std::optional<Access> Access::from_file(const std::string& path, std::string* er
 }
 
 std::string Access::token_digest(std::string_view token) {
+  // Fetched once: OpenSSL 3's EVP_sha256() fetches the implementation
+  // again on every EVP_Digest, through locks every request would share.
+  static EVP_MD* const sha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  EVP_Digest(token.data(), token.size(), md, &len, EVP_sha256(), nullptr);
+  if (sha256 == nullptr || !EVP_Digest(token.data(), token.size(), md, &len, sha256, nullptr)) {
+    return std::string();  // no digest: the token is not recognised
+  }
   static const char kHex[] = "0123456789abcdef";
   std::string hex;
   for (unsigned i = 0; i < len; ++i) {
