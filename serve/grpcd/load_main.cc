@@ -1380,7 +1380,6 @@ void print_check_summary(const std::vector<Row>& rows) {
   }
 }
 
-// A benchmark's throwaway server key, written where only its owner reads it.
 // ---- --library: the same rows straight into the library ---------------------
 
 // The rate kuaisuo-grpcd's engines can reach without a transport: threads
@@ -1489,6 +1488,7 @@ int run_library(const Options& o, const Pool& pool) {
   return 0;
 }
 
+// A benchmark's throwaway server key, written where only its owner reads it.
 int write_new_key(const std::string& path) {
   ks_sm2_key* raw = nullptr;
   if (!ks_check(ks_sm2_key_generate(&raw), "--new-key: keygen")) return kExitSetup;

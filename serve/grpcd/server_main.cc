@@ -14,8 +14,9 @@
 // and check calls (default: half the cores, at most 16).
 // --workers N: N server processes on one port (gRPC sets SO_REUSEPORT, so
 // the kernel spreads connections over them), each with its own engines on
-// --devices, for hosts where one process's transport is the limit. The parent forwards SIGTERM / SIGINT / SIGHUP and exits
-// when every worker has (non-zero if any did).
+// --devices, for hosts where one process's transport is the limit. The
+// parent forwards SIGTERM / SIGINT / SIGHUP and exits when every worker
+// has (non-zero if any did).
 //
 // SIGTERM / SIGINT: stop accepting, answer every accepted request, exit 0.
 // SIGHUP: reload the key directory.
