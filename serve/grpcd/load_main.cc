@@ -58,6 +58,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "kuaisuo.h"
+#include "host_buffer.h"
 #include "kuaisuo_serve.grpc.pb.h"
 #include "mutex_mode.h"
 
@@ -480,17 +481,23 @@ size_t pool_item(const Pool& pool, size_t items, size_t j, size_t t) {
   return (j * items + t) % pool.count;
 }
 
-// The `items` rows of window j of one pool column, as one byte string.
-std::string window(const Pool& pool, const std::vector<uint8_t>& column, size_t width,
-                   size_t items, size_t j) {
-  std::string out;
-  out.reserve(items * width);
+// Copies the `items` rows of window j of one pool column to out
+// (items * width bytes).
+void copy_window(const Pool& pool, const std::vector<uint8_t>& column, size_t width,
+                 size_t items, size_t j, uint8_t* out) {
   for (size_t t = 0; t < items;) {
     const size_t first = pool_item(pool, items, j, t);
     const size_t run = std::min(items - t, pool.count - first);
-    out.append(reinterpret_cast<const char*>(&column[first * width]), run * width);
+    memcpy(out + t * width, &column[first * width], run * width);
     t += run;
   }
+}
+
+// The same rows as one byte string.
+std::string window(const Pool& pool, const std::vector<uint8_t>& column, size_t width,
+                   size_t items, size_t j) {
+  std::string out(items * width, '\0');
+  copy_window(pool, column, width, items, j, reinterpret_cast<uint8_t*>(out.data()));
   return out;
 }
 
@@ -1407,51 +1414,42 @@ class LibraryRun {
   }
 
  private:
-  struct Pinned {
-    explicit Pinned(size_t bytes) {
-      if (ks_host_alloc(bytes, &data) != KS_OK) data = nullptr;
-    }
-    ~Pinned() { ks_host_free(data); }
-    uint8_t* bytes() { return static_cast<uint8_t*>(data); }
-    void* data = nullptr;
-  };
-
-  void gather(Pinned* to, const std::vector<uint8_t>& column, size_t width, size_t j) {
-    const std::string rows = window(pool_, column, width, o_.items, j);
-    memcpy(to->bytes(), rows.data(), rows.size());
-  }
-
-  bool call(size_t j, Pinned* a, Pinned* b, Pinned* c, Pinned* out, int* status) {
+  // Gathers window j's rows into the buffers (as an engine gathers a
+  // batch) and makes the call; true when every row got status 0.
+  bool call(size_t j, uint8_t* digests, uint8_t* keys, uint8_t* sigs, uint8_t* out,
+            int* status) {
     const size_t n = o_.items;
-    gather(a, pool_.digests, kDigestBytes, j);
+    copy_window(pool_, pool_.digests, kDigestBytes, n, j, digests);
     if (o_.sign()) {
-      return ks_sm2_sign_digest_batch(ctx_, key_, a->bytes(), n, KS_SM2_NONCE_RANDOM,
-                                      out->bytes(), n * kSignatureBytes, status) == KS_OK;
+      return ks_sm2_sign_digest_batch(ctx_, key_, digests, n, KS_SM2_NONCE_RANDOM, out,
+                                      n * kSignatureBytes, status) == KS_OK;
     }
-    gather(b, pool_.public_keys, kPublicKeyBytes, j);
-    gather(c, pool_.signatures, kSignatureBytes, j);
-    return ks_sm2_verify_digest_batch(ctx_, b->bytes(), a->bytes(), n, c->bytes(), status) ==
-           KS_OK;
+    copy_window(pool_, pool_.public_keys, kPublicKeyBytes, n, j, keys);
+    copy_window(pool_, pool_.signatures, kSignatureBytes, n, j, sigs);
+    return ks_sm2_verify_digest_batch(ctx_, keys, digests, n, sigs, status) == KS_OK;
   }
 
   void loop(uint64_t t, Clock::time_point start) {
     const size_t n = o_.items, windows = (pool_.count + n - 1) / n;
-    Pinned a(n * kDigestBytes), b(n * kPublicKeyBytes), c(n * kSignatureBytes),
-        out(n * kSignatureBytes), status(n * sizeof(int));
-    if (!a.data || !b.data || !c.data || !out.data || !status.data) {
+    kuaisuo::serve::HostBuffer buffers[5];
+    uint8_t* digests = buffers[0].get(n * kDigestBytes);
+    uint8_t* keys = buffers[1].get(n * kPublicKeyBytes);
+    uint8_t* sigs = buffers[2].get(n * kSignatureBytes);
+    uint8_t* out = buffers[3].get(n * kSignatureBytes);
+    int* st = reinterpret_cast<int*>(buffers[4].get(n * sizeof(int)));
+    if (!digests || !keys || !sigs || !out || !st) {
       failed_ = true;
       return;
     }
-    int* st = reinterpret_cast<int*>(status.bytes());
     size_t j = t;
-    if (!call(j % windows, &a, &b, &c, &out, st)) failed_ = true;  // warm-up
+    if (!call(j % windows, digests, keys, sigs, out, st)) failed_ = true;  // warm-up
     sleep_until(start);
     const auto end = start + std::chrono::duration_cast<Clock::duration>(
                                  std::chrono::duration<double>(o_.seconds));
     uint64_t items = 0;
     while (Clock::now() < end && !failed_) {
       j += o_.threads;
-      if (!call(j % windows, &a, &b, &c, &out, st)) failed_ = true;
+      if (!call(j % windows, digests, keys, sigs, out, st)) failed_ = true;
       items += n;
     }
     items_ += items;

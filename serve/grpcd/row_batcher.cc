@@ -3,35 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "host_buffer.h"
+
 namespace kuaisuo::serve {
 namespace {
-
-// A page-locked buffer from ks_host_alloc (GPU batches copy straight from
-// it), grown on demand and reused for every batch of one engine thread.
-class HostBuffer {
- public:
-  HostBuffer() = default;
-  HostBuffer(const HostBuffer&) = delete;
-  HostBuffer& operator=(const HostBuffer&) = delete;
-  ~HostBuffer() { ks_host_free(data_); }
-
-  uint8_t* get(size_t bytes) {
-    if (bytes > capacity_) {
-      ks_host_free(data_);
-      data_ = nullptr;
-      capacity_ = 0;
-      void* p = nullptr;
-      if (ks_host_alloc(bytes, &p) != KS_OK) return nullptr;
-      data_ = p;
-      capacity_ = bytes;
-    }
-    return static_cast<uint8_t*>(data_);
-  }
-
- private:
-  void* data_ = nullptr;
-  size_t capacity_ = 0;
-};
 
 // Every row of chunk gets status (no value).
 void fail_rows(RowRequest* req, size_t first, size_t count, int status) {
