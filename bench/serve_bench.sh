@@ -5,7 +5,8 @@
 # thousand requests/s), every rate for SM2 sign-rows and verify-rows.
 # Writes OUT_JSON: the server's settings, and per op and rate the summed
 # throughput and the generators' latency percentiles (the highest of the
-# processes: a bound, percentiles do not add); per op the CPU the server's
+# processes: a bound, percentiles do not add) and, from kuaisuo-grpc-load,
+# the CPU its processes used per request; per op the CPU the server's
 # processes used and how busy the host was over the op's whole run.
 # Usage: bench/serve_bench.sh OUT_JSON BACKEND DEVICES PROCS RATES ITEMS [SECONDS [WORKERS]]
 #   e.g. bench/serve_bench.sh out.json gpu 0,1 4 4000,16000,32000 1024 3 8
@@ -18,10 +19,16 @@
 #  (rows ops only; WORKERS its --workers), GENERATOR=native: kuaisuo-grpc-load
 #  instead of kuaisuo bench-serve (GEN_ARGS=... more of its options, e.g.
 #  "--channels 64 --threads 8"); both binaries from GRPCD_BIN, default
-#  build/cpu/bin, and neither needs the Python package)
+#  build/cpu/bin, and neither needs the Python package);
+#  SERVER_CPUS=... / GENERATOR_CPUS=...: taskset CPU lists for the server
+#  and for the generators, e.g. 0-9 and 10-15, to see what each side needs
+#  of a host they share)
 set -euo pipefail
 out=$1 backend=$2 devices=$3 procs=$4 rates=$5 items=$6 seconds=${7:-3} workers=${8:-1}
 server_kind=${SERVER:-python} generator=${GENERATOR:-python} bin=${GRPCD_BIN:-build/cpu/bin}
+server_pin=() generator_pin=()
+[ -n "${SERVER_CPUS:-}" ] && server_pin=(taskset -c "$SERVER_CPUS")
+[ -n "${GENERATOR_CPUS:-}" ] && generator_pin=(taskset -c "$GENERATOR_CPUS")
 work=$(mktemp -d)
 trap 'kill -TERM "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 mkdir "$work/keys"
@@ -41,12 +48,12 @@ json.dump({"tokens": {digest: ["*"]}}, open(f"{work}/access.json", "w"))
 PY
 port=$((50000 + RANDOM % 10000))
 if [ "$server_kind" = grpcd ]; then
-  "$bin/kuaisuo-grpcd" --keys "$work/keys" --access "$work/access.json" --allow-plain \
+  "${server_pin[@]}" "$bin/kuaisuo-grpcd" --keys "$work/keys" --access "$work/access.json" --allow-plain \
     --listen "127.0.0.1:$port" --backend "$backend" --devices "$devices" --max-batch 65536 \
     --max-delay-ms 2 --max-items 65536 --workers "$workers" --audit-log "$work/audit.log" \
     ${SERVE_ARGS:-} 2> "$work/serve.log" &
 else
-  kuaisuo serve --keys "$work/keys" --access "$work/access.json" --allow-plain --http off \
+  "${server_pin[@]}" kuaisuo serve --keys "$work/keys" --access "$work/access.json" --allow-plain --http off \
     --grpc "127.0.0.1:$port" --backend "$backend" --devices "$devices" --max-batch 65536 \
     --max-delay-ms 2 --max-items 65536 --workers "$workers" --audit-log "$work/audit.log" \
     ${SERVE_ARGS:-} \
@@ -78,12 +85,12 @@ for op in ${OPS:-sign-rows verify-rows}; do
   per_proc=$(python3 -c "print(','.join(str(float(r) / $procs) for r in '$rates'.split(',')))")
   for i in $(seq "$procs"); do
     if [ "$generator" = native ]; then
-      "$bin/kuaisuo-grpc-load" --address "127.0.0.1:$port" --token-file "$work/token" \
+      "${generator_pin[@]}" "$bin/kuaisuo-grpc-load" --address "127.0.0.1:$port" --token-file "$work/token" \
         --op "$op" --key-id "$key" --items "$items" --rates "$per_proc" --seconds "$seconds" \
         --warmup 1 --pool 65536 --timeout-ms 10000 --seed "$i" ${GEN_ARGS:-} \
         --json "$work/$op-$i.json" > "$work/$op-$i.txt" &
     else
-      kuaisuo bench-serve --transport grpc --address "127.0.0.1:$port" --token-file "$work/token" \
+      "${generator_pin[@]}" kuaisuo bench-serve --transport grpc --address "127.0.0.1:$port" --token-file "$work/token" \
         --op "$op" --key-id "$key" --items "$items" --rates "$per_proc" --seconds "$seconds" \
         --warmup 1 --pool 65536 --timeout-ms 10000 --json "$work/$op-$i.json" > "$work/$op-$i.txt" &
     fi
@@ -100,6 +107,8 @@ doc = {"tool": "bench/serve_bench.sh", "backend": backend, "devices": devices,
        "generator": os.environ.get("GENERATOR", "python"),
        "generator_args": os.environ.get("GEN_ARGS", ""),
        "serve_args": os.environ.get("SERVE_ARGS", ""),
+       "server_cpus": os.environ.get("SERVER_CPUS", "all"),
+       "generator_cpus": os.environ.get("GENERATOR_CPUS", "all"),
        "server_processes": int(workers), "generator_processes": int(procs),
        "items_per_request": int(items), "ops": {}}
 for path in sorted(glob.glob(f"{work}/*-[0-9]*.json")):
@@ -124,6 +133,10 @@ for path in sorted(glob.glob(f"{work}/*-[0-9]*.json")):
                 agg["latency_ms_max_of_processes"][q] = max(
                     v, agg["latency_ms_max_of_processes"].get(q, 0))
         agg["per_process"].append(row)
+        if row.get("generator_cpu_s") is not None:  # kuaisuo-grpc-load's own CPU
+            agg["generator_cpu_s"] = round(agg.get("generator_cpu_s", 0) + row["generator_cpu_s"], 4)
+            agg["generator_cpu_us_per_request"] = round(
+                agg["generator_cpu_s"] / max(1, agg["sent"]) * 1e6, 2)
 tick = os.sysconf("SC_CLK_TCK")
 for op, rows in doc["ops"].items():
     # Over the whole op: the warm-up (1 s at the first rate) and every rate.
@@ -141,7 +154,9 @@ for op, rows in doc["ops"].items():
         print(f"{op:12s} offered {r['offered_rps']:8.0f} req/s achieved {r['achieved_rps']:8.0f}"
               f" items/s {r['items_per_s']:12,.0f} errors {r['item_errors']}+{r['refused']}"
               f"+{r['timeouts']}+{r['transport_errors']} p50 {lat.get('p50', 0):.2f}"
-              f" p99 {lat.get('p99', 0):.2f} p99.9 {lat.get('p99.9', 0):.2f} ms")
+              f" p99 {lat.get('p99', 0):.2f} p99.9 {lat.get('p99.9', 0):.2f} ms"
+              + (f" generators {r['generator_cpu_us_per_request']} us CPU a request"
+                 if "generator_cpu_us_per_request" in r else ""))
     c = doc["cpu"][op]
     print(f"{op:12s} server CPU {c['server_cpu_s']:.1f} s ({c['server_cpu_us_per_request']} us"
           f" a request), host busy {c['host_busy_fraction']:.0%}")

@@ -7,7 +7,9 @@
 //                the reply: count int32 statuses
 // It is the native counterpart of `kuaisuo bench-serve --transport grpc`
 // (one Python process tops out at a few thousand requests/s), and its
-// --json document has the same rows, which bench/serve_bench.sh aggregates.
+// --json document has the same rows, which bench/serve_bench.sh aggregates,
+// plus the generator's own CPU per rate (generator_cpu_s and _us_per_request):
+// over loopback the generators and the server share the host's cores.
 //
 // Open loop: the send times of a rate are drawn before it runs (Poisson, or
 // every 1/rate); the sender issues each request at its time whether or not
@@ -644,10 +646,23 @@ double seconds_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
+// CPU seconds this process has used, all threads: the generator's own cost
+// per request, which shares the host with the server over loopback.
+double process_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 // Sleeps until t. clock_nanosleep on an absolute CLOCK_MONOTONIC time
 // (steady_clock's clock on Linux) does not drift the way relative sleeps
-// summed over a schedule would.
+// summed over a schedule would. A request already due (the sender is
+// behind, or arrivals bunch) goes without the system call: sleeping (a
+// timer armed, a wake-up) was ~30% of the generator's CPU per single-item
+// request (perf at 8k requests/s, a 2-core VM), CPU that a server on the
+// same host then lacks.
 void sleep_until(Clock::time_point t) {
+  if (Clock::now() >= t) return;
   const int64_t ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
   if (ns <= 0) return;
@@ -875,6 +890,7 @@ struct Row {
   std::map<std::string, std::string> messages;
   std::vector<double> latencies;  // seconds, ascending
   std::vector<double> lags;       // seconds, ascending
+  double cpu_s = 0;               // this process's CPU over the rate's run (every thread)
   bool checked = false;           // --check-key found a reply to verify
   uint64_t check_rows = 0;        // the rows of it verified
   std::vector<std::string> check_reports;
@@ -1204,6 +1220,10 @@ void write_latencies(JsonWriter* w, const std::vector<double>& sorted) {
   w->end_object();
 }
 
+double cpu_us_per_request(const Row& r) {
+  return r.sent ? r.cpu_s / static_cast<double>(r.sent) * 1e6 : NAN;
+}
+
 // The row as bench-serve writes it (the keys bench/serve_bench.sh reads).
 void write_row(JsonWriter* w, const Row& r) {
   w->begin_object();
@@ -1224,6 +1244,8 @@ void write_row(JsonWriter* w, const Row& r) {
   w->member("transport_errors", total(r.transport_by_kind));
   w->member("timeouts", r.timeouts);
   w->member("check_failures", r.check_failures);
+  w->member("generator_cpu_s", round_to(r.cpu_s, 1e4));
+  w->member("generator_cpu_us_per_request", round_to(cpu_us_per_request(r), 100.0));
   write_latencies(w, r.latencies);
   w->key("lag_ms");
   w->begin_object();
@@ -1261,7 +1283,9 @@ void print_table(const std::vector<Row>& rows, bool with_check) {
   std::vector<std::string> heads = {"offered", "achieved", "items/s", "ok", "refused",
                                     "item err", "transport", "timeouts"};
   if (with_check) heads.push_back("check");
-  for (const char* h : {"p50", "p99", "p99.9", "max", "lag p99"}) heads.push_back(h);
+  for (const char* h : {"p50", "p99", "p99.9", "max", "lag p99", "cpu us/req"}) {
+    heads.push_back(h);
+  }
   std::vector<std::vector<std::string>> lines;
   for (const Row& r : rows) {
     std::vector<std::string> c = {
@@ -1277,6 +1301,7 @@ void print_table(const std::vector<Row>& rows, bool with_check) {
     for (double q : {0.50, 0.99, 0.999}) c.push_back(cell("%.2f", ms(percentile(r.latencies, q))));
     c.push_back(cell("%.2f", ms(r.latencies.empty() ? NAN : r.latencies.back())));
     c.push_back(cell("%.2f", ms(percentile(r.lags, 0.99))));
+    c.push_back(cell("%.1f", cpu_us_per_request(r)));
     lines.push_back(std::move(c));
   }
   std::vector<size_t> widths;
@@ -1362,8 +1387,11 @@ std::vector<Row> run_all(const Options& o, Client* client, const Pool& pool,
     fprintf(stderr, "%s: %g requests/s for %g s ...\n", kTool, rate, o.seconds);
     std::mt19937_64 rng = schedule_rng(base_seed, i + 1);
     RateRun run(o.threads, check_key != nullptr);
-    client->run(&run, schedule(rate, o.seconds, poisson, &rng));
+    std::vector<double> offsets = schedule(rate, o.seconds, poisson, &rng);
+    const double cpu_before = process_cpu_s();
+    client->run(&run, offsets);
     Row row = summarize(&run, rate, o.seconds, o.items);
+    row.cpu_s = process_cpu_s() - cpu_before;
     if (check_key != nullptr && run.sample.taken) {
       row.checked = true;
       row.check_failures = check_sample(run.sample, pool, check_key, o.items, &row.check_rows,

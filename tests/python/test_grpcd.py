@@ -362,6 +362,10 @@ def test_load_generator_runs_against_the_server(store, tmp_path, op):
         (row,) = json.loads(out.read_text())["rows"]
         assert row["ok"] == row["sent"] > 0
         assert row["items_ok"] == 16 * row["sent"] and row["item_errors"] == 0
+        # Its own CPU, which a server on the same host does not get.
+        assert 0 < row["generator_cpu_s"] < 60
+        assert row["generator_cpu_us_per_request"] == pytest.approx(
+            row["generator_cpu_s"] / row["sent"] * 1e6, rel=0.01, abs=0.01)
         if check:
             assert row["check_failures"] == 0
     finally:
