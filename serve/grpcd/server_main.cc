@@ -1,5 +1,5 @@
 // kuaisuo-grpcd: the native gRPC front end of `kuaisuo serve` (issue 15),
-// for the rows form of SM2 on digests, where Python's transports cap a
+// for the rows form of SM2 on digests (and SM3 Hash), where Python's transports cap a
 // process near 2k requests/s. Same key directory, access file, proto and
 // per-row statuses as `kuaisuo serve --grpc`; README.md, "kuaisuo-grpcd".
 //
@@ -136,6 +136,15 @@ std::vector<int> device_list(const std::string& spec) {
 }
 
 // One context per GPU of --devices (one CPU context for --backend cpu).
+ks_ctx* open_context(const ks_ctx_config& config, const std::string& what) {
+  ks_ctx* ctx = nullptr;
+  if (const int rc = ks_ctx_new(&config, &ctx); rc != KS_OK) {
+    std::fprintf(stderr, "kuaisuo-grpcd: %s: %s\n", what.c_str(), ks_strerror(rc));
+    std::exit(1);
+  }
+  return ctx;
+}
+
 std::vector<ks_ctx*> open_contexts(const Options& o) {
   std::vector<ks_ctx*> contexts;
   const std::vector<int> devices = o.backend == "cpu" ? std::vector<int>{0} : device_list(o.devices);
@@ -146,14 +155,19 @@ std::vector<ks_ctx*> open_contexts(const Options& o) {
                      : o.backend == "gpu" ? KS_BACKEND_GPU : KS_BACKEND_AUTO;
     config.gpu_device = device;
     config.cpu_threads = o.threads;
-    ks_ctx* ctx = nullptr;
-    if (const int rc = ks_ctx_new(&config, &ctx); rc != KS_OK) {
-      std::fprintf(stderr, "kuaisuo-grpcd: device %d: %s\n", device, ks_strerror(rc));
-      std::exit(1);
-    }
-    contexts.push_back(ctx);
+    contexts.push_back(open_context(config, "device " + std::to_string(device)));
   }
   return contexts;
+}
+
+// The CPU, on the calling thread: for the calls SignerService answers
+// without the batcher (Hash).
+ks_ctx* open_inline_context() {
+  ks_ctx_config config;
+  ks_ctx_config_init(&config);
+  config.backend = KS_BACKEND_CPU;
+  config.cpu_threads = 1;
+  return open_context(config, "CPU context");
 }
 
 std::string read_text(const std::string& path) {
@@ -223,8 +237,9 @@ int run(const Options& o) {
   config.calls_per_context = o.calls_per_device ? o.calls_per_device : o.backend == "cpu" ? 1 : 2;
   config.finish_threads = o.finish_threads;
   RowBatcher batcher(contexts, config);
-  SignerService service(&batcher, &keys, &*access, Limits{o.max_items, std::chrono::milliseconds(60000)},
-                        &audit);
+  ks_ctx* inline_ctx = open_inline_context();
+  SignerService service(&batcher, inline_ctx, &keys, &*access,
+                        Limits{o.max_items, std::chrono::milliseconds(60000)}, &audit);
 
   grpc::ServerBuilder builder;
   int port = 0;
@@ -259,6 +274,7 @@ int run(const Options& o) {
   batcher.close();
   service.stop();
   for (ks_ctx* ctx : contexts) ks_ctx_free(ctx);
+  ks_ctx_free(inline_ctx);
   std::fprintf(stderr, "kuaisuo-grpcd: stopped\n");
   return 0;
 }

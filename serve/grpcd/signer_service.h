@@ -1,9 +1,10 @@
 // The Signer service of python/kuaisuo/serve/kuaisuo_serve.proto in C++,
 // for the rows form of SM2 on digests (Sign with digest_rows, Verify with
 // the three row columns): per request O(1) work on the thread that polled
-// it, the rows batched by RowBatcher. The other calls (lists of items, Hash,
-// Encrypt, Decrypt) answer UNIMPLEMENTED with a message naming `kuaisuo
-// serve`, which serves every call. Refusals use the codes and texts of
+// it, the rows batched by RowBatcher; and Hash (SM3 of a list of items, on
+// the CPU). The other calls (lists of items to sign or verify, Encrypt,
+// Decrypt) answer UNIMPLEMENTED with a message naming `kuaisuo serve`,
+// which serves every call. Refusals use the codes and texts of
 // python/kuaisuo/serve/service.py; a request past the queue bound gets
 // KS_ERR_OVERLOADED for each row (as the Python batcher answers).
 #ifndef KUAISUO_SERVE_GRPCD_SIGNER_SERVICE_H_
@@ -50,8 +51,10 @@ class AuditLog {
 // single-item requests/s on an H200 host (docs/STATUS.md, session 25).
 class SignerService {
  public:
-  SignerService(RowBatcher* batcher, const KeyStore* keys, const Access* access, Limits limits,
-                AuditLog* audit);
+  // inline_ctx: a one-thread CPU context for work done on the polling
+  // thread (Hash); not owned, as the others.
+  SignerService(RowBatcher* batcher, ks_ctx* inline_ctx, const KeyStore* keys,
+                const Access* access, Limits limits, AuditLog* audit);
   ~SignerService();
   SignerService(const SignerService&) = delete;
   SignerService& operator=(const SignerService&) = delete;
@@ -84,12 +87,14 @@ class SignerService {
   Answer encrypt(Call<v1::CipherRequest>* call);
   Answer decrypt(Call<v1::CipherRequest>* call);
 
+  bool known_client(const grpc::ServerContext& ctx) const;
   grpc::Status admit(size_t rows, uint32_t timeout_ms, Clock::time_point* deadline) const;
   // Queues req. Rows the batcher refuses get its status each, and req's
   // done() runs at once.
   void submit(std::shared_ptr<RowRequest> req);
 
   RowBatcher* batcher_;
+  ks_ctx* inline_ctx_;
   const KeyStore* keys_;
   const Access* access_;
   Limits limits_;

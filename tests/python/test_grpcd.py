@@ -1,11 +1,12 @@
 """kuaisuo-grpcd, the native gRPC front end (serve/grpcd/), end to end over
 loopback against direct library calls: the rows form of SM2 sign and
-verify, refusals with the Python server's codes, backpressure, deadlines,
+verify, SM3 Hash, refusals with the Python server's codes, backpressure, deadlines,
 disconnecting clients, key files, reload, audit lines, TLS and drain.
 
 The binary is found through KUAISUO_GRPCD (scripts/test sets it after
 building it); the tests skip where it was not built (no gRPC C++)."""
 
+import hashlib
 import json
 import os
 import signal
@@ -184,7 +185,7 @@ def test_tokens_key_ids_and_malformed_rows_are_refused(server):
     assert code(e) == grpc.StatusCode.INVALID_ARGUMENT and "4096" in e.value.details()
     for method, request in (("Sign", pb.SignRequest(key_id="gov", items=[bytes(32)],
                                                    digests=True)),
-                            ("Hash", pb.HashRequest(algorithm="sm3", items=[b"abc"]))):
+                            ("Encrypt", pb.CipherRequest(key_id="gov", items=[b"abc"]))):
         with pytest.raises(grpc.RpcError) as e:
             call(server.port, method, request)
         assert code(e) == grpc.StatusCode.UNIMPLEMENTED and "kuaisuo serve" in e.value.details()
@@ -193,6 +194,33 @@ def test_tokens_key_ids_and_malformed_rows_are_refused(server):
     assert code(e) != grpc.StatusCode.OK
     # Still serving.
     assert statuses(call(server.port, "Sign", sign)) == [OK, OK]
+
+
+def test_hash_is_sm3_of_each_item(server):
+    """Hash answers as kuaisuo serve does: a digest per item, checked against
+    the library and OpenSSL (hashlib) where it has SM3, and GB/T 32905 A.1."""
+    items = [b"", b"abc", b"abcd" * 16, os.urandom(1000), os.urandom(70000)]
+    reply = call(server.port, "Hash", pb.HashRequest(algorithm="sm3", items=items))
+    assert [r.status for r in reply.results] == [OK] * len(items)
+    assert [r.value for r in reply.results] == [kuaisuo.sm3(i) for i in items]
+    if "sm3" in hashlib.algorithms_available:
+        assert [r.value for r in reply.results] == [hashlib.new("sm3", i).digest() for i in items]
+    assert reply.results[1].value.hex() == (
+        "66c7f0f462eeedd9d1f2d46bdc10e4e24167c4875cf2f7a2297da02b8f4ba8e0")
+    # The algorithm defaults to sm3; no items, no results.
+    assert call(server.port, "Hash", pb.HashRequest(items=[b"abc"])).results[0].value == (
+        reply.results[1].value)
+    assert list(call(server.port, "Hash", pb.HashRequest()).results) == []
+    code = lambda e: e.value.code()  # noqa: E731
+    for request, token, expected, text in (
+            (pb.HashRequest(algorithm="md5", items=[b"x"]), ALICE,
+             grpc.StatusCode.INVALID_ARGUMENT, "sm3 is served"),
+            (pb.HashRequest(items=[b"x"] * 4097), ALICE, grpc.StatusCode.INVALID_ARGUMENT, "4096"),
+            (pb.HashRequest(items=[b"x"]), "wrong", grpc.StatusCode.UNAUTHENTICATED, "token"),
+            (pb.HashRequest(items=[b"x"]), None, grpc.StatusCode.UNAUTHENTICATED, "token")):
+        with pytest.raises(grpc.RpcError) as e:
+            call(server.port, "Hash", request, token=token)
+        assert code(e) == expected and text in e.value.details()
 
 
 def test_key_files_are_reported_and_reloaded_on_sighup(server, store):
