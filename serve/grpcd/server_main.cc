@@ -135,7 +135,7 @@ std::vector<int> device_list(const std::string& spec) {
   return out;
 }
 
-// One context per GPU of --devices (one CPU context for --backend cpu).
+// The context config asks for, or exit with the library's reason.
 ks_ctx* open_context(const ks_ctx_config& config, const std::string& what) {
   ks_ctx* ctx = nullptr;
   if (const int rc = ks_ctx_new(&config, &ctx); rc != KS_OK) {
@@ -145,6 +145,7 @@ ks_ctx* open_context(const ks_ctx_config& config, const std::string& what) {
   return ctx;
 }
 
+// One context per GPU of --devices (one CPU context for --backend cpu).
 std::vector<ks_ctx*> open_contexts(const Options& o) {
   std::vector<ks_ctx*> contexts;
   const std::vector<int> devices = o.backend == "cpu" ? std::vector<int>{0} : device_list(o.devices);
