@@ -1,7 +1,8 @@
 // kuaisuo-grpcd: the native gRPC front end of `kuaisuo serve` (issue 15),
-// for the rows form of SM2 on digests (and SM3 Hash), where Python's transports cap a
-// process near 2k requests/s. Same key directory, access file, proto and
-// per-row statuses as `kuaisuo serve --grpc`; README.md, "kuaisuo-grpcd".
+// for SM2 signatures (the rows form on digests, and lists) and SM3 Hash,
+// where Python's transports cap a process near 2k requests/s. Same key
+// directory, access file, proto and per-item statuses as `kuaisuo serve
+// --grpc`; README.md, "kuaisuo-grpcd".
 //
 //   kuaisuo-grpcd --keys DIR --access FILE --listen 127.0.0.1:50051
 //       [--passin pass:|env:|file:] [--allow-plain] [--tls-cert PEM --tls-key PEM

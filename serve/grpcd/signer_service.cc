@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 #include <ctime>
+#include <initializer_list>
+#include <string_view>
 
 #include <grpcpp/server_builder.h>
 
@@ -46,7 +48,7 @@ grpc::Status unauthenticated() {
 grpc::Status unimplemented(const char* what) {
   return grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
                       std::string(what) + " is served by `kuaisuo serve`; "
-                      "kuaisuo-grpcd serves the rows form of SM2 on digests, and Hash");
+                      "kuaisuo-grpcd serves SM2 signatures and Hash");
 }
 
 std::string_view token(const grpc::ServerContext& ctx) {
@@ -89,24 +91,93 @@ size_t count_ok(const int32_t* statuses, size_t count) {
   return static_cast<size_t>(std::count(statuses, statuses + count, KS_OK));
 }
 
+// The 65-byte 04||x||y of key, or empty if the library cannot give it.
+std::string public_key_bytes(const ks_sm2_key* key) {
+  ks_sm2_pubkey* pub = nullptr;
+  if (ks_sm2_key_public(key, &pub) != KS_OK) return {};
+  std::string out(kPublicKey, '\0');
+  size_t len = 0;
+  const int rc = ks_sm2_pubkey_to_bytes(pub, 0, reinterpret_cast<uint8_t*>(out.data()),
+                                        out.size(), &len);
+  ks_sm2_pubkey_free(pub);
+  return rc == KS_OK && len == kPublicKey ? out : std::string();
+}
+
+// e = SM3(Z_A || M) per message under GB/T 32918.2's default ID, as
+// kuaisuo serve signs and verifies lists of messages; keys: 65 bytes per
+// message. Returns a status per message (a bad public key fails its own).
+std::vector<int> digest_messages(ks_ctx* ctx, const std::string& keys,
+                                 const std::vector<std::string_view>& messages,
+                                 std::string* digests) {
+  const size_t count = messages.size();
+  std::string data, ids;
+  std::vector<uint64_t> offsets{0}, id_offsets{0};
+  for (std::string_view m : messages) {
+    data.append(m);
+    offsets.push_back(data.size());
+    ids.append(KS_SM2_DEFAULT_ID, KS_SM2_DEFAULT_ID_BYTES);
+    id_offsets.push_back(ids.size());
+  }
+  digests->assign(count * kDigest, '\0');
+  std::vector<int> status(count);
+  const int rc = ks_sm2_digest_batch(ctx, bytes(keys), bytes(ids), ids.size(), id_offsets.data(),
+                                     bytes(data), data.size(), offsets.data(), count,
+                                     reinterpret_cast<uint8_t*>(digests->data()),
+                                     digests->size(), status.data());
+  if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) std::fill(status.begin(), status.end(), rc);
+  return status;
+}
+
+
 }  // namespace
 
 void AuditLog::sign(const std::string& client_digest, const std::string& peer,
-                    const std::string& key_id, size_t items, size_t ok) {
+                    const std::string& key_id, bool digests, size_t items, size_t ok) {
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
   char line[1024];
   std::snprintf(line, sizeof line,
                 "{\"time\": %lld.%03ld, \"event\": \"sign\", \"pid\": %d, \"client\": \"%.16s\", "
-                "\"peer\": \"%s\", \"key_id\": \"%s\", \"algorithm\": \"sm2\", \"digests\": true, "
+                "\"peer\": \"%s\", \"key_id\": \"%s\", \"algorithm\": \"sm2\", \"digests\": %s, "
                 "\"items\": %zu, \"ok\": %zu}\n",
                 static_cast<long long>(now.tv_sec), now.tv_nsec / 1000000, int(getpid()),
                 client_digest.c_str(), json_escaped(peer.substr(0, 256)).c_str(),
-                key_id.c_str(), items, ok);
+                key_id.c_str(), digests ? "true" : "false", items, ok);
   std::lock_guard<std::mutex> lock(mu_);
   std::fputs(line, out_);
   std::fflush(out_);
 }
+
+// A list's items on their way through the batcher as rows: each item that
+// passed its checks is one row of fixed-width columns, the others keep the
+// status that refused them.
+struct SignerService::ListRows {
+  ListRows(size_t items, size_t columns) : status(items, KS_OK), columns(columns) {}
+  void add(size_t item, std::initializer_list<std::string_view> row) {
+    rows.push_back(item);
+    size_t c = 0;
+    for (std::string_view v : row) columns[c++].append(v);
+  }
+  // After the batch: each row's status to its item.
+  void settle() {
+    for (size_t r = 0; r < rows.size(); ++r) status[rows[r]] = row_status[r];
+  }
+  // One ItemResult per item, in order, with the library's text for a
+  // failed one (values are the caller's to add).
+  void results_to(v1::Reply* reply) const {
+    for (int32_t s : status) {
+      v1::ItemResult* result = reply->add_results();
+      result->set_status(s);
+      if (s != KS_OK) result->set_error(ks_strerror(s));
+    }
+  }
+
+  std::vector<int32_t> status;  // per item
+  std::vector<size_t> rows;     // row -> item
+  std::vector<std::string> columns;
+  std::vector<int32_t> row_status;
+  std::string row_values;
+};
 
 template <class Request>
 struct SignerService::Method {
@@ -264,7 +335,7 @@ SignerService::Answer SignerService::sign(Call<v1::SignRequest>* call) {
                             "' is not available to this client");
   }
   if (req.digest_rows().empty() && req.items_size() > 0) {
-    return unimplemented("signing a list of items");
+    return sign_items(call, std::move(key), std::move(digest));
   }
   if (req.digest_rows().size() % kDigest != 0) {
     return invalid("digest_rows: a multiple of 32 bytes (SM2 digests e)");
@@ -282,11 +353,151 @@ SignerService::Answer SignerService::sign(Call<v1::SignRequest>* call) {
   rows->values = reinterpret_cast<uint8_t*>(reply.mutable_value_rows()->data());
   rows->done = [this, call, client = std::move(digest), count = rows->count] {
     const auto* statuses = reinterpret_cast<const int32_t*>(call->reply.statuses().data());
-    audit_->sign(client, call->ctx.peer(), call->request.key_id(), count,
+    audit_->sign(client, call->ctx.peer(), call->request.key_id(), true, count,
                  count_ok(statuses, count));
     call->finish(grpc::Status::OK);
   };
   submit(std::move(rows));
+  return std::nullopt;
+}
+
+void SignerService::submit_list(std::shared_ptr<ListRows> list, const RowOp* op,
+                                std::shared_ptr<const void> key, Clock::time_point deadline,
+                                std::function<void()> reply) {
+  auto rows = std::make_shared<RowRequest>();
+  rows->op = op;
+  rows->key = std::move(key);
+  rows->count = list->rows.size();
+  rows->deadline = deadline;
+  list->row_status.resize(rows->count);
+  list->row_values.resize(rows->count * op->out_width);
+  for (const std::string& column : list->columns) rows->columns.push_back(bytes(column));
+  rows->statuses = list->row_status.data();
+  rows->values = op->out_width ? reinterpret_cast<uint8_t*>(list->row_values.data()) : nullptr;
+  rows->done = [list, reply = std::move(reply)] {
+    list->settle();
+    reply();
+  };
+  submit(std::move(rows));
+}
+
+// kuaisuo serve's list form for an SM2 key: 32-byte digests e (others get
+// KS_ERR_LENGTH), or messages hashed here with Z_A; DER signatures back.
+SignerService::Answer SignerService::sign_items(Call<v1::SignRequest>* call, Sm2Key key,
+                                                std::string client) {
+  const v1::SignRequest& req = call->request;
+  const size_t count = static_cast<size_t>(req.items_size());
+  Clock::time_point deadline;
+  if (grpc::Status s = admit(count, req.timeout_ms(), &deadline); !s.ok()) return s;
+  auto list = std::make_shared<ListRows>(count, 1);
+  if (req.digests()) {
+    for (size_t i = 0; i < count; ++i) {
+      const std::string& e = req.items(static_cast<int>(i));
+      if (e.size() == kDigest) {
+        list->add(i, {e});
+      } else {
+        list->status[i] = KS_ERR_LENGTH;
+      }
+    }
+  } else {
+    const std::string pub = public_key_bytes(key.get());
+    if (pub.empty()) {  // the batch below reads 65 bytes a message
+      return grpc::Status(grpc::StatusCode::INTERNAL, "the key's public half is unavailable");
+    }
+    std::string keys;
+    keys.reserve(count * kPublicKey);
+    for (size_t i = 0; i < count; ++i) keys += pub;
+    std::string digests;
+    const std::vector<int> status = digest_messages(
+        inline_ctx_, keys, {req.items().begin(), req.items().end()}, &digests);
+    for (size_t i = 0; i < count; ++i) {
+      if (status[i] == KS_OK) {
+        list->add(i, {std::string_view(digests).substr(i * kDigest, kDigest)});
+      } else {
+        list->status[i] = status[i];
+      }
+    }
+  }
+  auto reply = [this, call, list, client = std::move(client)] {
+    list->results_to(&call->reply);
+    for (size_t r = 0; r < list->rows.size(); ++r) {
+      v1::ItemResult* result = call->reply.mutable_results(static_cast<int>(list->rows[r]));
+      if (result->status() != KS_OK) continue;
+      uint8_t der[KS_SM2_SIGNATURE_DER_MAX_BYTES];
+      size_t len = 0;
+      const auto* sig = reinterpret_cast<const uint8_t*>(list->row_values.data()) + r * kSignature;
+      if (ks_sm2_signature_to_der(sig, der, sizeof der, &len) == KS_OK) {
+        result->set_value(der, len);
+      } else {  // never for a signature the library made; said if it were
+        list->status[list->rows[r]] = KS_ERR_INTERNAL;
+        result->set_status(KS_ERR_INTERNAL);
+        result->set_error(ks_strerror(KS_ERR_INTERNAL));
+      }
+    }
+    audit_->sign(client, call->ctx.peer(), call->request.key_id(), call->request.digests(),
+                 list->status.size(), count_ok(list->status.data(), list->status.size()));
+    call->finish(grpc::Status::OK);
+  };
+  submit_list(list, &kSignDigestRows, std::shared_ptr<const void>(key, key.get()), deadline,
+              std::move(reply));
+  return std::nullopt;
+}
+
+// kuaisuo serve's list form of SM2 verification: (04||x||y, digest or
+// message, DER signature) per item, checked in its order: the key's and
+// digest's lengths (KS_ERR_LENGTH), the DER, then the key itself.
+SignerService::Answer SignerService::verify_items(Call<v1::VerifyRequest>* call) {
+  const v1::VerifyRequest& req = call->request;
+  if (req.algorithm() == "ed25519") return unimplemented("Ed25519 verification");
+  if (req.algorithm() != "sm2") {
+    return invalid("no verification for algorithm '" + req.algorithm().substr(0, 64) + "'" +
+                   (req.digests() ? " on digests" : ""));
+  }
+  const size_t count = static_cast<size_t>(req.items_size());
+  Clock::time_point deadline;
+  if (grpc::Status s = admit(count, req.timeout_ms(), &deadline); !s.ok()) return s;
+  auto list = std::make_shared<ListRows>(count, 3);
+  std::vector<std::string> sigs(count);
+  std::string keys;
+  std::vector<std::string_view> messages;
+  std::vector<size_t> hashed;  // the items whose messages are hashed here
+  for (size_t i = 0; i < count; ++i) {
+    const v1::VerifyItem& item = req.items(static_cast<int>(i));
+    const bool digest_ok = !req.digests() || item.data().size() == kDigest;
+    if (item.public_key().size() != kPublicKey || !digest_ok) {
+      list->status[i] = KS_ERR_LENGTH;
+      continue;
+    }
+    sigs[i].resize(kSignature);
+    const int der = ks_sm2_signature_from_der(bytes(item.signature()), item.signature().size(),
+                                              reinterpret_cast<uint8_t*>(sigs[i].data()));
+    if (der != KS_OK) {
+      list->status[i] = der;
+    } else if (req.digests()) {
+      list->add(i, {item.public_key(), item.data(), sigs[i]});
+    } else {
+      keys += item.public_key();
+      messages.push_back(item.data());
+      hashed.push_back(i);
+    }
+  }
+  if (!hashed.empty()) {
+    std::string digests;
+    const std::vector<int> status = digest_messages(inline_ctx_, keys, messages, &digests);
+    for (size_t h = 0; h < hashed.size(); ++h) {
+      const size_t i = hashed[h];
+      if (status[h] == KS_OK) {
+        list->add(i, {std::string_view(keys).substr(h * kPublicKey, kPublicKey),
+                      std::string_view(digests).substr(h * kDigest, kDigest), sigs[i]});
+      } else {
+        list->status[i] = status[h];
+      }
+    }
+  }
+  submit_list(list, &kVerifyDigestRows, nullptr, deadline, [call, list] {
+    list->results_to(&call->reply);
+    call->finish(grpc::Status::OK);
+  });
   return std::nullopt;
 }
 
@@ -301,7 +512,7 @@ SignerService::Answer SignerService::verify(Call<v1::VerifyRequest>* call) {
   const std::string &keys = req.public_key_rows(), &digests = req.digest_rows(),
                     &sigs = req.signature_rows();
   if (keys.empty() && digests.empty() && sigs.empty() && req.items_size() > 0) {
-    return unimplemented("verifying a list of items");
+    return verify_items(call);
   }
   const size_t count = digests.size() / kDigest;
   if (digests.size() % kDigest != 0 || sigs.size() != count * kSignature ||

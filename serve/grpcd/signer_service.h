@@ -1,10 +1,11 @@
 // The Signer service of python/kuaisuo/serve/kuaisuo_serve.proto in C++,
-// for the rows form of SM2 on digests (Sign with digest_rows, Verify with
-// the three row columns): per request O(1) work on the thread that polled
-// it, the rows batched by RowBatcher; and Hash (SM3 of a list of items, on
-// the CPU). The other calls (lists of items to sign or verify, Encrypt,
-// Decrypt) answer UNIMPLEMENTED with a message naming `kuaisuo serve`,
-// which serves every call. Refusals use the codes and texts of
+// for SM2: the rows form on digests (Sign with digest_rows, Verify with the
+// three row columns), per request O(1) work on the thread that polled it,
+// the rows batched by RowBatcher; kuaisuo serve's lists of items (digests
+// or messages, DER signatures), checked and hashed on that thread and
+// batched as the same rows; and Hash (SM3 of each item, on the CPU).
+// Ed25519, Encrypt and Decrypt answer UNIMPLEMENTED with a message naming
+// `kuaisuo serve`, which serves every call. Refusals use the codes and texts of
 // python/kuaisuo/serve/service.py; a request past the queue bound gets
 // KS_ERR_OVERLOADED for each row (as the Python batcher answers).
 #ifndef KUAISUO_SERVE_GRPCD_SIGNER_SERVICE_H_
@@ -12,6 +13,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -36,7 +38,7 @@ class AuditLog {
  public:
   explicit AuditLog(std::FILE* out) : out_(out) {}
   void sign(const std::string& client_digest, const std::string& peer, const std::string& key_id,
-            size_t items, size_t ok);
+            bool digests, size_t items, size_t ok);
 
  private:
   std::mutex mu_;
@@ -73,6 +75,7 @@ class SignerService {
   template <class Request>
   struct Method;
   struct Queue;
+  struct ListRows;
   // An answer now, or nullopt when the rows were queued (their done()
   // finishes the call).
   using Answer = std::optional<grpc::Status>;
@@ -82,7 +85,9 @@ class SignerService {
   void poll(Queue* queue);
 
   Answer sign(Call<v1::SignRequest>* call);
+  Answer sign_items(Call<v1::SignRequest>* call, Sm2Key key, std::string client);
   Answer verify(Call<v1::VerifyRequest>* call);
+  Answer verify_items(Call<v1::VerifyRequest>* call);
   Answer hash(Call<v1::HashRequest>* call);
   Answer encrypt(Call<v1::CipherRequest>* call);
   Answer decrypt(Call<v1::CipherRequest>* call);
@@ -92,6 +97,11 @@ class SignerService {
   // Queues req. Rows the batcher refuses get its status each, and req's
   // done() runs at once.
   void submit(std::shared_ptr<RowRequest> req);
+  // Queues a list's checked items as rows of op; reply() runs when their
+  // statuses (and values) are in.
+  void submit_list(std::shared_ptr<ListRows> list, const RowOp* op,
+                   std::shared_ptr<const void> key, Clock::time_point deadline,
+                   std::function<void()> reply);
 
   RowBatcher* batcher_;
   ks_ctx* inline_ctx_;

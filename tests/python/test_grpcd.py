@@ -183,8 +183,9 @@ def test_tokens_key_ids_and_malformed_rows_are_refused(server):
     with pytest.raises(grpc.RpcError) as e:
         call(server.port, "Sign", pb.SignRequest(key_id="gov", digest_rows=bytes(32 * 4097)))
     assert code(e) == grpc.StatusCode.INVALID_ARGUMENT and "4096" in e.value.details()
-    for method, request in (("Sign", pb.SignRequest(key_id="gov", items=[bytes(32)],
-                                                   digests=True)),
+    for method, request in (("Verify", pb.VerifyRequest(algorithm="ed25519", items=[
+                                pb.VerifyItem(public_key=bytes(32), data=b"m",
+                                              signature=bytes(64))])),
                             ("Encrypt", pb.CipherRequest(key_id="gov", items=[b"abc"]))):
         with pytest.raises(grpc.RpcError) as e:
             call(server.port, method, request)
@@ -194,6 +195,54 @@ def test_tokens_key_ids_and_malformed_rows_are_refused(server):
     assert code(e) != grpc.StatusCode.OK
     # Still serving.
     assert statuses(call(server.port, "Sign", sign)) == [OK, OK]
+
+
+def test_lists_of_items_sign_and_verify_as_the_library(server, store, ctx):
+    """kuaisuo serve's list form: SM2 digests and messages signed (DER, each
+    verified by the library under the key's public half) and verified per
+    item with the library's own statuses, defects included."""
+    public = store["key"].public_key()
+    LENGTH = -3
+    digests = [os.urandom(32) for _ in range(5)] + [b"short"]
+    reply = call(server.port, "Sign", pb.SignRequest(key_id="gov", items=digests, digests=True))
+    assert [r.status for r in reply.results] == [OK] * 5 + [LENGTH]
+    assert reply.results[5].value == b"" and reply.results[5].error == kuaisuo.strerror(LENGTH)
+    assert all(public.verify_digest(r.value, e) for e, r in zip(digests, reply.results[:5]))
+    messages = [b"", b"abc", os.urandom(3000)]
+    signed = call(server.port, "Sign", pb.SignRequest(key_id="gov", items=messages))
+    assert [r.status for r in signed.results] == [OK] * 3
+    assert all(public.verify(r.value, m) for m, r in zip(messages, signed.results))
+    audit = [json.loads(line) for line in store["audit"].read_text().splitlines()]
+    assert [(a["digests"], a["items"], a["ok"]) for a in audit[-2:]] == [(True, 6, 5),
+                                                                        (False, 3, 3)]
+
+    key_bytes = public.to_bytes()
+    keys, data, sigs = [key_bytes] * 3, list(messages), [r.value for r in signed.results]
+    data.append(b"another message"); keys.append(key_bytes); sigs.append(sigs[1])
+    keys.append(b"\x04" + b"\x01" * 64); data.append(b"abc"); sigs.append(sigs[1])  # off the curve
+    keys.append(key_bytes[:64]); data.append(b"abc"); sigs.append(sigs[1])          # short key
+    keys.append(key_bytes); data.append(b"abc"); sigs.append(sigs[1] + b"\x00")     # trailing DER
+    keys.append(key_bytes); data.append(b"abc"); sigs.append(b"")                   # empty DER
+    items = [pb.VerifyItem(public_key=k, data=d, signature=g) for k, d, g in zip(keys, data, sigs)]
+    reply = call(server.port, "Verify", pb.VerifyRequest(algorithm="sm2", items=items))
+    got = [r.status for r in reply.results]
+    expected = [LENGTH if len(k) != 65 else s for k, s in
+                zip(keys, ctx.sm2.verify([k if len(k) == 65 else key_bytes for k in keys],
+                                         data, sigs))]
+    assert got == expected
+    assert got[:3] == [OK] * 3 and all(s != OK for s in got[3:])
+    assert all(r.error == kuaisuo.strerror(r.status) for r in reply.results[3:])
+
+    e = [public.digest(m) for m in messages]
+    reply = call(server.port, "Verify", pb.VerifyRequest(algorithm="sm2", digests=True, items=[
+        pb.VerifyItem(public_key=key_bytes, data=d, signature=g) for d, g in
+        zip(e + [b"\x00" * 31], sigs[:3] + [sigs[0]])]))
+    assert [r.status for r in reply.results] == [OK] * 3 + [LENGTH]
+    for algorithm, text in (("", "algorithm ''"), ("rsa", "'rsa'")):
+        with pytest.raises(grpc.RpcError) as err:
+            call(server.port, "Verify", pb.VerifyRequest(algorithm=algorithm, items=items[:1]))
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert text in err.value.details()
 
 
 def test_hash_is_sm3_of_each_item(server):
