@@ -91,21 +91,54 @@ size_t count_ok(const int32_t* statuses, size_t count) {
   return static_cast<size_t>(std::count(statuses, statuses + count, KS_OK));
 }
 
-// The 65-byte 04||x||y of key, or empty if the library cannot give it.
-std::string public_key_bytes(const ks_sm2_key* key) {
+// Z_A of key under GB/T 32918.2's default ID (clause 5.5), as kuaisuo
+// serve signs lists of messages; empty if the library cannot give it.
+std::string za_of(const ks_sm2_key* key) {
   ks_sm2_pubkey* pub = nullptr;
   if (ks_sm2_key_public(key, &pub) != KS_OK) return {};
-  std::string out(kPublicKey, '\0');
-  size_t len = 0;
-  const int rc = ks_sm2_pubkey_to_bytes(pub, 0, reinterpret_cast<uint8_t*>(out.data()),
-                                        out.size(), &len);
+  std::string za(kDigest, '\0');
+  const int rc = ks_sm2_za(pub, reinterpret_cast<const uint8_t*>(KS_SM2_DEFAULT_ID),
+                           KS_SM2_DEFAULT_ID_BYTES, reinterpret_cast<uint8_t*>(za.data()));
   ks_sm2_pubkey_free(pub);
-  return rc == KS_OK && len == kPublicKey ? out : std::string();
+  return rc == KS_OK ? za : std::string();
+}
+
+// SM3(prefix || item) per item on ctx, a status each: Hash (no prefix) and
+// the digests e of messages under one key (prefix Z_A, clause 6.1 A1-A2).
+std::vector<int> sm3_each(ks_ctx* ctx, std::string_view prefix,
+                          const google::protobuf::RepeatedPtrField<std::string>& items,
+                          std::string* digests) {
+  const size_t count = static_cast<size_t>(items.size());
+  std::string data;
+  std::vector<uint64_t> offsets{0};
+  offsets.reserve(count + 1);
+  for (const std::string& item : items) {
+    data.append(prefix);
+    data += item;
+    offsets.push_back(data.size());
+  }
+  digests->assign(count * KS_SM3_DIGEST_BYTES, '\0');
+  std::vector<int> status(count);
+  const int rc = ks_sm3_batch(ctx, bytes(data), data.size(), offsets.data(), count,
+                              reinterpret_cast<uint8_t*>(digests->data()), digests->size(),
+                              status.data());
+  if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) std::fill(status.begin(), status.end(), rc);
+  return status;
+}
+
+// One ItemResult per status, in order, with the library's text for a
+// failed one (values are the caller's to add).
+void add_results(const std::vector<int32_t>& statuses, v1::Reply* reply) {
+  for (int32_t s : statuses) {
+    v1::ItemResult* result = reply->add_results();
+    result->set_status(s);
+    if (s != KS_OK) result->set_error(ks_strerror(s));
+  }
 }
 
 // e = SM3(Z_A || M) per message under GB/T 32918.2's default ID, as
-// kuaisuo serve signs and verifies lists of messages; keys: 65 bytes per
-// message. Returns a status per message (a bad public key fails its own).
+// kuaisuo serve verifies lists of messages, each under its own key; keys:
+// 65 bytes per message. A status per message (a bad key fails its own).
 std::vector<int> digest_messages(ks_ctx* ctx, const std::string& keys,
                                  const std::vector<std::string_view>& messages,
                                  std::string* digests) {
@@ -162,16 +195,6 @@ struct SignerService::ListRows {
   void settle() {
     for (size_t r = 0; r < rows.size(); ++r) status[rows[r]] = row_status[r];
   }
-  // One ItemResult per item, in order, with the library's text for a
-  // failed one (values are the caller's to add).
-  void results_to(v1::Reply* reply) const {
-    for (int32_t s : status) {
-      v1::ItemResult* result = reply->add_results();
-      result->set_status(s);
-      if (s != KS_OK) result->set_error(ks_strerror(s));
-    }
-  }
-
   std::vector<int32_t> status;  // per item
   std::vector<size_t> rows;     // row -> item
   std::vector<std::string> columns;
@@ -400,16 +423,12 @@ SignerService::Answer SignerService::sign_items(Call<v1::SignRequest>* call, Sm2
       }
     }
   } else {
-    const std::string pub = public_key_bytes(key.get());
-    if (pub.empty()) {  // the batch below reads 65 bytes a message
+    const std::string za = za_of(key.get());  // once: every message is under this key
+    if (za.empty()) {
       return grpc::Status(grpc::StatusCode::INTERNAL, "the key's public half is unavailable");
     }
-    std::string keys;
-    keys.reserve(count * kPublicKey);
-    for (size_t i = 0; i < count; ++i) keys += pub;
     std::string digests;
-    const std::vector<int> status = digest_messages(
-        inline_ctx_, keys, {req.items().begin(), req.items().end()}, &digests);
+    const std::vector<int> status = sm3_each(inline_ctx_, za, req.items(), &digests);
     for (size_t i = 0; i < count; ++i) {
       if (status[i] == KS_OK) {
         list->add(i, {std::string_view(digests).substr(i * kDigest, kDigest)});
@@ -419,7 +438,7 @@ SignerService::Answer SignerService::sign_items(Call<v1::SignRequest>* call, Sm2
     }
   }
   auto reply = [this, call, list, client = std::move(client)] {
-    list->results_to(&call->reply);
+    add_results(list->status, &call->reply);
     for (size_t r = 0; r < list->rows.size(); ++r) {
       v1::ItemResult* result = call->reply.mutable_results(static_cast<int>(list->rows[r]));
       if (result->status() != KS_OK) continue;
@@ -495,7 +514,7 @@ SignerService::Answer SignerService::verify_items(Call<v1::VerifyRequest>* call)
     }
   }
   submit_list(list, &kVerifyDigestRows, nullptr, deadline, [call, list] {
-    list->results_to(&call->reply);
+    add_results(list->status, &call->reply);
     call->finish(grpc::Status::OK);
   });
   return std::nullopt;
@@ -553,27 +572,13 @@ SignerService::Answer SignerService::hash(Call<v1::HashRequest>* call) {
   Clock::time_point deadline;
   if (grpc::Status s = admit(count, req.timeout_ms(), &deadline); !s.ok()) return s;
   if (count == 0) return grpc::Status::OK;
-  std::string data;
-  std::vector<uint64_t> offsets{0};
-  offsets.reserve(count + 1);
-  for (const std::string& item : req.items()) {
-    data += item;
-    offsets.push_back(data.size());
-  }
-  std::string digests(count * KS_SM3_DIGEST_BYTES, '\0');
-  std::vector<int> statuses(count);
-  const int rc = ks_sm3_batch(inline_ctx_, bytes(data), data.size(), offsets.data(), count,
-                              reinterpret_cast<uint8_t*>(digests.data()), digests.size(),
-                              statuses.data());
-  if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) std::fill(statuses.begin(), statuses.end(), rc);
+  std::string digests;
+  const std::vector<int> statuses = sm3_each(inline_ctx_, {}, req.items(), &digests);
+  add_results(statuses, &call->reply);
   for (size_t i = 0; i < count; ++i) {
-    v1::ItemResult* result = call->reply.add_results();
-    result->set_status(statuses[i]);
-    if (statuses[i] == KS_OK) {
-      result->set_value(digests.substr(i * KS_SM3_DIGEST_BYTES, KS_SM3_DIGEST_BYTES));
-    } else {
-      result->set_error(ks_strerror(statuses[i]));
-    }
+    if (statuses[i] != KS_OK) continue;
+    call->reply.mutable_results(static_cast<int>(i))
+        ->set_value(digests.substr(i * KS_SM3_DIGEST_BYTES, KS_SM3_DIGEST_BYTES));
   }
   return grpc::Status::OK;
 }
