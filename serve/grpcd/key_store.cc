@@ -52,6 +52,26 @@ bool key_id_of(const std::string& name, std::string* id) {
   return true;
 }
 
+// An SM2 key (PKCS#8 or SEC1), else an Ed25519 one (PKCS#8, RFC 8410), as
+// keystore.py tries its decoders; each names a key of another algorithm
+// KS_ERR_KEY_ALGORITHM.
+std::optional<SigningKey> decode_key(const std::string& der, std::string* reason) {
+  const auto* in = reinterpret_cast<const uint8_t*>(der.data());
+  ks_sm2_key* sm2 = nullptr;
+  int rc = ks_sm2_key_decode(in, der.size(), &sm2);
+  if (rc == KS_OK) return SigningKey{Sm2Key(sm2, ks_sm2_key_free), nullptr};
+  if (rc == KS_ERR_KEY_ALGORITHM) {
+    ks_ed25519_key* ed25519 = nullptr;
+    rc = ks_ed25519_key_decode(in, der.size(), &ed25519);
+    if (rc == KS_OK) return SigningKey{nullptr, Ed25519Key(ed25519, ks_ed25519_key_free)};
+  }
+  *reason = rc == KS_ERR_KEY_ALGORITHM
+                ? "not an SM2 or Ed25519 key (kuaisuo-grpcd signs with those; kuaisuo serve "
+                  "serves SM4 keys too)"
+                : ks_strerror(rc);
+  return std::nullopt;
+}
+
 }  // namespace
 
 KeyStore::KeyStore(std::string directory, std::string passphrase, bool allow_plain)
@@ -60,7 +80,7 @@ KeyStore::KeyStore(std::string directory, std::string passphrase, bool allow_pla
       allow_plain_(allow_plain),
       keys_(std::make_shared<const Keys>()) {}
 
-std::optional<Sm2Key> KeyStore::read(const std::string& path, std::string* reason) const {
+std::optional<SigningKey> KeyStore::read(const std::string& path, std::string* reason) const {
   std::string data;
   if (!read_file(path, &data)) {
     *reason = "cannot be read";
@@ -91,19 +111,9 @@ std::optional<Sm2Key> KeyStore::read(const std::string& path, std::string* reaso
     wipe(&data);
     return std::nullopt;
   }
-  ks_sm2_key* key = nullptr;
-  const int rc = ks_sm2_key_decode(reinterpret_cast<const uint8_t*>(data.data()), data.size(), &key);
+  std::optional<SigningKey> key = decode_key(data, reason);
   wipe(&data);
-  if (rc == KS_ERR_KEY_ALGORITHM) {
-    *reason = "not an SM2 key (kuaisuo-grpcd signs with SM2 keys; kuaisuo serve serves "
-              "Ed25519 and SM4 keys too)";
-    return std::nullopt;
-  }
-  if (rc != KS_OK) {
-    *reason = ks_strerror(rc);
-    return std::nullopt;
-  }
-  return Sm2Key(key, ks_sm2_key_free);
+  return key;
 }
 
 std::vector<std::string> KeyStore::load() {
@@ -141,14 +151,14 @@ std::vector<std::string> KeyStore::load() {
   return errors;
 }
 
-Sm2Key KeyStore::get(const std::string& id) const {
+SigningKey KeyStore::get(const std::string& id) const {
   std::shared_ptr<const Keys> keys;
   {
     std::lock_guard<std::mutex> lock(mu_);
     keys = keys_;
   }
   auto it = keys->find(id);
-  return it == keys->end() ? nullptr : it->second;
+  return it == keys->end() ? SigningKey{} : it->second;
 }
 
 size_t KeyStore::size() const {

@@ -3,8 +3,8 @@
 //  - KeyStore: KEYS/<id>.pem|.der, one private key each, PKCS#8 (or SEC1),
 //    encrypted at rest with PBES2 under one passphrase (ks_pkcs8_decrypt),
 //    plain files only when allowed; ids are [A-Za-z0-9._-]{1,128}. This
-//    front end signs SM2 digests only, so Ed25519 and SM4 files are named
-//    as not served here (kuaisuo serve serves them). load() swaps the whole
+//    front end signs with SM2 and Ed25519 keys, so SM4 files are named as
+//    not served here (kuaisuo serve serves them). load() swaps the whole
 //    set at once; a file that does not load is reported by name and
 //    reason, never by its bytes.
 //  - Access: {"tokens": {"<sha256 hex of a token>": ["key id" | "*", ...]}}.
@@ -25,6 +25,17 @@
 namespace kuaisuo::serve {
 
 using Sm2Key = std::shared_ptr<const ks_sm2_key>;
+using Ed25519Key = std::shared_ptr<const ks_ed25519_key>;
+
+// A signing key of the store: exactly one of the two is set (neither for
+// an id that is absent).
+struct SigningKey {
+  Sm2Key sm2;
+  Ed25519Key ed25519;
+
+  explicit operator bool() const { return sm2 || ed25519; }
+  const char* algorithm() const { return sm2 ? "sm2" : "ed25519"; }  // kuaisuo serve's names
+};
 
 class KeyStore {
  public:
@@ -34,12 +45,12 @@ class KeyStore {
   // "file: reason" for each file that did not (an unreadable directory is
   // one such line and keeps the old set).
   std::vector<std::string> load();
-  Sm2Key get(const std::string& id) const;  // null when absent
+  SigningKey get(const std::string& id) const;  // empty when absent
   size_t size() const;
 
  private:
-  using Keys = std::map<std::string, Sm2Key>;
-  std::optional<Sm2Key> read(const std::string& path, std::string* reason) const;
+  using Keys = std::map<std::string, SigningKey>;
+  std::optional<SigningKey> read(const std::string& path, std::string* reason) const;
 
   std::string directory_, passphrase_;
   bool allow_plain_;

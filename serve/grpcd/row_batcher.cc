@@ -59,8 +59,13 @@ class RowBatcher::Engine {
     if (rows == 0) return;
     const RowOp* op = live.front()->req->op;
     const uint8_t* in[kMaxColumns] = {};
+    const uint64_t* offsets = nullptr;
     for (size_t col = 0; col < op->in_widths.size(); ++col) {
-      in[col] = gather(live, col, rows);
+      if (op->in_widths[col] == RowOp::kVariable) {
+        in[col] = gather_variable(live, col, rows, &offsets);
+      } else {
+        in[col] = gather(live, col, rows);
+      }
       if (in[col] == nullptr) return fail_all(live, KS_ERR_NO_MEMORY);
     }
     uint8_t* out = op->out_width ? out_.get(rows * op->out_width) : nullptr;
@@ -68,7 +73,7 @@ class RowBatcher::Engine {
     if ((op->out_width && out == nullptr) || status == nullptr) {
       return fail_all(live, KS_ERR_NO_MEMORY);
     }
-    const int rc = op->run(ctx_, live.front()->req->key.get(), in, rows, out, status);
+    const int rc = op->run(ctx_, live.front()->req->key.get(), in, offsets, rows, out, status);
     // KS_ERR_BATCH_ITEMS: some rows failed, each with its status.
     if (rc != KS_OK && rc != KS_ERR_BATCH_ITEMS) return fail_all(live, rc);
     scatter(live, out, status);
@@ -83,6 +88,31 @@ class RowBatcher::Engine {
       dst += c->count * w;
     }
     return in_[col].get(0);
+  }
+
+  // The items of a kVariable column back to back, with their offsets
+  // rebased onto the gathered bytes (*offsets: rows + 1 of them).
+  const uint8_t* gather_variable(const std::vector<const Chunk*>& live, size_t col, size_t rows,
+                                 const uint64_t** offsets) {
+    auto* out = reinterpret_cast<uint64_t*>(offsets_.get((rows + 1) * sizeof(uint64_t)));
+    size_t bytes = 0;
+    for (const Chunk* c : live) {
+      const uint64_t* o = c->req->offsets + c->first;
+      bytes += o[c->count] - o[0];
+    }
+    uint8_t* dst = in_[col].get(std::max<size_t>(bytes, 1));  // 1: empty items still need a pointer
+    if (out == nullptr || dst == nullptr) return nullptr;
+    uint64_t at = 0;
+    out[0] = 0;
+    for (const Chunk* c : live) {
+      const uint64_t* o = c->req->offsets + c->first;
+      if (o[c->count] > o[0]) std::memcpy(dst + at, c->req->columns[col] + o[0], o[c->count] - o[0]);
+      for (size_t i = 1; i <= c->count; ++i) out[i] = at + (o[i] - o[0]);
+      out += c->count;
+      at += o[c->count] - o[0];
+    }
+    *offsets = reinterpret_cast<const uint64_t*>(offsets_.get(0));
+    return dst;
   }
 
   static void scatter(const std::vector<const Chunk*>& live, const uint8_t* out,
@@ -105,7 +135,7 @@ class RowBatcher::Engine {
 
   RowBatcher* owner_;
   ks_ctx* ctx_;
-  HostBuffer in_[kMaxColumns], out_, status_;
+  HostBuffer in_[kMaxColumns], offsets_, out_, status_;
   std::thread thread_;  // last: starts after the buffers exist
 };
 

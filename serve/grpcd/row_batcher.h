@@ -44,13 +44,18 @@ namespace kuaisuo::serve {
 
 using Clock = std::chrono::steady_clock;
 
-// One kind of batched work on fixed-size rows. run() gets count rows of
-// each input column (column c: count * in_widths[c] bytes, contiguous) and
-// writes count * out_width bytes and count statuses; it returns the call's
-// status (KS_OK or KS_ERR_BATCH_ITEMS; any other code fails every row).
+// One kind of batched work on rows. A column is fixed-width (in_widths[c]
+// bytes a row, contiguous) or kVariable: an item of any length a row, in
+// the library's flat layout (data and count + 1 offsets, the top of
+// include/kuaisuo.h), as Ed25519 takes whole messages. An op has at most
+// one kVariable column. run() gets count rows of each column (offsets: the
+// variable column's, null when the op has none) and writes count *
+// out_width bytes and count statuses; it returns the call's status (KS_OK
+// or KS_ERR_BATCH_ITEMS; any other code fails every row).
 struct RowOp {
-  using Run = int (*)(ks_ctx* ctx, const void* key, const uint8_t* const* in, size_t count,
-                      uint8_t* out, int* status);
+  static constexpr size_t kVariable = 0;
+  using Run = int (*)(ks_ctx* ctx, const void* key, const uint8_t* const* in,
+                      const uint64_t* offsets, size_t count, uint8_t* out, int* status);
   const char* name;
   std::vector<size_t> in_widths;
   size_t out_width;
@@ -65,6 +70,7 @@ struct RowRequest {
   const RowOp* op = nullptr;
   std::shared_ptr<const void> key;     // null where each row carries its own key
   std::vector<const uint8_t*> columns;  // one per op->in_widths
+  const uint64_t* offsets = nullptr;    // count + 1 into the kVariable column, if any
   size_t count = 0;
   Clock::time_point deadline;
   int32_t* statuses = nullptr;

@@ -1,5 +1,6 @@
 // kuaisuo-grpcd: the native gRPC front end of `kuaisuo serve` (issue 15),
-// for SM2 signatures (the rows form on digests, and lists) and SM3 Hash,
+// for SM2 signatures (the rows form on digests, and lists), Ed25519
+// signatures (lists of messages) and SM3 Hash,
 // where Python's transports cap a process near 2k requests/s. Same key
 // directory, access file, proto and per-item statuses as `kuaisuo serve
 // --grpc`; README.md, "kuaisuo-grpcd".

@@ -19,22 +19,45 @@ static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 constexpr size_t kDigest = KS_SM2_DIGEST_BYTES, kSignature = KS_SM2_SIGNATURE_BYTES,
                  kPublicKey = 65;
 
-int sign_digest_rows(ks_ctx* ctx, const void* key, const uint8_t* const* in, size_t count,
-                     uint8_t* out, int* status) {
+int sign_digest_rows(ks_ctx* ctx, const void* key, const uint8_t* const* in, const uint64_t*,
+                     size_t count, uint8_t* out, int* status) {
   return ks_sm2_sign_digest_batch(ctx, static_cast<const ks_sm2_key*>(key), in[0], count,
                                   KS_SM2_NONCE_RANDOM, out, count * kSignature, status);
 }
 
-int verify_digest_rows(ks_ctx* ctx, const void*, const uint8_t* const* in, size_t count,
-                       uint8_t*, int* status) {
+int verify_digest_rows(ks_ctx* ctx, const void*, const uint8_t* const* in, const uint64_t*,
+                       size_t count, uint8_t*, int* status) {
   return ks_sm2_verify_digest_batch(ctx, in[0], in[1], count, in[2], status);
+}
+
+constexpr size_t kEd25519PublicKey = KS_ED25519_PUBLIC_KEY_BYTES,
+                 kEd25519Signature = KS_ED25519_SIGNATURE_BYTES;
+
+// Ed25519 signs and verifies whole messages (RFC 8032 5.1.6: the message
+// is hashed twice, with the nonce and with R), so they travel as items.
+int ed25519_sign_rows(ks_ctx* ctx, const void* key, const uint8_t* const* in,
+                      const uint64_t* offsets, size_t count, uint8_t* out, int* status) {
+  return ks_ed25519_sign_batch(ctx, static_cast<const ks_ed25519_key*>(key), in[0],
+                               offsets[count], offsets, count, out, count * kEd25519Signature,
+                               status);
+}
+
+int ed25519_verify_rows(ks_ctx* ctx, const void*, const uint8_t* const* in,
+                        const uint64_t* offsets, size_t count, uint8_t*, int* status) {
+  return ks_ed25519_verify_batch(ctx, in[0], in[1], offsets[count], offsets, count, in[2],
+                                 status);
 }
 
 const RowOp kSignDigestRows{"sm2-sign-digest-rows", {kDigest}, kSignature, sign_digest_rows};
 const RowOp kVerifyDigestRows{"sm2-verify-digest-rows", {kPublicKey, kDigest, kSignature}, 0,
                               verify_digest_rows};
+const RowOp kEd25519SignRows{"ed25519-sign", {RowOp::kVariable}, kEd25519Signature,
+                             ed25519_sign_rows};
+const RowOp kEd25519VerifyRows{"ed25519-verify",
+                               {kEd25519PublicKey, RowOp::kVariable, kEd25519Signature}, 0,
+                               ed25519_verify_rows};
 
-const uint8_t* bytes(const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); }
+const uint8_t* bytes(std::string_view s) { return reinterpret_cast<const uint8_t*>(s.data()); }
 
 grpc::Status invalid(const std::string& message) {
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message);
@@ -48,7 +71,7 @@ grpc::Status unauthenticated() {
 grpc::Status unimplemented(const char* what) {
   return grpc::Status(grpc::StatusCode::UNIMPLEMENTED,
                       std::string(what) + " is served by `kuaisuo serve`; "
-                      "kuaisuo-grpcd serves SM2 signatures and Hash");
+                      "kuaisuo-grpcd serves SM2 and Ed25519 signatures and Hash");
 }
 
 std::string_view token(const grpc::ServerContext& ctx) {
@@ -162,42 +185,64 @@ std::vector<int> digest_messages(ks_ctx* ctx, const std::string& keys,
 }
 
 
+// A list's signature as kuaisuo serve answers it: SM2's r || s as DER
+// (GB/T 32918.2 / GM/T 0009's SEQUENCE of two INTEGERs), Ed25519's as made.
+int sm2_der(std::string_view raw, v1::ItemResult* result) {
+  uint8_t der[KS_SM2_SIGNATURE_DER_MAX_BYTES];
+  size_t len = 0;
+  const int rc = ks_sm2_signature_to_der(bytes(raw), der, sizeof der, &len);
+  if (rc == KS_OK) result->set_value(der, len);
+  return rc == KS_OK ? KS_OK : KS_ERR_INTERNAL;
+}
+
+int as_made(std::string_view raw, v1::ItemResult* result) {
+  result->set_value(raw.data(), raw.size());
+  return KS_OK;
+}
+
 }  // namespace
 
 void AuditLog::sign(const std::string& client_digest, const std::string& peer,
-                    const std::string& key_id, bool digests, size_t items, size_t ok) {
+                    const std::string& key_id, const char* algorithm, bool digests,
+                    size_t items, size_t ok) {
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
   char line[1024];
   std::snprintf(line, sizeof line,
                 "{\"time\": %lld.%03ld, \"event\": \"sign\", \"pid\": %d, \"client\": \"%.16s\", "
-                "\"peer\": \"%s\", \"key_id\": \"%s\", \"algorithm\": \"sm2\", \"digests\": %s, "
+                "\"peer\": \"%s\", \"key_id\": \"%s\", \"algorithm\": \"%s\", \"digests\": %s, "
                 "\"items\": %zu, \"ok\": %zu}\n",
                 static_cast<long long>(now.tv_sec), now.tv_nsec / 1000000, int(getpid()),
                 client_digest.c_str(), json_escaped(peer.substr(0, 256)).c_str(),
-                key_id.c_str(), digests ? "true" : "false", items, ok);
+                key_id.c_str(), algorithm, digests ? "true" : "false", items, ok);
   std::lock_guard<std::mutex> lock(mu_);
   std::fputs(line, out_);
   std::fflush(out_);
 }
 
-// A list's items on their way through the batcher as rows: each item that
-// passed its checks is one row of fixed-width columns, the others keep the
-// status that refused them.
+// A list's items on their way through the batcher as rows of op: each
+// item that passed its checks is one row, the others keep the status that
+// refused them.
 struct SignerService::ListRows {
-  ListRows(size_t items, size_t columns) : status(items, KS_OK), columns(columns) {}
+  ListRows(size_t items, const RowOp& op)
+      : op(op), status(items, KS_OK), columns(op.in_widths.size()) {}
   void add(size_t item, std::initializer_list<std::string_view> row) {
     rows.push_back(item);
     size_t c = 0;
-    for (std::string_view v : row) columns[c++].append(v);
+    for (std::string_view v : row) {
+      if (op.in_widths[c] == RowOp::kVariable) offsets.push_back(offsets.back() + v.size());
+      columns[c++].append(v);
+    }
   }
   // After the batch: each row's status to its item.
   void settle() {
     for (size_t r = 0; r < rows.size(); ++r) status[rows[r]] = row_status[r];
   }
+  const RowOp& op;
   std::vector<int32_t> status;  // per item
   std::vector<size_t> rows;     // row -> item
   std::vector<std::string> columns;
+  std::vector<uint64_t> offsets{0};  // the kVariable column's, if op has one
   std::vector<int32_t> row_status;
   std::string row_values;
 };
@@ -350,15 +395,16 @@ SignerService::Answer SignerService::sign(Call<v1::SignRequest>* call) {
   std::string digest = client.empty() ? std::string() : Access::token_digest(client);
   const std::vector<std::string>* grant = digest.empty() ? nullptr : access_->grant(digest);
   if (grant == nullptr) return unauthenticated();
-  Sm2Key key = keys_->get(req.key_id());
-  if (key == nullptr || !Access::permits(*grant, req.key_id())) {
+  SigningKey key = keys_->get(req.key_id());
+  if (!key || !Access::permits(*grant, req.key_id())) {
     // One answer for "no such key" and "not yours": ids are not probed.
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                         "key id '" + req.key_id().substr(0, 128) +
                             "' is not available to this client");
   }
+  if (key.ed25519) return sign_ed25519_items(call, std::move(key.ed25519), std::move(digest));
   if (req.digest_rows().empty() && req.items_size() > 0) {
-    return sign_items(call, std::move(key), std::move(digest));
+    return sign_items(call, std::move(key.sm2), std::move(digest));
   }
   if (req.digest_rows().size() % kDigest != 0) {
     return invalid("digest_rows: a multiple of 32 bytes (SM2 digests e)");
@@ -370,13 +416,13 @@ SignerService::Answer SignerService::sign(Call<v1::SignRequest>* call) {
   reply.mutable_statuses()->resize(rows->count * sizeof(int32_t));
   reply.mutable_value_rows()->resize(rows->count * kSignature);
   rows->op = &kSignDigestRows;
-  rows->key = std::shared_ptr<const void>(key, key.get());
+  rows->key = std::shared_ptr<const void>(key.sm2, key.sm2.get());
   rows->columns = {bytes(req.digest_rows())};
   rows->statuses = reinterpret_cast<int32_t*>(reply.mutable_statuses()->data());
   rows->values = reinterpret_cast<uint8_t*>(reply.mutable_value_rows()->data());
   rows->done = [this, call, client = std::move(digest), count = rows->count] {
     const auto* statuses = reinterpret_cast<const int32_t*>(call->reply.statuses().data());
-    audit_->sign(client, call->ctx.peer(), call->request.key_id(), true, count,
+    audit_->sign(client, call->ctx.peer(), call->request.key_id(), "sm2", true, count,
                  count_ok(statuses, count));
     call->finish(grpc::Status::OK);
   };
@@ -384,9 +430,9 @@ SignerService::Answer SignerService::sign(Call<v1::SignRequest>* call) {
   return std::nullopt;
 }
 
-void SignerService::submit_list(std::shared_ptr<ListRows> list, const RowOp* op,
-                                std::shared_ptr<const void> key, Clock::time_point deadline,
-                                std::function<void()> reply) {
+void SignerService::submit_list(std::shared_ptr<ListRows> list, std::shared_ptr<const void> key,
+                                Clock::time_point deadline, std::function<void()> reply) {
+  const RowOp* op = &list->op;
   auto rows = std::make_shared<RowRequest>();
   rows->op = op;
   rows->key = std::move(key);
@@ -395,6 +441,7 @@ void SignerService::submit_list(std::shared_ptr<ListRows> list, const RowOp* op,
   list->row_status.resize(rows->count);
   list->row_values.resize(rows->count * op->out_width);
   for (const std::string& column : list->columns) rows->columns.push_back(bytes(column));
+  rows->offsets = list->offsets.data();
   rows->statuses = list->row_status.data();
   rows->values = op->out_width ? reinterpret_cast<uint8_t*>(list->row_values.data()) : nullptr;
   rows->done = [list, reply = std::move(reply)] {
@@ -412,7 +459,7 @@ SignerService::Answer SignerService::sign_items(Call<v1::SignRequest>* call, Sm2
   const size_t count = static_cast<size_t>(req.items_size());
   Clock::time_point deadline;
   if (grpc::Status s = admit(count, req.timeout_ms(), &deadline); !s.ok()) return s;
-  auto list = std::make_shared<ListRows>(count, 1);
+  auto list = std::make_shared<ListRows>(count, kSignDigestRows);
   if (req.digests()) {
     for (size_t i = 0; i < count; ++i) {
       const std::string& e = req.items(static_cast<int>(i));
@@ -437,29 +484,53 @@ SignerService::Answer SignerService::sign_items(Call<v1::SignRequest>* call, Sm2
       }
     }
   }
-  auto reply = [this, call, list, client = std::move(client)] {
-    add_results(list->status, &call->reply);
-    for (size_t r = 0; r < list->rows.size(); ++r) {
-      v1::ItemResult* result = call->reply.mutable_results(static_cast<int>(list->rows[r]));
-      if (result->status() != KS_OK) continue;
-      uint8_t der[KS_SM2_SIGNATURE_DER_MAX_BYTES];
-      size_t len = 0;
-      const auto* sig = reinterpret_cast<const uint8_t*>(list->row_values.data()) + r * kSignature;
-      if (ks_sm2_signature_to_der(sig, der, sizeof der, &len) == KS_OK) {
-        result->set_value(der, len);
-      } else {  // never for a signature the library made; said if it were
-        list->status[list->rows[r]] = KS_ERR_INTERNAL;
-        result->set_status(KS_ERR_INTERNAL);
-        result->set_error(ks_strerror(KS_ERR_INTERNAL));
-      }
-    }
-    audit_->sign(client, call->ctx.peer(), call->request.key_id(), call->request.digests(),
-                 list->status.size(), count_ok(list->status.data(), list->status.size()));
-    call->finish(grpc::Status::OK);
-  };
-  submit_list(list, &kSignDigestRows, std::shared_ptr<const void>(key, key.get()), deadline,
-              std::move(reply));
+  submit_list(list, std::shared_ptr<const void>(key, key.get()), deadline,
+              [this, call, list, client = std::move(client)] {
+                answer_signed(call, *list, client, "sm2", sm2_der);
+              });
   return std::nullopt;
+}
+
+// kuaisuo serve's list form for an Ed25519 key: messages (RFC 8032's pure
+// Ed25519), 64-byte signatures back; digests are SM2's alone.
+SignerService::Answer SignerService::sign_ed25519_items(Call<v1::SignRequest>* call,
+                                                        Ed25519Key key, std::string client) {
+  const v1::SignRequest& req = call->request;
+  if (!req.digest_rows().empty()) return invalid("digest rows are signed by SM2 keys only");
+  if (req.digests()) return invalid("ed25519 keys sign messages, not digests");
+  const size_t count = static_cast<size_t>(req.items_size());
+  Clock::time_point deadline;
+  if (grpc::Status s = admit(count, req.timeout_ms(), &deadline); !s.ok()) return s;
+  auto list = std::make_shared<ListRows>(count, kEd25519SignRows);
+  for (size_t i = 0; i < count; ++i) list->add(i, {req.items(static_cast<int>(i))});
+  submit_list(list, std::shared_ptr<const void>(key, key.get()), deadline,
+              [this, call, list, client = std::move(client)] {
+                answer_signed(call, *list, client, "ed25519", as_made);
+              });
+  return std::nullopt;
+}
+
+// After a list's rows ran: each signature into the reply as encode writes
+// it, the audit line, the answer.
+void SignerService::answer_signed(Call<v1::SignRequest>* call, ListRows& list,
+                                  const std::string& client, const char* algorithm,
+                                  EncodeSignature encode) {
+  add_results(list.status, &call->reply);
+  const size_t width = list.op.out_width;
+  for (size_t r = 0; r < list.rows.size(); ++r) {
+    v1::ItemResult* result = call->reply.mutable_results(static_cast<int>(list.rows[r]));
+    if (result->status() != KS_OK) continue;
+    const int rc = encode(std::string_view(list.row_values).substr(r * width, width), result);
+    if (rc != KS_OK) {  // never for a signature the library made; said if it were
+      list.status[list.rows[r]] = rc;
+      result->set_status(rc);
+      result->set_error(ks_strerror(rc));
+    }
+  }
+  audit_->sign(client, call->ctx.peer(), call->request.key_id(), algorithm,
+               call->request.digests(), list.status.size(),
+               count_ok(list.status.data(), list.status.size()));
+  call->finish(grpc::Status::OK);
 }
 
 // kuaisuo serve's list form of SM2 verification: (04||x||y, digest or
@@ -467,7 +538,7 @@ SignerService::Answer SignerService::sign_items(Call<v1::SignRequest>* call, Sm2
 // digest's lengths (KS_ERR_LENGTH), the DER, then the key itself.
 SignerService::Answer SignerService::verify_items(Call<v1::VerifyRequest>* call) {
   const v1::VerifyRequest& req = call->request;
-  if (req.algorithm() == "ed25519") return unimplemented("Ed25519 verification");
+  if (req.algorithm() == "ed25519" && !req.digests()) return verify_ed25519_items(call);
   if (req.algorithm() != "sm2") {
     return invalid("no verification for algorithm '" + req.algorithm().substr(0, 64) + "'" +
                    (req.digests() ? " on digests" : ""));
@@ -475,7 +546,7 @@ SignerService::Answer SignerService::verify_items(Call<v1::VerifyRequest>* call)
   const size_t count = static_cast<size_t>(req.items_size());
   Clock::time_point deadline;
   if (grpc::Status s = admit(count, req.timeout_ms(), &deadline); !s.ok()) return s;
-  auto list = std::make_shared<ListRows>(count, 3);
+  auto list = std::make_shared<ListRows>(count, kVerifyDigestRows);
   std::vector<std::string> sigs(count);
   std::string keys;
   std::vector<std::string_view> messages;
@@ -513,11 +584,35 @@ SignerService::Answer SignerService::verify_items(Call<v1::VerifyRequest>* call)
       }
     }
   }
-  submit_list(list, &kVerifyDigestRows, nullptr, deadline, [call, list] {
-    add_results(list->status, &call->reply);
-    call->finish(grpc::Status::OK);
-  });
+  submit_list(list, nullptr, deadline, [call, list] { answer_verified(call, *list); });
   return std::nullopt;
+}
+
+// kuaisuo serve's list form of Ed25519 verification: (32-byte key, message,
+// 64-byte signature) per item, other lengths KS_ERR_LENGTH; the library
+// checks the rest (include/kuaisuo.h's verification rules).
+SignerService::Answer SignerService::verify_ed25519_items(Call<v1::VerifyRequest>* call) {
+  const v1::VerifyRequest& req = call->request;
+  const size_t count = static_cast<size_t>(req.items_size());
+  Clock::time_point deadline;
+  if (grpc::Status s = admit(count, req.timeout_ms(), &deadline); !s.ok()) return s;
+  auto list = std::make_shared<ListRows>(count, kEd25519VerifyRows);
+  for (size_t i = 0; i < count; ++i) {
+    const v1::VerifyItem& item = req.items(static_cast<int>(i));
+    if (item.public_key().size() != kEd25519PublicKey ||
+        item.signature().size() != kEd25519Signature) {
+      list->status[i] = KS_ERR_LENGTH;
+    } else {
+      list->add(i, {item.public_key(), item.data(), item.signature()});
+    }
+  }
+  submit_list(list, nullptr, deadline, [call, list] { answer_verified(call, *list); });
+  return std::nullopt;
+}
+
+void SignerService::answer_verified(Call<v1::VerifyRequest>* call, const ListRows& list) {
+  add_results(list.status, &call->reply);
+  call->finish(grpc::Status::OK);
 }
 
 bool SignerService::known_client(const grpc::ServerContext& ctx) const {

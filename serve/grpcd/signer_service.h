@@ -3,8 +3,9 @@
 // three row columns), per request O(1) work on the thread that polled it,
 // the rows batched by RowBatcher; kuaisuo serve's lists of items (digests
 // or messages, DER signatures), checked and hashed on that thread and
-// batched as the same rows; and Hash (SM3 of each item, on the CPU).
-// Ed25519, Encrypt and Decrypt answer UNIMPLEMENTED with a message naming
+// batched as the same rows; its lists for Ed25519 (whole messages, batched
+// as rows with a variable-length column); and Hash (SM3 of each item, on
+// the CPU). Encrypt and Decrypt answer UNIMPLEMENTED with a message naming
 // `kuaisuo serve`, which serves every call. Refusals use the codes and texts of
 // python/kuaisuo/serve/service.py; a request past the queue bound gets
 // KS_ERR_OVERLOADED for each row (as the Python batcher answers).
@@ -18,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -38,7 +40,7 @@ class AuditLog {
  public:
   explicit AuditLog(std::FILE* out) : out_(out) {}
   void sign(const std::string& client_digest, const std::string& peer, const std::string& key_id,
-            bool digests, size_t items, size_t ok);
+            const char* algorithm, bool digests, size_t items, size_t ok);
 
  private:
   std::mutex mu_;
@@ -86,8 +88,10 @@ class SignerService {
 
   Answer sign(Call<v1::SignRequest>* call);
   Answer sign_items(Call<v1::SignRequest>* call, Sm2Key key, std::string client);
+  Answer sign_ed25519_items(Call<v1::SignRequest>* call, Ed25519Key key, std::string client);
   Answer verify(Call<v1::VerifyRequest>* call);
   Answer verify_items(Call<v1::VerifyRequest>* call);
+  Answer verify_ed25519_items(Call<v1::VerifyRequest>* call);
   Answer hash(Call<v1::HashRequest>* call);
   Answer encrypt(Call<v1::CipherRequest>* call);
   Answer decrypt(Call<v1::CipherRequest>* call);
@@ -97,11 +101,16 @@ class SignerService {
   // Queues req. Rows the batcher refuses get its status each, and req's
   // done() runs at once.
   void submit(std::shared_ptr<RowRequest> req);
-  // Queues a list's checked items as rows of op; reply() runs when their
-  // statuses (and values) are in.
-  void submit_list(std::shared_ptr<ListRows> list, const RowOp* op,
-                   std::shared_ptr<const void> key, Clock::time_point deadline,
-                   std::function<void()> reply);
+  // Queues a list's checked items as rows of its op; reply() runs when
+  // their statuses (and values) are in.
+  void submit_list(std::shared_ptr<ListRows> list, std::shared_ptr<const void> key,
+                   Clock::time_point deadline, std::function<void()> reply);
+  // A signature's bytes as made by the library into a list's result: its
+  // status (KS_OK, or why it could not be written).
+  using EncodeSignature = int (*)(std::string_view raw, v1::ItemResult* result);
+  void answer_signed(Call<v1::SignRequest>* call, ListRows& list, const std::string& client,
+                     const char* algorithm, EncodeSignature encode);
+  static void answer_verified(Call<v1::VerifyRequest>* call, const ListRows& list);
 
   RowBatcher* batcher_;
   ks_ctx* inline_ctx_;

@@ -1,6 +1,6 @@
 """kuaisuo-grpcd, the native gRPC front end (serve/grpcd/), end to end over
 loopback against direct library calls: the rows form of SM2 sign and
-verify, SM3 Hash, refusals with the Python server's codes, backpressure, deadlines,
+verify, lists of SM2 and Ed25519 items, SM3 Hash, refusals with the Python server's codes, backpressure, deadlines,
 disconnecting clients, key files, reload, audit lines, TLS and drain.
 
 The binary is found through KUAISUO_GRPCD (scripts/test sets it after
@@ -13,6 +13,7 @@ import signal
 import subprocess
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -23,6 +24,7 @@ from kuaisuo.ed25519 import Ed25519PrivateKey  # noqa: E402
 from kuaisuo.keystore import token_digest  # noqa: E402
 from kuaisuo.serve import kuaisuo_serve_pb2 as pb  # noqa: E402
 from kuaisuo.sm2 import SM2PrivateKey  # noqa: E402
+from kuaisuo.sm4 import SM4Key  # noqa: E402
 
 BINARY = os.environ.get("KUAISUO_GRPCD", "")
 if not BINARY:
@@ -31,6 +33,12 @@ if not BINARY:
 ALICE, BOB = "alice-token", "bob-token"
 PASSWORD = "grpcd test"
 OK, OVERLOADED, DEADLINE = 0, -60, -61
+# RFC 8032 7.1, TEST 2: seed, public key, message, signature.
+RFC8032_TEST2 = [bytes.fromhex(h) for h in (
+    "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb",
+    "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c", "72",
+    "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613"
+    "d0f11d8c387b2eaeb4302aeeb00d291612bb0c00")]
 SERVICE = "/kuaisuo.serve.v1.Signer/"
 
 
@@ -46,13 +54,18 @@ def store(tmp_path):
     kdir.mkdir()
     (kdir / "gov.pem").write_bytes(key.to_pem(PASSWORD.encode(), scheme="sm4-cbc",
                                               iterations=2048).encode())
-    (kdir / "node.der").write_bytes(Ed25519PrivateKey.generate().to_der(PASSWORD.encode(),
-                                                                        iterations=2048))
+    node = Ed25519PrivateKey.generate()
+    (kdir / "node.der").write_bytes(node.to_der(PASSWORD.encode(), iterations=2048))
+    (kdir / "rfc8032.pem").write_bytes(Ed25519PrivateKey.from_private_bytes(
+        RFC8032_TEST2[0]).to_pem(PASSWORD.encode(), scheme="sm4-cbc", iterations=2048).encode())
+    (kdir / "sym.pem").write_bytes(SM4Key.generate().to_pem(PASSWORD.encode(),
+                                                           iterations=2048).encode())
     (kdir / "plain.pem").write_bytes(SM2PrivateKey.generate().to_pem().encode())
     access = tmp_path / "access.json"
     access.write_text(json.dumps({"tokens": {token_digest(ALICE): ["gov", "plain"],
-                                             token_digest(BOB): ["node"]}}))
-    return {"dir": kdir, "access": access, "key": key, "audit": tmp_path / "audit.log"}
+                                             token_digest(BOB): ["node", "rfc8032"]}}))
+    return {"dir": kdir, "access": access, "key": key, "node": node,
+            "audit": tmp_path / "audit.log"}
 
 
 class Server:
@@ -162,11 +175,11 @@ def test_tokens_key_ids_and_malformed_rows_are_refused(server):
             call(server.port, "Sign", sign, token=token)
         assert code(e) == grpc.StatusCode.UNAUTHENTICATED
     denied = []
-    for token, key_id in ((BOB, "gov"), (ALICE, "nobody"), (BOB, "node")):
+    for token, key_id in ((BOB, "gov"), (ALICE, "nobody"), (ALICE, "sym"), (BOB, "plain")):
         with pytest.raises(grpc.RpcError) as e:
             call(server.port, "Sign", pb.SignRequest(key_id=key_id, digest_rows=bytes(32)),
                  token=token)
-        assert code(e) == grpc.StatusCode.PERMISSION_DENIED  # node: an Ed25519 file, not served
+        assert code(e) == grpc.StatusCode.PERMISSION_DENIED  # sym: an SM4 file, not served
         denied.append(e.value.details().replace(key_id, "ID"))
     assert len(set(denied)) == 1  # "not yours" and "no such key" read the same
     for request in (pb.SignRequest(key_id="gov", digest_rows=bytes(33)),):
@@ -183,10 +196,8 @@ def test_tokens_key_ids_and_malformed_rows_are_refused(server):
     with pytest.raises(grpc.RpcError) as e:
         call(server.port, "Sign", pb.SignRequest(key_id="gov", digest_rows=bytes(32 * 4097)))
     assert code(e) == grpc.StatusCode.INVALID_ARGUMENT and "4096" in e.value.details()
-    for method, request in (("Verify", pb.VerifyRequest(algorithm="ed25519", items=[
-                                pb.VerifyItem(public_key=bytes(32), data=b"m",
-                                              signature=bytes(64))])),
-                            ("Encrypt", pb.CipherRequest(key_id="gov", items=[b"abc"]))):
+    for method, request in (("Encrypt", pb.CipherRequest(key_id="gov", items=[b"abc"])),
+                            ("Decrypt", pb.CipherRequest(key_id="gov", items=[b"abc"]))):
         with pytest.raises(grpc.RpcError) as e:
             call(server.port, method, request)
         assert code(e) == grpc.StatusCode.UNIMPLEMENTED and "kuaisuo serve" in e.value.details()
@@ -245,6 +256,79 @@ def test_lists_of_items_sign_and_verify_as_the_library(server, store, ctx):
         assert text in err.value.details()
 
 
+def test_ed25519_lists_sign_and_verify_as_the_library(server, store, ctx):
+    """Ed25519 through kuaisuo serve's list form: messages signed by a key
+    from the store (RFC 8032 7.1 TEST 2's key and vector; a random key's
+    signatures equal to the library's own, Ed25519 being deterministic,
+    and verified by OpenSSL through `cryptography` where installed), from
+    concurrent requests sharing batches; verified per item with the
+    library's statuses, defects included; digests refused."""
+    seed, public_raw, message, signature = RFC8032_TEST2
+    reply = call(server.port, "Sign", pb.SignRequest(key_id="rfc8032", items=[message]),
+                 token=BOB)
+    assert [(r.status, r.value) for r in reply.results] == [(OK, signature)]
+    node = store["node"]
+    lists = [[os.urandom(n) for n in (0, 1, 64, 3000)[:1 + i % 4]] + [b"x" * i]
+             for i in range(24)]
+    with ThreadPoolExecutor(8) as pool:
+        replies = list(pool.map(lambda items: call(server.port, "Sign", pb.SignRequest(
+            key_id="node", items=items), token=BOB), lists))
+    for items, reply in zip(lists, replies):
+        assert [(r.status, r.value) for r in reply.results] == [(OK, node.sign(m))
+                                                                for m in items]
+    audit = json.loads(store["audit"].read_text().splitlines()[-1])
+    assert (audit["algorithm"], audit["digests"]) == ("ed25519", False)
+    messages = lists[3]
+    sigs = [r.value for r in replies[3].results]
+    node_raw = node.public_key().public_bytes_raw()
+    try:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+        peer = Ed25519PublicKey.from_public_bytes(node_raw)
+        for m, sig in zip(messages, sigs):
+            peer.verify(sig, m)  # raises InvalidSignature otherwise
+    except ImportError:
+        pass
+
+    L = (2 ** 252 + 27742317777372353535851937790883648493).to_bytes(32, "little")
+    small_order = bytes([1]) + bytes(31)                   # the neutral point
+    non_canonical = b"\xee" + b"\xff" * 30 + b"\x7f"       # y = p + 1 > p
+    keys = [node_raw] * len(messages) + [public_raw]
+    data = list(messages) + [message]
+    sigs = list(sigs) + [signature]
+    for k, d, g in ((node_raw, b"another message", sigs[1]),  # wrong message
+                    (node_raw, messages[1], sigs[1][:32] + L),  # S = L
+                    (node_raw, messages[1], sigs[1][:-1] + bytes([sigs[1][-1] ^ 1])),
+                    (small_order, messages[1], sigs[1]), (non_canonical, messages[1], sigs[1]),
+                    (node_raw[:31], messages[1], sigs[1]), (node_raw, messages[1], sigs[1][:63]),
+                    (node_raw, messages[1], b"")):
+        keys.append(k); data.append(d); sigs.append(g)
+    items = [pb.VerifyItem(public_key=k, data=d, signature=g) for k, d, g in zip(keys, data, sigs)]
+    reply = call(server.port, "Verify", pb.VerifyRequest(algorithm="ed25519", items=items))
+    got = [r.status for r in reply.results]
+    LENGTH = -3
+    whole = [len(k) == 32 and len(g) == 64 for k, g in zip(keys, sigs)]
+    library = ctx.ed25519.verify([k for k, w in zip(keys, whole) if w],
+                                 [d for d, w in zip(data, whole) if w],
+                                 [g for g, w in zip(sigs, whole) if w])
+    library = iter(library)
+    assert got == [next(library) if w else LENGTH for w in whole]
+    n = len(messages) + 1
+    assert got[:n] == [OK] * n and got[n:] == [-44, -43, -44, -41, -41, LENGTH, LENGTH, LENGTH]
+    assert all(r.error == kuaisuo.strerror(r.status) for r in reply.results[n:])
+
+    code = lambda e: e.value.code()  # noqa: E731
+    for method, request, token, text in (
+            ("Sign", pb.SignRequest(key_id="node", items=[bytes(32)], digests=True), BOB,
+             "not digests"),
+            ("Sign", pb.SignRequest(key_id="node", digest_rows=bytes(32)), BOB, "SM2 keys only"),
+            ("Verify", pb.VerifyRequest(algorithm="ed25519", digests=True, items=items[:1]), BOB,
+             "'ed25519' on digests"),
+            ("Sign", pb.SignRequest(key_id="node", items=[b"m"] * 4097), BOB, "4096")):
+        with pytest.raises(grpc.RpcError) as e:
+            call(server.port, method, request, token=token)
+        assert code(e) == grpc.StatusCode.INVALID_ARGUMENT and text in e.value.details()
+
+
 def test_hash_is_sm3_of_each_item(server):
     """Hash answers as kuaisuo serve does: a digest per item, checked against
     the library and OpenSSL (hashlib) where it has SM3, and GB/T 32905 A.1."""
@@ -274,8 +358,8 @@ def test_hash_is_sm3_of_each_item(server):
 
 def test_key_files_are_reported_and_reloaded_on_sighup(server, store):
     text = server.stderr()
-    assert "node.der: not an SM2 key" in text
-    assert "plain.pem: not encrypted" in text and "1 keys" in text
+    assert "sym.pem: not an SM2 or Ed25519 key" in text
+    assert "plain.pem: not encrypted" in text and "3 keys" in text
     assert PASSWORD not in text
     (store["dir"] / "late.pem").write_bytes(SM2PrivateKey.generate().to_pem(
         PASSWORD.encode(), iterations=2048).encode())
@@ -285,7 +369,7 @@ def test_key_files_are_reported_and_reloaded_on_sighup(server, store):
         if "reloaded" in server.stderr():
             break
         time.sleep(0.05)
-    assert "reloaded, 2 keys" in server.stderr() and "bad.pem" in server.stderr()
+    assert "reloaded, 4 keys" in server.stderr() and "bad.pem" in server.stderr()
 
 
 def test_plain_files_with_allow_plain(store):

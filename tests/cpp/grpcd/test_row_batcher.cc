@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstring>
 #include <future>
 #include <mutex>
 #include <random>
@@ -25,8 +26,8 @@ struct Recorder {
   int fail_with = KS_OK;  // a whole-call failure to return
 } recorder;
 
-int add_key(ks_ctx*, const void* key, const uint8_t* const* in, size_t count, uint8_t* out,
-            int* status) {
+int add_key(ks_ctx*, const void* key, const uint8_t* const* in, const uint64_t*, size_t count,
+            uint8_t* out, int* status) {
   {
     std::lock_guard<std::mutex> lock(recorder.mu);
     recorder.sizes.push_back(count);
@@ -214,6 +215,82 @@ TEST_F(RowBatcherTest, ManyClientsManyEngines) {
     total += s;
   }
   EXPECT_EQ(total, rows.load());
+}
+
+// A kVariable column between two fixed ones: each row's out is its item's
+// length and byte sum, framed by its fixed columns, so an offset rebased
+// wrongly across requests (or chunks cut from one) shows in the values.
+int frame_items(ks_ctx*, const void*, const uint8_t* const* in, const uint64_t* offsets,
+                size_t count, uint8_t* out, int* status) {
+  {
+    std::lock_guard<std::mutex> lock(recorder.mu);
+    recorder.sizes.push_back(count);
+  }
+  if (offsets[0] != 0) return KS_ERR_OFFSETS;
+  for (size_t i = 0; i < count; ++i) {
+    uint8_t sum = 0;
+    for (uint64_t j = offsets[i]; j < offsets[i + 1]; ++j) sum = static_cast<uint8_t>(sum + in[1][j]);
+    const uint8_t row[4] = {in[0][i], static_cast<uint8_t>(offsets[i + 1] - offsets[i]), sum,
+                            in[2][i]};
+    std::memcpy(out + 4 * i, row, 4);
+    status[i] = KS_OK;
+  }
+  return KS_OK;
+}
+
+const RowOp kFrameItems{"frame-items", {1, RowOp::kVariable, 1}, 4, frame_items};
+
+TEST_F(RowBatcherTest, VariableItemsKeepTheirBoundsAcrossRequestsAndCuts) {
+  RowBatcher b({nullptr}, config(7, 200));
+  std::mt19937 rng(5);
+  struct Items {
+    std::vector<uint8_t> head, data, tail, values;
+    std::vector<uint64_t> offsets{0};
+    std::vector<int32_t> statuses;
+    std::promise<void> done;
+  };
+  std::vector<std::unique_ptr<Items>> all;
+  auto key = key_of(0);
+  for (int r = 0; r < 4; ++r) {
+    auto it = std::make_unique<Items>();
+    const size_t count = 3 + r;  // 18 rows in batches of 7: cuts inside requests
+    for (size_t i = 0; i < count; ++i) {
+      it->head.push_back(static_cast<uint8_t>(rng()));
+      it->tail.push_back(static_cast<uint8_t>(rng()));
+      const size_t len = rng() % 3 == 0 ? 0 : rng() % 200;  // empty items too
+      for (size_t j = 0; j < len; ++j) it->data.push_back(static_cast<uint8_t>(rng()));
+      it->offsets.push_back(it->data.size());
+    }
+    it->statuses.assign(count, 1);
+    it->values.assign(4 * count, 0xAA);
+    auto req = std::make_shared<RowRequest>();
+    req->op = &kFrameItems;
+    req->key = key;
+    req->columns = {it->head.data(), it->data.data(), it->tail.data()};
+    req->offsets = it->offsets.data();
+    req->count = count;
+    req->deadline = Clock::now() + milliseconds(10000);
+    req->statuses = it->statuses.data();
+    req->values = it->values.data();
+    req->done = [d = &it->done] { d->set_value(); };
+    ASSERT_EQ(b.submit(req), KS_OK);
+    all.push_back(std::move(it));
+  }
+  for (auto& it : all) {
+    it->done.get_future().get();
+    for (size_t i = 0; i < it->statuses.size(); ++i) {
+      uint8_t sum = 0;
+      for (uint64_t j = it->offsets[i]; j < it->offsets[i + 1]; ++j) {
+        sum = static_cast<uint8_t>(sum + it->data[j]);
+      }
+      const uint8_t want[4] = {it->head[i],
+                               static_cast<uint8_t>(it->offsets[i + 1] - it->offsets[i]), sum,
+                               it->tail[i]};
+      ASSERT_EQ(it->statuses[i], KS_OK) << "row " << i;
+      ASSERT_EQ(std::memcmp(it->values.data() + 4 * i, want, 4), 0) << "row " << i;
+    }
+  }
+  EXPECT_EQ(sizes(), (std::vector<size_t>{7, 7, 4}));
 }
 
 }  // namespace
