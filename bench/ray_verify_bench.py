@@ -46,6 +46,12 @@ def make_table(ctx, rows: int, algorithm: str):
     return pa.table({"public_key": keys, "message": messages, "signature": signatures})
 
 
+def gpu_names() -> list:
+    """The names of the GPUs the library sees (none on a CPU-only build)."""
+    from kuaisuo import _native
+    return [_native._gpu_info(i)["name"] for i in range(kuaisuo.gpu_device_count())]
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--rows", type=int, default=1_000_000)
@@ -82,7 +88,7 @@ def main() -> None:
               "batch_size": args.batch_size, "job_seconds": round(seconds, 3),
               "rows_per_s": round(args.rows / seconds), "table_seconds": round(made, 3),
               "ray": ray.__version__, "host": {"platform": platform.platform(),
-                                               "cpus": os.cpu_count()},
+                                               "cpus": os.cpu_count(), "gpus": gpu_names()},
               "date": datetime.datetime.now(datetime.timezone.utc).isoformat()}
     print(json.dumps(result, indent=1))
     if args.json:
