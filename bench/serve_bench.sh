@@ -13,7 +13,9 @@
 # (WORKERS: kuaisuo serve --workers, server processes sharing the port;
 #  OPS=... in the environment: the ops to run, default "sign-rows verify-rows";
 #  "encrypt" / "encrypt-rows" seal 64-byte messages with SM4-GCM under the
-#  key id vault, as a list of items / in the rows form;
+#  key id vault, as a list of items / in the rows form; "ed25519-sign" /
+#  "ed25519-verify" send lists of messages (GENERATOR=native; the sign op
+#  under the Ed25519 key id node, GEN_ARGS="--message-bytes N" their size);
 #  SERVE_ARGS=... more server options, e.g. --share-devices;
 #  SERVER=grpcd: the native front end kuaisuo-grpcd instead of kuaisuo serve
 #  (rows ops only; WORKERS its --workers), GENERATOR=native: kuaisuo-grpc-load
@@ -34,9 +36,11 @@ trap 'kill -TERM "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 mkdir "$work/keys"
 if [ "$server_kind" = grpcd ] || [ "$generator" = native ]; then
   "$bin/kuaisuo-grpc-load" --new-key "$work/keys/gov.pem"
+  "$bin/kuaisuo-grpc-load" --new-key "$work/keys/node.pem" ed25519
 else
   kuaisuo sm2 keygen --out "$work/keys/gov.pem"
   kuaisuo sm4 keygen --out "$work/keys/vault.pem"
+  kuaisuo ed25519 keygen --out "$work/keys/node.pem"
 fi
 python3 -c 'import secrets; print(secrets.token_hex(16), end="")' > "$work/token"
 python3 - "$work" <<'PY'
@@ -81,7 +85,7 @@ cpu_sample() {
 }
 for op in ${OPS:-sign-rows verify-rows}; do
   cpu_sample > "$work/$op.cpu0"
-  key=gov; case $op in encrypt*) key=vault ;; esac
+  key=gov; case $op in encrypt*) key=vault ;; ed25519-sign) key=node ;; esac
   per_proc=$(python3 -c "print(','.join(str(float(r) / $procs) for r in '$rates'.split(',')))")
   for i in $(seq "$procs"); do
     if [ "$generator" = native ]; then

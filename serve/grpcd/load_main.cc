@@ -1,10 +1,15 @@
 // kuaisuo-grpc-load: an open-loop load generator for the gRPC form of
 // `kuaisuo serve` (service kuaisuo.serve.v1.Signer of
-// python/kuaisuo/serve/kuaisuo_serve.proto), SM2 in the rows form:
-//   sign-rows    Sign{key_id, digest_rows}: count * 32 bytes of digests e;
-//                the reply: count int32 statuses, count * 64 bytes of r||s
-//   verify-rows  Verify{public_key_rows, digest_rows, signature_rows};
-//                the reply: count int32 statuses
+// python/kuaisuo/serve/kuaisuo_serve.proto), SM2 in the rows form and
+// Ed25519 as lists of items:
+//   sign-rows       Sign{key_id, digest_rows}: count * 32 bytes of digests e;
+//                   the reply: count int32 statuses, count * 64 bytes of r||s
+//   verify-rows     Verify{public_key_rows, digest_rows, signature_rows};
+//                   the reply: count int32 statuses
+//   ed25519-sign    Sign{key_id (an Ed25519 key), items: --message-bytes
+//                   messages}; the reply: a result (status, signature) each
+//   ed25519-verify  Verify{algorithm ed25519, items: (key, message,
+//                   signature)}; the reply: a result (status) each
 // It is the native counterpart of `kuaisuo bench-serve --transport grpc`
 // (one Python process tops out at a few thousand requests/s), and its
 // --json document has the same rows, which bench/serve_bench.sh aggregates,
@@ -20,8 +25,8 @@
 // column says how late the sender itself was).
 //
 // Honest inputs: a pool of --pool distinct valid items made with the
-// library before the run (digests from the OS; for verify-rows a key per 16
-// digests and their signatures), cut into windows of --items and serialized
+// library before the run (digests or messages from the OS; for the verify
+// ops a key per 16 items and their signatures), cut into windows of --items and serialized
 // once. Requests take the windows round robin and go out as those bytes
 // (a generic stub over a static slice), so the generator copies nothing
 // per request while the server does the work of every item.
@@ -96,8 +101,9 @@ constexpr size_t kSignatureBytes = KS_SM2_SIGNATURE_BYTES;
 
 const char kUsage[] =
     "usage: kuaisuo-grpc-load --address HOST:PORT --token-file FILE [options]\n"
-    "  --op sign-rows|verify-rows   (default sign-rows)\n"
-    "  --key-id ID                  sign-rows: the server's key (default gov)\n"
+    "  --op sign-rows|verify-rows|ed25519-sign|ed25519-verify   (default sign-rows)\n"
+    "  --key-id ID                  the sign ops: the server's key (default gov)\n"
+    "  --message-bytes N            the ed25519 ops: bytes a message (default 64)\n"
     "  --items N                    items per request (default 1024)\n"
     "  --rates R1,R2,...            offered requests/s, one run each (default 1000)\n"
     "  --seconds S                  per rate (default 3)\n"
@@ -116,9 +122,10 @@ const char kUsage[] =
     "                               the op's batch function on --items pool rows each, in\n"
     "                               page-locked buffers, closed loop for --seconds (the\n"
     "                               rate a server's engines can reach; prints one JSON line)\n"
-    "   or: kuaisuo-grpc-load --new-key FILE\n"
-    "  writes a fresh SM2 key (PKCS#8 PEM, unencrypted, mode 0600) for a benchmark's\n"
-    "  server (kuaisuo-grpcd --allow-plain) where the Python CLI is not installed\n";
+    "   or: kuaisuo-grpc-load --new-key FILE [ed25519]\n"
+    "  writes a fresh SM2 (or Ed25519) key (PKCS#8 PEM, unencrypted, mode 0600) for a\n"
+    "  benchmark's server (kuaisuo-grpcd --allow-plain) where the Python CLI is not\n"
+    "  installed\n";
 
 struct Options {
   std::string address;
@@ -126,6 +133,7 @@ struct Options {
   std::string op = "sign-rows";
   std::string key_id = "gov";
   uint64_t items = 1024;
+  uint64_t message_bytes = 64;
   std::vector<double> rates = {1000.0};
   double seconds = 3.0;
   double warmup = 1.0;
@@ -141,7 +149,9 @@ struct Options {
   std::string json;
   std::string library;  // a backend: measure the library alone
 
-  bool sign() const { return op == "sign-rows"; }
+  bool sign() const { return op == "sign-rows" || op == "ed25519-sign"; }
+  bool ed25519() const { return op == "ed25519-sign" || op == "ed25519-verify"; }
+  bool rows() const { return !ed25519(); }  // the reply carries statuses as rows
 };
 
 bool parse_uint(const std::string& text, uint64_t min, uint64_t max, uint64_t* out) {
@@ -187,14 +197,17 @@ std::string set_flag(const std::string& name, const std::string& value, Options*
   } else if (name == "--token-file") {
     o->token_file = value;
   } else if (name == "--op") {
-    if (value != "sign-rows" && value != "verify-rows") {
-      return "--op: sign-rows or verify-rows, not '" + value + "'";
+    if (value != "sign-rows" && value != "verify-rows" && value != "ed25519-sign" &&
+        value != "ed25519-verify") {
+      return "--op: sign-rows, verify-rows, ed25519-sign or ed25519-verify, not '" + value + "'";
     }
     o->op = value;
   } else if (name == "--key-id") {
     o->key_id = value;
   } else if (name == "--items") {
     if (!parse_uint(value, 1, kMaxItems, &o->items)) return bad + " (1 to 1048576)";
+  } else if (name == "--message-bytes") {
+    if (!parse_uint(value, 0, 1 << 20, &o->message_bytes)) return bad + " (0 to 1048576)";
   } else if (name == "--rates") {
     if (!parse_rates(value, &o->rates)) return bad + " (positive rates such as 500,2000)";
   } else if (name == "--seconds") {
@@ -242,12 +255,16 @@ bool plausible_address(const std::string& address) {
 
 // Checks the flags together; returns an error message or "".
 std::string check_options(const Options& o) {
-  if (!o.library.empty()) return "";
+  if (!o.library.empty()) {
+    return o.ed25519() ? "--library runs sign-rows and verify-rows" : "";
+  }
   if (o.address.empty()) return "--address HOST:PORT is required";
   if (!plausible_address(o.address)) return "--address: HOST:PORT, not '" + o.address + "'";
   if (o.token_file.empty()) return "--token-file FILE is required";
-  if (o.sign() && o.key_id.empty()) return "--op sign-rows needs a --key-id";
-  if (!o.check_key.empty() && !o.sign()) return "--check-key applies to --op sign-rows only";
+  if (o.sign() && o.key_id.empty()) return "--op " + o.op + " needs a --key-id";
+  if (!o.check_key.empty() && o.op != "sign-rows") {
+    return "--check-key applies to --op sign-rows only";
+  }
   for (double rate : o.rates) {
     if (rate * std::max(o.seconds, o.warmup) > kMaxRequestsPerRate) {
       return "--rates x --seconds: more than 5e7 requests in one run";
@@ -407,12 +424,16 @@ bool fill_random(uint8_t* out, size_t len) {
 // ---- the input pool and the prebuilt requests -----------------------------
 
 // count distinct items, each column one buffer. Item i's key is key
-// i / kDigestsPerKey (verify-rows only; sign-rows needs just digests).
+// i / kDigestsPerKey (the verify ops only; the sign ops need just the
+// digests or messages).
 struct Pool {
   size_t count = 0;
-  std::vector<uint8_t> digests;      // count * 32
-  std::vector<uint8_t> public_keys;  // count * 65, 04||x||y
-  std::vector<uint8_t> signatures;   // count * 64, r||s
+  std::vector<uint8_t> digests;      // SM2: count * 32
+  size_t message_bytes = 0;
+  std::vector<uint8_t> messages;     // Ed25519: count * message_bytes
+  size_t key_bytes = kPublicKeyBytes;
+  std::vector<uint8_t> public_keys;  // count * key_bytes: SM2's 04||x||y, Ed25519's 32
+  std::vector<uint8_t> signatures;   // count * 64: SM2's r||s, Ed25519's R||S
 };
 
 // One item checked locally: a pool the server rejects must be the
@@ -428,17 +449,30 @@ bool spot_check(const Pool& pool) {
                   "pool: local verify of item 0");
 }
 
-// Keys, per-item key copies and signatures for verify-rows.
-bool sign_pool(Pool* pool) {
+CtxPtr cpu_context() {
   ks_ctx_config config;
   ks_ctx_config_init(&config);
   config.backend = KS_BACKEND_CPU;
   ks_ctx* raw = nullptr;
-  if (!ks_check(ks_ctx_new(&config, &raw), "CPU context")) return false;
-  CtxPtr ctx(raw);
+  if (!ks_check(ks_ctx_new(&config, &raw), "CPU context")) return nullptr;
+  return CtxPtr(raw);
+}
 
-  const size_t count = pool->count;
-  const size_t keys = (count + kDigestsPerKey - 1) / kDigestsPerKey;
+// Row i of per_item gets row i / kDigestsPerKey of per_key (width bytes a
+// row): the pool's items share keys as bench-serve's do.
+void spread_keys(const uint8_t* per_key, size_t width, size_t count, uint8_t* per_item) {
+  for (size_t i = 0; i < count; ++i) {
+    memcpy(per_item + i * width, per_key + (i / kDigestsPerKey) * width, width);
+  }
+}
+
+size_t key_count(size_t items) { return (items + kDigestsPerKey - 1) / kDigestsPerKey; }
+
+// Keys, per-item key copies and signatures for verify-rows.
+bool sign_pool(Pool* pool) {
+  CtxPtr ctx = cpu_context();
+  if (!ctx) return false;
+  const size_t count = pool->count, keys = key_count(count);
   SecretBytes private_keys(keys * KS_SM2_PRIVATE_KEY_BYTES);
   std::vector<uint8_t> public_keys(keys * kPublicKeyBytes);
   std::vector<int> status(keys);
@@ -448,16 +482,10 @@ bool sign_pool(Pool* pool) {
                 "pool: ks_sm2_keygen_batch", &status)) {
     return false;
   }
-
   SecretBytes item_keys(count * KS_SM2_PRIVATE_KEY_BYTES);
+  spread_keys(private_keys.bytes.data(), KS_SM2_PRIVATE_KEY_BYTES, count, item_keys.bytes.data());
   pool->public_keys.resize(count * kPublicKeyBytes);
-  for (size_t i = 0; i < count; ++i) {
-    const size_t k = i / kDigestsPerKey;
-    memcpy(&item_keys.bytes[i * KS_SM2_PRIVATE_KEY_BYTES],
-           &private_keys.bytes[k * KS_SM2_PRIVATE_KEY_BYTES], KS_SM2_PRIVATE_KEY_BYTES);
-    memcpy(&pool->public_keys[i * kPublicKeyBytes], &public_keys[k * kPublicKeyBytes],
-           kPublicKeyBytes);
-  }
+  spread_keys(public_keys.data(), kPublicKeyBytes, count, pool->public_keys.data());
 
   pool->signatures.resize(count * kSignatureBytes);
   status.assign(count, 0);
@@ -471,11 +499,55 @@ bool sign_pool(Pool* pool) {
   return spot_check(*pool);
 }
 
-bool build_pool(bool with_signatures, size_t count, Pool* pool) {
+// Keys (seeds), per-item copies and signatures for ed25519-verify, item 0
+// verified on its own.
+bool sign_ed25519_pool(Pool* pool) {
+  CtxPtr ctx = cpu_context();
+  if (!ctx) return false;
+  const size_t count = pool->count, keys = key_count(count), w = pool->message_bytes;
+  SecretBytes seeds(keys * KS_ED25519_SEED_BYTES);
+  std::vector<uint8_t> public_keys(keys * KS_ED25519_PUBLIC_KEY_BYTES);
+  std::vector<int> status(keys);
+  if (!ks_check(ks_ed25519_keygen_batch(ctx.get(), keys, seeds.bytes.data(), seeds.bytes.size(),
+                                        public_keys.data(), public_keys.size(), status.data()),
+                "pool: ks_ed25519_keygen_batch", &status)) {
+    return false;
+  }
+  SecretBytes item_seeds(count * KS_ED25519_SEED_BYTES);
+  spread_keys(seeds.bytes.data(), KS_ED25519_SEED_BYTES, count, item_seeds.bytes.data());
+  pool->key_bytes = KS_ED25519_PUBLIC_KEY_BYTES;
+  pool->public_keys.resize(count * pool->key_bytes);
+  spread_keys(public_keys.data(), pool->key_bytes, count, pool->public_keys.data());
+
+  std::vector<uint64_t> offsets(count + 1);
+  for (size_t i = 0; i <= count; ++i) offsets[i] = i * w;
+  pool->signatures.resize(count * KS_ED25519_SIGNATURE_BYTES);
+  status.assign(count, 0);
+  if (!ks_check(ks_ed25519_sign_batch_seeds(ctx.get(), item_seeds.bytes.data(),
+                                            pool->messages.data(), pool->messages.size(),
+                                            offsets.data(), count, pool->signatures.data(),
+                                            pool->signatures.size(), status.data()),
+                "pool: ks_ed25519_sign_batch_seeds", &status)) {
+    return false;
+  }
+  status.assign(1, 0);
+  return ks_check(ks_ed25519_verify_batch(ctx.get(), pool->public_keys.data(),
+                                          pool->messages.data(), w, offsets.data(), 1,
+                                          pool->signatures.data(), status.data()),
+                  "pool: local verify of item 0", &status);
+}
+
+bool build_pool(const Options& o, size_t count, Pool* pool) {
   pool->count = count;
+  if (o.ed25519()) {
+    pool->message_bytes = o.message_bytes;
+    pool->messages.resize(count * o.message_bytes);
+    if (!fill_random(pool->messages.data(), pool->messages.size())) return false;
+    return o.sign() || sign_ed25519_pool(pool);
+  }
   pool->digests.resize(count * kDigestBytes);
   if (!fill_random(pool->digests.data(), pool->digests.size())) return false;
-  return !with_signatures || sign_pool(pool);
+  return o.sign() || sign_pool(pool);
 }
 
 // Pool item of row t of window (request) j; windows wrap around the pool.
@@ -503,30 +575,51 @@ std::string window(const Pool& pool, const std::vector<uint8_t>& column, size_t 
   return out;
 }
 
+// Window j of the pool as a request of o.op. Each carries the caller's
+// timeout: the server drops items whose caller has given up (status -61).
+bool serialize_request(const Options& o, const Pool& pool, size_t j, std::string* out) {
+  const size_t n = o.items, mb = pool.message_bytes, kb = pool.key_bytes;
+  const auto timeout = static_cast<uint32_t>(o.timeout_ms);
+  if (o.op == "sign-rows" || o.op == "ed25519-sign") {
+    pb::SignRequest request;
+    request.set_key_id(o.key_id);
+    if (o.ed25519()) {
+      const std::string messages = window(pool, pool.messages, mb, n, j);
+      for (size_t t = 0; t < n; ++t) request.add_items(messages.substr(t * mb, mb));
+    } else {
+      request.set_digest_rows(window(pool, pool.digests, kDigestBytes, n, j));
+    }
+    request.set_timeout_ms(timeout);
+    return request.SerializeToString(out);
+  }
+  pb::VerifyRequest request;
+  const std::string keys = window(pool, pool.public_keys, kb, n, j);
+  const std::string sigs = window(pool, pool.signatures, kSignatureBytes, n, j);
+  if (o.ed25519()) {
+    request.set_algorithm("ed25519");
+    const std::string messages = window(pool, pool.messages, mb, n, j);
+    for (size_t t = 0; t < n; ++t) {
+      pb::VerifyItem* item = request.add_items();
+      item->set_public_key(keys.substr(t * kb, kb));
+      item->set_data(messages.substr(t * mb, mb));
+      item->set_signature(sigs.substr(t * kSignatureBytes, kSignatureBytes));
+    }
+  } else {
+    request.set_public_key_rows(keys);
+    request.set_digest_rows(window(pool, pool.digests, kDigestBytes, n, j));
+    request.set_signature_rows(sigs);
+  }
+  request.set_timeout_ms(timeout);
+  return request.SerializeToString(out);
+}
+
 // One serialized request per window: ceil(count / items) of them, so every
 // pool item is sent and no item appears twice in one request (items <= count).
 bool build_requests(const Options& o, const Pool& pool, std::vector<std::string>* out) {
-  const size_t items = o.items;
-  const size_t n = (pool.count + items - 1) / items;
+  const size_t n = (pool.count + o.items - 1) / o.items;
   out->assign(n, std::string());
   for (size_t j = 0; j < n; ++j) {
-    bool ok;
-    if (o.sign()) {
-      pb::SignRequest request;
-      request.set_key_id(o.key_id);
-      request.set_digest_rows(window(pool, pool.digests, kDigestBytes, items, j));
-      // The server drops items whose caller has given up (status -61).
-      request.set_timeout_ms(static_cast<uint32_t>(o.timeout_ms));
-      ok = request.SerializeToString(&(*out)[j]);
-    } else {
-      pb::VerifyRequest request;
-      request.set_public_key_rows(window(pool, pool.public_keys, kPublicKeyBytes, items, j));
-      request.set_digest_rows(window(pool, pool.digests, kDigestBytes, items, j));
-      request.set_signature_rows(window(pool, pool.signatures, kSignatureBytes, items, j));
-      request.set_timeout_ms(static_cast<uint32_t>(o.timeout_ms));
-      ok = request.SerializeToString(&(*out)[j]);
-    }
-    if (!ok) {
+    if (!serialize_request(o, pool, j, &(*out)[j])) {
       fprintf(stderr, "%s: cannot serialize request %zu\n", kTool, j);
       return false;
     }
@@ -631,14 +724,23 @@ int32_t load_le32(const char* p) {
                               uint32_t{b[3]} << 24);
 }
 
-void count_statuses(const std::string& statuses, Tally* tally) {
-  for (size_t i = 0; i + 4 <= statuses.size(); i += 4) {
-    const int32_t status = load_le32(&statuses[i]);
-    if (status == 0) {
-      ++tally->items_ok;
-    } else {
-      ++tally->item_errors[status];
+void count_status(int32_t status, Tally* tally) {
+  if (status == 0) {
+    ++tally->items_ok;
+  } else {
+    ++tally->item_errors[status];
+  }
+}
+
+// The reply's item statuses: rows of int32s, or a status per result.
+void count_statuses(const pb::Reply& reply, bool rows, Tally* tally) {
+  if (rows) {
+    const std::string& statuses = reply.statuses();
+    for (size_t i = 0; i + 4 <= statuses.size(); i += 4) {
+      count_status(load_le32(&statuses[i]), tally);
     }
+  } else {
+    for (const pb::ItemResult& result : reply.results()) count_status(result.status(), tally);
   }
 }
 
@@ -801,14 +903,16 @@ class Client {
       return;
     }
     const pb::Reply& reply = call->reply;
-    if (reply.statuses().size() != options_.items * 4) {
+    const bool rows = options_.rows();
+    const size_t answered = rows ? reply.statuses().size() : reply.results_size() * size_t{4};
+    if (answered != options_.items * 4) {
       ++tally->transport["bad reply"];
       return;
     }
     ++tally->ok;
     tally->latencies.push_back(seconds_between(call->scheduled, now));
     tally->last_ok = std::max(tally->last_ok, now);
-    count_statuses(reply.statuses(), tally);
+    count_statuses(reply, rows, tally);
     RateRun* run = call->run;
     if (run->want_sample && !run->sample_claimed.exchange(true, std::memory_order_relaxed)) {
       run->sample.taken = true;
@@ -1159,6 +1263,7 @@ void write_parameters(JsonWriter* w, const Options& o) {
   w->member("op", o.op);
   write_optional_string(w, "key_id", o.sign() ? o.key_id : "");
   w->member("items", o.items);
+  if (o.ed25519()) w->member("message_bytes", o.message_bytes);
   w->key("rates");
   w->begin_array();
   for (double r : o.rates) w->number(r);
@@ -1514,17 +1619,27 @@ int run_library(const Options& o, const Pool& pool) {
   return 0;
 }
 
-// A benchmark's throwaway server key, written where only its owner reads it.
-int write_new_key(const std::string& path) {
+// A fresh key's plain PKCS#8 PEM.
+bool new_key_pem(bool ed25519, SecretBytes* pem, size_t* len) {
+  if (ed25519) {
+    ks_ed25519_key* key = nullptr;
+    if (!ks_check(ks_ed25519_key_generate(&key), "--new-key: keygen")) return false;
+    const int rc = ks_ed25519_key_encode(key, 1, pem->bytes.data(), pem->bytes.size(), len);
+    ks_ed25519_key_free(key);
+    return ks_check(rc, "--new-key: PKCS#8");
+  }
   ks_sm2_key* raw = nullptr;
-  if (!ks_check(ks_sm2_key_generate(&raw), "--new-key: keygen")) return kExitSetup;
+  if (!ks_check(ks_sm2_key_generate(&raw), "--new-key: keygen")) return false;
   KeyPtr key(raw);
+  return ks_check(ks_sm2_key_encode(key.get(), 1, pem->bytes.data(), pem->bytes.size(), len),
+                  "--new-key: PKCS#8");
+}
+
+// A benchmark's throwaway server key, written where only its owner reads it.
+int write_new_key(const std::string& path, bool ed25519) {
   SecretBytes pem(1024);
   size_t len = 0;
-  if (!ks_check(ks_sm2_key_encode(key.get(), 1, pem.bytes.data(), pem.bytes.size(), &len),
-                "--new-key: PKCS#8")) {
-    return kExitSetup;
-  }
+  if (!new_key_pem(ed25519, &pem, &len)) return kExitSetup;
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
   if (fd < 0 || write(fd, pem.bytes.data(), len) != static_cast<ssize_t>(len) || close(fd) != 0) {
     fprintf(stderr, "%s: --new-key %s: %s\n", kTool, path.c_str(), strerror(errno));
@@ -1549,14 +1664,17 @@ int main(int argc, char** argv) {
       return 0;
     }
   }
-  if (argc == 3 && strcmp(argv[1], "--new-key") == 0) return write_new_key(argv[2]);
+  if ((argc == 3 || (argc == 4 && strcmp(argv[3], "ed25519") == 0)) &&
+      strcmp(argv[1], "--new-key") == 0) {
+    return write_new_key(argv[2], argc == 4);
+  }
   Options o;
   const std::string error = parse_flags(argc, argv, &o);
   if (!error.empty()) return usage_error(error);
 
   if (!o.library.empty()) {
     Pool pool;
-    if (!build_pool(!o.sign(), std::max(o.pool, o.items), &pool)) return kExitSetup;
+    if (!build_pool(o, std::max(o.pool, o.items), &pool)) return kExitSetup;
     return run_library(o, pool);
   }
 
@@ -1578,7 +1696,7 @@ int main(int argc, char** argv) {
   const auto pool_start = Clock::now();
   Pool pool;
   std::vector<std::string> requests;
-  if (!build_pool(!o.sign(), pool_size, &pool) || !build_requests(o, pool, &requests)) {
+  if (!build_pool(o, pool_size, &pool) || !build_requests(o, pool, &requests)) {
     fprintf(stderr, "%s: cannot build the input pool\n", kTool);
     return kExitSetup;
   }

@@ -507,19 +507,28 @@ LOAD = os.path.join(os.path.dirname(BINARY), "kuaisuo-grpc-load")
 
 
 @pytest.mark.skipif(not os.path.exists(LOAD), reason="kuaisuo-grpc-load not built")
-@pytest.mark.parametrize("op", ["sign-rows", "verify-rows"])
+@pytest.mark.parametrize("op", ["sign-rows", "verify-rows", "ed25519-sign", "ed25519-verify"])
 def test_load_generator_runs_against_the_server(store, tmp_path, op):
     """bench/serve_bench.sh's generator: every request answered with status
-    0 rows, and for sign-rows a returned signature verified on the CPU."""
+    0 items (rows, or Ed25519 lists), and for sign-rows a returned signature
+    verified on the CPU. Its --new-key writes keys the server loads."""
+    for algorithm in ("sm2", "ed25519"):
+        subprocess.run([LOAD, "--new-key", str(store["dir"] / f"new-{algorithm}.pem"),
+                        *(["ed25519"] if algorithm == "ed25519" else [])], check=True, timeout=60)
     s = Server(store, "--allow-plain", "--max-delay-ms", "1")
     try:
-        (tmp_path / "token").write_text(ALICE)
+        assert "6 keys" in s.stderr()  # gov, node, rfc8032, plain and the two new ones
+        ed25519 = op.startswith("ed25519")
+        (tmp_path / "token").write_text(BOB if ed25519 else ALICE)
+        key_id = "node" if ed25519 else "plain"
         out = tmp_path / "load.json"
         check = ["--check-key", str(store["dir"] / "plain.pem")] if op == "sign-rows" else []
+        sizes = ["--message-bytes", "100"] if ed25519 else []
         subprocess.run([LOAD, "--address", f"127.0.0.1:{s.port}", "--token-file",
-                        str(tmp_path / "token"), "--op", op, "--key-id", "plain", "--items", "16",
+                        str(tmp_path / "token"), "--op", op, "--key-id", key_id, "--items", "16",
                         "--pool", "256", "--rates", "200", "--seconds", "0.5", "--warmup", "0",
-                        "--json", str(out), *check], check=True, capture_output=True, timeout=120)
+                        "--json", str(out), *check, *sizes], check=True, capture_output=True,
+                       timeout=120)
         (row,) = json.loads(out.read_text())["rows"]
         assert row["ok"] == row["sent"] > 0
         assert row["items_ok"] == 16 * row["sent"] and row["item_errors"] == 0
