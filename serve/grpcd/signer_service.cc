@@ -278,8 +278,12 @@ class SignerService::Call final : public Event {
   void finish(const grpc::Status& status) { writer.Finish(reply, status, this); }
 
   grpc::ServerContext ctx;
-  Request request;
-  v1::Reply reply;
+  // The request and reply live on the call's arena: a list of 1,024 items
+  // is some 4,000 strings and messages, each a malloc and a free otherwise
+  // (perf, Ed25519 lists: a third of the server's own CPU a request).
+  google::protobuf::Arena arena;
+  Request& request = *google::protobuf::Arena::CreateMessage<Request>(&arena);
+  v1::Reply& reply = *google::protobuf::Arena::CreateMessage<v1::Reply>(&arena);
   grpc::ServerAsyncResponseWriter<v1::Reply> writer{&ctx};
 
  private:
