@@ -8,6 +8,21 @@
 namespace kuaisuo::serve {
 namespace {
 
+// How many of the n rows from c's first fit in *budget bytes of its
+// variable-length column (all n for an op without one), taken from the
+// budget; at least one when first_in_batch, so that an item larger than
+// the budget runs in a batch of its own.
+size_t rows_within_budget(const RowRequest& req, size_t first, size_t n, bool first_in_batch,
+                          size_t* budget) {
+  if (!req.op->has_variable()) return n;
+  const uint64_t* o = req.offsets + first;
+  size_t k = 0;
+  while (k < n && o[k + 1] - o[0] <= *budget) ++k;
+  if (k == 0 && first_in_batch) k = 1;
+  *budget -= std::min<uint64_t>(*budget, o[k] - o[0]);
+  return k;
+}
+
 // Every row of chunk gets status (no value).
 void fail_rows(RowRequest* req, size_t first, size_t count, int status) {
   std::fill(req->statuses + first, req->statuses + first + count, status);
@@ -261,13 +276,16 @@ RowBatcher::Queue* RowBatcher::ready_queue(Clock::time_point now, Clock::time_po
   return best;
 }
 
-// Up to max_batch rows off the queue's head, the last chunk split if it
-// does not fit; an emptied queue leaves the map.
+// Up to max_batch rows (and max_batch_bytes of variable-length items)
+// off the queue's head, the last chunk split if it does not fit; an
+// emptied queue leaves the map.
 void RowBatcher::cut(Queue* q, std::vector<Chunk>* batch) {
-  size_t room = config_.max_batch;
+  size_t room = config_.max_batch, budget = config_.max_batch_bytes;
   while (room > 0 && !q->chunks.empty()) {
     Chunk& head = q->chunks.front();
-    const size_t n = std::min(room, head.count);
+    const size_t n = rows_within_budget(*head.req, head.first, std::min(room, head.count),
+                                        batch->empty(), &budget);
+    if (n == 0) break;
     batch->push_back(Chunk{head.req, head.first, n, head.queued});
     room -= n;
     q->rows -= n;

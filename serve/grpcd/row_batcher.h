@@ -7,7 +7,8 @@
 //
 // Rules (python/kuaisuo/batching.py's docstring):
 //  - a queue per (operation, key); a batch forms when max_batch rows wait
-//    or the oldest has waited max_delay, whichever comes first;
+//    or the oldest has waited max_delay, whichever comes first, and takes
+//    at most max_batch rows (and max_batch_bytes of variable-length items);
 //  - each engine thread runs one batch call at a time, the ready queue
 //    whose head is oldest first, so batches grow with the load;
 //  - at most max_queued rows accepted and unfinished: a request past it is
@@ -23,6 +24,7 @@
 #ifndef KUAISUO_SERVE_GRPCD_ROW_BATCHER_H_
 #define KUAISUO_SERVE_GRPCD_ROW_BATCHER_H_
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -60,6 +62,10 @@ struct RowOp {
   std::vector<size_t> in_widths;
   size_t out_width;
   Run run;
+
+  bool has_variable() const {
+    return std::find(in_widths.begin(), in_widths.end(), kVariable) != in_widths.end();
+  }
 };
 
 // One request's rows. The columns point into the caller's request, which
@@ -81,6 +87,10 @@ struct RowRequest {
 
 struct BatcherConfig {
   size_t max_batch = 4096;
+  // Bytes of a kVariable column in one batch (a single larger item still
+  // runs alone): the engines' gather buffers grow to the largest batch and
+  // stay, so rows alone would not bound them when items are whole messages.
+  size_t max_batch_bytes = size_t{64} << 20;
   std::chrono::microseconds max_delay{2000};
   size_t max_queued = size_t{1} << 20;
   unsigned calls_per_context = 1;  // engine threads sharing one ks_ctx

@@ -8,10 +8,13 @@
 //   kuaisuo-grpcd --keys DIR --access FILE --listen 127.0.0.1:50051
 //       [--passin pass:|env:|file:] [--allow-plain] [--tls-cert PEM --tls-key PEM
 //       [--tls-client-ca PEM]] [--allow-insecure] [--backend auto|cpu|gpu]
-//       [--devices 0,1|all] [--threads N] [--max-batch N] [--max-delay-ms F]
+//       [--devices 0,1|all] [--threads N] [--max-batch N] [--max-batch-mib N]
+//       [--max-delay-ms F]
 //       [--max-queued N] [--max-items N] [--calls-per-device N] [--finish-threads N]
 //       [--queues N] [--workers N] [--audit-log FILE]
 //
+// --max-batch-mib N: the bytes of Ed25519 messages one batch gathers (a
+// message larger than that runs alone), default 64.
 // --queues N: gRPC completion queues, a polling thread each, that parse
 // and check calls (default: half the cores, at most 16).
 // --workers N: N server processes on one port (gRPC sets SO_REUSEPORT, so
@@ -56,6 +59,7 @@ struct Options {
   unsigned threads = 0, calls_per_device = 0, finish_threads = 4, workers = 1;
   unsigned queues = std::clamp(std::thread::hardware_concurrency() / 2, 1u, 16u);
   size_t max_batch = 4096, max_queued = size_t{1} << 20, max_items = 4096;
+  size_t max_batch_mib = 64;  // Ed25519's messages in one batch
   double max_delay_ms = 2.0;
 };
 
@@ -101,6 +105,8 @@ Options parse(int argc, char** argv) {
       o.finish_threads = static_cast<unsigned>(whole(flag, value, 1));
     } else if (flag == "--max-batch") {
       o.max_batch = whole(flag, value, 1);
+    } else if (flag == "--max-batch-mib") {
+      o.max_batch_mib = std::min<size_t>(whole(flag, value, 1), size_t{1} << 20);
     } else if (flag == "--max-queued") {
       o.max_queued = whole(flag, value, 1);
     } else if (flag == "--max-items") {
@@ -234,6 +240,7 @@ int run(const Options& o) {
   std::vector<ks_ctx*> contexts = open_contexts(o);
   BatcherConfig config;
   config.max_batch = o.max_batch;
+  config.max_batch_bytes = o.max_batch_mib << 20;
   config.max_delay = std::chrono::microseconds(static_cast<long long>(o.max_delay_ms * 1000));
   config.max_queued = o.max_queued;
   // Two calls a GPU: one gathers its rows while the other's batch runs.

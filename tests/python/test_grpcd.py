@@ -329,6 +329,22 @@ def test_ed25519_lists_sign_and_verify_as_the_library(server, store, ctx):
         assert code(e) == grpc.StatusCode.INVALID_ARGUMENT and text in e.value.details()
 
 
+def test_ed25519_messages_past_the_batch_byte_budget(store):
+    """--max-batch-mib bounds the bytes of messages a batch gathers: lists
+    of large and small messages are cut into several batches, and a
+    message larger than the budget runs alone; every signature as the
+    library makes it."""
+    s = Server(store, "--max-batch-mib", "1", "--max-items", "65536")
+    try:
+        node = store["node"]
+        items = [os.urandom(3 << 20), b"a", os.urandom(700 << 10), os.urandom(700 << 10), b""]
+        reply = call(s.port, "Sign", pb.SignRequest(key_id="node", items=items), token=BOB)
+        assert [(r.status, r.value) for r in reply.results] == [(OK, node.sign(m))
+                                                                for m in items]
+    finally:
+        assert s.stop() == 0
+
+
 def test_hash_is_sm3_of_each_item(server):
     """Hash answers as kuaisuo serve does: a digest per item, checked against
     the library and OpenSSL (hashlib) where it has SM3, and GB/T 32905 A.1."""
