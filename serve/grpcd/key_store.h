@@ -34,7 +34,6 @@ struct SigningKey {
   Ed25519Key ed25519;
 
   explicit operator bool() const { return sm2 || ed25519; }
-  const char* algorithm() const { return sm2 ? "sm2" : "ed25519"; }  // kuaisuo serve's names
 };
 
 class KeyStore {

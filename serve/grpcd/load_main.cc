@@ -26,10 +26,11 @@
 //
 // Honest inputs: a pool of --pool distinct valid items made with the
 // library before the run (digests or messages from the OS; for the verify
-// ops a key per 16 items and their signatures), cut into windows of --items and serialized
-// once. Requests take the windows round robin and go out as those bytes
-// (a generic stub over a static slice), so the generator copies nothing
-// per request while the server does the work of every item.
+// ops a key per 16 items and their signatures), cut into windows of
+// --items and serialized once. Requests take the windows round robin and
+// go out as those bytes (a generic stub over a static slice), so the
+// generator copies nothing per request while the server does the work of
+// every item.
 //
 //   kuaisuo-grpc-load --address 127.0.0.1:50051 --token-file tok --op verify-rows
 //       --items 1024 --rates 500,2000,8000 --seconds 3 --json out.json
@@ -89,6 +90,7 @@ constexpr auto kConnectLimit = std::chrono::seconds(10);
 // Limits that keep the buffers below well inside memory and size_t.
 constexpr uint64_t kMaxItems = uint64_t{1} << 20;
 constexpr uint64_t kMaxPool = uint64_t{1} << 24;
+constexpr uint64_t kMaxPoolMessageBytes = uint64_t{1} << 32;
 constexpr double kMaxRequestsPerRate = 5e7;
 // The signature rows printed per --check-key mismatch report.
 constexpr uint64_t kMaxCheckReports = 5;
@@ -264,6 +266,9 @@ std::string check_options(const Options& o) {
   if (o.sign() && o.key_id.empty()) return "--op " + o.op + " needs a --key-id";
   if (!o.check_key.empty() && o.op != "sign-rows") {
     return "--check-key applies to --op sign-rows only";
+  }
+  if (o.ed25519() && std::max(o.pool, o.items) * o.message_bytes > kMaxPoolMessageBytes) {
+    return "--pool (or --items) x --message-bytes: more than 4 GiB of messages";
   }
   for (double rate : o.rates) {
     if (rate * std::max(o.seconds, o.warmup) > kMaxRequestsPerRate) {

@@ -8,7 +8,7 @@
 namespace kuaisuo::serve {
 namespace {
 
-// How many of the n rows from c's first fit in *budget bytes of its
+// How many of the n rows of req from row first fit in *budget bytes of its
 // variable-length column (all n for an op without one), taken from the
 // budget; at least one when first_in_batch, so that an item larger than
 // the budget runs in a batch of its own.
