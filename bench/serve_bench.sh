@@ -18,7 +18,7 @@
 #  under the Ed25519 key id node, GEN_ARGS="--message-bytes N" their size);
 #  SERVE_ARGS=... more server options, e.g. --share-devices;
 #  SERVER=grpcd: the native front end kuaisuo-grpcd instead of kuaisuo serve
-#  (rows ops only; WORKERS its --workers), GENERATOR=native: kuaisuo-grpc-load
+#  (the rows and ed25519 ops; WORKERS its --workers), GENERATOR=native: kuaisuo-grpc-load
 #  instead of kuaisuo bench-serve (GEN_ARGS=... more of its options, e.g.
 #  "--channels 64 --threads 8"); both binaries from GRPCD_BIN, default
 #  build/cpu/bin, and neither needs the Python package);
