@@ -15,9 +15,8 @@ namespace {
 size_t rows_within_budget(const RowRequest& req, size_t first, size_t n, bool first_in_batch,
                           size_t* budget) {
   if (!req.op->has_variable()) return n;
-  const uint64_t* o = req.offsets + first;
-  size_t k = 0;
-  while (k < n && o[k + 1] - o[0] <= *budget) ++k;
+  const uint64_t* o = req.offsets + first;  // non-decreasing: a binary search, under the lock
+  size_t k = static_cast<size_t>(std::upper_bound(o + 1, o + n + 1, o[0] + *budget) - (o + 1));
   if (k == 0 && first_in_batch) k = 1;
   *budget -= std::min<uint64_t>(*budget, o[k] - o[0]);
   return k;
@@ -121,10 +120,11 @@ class RowBatcher::Engine {
     out[0] = 0;
     for (const Chunk* c : live) {
       const uint64_t* o = c->req->offsets + c->first;
-      if (o[c->count] > o[0]) std::memcpy(dst + at, c->req->columns[col] + o[0], o[c->count] - o[0]);
+      const size_t len = o[c->count] - o[0];
+      if (len > 0) std::memcpy(dst + at, c->req->columns[col] + o[0], len);
       for (size_t i = 1; i <= c->count; ++i) out[i] = at + (o[i] - o[0]);
       out += c->count;
-      at += o[c->count] - o[0];
+      at += len;
     }
     *offsets = reinterpret_cast<const uint64_t*>(offsets_.get(0));
     return dst;

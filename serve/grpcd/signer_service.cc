@@ -552,7 +552,10 @@ SignerService::Answer SignerService::verify_items(Call<v1::VerifyRequest>* call)
   Clock::time_point deadline;
   if (grpc::Status s = admit(count, req.timeout_ms(), &deadline); !s.ok()) return s;
   auto list = std::make_shared<ListRows>(count, kVerifyDigestRows);
-  std::vector<std::string> sigs(count);
+  std::string sigs(count * kSignature, '\0');  // r || s per item, one buffer
+  auto sig = [&sigs](size_t i) {
+    return std::string_view(sigs).substr(i * kSignature, kSignature);
+  };
   std::string keys;
   std::vector<std::string_view> messages;
   std::vector<size_t> hashed;  // the items whose messages are hashed here
@@ -563,13 +566,12 @@ SignerService::Answer SignerService::verify_items(Call<v1::VerifyRequest>* call)
       list->status[i] = KS_ERR_LENGTH;
       continue;
     }
-    sigs[i].resize(kSignature);
     const int der = ks_sm2_signature_from_der(bytes(item.signature()), item.signature().size(),
-                                              reinterpret_cast<uint8_t*>(sigs[i].data()));
+                                              reinterpret_cast<uint8_t*>(&sigs[i * kSignature]));
     if (der != KS_OK) {
       list->status[i] = der;
     } else if (req.digests()) {
-      list->add(i, {item.public_key(), item.data(), sigs[i]});
+      list->add(i, {item.public_key(), item.data(), sig(i)});
     } else {
       keys += item.public_key();
       messages.push_back(item.data());
@@ -583,7 +585,7 @@ SignerService::Answer SignerService::verify_items(Call<v1::VerifyRequest>* call)
       const size_t i = hashed[h];
       if (status[h] == KS_OK) {
         list->add(i, {std::string_view(keys).substr(h * kPublicKey, kPublicKey),
-                      std::string_view(digests).substr(h * kDigest, kDigest), sigs[i]});
+                      std::string_view(digests).substr(h * kDigest, kDigest), sig(i)});
       } else {
         list->status[i] = status[h];
       }
