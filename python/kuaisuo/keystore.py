@@ -15,9 +15,15 @@ only when `allow_plain=True`.
 load() reads them all: the keys that load replace the store's set at once
 (a request never sees half a reload), and each file that does not load is
 reported by name with the library's reason, never with its bytes. reload()
-does the same again (what the service runs on SIGHUP, see
-reload_on_signal). Keys never leave the process through this module: the
-store's repr and reports carry ids, algorithms and file names only.
+does the same again; load_async() does it with the files read and their
+passphrase derivations (PBKDF2, slow on purpose) run on a thread, which is
+what the service runs on SIGHUP (reload_on_signal), so that requests are
+answered meanwhile; a reload that fails (the directory cannot be read)
+keeps the set it had. max_iterations bounds the PBKDF2 iteration count a
+file may ask for (None: the library's default bound), so that a planted
+file cannot stall a (re)load. Keys never leave the process through this
+module: the store's repr and reports carry ids, algorithms and file names
+only.
 
 Access maps clients' bearer tokens to the key ids each may use, from a
 JSON file that holds SHA-256 digests of the tokens, never the tokens:
@@ -33,11 +39,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import os
 import re
 import signal
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional, Union
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple, Union
 
 from ._native import KuaisuoError
 from ._pkcs8 import Password, is_encrypted
@@ -63,32 +70,55 @@ _DECODERS = (SM2PrivateKey.from_der, Ed25519PrivateKey.from_der, SM4Key.from_der
 _ALGORITHMS = {SM2PrivateKey: "sm2", Ed25519PrivateKey: "ed25519", SM4Key: "sm4"}
 
 
-def _decode(data: bytes, password: Optional[Password]) -> PrivateKey:
+def _decode(data: bytes, password: Optional[Password], **bounds: Any) -> PrivateKey:
     """SM2, else Ed25519, else SM4 (each decoder names a key of another
-    algorithm with KS_ERR_KEY_ALGORITHM)."""
+    algorithm with KS_ERR_KEY_ALGORITHM). bounds: max_iterations, when set."""
     for decode in _DECODERS[:-1]:
         try:
-            return decode(data, password)
+            return decode(data, password, **bounds)
         except KuaisuoError as e:
             if e.code != _KEY_ALGORITHM:
                 raise
-    return _DECODERS[-1](data, password)
+    return _DECODERS[-1](data, password, **bounds)
 
 
 class KeyStore:
     """Keys by id from one directory."""
 
     def __init__(self, directory: Union[str, os.PathLike], password: Optional[Password] = None,
-                 *, allow_plain: bool = False) -> None:
+                 *, allow_plain: bool = False, max_iterations: Optional[int] = None) -> None:
         self.directory = os.fspath(directory)
         self._password = password
         self._allow_plain = allow_plain
+        # Passed only when set: None is the decoders' own default bound.
+        self._bounds = {} if max_iterations is None else {"max_iterations": max_iterations}
         self._keys: Dict[str, PrivateKey] = {}
         self.errors: List[LoadError] = []
+        self._reloads: Optional[asyncio.Lock] = None
 
     def load(self) -> List[LoadError]:
         """Reads the directory; returns (and keeps in .errors) the files
-        that did not load. Raises OSError if the directory cannot be read."""
+        that did not load. Raises OSError if the directory cannot be read
+        (the set is then unchanged)."""
+        return self._swap(*self._read_all())
+
+    reload = load
+
+    async def load_async(self) -> List[LoadError]:
+        """load() with the reading and key derivation on the loop's default
+        executor; the set is swapped on the loop's thread, at once, after
+        every file has been read. Reloads run one at a time, in order."""
+        if self._reloads is None:
+            self._reloads = asyncio.Lock()
+        async with self._reloads:
+            read = await asyncio.get_running_loop().run_in_executor(None, self._read_all)
+            return self._swap(*read)
+
+    def _swap(self, keys: Dict[str, PrivateKey], errors: List[LoadError]) -> List[LoadError]:
+        self._keys, self.errors = keys, errors
+        return errors
+
+    def _read_all(self) -> Tuple[Dict[str, PrivateKey], List[LoadError]]:
         keys: Dict[str, PrivateKey] = {}
         errors: List[LoadError] = []
         for name in sorted(os.listdir(self.directory)):
@@ -106,10 +136,7 @@ class KeyStore:
                 keys[stem] = self._read(os.path.join(self.directory, name))
             except (KuaisuoError, TypeError, ValueError, OSError) as e:
                 errors.append(LoadError(name, str(e)))
-        self._keys, self.errors = keys, errors
-        return errors
-
-    reload = load
+        return keys, errors
 
     def _read(self, path: str) -> PrivateKey:
         with open(path, "rb") as f:
@@ -118,7 +145,7 @@ class KeyStore:
         if not encrypted and not self._allow_plain:
             raise ValueError("the key is not encrypted and the store takes encrypted keys "
                              "only (allow_plain=True accepts plain ones)")
-        return _decode(data, self._password if encrypted else None)
+        return _decode(data, self._password if encrypted else None, **self._bounds)
 
     def get(self, key_id: str) -> Optional[PrivateKey]:
         """The key of that id, or None."""
@@ -140,8 +167,22 @@ class KeyStore:
 
     def reload_on_signal(self, loop: asyncio.AbstractEventLoop,
                          signum: int = signal.SIGHUP) -> None:
-        """Reloads the directory when the process gets signum (POSIX)."""
-        loop.add_signal_handler(signum, self.reload)
+        """Reloads the directory (load_async) when the process gets signum
+        (POSIX); the files that do not load, or why the reload failed, are
+        logged one line each (logger kuaisuo.keystore)."""
+        loop.add_signal_handler(signum, lambda: loop.create_task(self._logged_reload()))
+
+    async def _logged_reload(self) -> None:
+        log = logging.getLogger("kuaisuo.keystore")
+        try:
+            errors = await self.load_async()
+        except OSError as e:
+            log.error("key reload failed, keeping the %d keys loaded before: %s",
+                      len(self), e)
+            return
+        for e in errors:
+            log.warning("key not loaded: %s: %s", e.file, e.reason)
+        log.info("keys reloaded: %d", len(self))
 
 
 def token_digest(token: Union[str, bytes]) -> str:

@@ -5,6 +5,7 @@ store sign through kuaisuo.batching."""
 
 import asyncio
 import json
+import logging
 import os
 import signal
 
@@ -154,3 +155,59 @@ def test_access_file_errors_are_clear(tmp_path, doc):
     path.write_text(doc)
     with pytest.raises(ValueError, match="access"):
         Access.from_file(path)
+
+
+def test_sighup_reload_derives_keys_off_the_event_loop(tmp_path, caplog):
+    """issue 42: SIGHUP's reload of slow encrypted keys (PBKDF2 at 300,000
+    iterations, about a second for four files here) runs on a thread: the
+    event loop keeps turning (no gap over 0.3 s) and requests see the old
+    set until the new one is swapped in whole. A reload that fails (the
+    directory gone) keeps the set, and says so in one line."""
+    d = tmp_path / "keys"
+    d.mkdir()
+    write(str(d), "old.pem", SM2PrivateKey.generate().to_pem(PASSWORD, iterations=FAST))
+    store = KeyStore(str(d), PASSWORD)
+    store.load()
+    slow = SM2PrivateKey.generate().to_pem(PASSWORD, iterations=300_000)
+    for i in range(4):
+        write(str(d), f"slow{i}.pem", slow)
+
+    async def reload_and_watch():
+        loop = asyncio.get_running_loop()
+        store.reload_on_signal(loop, signal.SIGHUP)
+        gaps, sizes = [], []
+        try:
+            os.kill(os.getpid(), signal.SIGHUP)
+            start = last = loop.time()
+            while len(store) != 5 and loop.time() - start < 20:
+                await asyncio.sleep(0.01)
+                gaps.append(loop.time() - last)
+                last = loop.time()
+                sizes.append(len(store))
+        finally:
+            loop.remove_signal_handler(signal.SIGHUP)
+        return gaps, sizes
+
+    gaps, sizes = asyncio.run(reload_and_watch())
+    assert sizes[-1] == 5 and set(sizes) == {1, 5}  # the old set, then the whole new one
+    assert sizes.count(1) > 10  # the reload took a while: the loop went on meanwhile
+    assert max(gaps) < 0.3, max(gaps)
+
+    os.rename(d, tmp_path / "gone")
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="kuaisuo.keystore"):
+        async def failed_reload():
+            loop = asyncio.get_running_loop()
+            store.reload_on_signal(loop, signal.SIGHUP)
+            try:
+                os.kill(os.getpid(), signal.SIGHUP)
+                for _ in range(200):
+                    if caplog.records:
+                        break
+                    await asyncio.sleep(0.01)
+            finally:
+                loop.remove_signal_handler(signal.SIGHUP)
+        asyncio.run(failed_reload())
+    assert len(store) == 5 and store.get("slow0") is not None
+    assert [r.getMessage().startswith("key reload failed, keeping the 5 keys") and not r.exc_info
+            for r in caplog.records] == [True]
