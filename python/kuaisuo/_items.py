@@ -5,7 +5,7 @@ laid out flat (data + offsets, as the C API takes them) and fixed-size items
 from __future__ import annotations
 
 from array import array
-from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast
 
 if TYPE_CHECKING:
     # Any object with the buffer protocol (PEP 688), and numpy arrays, whose
@@ -21,6 +21,19 @@ if TYPE_CHECKING:
 else:
     Buffer = Union[bytes, bytearray, memoryview]
     StatusArray = ByteRows = Any
+
+
+def named_mode(modes: Dict[str, int], name: Any, cipher: str) -> int:
+    """The native code of a mode given by name (case-insensitive): a
+    ValueError for an unknown name, a TypeError for anything but a str
+    (mode=5 is not a mode name)."""
+    choices = ", ".join(modes)
+    if not isinstance(name, str):
+        raise TypeError(f"{cipher} mode must be a name ({choices}), not {type(name).__name__}")
+    try:
+        return modes[name.lower()]
+    except KeyError:
+        raise ValueError(f"unknown {cipher} mode {name!r} (one of {choices})") from None
 
 
 def view(data: Buffer) -> memoryview:

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import math
 import os
 import re
 import secrets
 import shlex
+import stat
+import string
 import sys
 from typing import Any, BinaryIO, Callable, List, Optional, Tuple
 
@@ -80,6 +83,14 @@ def _byte_size(text: str) -> int:
     return value
 
 
+def _stdin() -> BinaryIO:
+    """Standard input as bytes; an OSError (EBADF) where it is closed, as
+    coreutils report it, instead of an AttributeError on None."""
+    if sys.stdin is None:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF), "-")
+    return sys.stdin.buffer
+
+
 def _hash_stream(stream: BinaryIO, make: Callable[[], Any] = SM3) -> str:
     h = make()
     for chunk in iter(lambda: stream.read(CHUNK), b""):
@@ -105,7 +116,7 @@ def _sm3_factory(args: argparse.Namespace) -> Callable[[], Any]:
 
 def _digest_file(name: str, make: Callable[[], Any]) -> str:
     if name == "-":
-        return _hash_stream(sys.stdin.buffer, make)
+        return _hash_stream(_stdin(), make)
     with open(name, "rb") as f:
         return _hash_stream(f, make)
 
@@ -174,7 +185,7 @@ def cmd_sm3(args: argparse.Namespace) -> int:
 
 def _read_input(name: str) -> bytes:
     if name == "-":
-        return sys.stdin.buffer.read()
+        return _stdin().read()
     with open(name, "rb") as f:
         return f.read()
 
@@ -188,15 +199,33 @@ def _silence_stdout() -> None:
         os.close(devnull)
 
 
-def _write_stdout(data: bytes) -> None:
+@contextlib.contextmanager
+def _stdout_errors():
+    """A failed write to stdout as a Failure ("stdout: No space left on
+    device"); a closed pipe stays BrokenPipeError (main exits 141)."""
     try:
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
+        yield
     except OSError as e:
         _silence_stdout()
         if isinstance(e, BrokenPipeError):
             raise
         raise Failure(f"stdout: {e.strerror or e}") from None
+
+
+def _write_stdout(data: bytes) -> None:
+    if sys.stdout is None:
+        raise Failure("stdout: Bad file descriptor (standard output is closed)")
+    with _stdout_errors():
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+
+
+def _flush_stdout() -> None:
+    """Flushes what print() buffered, so that a failed write (ENOSPC) is
+    reported by main, not as a traceback from the interpreter's exit."""
+    if sys.stdout is not None:
+        with _stdout_errors():
+            sys.stdout.flush()
 
 
 def _create_beside(path: str, mode: int) -> Tuple[int, str]:
@@ -247,19 +276,68 @@ def _sync_directory(path: str) -> None:
             os.close(fd)
 
 
+def _replaceable(path: str) -> bool:
+    """True where path is absent or a regular file (not a symlink): the
+    targets that a temporary file may be renamed over. Anything else (a
+    device such as /dev/null or /dev/full, a FIFO, a socket, a symlink such
+    as /dev/stdout) is written into directly: renaming over it would turn
+    a device into a regular file holding the output, or replace a link."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError as e:
+        raise Failure(f"{path}: {e.strerror or e}") from None
+    return stat.S_ISREG(st.st_mode)
+
+
+def _write_into(path: str, data: bytes, mode: int) -> None:
+    """Writes data into an existing non-regular target (see _replaceable)
+    in place. A private key or secret goes only where others cannot read
+    it: a regular file reached through a symlink must not be readable by
+    group or others."""
+    flags = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        raise Failure(f"{path}: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISREG(st.st_mode):
+            if mode == PRIVATE and st.st_mode & 0o077:
+                raise Failure(f"{path}: a link to a file that others can read: "
+                              "not writing a secret there")
+            os.ftruncate(fd, 0)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    except OSError as e:
+        raise Failure(f"{path}: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+
+
 def _write_outputs(outputs: List[Tuple[Optional[str], bytes, int]]) -> None:
     """Writes each (path, data, mode); a path of None or "-" is stdout.
-    Files are written whole to temporaries first and renamed over their
-    targets only when every one was written, private keys last: a failure
-    leaves each target as it was (never a partial file, never a private
-    key without the rest) and removes the temporaries. Then stdout."""
+    Regular files are written whole to temporaries first; then the
+    outputs that cannot be replaced atomically (devices, FIFOs, symlinks:
+    _replaceable) are written in place; only when all of that succeeded
+    are the temporaries renamed over their targets, private keys last. A
+    failure leaves each regular target as it was (never a partial file,
+    never a private key without the rest) and removes the temporaries.
+    Then stdout."""
     files = [(path, data, mode) for path, data, mode in outputs
              if path is not None and path != "-"]
     files.sort(key=lambda o: o[2] == PRIVATE)  # stable: private keys last
+    replaceable = [_replaceable(path) for path, _, _ in files]
     pending: List[Tuple[str, str]] = []
     try:
-        for path, data, mode in files:
-            pending.append((_write_temp(path, data, mode), path))
+        for (path, data, mode), atomic in zip(files, replaceable):
+            if atomic:
+                pending.append((_write_temp(path, data, mode), path))
+        in_place = [o for o, atomic in zip(files, replaceable) if not atomic]
+        for path, data, mode in in_place:
+            _write_into(path, data, mode)
         while pending:
             temp, path = pending[0]
             try:
@@ -281,7 +359,7 @@ def _sm2_e(pub, id_: bytes, name: str) -> bytes:
     """e = SM3(Z_A || M), streaming the file so that any size fits."""
     h = SM3(pub.za(id_))
     if name == "-":
-        stream = sys.stdin.buffer
+        stream = _stdin()
         for chunk in iter(lambda: stream.read(CHUNK), b""):
             h.update(chunk)
     else:
@@ -325,9 +403,9 @@ def _passphrase(spec: Optional[str], option: str) -> Optional[bytes]:
         with open(value, "rb") as f:
             return f.readline().rstrip(b"\r\n")
     if spec == "stdin":
-        return sys.stdin.buffer.readline().rstrip(b"\r\n")
-    raise Failure(f"{option}: expected pass:TEXT, env:VARIABLE, file:PATH or stdin, "
-                  f"not {spec!r}")
+        return _stdin().readline().rstrip(b"\r\n")
+    # The value is not echoed: it may be the passphrase itself.
+    raise Failure(f"{option}: expected pass:TEXT, env:VARIABLE, file:PATH or stdin")
 
 
 def _key_error(name: str, e: KuaisuoError) -> Failure:
@@ -392,6 +470,9 @@ def _key_file(key, der: bool, args: Optional[argparse.Namespace] = None) -> byte
     password = _passphrase(getattr(args, "passout", None), "--passout")
     if password is None or args is None:
         return key.to_der() if der else key.to_pem().encode()
+    if not password and not args.allow_empty_password:
+        raise Failure("--passout: the passphrase is empty (anyone could decrypt the key): "
+                      "give one, or --allow-empty-password to write it so on purpose")
     options = {"scheme": args.cipher, "iterations": args.iter}
     return key.to_der(password, **options) if der else key.to_pem(password, **options).encode()
 
@@ -518,6 +599,15 @@ def cmd_x25519(args: argparse.Namespace) -> int:
     return _guarded("x25519", body)
 
 
+def _hex_fault(text: str) -> str:
+    """Where a hexadecimal string goes wrong, without quoting it."""
+    digits = "".join(text.split())
+    bad = next((i for i, c in enumerate(digits) if c not in string.hexdigits), None)
+    if bad is not None:
+        return f"a character that is not a hex digit at position {bad + 1}"
+    return f"an odd number of hex digits ({len(digits)})"
+
+
 def _hex_option(text: Optional[str], option: str, lengths: Optional[Tuple[int, ...]] = None
                 ) -> Optional[bytes]:
     """The bytes of a hexadecimal option; lengths, where given, are those
@@ -527,7 +617,8 @@ def _hex_option(text: Optional[str], option: str, lengths: Optional[Tuple[int, .
     try:
         value = bytes.fromhex(text)
     except ValueError:
-        raise Failure(f"{option}: not hexadecimal: {text!r}") from None
+        # The value is never echoed: it may be a key.
+        raise Failure(f"{option}: not hexadecimal ({_hex_fault(text)})") from None
     if lengths is not None and len(value) not in lengths:
         allowed = " or ".join(f"{n} bytes ({2 * n} hex digits)" for n in lengths)
         raise Failure(f"{option}: {allowed} expected, not {len(value)} bytes")
@@ -699,6 +790,8 @@ def passout_options(q) -> None:
     q.add_argument("--iter", type=_whole_number("iterations", 1, 10_000_000),
                    default=DEFAULT_ITERATIONS,
                    help=f"with --passout: PBKDF2 iterations (default {DEFAULT_ITERATIONS:,})")
+    q.add_argument("--allow-empty-password", action="store_true",
+                   help="with --passout: accept an empty passphrase (refused otherwise)")
 
 
 def _key_parsers(keys, what: str, pubkey_help: str) -> None:
@@ -909,6 +1002,24 @@ def _add_serve(sub: Any) -> None:
                    help="with --workers: every process drives every GPU of --devices "
                         "(default: each process its own share, one GPU each where there "
                         "are enough processes)")
+    s.add_argument("--max-connections", type=_whole_number("connections", 1), default=4096,
+                   help="HTTP connections open at once per process; more are closed as "
+                        "accepted (default 4096, kept under the open-file limit)")
+    s.add_argument("--header-timeout", type=_seconds, default=10.0, metavar="SECONDS",
+                   help="an HTTP connection that sends no request headers this long after "
+                        "it is accepted is closed (default 10)")
+    s.add_argument("--read-timeout", type=_seconds, default=30.0, metavar="SECONDS",
+                   help="a request body not received whole in this time gets 408 "
+                        "(default 30)")
+    s.add_argument("--idle-timeout", type=_seconds, default=60.0, metavar="SECONDS",
+                   help="idle keep-alive HTTP and gRPC connections are closed after this "
+                        "(default 60)")
+    s.add_argument("--drain-seconds", type=_seconds, default=30.0, metavar="SECONDS",
+                   help="on SIGTERM/SIGINT, how long accepted requests may take to finish "
+                        "(default 30)")
+    s.add_argument("--max-pbkdf2-iterations", type=_whole_number("iterations", 1),
+                   metavar="N", help="refuse key files whose PBKDF2 asks for more "
+                                     "iterations (default: the library's bound, 600,000)")
     s.set_defaults(func=cmd_serve)
 
 
@@ -949,7 +1060,10 @@ def _serve(args: argparse.Namespace) -> int:
                     threads=args.threads, max_batch=args.max_batch,
                     max_delay=args.max_delay_ms / 1000.0, max_queued=args.max_queued,
                     limits=Limits(max_items=args.max_items), reuse_port=args.workers > 1,
-                    seal_ledger=args.seal_ledger)
+                    seal_ledger=args.seal_ledger, max_connections=args.max_connections,
+                    header_timeout=args.header_timeout, read_timeout=args.read_timeout,
+                    idle_timeout=args.idle_timeout, drain_seconds=args.drain_seconds,
+                    max_pbkdf2_iterations=args.max_pbkdf2_iterations)
     audit_to(args.audit_log)
     split = not args.share_devices and config.backend != "cpu"
     try:
@@ -964,7 +1078,11 @@ def _serve(args: argparse.Namespace) -> int:
         server = Server(mine)
         try:
             errors = await server.start()
-        except ValueError as e:
+        except OSError as e:
+            if e.filename:
+                raise  # _guarded names the file
+            raise Failure(e.strerror or str(e)) from None  # e.g. an HTTP address in use
+        except (ValueError, RuntimeError) as e:  # RuntimeError: grpcio's "Failed to bind"
             raise Failure(str(e)) from None
         for line in errors:
             print(f"kuaisuo serve: key not loaded: {line}", file=sys.stderr)
@@ -1016,12 +1134,22 @@ def main(argv: Optional[List[str]] = None) -> int:
         argv = argv[:1] + _attach_values(argv[1:])
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        status = args.func(args)
+        _flush_stdout()
+        return status
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         _silence_stdout()
         return 141
+    except Failure as e:  # stdout could not be written (a full disk, /dev/full)
+        print(f"kuaisuo: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # one a command did not word itself, e.g. print() to a full disk
+        _silence_stdout()
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"kuaisuo: {where}{e.strerror or e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, List, Optional, Tuple
 
 from . import _native
-from ._items import Buffer, fixed, messages_in, statuses, view
+from ._items import Buffer, fixed, messages_in, named_mode, statuses, view
 
 TWEAKEY_BYTES = 32
 BLOCK_BYTES = 16
@@ -26,10 +26,7 @@ _MODES = {"ecb": _native.SKINNY_ECB, "ctr": _native.SKINNY_CTR}
 
 
 def _mode(name: str) -> int:
-    try:
-        return _MODES[name.lower()]
-    except KeyError:
-        raise ValueError(f"unknown SKINNY mode {name!r} (ecb or ctr)") from None
+    return named_mode(_MODES, name, "SKINNY")
 
 
 def encrypt(tweakey: Buffer, data: Buffer, *, mode: str = "ctr",

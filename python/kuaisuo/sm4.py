@@ -25,7 +25,7 @@ import os
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._items import Buffer, fixed, flat, status_codes, statuses, view
+from ._items import Buffer, fixed, flat, named_mode, status_codes, statuses, view
 from ._pkcs8 import EncryptableKey, Password, unlock
 
 
@@ -46,10 +46,7 @@ _ERR_LENGTH = -3  # KS_ERR_LENGTH
 
 
 def _mode(name: str) -> int:
-    try:
-        return _MODES[name.lower()]
-    except KeyError:
-        raise ValueError(f"unknown SM4 mode {name!r} (one of {', '.join(_MODES)})") from None
+    return named_mode(_MODES, name, "SM4")
 
 
 def encrypt(key: Buffer, data: Buffer, *, mode: str = "ctr", iv: Optional[Buffer] = None,

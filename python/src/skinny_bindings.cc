@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include <mutex>
 #include <tuple>
 #include <vector>
 
@@ -92,7 +93,10 @@ std::tuple<nb::object, nb::object> batch(ks_py::Context& ctx, int mode, bool enc
   return {out.result(), codes};
 }
 
-// Streaming CTR; the state is wiped when the object goes.
+// Streaming CTR; the state is wiped when the object goes. Python threads
+// may share the object: each update holds its lock (ks_py::ObjectLock), as
+// SM3 and HmacSM3 do, so that two updates never take the same counter
+// blocks (keystream reuse).
 class CtrStream {
  public:
   CtrStream(nb::handle tweakey, nb::handle iv) {
@@ -106,6 +110,7 @@ class CtrStream {
   nb::object update(nb::handle data_obj) {
     Buffer data(data_obj, "data");
     const ks_py::Output out(nb::none(), data.size(), "out");
+    ks_py::ObjectLock held(mutex_);
     return out.finish(ks_py::nogil([&] {
       return ks_skinny128_256_ctr_update(&c_, data.data(), data.size(), out.data());
     }, data.size() >= kReleaseGilBytes));
@@ -113,6 +118,7 @@ class CtrStream {
 
  private:
   ks_skinny_ctr_ctx c_;
+  std::mutex mutex_;
 };
 
 }  // namespace
