@@ -88,7 +88,8 @@ typedef enum ks_status {
   KS_ERR_KEY_VERSION = -34,         /* unsupported PKCS#8 / SEC1 version */
   KS_ERR_KEY_MISMATCH = -35,        /* embedded public key does not match the private key */
   /* Keys and signatures */
-  KS_ERR_BAD_PRIVATE_KEY = -40,     /* SM2: not in [1, n-2]; any: wrong length */
+  KS_ERR_BAD_PRIVATE_KEY = -40,     /* SM2: not in [1, n-2]; any: a key of the wrong
+                                       length in a key file (or SM2's raw bytes) */
   KS_ERR_BAD_PUBLIC_KEY = -41,      /* bad point encoding, coordinate >= p, off the curve,
                                        or (Ed25519) a point of small order */
   KS_ERR_POINT_AT_INFINITY = -42,   /* a point is (or a result reached) infinity */
@@ -588,7 +589,7 @@ typedef struct ks_ed25519_key ks_ed25519_key;
 typedef struct ks_ed25519_pubkey ks_ed25519_pubkey;
 
 KS_API int ks_ed25519_key_generate(ks_ed25519_key** out);
-/* Any 32 bytes are a seed. */
+/* Any 32 bytes are a seed; another seed_len is KS_ERR_LENGTH. */
 KS_API int ks_ed25519_key_from_seed(const uint8_t* seed, size_t seed_len, ks_ed25519_key** out);
 /* PKCS#8 (RFC 8410; version 0, or 1 with a public key that must match), DER
  * or PEM ("PRIVATE KEY"; detected from the first byte). */

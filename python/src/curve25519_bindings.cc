@@ -35,6 +35,14 @@ using ks_py::require_size;
 constexpr size_t kKey = 32;  // seeds, public keys, X25519 keys and secrets
 constexpr size_t kSig = KS_ED25519_SIGNATURE_BYTES;
 
+// A private key of kKey bytes, or KuaisuoError(KS_ERR_BAD_PRIVATE_KEY)
+// saying so: the library's own text for that code also covers SM2's range.
+void require_key_length(const Buffer& b, const char* rule) {
+  if (b.size() != kKey)
+    ks_py::raise_status(KS_ERR_BAD_PRIVATE_KEY,
+                        std::string(rule) + ", not " + std::to_string(b.size()) + " bytes");
+}
+
 // ---- Ed25519 ---------------------------------------------------------------
 
 class EdPub {
@@ -96,9 +104,12 @@ class EdKey {
     check(ks_ed25519_key_generate(&k));
     return new EdKey(k);
   }
-  // Any 32 bytes; KuaisuoError (KS_ERR_BAD_PRIVATE_KEY) for another length.
+  // Any 32 bytes; KuaisuoError (KS_ERR_BAD_PRIVATE_KEY, as kuaisuo.ed25519
+  // documents) for another length, in words of its own: the C library's
+  // KS_ERR_LENGTH would change the code Python callers check.
   static EdKey* from_seed(nb::handle data) {
     Buffer b(data, "seed");
+    require_key_length(b, "an Ed25519 private key is a 32-byte seed");
     ks_ed25519_key* k = nullptr;
     check(ks_ed25519_key_from_seed(b.data(), b.size(), &k), "Ed25519 private key (32-byte seed)");
     return new EdKey(k);
@@ -161,7 +172,7 @@ class XKey {
   // 32 bytes; KuaisuoError (KS_ERR_BAD_PRIVATE_KEY) for another length.
   static XKey* from_bytes(nb::handle data) {
     Buffer b(data, "private key");
-    if (b.size() != kKey) check(KS_ERR_BAD_PRIVATE_KEY, "X25519 private key (32 bytes)");
+    require_key_length(b, "an X25519 private key is 32 bytes");
     XKey* key = new XKey;
     memcpy(key->k_, b.data(), kKey);
     return key;

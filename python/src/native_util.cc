@@ -22,14 +22,17 @@ Buffer::Buffer(nb::handle obj, const char* what) {
   }
 }
 
-void check(int status, const char* what) {
-  if (status >= 0) return;
+void raise_status(int status, const std::string& message) {
   PyObject* type = status == KS_ERR_BACKEND_UNAVAILABLE ? g_gpu_error : g_error;
-  const std::string message =
-      what == nullptr ? ks_strerror(status) : std::string(what) + ": " + ks_strerror(status);
   nb::object exc = nb::borrow(type)(status, nb::str(message.c_str()));
   PyErr_SetObject(type, exc.ptr());
   throw nb::python_error();
+}
+
+void check(int status, const char* what) {
+  if (status >= 0) return;
+  raise_status(status, what == nullptr ? ks_strerror(status)
+                                       : std::string(what) + ": " + ks_strerror(status));
 }
 
 namespace {

@@ -92,6 +92,9 @@ class ObjectLock {
 // Raises kuaisuo.KuaisuoError (or a subclass) for a negative ks_status;
 // its message starts with what (the input at fault) when one is given.
 void check(int status, const char* what = nullptr);
+// Raises KuaisuoError(status, message) with message as given, for a fault
+// the binding words better than ks_strerror(status) can.
+[[noreturn]] void raise_status(int status, const std::string& message);
 void register_errors(nb::module_& m);
 
 // Exactly n bytes, or ValueError naming the argument.

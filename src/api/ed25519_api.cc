@@ -108,7 +108,9 @@ int ks_ed25519_key_from_seed(const uint8_t* seed, size_t seed_len, ks_ed25519_ke
   int rc = new_object(out, &made);
   if (rc != KS_OK) return rc;
   rc = check_buffer(seed, seed_len);
-  if (rc == KS_OK && seed_len != KS_ED25519_SEED_BYTES) rc = KS_ERR_BAD_PRIVATE_KEY;
+  // A seed of another length is a length error, not a bad key: every 32
+  // bytes are a valid seed (RFC 8032 5.1.5), so there is no range to fail.
+  if (rc == KS_OK && seed_len != KS_ED25519_SEED_BYTES) rc = KS_ERR_LENGTH;
   if (rc == KS_OK) ks::ed25519::key_from_seed(made->key, seed);
   return finish_object(rc, made, out);
 } KS_API_CATCH

@@ -57,7 +57,8 @@ const char* ks_strerror(int code) {
     case KS_ERR_KEY_VERSION: return "unsupported PKCS#8 or SEC1 structure version";
     case KS_ERR_KEY_MISMATCH: return "the embedded public key does not match the private key";
     case KS_ERR_BAD_PRIVATE_KEY:
-      return "bad private key (SM2: not an integer in [1, n-2]; or a wrong length)";
+      return "bad private key (the wrong length for its algorithm, or an SM2 key not in "
+             "[1, n-2])";
     case KS_ERR_BAD_PUBLIC_KEY:
       return "bad public key: bad point encoding, coordinate >= p, not on the curve, or "
              "(Ed25519) a point of small order";

@@ -92,11 +92,24 @@ TEST(Ed25519Api, KeyFilesAreOpenSslsByteForByte) {
   ks_ed25519_key_free(key);
 }
 
+// Issue 42: a 31-byte seed was KS_ERR_BAD_PRIVATE_KEY, whose message spoke
+// of SM2's scalar range. Every 32 bytes are a seed: only the length can be
+// wrong, and the code and its message say so.
+TEST(Ed25519Api, WrongSeedLengthIsALengthError) {
+  const uint8_t seed[33] = {0};
+  for (size_t len : {size_t(0), size_t(31), size_t(33)}) {
+    ks_ed25519_key* key = nullptr;
+    const int rc = ks_ed25519_key_from_seed(seed, len, &key);
+    EXPECT_EQ(rc, KS_ERR_LENGTH) << len;
+    EXPECT_EQ(key, nullptr);
+    EXPECT_EQ(std::string(ks_strerror(rc)).find("SM2"), std::string::npos);
+  }
+}
+
 TEST(Ed25519Api, ArgumentChecks) {
   ks_ed25519_key* key = nullptr;
   EXPECT_EQ(ks_ed25519_key_from_seed(nullptr, 32, &key), KS_ERR_NULL_POINTER);
   uint8_t seed[31] = {0};
-  EXPECT_EQ(ks_ed25519_key_from_seed(seed, 31, &key), KS_ERR_BAD_PRIVATE_KEY);
   EXPECT_EQ(key, nullptr);
   ks_ed25519_pubkey* pub = nullptr;
   EXPECT_EQ(ks_ed25519_pubkey_from_bytes(nullptr, 0, &pub), KS_ERR_BAD_PUBLIC_KEY);
