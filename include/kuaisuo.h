@@ -243,7 +243,10 @@ typedef enum ks_sm4_mode {
 /* One-shot ECB/CBC/CFB/OFB/CTR (not GCM). *out_len receives the bytes
  * written, or needed together with KS_ERR_LENGTH when out_cap is too
  * small (encrypting with padding: in_len rounded up to the next multiple
- * of 16, a whole block more when it is one; otherwise at most in_len). */
+ * of 16, a whole block more when it is one; otherwise at most in_len).
+ * Decrypting, KS_ERR_BAD_PADDING (or any error after decryption began)
+ * leaves out[0 .. in_len) zeroed and *out_len 0: no unauthenticated
+ * plaintext of a message that failed is handed out (as GCM's open). */
 KS_API int ks_sm4_encrypt(int mode, uint32_t flags, const uint8_t key[KS_SM4_KEY_BYTES],
                           const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t in_len,
                           uint8_t* out, size_t out_cap, size_t* out_len);
@@ -280,7 +283,10 @@ KS_API int ks_sm4_key_decode(const uint8_t* in, size_t in_len, uint8_t key[KS_SM
  * update writes what is ready (at most len + 16 bytes; CFB/OFB/CTR exactly
  * len); final writes the last block of ECB/CBC (at most 16 bytes; nothing
  * for the stream modes), returns KS_ERR_BAD_PADDING or KS_ERR_LENGTH (a
- * partial block without padding) on bad input, and wipes c. */
+ * partial block without padding) on bad input, and wipes c. On
+ * KS_ERR_BAD_PADDING final zeroes out[0 .. min(out_cap, 16)) (what it may
+ * write); the plaintext update returned before is the caller's to discard,
+ * since bad padding means a wrong key or damaged ciphertext. */
 typedef struct ks_sm4_ctx {
   uint64_t opaque[56];
 } ks_sm4_ctx;

@@ -319,6 +319,12 @@ int ks_sm4_final(ks_sm4_ctx* c, uint8_t* out, size_t out_cap, size_t* out_len) t
       *out_len = n;
     }
   }
+  // Bad padding means a wrong key or damaged ciphertext: whatever out held
+  // where the last block would go is zeroed, as the one-shot call zeroes
+  // all it may have written, so that no caller reads a stale or partial
+  // block as the message's end.
+  if (rc == KS_ERR_BAD_PADDING && out != nullptr)
+    ks::secure_wipe(out, std::min(out_cap, kBlock));
   ks::secure_wipe(last, sizeof last);
   ks_sm4_cleanse(c);
   return rc;

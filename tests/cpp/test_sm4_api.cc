@@ -200,6 +200,35 @@ TEST(Sm4Api, StreamingMatchesOneShot) {
   EXPECT_EQ(ks_sm4_final(&c, b, 16, &n), KS_ERR_LENGTH) << "a partial block without padding";
 }
 
+// Issue 42: KS_ERR_BAD_PADDING from the streaming final, ECB and CBC,
+// zeroes what final may write (as the one-shot call zeroes its output, and
+// GCM never writes), instead of leaving the caller's bytes there.
+TEST(Sm4Api, BadPaddingZeroesTheOutputOfFinalAndOneShot) {
+  const uint8_t key[16] = {1, 2, 3}, iv[16] = {4, 5, 6};
+  uint8_t ct[48], pt[48];
+  memset(pt, 0x41, sizeof pt);  // the last byte, 0x41, is no PKCS#7 padding
+  for (int mode : {KS_SM4_ECB, KS_SM4_CBC}) {
+    const size_t iv_len = mode == KS_SM4_ECB ? 0 : 16;
+    size_t n = 0;
+    ASSERT_EQ(ks_sm4_encrypt(mode, 0, key, iv, iv_len, pt, 48, ct, 48, &n), KS_OK);
+    uint8_t out[48];
+    memset(out, 0x77, sizeof out);
+    EXPECT_EQ(ks_sm4_decrypt(mode, KS_SM4_PAD_PKCS7, key, iv, iv_len, ct, 48, out, 48, &n),
+              KS_ERR_BAD_PADDING);
+    EXPECT_EQ(n, 0u);
+    EXPECT_EQ(Bytes(out, out + 48), Bytes(48, 0)) << "one-shot, mode " << mode;
+    ks_sm4_ctx c;
+    ASSERT_EQ(ks_sm4_init(&c, mode, 0, KS_SM4_PAD_PKCS7, key, iv, iv_len), KS_OK);
+    ASSERT_EQ(ks_sm4_update(&c, ct, 48, out, 64, &n), KS_OK);
+    ASSERT_EQ(n, 32u);  // the last block is held back for final
+    memset(out, 0x77, sizeof out);
+    EXPECT_EQ(ks_sm4_final(&c, out + 32, 16, &n), KS_ERR_BAD_PADDING);
+    EXPECT_EQ(n, 0u);
+    EXPECT_EQ(Bytes(out + 32, out + 48), Bytes(16, 0)) << "final, mode " << mode;
+    EXPECT_EQ(Bytes(out, out + 32), Bytes(32, 0x77)) << "nothing before out is touched";
+  }
+}
+
 // Mixed modes, lengths and per-item failures across two threads.
 TEST(Sm4Api, BatchMatchesOneShotWithPerItemStatus) {
   std::mt19937 rng(53);
