@@ -17,7 +17,13 @@
  *    succeeded, KS_ERR_BATCH_ITEMS if some failed, or a call-level error:
  *    for bad arguments nothing was written; for a failure during the batch
  *    (e.g. KS_ERR_DEVICE midway through a GPU batch) outputs and statuses
- *    are unspecified.
+ *    are unspecified. offsets and status need no alignment (they are read
+ *    and written byte-wise). The offsets are copied once and checked, and
+ *    the work reads only that copy, so no output can change them midway.
+ *    Outputs may not overlap inputs, the offsets or status (apart from
+ *    out == data where a call allows it): if they do, the affected items'
+ *    results are unspecified, but every access stays inside the buffers
+ *    and lengths given.
  *  - Ownership: the library never keeps a pointer to caller memory after a
  *    call returns. Objects created by ks_*_new are freed by the matching
  *    ks_*_free, which accepts NULL.

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <atomic>
 #include <memory>
@@ -38,14 +39,8 @@ inline int check_items(const void* p, size_t count, size_t item_bytes) {
 // bench/results/h100-pipeline-trace-2026-11-28-s18.json.
 constexpr size_t kParallelScanMin = size_t(1) << 16;
 
-// count items described by count + 1 offsets into data[0 .. data_len):
-// non-decreasing, the last within data_len. Branch-free in the scan.
-inline int check_offsets(ks_ctx* ctx, const uint8_t* data, size_t data_len,
-                         const uint64_t* offsets, size_t count) {
-  if (offsets == nullptr) return KS_ERR_NULL_POINTER;
-  if (count == SIZE_MAX) return KS_ERR_OVERFLOW;
-  const int rc = check_buffer(data, data_len);
-  if (rc != KS_OK) return rc;
+// The check of copy_offsets, on its copy.
+inline int check_offsets(ks_ctx* ctx, size_t data_len, const uint64_t* offsets, size_t count) {
   std::atomic<bool> descending{false};
   ctx->pool.parallel_for(count, kParallelScanMin, [&](size_t begin, size_t end) {
     uint64_t any = 0;
@@ -54,6 +49,44 @@ inline int check_offsets(ks_ctx* ctx, const uint8_t* data, size_t data_len,
   });
   if (descending.load()) return KS_ERR_OFFSETS;
   return offsets[count] > data_len ? KS_ERR_OFFSETS : KS_OK;
+}
+
+// A batch's offsets, copied from the caller's array once (issue 42): the
+// work reads them again after the check, and an output overlapping the
+// caller's array (or another thread writing it) could otherwise change them
+// in between and send the work out of bounds. 8 bytes per item, next to
+// the items' own work.
+class OffsetsCopy {
+ public:
+  // Room for n offsets (uninitialised: they are copied over at once), or
+  // null without memory.
+  uint64_t* allocate(size_t n) {
+    words_.reset(new (std::nothrow) uint64_t[n]);
+    return words_.get();
+  }
+
+ private:
+  std::unique_ptr<uint64_t[]> words_;
+};
+
+// Copies count + 1 offsets into data[0 .. data_len) and checks the copy:
+// non-decreasing, the last within data_len (branch-free in the scan). On
+// KS_OK *offsets points to the copy, which the caller uses from then on.
+// The caller's array is read byte-wise: it need not be aligned.
+inline int copy_offsets(ks_ctx* ctx, const uint8_t* data, size_t data_len,
+                        const uint64_t** offsets, size_t count, OffsetsCopy* copy) {
+  if (*offsets == nullptr) return KS_ERR_NULL_POINTER;
+  if (count >= SIZE_MAX / sizeof(uint64_t)) return KS_ERR_OVERFLOW;
+  const int rc = check_buffer(data, data_len);
+  if (rc != KS_OK) return rc;
+  uint64_t* to = copy->allocate(count + 1);
+  if (to == nullptr) return KS_ERR_NO_MEMORY;
+  const auto* from = reinterpret_cast<const unsigned char*>(*offsets);
+  ctx->pool.parallel_for(count + 1, kParallelScanMin, [&](size_t begin, size_t end) {
+    memcpy(to + begin, from + sizeof(uint64_t) * begin, sizeof(uint64_t) * (end - begin));
+  });
+  *offsets = to;
+  return check_offsets(ctx, data_len, to, count);
 }
 
 // fill_status on the context's threads.
@@ -75,7 +108,7 @@ int run_items(ks_ctx* ctx, size_t count, size_t min_chunk, int* status, const It
     bool any = false;
     for (size_t i = begin; i < end; ++i) {
       const int st = item(i);
-      if (status != nullptr) status[i] = st;
+      if (status != nullptr) store_status(status, i, st);
       any |= st != KS_OK;
     }
     if (any) failed.store(true, std::memory_order_relaxed);
@@ -108,7 +141,7 @@ void run_groups(ks_ctx* ctx, size_t count, std::vector<int>& status, const Group
 inline int finish_statuses(const std::vector<int>& status, int* out) {
   int rc = KS_OK;
   for (size_t i = 0; i < status.size(); ++i) {
-    if (out != nullptr) out[i] = status[i];
+    if (out != nullptr) store_status(out, i, status[i]);
     if (status[i] != KS_OK) rc = KS_ERR_BATCH_ITEMS;
   }
   return rc;
@@ -120,8 +153,10 @@ inline int finish_statuses(const std::vector<int>& status, int* out) {
 // none. Written for every item by the engine, so never initialized here.
 class DeviceResults {
  public:
+  // A misaligned caller array is not handed to the engine (which writes
+  // ints): scratch takes its place, and run_on_gpu copies byte-wise.
   DeviceResults(int* caller_status, size_t count) : out_(caller_status) {
-    if (out_ == nullptr) {
+    if (out_ == nullptr || reinterpret_cast<uintptr_t>(out_) % alignof(int) != 0) {
       own_.reset(new (std::nothrow) int[count > 0 ? count : 1]);
       out_ = own_.get();
     }

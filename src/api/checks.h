@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kuaisuo.h"
 
@@ -25,10 +26,16 @@ inline int check_output(const void* out, size_t out_len, size_t count, size_t it
   return out_len < count * item_bytes ? KS_ERR_LENGTH : KS_OK;
 }
 
+// status[i] = value, for a caller's status array that need not be
+// aligned (include/kuaisuo.h: batch layout).
+inline void store_status(int* status, size_t i, int value) {
+  memcpy(reinterpret_cast<unsigned char*>(status) + sizeof(int) * i, &value, sizeof value);
+}
+
 // Marks every item of a batch with the same status (status may be NULL).
 inline void fill_status(int* status, size_t count, int value) {
   if (status == nullptr) return;
-  for (size_t i = 0; i < count; ++i) status[i] = value;
+  for (size_t i = 0; i < count; ++i) store_status(status, i, value);
 }
 
 }  // namespace api

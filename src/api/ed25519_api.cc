@@ -326,7 +326,9 @@ int ks_ed25519_sign_batch(ks_ctx* ctx, const ks_ed25519_key* key, const uint8_t*
   int rc = check_ctx(ctx);
   if (rc == KS_OK && key == nullptr) rc = KS_ERR_NULL_POINTER;
   if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
-  if (rc == KS_OK) rc = ks::api::check_offsets(ctx, data, data_len, offsets, count);
+  ks::api::OffsetsCopy offsets_copy;
+  if (rc == KS_OK)
+    rc = ks::api::copy_offsets(ctx, data, data_len, &offsets, count, &offsets_copy);
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinEd25519Sign))
     return sign_on_gpu(ctx, &key->key, nullptr, data, offsets, count, sigs, status);
@@ -345,7 +347,9 @@ int ks_ed25519_sign_batch_seeds(ks_ctx* ctx, const uint8_t* seeds, const uint8_t
   int rc = check_ctx(ctx);
   if (rc == KS_OK) rc = check_items(seeds, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
-  if (rc == KS_OK) rc = ks::api::check_offsets(ctx, data, data_len, offsets, count);
+  ks::api::OffsetsCopy offsets_copy;
+  if (rc == KS_OK)
+    rc = ks::api::copy_offsets(ctx, data, data_len, &offsets, count, &offsets_copy);
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinEd25519Sign))
     return sign_on_gpu(ctx, nullptr, seeds, data, offsets, count, sigs, status);
@@ -382,7 +386,9 @@ int ks_ed25519_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8
   int rc = check_ctx(ctx);
   if (rc == KS_OK) rc = check_items(public_keys, count, 32);
   if (rc == KS_OK) rc = check_items(sigs, count, 64);
-  if (rc == KS_OK) rc = ks::api::check_offsets(ctx, data, data_len, offsets, count);
+  ks::api::OffsetsCopy offsets_copy;
+  if (rc == KS_OK)
+    rc = ks::api::copy_offsets(ctx, data, data_len, &offsets, count, &offsets_copy);
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinEd25519Verify))
     return ks::api::run_on_gpu(

@@ -342,7 +342,9 @@ int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, siz
   if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
   if (rc == KS_OK) rc = check_id(id, id_len);
   if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
-  if (rc == KS_OK) rc = ks::api::check_offsets(ctx, data, data_len, offsets, count);
+  ks::api::OffsetsCopy offsets_copy;
+  if (rc == KS_OK)
+    rc = ks::api::copy_offsets(ctx, data, data_len, &offsets, count, &offsets_copy);
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom) {
     uint8_t za[32];
@@ -408,8 +410,12 @@ int ks_sm2_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* 
                         uint8_t* digests, size_t digests_len, int* status) try {
   int rc = check_ctx(ctx);
   if (rc == KS_OK) rc = check_items(public_keys, count, 65);
-  if (rc == KS_OK) rc = ks::api::check_offsets(ctx, ids, ids_len, id_offsets, count);
-  if (rc == KS_OK) rc = ks::api::check_offsets(ctx, data, data_len, offsets, count);
+  ks::api::OffsetsCopy id_offsets_copy;
+  if (rc == KS_OK)
+    rc = ks::api::copy_offsets(ctx, ids, ids_len, &id_offsets, count, &id_offsets_copy);
+  ks::api::OffsetsCopy offsets_copy;
+  if (rc == KS_OK)
+    rc = ks::api::copy_offsets(ctx, data, data_len, &offsets, count, &offsets_copy);
   if (rc == KS_OK) rc = ks::api::check_output(digests, digests_len, count, 32);
   if (rc != KS_OK) return rc;
   // Groups of 64 items: their Z_A values, then e_i = SM3(Z_A_i || M_i)
@@ -456,7 +462,9 @@ int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* 
   if (rc == KS_OK) rc = check_id(id, id_len);
   if (rc == KS_OK) rc = check_items(public_keys, count, 65);
   if (rc == KS_OK) rc = check_items(sigs, count, 64);
-  if (rc == KS_OK) rc = ks::api::check_offsets(ctx, data, data_len, offsets, count);
+  ks::api::OffsetsCopy offsets_copy;
+  if (rc == KS_OK)
+    rc = ks::api::copy_offsets(ctx, data, data_len, &offsets, count, &offsets_copy);
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinSm2Verify)) {
     const MessagesIn messages = {id, id_len, data, offsets};

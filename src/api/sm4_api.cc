@@ -187,11 +187,18 @@ int batch_item(int mode, bool encrypt, const uint8_t* key_bytes, const uint8_t* 
   return KS_ERR_INVALID_ARGUMENT;
 }
 
+// The batch's offsets and AAD offsets: the copies api/batch.h makes.
+struct BatchOffsets {
+  ks::api::OffsetsCopy data, aad;
+};
+
+// Checks a batch's arguments; on KS_OK *offsets and *aad_offsets (when not
+// null) point to their copies in copies.
 int check_batch(ks_ctx* ctx, int mode, uint32_t flags, const uint8_t* keys, const uint8_t* ivs,
-                size_t iv_len, const uint8_t* data, size_t data_len, const uint64_t* offsets,
+                size_t iv_len, const uint8_t* data, size_t data_len, const uint64_t** offsets,
                 size_t count, const uint8_t* out, size_t out_len, const uint8_t* aad,
-                size_t aad_len, const uint64_t* aad_offsets, const uint8_t* tags,
-                size_t tag_len) {
+                size_t aad_len, const uint64_t** aad_offsets, const uint8_t* tags,
+                size_t tag_len, BatchOffsets* copies) {
   int rc = ks::api::check_ctx(ctx);
   if (rc != KS_OK) return rc;
   if (mode < KS_SM4_ECB || mode > KS_SM4_GCM || flags != 0) return KS_ERR_INVALID_ARGUMENT;
@@ -200,15 +207,15 @@ int check_batch(ks_ctx* ctx, int mode, uint32_t flags, const uint8_t* keys, cons
     return KS_ERR_LENGTH;
   rc = ks::api::check_items(keys, count, KS_SM4_KEY_BYTES);
   if (rc == KS_OK && iv_len != 0) rc = ks::api::check_items(ivs, count, iv_len);
-  if (rc == KS_OK) rc = ks::api::check_offsets(ctx, data, data_len, offsets, count);
+  if (rc == KS_OK) rc = ks::api::copy_offsets(ctx, data, data_len, offsets, count, &copies->data);
   if (rc == KS_OK) rc = check_buffer(out, out_len);
   if (rc != KS_OK) return rc;
-  if (count != 0 && out_len < offsets[count]) return KS_ERR_LENGTH;
+  if (count != 0 && out_len < (*offsets)[count]) return KS_ERR_LENGTH;
   if (mode != KS_SM4_GCM) return KS_OK;
   if (!ks::gcm::valid_tag_length(tag_len)) return KS_ERR_LENGTH;
   rc = ks::api::check_items(tags, count, tag_len);
-  if (rc == KS_OK && aad_offsets != nullptr)
-    rc = ks::api::check_offsets(ctx, aad, aad_len, aad_offsets, count);
+  if (rc == KS_OK && *aad_offsets != nullptr)
+    rc = ks::api::copy_offsets(ctx, aad, aad_len, aad_offsets, count, &copies->aad);
   return rc;
 }
 
@@ -419,7 +426,7 @@ bool gpu_batch_mode(int mode, size_t iv_len, const uint64_t* offsets, size_t cou
 int gpu_statuses(int rc, const uint8_t* ok, int fail_as, size_t count, int* status) {
   bool any_failed = false;
   for (size_t i = 0; i < count; ++i) {
-    if (status != nullptr) status[i] = ok[i] != 0 ? rc : fail_as;
+    if (status != nullptr) ks::api::store_status(status, i, ok[i] != 0 ? rc : fail_as);
     any_failed |= ok[i] == 0;
   }
   if (rc != KS_OK) return rc;
@@ -473,8 +480,9 @@ int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, const uint8
                  const uint64_t* offsets, size_t count, uint8_t* out, size_t out_len,
                  const uint8_t* aad, size_t aad_len, const uint64_t* aad_offsets, uint8_t* tags,
                  size_t tag_len, int* status) try {
-  const int rc = check_batch(ctx, mode, flags, keys, ivs, iv_len, data, data_len, offsets, count,
-                             out, out_len, aad, aad_len, aad_offsets, tags, tag_len);
+  BatchOffsets copies;
+  const int rc = check_batch(ctx, mode, flags, keys, ivs, iv_len, data, data_len, &offsets, count,
+                             out, out_len, aad, aad_len, &aad_offsets, tags, tag_len, &copies);
   if (rc != KS_OK) return rc;
   if (count != 0 && gpu_batch_mode(mode, iv_len, offsets, count) &&
       ctx->use_gpu(size_t(offsets[count] - offsets[0]), kAutoGpuMinBatchBytes)) {
@@ -485,6 +493,8 @@ int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, const uint8
   }
   // Items are independent: one per task, a few per chunk so that many
   // short messages do not pay the pool's hand-off each.
+  // AAD offsets are checked (and copied) for GCM only, and only GCM reads them.
+  if (mode != KS_SM4_GCM) aad_offsets = nullptr;
   return ks::api::run_items(ctx, count, 16, status, [&](size_t i) {
     const size_t begin = size_t(offsets[i]), len = size_t(offsets[i + 1] - offsets[i]);
     const uint8_t* item_aad = aad_offsets != nullptr ? aad + aad_offsets[i] : nullptr;
