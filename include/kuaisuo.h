@@ -30,8 +30,12 @@
  *  - Thread safety: a ks_ctx may be shared by several threads at once
  *    (batch calls on one context take turns on its worker threads).
  *    Streaming objects (ks_sm3_ctx, ks_hmac_sm3_ctx, ks_sm4_ctx,
- *    ks_sm4_gcm_ctx) belong to one thread at a time. All other functions
- *    are reentrant.
+ *    ks_sm4_gcm_ctx, ks_skinny_ctr_ctx) belong to one thread at a time.
+ *    All other functions are reentrant.
+ *  - Streaming objects are usable only between their init and their
+ *    cleanse (or the final that wipes them): one never initialised, wiped,
+ *    or holding bytes no init wrote is refused with KS_ERR_INVALID_ARGUMENT
+ *    and left alone, whatever those bytes are.
  */
 #ifndef KUAISUO_H_
 #define KUAISUO_H_

@@ -10,6 +10,7 @@
 #include "api/checks.h"
 #include "api/cipher_buffer.h"
 #include "api/guard.h"
+#include "api/stream_state.h"
 #include "cipher/modes.h"
 #include "cipher/skinny128_256.h"
 #include "cipher/skinny_gpu.h"
@@ -83,11 +84,16 @@ int crypt_buffer_on_gpu(ks_ctx* ctx, const skinny::Key& k, bool encrypt, const u
   return KS_OK;
 }
 
+// Tagged and checked as api/stream_state.h says why: a zeroed state once
+// encrypted under an all-zero key schedule, a 0xFF-filled one read past
+// the keystream block (issue 42).
 struct CtrStream {
+  static constexpr uint32_t kTag = 0x534b7963;  // "SKyc"
+  uint32_t tag;
   skinny::Key key;
   ks::modes::StreamState state;
+  bool consistent() const { return ks::modes::stream_consistent(state); }
 };
-static_assert(sizeof(CtrStream) <= sizeof(ks_skinny_ctr_ctx), "ks_skinny_ctr_ctx too small");
 
 }  // namespace
 
@@ -141,19 +147,21 @@ int ks_skinny128_256_tweaked_blocks(int encrypt, const uint8_t key[16], const ui
 int ks_skinny128_256_ctr_init(ks_skinny_ctr_ctx* c, const uint8_t tweakey[KS_SKINNY_TWEAKEY_BYTES],
                               const uint8_t iv[KS_SKINNY_BLOCK_BYTES]) try {
   if (c == nullptr || tweakey == nullptr || iv == nullptr) return KS_ERR_NULL_POINTER;
-  auto* s = new (c->opaque) CtrStream();
+  auto* s = ks::api::start_state<CtrStream>(c);
   skinny::set_key(&s->key, tweakey);
   ks::modes::stream_init(&s->state, iv);
+  s->tag = CtrStream::kTag;
   return KS_OK;
 } KS_API_CATCH
 
 int ks_skinny128_256_ctr_update(ks_skinny_ctr_ctx* c, const uint8_t* in, size_t len,
                                 uint8_t* out) try {
   if (c == nullptr) return KS_ERR_NULL_POINTER;
+  CtrStream* s = ks::api::state_of<CtrStream>(c);
+  if (s == nullptr) return KS_ERR_INVALID_ARGUMENT;
   int rc = check_buffer(in, len);
   if (rc == KS_OK) rc = check_buffer(out, len);
   if (rc != KS_OK) return rc;
-  auto* s = reinterpret_cast<CtrStream*>(c->opaque);
   ks::modes::ctr_crypt(skinny::block_cipher(), &s->key, &s->state, in, out, len);
   return KS_OK;
 } KS_API_CATCH

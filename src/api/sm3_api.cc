@@ -9,21 +9,34 @@
 #include "hash/sm3_blocks.h"
 #include "hash/sm3_gpu_batch.h"
 #include "api/guard.h"
+#include "api/stream_state.h"
 #include "kuaisuo.h"
 
 using ks::api::check_buffer;
 using ks::sm3::HmacSm3;
 using ks::sm3::Sm3;
 
-static_assert(sizeof(Sm3) <= sizeof(ks_sm3_ctx), "ks_sm3_ctx too small");
-static_assert(alignof(Sm3) <= alignof(ks_sm3_ctx), "ks_sm3_ctx misaligned");
-static_assert(sizeof(HmacSm3) <= sizeof(ks_hmac_sm3_ctx), "ks_hmac_sm3_ctx too small");
-static_assert(alignof(HmacSm3) <= alignof(ks_hmac_sm3_ctx), "ks_hmac_sm3_ctx misaligned");
-
 namespace {
 
-Sm3* as_sm3(ks_sm3_ctx* c) { return reinterpret_cast<Sm3*>(c->opaque); }
-HmacSm3* as_hmac(ks_hmac_sm3_ctx* c) { return reinterpret_cast<HmacSm3*>(c->opaque); }
+// The streaming states, tagged as api/stream_state.h says why: a zeroed
+// HMAC state would otherwise give tags that do not depend on the key.
+struct Sm3State {
+  static constexpr uint32_t kTag = 0x534d3368;  // "SM3h"
+  uint32_t tag;
+  Sm3 h;
+  bool consistent() const { return h.consistent(); }
+};
+
+struct HmacState {
+  static constexpr uint32_t kTag = 0x534d336d;  // "SM3m"
+  HmacState(const uint8_t* key, size_t key_len) : h(key, key_len) {}
+  uint32_t tag;
+  HmacSm3 h;
+  bool consistent() const { return h.consistent(); }
+};
+
+Sm3State* as_sm3(ks_sm3_ctx* c) { return ks::api::state_of<Sm3State>(c); }
+HmacState* as_hmac(ks_hmac_sm3_ctx* c) { return ks::api::state_of<HmacState>(c); }
 
 // Below this many messages an AUTO context hashes on the CPU: the copies to
 // and from the device cost more than the CPU needs. Measured with 64-byte
@@ -52,21 +65,25 @@ void sm3_cpu_range(const uint8_t* data, const uint64_t* offsets, size_t begin, s
 
 int ks_sm3_init(ks_sm3_ctx* c) try {
   if (c == nullptr) return KS_ERR_NULL_POINTER;
-  new (c->opaque) Sm3();
+  ks::api::start_state<Sm3State>(c)->tag = Sm3State::kTag;
   return KS_OK;
 } KS_API_CATCH
 
 int ks_sm3_update(ks_sm3_ctx* c, const void* data, size_t len) try {
   if (c == nullptr) return KS_ERR_NULL_POINTER;
+  Sm3State* s = as_sm3(c);
+  if (s == nullptr) return KS_ERR_INVALID_ARGUMENT;
   const int rc = check_buffer(data, len);
   if (rc != KS_OK) return rc;
-  as_sm3(c)->update(static_cast<const uint8_t*>(data), len);
+  s->h.update(static_cast<const uint8_t*>(data), len);
   return KS_OK;
 } KS_API_CATCH
 
 int ks_sm3_final(ks_sm3_ctx* c, uint8_t digest[KS_SM3_DIGEST_BYTES]) try {
   if (c == nullptr || digest == nullptr) return KS_ERR_NULL_POINTER;
-  as_sm3(c)->finish(digest);
+  Sm3State* s = as_sm3(c);
+  if (s == nullptr) return KS_ERR_INVALID_ARGUMENT;
+  s->h.finish(digest);
   return KS_OK;
 } KS_API_CATCH
 
@@ -82,21 +99,26 @@ int ks_hmac_sm3_init(ks_hmac_sm3_ctx* c, const void* key, size_t key_len) try {
   if (c == nullptr) return KS_ERR_NULL_POINTER;
   const int rc = check_buffer(key, key_len);
   if (rc != KS_OK) return rc;
-  new (c->opaque) HmacSm3(static_cast<const uint8_t*>(key), key_len);
+  ks::api::start_state<HmacState>(c, static_cast<const uint8_t*>(key), key_len)->tag =
+      HmacState::kTag;
   return KS_OK;
 } KS_API_CATCH
 
 int ks_hmac_sm3_update(ks_hmac_sm3_ctx* c, const void* data, size_t len) try {
   if (c == nullptr) return KS_ERR_NULL_POINTER;
+  HmacState* s = as_hmac(c);
+  if (s == nullptr) return KS_ERR_INVALID_ARGUMENT;
   const int rc = check_buffer(data, len);
   if (rc != KS_OK) return rc;
-  as_hmac(c)->update(static_cast<const uint8_t*>(data), len);
+  s->h.update(static_cast<const uint8_t*>(data), len);
   return KS_OK;
 } KS_API_CATCH
 
 int ks_hmac_sm3_final(ks_hmac_sm3_ctx* c, uint8_t tag[KS_SM3_DIGEST_BYTES]) try {
   if (c == nullptr || tag == nullptr) return KS_ERR_NULL_POINTER;
-  as_hmac(c)->finish(tag);
+  HmacState* s = as_hmac(c);
+  if (s == nullptr) return KS_ERR_INVALID_ARGUMENT;
+  s->h.finish(tag);
   return KS_OK;
 } KS_API_CATCH
 

@@ -10,12 +10,14 @@
 #include "api/checks.h"
 #include "api/guard.h"
 #include "api/objects.h"
+#include "api/stream_state.h"
 #include "cipher/gcm.h"
 #include "cipher/modes.h"
 #include "cipher/sm4.h"
 #include "cipher/sm4_blocks.h"
 #include "cipher/sm4_gpu_batch.h"
 #include "cipher/sm4_gpu_messages.h"
+#include "core/cpu_features.h"
 #include "core/secure.h"
 #include "encoding/sm4_formats.h"
 #include "engine/context.h"
@@ -29,38 +31,32 @@ namespace {
 
 constexpr size_t kBlock = KS_SM4_BLOCK_BYTES;
 
-// What the streaming structs hold. A tag marks an initialised state, so
-// that a zeroed or wiped struct is refused instead of read.
-constexpr uint32_t kStreamTag = 0x534d3473;  // "SM4s"
-constexpr uint32_t kGcmTag = 0x534d3467;     // "SM4g"
+// What the streaming structs hold, tagged and checked as
+// api/stream_state.h says why. The key's variant is a pointer to the
+// block functions: called through only if it is one of the table's.
+bool key_consistent(const ks::sm4::Key& k) {
+  return ks::is_usable_variant(k.variant, ks::sm4::variants);
+}
 
 struct Sm4Stream {
+  static constexpr uint32_t kTag = 0x534d3473;  // "SM4s"
   uint32_t tag;
   ks::sm4::Key key;
   ks::modes::Stream stream;
+  bool consistent() const { return key_consistent(key) && stream.consistent(); }
 };
 
 struct Sm4GcmStream {
+  static constexpr uint32_t kTag = 0x534d3467;  // "SM4g"
   uint32_t tag;
-  bool encrypt;
+  uint8_t encrypt;  // 0 or 1; a byte, as a bool of another value is UB to load
   ks::sm4::Key key;
   ks::gcm::Gcm gcm;
+  bool consistent() const { return encrypt <= 1 && key_consistent(key) && gcm.consistent(); }
 };
 
-static_assert(sizeof(Sm4Stream) <= sizeof(ks_sm4_ctx), "ks_sm4_ctx too small");
-static_assert(alignof(Sm4Stream) <= alignof(ks_sm4_ctx), "ks_sm4_ctx misaligned");
-static_assert(sizeof(Sm4GcmStream) <= sizeof(ks_sm4_gcm_ctx), "ks_sm4_gcm_ctx too small");
-static_assert(alignof(Sm4GcmStream) <= alignof(ks_sm4_gcm_ctx), "ks_sm4_gcm_ctx misaligned");
-
-Sm4Stream* as_stream(ks_sm4_ctx* c) {
-  auto* s = reinterpret_cast<Sm4Stream*>(c->opaque);
-  return s->tag == kStreamTag ? s : nullptr;
-}
-
-Sm4GcmStream* as_gcm(ks_sm4_gcm_ctx* c) {
-  auto* s = reinterpret_cast<Sm4GcmStream*>(c->opaque);
-  return s->tag == kGcmTag ? s : nullptr;
-}
+Sm4Stream* as_stream(ks_sm4_ctx* c) { return ks::api::state_of<Sm4Stream>(c); }
+Sm4GcmStream* as_gcm(ks_sm4_gcm_ctx* c) { return ks::api::state_of<Sm4GcmStream>(c); }
 
 bool is_block_mode(int mode) { return mode == KS_SM4_ECB || mode == KS_SM4_CBC; }
 
@@ -283,10 +279,10 @@ int ks_sm4_init(ks_sm4_ctx* c, int mode, int encrypt, uint32_t flags,
   if (c == nullptr || key == nullptr) return KS_ERR_NULL_POINTER;
   const int rc = check_mode_iv(mode, flags, iv, iv_len);
   if (rc != KS_OK) return rc;
-  auto* s = new (c->opaque) Sm4Stream();
+  auto* s = ks::api::start_state<Sm4Stream>(c);
   ks::sm4::set_key(&s->key, key);
   s->stream.init(Mode(mode), encrypt != 0, (flags & KS_SM4_PAD_PKCS7) != 0, iv);
-  s->tag = kStreamTag;
+  s->tag = Sm4Stream::kTag;
   return KS_OK;
 } KS_API_CATCH
 
@@ -345,11 +341,11 @@ int ks_sm4_gcm_init(ks_sm4_gcm_ctx* c, int encrypt, const uint8_t key[KS_SM4_KEY
                     const uint8_t* iv, size_t iv_len) try {
   if (c == nullptr || key == nullptr || iv == nullptr) return KS_ERR_NULL_POINTER;
   if (!ks::gcm::valid_iv_length(iv_len)) return KS_ERR_LENGTH;
-  auto* s = new (c->opaque) Sm4GcmStream();
+  auto* s = ks::api::start_state<Sm4GcmStream>(c);
   s->encrypt = encrypt != 0;
   ks::sm4::set_key(&s->key, key);
   s->gcm.init(ks::sm4::block_cipher(), &s->key, iv, iv_len);
-  s->tag = kGcmTag;
+  s->tag = Sm4GcmStream::kTag;
   return KS_OK;
 } KS_API_CATCH
 

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "core/cpu_features.h"
 #include "core/secure.h"
 
 namespace ks {
@@ -112,6 +113,13 @@ void Gcm::flush_partial() {
   memset(partial_ + partial_len_, 0, 16 - partial_len_);
   ghash::blocks(hkey_, y_, partial_, 1);
   partial_len_ = 0;
+}
+
+bool Gcm::consistent() const {
+  uint8_t started;
+  memcpy(&started, &text_started_, 1);  // a bool of another value is UB to load
+  return ks_used_ < 16 && partial_len_ < 16 && started <= 1 && aad_len_ <= kMaxAadBytes &&
+         text_len_ <= kMaxTextBytes && is_usable_variant(hkey_.variant, ghash::variants);
 }
 
 bool Gcm::aad(const uint8_t* data, size_t len) {

@@ -52,6 +52,11 @@ class Gcm {
   void keystream_xor(const BlockCipher& bc, const void* key, const uint8_t* in, uint8_t* out,
                      size_t len);
   void wipe();
+  // Whether every field holds a value init, aad or the text calls could
+  // have left (a state read back from caller memory, which may hold
+  // anything): the counts that index the partial blocks, the lengths
+  // within their limits, the flag, and GHASH's variant one of its own.
+  bool consistent() const;
 
  private:
   void hash_bytes(const uint8_t* data, size_t len);

@@ -186,6 +186,15 @@ size_t pkcs7_padding_length(const uint8_t block[16]) {
 
 // --- Stream -----------------------------------------------------------------
 
+bool Stream::consistent() const {
+  uint8_t flags[2];
+  memcpy(&flags[0], &encrypt_, 1);
+  memcpy(&flags[1], &pad_, 1);
+  const int mode = int(mode_);
+  return mode >= int(Mode::kEcb) && mode <= int(Mode::kCtr) && flags[0] <= 1 && flags[1] <= 1 &&
+         buffered_ <= kBlock && stream_consistent(state_);
+}
+
 void Stream::init(Mode mode, bool encrypt, bool pad, const uint8_t iv[16]) {
   mode_ = mode;
   encrypt_ = encrypt;

@@ -72,6 +72,8 @@ struct StreamState {
   unsigned used;
 };
 void stream_init(StreamState* s, const uint8_t iv[16]);
+// Whether used indexes inside pad (a state read back from caller memory).
+inline bool stream_consistent(const StreamState& s) { return s.used < kBlock; }
 void cfb_encrypt(const BlockCipher& bc, const void* key, StreamState* s, const uint8_t* in,
                  uint8_t* out, size_t len);
 void cfb_decrypt(const BlockCipher& bc, const void* key, StreamState* s, const uint8_t* in,
@@ -118,6 +120,12 @@ class Stream {
   // padding a partial block left over is kPartialBlock. The stream modes
   // write nothing.
   Status finish(const BlockCipher& bc, const void* key, uint8_t* out, size_t* out_len);
+
+  // Whether every field holds a value init or update could have left: the
+  // mode, the flags (read as bytes: a bool holding another value is
+  // undefined behaviour to load), and the buffered counts that index buf_
+  // and the state's pad.
+  bool consistent() const;
 
  private:
   size_t update_blocks(const BlockCipher& bc, const void* key, const uint8_t* in, size_t len,

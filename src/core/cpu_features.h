@@ -46,6 +46,18 @@ const Variant& first_usable(const Variant* (*table_of)(size_t*)) {
   return table[i];
 }
 
+// Whether v is a usable entry of the table: a pointer read back from
+// caller memory (a streaming state of the C API) is called through only
+// if it is one of the table's own, never wherever its bytes point.
+template <class Variant>
+bool is_usable_variant(const Variant* v, const Variant* (*table_of)(size_t*)) {
+  size_t count = 0;
+  const Variant* table = table_of(&count);
+  for (size_t i = 0; i < count; ++i)
+    if (v == &table[i]) return table[i].usable;
+  return false;
+}
+
 }  // namespace ks
 
 #endif  // KS_CORE_CPU_FEATURES_H_

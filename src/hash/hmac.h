@@ -52,6 +52,11 @@ class Hmac {
     outer_ = outer_start_;
   }
 
+  bool consistent() const {
+    return inner_.consistent() && outer_.consistent() && inner_start_.consistent() &&
+           outer_start_.consistent();
+  }
+
   static void mac(const uint8_t* key, size_t key_len, const uint8_t* data, size_t len,
                   uint8_t out[kDigestBytes]) {
     Hmac m(key, key_len);

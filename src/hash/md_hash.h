@@ -90,6 +90,10 @@ class MdHash {
     reset();
   }
 
+  // Whether the fields that index the buffer are in range (a state read
+  // back from caller memory, which may hold anything).
+  bool consistent() const { return block_len_ < kBlockBytes; }
+
   static void digest(const uint8_t* data, size_t len, uint8_t out[kDigestBytes]) {
     MdHash h;
     h.update(data, len);

@@ -486,6 +486,15 @@ def corpus_sm3_stream():
     }
 
 
+def corpus_stream_states():
+    # fuzz_stream_states.cc: a machine byte, then choices (init = 0,
+    # update = 1..3, final = 4, cleanse = 5, overwrite = 6..7, each mod 8).
+    names = ["sm3", "hmac_sm3", "sm4", "sm4_gcm", "skinny_ctr"]
+    ops = (bytes(64) + b"\x01\x01\x11" + bytes(range(17)) + b"\x04"
+           + b"\x05\x01\x01\x03abc" + b"\x06\x01\x02\x01\x01\x07" + bytes(range(7)))
+    return {name: bytes([m]) + ops for m, name in enumerate(names)}
+
+
 def sm4_stream_input(mode, records, iv_len=16, aad=b""):
     key, iv = bytes(range(16)), bytes(range(16, 16 + iv_len))
     head = bytes([0, mode, 0]) + key
@@ -588,6 +597,7 @@ def main():
         "fuzz_skinny": corpus_skinny,
         "fuzz_batch_args_25519": corpus_batch_args_25519,
         "fuzz_sm3_stream": corpus_sm3_stream,
+        "fuzz_stream_states": corpus_stream_states,
         "fuzz_pkcs8_decrypt": lambda: corpus_pkcs8_decrypt(openssl()),
         "fuzz_sm4_key": corpus_sm4_key,
     }
