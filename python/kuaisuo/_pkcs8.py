@@ -32,11 +32,23 @@ def is_encrypted(data: Buffer) -> bool:
     return len(b) > head and b[head] == 0x30
 
 
-def unlock(data: Buffer, password: Optional[Password]) -> Buffer:
+# Reading stops at this many PBKDF2 iterations unless the caller sets
+# another maximum (KS_PBES2_DEFAULT_MAX_ITERATIONS): a hostile file cannot
+# cost more than what kuaisuo itself writes by default.
+DEFAULT_MAX_ITERATIONS = 600_000
+ITERATIONS_LIMIT = 10_000_000
+
+
+def unlock(data: Buffer, password: Optional[Password],
+           max_iterations: Optional[int] = None) -> Buffer:
     """The plain key inside data, decrypted with password when it is
     encrypted. As in pyca/cryptography, a password for a plain key and none
     for an encrypted one are TypeErrors; a wrong one raises KuaisuoError
-    (code -50)."""
+    (code -50). max_iterations bounds the file's PBKDF2 iteration count
+    (None: DEFAULT_MAX_ITERATIONS; at most ITERATIONS_LIMIT)."""
+    if max_iterations is not None and not 1 <= max_iterations <= ITERATIONS_LIMIT:
+        raise ValueError(f"max_iterations must be from 1 to {ITERATIONS_LIMIT:,}, "
+                         f"not {max_iterations}")
     encrypted = is_encrypted(data)
     if password is None:
         if encrypted:
@@ -44,15 +56,15 @@ def unlock(data: Buffer, password: Optional[Password]) -> Buffer:
         return data
     if not encrypted:
         raise TypeError("a password was given but the private key is not encrypted")
-    return _native.pkcs8_decrypt(data, _password_bytes(password))
+    return _native.pkcs8_decrypt(data, _password_bytes(password), max_iterations or 0)
 
 
 def lock(der: bytes, password: Password, pem: bool, scheme: str, iterations: int) -> bytes:
     """EncryptedPrivateKeyInfo around a PrivateKeyInfo DER."""
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, not {scheme!r}")
-    if not 1 <= iterations <= 10_000_000:
-        raise ValueError(f"iterations must be from 1 to 10,000,000, not {iterations}")
+    if not 1 <= iterations <= ITERATIONS_LIMIT:
+        raise ValueError(f"iterations must be from 1 to {ITERATIONS_LIMIT:,}, not {iterations}")
     return _native.pkcs8_encrypt(der, _password_bytes(password), SCHEMES[scheme], iterations,
                                  pem)
 

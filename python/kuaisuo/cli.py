@@ -28,7 +28,8 @@ from typing import Any, BinaryIO, Callable, List, Optional, Tuple
 
 from . import (SM3, HmacSM3, KuaisuoError, __version__, _native, cpu_features, gpu_built,
                gpu_device_count)
-from ._pkcs8 import DEFAULT_ITERATIONS, SCHEMES, is_encrypted
+from ._pkcs8 import (DEFAULT_ITERATIONS, DEFAULT_MAX_ITERATIONS, ITERATIONS_LIMIT, SCHEMES,
+                     is_encrypted)
 
 CHUNK = 1 << 20
 PRIVATE, PUBLIC = 0o600, 0o644  # modes of created files (less the umask)
@@ -385,6 +386,7 @@ def _input_name(name: str) -> str:
 
 
 WRONG_PASSPHRASE = -50  # KS_ERR_WRONG_PASSPHRASE
+ITERATIONS_OVER_MAXIMUM = -52  # KS_ERR_PBES2_ITERATIONS
 
 
 def _passphrase(spec: Optional[str], option: str) -> Optional[bytes]:
@@ -414,29 +416,33 @@ def _key_error(name: str, e: KuaisuoError) -> Failure:
     return Failure(f"{_input_name(name)}: {e.message or e}")
 
 
-def _private_key(name: str, cls: Any, passin: Optional[str] = None) -> Any:
+def _private_key(name: str, cls: Any, args: argparse.Namespace) -> Any:
     """A private key of class cls (SM2PrivateKey, ...) from a file,
-    decrypted with the --passin passphrase when it is encrypted."""
+    decrypted with the --passin passphrase when it is encrypted, its PBKDF2
+    iteration count bounded by --max-iter."""
     data = _read_input(name)
-    password = _passphrase(passin, "--passin")
+    password = _passphrase(args.passin, "--passin")
     if password is not None and not is_encrypted(data):
         password = None  # as openssl does: -passin on a plain key is harmless
     if password is None and is_encrypted(data):
         raise Failure(f"{_input_name(name)}: the private key is encrypted: give its passphrase "
                       f"with --passin pass:TEXT, env:VARIABLE, file:PATH or stdin")
     try:
-        return cls.from_der(data, password=password)
+        return cls.from_der(data, password=password, max_iterations=args.max_iter)
     except KuaisuoError as e:
+        if e.code == ITERATIONS_OVER_MAXIMUM:
+            raise Failure(f"{_input_name(name)}: {e.message}; allow more with --max-iter N "
+                          "if the file is trusted") from None
         raise _key_error(name, e) from None
 
 
-def _public_key(name: str, cls: Any, private_cls: Any, passin: Optional[str] = None) -> Any:
+def _public_key(name: str, cls: Any, private_cls: Any, args: argparse.Namespace) -> Any:
     """A public key of class cls, or the public half of a private key of
     private_cls (as openssl -prverify takes); an unreadable one is reported
     as a public key."""
     data = _read_input(name)
     if is_encrypted(data):
-        return _private_key(name, private_cls, passin).public_key()
+        return _private_key(name, private_cls, args).public_key()
     try:
         return cls.from_der(data)
     except KuaisuoError as e:
@@ -508,7 +514,7 @@ def _keygen(args: argparse.Namespace, generate: Callable[[], Any]) -> int:
 
 
 def _pubkey(args: argparse.Namespace, private_cls: Any) -> int:
-    pub = _private_key(args.key, private_cls, args.passin).public_key()
+    pub = _private_key(args.key, private_cls, args).public_key()
     _write_outputs([(args.out, _key_file(pub, args.der), PUBLIC)])
     return 0
 
@@ -522,14 +528,14 @@ def cmd_sm2(args: argparse.Namespace) -> int:
         if args.sm2_command == "pubkey":
             return _pubkey(args, SM2PrivateKey)
         if args.sm2_command == "sign":
-            key = _private_key(args.key, SM2PrivateKey, args.passin)
+            key = _private_key(args.key, SM2PrivateKey, args)
             e = _sm2_e(key.public_key(), _sm2_id(args), args.file)
             sig = key.sign_digest(e, deterministic=args.deterministic,
                                   encoding="raw" if args.raw else "der")
             _write_outputs([(args.out, sig, PUBLIC)])
             return 0
         # verify
-        pub = _public_key(args.pub, SM2PublicKey, SM2PrivateKey, args.passin)
+        pub = _public_key(args.pub, SM2PublicKey, SM2PrivateKey, args)
         sig = _raw_signature(_read_input(args.sig), args.sig, args.raw)
         e = _sm2_e(pub, _sm2_id(args), args.file)
         ok = pub.verify_digest(sig, e, encoding="raw")
@@ -560,13 +566,13 @@ def cmd_ed25519(args: argparse.Namespace) -> int:
             return _pubkey(args, Ed25519PrivateKey)
         context, prehashed = _ed25519_domain(args)
         if args.ed25519_command == "sign":
-            key = _private_key(args.key, Ed25519PrivateKey, args.passin)
+            key = _private_key(args.key, Ed25519PrivateKey, args)
             sig = key.sign(_read_input(args.file), context, prehashed)
             _write_outputs([(args.out, sig, PUBLIC)])
             return 0
         # verify: a signature that is not 64 bytes is an error (exit 2);
         # one of 64 bytes that does not verify, malformed or not, a failure (1).
-        pub = _public_key(args.pub, Ed25519PublicKey, Ed25519PrivateKey, args.passin)
+        pub = _public_key(args.pub, Ed25519PublicKey, Ed25519PrivateKey, args)
         sig = _read_input(args.sig)
         if len(sig) != SIGNATURE_BYTES:
             raise Failure(f"{_input_name(args.sig)}: an Ed25519 signature is "
@@ -587,8 +593,8 @@ def cmd_x25519(args: argparse.Namespace) -> int:
         if args.x25519_command == "pubkey":
             return _pubkey(args, X25519PrivateKey)
         # derive: the shared secret is a secret, written 0600 like a key
-        key = _private_key(args.key, X25519PrivateKey, args.passin)
-        peer = _public_key(args.peer, X25519PublicKey, X25519PrivateKey, args.passin)
+        key = _private_key(args.key, X25519PrivateKey, args)
+        peer = _public_key(args.peer, X25519PublicKey, X25519PrivateKey, args)
         try:
             secret = key.exchange(peer)
         except KuaisuoError as e:
@@ -673,7 +679,7 @@ def _sm4_run(args: argparse.Namespace, data: bytes) -> bytes:
 
     encrypt = args.sm4_command == "enc"
     if args.key is not None:
-        key = _private_key(args.key, sm4.SM4Key, args.passin).to_bytes()
+        key = _private_key(args.key, sm4.SM4Key, args).to_bytes()
     else:
         key = _hex_option(args.key_hex, "--key-hex", (sm4.KEY_BYTES,))
     assert key is not None  # argparse requires --key-hex or --key
@@ -778,6 +784,9 @@ def passin_option(q) -> None:
     q.add_argument("--passin", metavar="SPEC",
                    help="passphrase of an encrypted private key: pass:TEXT, env:VARIABLE, "
                    "file:PATH or stdin (as openssl -passin)")
+    q.add_argument("--max-iter", metavar="N", type=_whole_number("iterations", 1, ITERATIONS_LIMIT),
+                   help="refuse an encrypted key with more PBKDF2 iterations than N (default "
+                   f"{DEFAULT_MAX_ITERATIONS:,}: a hostile file cannot cost more than that)")
 
 
 def passout_options(q) -> None:
@@ -787,7 +796,7 @@ def passout_options(q) -> None:
     q.add_argument("--cipher", choices=sorted(SCHEMES), default="aes-256-cbc",
                    help="with --passout: aes-256-cbc (PBKDF2-HMAC-SHA256, OpenSSL's default), "
                    "aes-128-cbc, or sm4-cbc (PBKDF2-HMAC-SM3, as GmSSL writes)")
-    q.add_argument("--iter", type=_whole_number("iterations", 1, 10_000_000),
+    q.add_argument("--iter", type=_whole_number("iterations", 1, ITERATIONS_LIMIT),
                    default=DEFAULT_ITERATIONS,
                    help=f"with --passout: PBKDF2 iterations (default {DEFAULT_ITERATIONS:,})")
     q.add_argument("--allow-empty-password", action="store_true",

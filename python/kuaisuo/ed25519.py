@@ -134,12 +134,13 @@ class Ed25519PrivateKey(EncryptableKey):
 
     @classmethod
     def from_der(cls, data: Union[str, Buffer],
-                 password: Optional[Password] = None) -> "Ed25519PrivateKey":
+                 password: Optional[Password] = None,
+                 *, max_iterations: Optional[int] = None) -> "Ed25519PrivateKey":
         """PKCS#8 (RFC 8410), DER or PEM; a version 1 key's embedded public
         key must match. Encrypted PKCS#8 (PBES2) with password=
         (str or bytes); TypeError for a password without encryption or the
         reverse, KuaisuoError code -50 for a wrong one."""
-        return cls(_native.Ed25519Key.decode(unlock(_as_bytes(data), password)))
+        return cls(_native.Ed25519Key.decode(unlock(_as_bytes(data), password, max_iterations)))
 
     from_pem = from_der
 

@@ -181,11 +181,12 @@ class SM2PrivateKey(EncryptableKey):
 
     @classmethod
     def from_der(cls, data: Union[str, Buffer],
-                 password: Optional[Password] = None) -> "SM2PrivateKey":
+                 password: Optional[Password] = None,
+                 *, max_iterations: Optional[int] = None) -> "SM2PrivateKey":
         """PKCS#8 or SEC1 ECPrivateKey, DER or PEM. Encrypted PKCS#8 (PBES2) with password=
         (str or bytes); TypeError for a password without encryption or the
         reverse, KuaisuoError code -50 for a wrong one."""
-        return cls(_native.Sm2Key.decode(unlock(_as_bytes(data), password)))
+        return cls(_native.Sm2Key.decode(unlock(_as_bytes(data), password, max_iterations)))
 
     from_pem = from_der
 

@@ -105,13 +105,14 @@ class SM4Key(EncryptableKey):
         return cls(os.urandom(KEY_BYTES))
 
     @classmethod
-    def from_der(cls, data: Union[str, Buffer], password: Optional[Password] = None) -> "SM4Key":
+    def from_der(cls, data: Union[str, Buffer], password: Optional[Password] = None,
+                 *, max_iterations: Optional[int] = None) -> "SM4Key":
         """The key of a DER or PEM key file; password= for an encrypted one
         (TypeError for a password without encryption or the reverse,
         KuaisuoError code -50 for a wrong one, -33 for a file of another
         algorithm)."""
         raw = data.encode("ascii") if isinstance(data, str) else data
-        return cls(_native.sm4_key_decode(unlock(raw, password)))
+        return cls(_native.sm4_key_decode(unlock(raw, password, max_iterations)))
 
     from_pem = from_der
 

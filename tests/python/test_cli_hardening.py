@@ -190,3 +190,31 @@ def test_skinny_ctr_shared_by_threads_never_reuses_keystream():
     assert len(set(blocks)) == len(blocks), "keystream blocks used twice"
     whole = skinny.encrypt(tweakey, bytes(chunk * rounds * threads), mode="ctr", iv=iv)
     assert sorted(blocks) == sorted(whole[i:i + 16] for i in range(0, len(whole), 16))
+
+
+def test_pbkdf2_iteration_maximum(tmp_path):
+    """A key file's PBKDF2 iteration count is work its author makes the
+    reader do: bounded by max_iterations (default 600,000), refused with
+    KS_ERR_PBES2_ITERATIONS (-52) before any derivation."""
+    from kuaisuo import KuaisuoError, ed25519
+    key = ed25519.Ed25519PrivateKey.generate()
+    pem = key.to_pem(password="pw", iterations=2000)
+    with pytest.raises(KuaisuoError) as info:
+        ed25519.Ed25519PrivateKey.from_pem(pem, password="pw", max_iterations=1999)
+    assert info.value.code == -52
+    again = ed25519.Ed25519PrivateKey.from_pem(pem, password="pw", max_iterations=2000)
+    assert again.public_key().public_bytes_raw() == key.public_key().public_bytes_raw()
+    with pytest.raises(ValueError):
+        ed25519.Ed25519PrivateKey.from_pem(pem, password="pw", max_iterations=0)
+    over = sm2.SM2PrivateKey.generate().to_pem(password="pw", iterations=600_001)
+    with pytest.raises(KuaisuoError) as info:
+        sm2.SM2PrivateKey.from_pem(over, password="pw")
+    assert info.value.code == -52
+    assert sm2.SM2PrivateKey.from_pem(over, password="pw", max_iterations=600_001)
+    # The CLI: --max-iter, and a message that says how to allow more.
+    path = tmp_path / "k.pem"
+    path.write_text(pem)
+    r = run("ed25519", "pubkey", "--key", str(path), "--passin", "pass:pw", "--max-iter", "100")
+    assert r.returncode == 2 and b"--max-iter" in r.stderr, r.stderr
+    r = run("ed25519", "pubkey", "--key", str(path), "--passin", "pass:pw")
+    assert r.returncode == 0, r.stderr
