@@ -126,15 +126,16 @@ nb::bytes hmac_sm3(nb::handle key, nb::handle data) {
   return digest_bytes(out);
 }
 
-// Password-encrypted PKCS#8 (ks_pkcs8_decrypt / _encrypt): the key
-// derivation runs without the GIL (it is meant to be slow).
-nb::bytes pkcs8_decrypt(nb::handle data, nb::handle password) {
+// Password-encrypted PKCS#8 (ks_pkcs8_decrypt_max / _encrypt): the key
+// derivation runs without the GIL (it is meant to be slow). max_iterations
+// 0 is the library's default maximum (KS_PBES2_DEFAULT_MAX_ITERATIONS).
+nb::bytes pkcs8_decrypt(nb::handle data, nb::handle password, uint32_t max_iterations) {
   Buffer in(data, "key"), pw(password, "password");
   ks_py::SecretBuffer out(in.size() + 1);
   size_t len = 0;
   check(ks_py::nogil([&] {
-    return ks_pkcs8_decrypt(in.data(), in.size(), pw.data(), pw.size(), out.data(), out.size(),
-                            &len);
+    return ks_pkcs8_decrypt_max(in.data(), in.size(), pw.data(), pw.size(), max_iterations,
+                                out.data(), out.size(), &len);
   }), "encrypted private key (PKCS#8 PBES2)");
   return ks_py::to_bytes(out.data(), len);
 }
@@ -171,7 +172,8 @@ NB_MODULE(_native, m) {
 
   m.def("sm3", &sm3, nb::arg("data"));
   m.def("hmac_sm3", &hmac_sm3, nb::arg("key"), nb::arg("data"));
-  m.def("pkcs8_decrypt", &pkcs8_decrypt, nb::arg("data"), nb::arg("password"));
+  m.def("pkcs8_decrypt", &pkcs8_decrypt, nb::arg("data"), nb::arg("password"),
+        nb::arg("max_iterations") = 0);
   m.def("pkcs8_encrypt", &pkcs8_encrypt, nb::arg("der"), nb::arg("password"), nb::arg("scheme"),
         nb::arg("iterations"), nb::arg("pem"));
 

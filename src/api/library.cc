@@ -81,8 +81,12 @@ const char* ks_strerror(int code) {
              "encrypted bytes look the same)";
     case KS_ERR_PBES2_UNSUPPORTED:
       return "encrypted key: unsupported encryption (PBES2 with PBKDF2 over HMAC-SHA1, "
-             "HMAC-SHA256 or HMAC-SM3, AES-128/192/256-CBC or SM4-CBC, and at most 10,000,000 "
-             "iterations are supported)";
+             "HMAC-SHA256 or HMAC-SM3, AES-128/192/256-CBC or SM4-CBC, and at least one "
+             "iteration are supported)";
+    case KS_ERR_PBES2_ITERATIONS:
+      return "encrypted key: the PBKDF2 iteration count exceeds the maximum this reader "
+             "allows (600,000 by default; ks_pkcs8_decrypt_max raises it to at most "
+             "10,000,000)";
     case KS_ERR_OVERLOADED: return "the service is overloaded (its queue is full); retry later";
     case KS_ERR_DEADLINE: return "the item's deadline passed before it ran";
     case KS_ERR_SHUTTING_DOWN: return "the service is shutting down and takes no new work";

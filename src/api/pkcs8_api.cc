@@ -39,15 +39,27 @@ bool scheme_params(int scheme, uint32_t iterations, Params* p) {
 
 }  // namespace
 
+static_assert(KS_PBES2_DEFAULT_MAX_ITERATIONS <= KS_PBES2_ABSOLUTE_MAX_ITERATIONS,
+              "the default maximum is within the absolute one");
+
 int ks_pkcs8_decrypt(const uint8_t* in, size_t in_len, const uint8_t* passphrase,
-                     size_t passphrase_len, uint8_t* out, size_t out_cap, size_t* out_len) try {
+                     size_t passphrase_len, uint8_t* out, size_t out_cap, size_t* out_len) {
+  return ks_pkcs8_decrypt_max(in, in_len, passphrase, passphrase_len, 0, out, out_cap, out_len);
+}
+
+int ks_pkcs8_decrypt_max(const uint8_t* in, size_t in_len, const uint8_t* passphrase,
+                         size_t passphrase_len, uint32_t max_iterations, uint8_t* out,
+                         size_t out_cap, size_t* out_len) try {
+  if (max_iterations > KS_PBES2_ABSOLUTE_MAX_ITERATIONS) return KS_ERR_INVALID_ARGUMENT;
+  if (max_iterations == 0) max_iterations = KS_PBES2_DEFAULT_MAX_ITERATIONS;
   KS_RETURN_IF_ERROR(check_buffer(in, in_len));
   KS_RETURN_IF_ERROR(check_buffer(passphrase, passphrase_len));
   if (out_len == nullptr) return KS_ERR_NULL_POINTER;
   static const char* const kLabels[] = {kEncryptedLabel};
   ks::Bytes der, plain;
   KS_RETURN_IF_ERROR(ks::api::unwrap_pem(in, in_len, kLabels, 1, &der));
-  KS_RETURN_IF_ERROR(ks::pbes2::decrypt(der.data(), der.size(), passphrase, passphrase_len, &plain));
+  KS_RETURN_IF_ERROR(ks::pbes2::decrypt(der.data(), der.size(), passphrase, passphrase_len,
+                                        max_iterations, &plain));
   return ks::api::emit(plain.data(), plain.size(), false, out, out_cap, out_len);
 } KS_API_CATCH
 
@@ -59,7 +71,7 @@ int ks_pkcs8_encrypt(const uint8_t* der, size_t der_len, const uint8_t* passphra
   if (out_len == nullptr) return KS_ERR_NULL_POINTER;
   Params params;
   if (!scheme_params(scheme, iterations, &params) ||
-      iterations > ks::pbes2::kMaxIterations)
+      iterations > KS_PBES2_ABSOLUTE_MAX_ITERATIONS)
     return KS_ERR_INVALID_ARGUMENT;
   ks::Bytes encrypted;
   KS_RETURN_IF_ERROR(

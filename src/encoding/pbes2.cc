@@ -126,7 +126,7 @@ int read_cipher(Reader* r, Parsed* p) {
 // EncryptedPrivateKeyInfo ::= SEQUENCE { encryptionAlgorithm
 //   AlgorithmIdentifier {PBES2, PBES2-params}, encryptedData OCTET STRING }
 // PBES2-params ::= SEQUENCE { keyDerivationFunc, encryptionScheme }
-int parse(const uint8_t* der, size_t len, Parsed* p) {
+int parse(const uint8_t* der, size_t len, uint32_t max_iterations, Parsed* p) {
   Reader top(der, len), seq, alg, params;
   KS_RETURN_IF_ERROR(pkix::read(&top, der::kSequence, &seq));
   KS_RETURN_IF_ERROR(pkix::to_status(top.finish()));
@@ -140,7 +140,11 @@ int parse(const uint8_t* der, size_t len, Parsed* p) {
   KS_RETURN_IF_ERROR(read_pbkdf2(&params, p, &key_len));
   KS_RETURN_IF_ERROR(read_cipher(&params, p));
   KS_RETURN_IF_ERROR(pkix::to_status(params.finish()));
-  if (p->iterations == 0 || p->iterations > kMaxIterations) return KS_ERR_PBES2_UNSUPPORTED;
+  if (p->iterations == 0) return KS_ERR_PBES2_UNSUPPORTED;  // RFC 8018 A.2: 1..MAX
+  // PBKDF2's cost is linear in the count (RFC 8018 5.2), which the file's
+  // author chose: the reader's maximum bounds the work it lets them ask.
+  if (p->iterations > (max_iterations < kMaxIterations ? max_iterations : kMaxIterations))
+    return KS_ERR_PBES2_ITERATIONS;
   if (key_len != 0 && key_len != p->cipher->key_len) return KS_ERR_PBES2_UNSUPPORTED;
   if (p->ciphertext.remaining() == 0 || p->ciphertext.remaining() % kBlock != 0)
     return KS_ERR_LENGTH;
@@ -190,9 +194,9 @@ bool is_one_sequence(const Bytes& plain) {
 }  // namespace
 
 int decrypt(const uint8_t* der, size_t len, const uint8_t* password, size_t password_len,
-            Bytes* plain) {
+            uint32_t max_iterations, Bytes* plain) {
   Parsed p;
-  KS_RETURN_IF_ERROR(parse(der, len, &p));
+  KS_RETURN_IF_ERROR(parse(der, len, max_iterations, &p));
   uint8_t key[kMaxKeyBytes];
   derive_key(p.prf->prf, password, password_len, p.salt.data(), p.salt.remaining(), p.iterations,
              key, p.cipher->key_len);

@@ -32,18 +32,21 @@ struct Params {
   uint32_t iterations;
 };
 
-// A bound on the PBKDF2 iteration count read from a file, so that a
-// hostile one cannot hang the reader: 10^7 (OpenSSL writes 2,048 by
-// default; OWASP's 2023 advice for PBKDF2-HMAC-SHA256 is 600,000).
+// The absolute bound on the PBKDF2 iteration count read from a file, so
+// that a hostile one cannot hang the reader: 10^7 (OpenSSL writes 2,048 by
+// default; OWASP's 2023 advice for PBKDF2-HMAC-SHA256 is 600,000). A
+// reader's own maximum (decrypt's max_iterations) is at most this.
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 constexpr uint32_t kMaxIterations = 4096;  // fuzz builds: an input must not become a timeout
 #else
 constexpr uint32_t kMaxIterations = 10000000;
 #endif
 
-// The PrivateKeyInfo DER inside an EncryptedPrivateKeyInfo DER.
+// The PrivateKeyInfo DER inside an EncryptedPrivateKeyInfo DER. A file
+// with more than max_iterations iterations (capped at kMaxIterations) is
+// KS_ERR_PBES2_ITERATIONS, found before any key derivation.
 int decrypt(const uint8_t* der, size_t len, const uint8_t* password, size_t password_len,
-            Bytes* plain);
+            uint32_t max_iterations, Bytes* plain);
 
 // EncryptedPrivateKeyInfo DER for plain (a PrivateKeyInfo), with a fresh
 // 16-byte salt and IV from the OS (KS_ERR_RANDOM if it fails).

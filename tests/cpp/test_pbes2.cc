@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include <algorithm>
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -365,7 +367,7 @@ TEST(Pbes2, UnsupportedAndHostileParameters) {
   EXPECT_EQ(decrypt(handmade(params(from_hex("020100"), {}), oid_aes128), "pw", &plain),
             KS_ERR_PBES2_UNSUPPORTED);  // zero iterations
   EXPECT_EQ(decrypt(handmade(params(from_hex("020400989681"), {}), oid_aes128), "pw", &plain),
-            KS_ERR_PBES2_UNSUPPORTED);  // 10,000,001 iterations: refused before any work
+            KS_ERR_PBES2_ITERATIONS);  // 10,000,001 iterations: refused before any work
   EXPECT_EQ(decrypt(handmade(params(from_hex("0205010000000000"), {}), oid_aes128), "pw", &plain),
             KS_ERR_DER_TOO_LARGE);
   EXPECT_EQ(decrypt(handmade(params(two_k, from_hex("020120")), oid_aes128), "pw", &plain),
@@ -375,6 +377,51 @@ TEST(Pbes2, UnsupportedAndHostileParameters) {
             KS_ERR_PBES2_UNSUPPORTED);  // an unknown PRF
   EXPECT_EQ(decrypt(handmade(params(two_k, {}), from_hex("2a864886f70d0307")), "pw", &plain),
             KS_ERR_PBES2_UNSUPPORTED);  // DES-EDE3-CBC
+}
+
+int decrypt_max(const Bytes& in, uint32_t max_iterations, Bytes* out) {
+  out->assign(in.size() + 1, 0);
+  size_t n = 0;
+  const int rc = ks_pkcs8_decrypt_max(in.data(), in.size(), reinterpret_cast<const uint8_t*>("pw"),
+                                      2, max_iterations, out->data(), out->size(), &n);
+  out->resize(rc == KS_OK ? n : 0);
+  return rc;
+}
+
+double seconds_of(const std::function<void()>& f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Issue 42: a file at the old cap (10^7 iterations) cost 44 s of CPU, and
+// no caller could lower it. The default maximum is 600,000 (what kuaisuo
+// writes); a file above it is refused before any key derivation, with its
+// own status; ks_pkcs8_decrypt_max takes the caller's maximum.
+TEST(Pbes2, IterationMaximum) {
+  Pkey k(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"));
+  const Bytes der = openssl_pkcs8(k.get());
+  const Bytes at_default = encrypt(der, "pw", KS_PBES2_AES128_SHA256,
+                                   KS_PBES2_DEFAULT_MAX_ITERATIONS);
+  Bytes plain;
+  const double accept_s = seconds_of([&] { EXPECT_EQ(decrypt(at_default, "pw", &plain), KS_OK); });
+  EXPECT_EQ(plain, der);
+  EXPECT_EQ(decrypt_max(at_default, KS_PBES2_DEFAULT_MAX_ITERATIONS - 1, &plain),
+            KS_ERR_PBES2_ITERATIONS);
+
+  // 600,001 iterations (HMAC-SHA1, AES-128-CBC, a ciphertext no key opens).
+  const Bytes salt = {0x04, 0x08, 1, 2, 3, 4, 5, 6, 7, 8}, count = from_hex("02030927c1");
+  Bytes params = salt;
+  params.insert(params.end(), count.begin(), count.end());
+  const Bytes above = handmade(params, from_hex("608648016503040102"));
+  const double refuse_s = seconds_of(
+      [&] { EXPECT_EQ(decrypt(above, "pw", &plain), KS_ERR_PBES2_ITERATIONS); });
+  EXPECT_LT(refuse_s * 10, accept_s) << "refused only after deriving the key";
+  EXPECT_EQ(decrypt_max(above, 600001, &plain), KS_ERR_WRONG_PASSPHRASE);  // read, derived
+  EXPECT_EQ(decrypt_max(above, KS_PBES2_ABSOLUTE_MAX_ITERATIONS + 1, &plain),
+            KS_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(ks_strerror(KS_ERR_PBES2_ITERATIONS)).find("exceeds the maximum"),
+            std::string::npos);
 }
 
 TEST(Pbes2, ArgumentsAndLabels) {
