@@ -11,22 +11,15 @@
 #include <vector>
 
 #include "kuaisuo.h"
+#include "test_util.h"
 
 namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-// One worker thread: items run in order, so an item written over the
-// offsets is always followed by items that read them.
-ks_ctx* one_thread_context() {
-  ks_ctx_config config;
-  ks_ctx_config_init(&config);
-  config.backend = KS_BACKEND_CPU;
-  config.cpu_threads = 1;
-  ks_ctx* ctx = nullptr;
-  EXPECT_EQ(ks_ctx_new(&config, &ctx), KS_OK);
-  return ctx;
-}
+// One worker thread (ks_test::Context): items run in order, so an item
+// written over the offsets is always followed by items that read them.
+constexpr uint32_t kOneThread = 1;
 
 // count + 1 offsets of items of item_len bytes, written at p byte-wise.
 void put_offsets(uint8_t* p, size_t count, size_t item_len) {
@@ -44,7 +37,9 @@ Bytes pattern(size_t n, uint8_t seed) {
 
 TEST(BatchAliasing, Sm4OutputOverTheOffsets) {
   constexpr size_t kCount = 16, kItem = 64;
-  ks_ctx* ctx = one_thread_context();
+  const ks_test::Context context(KS_BACKEND_CPU, kOneThread);
+  ASSERT_EQ(context.rc, KS_OK);
+  ks_ctx* ctx = context.ctx;
   const Bytes keys = pattern(16 * kCount, 1), ivs = pattern(16 * kCount, 2);
   const Bytes data = pattern(kCount * kItem, 3);
   Bytes out(kCount * kItem);
@@ -66,12 +61,13 @@ TEST(BatchAliasing, Sm4OutputOverTheOffsets) {
         << i;
     EXPECT_EQ(status[i], KS_OK);
   }
-  ks_ctx_free(ctx);
 }
 
 TEST(BatchAliasing, Ed25519SignaturesOverTheOffsets) {
   constexpr size_t kCount = 40, kItem = 33;
-  ks_ctx* ctx = one_thread_context();
+  const ks_test::Context context(KS_BACKEND_CPU, kOneThread);
+  ASSERT_EQ(context.rc, KS_OK);
+  ks_ctx* ctx = context.ctx;
   ks_ed25519_key* key = nullptr;
   const Bytes seed = pattern(32, 4), data = pattern(kCount * kItem, 5);
   ASSERT_EQ(ks_ed25519_key_from_seed(seed.data(), 32, &key), KS_OK);
@@ -88,14 +84,15 @@ TEST(BatchAliasing, Ed25519SignaturesOverTheOffsets) {
         << i;
   }
   ks_ed25519_key_free(key);
-  ks_ctx_free(ctx);
 }
 
 // Offsets at an odd address, statuses at an address that is not a
 // multiple of 4: the batch reads and writes them byte-wise.
 TEST(BatchAliasing, MisalignedOffsetsAndStatuses) {
   constexpr size_t kCount = 9, kItem = 20;
-  ks_ctx* ctx = one_thread_context();
+  const ks_test::Context context(KS_BACKEND_CPU, kOneThread);
+  ASSERT_EQ(context.rc, KS_OK);
+  ks_ctx* ctx = context.ctx;
   const Bytes data = pattern(kCount * kItem, 6);
   Bytes offsets_bytes(8 * (kCount + 1) + 1), status_bytes(4 * kCount + 3, 0xee);
   put_offsets(offsets_bytes.data() + 1, kCount, kItem);
@@ -122,7 +119,6 @@ TEST(BatchAliasing, MisalignedOffsetsAndStatuses) {
     EXPECT_EQ(st, KS_ERR_LENGTH) << i;  // 20-byte items
   }
   EXPECT_EQ(status_bytes[0], 0xee);  // nothing before the array
-  ks_ctx_free(ctx);
 }
 
 }  // namespace
