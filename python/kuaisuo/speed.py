@@ -335,6 +335,28 @@ def attach_peers(plan: List[Comparison]) -> List[Comparison]:
     return out
 
 
+def unique(plan: List[Comparison]) -> List[Comparison]:
+    """The plan with each row once, the first kept. Plans list the
+    one-thread single operations and then the batches on every thread; under
+    --threads 1 --batch 1 a batch row is that same one-thread single
+    operation (SM2, Ed25519 and X25519 list (1 thread, batch) twice, SM3's
+    and SM4's batch rows fall on a single-operation size), and it printed
+    twice."""
+    seen = set()
+    out = []
+    for cmp in plan:
+        key = (cmp.ours, cmp.theirs)
+        if key not in seen:
+            seen.add(key)
+            out.append(cmp)
+    return out
+
+
+def build_plan(algs: List[str], opt: Options) -> List[Comparison]:
+    """Every algorithm's rows, each once, with the installed peers."""
+    return attach_peers(unique([cmp for alg in algs for cmp in PLANS[alg](opt)]))
+
+
 def _measure_case(case: Case, seconds: float) -> dict:
     from . import _peers
 
@@ -508,7 +530,7 @@ def run(algs: List[str], backend: str, threads: int, batch: Optional[int], secon
         return 2
     opt = Options(backend=backend, threads=threads, batch=batch, seconds=seconds,
                   gpu=backend != "cpu" and gpu_count > 0, max_bytes=max_bytes)
-    plan = attach_peers([cmp for alg in algs for cmp in PLANS[alg](opt)])
+    plan = build_plan(algs, opt)
     info = machine_info(opt.gpu)
     gpu_text = info["gpu"]["name"] if info["gpu"] else "none"
     print(f"kuaisuo {info['kuaisuo_version']} vs {info['openssl'] or 'OpenSSL (not found)'}")

@@ -145,3 +145,35 @@ def test_each_peer_operation_agrees_with_kuaisuo(alg, op, kind, n):
     for name, maker in peers:
         r = _peers.measure(maker, op, kind, n, 0.01)  # checks the result first
         assert "error" not in r and r["ops_per_s"] > 0, (name, r)
+
+
+@pytest.mark.parametrize("backend,gpu", [("cpu", False), ("auto", True)])
+def test_threads_1_batch_1_lists_each_row_once(backend, gpu):
+    """Issue 41: under --threads 1 --batch 1 the batch rows were the
+    one-thread single-operation rows again, and printed twice."""
+    opt = speed.Options(backend=backend, threads=1, batch=1, seconds=1.0, gpu=gpu)
+    plan = speed.build_plan(list(speed.ALGORITHMS), opt)
+    keys = [(c.ours, c.theirs) for c in plan]
+    assert len(keys) == len(set(keys))
+    rows = [(c.ours.alg, c.ours.op, c.ours.what(), c.ours.where(), c.ours.batch) for c in plan]
+    assert len(rows) == len(set(rows))
+    # Nothing was lost: every row of the raw plans is still there.
+    raw = {(c.ours, c.theirs) for alg in speed.ALGORITHMS for c in speed.PLANS[alg](opt)}
+    assert set(keys) == raw
+
+
+def test_unique_keeps_distinct_rows_and_their_order():
+    opt = speed.Options(backend="cpu", threads=2, batch=16, seconds=1.0, gpu=False)
+    raw = [c for alg in speed.ALGORITHMS for c in speed.PLANS[alg](opt)]
+    assert speed.unique(raw) == raw
+    assert speed.unique(raw + raw[:3]) == raw
+
+
+def test_threads_1_batch_1_prints_each_row_once(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "kuaisuo", "speed", "sm3", "--backend", "cpu",
+                        "--seconds", "0.01", "--threads", "1", "--batch", "1"],
+                       capture_output=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.decode().splitlines()
+    rows = [line.split()[:5] for line in lines if line.startswith("sm3 ")]
+    assert len(rows) == 3 and len({tuple(row) for row in rows}) == 3, lines
