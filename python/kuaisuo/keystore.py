@@ -180,8 +180,8 @@ class KeyStore:
             log.error("key reload failed, keeping the %d keys loaded before: %s",
                       len(self), e)
             return
-        for e in errors:
-            log.warning("key not loaded: %s: %s", e.file, e.reason)
+        for error in errors:
+            log.warning("key not loaded: %s: %s", error.file, error.reason)
         log.info("keys reloaded: %d", len(self))
 
 

@@ -55,9 +55,18 @@ class Config:
     max_queued: int = 1 << 20
     limits: Limits = field(default_factory=Limits)
     drain_seconds: float = 30.0      # how long stop() waits for requests in progress
+    # HTTP connections (issue 42): what an idle or slow client may hold.
+    max_connections: int = 4096      # open at once (kept under the process's file limit)
+    header_timeout: float = 10.0     # accept -> first request's headers
+    read_timeout: float = 30.0       # a request's body, whole
+    idle_timeout: float = 60.0       # keep-alive between requests (also gRPC's idle limit)
+    max_pbkdf2_iterations: Optional[int] = None  # key files asking for more are refused
     reuse_port: bool = False         # SO_REUSEPORT: several processes share the listeners
     seal_ledger: Optional[str] = None  # SM4 seals per key (default KEYS/.kuaisuo-seals.json)
     seal_limit: int = LIMIT          # seals per key under random nonces (SP 800-38D 8.3)
+
+
+GRPC_LINGER = 0.1  # seconds after gRPC's stop before the process may exit
 
 
 def _split(address: str) -> Tuple[str, int]:
@@ -90,7 +99,8 @@ def build_service(config: Config, context: Any = None) -> Tuple[Service, List[st
     deployment both run one), and the key files that did not load, each
     named with its reason. context: a Context (or list) to use instead of
     config's backend and devices."""
-    keys = KeyStore(config.keys, config.password, allow_plain=config.allow_plain)
+    keys = KeyStore(config.keys, config.password, allow_plain=config.allow_plain,
+                    max_iterations=config.max_pbkdf2_iterations)
     errors = keys.load()
     access = Access.from_file(config.access)
     batcher = Batcher(context or contexts(config), max_batch=config.max_batch,
@@ -109,6 +119,8 @@ class Server:
         self.http_port: Optional[int] = None
         self.grpc_port: Optional[int] = None
         self._runner: Any = None
+        self._connections: Any = None
+        self._site: Any = None
         self._grpc: Any = None
         self._stopped = asyncio.Event()
         self._stopping = False
@@ -166,7 +178,8 @@ class Server:
             from . import grpc_api
             self._grpc, self.grpc_port = grpc_api.server(self.service, c.grpc,
                                                          self._grpc_credentials(),
-                                                         reuse_port=c.reuse_port)
+                                                         reuse_port=c.reuse_port,
+                                                         idle_timeout=c.idle_timeout)
             await self._grpc.start()
         return errors
 
@@ -174,14 +187,22 @@ class Server:
         from aiohttp import web
 
         from . import http_api
-        self._runner = web.AppRunner(http_api.application(self.service),  # type: ignore[arg-type]
-                                     shutdown_timeout=self.config.drain_seconds,
-                                     access_log=None)
+        c = self.config
+        self._connections = http_api.Connections(_connection_limit(c.max_connections),
+                                                 c.header_timeout, c.read_timeout)
+        self._runner = web.AppRunner(http_api.application(self.service,  # type: ignore[arg-type]
+                                                          self._connections),
+                                     keepalive_timeout=c.idle_timeout, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, host, port, ssl_context=self._ssl_context(),
-                           reuse_port=self.config.reuse_port or None)
-        await site.start()
-        self.http_port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        _quiet_accept_errors(asyncio.get_running_loop(), self._connections.log_interval)
+        # The listener itself (not aiohttp's TCPSite): its protocol factory
+        # goes through Connections' limit and header timer.
+        ssl_context = self._ssl_context()
+        self._site = await asyncio.get_running_loop().create_server(
+            self._connections.wrap(self._runner.server), host, port, ssl=ssl_context,
+            ssl_handshake_timeout=c.header_timeout if ssl_context else None,
+            reuse_port=c.reuse_port or None)
+        self.http_port = self._site.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
         """Graceful drain: stop accepting connections and requests, let every
@@ -193,13 +214,29 @@ class Server:
         drain = self.config.drain_seconds
         waits = []
         if self._grpc is not None:
-            waits.append(self._grpc.stop(drain))
+            waits.append(self._stop_grpc(drain))
         if self._runner is not None:
-            waits.append(self._runner.cleanup())
+            waits.append(self._stop_http(drain))
         await asyncio.gather(*waits)
         if self.service is not None:
             await self.service.batcher.close()
         self._stopped.set()
+
+    async def _stop_grpc(self, drain: float) -> None:
+        await self._grpc.stop(drain)
+        # grpcio's stop returns once the last call is complete in its core,
+        # before the peers have read the replies; a process that exits at
+        # once resets those connections and the replies are lost (issue 42:
+        # CANCELLED / UNAVAILABLE calls). A moment lets them be delivered.
+        await asyncio.sleep(GRPC_LINGER)
+
+    async def _stop_http(self, drain: float) -> None:
+        # aiohttp's own shutdown (runner.cleanup) drops the bytes that arrive
+        # after it starts, so a request whose body was still arriving would
+        # never finish: it runs only once every accepted request is answered.
+        self._site.close()
+        await self._connections.drain(drain)
+        await self._runner.cleanup()
 
     def handle_signals(self, loop: asyncio.AbstractEventLoop) -> None:
         """SIGTERM and SIGINT drain and stop; SIGHUP reloads the keys."""
@@ -210,6 +247,35 @@ class Server:
 
     async def wait_stopped(self) -> None:
         await self._stopped.wait()
+
+
+def _quiet_accept_errors(loop: asyncio.AbstractEventLoop, interval: float) -> None:
+    """asyncio reports every accept() that fails (EMFILE: a burst of
+    connections can outrun the connection limit, which applies once they
+    are accepted) with a traceback; one line per interval instead."""
+    previous = loop.get_exception_handler()
+    logged_at = [float("-inf")]
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+        if not context.get("message", "").startswith("socket.accept() out of system resource"):
+            if previous is not None:
+                previous(loop, context)
+            else:
+                loop.default_exception_handler(context)
+        elif loop.time() - logged_at[0] >= interval:
+            logged_at[0] = loop.time()
+            logging.getLogger("kuaisuo.serve").warning(
+                "accept() failed: %s (logged at most every %g s)", context.get("exception"),
+                interval)
+    loop.set_exception_handler(handler)
+
+
+def _connection_limit(wanted: int) -> int:
+    """wanted, kept 64 under the process's open-file limit (key files, the
+    gRPC listener and logs need some): past that, accept() fails instead."""
+    import resource
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return max(1, min(wanted, soft - 64)) if soft != resource.RLIM_INFINITY else wanted
 
 
 def audit_to(path: Optional[str]) -> None:

@@ -1,14 +1,16 @@
 """The gRPC form of `kuaisuo serve` (grpcio's asyncio server; schema in
 kuaisuo_serve.proto). The service is registered through grpcio's generic
-handlers with the generated messages' (de)serialisers, so no generated
-service stubs are needed; clients may use stubs from the .proto or
-`channel.unary_unary` with the same messages."""
+handlers, so no generated service stubs are needed; clients may use stubs
+from the .proto or `channel.unary_unary` with the same messages. Requests
+arrive as bytes and are parsed in the handler, so that a malformed one is
+answered INVALID_ARGUMENT (a deserializer that raises gives UNKNOWN)."""
 
 from __future__ import annotations
 
 from typing import Any, Awaitable, Callable, Dict, Optional
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from . import kuaisuo_serve_pb2 as pb
 from .service import (FAILED_PRECONDITION, INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED,
@@ -98,27 +100,33 @@ class _Calls:
 
 def _handler(call: Callable[[Any, Any], Awaitable[pb.Reply]],
              request_type: Any) -> grpc.RpcMethodHandler:
-    async def handle(request: Any, context: grpc.aio.ServicerContext) -> pb.Reply:
+    async def handle(raw: bytes, context: grpc.aio.ServicerContext) -> pb.Reply:
         try:
+            try:
+                request = request_type.FromString(raw)
+            except DecodeError:
+                raise RequestError(INVALID_ARGUMENT, "the request is not a valid "
+                                                     f"{request_type.DESCRIPTOR.name}") from None
             return await call(request, context)
         except RequestError as e:
             await context.abort(_CODES[e.kind], str(e))
             raise  # abort raises; this line is not reached
     return grpc.unary_unary_rpc_method_handler(
-        handle, request_deserializer=request_type.FromString,
-        response_serializer=pb.Reply.SerializeToString)
+        handle, response_serializer=pb.Reply.SerializeToString)
 
 
 def server(service: Service, address: str,
            credentials: Optional[grpc.ServerCredentials] = None, *,
-           reuse_port: bool = False) -> tuple:
+           reuse_port: bool = False, idle_timeout: float = 60.0) -> tuple:
     """A grpc.aio server for service bound to address ("host:port"), and
     the port it got. Call `await srv.start()`; `await srv.stop(grace)`
-    finishes the calls in progress and refuses new ones."""
+    finishes the calls in progress and refuses new ones. A connection
+    without calls for idle_timeout seconds is closed."""
     limit = service.limits.max_body_bytes
     srv = grpc.aio.server(options=[("grpc.so_reuseport", int(reuse_port)),
                                    ("grpc.max_receive_message_length", limit),
-                                   ("grpc.max_send_message_length", 4 * limit)])
+                                   ("grpc.max_send_message_length", 4 * limit),
+                                   ("grpc.max_connection_idle_ms", int(idle_timeout * 1000))])
     calls = _Calls(service)
     srv.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE_NAME, {
         "Sign": _handler(calls.sign, pb.SignRequest),
