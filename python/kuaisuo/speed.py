@@ -405,11 +405,31 @@ def measure_all(plan: List[Comparison], seconds: float) -> Dict[Case, dict]:
     return results
 
 
-def spread_text(r: dict) -> str:
-    """The rounds' range around the median, in percent of it."""
+# A row whose spread (of either side) exceeds this, in percent of its
+# median, gets no ratio: the ratio of two such medians says nothing (issue
+# 41: "openssl 630 op/s ±476% -> 101.18x").
+NOISY_SPREAD_PCT = 25.0
+
+
+def spread_pct(r: dict) -> Optional[float]:
+    """Half the rounds' range in percent of their median, as the table
+    prints it after "±" (None for a failed or empty case)."""
+    if "error" in r or r.get("ops_per_s", 0) <= 0:
+        return None
     med = r["ops_per_s"]
     lo, hi = r.get("ops_per_s_min", med), r.get("ops_per_s_max", med)
-    return f" ±{50 * (hi - lo) / med:.0f}%" if med > 0 else ""
+    return 50 * (hi - lo) / med
+
+
+def is_noisy(r: dict) -> bool:
+    s = spread_pct(r)
+    return s is not None and s > NOISY_SPREAD_PCT
+
+
+def spread_text(r: dict) -> str:
+    """The rounds' range around the median, in percent of it."""
+    s = spread_pct(r)
+    return "" if s is None else f" ±{s:.0f}%"
 
 
 def rate_text(r: dict, msg_bytes: int) -> str:
@@ -429,21 +449,57 @@ def best_peer(cmp: Comparison, results: Dict[Case, dict]) -> Optional[Case]:
     return max(ran, key=lambda c: results[c]["ops_per_s"]) if ran else None
 
 
-def _ratio(o: dict, t: Optional[dict]) -> str:
+def ratio(o: dict, t: Optional[dict]) -> Optional[float]:
+    """ours / theirs in operations per second; None where either failed or
+    either is noisy (spread over NOISY_SPREAD_PCT)."""
     if t is None or "error" in o or "error" in t or t["ops_per_s"] <= 0:
-        return "n/a"
-    return f"{o['ops_per_s'] / t['ops_per_s']:.2f}x"
+        return None
+    if is_noisy(o) or is_noisy(t):
+        return None
+    return o["ops_per_s"] / t["ops_per_s"]
+
+
+def _ratio(o: dict, t: Optional[dict]) -> str:
+    if t is not None and "error" not in o and "error" not in t and (is_noisy(o) or
+                                                                     is_noisy(t)):
+        return "noisy"
+    x = ratio(o, t)
+    return "n/a" if x is None else f"{x:.2f}x"
+
+
+def _pct(s: float) -> str:
+    """A spread for the noisy note, never shown as "25% > 25%"."""
+    return f"{s:.0f}%" if s >= NOISY_SPREAD_PCT + 0.5 else f"{s:.1f}%"
+
+
+def noisy_note(cmp: Comparison, results: Dict[Case, dict],
+               best: Optional[Case] = None) -> str:
+    """"(noisy: <side> spread S% > 25%; no ratio)" naming each noisy side of
+    the row (kuaisuo, the OpenSSL column, the best peer), or "" if none is.
+    Only the ratio to the best peer is withheld when only that peer is."""
+    sides = [cmp.ours, cmp.theirs] + ([best] if best is not None and best != cmp.theirs
+                                      else [])
+    noisy = [(c.impl, spread_pct(results[c])) for c in sides if is_noisy(results[c])]
+    if not noisy:
+        return ""
+    main = is_noisy(results[cmp.ours]) or is_noisy(results[cmp.theirs])
+    what = ", ".join(f"{impl} spread {_pct(s)}" for impl, s in noisy if s is not None)
+    return (f"(noisy: {what} > {NOISY_SPREAD_PCT:.0f}%; "
+            f"{'no ratio' if main else 'no ratio to best'})")
 
 
 def format_table(plan: List[Comparison], results: Dict[Case, dict]) -> str:
     """One row per comparison: ours, OpenSSL and the ratio, then, where
-    peers ran, the best of OpenSSL and the peers and the ratio to it."""
+    peers ran, the best of OpenSSL and the peers and the ratio to it. A
+    ratio with a noisy side (spread over NOISY_SPREAD_PCT) reads "noisy",
+    and the row ends with a note saying whose spread it is."""
     with_peers = any(cmp.peers for cmp in plan)
     head: Tuple[str, ...] = ("alg", "op", "input", "where", "batch", "kuaisuo", "openssl",
                              "ratio")
     if with_peers:
         head += ("best peer", "ratio to best")
     rows: List[Tuple[str, ...]] = [head]
+    notes: List[str] = [""]
     for cmp in plan:
         o, t = results[cmp.ours], results[cmp.theirs]
         c = cmp.ours
@@ -453,15 +509,18 @@ def format_table(plan: List[Comparison], results: Dict[Case, dict]) -> str:
         row: Tuple[str, ...] = (c.alg, c.op, c.what(), c.where(), str(c.batch),
                                 rate_text(o, c.msg_bytes), rate_text(t, c.msg_bytes) + theirs_where,
                                 _ratio(o, t))
+        best = best_peer(cmp, results) if cmp.peers else None
         if with_peers:
-            best = best_peer(cmp, results) if cmp.peers else None
             row += (("-", "-") if best is None else
                     (f"{best.impl} {rate_text(results[best], c.msg_bytes)}",
                      _ratio(o, results[best])))
         rows.append(row)
+        notes.append(noisy_note(cmp, results, best))
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = ["  ".join(cell.rjust(w) if i >= 4 else cell.ljust(w)
-                       for i, (cell, w) in enumerate(zip(r, widths))) for r in rows]
+    lines = [("  ".join(cell.rjust(w) if i >= 4 else cell.ljust(w)
+                        for i, (cell, w) in enumerate(zip(r, widths))) +
+              (f"  {note}" if note else "")).rstrip()
+             for r, note in zip(rows, notes)]
     lines.insert(1, "-" * len(lines[0]))
     errors = sorted({f"{case.label()}: {r['error']}" for case, r in results.items() if "error" in r})
     return "\n".join(lines + [f"note: {e}" for e in errors])
@@ -479,8 +538,40 @@ def json_rows(results: Dict[Case, dict]) -> List[dict]:
             "ops_per_s": r["ops_per_s"], "bytes_per_s": r["bytes_per_s"], "runs": r["runs"],
             "ops_per_s_min": r.get("ops_per_s_min", r["ops_per_s"]),
             "ops_per_s_max": r.get("ops_per_s_max", r["ops_per_s"]),
+            "spread_pct": spread_pct(r), "noisy": is_noisy(r),
         })
     return rows
+
+
+def _case_key(case: Case) -> dict:
+    return {"impl": case.impl, "backend": case.backend, "threads": case.threads,
+            "batch": case.batch, "msg_bytes": case.msg_bytes, "input": case.input,
+            "host_memory": "pinned" if case.pinned else "pageable"}
+
+
+def json_comparisons(plan: List[Comparison], results: Dict[Case, dict]) -> List[dict]:
+    """The table's rows: which cases each compares (keys as in "results"),
+    the ratio (null where a side failed, or is noisy: "noisy" true when a
+    side's spread exceeds NOISY_SPREAD_PCT), and the same for the best of
+    OpenSSL and the peers."""
+    out = []
+    for cmp in plan:
+        o, t = results[cmp.ours], results[cmp.theirs]
+        best = best_peer(cmp, results) if cmp.peers else None
+        row: Dict[str, Any] = {
+            "alg": cmp.ours.alg, "op": cmp.ours.op,
+            "ours": _case_key(cmp.ours), "theirs": _case_key(cmp.theirs),
+            "peers": [_case_key(p) for p in cmp.peers],
+            "ratio": ratio(o, t), "noisy": is_noisy(o) or is_noisy(t),
+            "spread_pct": {"ours": spread_pct(o), "theirs": spread_pct(t)},
+        }
+        if cmp.peers:
+            row["best_peer"] = None if best is None else best.impl
+            row["ratio_to_best"] = None if best is None else ratio(o, results[best])
+            row["noisy_to_best"] = best is not None and (is_noisy(o) or
+                                                         is_noisy(results[best]))
+        out.append(row)
+    return out
 
 
 def plot(plan: List[Comparison], results: Dict[Case, dict], title: str, path: str) -> None:
@@ -536,7 +627,7 @@ def run(algs: List[str], backend: str, threads: int, batch: Optional[int], secon
     print(f"kuaisuo {info['kuaisuo_version']} vs {info['openssl'] or 'OpenSSL (not found)'}")
     print(f"cpu: {info['cpu_model']} [{info['cpu_features']}]; gpu: {gpu_text}; "
           f"{seconds:g} s per case in {ROUNDS} interleaved rounds of 7 runs, median round "
-          f"(± half the rounds' range)")
+          f"(± half the rounds' range; over {NOISY_SPREAD_PCT:.0f}%: noisy, no ratio)")
     if plot_path:  # fail before measuring, not after
         try:
             import matplotlib  # noqa: F401
@@ -552,7 +643,9 @@ def run(algs: List[str], backend: str, threads: int, batch: Optional[int], secon
         print(f"wrote {plot_path}")
     if json_path:
         with open(json_path, "w", encoding="utf-8") as f:
-            json.dump({"machine": info, "results": json_rows(results)}, f, indent=2)
+            json.dump({"machine": info, "noisy_spread_pct": NOISY_SPREAD_PCT,
+                       "results": json_rows(results),
+                       "comparisons": json_comparisons(plan, results)}, f, indent=2)
             f.write("\n")
         print(f"wrote {json_path}")
     failed = [r for case, r in results.items() if "error" in r and case.impl == "kuaisuo"]

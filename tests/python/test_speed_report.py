@@ -177,3 +177,85 @@ def test_threads_1_batch_1_prints_each_row_once(tmp_path):
     lines = r.stdout.decode().splitlines()
     rows = [line.split()[:5] for line in lines if line.startswith("sm3 ")]
     assert len(rows) == 3 and len({tuple(row) for row in rows}) == 3, lines
+
+
+def measured(ops, lo=None, hi=None, msg_bytes=64):
+    """A constructed result: median ops, rounds from lo to hi."""
+    lo = ops if lo is None else lo
+    hi = ops if hi is None else hi
+    return {"ops_per_s": ops, "bytes_per_s": ops * msg_bytes, "runs": 21, "backend": "cpu",
+            "ops_per_s_min": lo, "ops_per_s_max": hi}
+
+
+def ed25519_verify_row(ours, theirs, peer=None):
+    c = speed.Case("ed25519", "verify", "kuaisuo", "cpu", 2, 16, 64)
+    t = speed.Case("ed25519", "verify", "openssl", "cpu", 2, 1, 64)
+    peers = (speed.replace(c, impl="pynacl", threads=1, batch=1),) if peer else ()
+    results = {c: ours, t: theirs}
+    if peer:
+        results[peers[0]] = peer
+    return speed.Comparison(c, t, peers), results
+
+
+def test_a_noisy_row_gets_no_ratio_and_says_why():
+    """Issue 41: "openssl 630 op/s ±476% -> 101.18x". OpenSSL's rounds
+    ran from 30 to 6,030 op/s around a median of 630: a spread of 476%."""
+    cmp, results = ed25519_verify_row(measured(63_743, 63_000, 64_000),
+                                      measured(630, 30, 6_030))
+    table = speed.format_table([cmp], results)
+    row = table.splitlines()[2]
+    assert "±476%" in row
+    assert "101.18x" not in table and "x  " not in row
+    assert row.endswith("(noisy: openssl spread 476% > 25%; no ratio)"), row
+    assert " noisy " in row  # the ratio cell
+    assert speed.ratio(results[cmp.ours], results[cmp.theirs]) is None
+    [doc] = speed.json_comparisons([cmp], results)
+    assert doc["noisy"] is True and doc["ratio"] is None
+    assert doc["spread_pct"]["theirs"] == pytest.approx(476.19, abs=0.01)
+    rows = {r["impl"]: r for r in speed.json_rows(results)}
+    assert rows["openssl"]["noisy"] is True and rows["kuaisuo"]["noisy"] is False
+
+
+@pytest.mark.parametrize("ours_spread,theirs_spread,noisy", [
+    (0, 0, False), (25, 0, False), (0, 25, False),  # 25% is not over 25%
+    (26, 0, True), (0, 26, True), (30, 40, True)])
+def test_either_side_over_25_percent_is_noisy(ours_spread, theirs_spread, noisy):
+    def with_spread(ops, pct):  # half the range is pct% of the median
+        return measured(ops, ops * (1 - pct / 100), ops * (1 + pct / 100))
+    cmp, results = ed25519_verify_row(with_spread(2000.0, ours_spread),
+                                      with_spread(1000.0, theirs_spread))
+    table = speed.format_table([cmp], results)
+    [doc] = speed.json_comparisons([cmp], results)
+    assert doc["noisy"] is noisy
+    if noisy:
+        assert doc["ratio"] is None and "2.00x" not in table and "no ratio)" in table
+        side = "kuaisuo" if ours_spread > 25 else "openssl"
+        assert f"(noisy: {side} spread" in table
+    else:
+        assert doc["ratio"] == pytest.approx(2.0) and "2.00x" in table
+        assert "noisy" not in table
+
+
+def test_a_noisy_best_peer_withholds_only_the_ratio_to_it():
+    cmp, results = ed25519_verify_row(measured(2000.0), measured(1000.0),
+                                      peer=measured(1500.0, 500.0, 2500.0))
+    table = speed.format_table([cmp], results)
+    row = table.splitlines()[2]
+    assert "2.00x" in row and "1.33x" not in row
+    assert row.endswith("(noisy: pynacl spread 67% > 25%; no ratio to best)"), row
+    [doc] = speed.json_comparisons([cmp], results)
+    assert doc["ratio"] == pytest.approx(2.0) and doc["noisy"] is False
+    assert doc["best_peer"] == "pynacl" and doc["ratio_to_best"] is None
+    assert doc["noisy_to_best"] is True
+
+
+def test_json_carries_the_noisy_flag(tmp_path):
+    r, out = run_speed(tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    assert doc["noisy_spread_pct"] == 25
+    for row in doc["results"]:
+        assert row["noisy"] == (row["spread_pct"] > 25)
+    assert len(doc["comparisons"]) == 5  # 3 sizes on one thread, 2 batches
+    for cmp in doc["comparisons"]:
+        assert (cmp["ratio"] is None) == cmp["noisy"]
