@@ -31,6 +31,7 @@ grpc = pytest.importorskip("grpc")
 import kuaisuo  # noqa: E402
 from kuaisuo.serve import grpc_api  # noqa: E402
 from kuaisuo.serve import kuaisuo_serve_pb2 as pb  # noqa: E402
+from kuaisuo.keystore import KeyStore  # noqa: E402
 from kuaisuo.sm2 import SM2PrivateKey  # noqa: E402
 
 
@@ -47,7 +48,11 @@ class Cli:
              "--backend", "cpu", "--threads", "1", *options],
             env=dict(os.environ, KS_TEST_PASS=PASSWORD.decode()), stderr=subprocess.PIPE,
             text=True, preexec_fn=limit)
+        self.before = []  # lines before "listening on" (keys not loaded)
         first = self.proc.stderr.readline()
+        while first.startswith("kuaisuo serve: key not loaded"):
+            self.before.append(first)
+            first = self.proc.stderr.readline()
         assert "listening on" in first, first
         self.http = int(re.search(r"http://[^ ,]+:(\d+)", first).group(1))
         self.grpc = int((re.search(r"grpc [^ ,]+:(\d+)", first) or ["", 0])[1])
@@ -340,3 +345,28 @@ def test_a_request_is_answered_during_a_slow_key_reload(keys, ctx):
     status, took, count, reload_time = serve(keys, ctx, scenario)
     assert status == 200 and count == 7
     assert took < 0.25 and reload_time > 2 * took, (took, reload_time)
+
+
+def test_key_files_over_the_iteration_bound_are_refused(keys):
+    """KeyStore(max_iterations=) and `kuaisuo serve --max-pbkdf2-iterations`:
+    the fixture's files (2,048 PBKDF2 iterations) load under a bound of
+    2,048, and under 1,000 are named with the library's reason (code -52)
+    and not served, before any key derivation."""
+    store = KeyStore(keys["dir"], PASSWORD, max_iterations=2048)
+    assert store.load() == [] and len(store) == 3
+    store = KeyStore(keys["dir"], PASSWORD, max_iterations=1000)
+    errors = store.load()
+    assert len(store) == 0 and len(errors) == 3 and all("-52" in e.reason for e in errors)
+
+    cli = Cli(keys, "--max-pbkdf2-iterations", "1000")
+    try:
+        assert len(cli.before) == 3 and all("code -52" in line for line in cli.before)
+        status, doc = sign_over_http(cli.http)
+        assert status == 403
+    finally:
+        assert cli.stop()[0] == 0
+    cli = Cli(keys, "--max-pbkdf2-iterations", "2048")
+    try:
+        assert cli.before == [] and sign_over_http(cli.http)[0] == 200
+    finally:
+        assert cli.stop()[0] == 0
