@@ -939,8 +939,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_sm4_parser(sub)
     add_skinny_parser(sub)
 
-    s = sub.add_parser("speed", help="measure throughput next to OpenSSL's")
-    s.add_argument("algs", nargs="*", metavar="ALG", help="algorithms (default: all)")
+    from . import speed as _speed
+
+    s = sub.add_parser("speed", help="measure throughput next to OpenSSL's (and GmSSL's, "
+                       "libsodium's where installed)",
+                       description=_speed.help_description(),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument("algs", nargs="*", metavar="ALG",
+                   help=f"algorithms: {', '.join(_speed.ALGORITHMS)} (default: all)")
     s.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto")
     s.add_argument("--threads", type=_whole_number("threads", 1, MAX_THREADS), default=None,
                    help="CPU threads for the all-threads rows, 1 to 4096 (default: every CPU)")

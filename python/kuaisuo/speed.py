@@ -267,6 +267,54 @@ PLANS: Dict[str, Callable[[Options], List[Comparison]]] = {
     "sm4": plan_sm4, "skinny128-256": plan_skinny}
 
 
+# For `kuaisuo speed --help` (cli.py): what ALG takes, and which libraries
+# are measured beside kuaisuo, on which rows, and how to get them.
+# (name, package, import name, algorithms) of each optional peer (_peers.py).
+OPTIONAL_PEERS = (
+    ("GmSSL", "gmssl-pyx", "gmssl_pyx", "SM2 keygen/sign/verify, SM3, SM4 CTR and GCM"),
+    ("libsodium", "PyNaCl", "nacl", "Ed25519 keygen/sign/verify, X25519 keygen/derive"),
+)
+
+
+def help_description(width: int = 78) -> str:
+    """The speed subcommand's --help text (cli.py shows it as written):
+    the algorithms ALG takes, and the libraries measured beside kuaisuo,
+    when each appears and how to install the optional ones."""
+    import importlib.util
+    import textwrap
+
+    def installed(module: str) -> str:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        return "installed" if found else "not installed"
+
+    def item(text: str) -> str:
+        return textwrap.fill(text, width, initial_indent="  - ", subsequent_indent="    ",
+                             break_on_hyphens=False)
+
+    paragraphs = [
+        textwrap.fill("Measures kuaisuo's throughput next to other libraries' in one run: "
+                      "each case in interleaved rounds, the median round kept with the "
+                      "rounds' spread (±); a row where either side's spread exceeds "
+                      f"{NOISY_SPREAD_PCT:.0f}% is marked noisy and gets no ratio.", width),
+        textwrap.fill(f"ALG (default: all): {', '.join(ALGORITHMS)}.", width),
+        "Measured beside kuaisuo:\n" + "\n".join(
+            [item("OpenSSL (libcrypto through EVP, loaded at run time): always, on every "
+                  "row (skinny128-256, which OpenSSL lacks, is measured against kuaisuo's "
+                  "table-based baseline in that column).")] +
+            [item(f"{name} via {package} ({installed(module)}): {what}; on the "
+                  "one-thread single-operation rows.")
+             for name, package, module, what in OPTIONAL_PEERS]),
+        textwrap.fill("Where peers ran, the \"best peer\" column shows the fastest of OpenSSL "
+                      "and the peers, and --json and --plot carry every one. Install the "
+                      "optional peers with: pip install "
+                      f"{' '.join(p[1].lower() for p in OPTIONAL_PEERS)}", width),
+    ]
+    return "\n\n".join(paragraphs)
+
+
 def machine_info(gpu: bool) -> dict:
     info: Dict[str, Any] = {
         "cpu_model": _native._cpu_model(),

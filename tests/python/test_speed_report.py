@@ -259,3 +259,31 @@ def test_json_carries_the_noisy_flag(tmp_path):
     assert len(doc["comparisons"]) == 5  # 3 sizes on one thread, 2 batches
     for cmp in doc["comparisons"]:
         assert (cmp["ratio"] is None) == cmp["noisy"]
+
+
+def test_help_names_the_algorithms_and_the_peers():
+    """Issue 41: --help named neither the algorithms ALG takes nor the
+    peers (GmSSL, libsodium), when each appears, or how to get them."""
+    r = subprocess.run([sys.executable, "-m", "kuaisuo", "speed", "--help"],
+                       capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stdout.decode().split())  # argparse's line breaks aside
+    for alg in speed.ALGORITHMS:
+        assert alg in text, alg
+    assert "ALG (default: all): " + ", ".join(speed.ALGORITHMS) in text
+    assert "OpenSSL (libcrypto through EVP, loaded at run time): always" in text
+    assert "GmSSL via gmssl-pyx (" in text and "SM2 keygen/sign/verify, SM3, SM4 CTR" in text
+    assert "libsodium via PyNaCl (" in text and "Ed25519" in text and "X25519" in text
+    assert "pip install gmssl-pyx pynacl" in text
+    assert "noisy" in text
+
+
+def test_help_says_whether_each_peer_is_installed(monkeypatch):
+    import importlib.util
+
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "nacl" else object())
+    text = " ".join(speed.help_description().split())
+    assert "GmSSL via gmssl-pyx (installed)" in text
+    assert "libsodium via PyNaCl (not installed)" in text
+    assert max(len(line) for line in speed.help_description().splitlines()) <= 78
