@@ -19,15 +19,17 @@ kuaisuo.x25519 (keys in the formats OpenSSL writes), with batches on a
 Context as ctx.sm2, ctx.ed25519 and ctx.x25519::
 
     >>> key = kuaisuo.Ed25519PrivateKey.generate()
-    >>> key.public_key().verify(key.sign(b"hello"), b"hello")
-    True
+    >>> key.public_key().verify(key.sign(b"hello"), b"hello")   # raises if it does not verify
     >>> ctx.ed25519.verify([key.public_key()], [b"hello"], [key.sign(b"hello")])
     [0]
 
 Inputs may be bytes, bytearray, memoryview or numpy arrays (C-contiguous);
 they are read in place, not copied. Errors raise KuaisuoError (a
 ValueError) with the library's .code and .message (str() gives "message
-(code N)"; args are (code, message)), TypeError for wrong types.
+(code N)"; args are (code, message)), TypeError for wrong types. A
+signature that does not verify raises InvalidSignature and a GCM tag that
+does not match InvalidTag, both KuaisuoErrors, as pyca/cryptography's
+exceptions of those names; batch calls report a status per item instead.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from typing import Any, Iterable, List, Literal, Optional, Union, overload
 
 from . import _native, ed25519, skinny, sm2, sm4, x25519
 from ._items import Buffer, ByteRows, flat, output, rows
-from ._native import BackendUnavailableError, KuaisuoError
+from ._native import BackendUnavailableError, InvalidSignature, InvalidTag, KuaisuoError
 from .ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from .sm2 import SM2PrivateKey, SM2PublicKey
 from .x25519 import X25519PrivateKey, X25519PublicKey
@@ -47,6 +49,8 @@ __all__ = [
     "Ed25519PrivateKey",
     "Ed25519PublicKey",
     "HmacSM3",
+    "InvalidSignature",
+    "InvalidTag",
     "KuaisuoError",
     "SM2PrivateKey",
     "SM2PublicKey",

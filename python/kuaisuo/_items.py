@@ -7,6 +7,8 @@ from __future__ import annotations
 from array import array
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast
 
+from . import _native
+
 if TYPE_CHECKING:
     # Any object with the buffer protocol (PEP 688), and numpy arrays, whose
     # stubs declare __buffer__ only from Python 3.12 on.
@@ -21,6 +23,14 @@ if TYPE_CHECKING:
 else:
     Buffer = Union[bytes, bytearray, memoryview]
     StatusArray = ByteRows = Any
+
+
+def require_valid(status: int) -> None:
+    """A single verification's status as pyca/cryptography reports it:
+    nothing for 0, InvalidSignature (a KuaisuoError) with the library's
+    code and message otherwise."""
+    if status != 0:
+        raise _native.InvalidSignature(status, _native.strerror(status))
 
 
 def named_mode(modes: Dict[str, int], name: Any, cipher: str) -> int:

@@ -26,8 +26,8 @@ import string
 import sys
 from typing import Any, BinaryIO, Callable, List, Optional, Tuple
 
-from . import (SM3, HmacSM3, KuaisuoError, __version__, _native, cpu_features, gpu_built,
-               gpu_device_count)
+from . import (SM3, HmacSM3, InvalidSignature, KuaisuoError, __version__, _native,
+               cpu_features, gpu_built, gpu_device_count)
 from ._pkcs8 import (DEFAULT_ITERATIONS, DEFAULT_MAX_ITERATIONS, ITERATIONS_LIMIT, SCHEMES,
                      is_encrypted)
 
@@ -470,6 +470,18 @@ def _raw_signature(data: bytes, name: str, raw: bool) -> bytes:
         raise Failure(f"{_input_name(name)}: not a DER signature: {e.message}") from None
 
 
+def _report_verification(verify: Callable[[], None]) -> int:
+    """openssl's words and exit codes: 0 "Verified OK", 1 "Verification
+    failure" for a well-formed signature that does not verify."""
+    try:
+        verify()
+    except InvalidSignature:
+        print("Verification failure")
+        return 1
+    print("Verified OK")
+    return 0
+
+
 def _key_file(key, der: bool, args: Optional[argparse.Namespace] = None) -> bytes:
     """A key's file: PKCS#8 / SPKI, PEM or DER; a private key encrypted
     when args carries --passout."""
@@ -538,9 +550,7 @@ def cmd_sm2(args: argparse.Namespace) -> int:
         pub = _public_key(args.pub, SM2PublicKey, SM2PrivateKey, args)
         sig = _raw_signature(_read_input(args.sig), args.sig, args.raw)
         e = _sm2_e(pub, _sm2_id(args), args.file)
-        ok = pub.verify_digest(sig, e, encoding="raw")
-        print("Verified OK" if ok else "Verification failure")
-        return 0 if ok else 1
+        return _report_verification(lambda: pub.verify_digest(sig, e, encoding="raw"))
 
     return _guarded("sm2", body)
 
@@ -577,9 +587,8 @@ def cmd_ed25519(args: argparse.Namespace) -> int:
         if len(sig) != SIGNATURE_BYTES:
             raise Failure(f"{_input_name(args.sig)}: an Ed25519 signature is "
                           f"{SIGNATURE_BYTES} bytes, not {len(sig)}")
-        ok = pub.verify(sig, _read_input(args.file), context, prehashed)
-        print("Verified OK" if ok else "Verification failure")
-        return 0 if ok else 1
+        message = _read_input(args.file)
+        return _report_verification(lambda: pub.verify(sig, message, context, prehashed))
 
     return _guarded("ed25519", body)
 

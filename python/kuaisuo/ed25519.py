@@ -4,8 +4,7 @@ manner of the ``cryptography`` package's ed25519 module.
     >>> from kuaisuo import ed25519
     >>> key = ed25519.Ed25519PrivateKey.generate()
     >>> sig = key.sign(b"hello")                     # 64 bytes, R || S
-    >>> key.public_key().verify(sig, b"hello")
-    True
+    >>> key.public_key().verify(sig, b"hello")      # None, or raises InvalidSignature
 
 A private key is its 32-byte seed (RFC 8032, OpenSSL, PKCS#8 of RFC 8410);
 signatures are deterministic. Keys read and write PKCS#8 and
@@ -26,12 +25,11 @@ order or in non-canonical form is refused when it is loaded
 (``from_public_bytes`` raises KuaisuoError, code -41), and a signature whose
 R carries a small-order component verifies here and not there.
 
-Differences in style from ``cryptography``: ``verify`` returns True or
-False instead of raising InvalidSignature. It returns False for every
-64-byte signature that does not verify, malformed ones included (S >= L, R
-not a point); it raises ValueError only for a signature that is not 64
-bytes and TypeError for arguments that are not bytes-like, as
-SM2PublicKey.verify(encoding="raw") does.
+As in ``cryptography``, ``verify`` returns None for a valid signature and
+raises InvalidSignature (a KuaisuoError) for every other one: malformed
+ones (S >= L, R not a point) and those that are not 64 bytes included.
+TypeError is for arguments that are not bytes-like. Batch verification
+returns a status per item instead.
 """
 
 from __future__ import annotations
@@ -39,8 +37,9 @@ from __future__ import annotations
 from typing import Any, List, Literal, Optional, Tuple, Union, overload
 
 from . import _native
+from ._native import InvalidSignature
 from ._items import Buffer, ByteRows, StatusArray, count_in, count_of, fixed, messages_in
-from ._items import output, rows, split, status_output, statuses, view
+from ._items import output, require_valid, rows, split, status_output, statuses, view
 from ._pkcs8 import EncryptableKey, Password, unlock
 
 
@@ -48,6 +47,7 @@ SEED_BYTES = 32
 PUBLIC_KEY_BYTES = 32
 SIGNATURE_BYTES = 64
 MAX_CONTEXT_BYTES = 255
+_ERR_LENGTH = -3  # KS_ERR_LENGTH
 
 
 def _as_bytes(data: Union[str, Buffer]) -> Buffer:
@@ -93,16 +93,17 @@ class Ed25519PublicKey:
         return self._k.encode(True).decode("ascii")
 
     def verify(self, signature: Buffer, data: Buffer, context: Optional[Buffer] = None,
-               prehashed: bool = False) -> bool:
-        """True for a valid signature of data under the instance that
-        context and prehashed select (as for sign); False for any other
-        signature, those of another length included (so that `if
-        pub.verify(sig, data):` is safe on untrusted input). KuaisuoError
-        only for a context the instance does not allow."""
+               prehashed: bool = False) -> None:
+        """Returns None for a valid signature of data under the instance
+        that context and prehashed select (as for sign); raises
+        InvalidSignature (a KuaisuoError) for any other signature, those of
+        another length included, as pyca/cryptography's verify does.
+        KuaisuoError for a context the instance does not allow."""
         flavor, ctx = _domain(context, prehashed)
-        if view(signature).nbytes != 64:
-            return False
-        return self._k.verify(flavor, ctx, data, signature) == 0
+        length = view(signature).nbytes
+        if length != 64:
+            raise InvalidSignature(_ERR_LENGTH, f"an Ed25519 signature is 64 bytes, not {length}")
+        require_valid(self._k.verify(flavor, ctx, data, signature))
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, Ed25519PublicKey)

@@ -3,8 +3,7 @@
     >>> from kuaisuo import sm2
     >>> key = sm2.SM2PrivateKey.generate()
     >>> sig = key.sign(b"hello")                  # DER, default ID
-    >>> key.public_key().verify(sig, b"hello")
-    True
+    >>> key.public_key().verify(sig, b"hello")   # None, or raises InvalidSignature
 
 The distinguishing ID defaults to GM/T 0009's b"1234567812345678". OpenSSL 3
 uses an EMPTY ID unless told otherwise, so pass ``id=b""`` to interoperate
@@ -19,18 +18,20 @@ from __future__ import annotations
 from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, overload
 
 from . import _native
-from ._native import KuaisuoError
+from ._native import InvalidSignature, KuaisuoError
 from ._items import Buffer, count_of as _count_of, fixed as _fixed, flat as _flat
 from ._items import ByteRows, StatusArray, ids_in as _ids_in, rows as _rows
 from ._items import messages_in as _messages_in, split as _split, statuses as _statuses
 from ._items import count_in as _count_in, output as _output, status_codes as _status_codes
-from ._items import status_output as _status_output
+from ._items import require_valid, status_output as _status_output
 from ._pkcs8 import EncryptableKey, Password, unlock
 
 
 DEFAULT_ID = b"1234567812345678"
 _NONCES = {False: 0, True: 1}  # KS_SM2_NONCE_RANDOM / _DETERMINISTIC
 _ENCODINGS = ("der", "raw")
+Encoding = Literal["der", "raw"]
+_ERR_LENGTH = -3  # KS_ERR_LENGTH
 
 
 def _check_encoding(encoding: str) -> None:
@@ -78,16 +79,20 @@ def _in(sig: Buffer, encoding: str) -> bytes:
     return _native.sm2_signature_from_der(sig) if encoding == "der" else bytes(sig)
 
 
-def _in_or_none(sig: Buffer, encoding: str) -> Optional[bytes]:
-    """r||s, or None for a malformed signature (verify's False)."""
+def _in_checked(sig: Buffer, encoding: str) -> bytes:
+    """r||s of a signature to verify: a malformed one raises
+    InvalidSignature (with what is wrong), as a wrong one does."""
     _check_encoding(encoding)
     if encoding == "raw":
         raw = bytes(sig)
-        return raw if len(raw) == 64 else None
+        if len(raw) != 64:
+            raise InvalidSignature(_ERR_LENGTH, f"a raw SM2 signature (r||s) is 64 bytes, "
+                                                f"not {len(raw)}")
+        return raw
     try:
         return _native.sm2_signature_from_der(sig)
-    except KuaisuoError:
-        return None
+    except KuaisuoError as e:
+        raise InvalidSignature(e.code, f"not a DER signature: {e.message}") from None
 
 
 def _as_bytes(data: Union[str, Buffer]) -> Buffer:
@@ -116,9 +121,10 @@ class SM2PublicKey:
         return cls(_native.Sm2Pub.from_bytes(data))
 
     @classmethod
-    def from_der(cls, data: Buffer) -> "SM2PublicKey":
-        """SubjectPublicKeyInfo, DER or PEM."""
-        return cls(_native.Sm2Pub.decode(data))
+    def from_der(cls, data: Union[str, Buffer]) -> "SM2PublicKey":
+        """SubjectPublicKeyInfo or an X.509 certificate (its subject's key),
+        DER or PEM (str or bytes, as to_pem returns)."""
+        return cls(_native.Sm2Pub.decode(_as_bytes(data)))
 
     from_pem = from_der
 
@@ -140,18 +146,17 @@ class SM2PublicKey:
         return self._k.digest(id, message)
 
     def verify(self, signature: Buffer, message: Buffer, id: Buffer = DEFAULT_ID,
-               encoding: str = "der") -> bool:
-        """True for a valid signature; False for any other, malformed DER
-        and raw signatures of another length included (so that `if
-        pub.verify(sig, msg):` is safe on untrusted input). ValueError only
-        for an encoding other than "der" or "raw"."""
-        raw = _in_or_none(signature, encoding)
-        return raw is not None and self._k.verify(id, message, raw) == 0
+               encoding: Encoding = "der") -> None:
+        """Returns None for a valid signature of message under id; raises
+        InvalidSignature (a KuaisuoError) for any other, malformed DER and
+        raw signatures of another length included, as pyca/cryptography's
+        verify does. ValueError for an encoding other than "der" or "raw"."""
+        require_valid(self._k.verify(id, message, _in_checked(signature, encoding)))
 
-    def verify_digest(self, signature: Buffer, digest: Buffer, encoding: str = "der") -> bool:
+    def verify_digest(self, signature: Buffer, digest: Buffer,
+                      encoding: Encoding = "der") -> None:
         """As verify, on a 32-byte digest e (ValueError for another length)."""
-        raw = _in_or_none(signature, encoding)
-        return raw is not None and self._k.verify_digest(digest, raw) == 0
+        require_valid(self._k.verify_digest(digest, _in_checked(signature, encoding)))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SM2PublicKey) and self.to_bytes() == other.to_bytes()

@@ -11,8 +11,8 @@ bytes; SM4GCM has the shape of the cryptography package's AESGCM::
 CTR's IV is the first counter block, a 128-bit big-endian integer that
 wraps modulo 2^128. ECB/CBC take PKCS#7 padding on request (padding=True,
 as `openssl enc` does); without it lengths must be multiples of 16.
-A wrong tag raises KuaisuoError (KS_ERR_TAG_MISMATCH) and releases no
-plaintext.
+A wrong tag raises InvalidTag (a KuaisuoError, KS_ERR_TAG_MISMATCH) and
+releases no plaintext.
 
 SM4Key is a key that lives in a file (PKCS#8 with the sm4 OID, optionally
 encrypted at rest; README "SM4 key files"); ``ctx.sm4`` (SM4Batch) runs
@@ -77,7 +77,8 @@ class SM4GCM:
 
     def decrypt(self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer] = None,
                 tag_length: int = 16) -> bytes:
-        """The plaintext of ciphertext || tag; KuaisuoError on a wrong tag."""
+        """The plaintext of ciphertext || tag; InvalidTag (a KuaisuoError) on a
+        wrong tag, before anything is decrypted."""
         whole = view(data)
         if not 0 < tag_length <= whole.nbytes:
             raise ValueError("data shorter than the tag")

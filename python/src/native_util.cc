@@ -9,6 +9,19 @@ namespace ks_py {
 namespace {
 PyObject* g_error = nullptr;        // kuaisuo.KuaisuoError
 PyObject* g_gpu_error = nullptr;    // kuaisuo.BackendUnavailableError
+PyObject* g_bad_signature = nullptr;  // kuaisuo.InvalidSignature
+PyObject* g_bad_tag = nullptr;        // kuaisuo.InvalidTag
+
+// The class a status is raised as: subclasses of KuaisuoError for the
+// outcomes callers catch by name (as pyca's InvalidSignature / InvalidTag).
+PyObject* error_type(int status) {
+  switch (status) {
+    case KS_ERR_BACKEND_UNAVAILABLE: return g_gpu_error;
+    case KS_ERR_VERIFY_FAILED: return g_bad_signature;
+    case KS_ERR_TAG_MISMATCH: return g_bad_tag;
+    default: return g_error;
+  }
+}
 }  // namespace
 
 Buffer::Buffer(nb::handle obj, const char* what) {
@@ -23,7 +36,7 @@ Buffer::Buffer(nb::handle obj, const char* what) {
 }
 
 void raise_status(int status, const std::string& message) {
-  PyObject* type = status == KS_ERR_BACKEND_UNAVAILABLE ? g_gpu_error : g_error;
+  PyObject* type = error_type(status);
   nb::object exc = nb::borrow(type)(status, nb::str(message.c_str()));
   PyErr_SetObject(type, exc.ptr());
   throw nb::python_error();
@@ -85,8 +98,19 @@ void register_errors(nb::module_& m) {
       "The GPU backend was asked for but is not built or the device does not exist.", g_error,
       nullptr);
   if (g_gpu_error == nullptr) throw nb::python_error();
+  g_bad_signature = PyErr_NewExceptionWithDoc(
+      "kuaisuo.InvalidSignature",
+      "A signature did not verify: wrong, malformed or of the wrong length, or a key that "
+      "cannot verify (code KS_ERR_VERIFY_FAILED, or the decoding error).", g_error, nullptr);
+  if (g_bad_signature == nullptr) throw nb::python_error();
+  g_bad_tag = PyErr_NewExceptionWithDoc(
+      "kuaisuo.InvalidTag",
+      "An authentication tag (GCM) did not match: nothing was decrypted.", g_error, nullptr);
+  if (g_bad_tag == nullptr) throw nb::python_error();
   m.attr("KuaisuoError") = nb::handle(g_error);
   m.attr("BackendUnavailableError") = nb::handle(g_gpu_error);
+  m.attr("InvalidSignature") = nb::handle(g_bad_signature);
+  m.attr("InvalidTag") = nb::handle(g_bad_tag);
 }
 
 void require_size(const Buffer& b, size_t n, const char* what) {

@@ -72,7 +72,7 @@ def test_out_into_a_fifo_and_through_symlinks(tmp_path, key_and_message):
     reader.join(30)
     assert r.returncode == 0, r.stderr
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
-    assert pub.verify(got[0], b"message") in (None, True)
+    pub.verify(got[0], b"message")
     # A symlink to a device is written through and stays a symlink.
     link = tmp_path / "to-null"
     link.symlink_to(_device(tmp_path / "null", 3))
@@ -84,7 +84,7 @@ def test_out_into_a_fifo_and_through_symlinks(tmp_path, key_and_message):
     sig_link.symlink_to(target)
     assert run("sm2", "sign", "--key", key, "--out", str(sig_link), msg).returncode == 0
     assert os.path.islink(sig_link)
-    assert pub.verify(target.read_bytes(), b"message") in (None, True)
+    pub.verify(target.read_bytes(), b"message")
     # A private key is not written through a link into a file others can read.
     readable, key_link = tmp_path / "readable", tmp_path / "key-link"
     readable.write_bytes(b"")
@@ -98,7 +98,8 @@ def test_out_into_a_fifo_and_through_symlinks(tmp_path, key_and_message):
     assert sm2.SM2PrivateKey.from_pem(readable.read_bytes())
     # "-" is standard output, as before.
     r = run("sm2", "sign", "--key", key, "--out", "-", msg)
-    assert r.returncode == 0 and pub.verify(r.stdout, b"message") in (None, True)
+    assert r.returncode == 0
+    pub.verify(r.stdout, b"message")
 
 
 def test_sm3_to_a_full_device_and_from_a_closed_stdin(tmp_path):

@@ -25,6 +25,7 @@ from kuaisuo.keystore import token_digest  # noqa: E402
 from kuaisuo.serve import kuaisuo_serve_pb2 as pb  # noqa: E402
 from kuaisuo.sm2 import SM2PrivateKey  # noqa: E402
 from kuaisuo.sm4 import SM4Key  # noqa: E402
+from sigcheck import verifies  # noqa: E402
 
 BINARY = os.environ.get("KUAISUO_GRPCD", "")
 if not BINARY:
@@ -218,11 +219,11 @@ def test_lists_of_items_sign_and_verify_as_the_library(server, store, ctx):
     reply = call(server.port, "Sign", pb.SignRequest(key_id="gov", items=digests, digests=True))
     assert [r.status for r in reply.results] == [OK] * 5 + [LENGTH]
     assert reply.results[5].value == b"" and reply.results[5].error == kuaisuo.strerror(LENGTH)
-    assert all(public.verify_digest(r.value, e) for e, r in zip(digests, reply.results[:5]))
+    assert all(verifies(public.verify_digest, r.value, e) for e, r in zip(digests, reply.results[:5]))
     messages = [b"", b"abc", os.urandom(3000)]
     signed = call(server.port, "Sign", pb.SignRequest(key_id="gov", items=messages))
     assert [r.status for r in signed.results] == [OK] * 3
-    assert all(public.verify(r.value, m) for m, r in zip(messages, signed.results))
+    assert all(verifies(public.verify, r.value, m) for m, r in zip(messages, signed.results))
     audit = [json.loads(line) for line in store["audit"].read_text().splitlines()]
     assert [(a["digests"], a["items"], a["ok"]) for a in audit[-2:]] == [(True, 6, 5),
                                                                         (False, 3, 3)]

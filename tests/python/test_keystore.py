@@ -17,6 +17,7 @@ from kuaisuo.ed25519 import Ed25519PrivateKey
 from kuaisuo.keystore import Access, KeyStore, token_digest
 from kuaisuo.sm2 import SM2PrivateKey
 from kuaisuo.x25519 import X25519PrivateKey
+from sigcheck import verifies
 
 PASSWORD = "correct horse"
 FAST = 2048  # PBKDF2 iterations: enough to exercise the format, quick in tests
@@ -127,8 +128,8 @@ def test_reload_on_sighup_and_sign_through_the_batcher(keydir):
 
     [[(s1, sig1)], [(s2, sig2)]] = asyncio.run(main())
     assert s1 == s2 == 0
-    assert late.public_key().verify_digest(sig1, digest)
-    assert sm2_key.public_key().verify_digest(sig2, digest)
+    assert verifies(late.public_key().verify_digest, sig1, digest)
+    assert verifies(sm2_key.public_key().verify_digest, sig2, digest)
 
 
 def test_unreadable_directory_raises(tmp_path):

@@ -7,6 +7,7 @@ import pytest
 
 import kuaisuo
 from kuaisuo import sm2
+from sigcheck import verifies
 
 D = bytes.fromhex("3945208F7B2144B13F36E38AC6D39F95889393692860B51A42FB81EF4DF7C5B8")
 XA = "09F9DF311E5421A150DD7D161E4BC5C672179FAD1833FC076BB08FF356F35020"
@@ -33,11 +34,11 @@ def test_sign_verify_roundtrip(encoding):
         for ident in (sm2.DEFAULT_ID, b"", os.urandom(30)):
             sig = key.sign(msg, ident, encoding=encoding)
             assert len(sig) == 64 if encoding == "raw" else 8 <= len(sig) <= 72
-            assert pub.verify(sig, msg, ident, encoding=encoding)
-            assert not pub.verify(sig, msg + b"x", ident, encoding=encoding)
-            assert not pub.verify(sig, msg, ident + b"x", encoding=encoding)
+            assert verifies(pub.verify, sig, msg, ident, encoding=encoding)
+            assert not verifies(pub.verify, sig, msg + b"x", ident, encoding=encoding)
+            assert not verifies(pub.verify, sig, msg, ident + b"x", encoding=encoding)
     e = os.urandom(32)
-    assert pub.verify_digest(key.sign_digest(e), e)
+    assert verifies(pub.verify_digest, key.sign_digest(e), e)
 
 
 def test_deterministic_signatures():
@@ -75,12 +76,12 @@ def test_bad_inputs_say_what_is_wrong():
     # verify is a predicate on untrusted input: every malformed signature is
     # False, never an exception; only a bad encoding name raises.
     for bad in (der[:-1], der + b"\x00", b"", b"\x30", bytes(72)):
-        assert pub.verify(bad, b"x") is False
-        assert pub.verify_digest(bad, bytes(32)) is False
+        assert verifies(pub.verify, bad, b"x") is False
+        assert verifies(pub.verify_digest, bad, bytes(32)) is False
     with pytest.raises(ValueError, match="encoding"):
-        pub.verify(der, b"x", encoding="base64")
-    assert pub.verify(b"\x01" * 63, b"x", encoding="raw") is False
-    assert pub.verify(bytes(64), b"x", encoding="raw") is False  # r = s = 0: invalid
+        verifies(pub.verify, der, b"x", encoding="base64")
+    assert verifies(pub.verify, b"\x01" * 63, b"x", encoding="raw") is False
+    assert verifies(pub.verify, bytes(64), b"x", encoding="raw") is False  # r = s = 0: invalid
     with pytest.raises(kuaisuo.KuaisuoError, match="ID"):
         pub.za(bytes(8192))
     with pytest.raises(kuaisuo.KuaisuoError, match="PEM"):
@@ -109,7 +110,7 @@ def test_batches_with_per_item_status():
     assert all(s == 0 for i, s in enumerate(status) if i not in (3, 5))
     digests = [os.urandom(32) for _ in range(20)]
     dsigs = ctx.sm2.sign_digests(key, digests, deterministic=True)
-    assert all(key.public_key().verify_digest(s, e) for s, e in zip(dsigs, digests))
+    assert all(verifies(key.public_key().verify_digest, s, e) for s, e in zip(dsigs, digests))
     with pytest.raises(ValueError):
         ctx.sm2.verify(pubs[:2], msgs[:3], sigs[:3])
 
@@ -131,7 +132,7 @@ def test_digest_batches_one_key_and_flat_inputs():
     bad = list(der)
     bad[9] = b"\x30\x00"
     status = ctx.sm2.verify_digests(keys, digests, bad)
-    want = [pub.verify_digest(s, bytes(e)) and k == pub for s, e, k in zip(bad, digests, keys)]
+    want = [verifies(pub.verify_digest, s, bytes(e)) and k == pub for s, e, k in zip(bad, digests, keys)]
     assert [st == 0 for st in status] == want
     assert status[7] == -44 and status[9] < 0
     # Messages as flat data with offsets, one key for all.
@@ -154,7 +155,7 @@ def test_per_item_ids_agree_with_single_calls_and_gmssl():
     ids = [os.urandom(i % 20) for i in range(n)]            # the empty ID included
     signer = keys[0]
     sigs = ctx.sm2.sign(signer, msgs, id=ids)
-    assert all(signer.public_key().verify(s, m, id=i) for s, m, i in zip(sigs, msgs, ids))
+    assert all(verifies(signer.public_key().verify, s, m, id=i) for s, m, i in zip(sigs, msgs, ids))
     # Per-item keys and IDs; each item's status is the single call's answer.
     pubs = [keys[i % 3].public_key() for i in range(n)]
     status = ctx.sm2.verify(pubs, msgs, sigs, id=ids)

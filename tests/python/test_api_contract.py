@@ -1,0 +1,81 @@
+"""The contract every algorithm keeps (issue: one API shape): single
+verification returns None or raises InvalidSignature, as pyca/cryptography's
+does, so that code ported from it as a bare `pub.verify(sig, msg)` rejects
+forgeries; GCM tag failures raise InvalidTag; PEM text is accepted as str
+wherever to_pem returns str."""
+
+import os
+
+import pytest
+
+import kuaisuo
+from kuaisuo import InvalidSignature, InvalidTag, KuaisuoError, ed25519, sm2, sm4, x25519
+
+
+def _pyca_style(pub, sig, msg, **kw):
+    """What code written against pyca/cryptography does."""
+    try:
+        pub.verify(sig, msg, **kw)
+    except InvalidSignature:
+        return "rejected"
+    return "accepted"
+
+
+def test_exceptions_are_kuaisuo_errors():
+    assert issubclass(InvalidSignature, KuaisuoError) and issubclass(InvalidTag, KuaisuoError)
+    assert kuaisuo.InvalidSignature is InvalidSignature
+
+
+@pytest.mark.parametrize("encoding", ["der", "raw"])
+def test_sm2_verify_returns_none_or_raises(encoding):
+    key = sm2.SM2PrivateKey.generate()
+    pub = key.public_key()
+    sig = key.sign(b"msg", encoding=encoding)
+    assert pub.verify(sig, b"msg", encoding=encoding) is None
+    assert _pyca_style(pub, sig, b"msg", encoding=encoding) == "accepted"
+    assert _pyca_style(pub, sig, b"msh", encoding=encoding) == "rejected"
+    forged = bytearray(sig)
+    forged[-1] ^= 1
+    assert _pyca_style(pub, bytes(forged), b"msg", encoding=encoding) == "rejected"
+    for malformed in (b"", b"\x30\x00", sig[:-1], sig + b"\x00", bytes(64)):
+        with pytest.raises(InvalidSignature) as info:
+            pub.verify(malformed, b"msg", encoding=encoding)
+        assert info.value.code < 0 and info.value.message
+    e = pub.digest(b"msg")
+    assert pub.verify_digest(key.sign_digest(e, encoding=encoding), e, encoding=encoding) is None
+    with pytest.raises(InvalidSignature):
+        pub.verify_digest(key.sign_digest(e, encoding=encoding), bytes(32), encoding=encoding)
+
+
+def test_ed25519_verify_returns_none_or_raises():
+    key = ed25519.Ed25519PrivateKey.generate()
+    pub = key.public_key()
+    sig = key.sign(b"msg")
+    assert pub.verify(sig, b"msg") is None
+    assert _pyca_style(pub, sig, b"other") == "rejected"
+    for bad in (b"", sig[:63], sig + b"\x00", bytes(64), b"\xff" * 64):
+        with pytest.raises(InvalidSignature):
+            pub.verify(bad, b"msg")
+    with pytest.raises(InvalidSignature) as info:
+        pub.verify(key.sign(b"msg", context=b"c"), b"msg", context=b"d")
+    assert info.value.code == -44  # KS_ERR_VERIFY_FAILED
+
+
+def test_gcm_wrong_tag_raises_invalid_tag():
+    gcm = sm4.SM4GCM(os.urandom(16))
+    nonce = os.urandom(12)
+    sealed = bytearray(gcm.encrypt(nonce, b"plaintext", b"aad"))
+    assert gcm.decrypt(nonce, bytes(sealed), b"aad") == b"plaintext"
+    sealed[-1] ^= 1
+    with pytest.raises(InvalidTag):
+        gcm.decrypt(nonce, bytes(sealed), b"aad")
+
+
+@pytest.mark.parametrize("module,private", [(sm2, "SM2PrivateKey"),
+                                            (ed25519, "Ed25519PrivateKey"),
+                                            (x25519, "X25519PrivateKey")])
+def test_public_keys_read_their_own_to_pem(module, private):
+    pub = getattr(module, private).generate().public_key()
+    again = type(pub).from_pem(pub.to_pem())
+    assert again.to_der() == pub.to_der()
+    assert type(pub).from_der(pub.to_pem().encode()).to_der() == pub.to_der()
