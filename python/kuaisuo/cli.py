@@ -965,7 +965,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="timing budget per case, in seconds (default 1)")
     s.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     s.add_argument("--plot", metavar="FILE.png",
-                   help="also draw the ratios to OpenSSL as a PNG (needs matplotlib)")
+                   help="also draw the ratios to OpenSSL and to each peer measured as a "
+                        "PNG (needs matplotlib)")
     s.add_argument("--max-bytes", type=_byte_size, default=4 << 20, metavar="SIZE",
                    help="largest SM4 buffer, 1MiB to 1GiB (default 4MiB; 1GiB makes each "
                         "OpenSSL row take minutes)")

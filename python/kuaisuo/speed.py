@@ -622,36 +622,97 @@ def json_comparisons(plan: List[Comparison], results: Dict[Case, dict]) -> List[
     return out
 
 
+# The plot's name for each library measured against kuaisuo (Case.impl).
+PEER_NAMES = {"openssl": "OpenSSL", "table": "table baseline",
+              "gmssl-pyx": "GmSSL (gmssl-pyx)", "pynacl": "libsodium (PyNaCl)"}
+
+Bar = Tuple[float, float, float]  # ratio (the medians'), lowest and highest (the rounds')
+
+
+def plot_series(plan: List[Comparison], results: Dict[Case, dict]
+                ) -> Tuple[List[str], Dict[str, List[Optional[Bar]]]]:
+    """The plot's rows (labels) and, for OpenSSL (or SKINNY's table
+    baseline) and each peer measured, kuaisuo's ratio to it on each row:
+    None where it was not measured, failed, or either side is noisy (the
+    row's label then says "noisy"). Every library that ran on some row has
+    a series (in the legend, even if each of its ratios is noisy); rows
+    where none ran are left out."""
+    impls: List[str] = []
+    for cmp in plan:
+        for case in (cmp.theirs,) + cmp.peers:
+            if case.impl not in impls:
+                impls.append(case.impl)
+    labels: List[str] = []
+    series: Dict[str, List[Optional[Bar]]] = {impl: [] for impl in impls}
+    measured = set()
+    for cmp in plan:
+        o = results[cmp.ours]
+        if "error" in o or o["ops_per_s"] <= 0:
+            continue
+        theirs = {case.impl: results[case] for case in (cmp.theirs,) + cmp.peers}
+        ran = {impl: t for impl, t in theirs.items() if "error" not in t and t["ops_per_s"] > 0}
+        if not ran:
+            continue
+        measured.update(ran)
+        noisy = sorted(impl for impl, t in ran.items() if is_noisy(o) or is_noisy(t))
+        c = cmp.ours
+        label = f"{c.alg} {c.op} {c.what()} {c.where()} x{c.batch}"
+        if noisy:
+            label += " (noisy: " + ("all" if len(noisy) == len(ran) else
+                                    ", ".join(PEER_NAMES.get(i, i) for i in noisy)) + ")"
+        labels.append(label)
+        for impl in impls:
+            t = ran.get(impl)
+            x = None if t is None else ratio(o, t)
+            if t is None or x is None:
+                series[impl].append(None)
+                continue
+            lo = o.get("ops_per_s_min", o["ops_per_s"]) / t.get("ops_per_s_max", t["ops_per_s"])
+            hi = o.get("ops_per_s_max", o["ops_per_s"]) / t.get("ops_per_s_min", t["ops_per_s"])
+            series[impl].append((x, min(lo, x), max(hi, x)))
+    return labels, {impl: bars for impl, bars in series.items() if impl in measured}
+
+
 def plot(plan: List[Comparison], results: Dict[Case, dict], title: str, path: str) -> None:
-    """A PNG of every comparison: ours beside OpenSSL's, as a ratio bar (log
-    scale, 1x marked), one bar per row of the table. Needs matplotlib."""
+    """A PNG of every comparison: kuaisuo's ratio to OpenSSL and to each
+    peer measured (GmSSL, libsodium; SKINNY's table baseline), a bar each
+    (log scale, 1x marked), one group of bars per row of the table; noisy
+    ratios are left out and their rows say so. Needs matplotlib."""
     import matplotlib  # optional: only --plot needs it
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
 
-    labels, ratios, errs = [], [], []
-    for cmp in plan:
-        o, t = results[cmp.ours], results[cmp.theirs]
-        if "error" in o or "error" in t or t["ops_per_s"] <= 0:
+    labels, series = plot_series(plan, results)
+    n = max(len(series), 1)
+    height = 0.8 / n
+    fig, ax = plt.subplots(figsize=(9, 0.22 * len(labels) * max(1.0, 0.6 * n) + 1.8))
+    colors = {"openssl": "tab:blue", "table": "tab:blue", "gmssl-pyx": "tab:red",
+              "pynacl": "tab:green"}
+    legend = []
+    for k, (impl, bars) in enumerate(series.items()):
+        color = colors.get(impl, f"C{k + 3}")
+        name = f"kuaisuo / {PEER_NAMES.get(impl, impl)}"
+        legend.append(Patch(color=color, label=name))  # also for a series all noisy
+        rows = [(y, bar) for y, bar in enumerate(bars) if bar is not None]
+        if not rows:
             continue
-        c = cmp.ours
-        labels.append(f"{c.alg} {c.op} {c.what()} {c.where()} x{c.batch}")
-        ratio = o["ops_per_s"] / t["ops_per_s"]
-        lo = o.get("ops_per_s_min", o["ops_per_s"]) / t.get("ops_per_s_max", t["ops_per_s"])
-        hi = o.get("ops_per_s_max", o["ops_per_s"]) / t.get("ops_per_s_min", t["ops_per_s"])
-        ratios.append(ratio)
-        errs.append((max(ratio - lo, 0.0), max(hi - ratio, 0.0)))
-    fig, ax = plt.subplots(figsize=(9, 0.22 * len(labels) + 1.5))
-    ys = list(range(len(labels)))
-    ax.barh(ys, ratios, xerr=list(zip(*errs)) if errs else None, color="tab:blue",
-            error_kw={"elinewidth": 0.8})
+        ys = [y - 0.4 + height * (k + 0.5) for y, _ in rows]
+        xs = [bar[0] for _, bar in rows]
+        errs = ([max(bar[0] - bar[1], 0.0) for _, bar in rows],
+                [max(bar[2] - bar[0], 0.0) for _, bar in rows])
+        ax.barh(ys, xs, height=height, xerr=errs, color=color, error_kw={"elinewidth": 0.8},
+                label=name)
     ax.axvline(1.0, color="black", linewidth=0.8)
+    ys = list(range(len(labels)))
     ax.set_yticks(ys)
     ax.set_yticklabels(labels, fontsize=6)
     ax.invert_yaxis()
     ax.set_xscale("log")
-    ax.set_xlabel("kuaisuo / OpenSSL (bars: median; whiskers: the rounds' range)")
+    ax.set_xlabel("kuaisuo / each library (bars: median; whiskers: the rounds' range)")
+    if legend:
+        ax.legend(handles=legend, fontsize=7, loc="best")
     ax.set_title(title, fontsize=8)
     ax.grid(True, axis="x", which="both", alpha=0.3)
     fig.tight_layout()

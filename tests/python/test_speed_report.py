@@ -287,3 +287,66 @@ def test_help_says_whether_each_peer_is_installed(monkeypatch):
     assert "GmSSL via gmssl-pyx (installed)" in text
     assert "libsodium via PyNaCl (not installed)" in text
     assert max(len(line) for line in speed.help_description().splitlines()) <= 78
+
+
+def rows_with_peers():
+    """Two rows with both optional peers (constructed), one of them noisy
+    on GmSSL's side, and a row without peers."""
+    sm2 = speed.Case("sm2", "sign", "kuaisuo", "cpu", 1, 1, 32, "digest")
+    ed = speed.Case("ed25519", "sign", "kuaisuo", "cpu", 1, 1, 64)
+    sm3 = speed.Case("sm3", "hash", "kuaisuo", "cpu", 2, 16, 64)
+    plan = [speed.Comparison(sm2, speed.replace(sm2, impl="openssl"),
+                             (speed.replace(sm2, impl="gmssl-pyx"),)),
+            speed.Comparison(ed, speed.replace(ed, impl="openssl"),
+                             (speed.replace(ed, impl="pynacl"),)),
+            speed.Comparison(sm3, speed.replace(sm3, impl="openssl", batch=1))]
+    results = {sm2: measured(4000.0), speed.replace(sm2, impl="openssl"): measured(1000.0),
+               speed.replace(sm2, impl="gmssl-pyx"): measured(2000.0, 1000.0, 4000.0),
+               ed: measured(9000.0), speed.replace(ed, impl="openssl"): measured(3000.0),
+               speed.replace(ed, impl="pynacl"): measured(4500.0, 4000.0, 5000.0),
+               sm3: measured(600.0), speed.replace(sm3, impl="openssl", batch=1):
+               measured(300.0)}
+    return plan, results
+
+
+def test_plot_series_include_every_peer():
+    """Issue 41: the plot drew kuaisuo / OpenSSL only."""
+    plan, results = rows_with_peers()
+    labels, series = speed.plot_series(plan, results)
+    assert len(labels) == 3
+    assert list(series) == ["openssl", "gmssl-pyx", "pynacl"]
+    assert [bar and bar[0] for bar in series["openssl"]] == [4.0, 3.0, 2.0]
+    assert series["gmssl-pyx"] == [None, None, None]  # noisy (75%): no bar
+    assert "(noisy: GmSSL (gmssl-pyx))" in labels[0]
+    assert series["pynacl"][0] is None and series["pynacl"][2] is None
+    x, lo, hi = series["pynacl"][1]
+    assert x == pytest.approx(2.0) and lo == pytest.approx(1.8) and hi == pytest.approx(2.25)
+
+
+def test_plot_draws_a_bar_series_per_peer(monkeypatch, tmp_path):
+    """plot() with a stand-in matplotlib: a labelled bar series for OpenSSL
+    and each peer (runs whether or not matplotlib is installed)."""
+    from unittest import mock
+
+    mpl, plt = mock.MagicMock(), mock.MagicMock()
+    fig, ax = mock.MagicMock(), mock.MagicMock()
+    plt.subplots.return_value = (fig, ax)
+    mpl.pyplot = plt
+    monkeypatch.setitem(sys.modules, "matplotlib", mpl)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", plt)
+    patches = mock.MagicMock()
+    patches.Patch = lambda color, label: ("patch", color, label)
+    monkeypatch.setitem(sys.modules, "matplotlib.patches", patches)
+    plan, results = rows_with_peers()
+    results[speed.replace(plan[0].ours, impl="gmssl-pyx")] = measured(2000.0)  # not noisy
+    speed.plot(plan, results, "title", str(tmp_path / "speed.png"))
+    drawn = {call.kwargs["label"]: call.args for call in ax.barh.call_args_list}
+    assert set(drawn) == {"kuaisuo / OpenSSL", "kuaisuo / GmSSL (gmssl-pyx)",
+                          "kuaisuo / libsodium (PyNaCl)"}
+    assert list(drawn["kuaisuo / GmSSL (gmssl-pyx)"][1]) == [2.0]
+    assert list(drawn["kuaisuo / libsodium (PyNaCl)"][1]) == [2.0]
+    assert list(drawn["kuaisuo / OpenSSL"][1]) == [4.0, 3.0, 2.0]
+    ax.legend.assert_called_once()
+    assert [h[2] for h in ax.legend.call_args.kwargs["handles"]] == [
+        "kuaisuo / OpenSSL", "kuaisuo / GmSSL (gmssl-pyx)", "kuaisuo / libsodium (PyNaCl)"]
+    fig.savefig.assert_called_once()
