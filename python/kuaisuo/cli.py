@@ -981,6 +981,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_serve(sub: Any) -> None:
+    import dataclasses
+
+    from . import serve
     s = sub.add_parser("serve", help="sign, verify and hash over HTTP/JSON and gRPC, "
                                      "requests batched onto the CPU or GPU",
                        description="Keys: KEYS/<id>.pem|.der (PKCS#8, encrypted unless "
@@ -1027,21 +1030,20 @@ def _add_serve(sub: Any) -> None:
                    help="with --workers: every process drives every GPU of --devices "
                         "(default: each process its own share, one GPU each where there "
                         "are enough processes)")
-    s.add_argument("--max-connections", type=_whole_number("connections", 1), default=4096,
+    default = {f.name: f.default for f in dataclasses.fields(serve.Config)}
+    s.add_argument("--max-connections", type=_whole_number("connections", 1),
+                   default=default["max_connections"], metavar="N",
                    help="HTTP connections open at once per process; more are closed as "
-                        "accepted (default 4096, kept under the open-file limit)")
-    s.add_argument("--header-timeout", type=_seconds, default=10.0, metavar="SECONDS",
-                   help="an HTTP connection that sends no request headers this long after "
-                        "it is accepted is closed (default 10)")
-    s.add_argument("--read-timeout", type=_seconds, default=30.0, metavar="SECONDS",
-                   help="a request body not received whole in this time gets 408 "
-                        "(default 30)")
-    s.add_argument("--idle-timeout", type=_seconds, default=60.0, metavar="SECONDS",
-                   help="idle keep-alive HTTP and gRPC connections are closed after this "
-                        "(default 60)")
-    s.add_argument("--drain-seconds", type=_seconds, default=30.0, metavar="SECONDS",
-                   help="on SIGTERM/SIGINT, how long accepted requests may take to finish "
-                        "(default 30)")
+                        "accepted (default %(default)s, kept under the open-file limit)")
+    for name, what in (
+            ("header_timeout", "an HTTP connection that has not sent a request's headers this "
+                               "long after it was accepted is closed"),
+            ("read_timeout", "a request body not received whole in this time gets 408"),
+            ("idle_timeout", "idle keep-alive HTTP and gRPC connections are closed after this"),
+            ("drain_seconds", "on SIGTERM/SIGINT, how long accepted requests may take to "
+                              "finish")):
+        s.add_argument("--" + name.replace("_", "-"), type=_seconds, default=default[name],
+                       metavar="SECONDS", help=what + " (default %(default)g)")
     s.add_argument("--max-pbkdf2-iterations", type=_whole_number("iterations", 1),
                    metavar="N", help="refuse key files whose PBKDF2 asks for more "
                                      "iterations (default: the library's bound, 600,000)")
