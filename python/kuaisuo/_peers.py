@@ -117,6 +117,82 @@ PEERS: Dict[str, Callable[[str], Optional[Maker]]] = {
     "gmssl-pyx": _gmssl, "pynacl": _libsodium}
 
 
+# impl name -> (package on the registry, module, its C extension, the
+# library it wraps, the names of that library's version string).
+PACKAGES: Dict[str, Tuple[str, str, str, str, Tuple[str, ...]]] = {
+    "gmssl-pyx": ("gmssl-pyx", "gmssl_pyx", "gmssl_pyx.gmsslext", "GmSSL",
+                  ("gmssl_version_str",)),
+    "pynacl": ("PyNaCl", "nacl", "nacl._sodium", "libsodium", ("sodium_version_string",)),
+}
+
+
+def _library_version(modules: List[Any], symbols: Tuple[str, ...]) -> Optional[str]:
+    """The wrapped C library's version string where the package exposes it:
+    a Python attribute of one of these names on the package or its
+    extension, or a C function of that name the (already loaded) extension
+    exports. None otherwise: gmssl-pyx 2.1 and PyNaCl 1.6 link theirs
+    statically and expose neither."""
+    import ctypes
+
+    for module in modules:
+        for name in symbols:
+            value = getattr(module, name, None)
+            if callable(value):
+                value = value()
+            if isinstance(value, bytes):
+                value = value.decode("ascii", "replace")
+            if isinstance(value, str) and value:
+                return value
+    for module in modules[1:]:
+        path = getattr(module, "__file__", None)
+        if not path or not path.endswith(".so"):
+            continue
+        dll = ctypes.CDLL(path)  # loaded already by the import: no new code runs
+        for name in symbols:
+            fn = getattr(dll, name, None)
+            if fn is None:
+                continue
+            fn.restype, fn.argtypes = ctypes.c_char_p, []
+            out = fn()
+            if out:
+                return out.decode("ascii", "replace")
+    return None
+
+
+def versions() -> Dict[str, Dict[str, Any]]:
+    """Each optional peer: installed or not, its package's version and the
+    wrapped library's where exposed (else None). Never raises."""
+    import importlib
+    import importlib.metadata
+
+    out: Dict[str, Dict[str, Any]] = {}
+    for impl, (package, module_name, extension, library, symbols) in PACKAGES.items():
+        entry: Dict[str, Any] = {"package": package, "installed": False,
+                                 "package_version": None, "library": library,
+                                 "library_version": None}
+        out[impl] = entry
+        try:
+            module = importlib.import_module(module_name)
+        except Exception:  # noqa: BLE001 - absent or broken: not installed
+            continue
+        entry["installed"] = True
+        try:
+            entry["package_version"] = importlib.metadata.version(package)
+        except Exception:  # noqa: BLE001
+            v = getattr(module, "__version__", None)
+            entry["package_version"] = v if isinstance(v, str) else None
+        try:
+            modules = [module]
+            try:
+                modules.append(importlib.import_module(extension))
+            except Exception:  # noqa: BLE001
+                pass
+            entry["library_version"] = _library_version(modules, symbols)
+        except Exception:  # noqa: BLE001
+            entry["library_version"] = None
+    return out
+
+
 def available(alg: str) -> List[Tuple[str, Maker]]:
     out = []
     for name, get in PEERS.items():

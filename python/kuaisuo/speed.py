@@ -332,6 +332,89 @@ def machine_info(gpu: bool) -> dict:
     return info
 
 
+def load_average() -> Optional[List[float]]:
+    """os.getloadavg(): the 1, 5 and 15 minute load averages (None where the
+    platform has none)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
+def source_commit(package_dir: Optional[str] = None) -> Dict[str, Any]:
+    """What was measured: {"commit": git rev-parse HEAD, "commit_source":
+    "git", "dirty": whether tracked files differ from it} when the package's
+    sources are tracked files of a git checkout (an editable install of
+    one); otherwise the package version ("commit_source": "package
+    version"), or None. Never raises: no git, not a checkout, an installed
+    copy inside some other repository's ignored files all fall back."""
+    import subprocess
+
+    from . import __version__
+
+    here = package_dir or os.path.dirname(os.path.abspath(__file__))
+    fallback: Dict[str, Any] = {"commit": __version__ or None,
+                                "commit_source": "package version" if __version__ else None,
+                                "dirty": None}
+
+    def git(*args: str) -> Optional[str]:
+        r = subprocess.run(["git", "-C", here, *args], capture_output=True, text=True,
+                           timeout=10, stdin=subprocess.DEVNULL)
+        return r.stdout.strip() if r.returncode == 0 else None
+
+    try:
+        # The package's own files must be tracked here, or this is some
+        # other repository around an installed copy.
+        if git("ls-files", "--error-unmatch", "--", os.path.basename(__file__)) is None:
+            return fallback
+        head = git("rev-parse", "--verify", "HEAD")
+        if not head or len(head) < 40:
+            return fallback
+        status = git("status", "--porcelain", "--untracked-files=no")
+        return {"commit": head, "commit_source": "git",
+                "dirty": None if status is None else bool(status)}
+    except Exception:  # noqa: BLE001 - never fail a run over its provenance
+        return fallback
+
+
+def peer_versions(info: dict) -> Dict[str, Dict[str, Any]]:
+    """OpenSSL's version as the bench reports it, then each optional peer's
+    package and library versions (_peers.versions())."""
+    from . import _peers
+
+    out: Dict[str, Dict[str, Any]] = {"openssl": {
+        "installed": info.get("openssl") is not None, "library": "OpenSSL",
+        "library_version": info.get("openssl")}}
+    try:
+        out.update(_peers.versions())
+    except Exception:  # noqa: BLE001
+        pass
+    return out
+
+
+def versions_text(peers: Dict[str, Dict[str, Any]]) -> str:
+    """One line naming each optional peer installed, e.g. "peers: gmssl-pyx
+    2.1.0 (GmSSL), pynacl 1.6.2 (libsodium 1.0.20)"."""
+    parts = []
+    for impl, v in peers.items():
+        if impl == "openssl" or not v.get("installed"):
+            continue
+        lib = v.get("library") or ""
+        if v.get("library_version"):
+            lib += f" {v['library_version']}"
+        parts.append(f"{impl} {v.get('package_version') or '?'} ({lib})")
+    return "peers: " + (", ".join(parts) if parts else "none installed (see --help)")
+
+
+def document(info: dict, commit: Dict[str, Any], loadavg: Dict[str, Any],
+             peers: Dict[str, Dict[str, Any]], plan: List[Comparison],
+             results: Dict[Case, dict]) -> dict:
+    """The --json document."""
+    return {"machine": info, **commit, "loadavg": loadavg, "peers": peers,
+            "noisy_spread_pct": NOISY_SPREAD_PCT, "results": json_rows(results),
+            "comparisons": json_comparisons(plan, results)}
+
+
 class Progress:
     """Progress with an estimate of the time left: a live line on a
     terminal; otherwise (logs, CI) a plain line at most every
@@ -744,17 +827,23 @@ def run(algs: List[str], backend: str, threads: int, batch: Optional[int], secon
             print("kuaisuo speed: --plot needs matplotlib (pip install matplotlib)",
                   file=sys.stderr)
             return 2
+    commit = source_commit()
+    peers = peer_versions(info)
+    print(versions_text(peers))
+    loadavg: Dict[str, Any] = {"start": load_average()}
     results = measure_all(plan, seconds)
+    loadavg["end"] = load_average()
     print(format_table(plan, results))
+    if loadavg["start"] and loadavg["end"]:
+        print(f"load average (1 min): {loadavg['start'][0]:g} at start, "
+              f"{loadavg['end'][0]:g} at end, on {os.cpu_count()} CPUs")
     if plot_path:
         plot(plan, results, f"kuaisuo {info['kuaisuo_version']} vs {info['openssl']}: "
              f"{info['cpu_model']}, gpu {gpu_text}", plot_path)
         print(f"wrote {plot_path}")
     if json_path:
         with open(json_path, "w", encoding="utf-8") as f:
-            json.dump({"machine": info, "noisy_spread_pct": NOISY_SPREAD_PCT,
-                       "results": json_rows(results),
-                       "comparisons": json_comparisons(plan, results)}, f, indent=2)
+            json.dump(document(info, commit, loadavg, peers, plan, results), f, indent=2)
             f.write("\n")
         print(f"wrote {json_path}")
     failed = [r for case, r in results.items() if "error" in r and case.impl == "kuaisuo"]

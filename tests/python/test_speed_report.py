@@ -350,3 +350,82 @@ def test_plot_draws_a_bar_series_per_peer(monkeypatch, tmp_path):
     assert [h[2] for h in ax.legend.call_args.kwargs["handles"]] == [
         "kuaisuo / OpenSSL", "kuaisuo / GmSSL (gmssl-pyx)", "kuaisuo / libsodium (PyNaCl)"]
     fig.savefig.assert_called_once()
+
+
+def test_json_carries_loadavg_commit_and_peer_versions(tmp_path):
+    """Issue 41: the JSON lacked the load average, the commit and the
+    peers' versions."""
+    from importlib import metadata
+
+    r, out = run_speed(tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out.read_text())
+    for when in ("start", "end"):
+        load = doc["loadavg"][when]
+        assert len(load) == 3 and all(x >= 0 for x in load)
+    assert b"load average (1 min): " in r.stdout
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                          cwd=speed.os.path.dirname(speed.__file__))
+    if head.returncode == 0:  # tests run from the checkout
+        assert doc["commit"] == head.stdout.strip() and doc["commit_source"] == "git"
+        assert doc["dirty"] in (True, False)
+    peers = doc["peers"]
+    assert peers["openssl"]["library_version"] == doc["machine"]["openssl"]
+    for impl, package in (("gmssl-pyx", "gmssl-pyx"), ("pynacl", "PyNaCl")):
+        assert peers[impl]["package"] == package
+        assert set(peers[impl]) == {"package", "installed", "package_version", "library",
+                                    "library_version"}
+        if importlib.util.find_spec("nacl" if impl == "pynacl" else "gmssl_pyx"):
+            assert peers[impl]["installed"]
+            assert peers[impl]["package_version"] == metadata.version(package)
+            assert f"{impl} {peers[impl]['package_version']}".encode() in r.stdout
+    assert peers["gmssl-pyx"]["library"] == "GmSSL"
+    assert peers["pynacl"]["library"] == "libsodium"
+
+
+def test_commit_falls_back_to_the_package_version(tmp_path, monkeypatch):
+    import kuaisuo
+
+    # Not a git checkout (an installed copy): the package version.
+    c = speed.source_commit(str(tmp_path))
+    assert c == {"commit": kuaisuo.__version__, "commit_source": "package version",
+                 "dirty": None}
+    # A copy inside some other repository, where it is not tracked.
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=False)
+    (tmp_path / "site").mkdir()
+    assert speed.source_commit(str(tmp_path / "site"))["commit_source"] == "package version"
+
+    # No git at all, or git failing in any way: never fail.
+    def broken(*a, **k):
+        raise FileNotFoundError("git")
+    monkeypatch.setattr(subprocess, "run", broken)
+    assert speed.source_commit()["commit"] == kuaisuo.__version__
+
+
+def test_loadavg_is_none_where_the_platform_has_none(monkeypatch):
+    def unsupported():
+        raise OSError("no load average")
+    monkeypatch.setattr(speed.os, "getloadavg", unsupported)
+    assert speed.load_average() is None
+
+
+def test_peer_versions_read_what_the_package_exposes(monkeypatch):
+    import types
+
+    from kuaisuo import _peers
+
+    fake = types.ModuleType("fake")
+    fake.sodium_version_string = lambda: b"1.0.20"
+    assert _peers._library_version([fake], ("sodium_version_string",)) == "1.0.20"
+    assert _peers._library_version([types.ModuleType("bare")], ("x",)) is None
+    v = _peers.versions()
+    assert set(v) == set(_peers.PEERS)
+    monkeypatch.setattr(_peers, "versions", lambda: (_ for _ in ()).throw(RuntimeError()))
+    info = {"openssl": "OpenSSL 3.0.19 27 Jan 2026"}
+    assert speed.peer_versions(info) == {"openssl": {
+        "installed": True, "library": "OpenSSL", "library_version": info["openssl"]}}
+    text = speed.versions_text({"pynacl": {"installed": True, "package_version": "1.6.2",
+                                           "library": "libsodium",
+                                           "library_version": "1.0.20"},
+                                "gmssl-pyx": {"installed": False}})
+    assert text == "peers: pynacl 1.6.2 (libsodium 1.0.20)"
