@@ -370,3 +370,23 @@ def test_key_files_over_the_iteration_bound_are_refused(keys):
         assert cli.before == [] and sign_over_http(cli.http)[0] == 200
     finally:
         assert cli.stop()[0] == 0
+
+
+@pytest.mark.parametrize("listener", ["--http", "--grpc"])
+def test_a_port_in_use_is_one_line_not_a_traceback(keys, listener):
+    """(Before: grpcio's bind failure left the CLI as a traceback, and an
+    HTTP address in use was named as 'stdin'.)"""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        address = "127.0.0.1:%d" % busy.getsockname()[1]
+        args = ["--http", "off", "--grpc", address] if listener == "--grpc" else \
+            ["--http", address]
+        run = subprocess.run(
+            [sys.executable, "-m", "kuaisuo", "serve", "--keys", keys["dir"], "--access",
+             keys["access"], "--passin", "env:KS_TEST_PASS", "--backend", "cpu", *args],
+            env=dict(os.environ, KS_TEST_PASS=PASSWORD.decode(), GRPC_VERBOSITY="NONE"),
+            capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.count("\n") == 1 and run.stderr.startswith("kuaisuo serve: ")
+    assert "stdin" not in run.stderr
