@@ -390,3 +390,20 @@ def test_a_port_in_use_is_one_line_not_a_traceback(keys, listener):
     assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
     assert run.stderr.count("\n") == 1 and run.stderr.startswith("kuaisuo serve: ")
     assert "stdin" not in run.stderr
+
+
+def test_bad_tls_files_are_named_in_one_line(keys, tmp_path):
+    """(Before: gRPC said 'Failed to bind' with a traceback; HTTP 'No such
+    file or directory' without the file.)"""
+    bad = tmp_path / "bad.pem"
+    bad.write_text("not a certificate\n")
+    for cert, listeners in ((bad, ["--http", "off", "--grpc", "127.0.0.1:0"]),
+                            (tmp_path / "absent.pem", [])):
+        run = subprocess.run(
+            [sys.executable, "-m", "kuaisuo", "serve", "--keys", keys["dir"], "--access",
+             keys["access"], "--passin", "env:KS_TEST_PASS", "--backend", "cpu",
+             "--tls-cert", str(cert), "--tls-key", str(bad), *listeners],
+            env=dict(os.environ, KS_TEST_PASS=PASSWORD.decode(), GRPC_VERBOSITY="NONE"),
+            capture_output=True, text=True, timeout=60)
+        assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+        assert run.stderr.startswith(f"kuaisuo serve: TLS files {cert}, {bad}: ")

@@ -145,9 +145,14 @@ class Server:
             return None
         ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         ctx.minimum_version = ssl.TLSVersion.TLSv1_2
-        ctx.load_cert_chain(c.tls_cert, c.tls_key)
+        try:
+            ctx.load_cert_chain(c.tls_cert, c.tls_key)
+            if c.tls_client_ca:
+                ctx.load_verify_locations(c.tls_client_ca)
+        except OSError as e:  # ssl names neither the file nor, for a bad PEM, the problem
+            files = ", ".join(filter(None, (c.tls_cert, c.tls_key, c.tls_client_ca)))
+            raise ValueError(f"TLS files {files}: {e.strerror or e}") from None
         if c.tls_client_ca:
-            ctx.load_verify_locations(c.tls_client_ca)
             ctx.verify_mode = ssl.CERT_REQUIRED
         return ctx
 
@@ -171,6 +176,7 @@ class Server:
         the others)."""
         c = self.config
         self._check_transport()
+        self._ssl_context()  # bad TLS files said as such, before gRPC's "Failed to bind"
         self.service, errors = build_service(c, self._context)
         if c.http is not None:
             await self._start_http(*_split(c.http))
