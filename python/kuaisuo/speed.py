@@ -727,7 +727,7 @@ def plot_series(plan: List[Comparison], results: Dict[Case, dict]
                 impls.append(case.impl)
     labels: List[str] = []
     series: Dict[str, List[Optional[Bar]]] = {impl: [] for impl in impls}
-    measured = set()
+    measured: set = set()  # the libraries that ran on some row
     for cmp in plan:
         o = results[cmp.ours]
         if "error" in o or o["ops_per_s"] <= 0:
@@ -761,11 +761,12 @@ def plot(plan: List[Comparison], results: Dict[Case, dict], title: str, path: st
     peer measured (GmSSL, libsodium; SKINNY's table baseline), a bar each
     (log scale, 1x marked), one group of bars per row of the table; noisy
     ratios are left out and their rows say so. Needs matplotlib."""
-    import matplotlib  # optional: only --plot needs it
+    # optional: only --plot needs it
+    import matplotlib  # type: ignore[import-not-found,unused-ignore]
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
+    import matplotlib.pyplot as plt  # type: ignore[import-not-found,unused-ignore]
+    from matplotlib.patches import Patch  # type: ignore[import-not-found,unused-ignore]
 
     labels, series = plot_series(plan, results)
     n = max(len(series), 1)
