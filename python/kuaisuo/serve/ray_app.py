@@ -98,15 +98,20 @@ class KuaisuoDeployment:
         """An HTTP request from Serve's proxy (a starlette Request)."""
         from starlette.responses import JSONResponse
 
-        body = await _read_body(request, self.service.limits.max_body_bytes)
-        if body is None:
+        path, token = _route(request.scope), http_api.bearer(request.headers.get("authorization"))
+        length = request.headers.get("content-length", "")
+        # The token and a declared length are checked before any body is read.
+        refused = http_api.refusal(self.service, request.method, path, token,
+                                   int(length) if length.isdigit() else None)
+        body = None if refused else await _read_body(request, self.service.limits.max_body_bytes)
+        if refused:
+            status, doc = refused
+        elif body is None:
             status, doc = 413, {"error": "invalid_argument",
                                 "message": "request body too large"}
         else:
-            status, doc = await self.respond(
-                request.method, _route(request.scope), body,
-                http_api.bearer(request.headers.get("authorization")),
-                request.client.host if request.client else "")
+            status, doc = await self.respond(request.method, path, body, token,
+                                             request.client.host if request.client else "")
         return JSONResponse(doc, status_code=status)
 
     async def close(self) -> None:
