@@ -159,6 +159,9 @@ def test_serve_refuses_as_the_aiohttp_server_does(app):
     assert status == 401 and body["error"] == "unauthenticated" and body["message"]
     assert post(base, "/v1/sign", item, token=BOB)[0] == 403      # not granted
     assert post(base, "/v1/sign", b"{not json")[0] == 400
+    deep = b"[" * 100_000 + b"]" * 100_000
+    assert [post(base, "/v1/sign", body, token)[0] for body, token in (
+        (b"{not json", None), (deep, "wrong-token"), (deep, ALICE))] == [401, 401, 400]
     assert post(base, "/v1/nope", {})[0] == 404
     assert post(base, "/v1/sign", item)[0] == 200
 
@@ -169,7 +172,9 @@ def test_serve_handle_calls_the_same_core(app):
     status, doc = handle.respond.remote("POST", "/v1/hash", body, ALICE).result()
     assert status == 200 and doc["results"][0]["digest"] == b64(kuaisuo.sm3(b"abc"))
     assert handle.respond.remote("POST", "/v1/hash", body, "x").result()[0] == 401
-    status, doc = handle.respond.remote("GET", "/v1/health", b"", None).result()
+    assert handle.respond.remote("GET", "/v1/health", b"", None).result() == (
+        200, {"status": "ok"})
+    status, doc = handle.respond.remote("GET", "/v1/health", b"", ALICE).result()
     assert status == 200 and doc["keys"] == 2
 
 
