@@ -2,9 +2,10 @@
 ``from_der``/``from_pem`` as in pyca/cryptography's load_pem_private_key,
 and on ``to_der``/``to_pem`` (PBES2; see ks_pkcs8_encrypt in kuaisuo.h)."""
 
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from . import _native
+from ._native import KuaisuoError
 from ._items import Buffer
 
 Password = Union[str, Buffer]
@@ -19,19 +20,6 @@ def _password_bytes(password: Password) -> bytes:
     return password.encode("utf-8") if isinstance(password, str) else bytes(password)
 
 
-def is_encrypted(data: Buffer) -> bool:
-    """An EncryptedPrivateKeyInfo (its SEQUENCE opens with the algorithm's
-    SEQUENCE, a PrivateKeyInfo's with its version INTEGER), or PEM with the
-    "ENCRYPTED PRIVATE KEY" label."""
-    b = bytes(data)
-    if b[:1] != b"\x30":
-        return b"-----BEGIN ENCRYPTED PRIVATE KEY-----" in b
-    if len(b) < 2:
-        return False
-    head = 2 + (b[1] & 0x7F if b[1] & 0x80 else 0)
-    return len(b) > head and b[head] == 0x30
-
-
 # Reading stops at this many PBKDF2 iterations unless the caller sets
 # another maximum (KS_PBES2_DEFAULT_MAX_ITERATIONS): a hostile file cannot
 # cost more than what kuaisuo itself writes by default.
@@ -39,24 +27,55 @@ DEFAULT_MAX_ITERATIONS = 600_000
 ITERATIONS_LIMIT = 10_000_000
 
 
-def unlock(data: Buffer, password: Optional[Password],
-           max_iterations: Optional[int] = None) -> Buffer:
-    """The plain key inside data, decrypted with password when it is
-    encrypted. As in pyca/cryptography, a password for a plain key and none
-    for an encrypted one are TypeErrors; a wrong one raises KuaisuoError
+_PEM_ENCRYPTED = -31  # KS_ERR_PEM_ENCRYPTED: the decoders' "this key is encrypted"
+# KS_ERR_WRONG_PASSPHRASE, _PBES2_UNSUPPORTED, _PBES2_ITERATIONS: an encrypted key
+_DECRYPTION_ERRORS = (-50, -51, -52)
+
+
+class KeyIsEncrypted(TypeError):
+    """The private key is encrypted and no password was given (a TypeError,
+    as pyca/cryptography raises)."""
+
+
+class KeyNotEncrypted(TypeError):
+    """A password was given but the private key is not encrypted (a
+    TypeError, as pyca/cryptography raises)."""
+
+
+def load(decode: Callable[[Buffer], Any], data: Buffer, password: Optional[Password],
+         max_iterations: Optional[int] = None) -> Any:
+    """decode (a native private-key decoder) applied to data, decrypted
+    first when a password is given. The native decoders tell an encrypted
+    key (PKCS#8 EncryptedPrivateKeyInfo, DER or PEM) from any other input,
+    so nothing here sniffs the bytes. As in pyca/cryptography, no password
+    for an encrypted key and one for a plain key are TypeErrors
+    (KeyIsEncrypted, KeyNotEncrypted); a wrong one raises KuaisuoError
     (code -50). max_iterations bounds the file's PBKDF2 iteration count
     (None: DEFAULT_MAX_ITERATIONS; at most ITERATIONS_LIMIT)."""
     if max_iterations is not None and not 1 <= max_iterations <= ITERATIONS_LIMIT:
         raise ValueError(f"max_iterations must be from 1 to {ITERATIONS_LIMIT:,}, "
                          f"not {max_iterations}")
-    encrypted = is_encrypted(data)
     if password is None:
-        if encrypted:
-            raise TypeError("the private key is encrypted: pass its password (password=...)")
-        return data
-    if not encrypted:
-        raise TypeError("a password was given but the private key is not encrypted")
-    return _native.pkcs8_decrypt(data, _password_bytes(password), max_iterations or 0)
+        try:
+            return decode(data)
+        except KuaisuoError as e:
+            if e.code == _PEM_ENCRYPTED:
+                raise KeyIsEncrypted(f"{e.message}: pass its password (password=...)") from None
+            raise
+    try:
+        plain = _native.pkcs8_decrypt(data, _password_bytes(password), max_iterations or 0)
+    except KuaisuoError as e:
+        if e.code in _DECRYPTION_ERRORS:
+            raise
+        encrypted_error = e
+    else:
+        return decode(plain)
+    # Not an encrypted key that could be read: a plain one, or neither?
+    try:
+        decode(data)
+    except KuaisuoError as e:
+        raise (encrypted_error if e.code == _PEM_ENCRYPTED else e) from None
+    raise KeyNotEncrypted("a password was given but the private key is not encrypted")
 
 
 def lock(der: bytes, password: Password, pem: bool, scheme: str, iterations: int) -> bytes:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import getpass
 import math
 import os
 import re
@@ -29,7 +30,7 @@ from typing import Any, BinaryIO, Callable, List, Optional, Tuple
 from . import (SM3, HmacSM3, InvalidSignature, KuaisuoError, __version__, _native,
                cpu_features, gpu_built, gpu_device_count)
 from ._pkcs8 import (DEFAULT_ITERATIONS, DEFAULT_MAX_ITERATIONS, ITERATIONS_LIMIT, SCHEMES,
-                     is_encrypted)
+                     KeyIsEncrypted, KeyNotEncrypted)
 
 CHUNK = 1 << 20
 PRIVATE, PUBLIC = 0o600, 0o644  # modes of created files (less the umask)
@@ -416,19 +417,23 @@ def _key_error(name: str, e: KuaisuoError) -> Failure:
     return Failure(f"{_input_name(name)}: {e.message or e}")
 
 
-def _private_key(name: str, cls: Any, args: argparse.Namespace) -> Any:
-    """A private key of class cls (SM2PrivateKey, ...) from a file,
-    decrypted with the --passin passphrase when it is encrypted, its PBKDF2
-    iteration count bounded by --max-iter."""
-    data = _read_input(name)
+def _private_key(name: str, cls: Any, args: argparse.Namespace, data: Optional[bytes] = None
+                 ) -> Any:
+    """A private key of class cls (SM2PrivateKey, ...) from a file (or its
+    bytes, data), decrypted with the --passin passphrase when it is
+    encrypted (asked for on the terminal when there is one and no --passin,
+    as openssl does), its PBKDF2 iteration count bounded by --max-iter."""
+    if data is None:
+        data = _read_input(name)
     password = _passphrase(args.passin, "--passin")
-    if password is not None and not is_encrypted(data):
-        password = None  # as openssl does: -passin on a plain key is harmless
-    if password is None and is_encrypted(data):
-        raise Failure(f"{_input_name(name)}: the private key is encrypted: give its passphrase "
-                      f"with --passin pass:TEXT, env:VARIABLE, file:PATH or stdin")
     try:
-        return cls.from_der(data, password=password, max_iterations=args.max_iter)
+        try:
+            return cls.from_der(data, password=password, max_iterations=args.max_iter)
+        except KeyNotEncrypted:  # as openssl does: -passin on a plain key is harmless
+            return cls.from_der(data)
+        except KeyIsEncrypted:
+            return cls.from_der(data, password=_ask_passphrase(name),
+                                max_iterations=args.max_iter)
     except KuaisuoError as e:
         if e.code == ITERATIONS_OVER_MAXIMUM:
             raise Failure(f"{_input_name(name)}: {e.message}; allow more with --max-iter N "
@@ -436,19 +441,32 @@ def _private_key(name: str, cls: Any, args: argparse.Namespace) -> Any:
         raise _key_error(name, e) from None
 
 
+def _ask_passphrase(name: str) -> bytes:
+    """The passphrase of an encrypted key, from the terminal; never read
+    from a standard input that is not one (a pipe holds the data)."""
+    if name == "-" or sys.stdin is None or not sys.stdin.isatty():
+        raise Failure(f"{_input_name(name)}: the private key is encrypted: give its passphrase "
+                      f"with --passin pass:TEXT, env:VARIABLE, file:PATH or stdin")
+    try:
+        return os.fsencode(getpass.getpass(f"Enter pass phrase for {name}: "))
+    except EOFError:
+        raise Failure(f"{name}: no passphrase was entered") from None
+
+
 def _public_key(name: str, cls: Any, private_cls: Any, args: argparse.Namespace) -> Any:
-    """A public key of class cls, or the public half of a private key of
-    private_cls (as openssl -prverify takes); an unreadable one is reported
-    as a public key."""
+    """A public key of class cls (SubjectPublicKeyInfo or a certificate,
+    DER or PEM), or the public half of a private key of private_cls (as
+    openssl -prverify takes; encrypted ones with --passin); an unreadable
+    one is reported as a public key."""
     data = _read_input(name)
-    if is_encrypted(data):
-        return _private_key(name, private_cls, args).public_key()
     try:
         return cls.from_der(data)
     except KuaisuoError as e:
         public_error = e
     try:
         return private_cls.from_der(data).public_key()
+    except KeyIsEncrypted:
+        return _private_key(name, private_cls, args, data).public_key()
     except KuaisuoError:
         pass
     raise Failure(f"{_input_name(name)}: not a public key: {public_error.message}")

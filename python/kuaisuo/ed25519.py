@@ -40,7 +40,7 @@ from . import _native
 from ._native import InvalidSignature
 from ._items import Buffer, ByteRows, StatusArray, count_in, count_of, fixed, messages_in
 from ._items import output, require_valid, rows, split, status_output, statuses, view
-from ._pkcs8 import EncryptableKey, Password, unlock
+from ._pkcs8 import EncryptableKey, Password, load
 
 
 SEED_BYTES = 32
@@ -141,7 +141,7 @@ class Ed25519PrivateKey(EncryptableKey):
         key must match. Encrypted PKCS#8 (PBES2) with password=
         (str or bytes); TypeError for a password without encryption or the
         reverse, KuaisuoError code -50 for a wrong one."""
-        return cls(_native.Ed25519Key.decode(unlock(_as_bytes(data), password, max_iterations)))
+        return cls(load(_native.Ed25519Key.decode, _as_bytes(data), password, max_iterations))
 
     from_pem = from_der
 

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple, Union
 
 from ._native import KuaisuoError
-from ._pkcs8 import Password, is_encrypted
+from ._pkcs8 import KeyNotEncrypted, Password
 from .ed25519 import Ed25519PrivateKey
 from .sm2 import SM2PrivateKey
 from .sm4 import SM4Key
@@ -141,11 +141,18 @@ class KeyStore:
     def _read(self, path: str) -> PrivateKey:
         with open(path, "rb") as f:
             data = f.read()
-        encrypted = is_encrypted(data)
-        if not encrypted and not self._allow_plain:
+        # The decoders tell an encrypted key from a plain one (no sniffing here).
+        if self._password is None:
+            key = _decode(data, None)  # KeyIsEncrypted for an encrypted one
+        else:
+            try:
+                return _decode(data, self._password, **self._bounds)
+            except KeyNotEncrypted:
+                key = _decode(data, None)
+        if not self._allow_plain:
             raise ValueError("the key is not encrypted and the store takes encrypted keys "
                              "only (allow_plain=True accepts plain ones)")
-        return _decode(data, self._password if encrypted else None, **self._bounds)
+        return key
 
     def get(self, key_id: str) -> Optional[PrivateKey]:
         """The key of that id, or None."""

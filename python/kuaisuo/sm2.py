@@ -24,7 +24,7 @@ from ._items import ByteRows, StatusArray, ids_in as _ids_in, rows as _rows
 from ._items import messages_in as _messages_in, split as _split, statuses as _statuses
 from ._items import count_in as _count_in, output as _output, status_codes as _status_codes
 from ._items import require_valid, status_output as _status_output
-from ._pkcs8 import EncryptableKey, Password, unlock
+from ._pkcs8 import EncryptableKey, Password, load
 
 
 DEFAULT_ID = b"1234567812345678"
@@ -191,7 +191,7 @@ class SM2PrivateKey(EncryptableKey):
         """PKCS#8 or SEC1 ECPrivateKey, DER or PEM. Encrypted PKCS#8 (PBES2) with password=
         (str or bytes); TypeError for a password without encryption or the
         reverse, KuaisuoError code -50 for a wrong one."""
-        return cls(_native.Sm2Key.decode(unlock(_as_bytes(data), password, max_iterations)))
+        return cls(load(_native.Sm2Key.decode, _as_bytes(data), password, max_iterations))
 
     from_pem = from_der
 

@@ -26,7 +26,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._items import Buffer, fixed, flat, named_mode, status_codes, statuses, view
-from ._pkcs8 import EncryptableKey, Password, unlock
+from ._pkcs8 import EncryptableKey, Password, load
 
 
 _MODES = {
@@ -113,7 +113,7 @@ class SM4Key(EncryptableKey):
         KuaisuoError code -50 for a wrong one, -33 for a file of another
         algorithm)."""
         raw = data.encode("ascii") if isinstance(data, str) else data
-        return cls(_native.sm4_key_decode(unlock(raw, password, max_iterations)))
+        return cls(load(_native.sm4_key_decode, raw, password, max_iterations))
 
     from_pem = from_der
 

@@ -23,7 +23,7 @@ from typing import Any, List, Literal, Optional, Tuple, Union, overload
 from . import _native
 from ._items import Buffer, ByteRows, StatusArray, count_of, fixed, output, rows, split
 from ._items import statuses, view
-from ._pkcs8 import EncryptableKey, Password, unlock
+from ._pkcs8 import EncryptableKey, Password, load
 
 
 KEY_BYTES = 32
@@ -99,7 +99,7 @@ class X25519PrivateKey(EncryptableKey):
         key must match. Encrypted PKCS#8 (PBES2) with password=
         (str or bytes); TypeError for a password without encryption or the
         reverse, KuaisuoError code -50 for a wrong one."""
-        return cls(_native.X25519Key.decode(unlock(_as_bytes(data), password, max_iterations)))
+        return cls(load(_native.X25519Key.decode, _as_bytes(data), password, max_iterations))
 
     from_pem = from_der
 

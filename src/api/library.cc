@@ -48,9 +48,9 @@ const char* ks_strerror(int code) {
     case KS_ERR_PEM_NO_BLOCK: return "PEM: no block with the expected label";
     case KS_ERR_PEM_NO_END: return "PEM: BEGIN line without its END line";
     case KS_ERR_PEM_ENCRYPTED:
-      return "PEM: the key is encrypted and no passphrase was given (or it uses OpenSSL's "
-             "legacy Proc-Type: 4,ENCRYPTED form, which is not supported: convert it with "
-             "openssl pkcs8 -topk8)";
+      return "the private key is encrypted (PKCS#8 EncryptedPrivateKeyInfo) and no "
+             "passphrase was given (or it is PEM in OpenSSL's legacy Proc-Type: 4,ENCRYPTED "
+             "form, which is not supported: convert it with openssl pkcs8 -topk8)";
     case KS_ERR_PEM_BASE64: return "PEM: invalid base64 body";
     case KS_ERR_KEY_ALGORITHM:
       return "a key of another algorithm (algorithm or curve identifier does not match)";

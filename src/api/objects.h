@@ -11,6 +11,7 @@
 #include <new>
 
 #include "core/wiping_allocator.h"
+#include "encoding/pbes2.h"
 #include "encoding/pem.h"
 #include "encoding/pkix.h"
 #include "kuaisuo.h"
@@ -70,11 +71,15 @@ inline int unwrap_pem(const uint8_t* in, size_t len, const char* const labels[],
 // others say KS_ERR_KEY_ALGORITHM. *sec1 (if asked) tells an "EC PRIVATE
 // KEY" or "SM2 PRIVATE KEY" block (SEC1 ECPrivateKey, an SM2 key whatever
 // it holds) from a PKCS#8 "PRIVATE KEY" one or DER.
+// An EncryptedPrivateKeyInfo, DER as PEM, is KS_ERR_PEM_ENCRYPTED (for
+// ks_pkcs8_decrypt), whichever private key decoder is asked.
 inline int unwrap_private_key(const uint8_t* in, size_t len, Bytes* der, bool* sec1 = nullptr) {
   static const char* const kLabels[] = {"PRIVATE KEY", "EC PRIVATE KEY", "SM2 PRIVATE KEY"};
   size_t which = 0;
   const int rc = unwrap_pem(in, len, kLabels, 3, der, &which);
   if (sec1 != nullptr) *sec1 = which != 0;
+  if (rc == KS_OK && pbes2::is_encrypted_private_key_info(der->data(), der->size()))
+    return KS_ERR_PEM_ENCRYPTED;
   return rc;
 }
 

@@ -193,6 +193,14 @@ bool is_one_sequence(const Bytes& plain) {
 
 }  // namespace
 
+bool is_encrypted_private_key_info(const uint8_t* der, size_t len) {
+  Reader top(der, len), seq, alg, ciphertext;
+  return pkix::read(&top, der::kSequence, &seq) == KS_OK && top.finish() == der::Error::kOk &&
+         pkix::read(&seq, der::kSequence, &alg) == KS_OK &&
+         pkix::read(&seq, der::kOctetString, &ciphertext) == KS_OK &&
+         seq.finish() == der::Error::kOk && pkix::expect_oid(&alg, pkix::oid(kOidPbes2)) == KS_OK;
+}
+
 int decrypt(const uint8_t* der, size_t len, const uint8_t* password, size_t password_len,
             uint32_t max_iterations, Bytes* plain) {
   Parsed p;

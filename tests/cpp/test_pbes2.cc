@@ -453,4 +453,29 @@ TEST(Pbes2, ArgumentsAndLabels) {
   EXPECT_EQ(key, nullptr);
 }
 
+// Every private key decoder knows an EncryptedPrivateKeyInfo in DER as well
+// as in PEM, and says it is encrypted (not a DER error), so that a caller
+// needs no sniffing of its own to ask for a passphrase.
+TEST(Pbes2, EveryKeyDecoderSaysDerIsEncrypted) {
+  Pkey k(EVP_PKEY_Q_keygen(nullptr, nullptr, "SM2"));
+  const Bytes enc = encrypt(openssl_pkcs8(k.get()), "pw", KS_PBES2_AES128_SHA256, 1, 0);
+  ASSERT_EQ(enc[0], 0x30);  // DER
+  ks_sm2_key* sm2 = nullptr;
+  EXPECT_EQ(ks_sm2_key_decode(enc.data(), enc.size(), &sm2), KS_ERR_PEM_ENCRYPTED);
+  ks_ed25519_key* ed = nullptr;
+  EXPECT_EQ(ks_ed25519_key_decode(enc.data(), enc.size(), &ed), KS_ERR_PEM_ENCRYPTED);
+  uint8_t raw[32];
+  EXPECT_EQ(ks_x25519_private_key_decode(enc.data(), enc.size(), raw), KS_ERR_PEM_ENCRYPTED);
+  EXPECT_EQ(ks_sm4_key_decode(enc.data(), enc.size(), raw), KS_ERR_PEM_ENCRYPTED);
+  EXPECT_EQ(sm2, nullptr);
+  EXPECT_EQ(ed, nullptr);
+  // Its structure with another algorithm than PBES2 is not "encrypted".
+  Bytes other = enc;
+  const uint8_t pbes2_oid_tail[] = {0x01, 0x05, 0x0D};
+  auto at = std::search(other.begin(), other.end(), pbes2_oid_tail, pbes2_oid_tail + 3);
+  ASSERT_NE(at, other.end());
+  at[2] = 0x0E;
+  EXPECT_NE(ks_sm2_key_decode(other.data(), other.size(), &sm2), KS_ERR_PEM_ENCRYPTED);
+}
+
 }  // namespace
