@@ -152,3 +152,36 @@ def test_python_classes_read_every_form(tmp_path, alg, module, cls):
             private.from_der(forms[form].read_bytes())
         with pytest.raises(KuaisuoError):
             private.from_der(forms[form].read_bytes(), password="pw")
+
+
+def test_a_terminal_is_asked_for_the_passphrase(tmp_path):
+    """As openssl does: no --passin, an encrypted key and a terminal on
+    standard input: the passphrase is read from the terminal."""
+    import os
+    import pty
+    import select
+
+    forms = _forms(tmp_path, "ed25519")
+    pid, fd = pty.fork()
+    if pid == 0:  # the child, on the pseudo-terminal
+        os.execv(sys.executable, [sys.executable, "-m", "kuaisuo", "ed25519", "pubkey",
+                                  "--key", str(forms["encrypted.pem"])])
+    seen, answered = b"", False
+    while True:
+        ready, _, _ = select.select([fd], [], [], 60)
+        if not ready:
+            os.kill(pid, 9)
+            pytest.fail(f"no prompt: {seen!r}")
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if not answered and b"Enter pass phrase" in seen:
+            os.write(fd, b"pw\n")
+            answered = True
+    _, status = os.waitpid(pid, 0)
+    assert answered and os.waitstatus_to_exitcode(status) == 0, seen
+    assert forms["public.pem"].read_bytes().replace(b"\n", b"") in seen.replace(b"\r\n", b"")
