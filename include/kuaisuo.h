@@ -712,14 +712,26 @@ KS_API int ks_x25519_batch(ks_ctx* ctx, const uint8_t* private_keys, int per_ite
 /* ---- Password-encrypted private keys (PKCS#8 with PBES2) ------------- */
 /* EncryptedPrivateKeyInfo (RFC 5958 section 3) under PBES2 (RFC 8018):
  * PBKDF2 over HMAC-SHA256, HMAC-SM3 or (reading only) HMAC-SHA1, then
- * AES-128/192/256-CBC or SM4-CBC: what `openssl pkcs8 -topk8 -v2 ...`,
- * `openssl genpkey -aes256` and GmSSL's `sm2keygen -pass` write. The
- * ciphers are kuaisuo's own constant-time code (SM4; a table-free AES for
- * key files only), so no libcrypto is needed at run time. */
+ * AES-128/192/256-CBC or SM4-CBC, in any combination: what `openssl pkcs8
+ * -topk8 -v2 ...`, `openssl genpkey -aes256` and GmSSL's `sm2keygen -pass`
+ * write. The ciphers are kuaisuo's own constant-time code (SM4; a
+ * table-free AES for key files only), so no libcrypto is needed at run
+ * time.
+ *
+ * Writing, a scheme names the PRF and the cipher. Who reads which:
+ *   AES256_SHA256, AES128_SHA256: OpenSSL (1.1 and 3), Tongsuo, and most
+ *     other PKCS#8 readers; not GmSSL 3 (SM4-CBC with HMAC-SM3 only).
+ *   SM4_SHA256: OpenSSL 3 and Tongsuo (`openssl pkcs8 -topk8 -v2 sm4-cbc
+ *     -v2prf hmacWithSHA256` writes the same); not GmSSL 3. The scheme
+ *     for an SM4-encrypted key that OpenSSL must read.
+ *   SM4_SM3: GmSSL (what `sm2keygen -pass` writes); OpenSSL 3.0 and
+ *     Tongsuo refuse it ("unsupported prf": no HMAC-SM3 PRF there).
+ * kuaisuo reads all four (and the other combinations listed above). */
 typedef enum ks_pbes2_scheme {
   KS_PBES2_AES256_SHA256 = 0, /* PBKDF2-HMAC-SHA256, AES-256-CBC: OpenSSL 3's default */
   KS_PBES2_AES128_SHA256 = 1, /* PBKDF2-HMAC-SHA256, AES-128-CBC */
-  KS_PBES2_SM4_SM3 = 2        /* PBKDF2-HMAC-SM3, SM4-CBC: GmSSL's (GM/T tooling) */
+  KS_PBES2_SM4_SM3 = 2,       /* PBKDF2-HMAC-SM3, SM4-CBC: GmSSL's (GM/T tooling) */
+  KS_PBES2_SM4_SHA256 = 3     /* PBKDF2-HMAC-SHA256, SM4-CBC: OpenSSL 3 and Tongsuo read it */
 } ks_pbes2_scheme;
 /* Iterations when 0 is passed: OWASP's 2023 figure for PBKDF2-HMAC-SHA256
  * (OpenSSL writes 2,048). */

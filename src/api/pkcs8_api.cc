@@ -32,6 +32,9 @@ bool scheme_params(int scheme, uint32_t iterations, Params* p) {
     case KS_PBES2_SM4_SM3:
       p->prf = Prf::kHmacSm3, p->cipher = Cipher::kSm4Cbc;
       return true;
+    case KS_PBES2_SM4_SHA256:
+      p->prf = Prf::kHmacSha256, p->cipher = Cipher::kSm4Cbc;
+      return true;
     default:
       return false;
   }

@@ -272,6 +272,42 @@ TEST(Pbes2, OpenSslReadsWhatWeWrite) {
   }
 }
 
+// KS_PBES2_SM4_SHA256 (PBKDF2-HMAC-SHA256, SM4-CBC): what `openssl pkcs8
+// -topk8 -v2 sm4-cbc -v2prf hmacWithSHA256` writes. OpenSSL reads ours, we
+// read OpenSSL's with that PRF named explicitly.
+TEST(Pbes2, Sm4WithSha256PrfBothWaysWithOpenSsl) {
+  Pkey k(EVP_PKEY_Q_keygen(nullptr, nullptr, "SM2"));
+  const Bytes der = openssl_pkcs8(k.get());
+  const std::string pass = "sm4 " + std::to_string(ks_test::random_u32());
+  const Bytes prf_oid = from_hex("06082a864886f70d0209");  // hmacWithSHA256
+  for (int pem : {0, 1}) {
+    const Bytes enc = encrypt(der, pass, KS_PBES2_SM4_SHA256, 2048, pem);
+    if (pem) {
+      Bytes plain;
+      ASSERT_EQ(decrypt(enc, pass, &plain), KS_OK);
+      EXPECT_EQ(plain, der);
+      continue;
+    }
+    // hmacWithSHA256 and sm4-cbc (GM/T 0006) named in the parameters.
+    const Bytes sm4_oid = from_hex("06082a811ccf55016802");
+    EXPECT_NE(std::search(enc.begin(), enc.end(), prf_oid.begin(), prf_oid.end()), enc.end());
+    EXPECT_NE(std::search(enc.begin(), enc.end(), sm4_oid.begin(), sm4_oid.end()), enc.end());
+    Pkey back = openssl_decrypt(enc, pass);
+    ASSERT_TRUE(back) << "OpenSSL could not read KS_PBES2_SM4_SHA256";
+    EXPECT_EQ(EVP_PKEY_eq(back.get(), k.get()), 1);
+    EXPECT_FALSE(openssl_decrypt(enc, pass + "!")) << "OpenSSL took a wrong passphrase";
+  }
+  // OpenSSL's own (`-v2 sm4-cbc`, whose PRF is hmacWithSHA256 unless told
+  // otherwise: the same bytes as `-v2prf hmacWithSHA256`).
+  const Bytes theirs = openssl_encrypt(k.get(), EVP_sm4_cbc(), pass);
+  ASSERT_NE(std::search(theirs.begin(), theirs.end(), prf_oid.begin(), prf_oid.end()),
+            theirs.end());
+  Bytes plain;
+  ASSERT_EQ(decrypt(theirs, pass, &plain), KS_OK);
+  EXPECT_EQ(plain, der);
+  EXPECT_EQ(decrypt(theirs, pass + "x", &plain), KS_ERR_WRONG_PASSPHRASE);
+}
+
 // GmSSL's scheme (PBKDF2-HMAC-SM3, SM4-CBC), which OpenSSL 3.0 cannot read
 // (no HMAC-SM3 PRF): round trips, with the PBKDF2 and SM4-CBC underneath
 // checked against OpenSSL above and in test_sm4_modes.
@@ -430,7 +466,8 @@ TEST(Pbes2, ArgumentsAndLabels) {
   size_t n = 0;
   uint8_t out[4096];
   const uint8_t pw[] = "pw";
-  EXPECT_EQ(ks_pkcs8_encrypt(der.data(), der.size(), pw, 2, 3, 1, 0, out, sizeof out, &n),
+  EXPECT_EQ(ks_pkcs8_encrypt(der.data(), der.size(), pw, 2, KS_PBES2_SM4_SHA256 + 1, 1, 0, out,
+                             sizeof out, &n),
             KS_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(ks_pkcs8_encrypt(der.data(), der.size(), pw, 2, 0, 10000001, 0, out, sizeof out, &n),
             KS_ERR_INVALID_ARGUMENT);
