@@ -15,7 +15,7 @@ ECB whole 16-byte blocks (no padding).
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Literal, Optional, Tuple
 
 from . import _native
 from ._items import Buffer, fixed, messages_in, named_mode, statuses, view
@@ -25,17 +25,20 @@ BLOCK_BYTES = 16
 _MODES = {"ecb": _native.SKINNY_ECB, "ctr": _native.SKINNY_CTR}
 
 
+Mode = Literal["ecb", "ctr"]
+
+
 def _mode(name: str) -> int:
     return named_mode(_MODES, name, "SKINNY")
 
 
-def encrypt(tweakey: Buffer, data: Buffer, *, mode: str = "ctr",
+def encrypt(tweakey: Buffer, data: Buffer, *, mode: Mode,
             iv: Optional[Buffer] = None) -> bytes:
     """ECB or CTR encryption of data under the 32-byte tweakey."""
     return _native.skinny_crypt(_mode(mode), True, tweakey, iv, data)
 
 
-def decrypt(tweakey: Buffer, data: Buffer, *, mode: str = "ctr",
+def decrypt(tweakey: Buffer, data: Buffer, *, mode: Mode,
             iv: Optional[Buffer] = None) -> bytes:
     """The inverse of encrypt."""
     return _native.skinny_crypt(_mode(mode), False, tweakey, iv, data)
@@ -67,23 +70,23 @@ class SkinnyBatch:
     def __init__(self, ctx: _native.Context) -> None:
         self._ctx = ctx
 
-    def encrypt_buffer(self, tweakey: Buffer, data: Buffer, *, mode: str = "ctr",
+    def encrypt_buffer(self, tweakey: Buffer, data: Buffer, *, mode: Mode,
                        iv: Optional[Buffer] = None) -> bytes:
         """One large buffer, split over the context's threads."""
         return self._ctx.skinny_crypt_buffer(_mode(mode), True, tweakey, iv, data)
 
-    def decrypt_buffer(self, tweakey: Buffer, data: Buffer, *, mode: str = "ctr",
+    def decrypt_buffer(self, tweakey: Buffer, data: Buffer, *, mode: Mode,
                        iv: Optional[Buffer] = None) -> bytes:
         return self._ctx.skinny_crypt_buffer(_mode(mode), False, tweakey, iv, data)
 
-    def encrypt(self, tweakeys: Any, messages: Any, *, mode: str = "ctr", ivs: Any = None,
+    def encrypt(self, tweakeys: Any, messages: Any, *, mode: Mode, ivs: Any = None,
                 offsets: Any = None) -> Tuple[List[bytes], List[int]]:
         """Many items, each under its own tweakey (and iv for CTR): the
         outputs and per-item statuses (0, or kuaisuo.strerror's code: an
         ECB item that is not whole blocks fails alone)."""
         return self._batch(True, tweakeys, messages, mode, ivs, offsets)
 
-    def decrypt(self, tweakeys: Any, messages: Any, *, mode: str = "ctr", ivs: Any = None,
+    def decrypt(self, tweakeys: Any, messages: Any, *, mode: Mode, ivs: Any = None,
                 offsets: Any = None) -> Tuple[List[bytes], List[int]]:
         return self._batch(False, tweakeys, messages, mode, ivs, offsets)
 

@@ -8,9 +8,10 @@ bytes; SM4GCM has the shape of the cryptography package's AESGCM::
     >>> ct = sm4.encrypt(key, data, mode="ctr", iv=counter0)
     >>> sm4.SM4GCM(key).encrypt(nonce, data, aad)   # ciphertext || tag
 
-CTR's IV is the first counter block, a 128-bit big-endian integer that
-wraps modulo 2^128. ECB/CBC take PKCS#7 padding on request (padding=True,
-as `openssl enc` does); without it lengths must be multiples of 16.
+The mode is always named, and ECB and CBC always say whether they pad
+(padding=True is PKCS#7, what the CLI and `openssl enc` do by default;
+padding=False takes whole 16-byte blocks). CTR's IV is the first counter
+block, a 128-bit big-endian integer that wraps modulo 2^128.
 A wrong tag raises InvalidTag (a KuaisuoError, KS_ERR_TAG_MISMATCH) and
 releases no plaintext.
 
@@ -22,7 +23,7 @@ many messages at once, GCM with a per-item nonce among them.
 from __future__ import annotations
 
 import os
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Literal, Optional, Sequence, Tuple, Union
 
 from . import _native
 from ._items import Buffer, fixed, flat, named_mode, status_codes, statuses, view
@@ -45,20 +46,51 @@ SEALED_OVERHEAD = NONCE_BYTES + TAG_BYTES  # a sealed box: nonce || ciphertext |
 _ERR_LENGTH = -3  # KS_ERR_LENGTH
 
 
+Mode = Literal["ecb", "cbc", "cfb", "ofb", "ctr"]
+BufferMode = Literal["ecb", "ctr"]
+
+
 def _mode(name: str) -> int:
     return named_mode(_MODES, name, "SM4")
 
 
-def encrypt(key: Buffer, data: Buffer, *, mode: str = "ctr", iv: Optional[Buffer] = None,
-            padding: bool = False) -> bytes:
-    """SM4 encryption of data in mode (ecb, cbc, cfb, ofb, ctr)."""
-    return _native.sm4_encrypt(_mode(mode), key, iv, data, padding)
+def _one_shot_args(call: str, mode: str, iv: Optional[Buffer], padding: Optional[bool]
+                   ) -> Tuple[int, bool]:
+    """(native mode, padding) of sm4.encrypt/decrypt, with their rules
+    said in the words of the call: an IV for every mode but ECB (none for
+    ECB), padding chosen explicitly for ECB and CBC (the CLI and `openssl
+    enc` pad with PKCS#7 by default; earlier releases of this module did
+    not), and none for the stream modes."""
+    code = _mode(mode)
+    name = mode.lower()
+    if name == "ecb" and iv is not None:
+        raise ValueError(f"sm4.{call}: ECB takes no iv")
+    if name != "ecb" and iv is None:
+        raise TypeError(f"sm4.{call}: mode {name!r} needs iv= (16 bytes"
+                        f"{', the first counter block' if name == 'ctr' else ''})")
+    if name in ("ecb", "cbc"):
+        if padding is None:
+            raise TypeError(f"sm4.{call}: say padding=True (PKCS#7, as the CLI and openssl "
+                            f"enc use) or padding=False (whole 16-byte blocks) for {name.upper()}")
+    elif padding:
+        raise ValueError(f"sm4.{call}: {name.upper()} is a stream mode: no padding")
+    return code, bool(padding)
 
 
-def decrypt(key: Buffer, data: Buffer, *, mode: str = "ctr", iv: Optional[Buffer] = None,
-            padding: bool = False) -> bytes:
-    """SM4 decryption of data in mode (ecb, cbc, cfb, ofb, ctr)."""
-    return _native.sm4_decrypt(_mode(mode), key, iv, data, padding)
+def encrypt(key: Buffer, data: Buffer, *, mode: Mode, iv: Optional[Buffer] = None,
+            padding: Optional[bool] = None) -> bytes:
+    """SM4 encryption of data in mode (ecb, cbc, cfb, ofb, ctr). iv: 16
+    bytes for every mode but ECB. padding: True (PKCS#7) or False, to be
+    given for ECB and CBC; the stream modes take none."""
+    code, pad = _one_shot_args("encrypt", mode, iv, padding)
+    return _native.sm4_encrypt(code, key, iv, data, pad)
+
+
+def decrypt(key: Buffer, data: Buffer, *, mode: Mode, iv: Optional[Buffer] = None,
+            padding: Optional[bool] = None) -> bytes:
+    """The inverse of encrypt, with the same mode, iv and padding."""
+    code, pad = _one_shot_args("decrypt", mode, iv, padding)
+    return _native.sm4_decrypt(code, key, iv, data, pad)
 
 
 class SM4GCM:
@@ -172,7 +204,7 @@ class SM4Batch:
     def __init__(self, ctx) -> None:
         self._ctx = ctx
 
-    def encrypt_buffer(self, key: Buffer, data: Buffer, *, mode: str = "ctr",
+    def encrypt_buffer(self, key: Buffer, data: Buffer, *, mode: BufferMode,
                        iv: Optional[Buffer] = None, tables: bool = False) -> bytes:
         """ECB (whole blocks) or CTR (iv: the first counter block) of data.
         tables=True lets the GPU use its T-table kernel: faster, but its
@@ -180,7 +212,7 @@ class SM4Batch:
         of the same GPU may observe; the default kernel is constant time."""
         return self._ctx.sm4_crypt_buffer(_mode(mode), True, key, iv, data, tables)
 
-    def decrypt_buffer(self, key: Buffer, data: Buffer, *, mode: str = "ctr",
+    def decrypt_buffer(self, key: Buffer, data: Buffer, *, mode: BufferMode,
                        iv: Optional[Buffer] = None, tables: bool = False) -> bytes:
         """The inverse of encrypt_buffer."""
         return self._ctx.sm4_crypt_buffer(_mode(mode), False, key, iv, data, tables)

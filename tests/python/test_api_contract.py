@@ -79,3 +79,25 @@ def test_public_keys_read_their_own_to_pem(module, private):
     again = type(pub).from_pem(pub.to_pem())
     assert again.to_der() == pub.to_der()
     assert type(pub).from_der(pub.to_pem().encode()).to_der() == pub.to_der()
+
+
+def test_sm4_one_shot_says_what_is_missing():
+    """Mode always named, an IV for every mode but ECB, padding chosen for
+    ECB and CBC (PKCS#7, the CLI's and openssl enc's default, or none):
+    each said in the call's own words, never the C layer's NULL pointer."""
+    key = os.urandom(16)
+    with pytest.raises(TypeError, match="mode"):
+        sm4.encrypt(key, b"data")  # no default mode
+    with pytest.raises(TypeError, match=r"mode 'ctr' needs iv="):
+        sm4.encrypt(key, b"data", mode="ctr")
+    with pytest.raises(TypeError, match=r"mode 'cbc' needs iv="):
+        sm4.decrypt(key, bytes(16), mode="cbc", padding=True)
+    with pytest.raises(TypeError, match="padding=True"):
+        sm4.encrypt(key, bytes(16), mode="cbc", iv=bytes(16))
+    with pytest.raises(ValueError, match="ECB takes no iv"):
+        sm4.encrypt(key, bytes(16), mode="ecb", iv=bytes(16), padding=False)
+    with pytest.raises(ValueError, match="stream mode"):
+        sm4.encrypt(key, b"x", mode="ofb", iv=bytes(16), padding=True)
+    # padding=True is what the CLI writes for CBC by default.
+    ct = sm4.encrypt(key, b"abc", mode="cbc", iv=bytes(16), padding=True)
+    assert len(ct) == 16 and sm4.decrypt(key, ct, mode="cbc", iv=bytes(16), padding=True) == b"abc"

@@ -96,7 +96,7 @@ def test_gpu_context_buffers_match_the_model():
 
 def test_bad_lengths_name_the_input():
     with pytest.raises(ValueError, match="tweakey"):
-        skinny.encrypt(os.urandom(16), b"x", iv=os.urandom(16))
+        skinny.encrypt(os.urandom(16), b"x", mode="ctr", iv=os.urandom(16))
     with pytest.raises(kuaisuo.KuaisuoError, match="^iv"):
         skinny.encrypt(TK, b"x", mode="ctr", iv=os.urandom(8))
     with pytest.raises(kuaisuo.KuaisuoError, match="^data"):

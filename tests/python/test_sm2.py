@@ -318,9 +318,11 @@ def test_errors_name_the_input():
         (lambda: sm2.signature_from_der(b"\x30\x01"), "SM2 signature"),
         (lambda: kuaisuo.Ed25519PrivateKey.from_pem(b"x"), "Ed25519 private key"),
         (lambda: kuaisuo.X25519PublicKey.from_pem(b"x"), "X25519 public key"),
-        (lambda: kuaisuo.sm4.encrypt(bytes(15), b"x"), r"SM4 key \(16 bytes, not 15\)"),
-        (lambda: kuaisuo.sm4.encrypt(bytes(16), bytes(15), mode="cbc", iv=bytes(16)), "^data"),
-        (lambda: kuaisuo.sm4.encrypt(bytes(16), bytes(16), mode="cbc", iv=bytes(8)), "^iv"),
+        (lambda: kuaisuo.sm4.encrypt(bytes(15), b"x", mode="ctr", iv=bytes(16)), r"SM4 key \(16 bytes, not 15\)"),
+        (lambda: kuaisuo.sm4.encrypt(bytes(16), bytes(15), mode="cbc", iv=bytes(16),
+                                         padding=False), "^data"),
+        (lambda: kuaisuo.sm4.encrypt(bytes(16), bytes(16), mode="cbc", iv=bytes(8),
+                                         padding=False), "^iv"),
     ]
     for call, name in cases:
         with pytest.raises(kuaisuo.KuaisuoError, match=name) as err:
