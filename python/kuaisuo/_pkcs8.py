@@ -2,7 +2,7 @@
 ``from_der``/``from_pem`` as in pyca/cryptography's load_pem_private_key,
 and on ``to_der``/``to_pem`` (PBES2; see ks_pkcs8_encrypt in kuaisuo.h)."""
 
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Literal, Optional, Union
 
 from . import _native
 from ._native import KuaisuoError
@@ -13,6 +13,11 @@ Password = Union[str, Buffer]
 # The PBES2 schemes by name: OpenSSL 3's default, AES-128, and GmSSL's
 # (PBKDF2-HMAC-SM3 with SM4-CBC, as `gmssl sm2keygen -pass` writes).
 SCHEMES = {"aes-256-cbc": 0, "aes-128-cbc": 1, "sm4-cbc": 2}
+_DEFAULT_PRF = {"aes-256-cbc": "sha256", "aes-128-cbc": "sha256", "sm4-cbc": "sm3"}
+_SM4_SHA256 = 3  # KS_PBES2_SM4_SHA256
+PRFS = ("sm3", "sha256")
+Scheme = Literal["aes-256-cbc", "aes-128-cbc", "sm4-cbc"]
+Prf = Literal["sm3", "sha256"]
 DEFAULT_ITERATIONS = 600_000
 
 
@@ -78,31 +83,50 @@ def load(decode: Callable[[Buffer], Any], data: Buffer, password: Optional[Passw
     raise KeyNotEncrypted("a password was given but the private key is not encrypted")
 
 
-def lock(der: bytes, password: Password, pem: bool, scheme: str, iterations: int) -> bytes:
-    """EncryptedPrivateKeyInfo around a PrivateKeyInfo DER."""
+def scheme_code(scheme: str, prf: Optional[str]) -> int:
+    """The ks_pbes2_scheme of a cipher and PRF by name. prf None is the
+    cipher's usual one: HMAC-SHA256 for AES, HMAC-SM3 for SM4 (GmSSL's;
+    OpenSSL 3.0 and Tongsuo cannot read it: "unsupported prf"); "sha256"
+    with SM4 is read by all three."""
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, not {scheme!r}")
+    code = SCHEMES[scheme]
+    if prf is None or prf == _DEFAULT_PRF[scheme]:
+        return code
+    if scheme == "sm4-cbc" and prf == "sha256":
+        return _SM4_SHA256
+    allowed = "sm3 or sha256" if scheme == "sm4-cbc" else "sha256"
+    raise ValueError(f"prf for {scheme} must be {allowed}, not {prf!r}")
+
+
+def lock(der: bytes, password: Password, pem: bool, scheme: str, iterations: int,
+         prf: Optional[str] = None) -> bytes:
+    """EncryptedPrivateKeyInfo around a PrivateKeyInfo DER."""
+    code = scheme_code(scheme, prf)
     if not 1 <= iterations <= ITERATIONS_LIMIT:
         raise ValueError(f"iterations must be from 1 to {ITERATIONS_LIMIT:,}, not {iterations}")
-    return _native.pkcs8_encrypt(der, _password_bytes(password), SCHEMES[scheme], iterations,
-                                 pem)
+    return _native.pkcs8_encrypt(der, _password_bytes(password), code, iterations, pem)
 
 
 class EncryptableKey:
     """to_der and to_pem of a private-key class whose native object has
     encode(pem): PKCS#8 as OpenSSL writes it, encrypted under password when
     one is given (scheme: aes-256-cbc, OpenSSL's default; aes-128-cbc; or
-    sm4-cbc, GmSSL's with PBKDF2-HMAC-SM3)."""
+    sm4-cbc, with prf "sm3" (GmSSL's, the default for SM4) or "sha256"
+    (which OpenSSL 3 and Tongsuo also read); see scheme_code)."""
 
     _k: Any  # the native key object: Sm2Key, Ed25519Key or X25519Key
 
-    def to_der(self, password: Optional[Password] = None, *, scheme: str = "aes-256-cbc",
-               iterations: int = DEFAULT_ITERATIONS) -> bytes:
+    def to_der(self, password: Optional[Password] = None, *, scheme: Scheme = "aes-256-cbc",
+               iterations: int = DEFAULT_ITERATIONS, prf: Optional[Prf] = None) -> bytes:
+        """PKCS#8 DER; EncryptedPrivateKeyInfo (PBES2) under password when one is given."""
         der = self._k.encode(False)
-        return der if password is None else lock(der, password, False, scheme, iterations)
+        return der if password is None else lock(der, password, False, scheme, iterations, prf)
 
-    def to_pem(self, password: Optional[Password] = None, *, scheme: str = "aes-256-cbc",
-               iterations: int = DEFAULT_ITERATIONS) -> str:
+    def to_pem(self, password: Optional[Password] = None, *, scheme: Scheme = "aes-256-cbc",
+               iterations: int = DEFAULT_ITERATIONS, prf: Optional[Prf] = None) -> str:
+        """PKCS#8 PEM ("PRIVATE KEY", or "ENCRYPTED PRIVATE KEY" under password)."""
         if password is None:
             return self._k.encode(True).decode("ascii")
-        return lock(self._k.encode(False), password, True, scheme, iterations).decode("ascii")
+        return lock(self._k.encode(False), password, True, scheme, iterations,
+                    prf).decode("ascii")

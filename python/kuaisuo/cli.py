@@ -29,8 +29,8 @@ from typing import Any, BinaryIO, Callable, List, Optional, Tuple
 
 from . import (SM3, HmacSM3, InvalidSignature, KuaisuoError, __version__, _native,
                cpu_features, gpu_built, gpu_device_count)
-from ._pkcs8 import (DEFAULT_ITERATIONS, DEFAULT_MAX_ITERATIONS, ITERATIONS_LIMIT, SCHEMES,
-                     KeyIsEncrypted, KeyNotEncrypted)
+from ._pkcs8 import (DEFAULT_ITERATIONS, DEFAULT_MAX_ITERATIONS, ITERATIONS_LIMIT, PRFS,
+                     SCHEMES, KeyIsEncrypted, KeyNotEncrypted, scheme_code)
 
 CHUNK = 1 << 20
 PRIVATE, PUBLIC = 0o600, 0o644  # modes of created files (less the umask)
@@ -506,10 +506,14 @@ def _key_file(key, der: bool, args: Optional[argparse.Namespace] = None) -> byte
     password = _passphrase(getattr(args, "passout", None), "--passout")
     if password is None or args is None:
         return key.to_der() if der else key.to_pem().encode()
+    try:
+        scheme_code(args.cipher, args.prf)
+    except ValueError as e:
+        raise Failure(f"--prf: {e}") from None
     if not password and not args.allow_empty_password:
         raise Failure("--passout: the passphrase is empty (anyone could decrypt the key): "
                       "give one, or --allow-empty-password to write it so on purpose")
-    options = {"scheme": args.cipher, "iterations": args.iter}
+    options = {"scheme": args.cipher, "iterations": args.iter, "prf": args.prf}
     return key.to_der(password, **options) if der else key.to_pem(password, **options).encode()
 
 
@@ -822,7 +826,12 @@ def passout_options(q) -> None:
                    "pass:TEXT, env:VARIABLE, file:PATH or stdin")
     q.add_argument("--cipher", choices=sorted(SCHEMES), default="aes-256-cbc",
                    help="with --passout: aes-256-cbc (PBKDF2-HMAC-SHA256, OpenSSL's default), "
-                   "aes-128-cbc, or sm4-cbc (PBKDF2-HMAC-SM3, as GmSSL writes)")
+                   "aes-128-cbc, or sm4-cbc (PBKDF2-HMAC-SM3 by default, as GmSSL writes: "
+                   "OpenSSL 3.0 and Tongsuo cannot read that PRF; add --prf sha256 for a file "
+                   "all three read)")
+    q.add_argument("--prf", choices=PRFS,
+                   help="with --passout: PBKDF2's HMAC (default: sha256 for AES, sm3 for "
+                   "sm4-cbc); sha256 with sm4-cbc is read by OpenSSL 3, Tongsuo and GmSSL")
     q.add_argument("--iter", type=_whole_number("iterations", 1, ITERATIONS_LIMIT),
                    default=DEFAULT_ITERATIONS,
                    help=f"with --passout: PBKDF2 iterations (default {DEFAULT_ITERATIONS:,})")

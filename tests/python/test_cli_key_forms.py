@@ -185,3 +185,19 @@ def test_a_terminal_is_asked_for_the_passphrase(tmp_path):
     _, status = os.waitpid(pid, 0)
     assert answered and os.waitstatus_to_exitcode(status) == 0, seen
     assert forms["public.pem"].read_bytes().replace(b"\n", b"") in seen.replace(b"\r\n", b"")
+
+
+def test_keygen_sm4_cbc_with_the_sha256_prf_is_read_by_openssl(tmp_path):
+    key = tmp_path / "k.pem"
+    r = kuaisuo("sm2", "keygen", "--passout", "pass:pw", "--cipher", "sm4-cbc", "--prf", "sha256",
+                "--iter", "1000", "--out", key)
+    assert r.returncode == 0, r.stderr
+    pub = openssl("pkey", "-in", key, "-passin", "pass:pw", "-pubout").stdout
+    assert sm2.SM2PrivateKey.from_pem(key.read_bytes(), password="pw").public_key().to_pem() \
+        == pub.decode()
+    # The default PRF for sm4-cbc is GmSSL's HMAC-SM3, which OpenSSL 3.0 cannot read: --help says so.
+    r = kuaisuo("sm2", "keygen", "--help")
+    assert b"--prf" in r.stdout and b"cannot read" in r.stdout
+    r = kuaisuo("sm2", "keygen", "--passout", "pass:pw", "--cipher", "aes-256-cbc", "--prf", "sm3",
+                "--out", tmp_path / "x.pem")
+    assert r.returncode == 2 and b"--prf" in r.stderr and not (tmp_path / "x.pem").exists()
