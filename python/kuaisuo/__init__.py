@@ -11,7 +11,7 @@ Hashing::
 Batches run on every CPU core, or on the GPU when there is one::
 
     >>> ctx = kuaisuo.Context(backend="cpu")
-    >>> [d.hex()[:8] for d in ctx.sm3_batch([b"abc", b""])]
+    >>> [d.hex()[:8] for d in ctx.sm3.hash([b"abc", b""])]
     ['66c7f0f4', '1ab21d83']
 
 Signatures and key agreement: kuaisuo.sm2, kuaisuo.ed25519 and
@@ -37,7 +37,8 @@ from __future__ import annotations
 from typing import Any, Iterable, List, Literal, Optional, Union, overload
 
 from . import _native, ed25519, skinny, sm2, sm4, x25519
-from ._items import Buffer, ByteRows, flat, output, rows
+from ._items import (Buffer, ByteRows, count_in, deprecated, messages_in, output, rows,
+                     split)
 from ._native import BackendUnavailableError, InvalidSignature, InvalidTag, KuaisuoError
 from .ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from .sm2 import SM2PrivateKey, SM2PublicKey
@@ -55,6 +56,7 @@ __all__ = [
     "SM2PrivateKey",
     "SM2PublicKey",
     "SM3",
+    "SM3Batch",
     "X25519PrivateKey",
     "X25519PublicKey",
     "__version__",
@@ -134,6 +136,35 @@ class HmacSM3(_HashlibStyle):
         super().__init__(_native.HmacSM3(key, data))
 
 
+class SM3Batch:
+    """SM3 on a Context (``ctx.sm3``): many messages at once, on the
+    context's CPU threads (x16 AVX-512 lanes) or its GPU."""
+
+    def __init__(self, ctx: _native.Context) -> None:
+        self._ctx = ctx
+
+    @overload
+    def hash(self, messages: Any, offsets: Any = ..., *,
+             as_numpy: Literal[False] = ...) -> List[bytes]: ...
+    @overload
+    def hash(self, messages: Any, offsets: Any = ..., *, as_numpy: Literal[True],
+             out: Any = ...) -> ByteRows: ...
+
+    def hash(self, messages: Any, offsets: Any = None, *, as_numpy: bool = False,
+             out: Any = None) -> Any:
+        """SM3 of each message: a list of 32-byte digests, or with
+        as_numpy=True a (count, 32) uint8 array (into out when given).
+        messages: a sequence of bytes-like objects, or one flat buffer with
+        offsets (count + 1 uint64 entries; read in place, not copied)."""
+        if offsets is None and not as_numpy:
+            return self._ctx.sm3_batch(messages)
+        data, offs = messages_in(messages, offsets)
+        if as_numpy:
+            out = output(count_in(offs), 32, True, out)
+            return rows(self._ctx.sm3_batch_flat(data, offs, out), 32, True)
+        return split(self._ctx.sm3_batch_flat(data, offs), 32)
+
+
 class Context:
     """Where batch work runs: backend "auto", "cpu" or "gpu", a CUDA device
     index, and the number of CPU threads (0 = all). A Context may be shared
@@ -152,6 +183,7 @@ class Context:
         if device < 0 or threads < 0:
             raise ValueError("device and threads must not be negative")
         self._ctx = _native.Context(backend, device, threads, bool(wide_base_table))
+        self.sm3 = SM3Batch(self._ctx)
         self.sm2 = sm2.SM2Batch(self._ctx)
         self.ed25519 = ed25519.Ed25519Batch(self._ctx)
         self.x25519 = x25519.X25519Batch(self._ctx)
@@ -167,26 +199,12 @@ class Context:
     def threads(self) -> int:
         return self._ctx.threads
 
-    @overload
-    def sm3_batch(self, messages: Iterable[Buffer], *,
-                  as_numpy: Literal[False] = ...) -> List[bytes]: ...
-    @overload
-    def sm3_batch(self, messages: Iterable[Buffer], *, as_numpy: Literal[True]) -> ByteRows: ...
-
-    def sm3_batch(self, messages: Iterable[Buffer], *, as_numpy: bool = False) -> Any:
-        """SM3 of each message: a list of 32-byte digests, or with
-        as_numpy=True a (count, 32) uint8 array."""
-        if as_numpy:
-            data, offsets = flat(list(messages))
-            out = output(len(offsets) - 1, 32, True)
-            return rows(self._ctx.sm3_batch_flat(data, offsets, out), 32, True)
-        return self._ctx.sm3_batch(messages)
-
-    def sm3_batch_flat(self, data: Buffer, offsets) -> bytes:
-        """SM3 of data[offsets[i]:offsets[i+1]] for each i, without copying
-        data; offsets is a numpy uint64/int64 array (or array('Q')) of
-        count + 1 entries. Returns count * 32 bytes."""
-        return self._ctx.sm3_batch_flat(data, offsets)
+    # Before ctx.sm3 (SM3Batch), the one operation with no home of its own.
+    sm3_batch = deprecated(lambda self, messages, *, as_numpy=False:
+                           self.sm3.hash(messages, as_numpy=as_numpy),
+                           "Context.sm3_batch", "ctx.sm3.hash")
+    sm3_batch_flat = deprecated(lambda self, data, offsets: b"".join(self.sm3.hash(data, offsets)),
+                                "Context.sm3_batch_flat", "ctx.sm3.hash(data, offsets)")
 
     def __repr__(self) -> str:
         return f"Context(backend={self.backend!r}, threads={self.threads})"

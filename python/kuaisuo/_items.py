@@ -4,6 +4,8 @@ laid out flat (data + offsets, as the C API takes them) and fixed-size items
 
 from __future__ import annotations
 
+import functools
+import warnings
 from array import array
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast
 
@@ -23,6 +25,19 @@ if TYPE_CHECKING:
 else:
     Buffer = Union[bytes, bytearray, memoryview]
     StatusArray = ByteRows = Any
+
+
+def deprecated(new: Callable[..., Any], old_name: str, new_name: str) -> Callable[..., Any]:
+    """An alias of new under its old name, kept for one release: each call
+    warns (DeprecationWarning) and then does what new does."""
+    @functools.wraps(new)
+    def alias(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(f"{old_name} is deprecated and goes in the next release: use {new_name}",
+                      DeprecationWarning, stacklevel=2)
+        return new(*args, **kwargs)
+
+    alias.__doc__ = f"Deprecated alias of {new_name} (removed in the next release)."
+    return alias
 
 
 def require_valid(status: int) -> None:

@@ -137,7 +137,7 @@ SM2_VERIFY_DIGESTS = Operation(
     _triples(65, None, data_bytes=32))
 # key: None; items: messages; values: 32-byte SM3 digests.
 SM3_HASH = Operation(
-    "sm3", lambda ctx, key, items: _values(ctx.sm3_batch(list(items))), _bytes_like)
+    "sm3", lambda ctx, key, items: _values(ctx.sm3.hash(list(items))), _bytes_like)
 # key: an Ed25519PrivateKey; items: messages; values: 64-byte signatures.
 ED25519_SIGN = Operation(
     "ed25519.sign", lambda ctx, key, items: _values(ctx.ed25519.sign(key, list(items))),

@@ -26,7 +26,8 @@ import os
 from typing import Any, List, Literal, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._items import Buffer, fixed, flat, named_mode, status_codes, statuses, view
+from ._items import (Buffer, count_in, fixed, flat, messages_in, named_mode, status_codes,
+                     statuses, view)
 from ._pkcs8 import EncryptableKey, Password, load
 
 
@@ -216,6 +217,37 @@ class SM4Batch:
                        iv: Optional[Buffer] = None, tables: bool = False) -> bytes:
         """The inverse of encrypt_buffer."""
         return self._ctx.sm4_crypt_buffer(_mode(mode), False, key, iv, data, tables)
+
+    def encrypt(self, keys: Any, messages: Any, *, mode: Mode, ivs: Any = None,
+                offsets: Any = None) -> Tuple[List[bytes], List[int]]:
+        """Many messages in ECB, CBC, CFB, OFB or CTR (GCM: gcm_encrypt),
+        each under its own key (or one key for all) and IV (16 bytes per
+        item; none for ECB): the outputs and a status per item (0, or a
+        kuaisuo.strerror code: an ECB/CBC item that is not whole blocks
+        fails alone; batches take no padding). messages: a list, or one
+        buffer with offsets. On the context's CPU threads, or its GPU for
+        ECB and CTR on a GPU context."""
+        return self._batch(True, keys, messages, mode, ivs, offsets)
+
+    def decrypt(self, keys: Any, messages: Any, *, mode: Mode, ivs: Any = None,
+                offsets: Any = None) -> Tuple[List[bytes], List[int]]:
+        """The inverse of encrypt, with the same keys, mode and IVs."""
+        return self._batch(False, keys, messages, mode, ivs, offsets)
+
+    def _batch(self, encrypt: bool, keys: Any, messages: Any, mode: str, ivs: Any,
+               offsets: Any) -> Tuple[List[bytes], List[int]]:
+        code = _mode(mode)
+        data, offs = messages_in(messages, offsets)
+        count = count_in(offs)
+        if (mode.lower() == "ecb") != (ivs is None):
+            raise ValueError("ivs: one 16-byte IV per item, except in ECB (none)")
+        flat_ivs = b"" if ivs is None else fixed(ivs, BLOCK_BYTES, "ivs")
+        out, _, status = self._ctx.sm4_batch(
+            code, encrypt, _key_rows(keys, count), flat_ivs, 0 if ivs is None else BLOCK_BYTES,
+            data, offs, b"", None, b"", 0)
+        bounds = list(offs)
+        return ([out[bounds[i]:bounds[i + 1]] for i in range(count)],
+                statuses(status, False))
 
     def gcm_encrypt(self, keys: Any, nonces: Any, messages: Sequence[Buffer],
                     associated_data: Optional[Sequence[Buffer]] = None, *,

@@ -101,3 +101,45 @@ def test_sm4_one_shot_says_what_is_missing():
     # padding=True is what the CLI writes for CBC by default.
     ct = sm4.encrypt(key, b"abc", mode="cbc", iv=bytes(16), padding=True)
     assert len(ct) == 16 and sm4.decrypt(key, ct, mode="cbc", iv=bytes(16), padding=True) == b"abc"
+
+
+def test_every_algorithm_batches_as_ctx_alg_op():
+    """ctx.<alg>.<op> for every algorithm; SM3's old Context methods warn
+    for one release and still answer the same."""
+    import numpy as np
+
+    ctx = kuaisuo.Context(backend="cpu", threads=2)
+    msgs = [b"abc", b"", os.urandom(100)]
+    want = [kuaisuo.sm3(m) for m in msgs]
+    assert ctx.sm3.hash(msgs) == want
+    data, offsets = b"".join(msgs), np.array([0, 3, 3, 103], dtype=np.uint64)
+    assert ctx.sm3.hash(data, offsets) == want
+    assert ctx.sm3.hash(msgs, as_numpy=True).tobytes() == b"".join(want)
+    with pytest.deprecated_call():
+        assert ctx.sm3_batch(msgs) == want
+    with pytest.deprecated_call():
+        assert ctx.sm3_batch_flat(data, offsets) == b"".join(want)
+    for alg in ("sm2", "sm3", "sm4", "ed25519", "x25519", "skinny"):
+        assert getattr(ctx, alg) is not None
+
+
+@pytest.mark.parametrize("mode", ["ecb", "cbc", "cfb", "ofb", "ctr"])
+def test_sm4_batch_of_messages_in_every_mode(mode):
+    ctx = kuaisuo.Context(backend="cpu", threads=2)
+    count = 9
+    keys = [os.urandom(16) for _ in range(count)]
+    ivs = None if mode == "ecb" else [os.urandom(16) for _ in range(count)]
+    block = mode in ("ecb", "cbc")
+    msgs = [os.urandom(16 * n if block else 7 * n) for n in range(count)]
+    out, status = ctx.sm4.encrypt(keys, msgs, mode=mode, ivs=ivs)
+    assert status == [0] * count
+    pad = False if block else None
+    for i in range(count):
+        iv = None if ivs is None else ivs[i]
+        assert out[i] == sm4.encrypt(keys[i], msgs[i], mode=mode, iv=iv, padding=pad)
+    back, status = ctx.sm4.decrypt(keys, out, mode=mode, ivs=ivs)
+    assert back == msgs and status == [0] * count
+    if block:  # an item that is not whole blocks fails alone
+        _, status = ctx.sm4.encrypt(keys[0], [bytes(16), bytes(15)], mode=mode,
+                                    ivs=None if ivs is None else ivs[:2])
+        assert status == [0, -3]

@@ -222,7 +222,7 @@ def test_numpy_outputs_match_the_lists():
                                   as_numpy=True).tolist() == [0] * 6
     with pytest.raises(ValueError, match="encoding='raw'"):
         ctx.sm2.sign(key, msgs, as_numpy=True)
-    assert ctx.sm3_batch([b"abc", b""], as_numpy=True).tobytes() == \
+    assert ctx.sm3.hash([b"abc", b""], as_numpy=True).tobytes() == \
         kuaisuo.sm3(b"abc") + kuaisuo.sm3(b"")
     empty = ctx.sm2.verify(key.public_key(), [], [], as_numpy=True)
     assert empty.shape == (0,) and empty.dtype == np.int32
@@ -252,7 +252,7 @@ def test_native_batch_calls_fill_the_buffer_given():
     priv, pub = ctx.sm2.keygen(3, as_numpy=True)
     sigs = ctx.sm2.sign_digests(key, digests, encoding="raw", as_numpy=True)
     codes = ctx.sm2.verify_digests(key.public_key(), digests, sigs, encoding="raw", as_numpy=True)
-    hashes = ctx.sm3_batch([b"a", b"bc"], as_numpy=True)
+    hashes = ctx.sm3.hash([b"a", b"bc"], as_numpy=True)
     assert all(a.flags.writeable for a in (priv, pub, sigs, codes, hashes))
     codes[0] = 7                                  # the caller's own array
     assert codes.tolist() == [7, 0, 0, 0, 0]

@@ -180,8 +180,8 @@ def test_cpu_batch(threads):
     ctx = kuaisuo.Context(backend="cpu", threads=threads)
     assert ctx.backend == "cpu" and ctx.threads == threads
     msgs = random_messages(2000)
-    assert ctx.sm3_batch(msgs) == [oracle_sm3(m) for m in msgs]
-    assert ctx.sm3_batch([]) == []
+    assert ctx.sm3.hash(msgs) == [oracle_sm3(m) for m in msgs]
+    assert ctx.sm3.hash([]) == []
 
 
 def test_flat_batch_with_numpy_offsets():
@@ -189,10 +189,10 @@ def test_flat_batch_with_numpy_offsets():
     msgs = random_messages(300)
     data = b"".join(msgs)
     offsets = np.cumsum([0] + [len(m) for m in msgs]).astype(np.uint64)
-    flat = ctx.sm3_batch_flat(data, offsets)
+    flat = b"".join(ctx.sm3.hash(data, offsets))
     assert [flat[32 * i: 32 * i + 32] for i in range(len(msgs))] == [oracle_sm3(m) for m in msgs]
-    assert ctx.sm3_batch_flat(data, offsets.astype(np.int64)) == flat
-    assert ctx.sm3_batch_flat(data, array("Q", offsets.tolist())) == flat
+    assert b"".join(ctx.sm3.hash(data, offsets.astype(np.int64))) == flat
+    assert b"".join(ctx.sm3.hash(data, array("Q", offsets.tolist()))) == flat
 
 
 def test_flat_batch_unaligned_offsets_and_empty_batch():
@@ -207,26 +207,26 @@ def test_flat_batch_unaligned_offsets_and_empty_batch():
     raw = bytearray(1) + bytearray(offsets.tobytes())
     unaligned = memoryview(raw)[1:].cast("Q")
     expected = b"".join(oracle_sm3(m) for m in msgs)
-    assert ctx.sm3_batch_flat(data, offsets) == expected
-    assert ctx.sm3_batch_flat(data, unaligned) == expected
-    assert ctx.sm3_batch_flat(data, np.array([0], dtype=np.uint64)) == b""
+    assert b"".join(ctx.sm3.hash(data, offsets)) == expected
+    assert b"".join(ctx.sm3.hash(data, unaligned)) == expected
+    assert b"".join(ctx.sm3.hash(data, np.array([0], dtype=np.uint64))) == b""
 
 
 def test_flat_batch_rejects_bad_offsets():
     ctx = kuaisuo.Context(backend="cpu")
     with pytest.raises(kuaisuo.KuaisuoError) as e:
-        ctx.sm3_batch_flat(b"abc", np.array([0, 5], dtype=np.uint64))
+        b"".join(ctx.sm3.hash(b"abc", np.array([0, 5], dtype=np.uint64)))
     assert e.value.args[0] == -5 and "offsets" in e.value.args[1]
     with pytest.raises(kuaisuo.KuaisuoError):
-        ctx.sm3_batch_flat(b"abcdef", np.array([0, 4, 2], dtype=np.uint64))
+        b"".join(ctx.sm3.hash(b"abcdef", np.array([0, 4, 2], dtype=np.uint64)))
     with pytest.raises(ValueError, match="negative"):
-        ctx.sm3_batch_flat(b"abc", np.array([0, -1], dtype=np.int64))
+        b"".join(ctx.sm3.hash(b"abc", np.array([0, -1], dtype=np.int64)))
     with pytest.raises(ValueError, match="negative"):
-        ctx.sm3_batch_flat(b"abc", np.array([0, 1, 2, -3, 3], dtype=np.int64))
+        b"".join(ctx.sm3.hash(b"abc", np.array([0, 1, 2, -3, 3], dtype=np.int64)))
     with pytest.raises(TypeError, match="8-byte"):
-        ctx.sm3_batch_flat(b"abc", np.array([0, 3], dtype=np.uint32))
+        b"".join(ctx.sm3.hash(b"abc", np.array([0, 3], dtype=np.uint32)))
     with pytest.raises(ValueError, match="count"):
-        ctx.sm3_batch_flat(b"abc", np.array([], dtype=np.uint64))
+        b"".join(ctx.sm3.hash(b"abc", np.array([], dtype=np.uint64)))
 
 
 def test_context_arguments():
@@ -274,7 +274,7 @@ def test_context_whose_threads_cannot_start_raises():
 def test_error_code_message_and_str():
     ctx = kuaisuo.Context(backend="cpu")
     with pytest.raises(kuaisuo.KuaisuoError) as info:
-        ctx.sm3_batch_flat(b"abc", np.array([0, 5], dtype=np.uint64))
+        b"".join(ctx.sm3.hash(b"abc", np.array([0, 5], dtype=np.uint64)))
     e = info.value
     assert e.code == -5 and e.message == kuaisuo.strerror(-5)
     assert e.args == (e.code, e.message)  # as before, for callers that unpack args
@@ -294,4 +294,4 @@ def test_error_code_message_and_str():
 def test_gpu_batch_matches_cpu():
     gpu, cpu = kuaisuo.Context(backend="gpu"), kuaisuo.Context(backend="cpu")
     msgs = random_messages(50000, 300)
-    assert gpu.sm3_batch(msgs) == cpu.sm3_batch(msgs)
+    assert gpu.sm3.hash(msgs) == cpu.sm3.hash(msgs)
