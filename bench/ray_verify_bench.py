@@ -34,12 +34,12 @@ def make_table(ctx, rows: int, algorithm: str):
         batch = [os.urandom(64) for _ in range(n)]
         if algorithm == "sm2":
             key = SM2PrivateKey.generate()
-            keys += [key.public_key().to_bytes()] * n
+            keys += [key.public_key().public_bytes_raw()] * n
             signatures += ctx.sm2.sign(key, batch)
         else:
             [(seed, public)] = ctx.ed25519.keygen(1)
             keys += [public] * n
-            signatures += ctx.ed25519.sign_seeds([seed] * n, batch)
+            signatures += ctx.ed25519.sign([seed] * n, batch)
         messages += batch
     for i in range(0, rows, 1000):  # one row in 1,000: another message
         messages[i] = os.urandom(64)

@@ -33,7 +33,7 @@ def _gmssl(alg: str) -> Optional[Maker]:
     if alg == "sm2":
         def sm2_op(op: str, kind: str, n: int):
             pub, priv = g.sm2_key_generate()
-            ours = sm2.SM2PublicKey.from_bytes(b"\x04" + pub)
+            ours = sm2.SM2PublicKey.from_public_bytes(b"\x04" + pub)
             msg = os.urandom(n) if kind == "message" else os.urandom(32)
             if op == "keygen":
                 return g.sm2_key_generate
@@ -48,7 +48,7 @@ def _gmssl(alg: str) -> Optional[Maker]:
                     ours.verify_digest(sig, msg)
                 return lambda: sign(*args)
             if op == "verify":
-                key = sm2.SM2PrivateKey.from_bytes(priv)
+                key = sm2.SM2PrivateKey.from_private_bytes(priv)
                 if kind == "message":
                     sig = key.sign(msg)
                     assert g.sm2_verify(pub, msg, sig)

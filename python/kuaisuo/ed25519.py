@@ -39,7 +39,7 @@ from typing import Any, List, Literal, Optional, Tuple, Union, overload
 from . import _native
 from ._native import InvalidSignature
 from ._items import Buffer, ByteRows, StatusArray, count_in, count_of, fixed, messages_in
-from ._items import output, require_valid, rows, split, status_output, statuses, view
+from ._items import deprecated, output, require_valid, rows, split, status_output, statuses, view
 from ._pkcs8 import EncryptableKey, Password, load
 
 
@@ -218,35 +218,29 @@ class Ed25519Batch:
         return rows(self._ctx.ed25519_public_keys(flat, out), PUBLIC_KEY_BYTES, as_numpy)
 
     @overload
-    def sign(self, key: Ed25519PrivateKey, messages: Any, *, offsets: Any = ...,
+    def sign(self, keys: Any, messages: Any, *, offsets: Any = ...,
              as_numpy: Literal[False] = ...) -> List[bytes]: ...
     @overload
-    def sign(self, key: Ed25519PrivateKey, messages: Any, *, offsets: Any = ...,
+    def sign(self, keys: Any, messages: Any, *, offsets: Any = ...,
              as_numpy: Literal[True], out: Any = ...) -> ByteRows: ...
 
-    def sign(self, key: Ed25519PrivateKey, messages: Any, *, offsets: Any = None,
+    def sign(self, keys: Any, messages: Any, *, offsets: Any = None,
              as_numpy: bool = False, out: Any = None) -> Any:
-        """Signatures of many messages under one key."""
+        """Signatures of many messages: under one key (an
+        Ed25519PrivateKey), or message i under key i (32-byte seeds, a
+        (count, 32) array or Ed25519PrivateKey objects), as every batch
+        call takes one key or one per item."""
         data, offs = messages_in(messages, offsets)
         out = output(count_in(offs), SIGNATURE_BYTES, as_numpy, out)
-        return rows(self._ctx.ed25519_sign_batch(key._k, data, offs, out), SIGNATURE_BYTES,
-                    as_numpy)
+        if isinstance(keys, Ed25519PrivateKey):
+            signed = self._ctx.ed25519_sign_batch(keys._k, data, offs, out)
+        else:
+            flat = fixed(keys, SEED_BYTES, "keys", _seed_of)
+            signed = self._ctx.ed25519_sign_batch_seeds(flat, data, offs, out)
+        return rows(signed, SIGNATURE_BYTES, as_numpy)
 
-    @overload
-    def sign_seeds(self, seeds: Any, messages: Any, *, offsets: Any = ...,
-                   as_numpy: Literal[False] = ...) -> List[bytes]: ...
-    @overload
-    def sign_seeds(self, seeds: Any, messages: Any, *, offsets: Any = ...,
-                   as_numpy: Literal[True], out: Any = ...) -> ByteRows: ...
-
-    def sign_seeds(self, seeds: Any, messages: Any, *, offsets: Any = None,
-                   as_numpy: bool = False, out: Any = None) -> Any:
-        """Message i signed with key i (seeds, or Ed25519PrivateKey objects)."""
-        data, offs = messages_in(messages, offsets)
-        flat = fixed(seeds, SEED_BYTES, "seeds", _seed_of)
-        out = output(count_in(offs), SIGNATURE_BYTES, as_numpy, out)
-        return rows(self._ctx.ed25519_sign_batch_seeds(flat, data, offs, out), SIGNATURE_BYTES,
-                    as_numpy)
+    # Per-item keys before sign took them, kept for one release.
+    sign_seeds = deprecated(sign, "Ed25519Batch.sign_seeds", "ctx.ed25519.sign(keys, ...)")
 
     @overload
     def verify(self, public_keys: Any, messages: Any, signatures: Any, *, offsets: Any = ...,

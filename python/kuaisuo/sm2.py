@@ -23,7 +23,7 @@ from ._items import Buffer, count_of as _count_of, fixed as _fixed, flat as _fla
 from ._items import ByteRows, StatusArray, ids_in as _ids_in, rows as _rows
 from ._items import messages_in as _messages_in, split as _split, statuses as _statuses
 from ._items import count_in as _count_in, output as _output, status_codes as _status_codes
-from ._items import require_valid, status_output as _status_output
+from ._items import deprecated, require_valid, status_output as _status_output
 from ._pkcs8 import EncryptableKey, Password, load
 
 
@@ -116,7 +116,7 @@ class SM2PublicKey:
         self._k = native
 
     @classmethod
-    def from_bytes(cls, data: Buffer) -> "SM2PublicKey":
+    def from_public_bytes(cls, data: Buffer) -> "SM2PublicKey":
         """04||x||y (65 bytes), x||y (64) or compressed 02/03||x (33)."""
         return cls(_native.Sm2Pub.from_bytes(data))
 
@@ -128,8 +128,16 @@ class SM2PublicKey:
 
     from_pem = from_der
 
-    def to_bytes(self, compressed: bool = False) -> bytes:
+    def public_bytes_raw(self, compressed: bool = False) -> bytes:
+        """The point: 04||x||y (65 bytes), or 02/03||x (33) when compressed."""
         return self._k.to_bytes(compressed)
+
+    # The names before public_bytes_raw / from_public_bytes (pyca's, which
+    # the Ed25519 and X25519 keys have), kept for one release.
+    from_bytes = classmethod(deprecated(from_public_bytes.__func__, "SM2PublicKey.from_bytes",
+                                        "SM2PublicKey.from_public_bytes"))
+    to_bytes = deprecated(public_bytes_raw, "SM2PublicKey.to_bytes",
+                          "SM2PublicKey.public_bytes_raw")
 
     def to_der(self) -> bytes:
         return self._k.encode(False)
@@ -159,13 +167,13 @@ class SM2PublicKey:
         require_valid(self._k.verify_digest(digest, _in_checked(signature, encoding)))
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, SM2PublicKey) and self.to_bytes() == other.to_bytes()
+        return isinstance(other, SM2PublicKey) and self.public_bytes_raw() == other.public_bytes_raw()
 
     def __hash__(self) -> int:
-        return hash(self.to_bytes())
+        return hash(self.public_bytes_raw())
 
     def __repr__(self) -> str:
-        return f"SM2PublicKey({self.to_bytes(True).hex()})"
+        return f"SM2PublicKey({self.public_bytes_raw(True).hex()})"
 
 
 class SM2PrivateKey(EncryptableKey):
@@ -180,7 +188,7 @@ class SM2PrivateKey(EncryptableKey):
         return cls(_native.Sm2Key.generate())
 
     @classmethod
-    def from_bytes(cls, d: Buffer) -> "SM2PrivateKey":
+    def from_private_bytes(cls, d: Buffer) -> "SM2PrivateKey":
         """d as 32 big-endian bytes in [1, n-2]."""
         return cls(_native.Sm2Key.from_bytes(d))
 
@@ -195,8 +203,14 @@ class SM2PrivateKey(EncryptableKey):
 
     from_pem = from_der
 
-    def to_bytes(self) -> bytes:
+    def private_bytes_raw(self) -> bytes:
+        """d as 32 big-endian bytes (a secret: wipe copies you make)."""
         return self._k.to_bytes()
+
+    from_bytes = classmethod(deprecated(from_private_bytes.__func__, "SM2PrivateKey.from_bytes",
+                                        "SM2PrivateKey.from_private_bytes"))
+    to_bytes = deprecated(private_bytes_raw, "SM2PrivateKey.to_bytes",
+                          "SM2PrivateKey.private_bytes_raw")
 
     def public_key(self) -> SM2PublicKey:
         return SM2PublicKey(self._k.public_key())
@@ -213,7 +227,7 @@ class SM2PrivateKey(EncryptableKey):
         return _out(self._k.sign_digest(digest, _NONCES[bool(deterministic)]), encoding)
 
     def __repr__(self) -> str:
-        return f"SM2PrivateKey(public={self.public_key().to_bytes(True).hex()})"
+        return f"SM2PrivateKey(public={self.public_key().public_bytes_raw(True).hex()})"
 
 
 class SM2Batch:
@@ -269,7 +283,7 @@ class SM2Batch:
         if _one_id(id):
             raw = self._ctx.sm2_sign_batch(key._k, id, data, offs, nonce, out)
         else:
-            digests = self._digests(key.public_key().to_bytes() * n, id, data, offs, n)
+            digests = self._digests(key.public_key().public_bytes_raw() * n, id, data, offs, n)
             raw = self._ctx.sm2_sign_digest_batch(key._k, digests, nonce, out)
         return _signatures_out(raw, encoding, as_numpy)
 
@@ -371,9 +385,9 @@ class SM2Batch:
         """65-byte keys for n items: one SM2PublicKey repeated, or one per
         item (a wrong count is a ValueError)."""
         if isinstance(public_keys, SM2PublicKey):
-            return public_keys.to_bytes() * n
+            return public_keys.public_bytes_raw() * n
         keys = _fixed(public_keys, 65, "public_keys",
-                      lambda k: k.to_bytes() if isinstance(k, SM2PublicKey) else None)
+                      lambda k: k.public_bytes_raw() if isinstance(k, SM2PublicKey) else None)
         if _count_of(keys, 65) != n:
             raise ValueError(f"{_count_of(keys, 65)} public keys for {n} items")
         return keys

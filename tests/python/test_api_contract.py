@@ -143,3 +143,27 @@ def test_sm4_batch_of_messages_in_every_mode(mode):
         _, status = ctx.sm4.encrypt(keys[0], [bytes(16), bytes(15)], mode=mode,
                                     ivs=None if ivs is None else ivs[:2])
         assert status == [0, -3]
+
+
+def test_key_bytes_have_pyca_names_everywhere():
+    """from_private_bytes / private_bytes_raw / from_public_bytes /
+    public_bytes_raw on every asymmetric key class; SM2's old from_bytes /
+    to_bytes warn for one release and give the same bytes."""
+    for module, cls in ((sm2, "SM2"), (ed25519, "Ed25519"), (x25519, "X25519")):
+        private, public = getattr(module, f"{cls}PrivateKey"), getattr(module, f"{cls}PublicKey")
+        key = private.generate()
+        raw = key.private_bytes_raw()
+        assert private.from_private_bytes(raw).public_key() == key.public_key()
+        pub = key.public_key().public_bytes_raw()
+        assert public.from_public_bytes(pub) == key.public_key()
+    key = sm2.SM2PrivateKey.generate()
+    with pytest.deprecated_call():
+        assert key.to_bytes() == key.private_bytes_raw()
+    with pytest.deprecated_call():
+        assert sm2.SM2PrivateKey.from_bytes(key.private_bytes_raw()).public_key() == \
+            key.public_key()
+    pub = key.public_key()
+    with pytest.deprecated_call():
+        assert pub.to_bytes(compressed=True) == pub.public_bytes_raw(compressed=True)
+    with pytest.deprecated_call():
+        assert sm2.SM2PublicKey.from_bytes(pub.public_bytes_raw()) == pub

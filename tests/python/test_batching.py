@@ -328,7 +328,7 @@ def test_every_gpu_of_the_host_checked_item_by_item_against_the_cpu(ctx):
     stats, signed = run(main(b.SM2_SIGN_DIGESTS, digests, key))
     assert all(s == b.OK for s, _ in signed)
     assert all(count > 0 for count in stats.per_context), stats.per_context
-    pub = key.public_key().to_bytes()
+    pub = key.public_key().public_bytes_raw()
     sigs = [sig for _, sig in signed]
     for i in range(0, n, 10):  # alter a tenth: another digest, or a malformed signature
         if i % 20:
@@ -349,7 +349,7 @@ def test_row_requests_are_split_across_batches_and_match_the_item_api(ctx):
     boundaries) give the signatures and statuses the list API gives."""
     np = pytest.importorskip("numpy")
     key = SM2PrivateKey.generate()
-    pub = key.public_key().to_bytes()
+    pub = key.public_key().public_bytes_raw()
     sizes = (0, 1, 37, 300)
     digests = [np.frombuffer(os.urandom(32 * n), np.uint8).reshape(n, 32) for n in sizes]
 

@@ -516,12 +516,14 @@ def test_batch_signatures_equal_single_ones(ctx):
     keys = [Ed25519PrivateKey.generate() for _ in msgs]
     expected = [k.sign(m) for k, m in zip(keys, msgs)]
     seeds = [k.private_bytes_raw() for k in keys]
-    assert ctx.ed25519.sign_seeds(seeds, msgs) == expected
-    assert ctx.ed25519.sign_seeds(keys, msgs) == expected
-    assert ctx.ed25519.sign_seeds(np.frombuffer(b"".join(seeds), np.uint8), data,
-                                  offsets=offsets) == expected
+    assert ctx.ed25519.sign(seeds, msgs) == expected
+    assert ctx.ed25519.sign(keys, msgs) == expected
+    assert ctx.ed25519.sign(np.frombuffer(b"".join(seeds), np.uint8), data,
+                            offsets=offsets) == expected
+    with pytest.deprecated_call():
+        assert ctx.ed25519.sign_seeds(seeds, msgs) == expected
     with pytest.raises(ValueError, match="same count"):
-        ctx.ed25519.sign_seeds(seeds[:3], msgs[:4])
+        ctx.ed25519.sign(seeds[:3], msgs[:4])
     with pytest.raises(TypeError):
         ctx.ed25519.sign(key, b"flat data without offsets")
 
@@ -602,9 +604,9 @@ def test_numpy_outputs_match_the_lists():
     assert ctx.ed25519.public_keys(seeds, as_numpy=True).tobytes() == pubs.tobytes()
     assert ctx.ed25519.public_keys(seeds) == [p.tobytes() for p in pubs]
     msgs = [os.urandom(i) for i in range(4)]
-    sigs = ctx.ed25519.sign_seeds(seeds, msgs, as_numpy=True)
+    sigs = ctx.ed25519.sign(seeds, msgs, as_numpy=True)
     assert sigs.shape == (4, 64)
-    assert [s.tobytes() for s in sigs] == ctx.ed25519.sign_seeds(seeds, msgs)
+    assert [s.tobytes() for s in sigs] == ctx.ed25519.sign(seeds, msgs)
     key = Ed25519PrivateKey.from_private_bytes(seeds[0].tobytes())
     one = ctx.ed25519.sign(key, msgs, as_numpy=True)
     sigs[2, 63] ^= 0x01
@@ -626,7 +628,7 @@ def test_wide_base_table_context_gives_the_same_keys_and_signatures(ctx, backend
     msgs = [os.urandom(i % 200) for i in range(5000)]
     assert wide.ed25519.public_keys(seeds) == ctx.ed25519.public_keys(seeds)
     assert wide.x25519.public_keys(seeds) == ctx.x25519.public_keys(seeds)
-    assert wide.ed25519.sign_seeds(seeds, msgs) == ctx.ed25519.sign_seeds(seeds, msgs)
+    assert wide.ed25519.sign(seeds, msgs) == ctx.ed25519.sign(seeds, msgs)
     pairs = wide.ed25519.keygen(5000)
     assert ctx.ed25519.public_keys([s for s, _ in pairs]) == [p for _, p in pairs]
     with pytest.raises(TypeError):

@@ -128,7 +128,7 @@ def rows_of(ctx, count):
     """count valid SM2 rows with distinct keys (04||x||y, e, r||s)."""
     pairs = ctx.sm2.keygen(count)
     digests = [os.urandom(32) for _ in range(count)]
-    sigs = [ctx.sm2.sign_digests(SM2PrivateKey.from_bytes(d), [e], encoding="raw")[0]
+    sigs = [ctx.sm2.sign_digests(SM2PrivateKey.from_private_bytes(d), [e], encoding="raw")[0]
             for (d, _), e in zip(pairs, digests)]
     return [p for _, p in pairs], digests, sigs
 
@@ -137,7 +137,7 @@ def test_sign_rows_verify_under_the_library(server, store, ctx):
     digests = os.urandom(32 * 300)
     reply = call(server.port, "Sign", pb.SignRequest(key_id="gov", digest_rows=digests))
     assert statuses(reply) == [OK] * 300 and len(reply.value_rows) == 300 * 64
-    public = store["key"].public_key().to_bytes()
+    public = store["key"].public_key().public_bytes_raw()
     assert ctx.sm2.verify_digests([public] * 300, digests, reply.value_rows,
                                   encoding="raw") == [OK] * 300
     # Fresh random nonces: the same digests signed again give other signatures.
@@ -162,7 +162,7 @@ def test_verify_rows_give_the_library_status_per_row(server, ctx):
 def test_verify_rows_with_one_key_for_every_row(server, store, ctx):
     digests = os.urandom(32 * 20)
     signed = call(server.port, "Sign", pb.SignRequest(key_id="gov", digest_rows=digests))
-    public = store["key"].public_key().to_bytes()
+    public = store["key"].public_key().public_bytes_raw()
     reply = call(server.port, "Verify", pb.VerifyRequest(
         public_key_rows=public, digest_rows=digests, signature_rows=signed.value_rows))
     assert statuses(reply) == [OK] * 20
@@ -228,7 +228,7 @@ def test_lists_of_items_sign_and_verify_as_the_library(server, store, ctx):
     assert [(a["digests"], a["items"], a["ok"]) for a in audit[-2:]] == [(True, 6, 5),
                                                                         (False, 3, 3)]
 
-    key_bytes = public.to_bytes()
+    key_bytes = public.public_bytes_raw()
     keys, data, sigs = [key_bytes] * 3, list(messages), [r.value for r in signed.results]
     data.append(b"another message"); keys.append(key_bytes); sigs.append(sigs[1])
     keys.append(b"\x04" + b"\x01" * 64); data.append(b"abc"); sigs.append(sigs[1])  # off the curve
@@ -439,7 +439,7 @@ def test_concurrent_requests_share_batches_and_clients_may_vanish(store, ctx):
             t.join()
         # One 300 ms wait for all eight, not eight waits one after another.
         assert time.monotonic() - started < 2.0
-        public = store["key"].public_key().to_bytes()
+        public = store["key"].public_key().public_bytes_raw()
         for digests, reply in results.values():
             assert ctx.sm2.verify_digests([public] * 10, digests, reply.value_rows,
                                           encoding="raw") == [OK] * 10
@@ -477,7 +477,7 @@ def test_audit_log_has_one_line_per_signing_request_and_no_secrets(server, store
     assert [(x["event"], x["key_id"], x["items"], x["ok"]) for x in lines] == [
         ("sign", "gov", 1, 1), ("sign", "gov", 3, 3)]
     assert all(x["client"] == token_digest(ALICE)[:16] for x in lines)
-    secret = store["key"].to_bytes().hex()
+    secret = store["key"].private_bytes_raw().hex()
     assert secret not in store["audit"].read_text() and ALICE not in store["audit"].read_text()
 
 

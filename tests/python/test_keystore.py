@@ -51,7 +51,7 @@ def test_loads_encrypted_keys_and_names_the_files_that_fail(keydir):
     errors = {e.file: e.reason for e in store.load()}
     assert store.ids() == ["gov-signer", "node_7"]
     assert store.algorithm("gov-signer") == "sm2" and store.algorithm("node_7") == "ed25519"
-    assert store.get("gov-signer").to_bytes() == sm2_key.to_bytes()
+    assert store.get("gov-signer").private_bytes_raw() == sm2_key.private_bytes_raw()
     assert store.get("node_7").private_bytes_raw() == ed_key.private_bytes_raw()
     assert store.get("missing") is None and store.algorithm("missing") is None
     assert set(errors) == {"plain.pem", "x25519.pem", "wrong-pass.pem", "garbage.pem",
@@ -61,7 +61,7 @@ def test_loads_encrypted_keys_and_names_the_files_that_fail(keydir):
     assert "code -50" in errors["wrong-pass.pem"]
     # Nothing secret in what the store says about itself.
     text = repr(store) + "".join(errors.values())
-    assert sm2_key.to_bytes().hex() not in text and PASSWORD not in text
+    assert sm2_key.private_bytes_raw().hex() not in text and PASSWORD not in text
 
 
 def test_sm4_key_files_load_by_id(tmp_path):

@@ -103,7 +103,7 @@ def post(base, path, body, token=ALICE):
 def verify_triples(keys):
     sm2_key, ed_key = keys["sm2"], keys["ed"]
     msgs = [os.urandom(40) for _ in range(5)]
-    pub, ed_pub = sm2_key.public_key().to_bytes(), ed_key.public_key().public_bytes_raw()
+    pub, ed_pub = sm2_key.public_key().public_bytes_raw(), ed_key.public_key().public_bytes_raw()
     sm2 = [(pub, m, sm2_key.sign(m)) for m in msgs]
     sm2[1] = (pub, b"other", sm2[1][2])
     sm2[2] = (pub, msgs[2], b"\x30\x00")
@@ -188,7 +188,7 @@ def sm2_table(ctx, n=200):
         idx = list(range(k, n, 4))
         for i, sig in zip(idx, ctx.sm2.sign(key, [msgs[i] for i in idx])):
             sigs[i] = sig
-    pubs = [keys[i % 4].public_key().to_bytes() for i in range(n)]
+    pubs = [keys[i % 4].public_key().public_bytes_raw() for i in range(n)]
     for i in range(0, n, 7):
         msgs[i] = msgs[i] + b"x"
     for i in range(3, n, 11):
@@ -254,7 +254,7 @@ def test_cli_verifies_ed25519(local_ray, ctx, tmp_path):
 
 def test_verify_rows_without_ray_handles_nulls_and_lengths(ctx):
     key = SM2PrivateKey.generate()
-    pub, sig = key.public_key().to_bytes(), key.sign(b"m")
+    pub, sig = key.public_key().public_bytes_raw(), key.sign(b"m")
     assert ray_app.verify_rows(ctx, "sm2", [pub, None, pub[:10], pub],
                                [b"m", b"m", b"m", None], [sig, sig, sig, sig]) == [
         0, BAD_LENGTH, BAD_LENGTH, BAD_LENGTH]

@@ -128,7 +128,7 @@ def verify_items(keys):
     """SM2 and Ed25519 triples with bad ones mixed in, and the library's statuses."""
     sm2_key, ed_key = keys["sm2"], keys["ed"]
     msgs = [os.urandom(40) for _ in range(6)]
-    sm2_pub, ed_pub = sm2_key.public_key().to_bytes(), ed_key.public_key().public_bytes_raw()
+    sm2_pub, ed_pub = sm2_key.public_key().public_bytes_raw(), ed_key.public_key().public_bytes_raw()
     sm2 = [(sm2_pub, m, sm2_key.sign(m)) for m in msgs]
     sm2[1] = (sm2_pub, b"other", sm2[1][2])
     sm2[2] = (sm2_pub, msgs[2], b"\x30\x00")          # malformed DER
@@ -507,7 +507,7 @@ def test_audit_log_has_one_line_per_signing_request_and_no_secrets(keys, ctx, ca
         ("sign", "gov", 3, 3), ("sign", "node", 1, 1)]
     assert lines[0]["client"] == token_digest(ALICE)[:16]
     text = caplog.text
-    for secret in (ALICE, BOB, b64(secret_message), keys["sm2"].to_bytes().hex()):
+    for secret in (ALICE, BOB, b64(secret_message), keys["sm2"].private_bytes_raw().hex()):
         assert secret not in text
 
 
@@ -657,7 +657,7 @@ def test_grpc_rows_form_signs_and_verifies_like_the_library(keys, ctx):
     import numpy as np
     n = 300
     digests = os.urandom(32 * n)
-    pub = keys["sm2"].public_key().to_bytes()
+    pub = keys["sm2"].public_key().public_bytes_raw()
 
     async def scenario(server, http, calls):
         signed = await calls["Sign"](pb.SignRequest(key_id="gov", digest_rows=digests),
@@ -691,7 +691,7 @@ def test_grpc_rows_form_signs_and_verifies_like_the_library(keys, ctx):
 def test_http_rows_form_matches_grpc_and_the_library(keys, ctx):
     n = 50
     digests = os.urandom(32 * n)
-    pub = keys["sm2"].public_key().to_bytes()
+    pub = keys["sm2"].public_key().public_bytes_raw()
 
     async def scenario(server, http, calls):
         status, signed = await post(http, "/v1/sign", {"key_id": "gov",

@@ -305,7 +305,7 @@ def test_sigterm_answers_every_accepted_request(keys):
         replies, answers = asyncio.run(main())
     finally:
         rc, err = cli.stop()
-    pub = keys["sm2"].public_key().to_bytes()
+    pub = keys["sm2"].public_key().public_bytes_raw()
     ctx = kuaisuo.Context(backend="cpu", threads=1)
     for reply in replies:
         assert isinstance(reply, pb.Reply), reply

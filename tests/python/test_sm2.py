@@ -17,9 +17,9 @@ E = "F0B43E94BA45ACCAACE692ED534382EB17E6AB5A19CE7B31F4486FDFC0D28640"
 
 
 def test_recommended_curve_example():  # GM/T 0003.5 / OpenSSL sm2_internal_test
-    key = sm2.SM2PrivateKey.from_bytes(D)
+    key = sm2.SM2PrivateKey.from_private_bytes(D)
     pub = key.public_key()
-    assert pub.to_bytes().hex().upper() == "04" + XA + YA
+    assert pub.public_bytes_raw().hex().upper() == "04" + XA + YA
     assert pub.za().hex().upper() == ZA
     assert pub.digest(b"message digest").hex().upper() == E
     # e computed by hand from Z_A with our SM3 agrees.
@@ -53,22 +53,22 @@ def test_key_encodings_roundtrip():
     key = sm2.SM2PrivateKey.generate()
     pub = key.public_key()
     for blob in (key.to_pem(), key.to_pem().encode(), key.to_der()):
-        assert sm2.SM2PrivateKey.from_der(blob).to_bytes() == key.to_bytes()
+        assert sm2.SM2PrivateKey.from_der(blob).private_bytes_raw() == key.private_bytes_raw()
     assert key.to_pem().startswith("-----BEGIN PRIVATE KEY-----\n")
     assert pub.to_pem().startswith("-----BEGIN PUBLIC KEY-----\n")
     for blob in (pub.to_pem().encode(), pub.to_der()):
         assert sm2.SM2PublicKey.from_der(blob) == pub
-    for form in (pub.to_bytes(), pub.to_bytes()[1:], pub.to_bytes(compressed=True)):
-        assert sm2.SM2PublicKey.from_bytes(form) == pub
+    for form in (pub.public_bytes_raw(), pub.public_bytes_raw()[1:], pub.public_bytes_raw(compressed=True)):
+        assert sm2.SM2PublicKey.from_public_bytes(form) == pub
 
 
 def test_bad_inputs_say_what_is_wrong():
     with pytest.raises(kuaisuo.KuaisuoError, match=r"\[1, n-2\]"):
-        sm2.SM2PrivateKey.from_bytes(bytes(32))
+        sm2.SM2PrivateKey.from_private_bytes(bytes(32))
     with pytest.raises(kuaisuo.KuaisuoError, match="private key"):
-        sm2.SM2PrivateKey.from_bytes(b"\x01" * 31)
+        sm2.SM2PrivateKey.from_private_bytes(b"\x01" * 31)
     with pytest.raises(kuaisuo.KuaisuoError, match="not on the curve"):
-        sm2.SM2PublicKey.from_bytes(b"\x04" + bytes(64))
+        sm2.SM2PublicKey.from_public_bytes(b"\x04" + bytes(64))
     der = sm2.SM2PrivateKey.generate().sign(b"x")
     with pytest.raises(kuaisuo.KuaisuoError, match="after the end"):
         sm2.signature_from_der(der + b"\x00")
@@ -95,7 +95,7 @@ def test_batches_with_per_item_status():
     pairs = ctx.sm2.keygen(50)
     assert len(pairs) == 50
     for d, p in pairs[:5]:
-        assert sm2.SM2PrivateKey.from_bytes(d).public_key().to_bytes() == p
+        assert sm2.SM2PrivateKey.from_private_bytes(d).public_key().public_bytes_raw() == p
     key = sm2.SM2PrivateKey.generate()
     msgs = [os.urandom(i * 7) for i in range(40)]
     sigs = ctx.sm2.sign(key, msgs)
@@ -167,7 +167,7 @@ def test_per_item_ids_agree_with_single_calls_and_gmssl():
     assert dstatus == [0] * n
     assert digests == [p.digest(m, id=i) for p, m, i in zip(pubs, msgs, ids)]
     # A bad key or an overlong ID fails its item only.
-    raw_pubs = [p.to_bytes() for p in pubs]
+    raw_pubs = [p.public_bytes_raw() for p in pubs]
     raw_pubs[2] = b"\x04" + bytes(64)
     long_ids = list(ids)
     long_ids[4] = bytes(8192)
@@ -192,10 +192,10 @@ def test_per_item_ids_agree_with_single_calls_and_gmssl():
     # GmSSL checks our per-item-ID signatures with each item's ID, and we
     # check its (gmssl-pyx refuses the empty ID: items 1 to 10).
     g = pytest.importorskip("gmssl_pyx")
-    pub64 = signer.public_key().to_bytes()[1:]
+    pub64 = signer.public_key().public_bytes_raw()[1:]
     for s, m, i in list(zip(sigs, msgs, ids))[1:11]:
         assert g.sm2_verify(pub64, m, s, signer_id=i)
-    theirs = [g.sm2_sign(signer.to_bytes(), pub64, m, signer_id=i)
+    theirs = [g.sm2_sign(signer.private_bytes_raw(), pub64, m, signer_id=i)
               for m, i in zip(msgs[1:11], ids[1:11])]
     assert ctx.sm2.verify(signer.public_key(), msgs[1:11], theirs, id=ids[1:11]) == [0] * 10
 
@@ -205,7 +205,7 @@ def test_numpy_outputs_match_the_lists():
     ctx = kuaisuo.Context(backend="cpu", threads=2)
     priv, pub = ctx.sm2.keygen(5, as_numpy=True)
     assert priv.shape == (5, 32) and pub.shape == (5, 65) and priv.dtype == np.uint8
-    assert all(sm2.SM2PrivateKey.from_bytes(d).public_key().to_bytes() == p.tobytes()
+    assert all(sm2.SM2PrivateKey.from_private_bytes(d).public_key().public_bytes_raw() == p.tobytes()
                for d, p in zip(priv, pub))
     key = sm2.SM2PrivateKey.generate()
     msgs = [os.urandom(i) for i in range(9)]
@@ -247,7 +247,7 @@ def test_native_batch_calls_fill_the_buffer_given():
     with pytest.raises(TypeError, match="out must be a writable"):
         native.sm2_sign_digest_batch(key._k, digests, 1, np.zeros((10, 64), np.uint8)[::2])
     assert isinstance(native.sm2_sign_digest_batch(key._k, digests, 1), bytes)
-    status = native.sm2_verify_digest_batch(key.public_key().to_bytes() * 5, digests, out)
+    status = native.sm2_verify_digest_batch(key.public_key().public_bytes_raw() * 5, digests, out)
     assert isinstance(status, bytearray) and len(status) == 5 * 4
     priv, pub = ctx.sm2.keygen(3, as_numpy=True)
     sigs = ctx.sm2.sign_digests(key, digests, encoding="raw", as_numpy=True)
@@ -289,7 +289,7 @@ def test_batch_calls_fill_the_callers_out():
     seeds = np.frombuffer(os.urandom(32 * 4), np.uint8).reshape(4, 32)
     pubs = np.zeros((4, 32), np.uint8)
     assert ctx.ed25519.public_keys(seeds, as_numpy=True, out=pubs) is pubs
-    assert ctx.ed25519.sign_seeds(seeds, msgs, as_numpy=True, out=ed_sigs) is ed_sigs
+    assert ctx.ed25519.sign(seeds, msgs, as_numpy=True, out=ed_sigs) is ed_sigs
     assert ctx.ed25519.verify(pubs, msgs, ed_sigs) == [0] * 4
     assert ctx.x25519.public_keys(seeds, as_numpy=True, out=pubs) is pubs
     shared = np.zeros((4, 32), np.uint8)
@@ -314,7 +314,7 @@ def test_errors_name_the_input():
     cases = [
         (lambda: sm2.SM2PrivateKey.from_pem(b"garbage"), "SM2 private key"),
         (lambda: sm2.SM2PublicKey.from_der(b"garbage"), "SM2 public key"),
-        (lambda: sm2.SM2PublicKey.from_bytes(b"\x04" + bytes(64)), "SM2 public key"),
+        (lambda: sm2.SM2PublicKey.from_public_bytes(b"\x04" + bytes(64)), "SM2 public key"),
         (lambda: sm2.signature_from_der(b"\x30\x01"), "SM2 signature"),
         (lambda: kuaisuo.Ed25519PrivateKey.from_pem(b"x"), "Ed25519 private key"),
         (lambda: kuaisuo.X25519PublicKey.from_pem(b"x"), "X25519 public key"),

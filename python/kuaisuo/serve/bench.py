@@ -124,7 +124,7 @@ def verify_pool(algorithm: str, count: int) -> List[Tuple[bytes, bytes, bytes]]:
     messages = _split_random(count, 64)
     if algorithm == "ed25519":
         pairs = ctx.ed25519.keygen(count)
-        signatures = ctx.ed25519.sign_seeds([s for s, _ in pairs], messages)
+        signatures = ctx.ed25519.sign([s for s, _ in pairs], messages)
         return [(p, m, s) for (_, p), m, s in zip(pairs, messages, signatures)]
     if algorithm != "sm2":
         raise BenchError(f"--algorithm {algorithm!r}: sm2 or ed25519")
@@ -137,7 +137,7 @@ def _sm2_pool(ctx: Any, messages: List[bytes]) -> List[Tuple[bytes, bytes, bytes
     out: List[Tuple[bytes, bytes, bytes]] = []
     for n, (d, public) in enumerate(ctx.sm2.keygen(math.ceil(len(messages) / per_key))):
         chunk = messages[n * per_key:(n + 1) * per_key]
-        signatures = ctx.sm2.sign(SM2PrivateKey.from_bytes(d), chunk)
+        signatures = ctx.sm2.sign(SM2PrivateKey.from_private_bytes(d), chunk)
         out.extend((public, m, s) for m, s in zip(chunk, signatures))
     return out
 
@@ -154,7 +154,7 @@ def row_pool(count: int) -> Tuple[bytes, bytes, bytes]:
     for n, (d, public) in enumerate(ctx.sm2.keygen(math.ceil(count / per_key))):
         chunk = digests[n * per_key * 32:min(count, (n + 1) * per_key) * 32]
         keys.append(public * (len(chunk) // 32))
-        signatures.append(ctx.sm2.sign_digests(SM2PrivateKey.from_bytes(d), chunk,
+        signatures.append(ctx.sm2.sign_digests(SM2PrivateKey.from_private_bytes(d), chunk,
                                                encoding="raw", as_numpy=True).tobytes())
     return b"".join(keys), digests, b"".join(signatures)
 
