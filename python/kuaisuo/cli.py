@@ -105,10 +105,7 @@ def _sm3_factory(args: argparse.Namespace) -> Callable[[], Any]:
     if args.hmac_key_hex is not None and args.hmac_key_file is not None:
         raise Failure("give --hmac-key-hex or --hmac-key-file, not both")
     if args.hmac_key_hex is not None:
-        try:
-            key = bytes.fromhex(args.hmac_key_hex)
-        except ValueError:
-            raise Failure("--hmac-key-hex is not hexadecimal") from None
+        key = _hex_option(args.hmac_key_hex, "--hmac-key-hex")
         return lambda: HmacSM3(key)
     if args.hmac_key_file is not None:
         key = _read_input(args.hmac_key_file)
@@ -373,10 +370,7 @@ def _sm2_e(pub, id_: bytes, name: str) -> bytes:
 
 def _sm2_id(args: argparse.Namespace) -> bytes:
     if args.id_hex is not None:
-        try:
-            return bytes.fromhex(args.id_hex)
-        except ValueError:
-            raise Failure("--id-hex is not hexadecimal") from None
+        return _hex_option(args.id_hex, "--id-hex")
     # The exact bytes given: argv that is not UTF-8 arrives as surrogate
     # escapes, which fsencode turns back into those bytes.
     return os.fsencode(args.id)
@@ -578,14 +572,14 @@ def cmd_sm2(args: argparse.Namespace) -> int:
 
 
 def _ed25519_domain(args: argparse.Namespace) -> Tuple[Optional[bytes], bool]:
-    """(context, prehashed) from --context HEX and --ph."""
-    context = None
-    if args.context is not None:
-        try:
-            context = bytes.fromhex(args.context)
-        except ValueError:
-            raise Failure("--context is not hexadecimal") from None
-    return context, args.ph
+    """(context, prehashed) from --context-hex HEX (or its deprecated
+    alias --context, with a warning) and --ph."""
+    if args.context is None:
+        return _hex_option(args.context_hex, "--context-hex"), args.ph
+    print("kuaisuo ed25519: --context is deprecated: use --context-hex", file=sys.stderr)
+    if args.context_hex is not None:
+        raise Failure("give --context-hex or --context, not both")
+    return _hex_option(args.context, "--context"), args.ph
 
 
 def cmd_ed25519(args: argparse.Namespace) -> int:
@@ -787,7 +781,8 @@ def add_sm2_parser(sub) -> None:
     def id_options(q):
         q.add_argument("--id", default="1234567812345678",
                        help="distinguishing ID, its bytes as given (default 1234567812345678)")
-        q.add_argument("--id-hex", default=None, help="distinguishing ID as hex bytes")
+        q.add_argument("--id-hex", metavar="HEX", default=None,
+                       help="distinguishing ID as hex bytes")
 
     _key_parsers(sm2, "SM2", "private key (PKCS#8/SEC1, PEM or DER)")
 
@@ -860,14 +855,16 @@ def add_ed25519_parser(sub) -> None:
                        "writes)",
                        description="Ed25519 (RFC 8032) with PKCS#8/SPKI keys (RFC 8410) and "
                        "raw 64-byte signatures, as openssl pkeyutl -rawin writes and reads "
-                       "them. --context selects Ed25519ctx, --ph Ed25519ph.")
+                       "them. --context-hex selects Ed25519ctx, --ph Ed25519ph.")
     ed = p.add_subparsers(dest="ed25519_command", required=True, metavar="COMMAND")
     _key_parsers(ed, "Ed25519", "private key (PKCS#8, PEM or DER)")
 
     def domain_options(q):
-        q.add_argument("--context", metavar="HEX", default=None,
+        q.add_argument("--context-hex", metavar="HEX", default=None,
                        help="context as hex bytes: Ed25519ctx (1 to 255 bytes), or the "
                        "context of Ed25519ph with --ph")
+        # The name before --context-hex, kept for one release (issue 41).
+        q.add_argument("--context", metavar="HEX", default=None, help=argparse.SUPPRESS)
         q.add_argument("--ph", action="store_true",
                        help="Ed25519ph: sign SHA-512 of the file (computed here)")
 
@@ -923,12 +920,12 @@ def add_sm4_parser(sub) -> None:
         q = ops.add_parser(name, help=f"{what} a file")
         q.add_argument("--mode", required=True, choices=("ecb", "cbc", "cfb", "ofb", "ctr", "gcm"))
         key = q.add_mutually_exclusive_group(required=True)
-        key.add_argument("--key-hex", metavar="KEY", help="16-byte key, hex")
+        key.add_argument("--key-hex", metavar="HEX", help="16-byte key, hex")
         key.add_argument("--key", metavar="FILE", help="key file (kuaisuo sm4 keygen)")
         passin_option(q)
-        q.add_argument("--iv-hex", metavar="IV", help="IV (16 bytes; GCM: 12 recommended) or "
+        q.add_argument("--iv-hex", metavar="HEX", help="IV (16 bytes; GCM: 12 recommended) or "
                        "CTR's first counter block, hex")
-        q.add_argument("--aad-hex", metavar="AAD", help="GCM associated data, hex")
+        q.add_argument("--aad-hex", metavar="HEX", help="GCM associated data, hex")
         q.add_argument("--no-pad", action="store_true",
                        help="ECB/CBC: no PKCS#7 padding (lengths must be multiples of 16)")
         q.add_argument("input", metavar="IN", help='input file ("-" for stdin)')
@@ -947,9 +944,9 @@ def add_skinny_parser(sub) -> None:
     for name, what in (("enc", "encrypt"), ("dec", "decrypt")):
         q = ops.add_parser(name, help=f"{what} a file")
         q.add_argument("--mode", required=True, choices=("ecb", "ctr"))
-        q.add_argument("--key-hex", required=True, metavar="K",
+        q.add_argument("--key-hex", required=True, metavar="HEX",
                        help="32-byte tweakey TK1 || TK2, hex (as the paper's vector)")
-        q.add_argument("--iv-hex", metavar="IV", help="CTR's first counter block (16 bytes), hex")
+        q.add_argument("--iv-hex", metavar="HEX", help="CTR's first counter block (16 bytes), hex")
         q.add_argument("input", metavar="IN", help='input file ("-" for stdin)')
         q.add_argument("output", metavar="OUT", help='output file ("-" for stdout; replaced '
                        "atomically)")

@@ -445,24 +445,24 @@ def test_ed25519_context_and_prehash(tmp_path):
         "0305334e381af78f141cb666f6199f57bc3495335a256a95bd2a55bf546663f6"))
     key.write_text(private.to_pem())
     data.write_bytes(bytes.fromhex("f726936d19c800494e3fdaff20b276a8"))
-    r = run("ed25519", "sign", "--key", str(key), "--context", "666f6f", str(data))
+    r = run("ed25519", "sign", "--key", str(key), "--context-hex", "666f6f", str(data))
     assert r.returncode == 0 and r.stdout.hex() == (
         "55a4cc2f70a54e04288c5f4cd1e45a7bb520b36292911876cada7323198dd87a8b36950b95130022907a7f"
         "b7c4e9b2d5f6cca685a587b4b21f4b888e4e7edb0d")
     sig.write_bytes(r.stdout)
     verify = ("ed25519", "verify", "--pub", str(key), "--sig", str(sig))
-    assert run(*verify, "--context", "666f6f", str(data)).returncode == 0
-    for other in (("--context", "626172"), (), ("--ph",), ("--ph", "--context", "666f6f")):
+    assert run(*verify, "--context-hex", "666f6f", str(data)).returncode == 0
+    for other in (("--context-hex", "626172"), (), ("--ph",), ("--ph", "--context-hex", "666f6f")):
         r = run(*verify, *other, str(data))
         assert r.returncode == 1 and r.stdout.strip() == b"Verification failure"
-    r = run("ed25519", "sign", "--key", str(key), "--ph", "--context", "", "--out", str(sig),
+    r = run("ed25519", "sign", "--key", str(key), "--ph", "--context-hex", "", "--out", str(sig),
             str(data))
     assert r.returncode == 0 and sig.read_bytes() == private.sign(data.read_bytes(),
                                                                   prehashed=True)
     assert run(*verify, "--ph", str(data)).returncode == 0
-    for bad, why in (("xyz", "--context is not hexadecimal"), ("", "context"),
+    for bad, why in (("xyz", "--context-hex: not hexadecimal"), ("", "context"),
                      ("00" * 256, "context")):
-        r = run("ed25519", "sign", "--key", str(key), "--context", bad, str(data))
+        r = run("ed25519", "sign", "--key", str(key), "--context-hex", bad, str(data))
         assert r.returncode == 2 and why in r.stderr.decode() and r.stdout == b""
 
 
