@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the build in BUILD_DIR to a temporary prefix and builds and runs
 # tests/consumer/main.c against it through pkg-config (shared, static) and
-# CMake's find_package (shared, static), as a user would; then the Go
-# (cgo) and Rust examples where those toolchains are installed.
+# CMake's find_package (shared, static; and static from a C-only project),
+# as a user would; then the Go (cgo) and Rust examples where those
+# toolchains are installed.
 # Usage: tests/consumer/run.sh BUILD_DIR
 set -euo pipefail
 build=$(cd "${1:?usage: tests/consumer/run.sh BUILD_DIR}" && pwd)
@@ -27,6 +28,11 @@ cmake -S "$here" -B "$work/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" > 
 cmake --build "$work/cmake" > /dev/null
 LD_LIBRARY_PATH="$libdir" "$work/cmake/consumer_shared"
 "$work/cmake/consumer_static"
+# A C-only CMake project (LANGUAGES C) against the static library: what the
+# exported target carries must be enough for the C driver to link it.
+cmake -S "$here/c_only" -B "$work/cmake_c" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" > /dev/null
+cmake --build "$work/cmake_c" > /dev/null
+"$work/cmake_c/consumer_c_static"
 # Go (cgo, pkg-config) and Rust (rustc against the shared library), where
 # their toolchains are installed (scripts/test installs them from the
 # distribution's packages when it can).
