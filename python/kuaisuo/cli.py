@@ -6,7 +6,7 @@
   kuaisuo x25519 keygen|pubkey|derive   X25519 keys and shared secrets (OpenSSL formats)
   kuaisuo sm4 keygen|enc|dec   SM4 key files and encryption (the bytes `openssl enc -sm4-*`
                            writes; GCM too)
-  kuaisuo skinny enc|dec   SKINNY-128-256 in ECB or CTR
+  kuaisuo skinny keygen|enc|dec   SKINNY-128-256 tweakey files, ECB and CTR
   kuaisuo speed [ALG...]   throughput next to OpenSSL's, measured in one run
   kuaisuo info             version, CPU features and GPUs seen
 """
@@ -667,12 +667,30 @@ def _mode_iv(args: argparse.Namespace, lengths: Optional[Tuple[int, ...]]) -> Op
     return _hex_option(args.iv_hex, "--iv-hex", lengths)
 
 
+# A SKINNY tweakey file: there is no standard one, so `kuaisuo skinny
+# keygen` writes the 32 bytes as 64 lowercase hex digits and a newline,
+# and `enc|dec --key FILE` reads exactly that, white space around it allowed.
+TWEAKEY_FILE = re.compile(rb"\s*([0-9a-f]{64})\s*")
+
+
+def _tweakey_file(name: str) -> bytes:
+    """The tweakey in a file that `kuaisuo skinny keygen` wrote."""
+    m = TWEAKEY_FILE.fullmatch(_read_input(name))
+    if m is None:  # the content is never echoed: it is a secret
+        raise Failure(f"{_input_name(name)}: not a SKINNY tweakey file (64 lowercase hex "
+                      "digits and a newline, as `kuaisuo skinny keygen` writes)")
+    return bytes.fromhex(m.group(1).decode())
+
+
 def _skinny_run(args: argparse.Namespace, data: bytes) -> bytes:
     """The output of `kuaisuo skinny enc|dec` for the whole input."""
     from . import skinny
 
-    tweakey = _hex_option(args.key_hex, "--key-hex", (skinny.TWEAKEY_BYTES,))
-    assert tweakey is not None  # argparse requires --key-hex
+    if args.key is not None:
+        tweakey = _tweakey_file(args.key)
+    else:
+        tweakey = _hex_option(args.key_hex, "--key-hex", (skinny.TWEAKEY_BYTES,))
+    assert tweakey is not None  # argparse requires --key-hex or --key
     iv = _mode_iv(args, (16,))
     run = skinny.encrypt if args.skinny_command == "enc" else skinny.decrypt
     try:
@@ -687,6 +705,8 @@ def _cipher_command(tool: str, run: Callable[[argparse.Namespace, bytes], bytes]
     (and a GCM tag checked) before anything is written; plaintext is
     written like a secret (0600)."""
     def body() -> int:
+        if args.key == "-" and args.input == "-":
+            raise Failure("--key and IN cannot both be stdin")
         out = run(args, _read_input(args.input))
         _write_outputs([(args.output, out, PRIVATE if decrypting else PUBLIC)])
         return 0
@@ -694,7 +714,22 @@ def _cipher_command(tool: str, run: Callable[[argparse.Namespace, bytes], bytes]
     return _guarded(tool, body)
 
 
+def _secret_keygen(tool: str, args: argparse.Namespace, make: Callable[[], bytes]) -> int:
+    """`kuaisuo sm4|skinny keygen`: make()'s key file to --out, 0600."""
+    def body() -> int:
+        _write_outputs([(args.out, make(), PRIVATE)])
+        return 0
+
+    return _guarded(tool, body)
+
+
 def cmd_skinny(args: argparse.Namespace) -> int:
+    if args.skinny_command == "keygen":
+        from .skinny import TWEAKEY_BYTES
+
+        # secrets: the OS CSPRNG (os.urandom)
+        return _secret_keygen("skinny", args, lambda: secrets.token_bytes(
+            TWEAKEY_BYTES).hex().encode() + b"\n")
     return _cipher_command("skinny", _skinny_run, args.skinny_command == "dec", args)
 
 
@@ -737,10 +772,7 @@ def cmd_sm4(args: argparse.Namespace) -> int:
     if args.sm4_command == "keygen":
         from .sm4 import SM4Key
 
-        def keygen() -> int:
-            _write_outputs([(args.out, _key_file(SM4Key.generate(), args.der, args), PRIVATE)])
-            return 0
-        return _guarded("sm4", keygen)
+        return _secret_keygen("sm4", args, lambda: _key_file(SM4Key.generate(), args.der, args))
     return _cipher_command("sm4", _sm4_run, args.sm4_command == "dec", args)
 
 
@@ -934,18 +966,27 @@ def add_sm4_parser(sub) -> None:
 
 
 def add_skinny_parser(sub) -> None:
-    p = sub.add_parser("skinny", help="SKINNY-128-256 encryption and decryption",
+    p = sub.add_parser("skinny", help="SKINNY-128-256 tweakey files, encryption and decryption",
                        description="SKINNY-128-256 (the tweakable block cipher of the SKINNY "
                        "paper) in ECB (whole 16-byte blocks, no padding) or CTR (any length; "
                        "the IV is the first counter block, a 128-bit big-endian integer "
-                       "incremented per block).")
+                       "incremented per block). There is no standard key file for SKINNY: "
+                       "keygen writes the 32-byte tweakey as 64 lowercase hex digits and a "
+                       "newline, which enc and dec --key read.")
     p.set_defaults(func=cmd_skinny)
     ops = p.add_subparsers(dest="skinny_command", required=True, metavar="COMMAND")
+    q = ops.add_parser("keygen", help="new random tweakey file (64 lowercase hex digits and a "
+                       "newline, from the OS CSPRNG)")
+    q.add_argument("--out", metavar="FILE", help="tweakey file (default stdout; created 0600, "
+                   "replaced atomically)")
     for name, what in (("enc", "encrypt"), ("dec", "decrypt")):
         q = ops.add_parser(name, help=f"{what} a file")
         q.add_argument("--mode", required=True, choices=("ecb", "ctr"))
-        q.add_argument("--key-hex", required=True, metavar="HEX",
-                       help="32-byte tweakey TK1 || TK2, hex (as the paper's vector)")
+        key = q.add_mutually_exclusive_group(required=True)
+        key.add_argument("--key-hex", metavar="HEX",
+                         help="32-byte tweakey TK1 || TK2, hex (as the paper's vector)")
+        key.add_argument("--key", metavar="FILE", help="tweakey file: 64 lowercase hex digits "
+                         "(kuaisuo skinny keygen)")
         q.add_argument("--iv-hex", metavar="HEX", help="CTR's first counter block (16 bytes), hex")
         q.add_argument("input", metavar="IN", help='input file ("-" for stdin)')
         q.add_argument("output", metavar="OUT", help='output file ("-" for stdout; replaced '

@@ -70,3 +70,44 @@ def test_ed25519_context_hex_and_its_deprecated_alias(tmp_path):
     for command in ("sign", "verify"):
         text = run("ed25519", command, "--help").stdout.decode()
         assert "--context-hex HEX" in text and "--context " not in text
+
+
+def test_skinny_keygen_writes_a_tweakey_file_that_enc_and_dec_read(tmp_path):
+    """`kuaisuo skinny keygen` (0600, 64 lowercase hex digits and a newline,
+    fresh each time) and `enc`/`dec --key FILE`, whose output is the same
+    as --key-hex's; a file of any other form is a clear error that does not
+    echo it."""
+    from kuaisuo import skinny
+
+    key, data, ct = tmp_path / "tk", tmp_path / "in", tmp_path / "ct"
+    data.write_bytes(bytes(range(256)) * 3)
+    assert run("skinny", "keygen", "--out", key).returncode == 0
+    text = key.read_text()
+    assert len(text) == 65 and text[-1] == "\n" and text[:-1] == text[:-1].lower()
+    assert (key.stat().st_mode & 0o777) == 0o600
+    tweakey = bytes.fromhex(text)
+    r = run("skinny", "keygen")
+    assert r.returncode == 0 and len(r.stdout) == 65 and r.stdout.decode() != text
+    ctr = ("--mode", "ctr", "--iv-hex", "00" * 15 + "ff")
+    assert run("skinny", "enc", *ctr, "--key", key, data, ct).returncode == 0
+    assert ct.read_bytes() == skinny.encrypt(tweakey, data.read_bytes(), mode="ctr",
+                                             iv=bytes(15) + b"\xff")
+    key.write_text(f"  \n{text.strip()}\r\n\t")  # white space around it is allowed
+    r = run("skinny", "dec", *ctr, "--key", key, ct, "-")
+    assert r.returncode == 0 and r.stdout == data.read_bytes(), r.stderr
+    r = run("skinny", "enc", *ctr, "--key", "-", data, "-", stdin=text.encode())
+    assert r.returncode == 0 and r.stdout == ct.read_bytes(), r.stderr
+    r = run("skinny", "enc", *ctr, "--key", "-", "-", "-", stdin=text.encode())
+    assert r.returncode == 2 and b"both be stdin" in r.stderr and r.stdout == b""
+    secret = text.strip()
+    for bad in (secret.upper(), secret[:-1], secret + "0", f"{secret[:32]} {secret[32:]}",
+                f"-----BEGIN KEY-----\n{secret}\n-----END KEY-----\n", secret + "\nx", ""):
+        key.write_text(bad)
+        r = run("skinny", "enc", *ctr, "--key", key, data, tmp_path / "x")
+        assert r.returncode == 2 and b"not a SKINNY tweakey file" in r.stderr, (bad, r.stderr)
+        assert secret[:8].encode() not in r.stderr.lower() and b"Traceback" not in r.stderr
+        assert not (tmp_path / "x").exists()
+    r = run("skinny", "enc", *ctr, "--key", key, "--key-hex", secret, data, "-")
+    assert r.returncode == 2 and b"not allowed with" in r.stderr and r.stdout == b""
+    assert "keygen" in run("skinny", "--help").stdout.decode()
+    assert "--key FILE" in run("skinny", "enc", "--help").stdout.decode()
