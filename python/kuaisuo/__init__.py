@@ -197,6 +197,7 @@ class Context:
 
     @property
     def threads(self) -> int:
+        """The number of CPU threads batch work runs on."""
         return self._ctx.threads
 
     # Before ctx.sm3 (SM3Batch), the one operation with no home of its own.

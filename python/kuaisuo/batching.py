@@ -600,3 +600,10 @@ def _scatter(op: AnyOperation, chunks: List[_Chunk], results: Any) -> None:
         else:
             request.store.put(start, count, results[pos:pos + count])
         pos += count
+
+
+__all__ = ["Batcher", "ED25519_SIGN", "ED25519_VERIFY", "ERR_DEADLINE", "ERR_INTERNAL",
+           "ERR_LENGTH", "ERR_OVERLOADED", "ERR_SHUTTING_DOWN", "OK", "Operation", "RowOperation",
+           "SM2_SIGN", "SM2_SIGN_DIGESTS", "SM2_SIGN_DIGEST_ROWS", "SM2_VERIFY",
+           "SM2_VERIFY_DIGESTS", "SM2_VERIFY_DIGEST_ROWS", "SM3_HASH", "SM4_GCM_OPEN",
+           "SM4_GCM_SEAL", "Stats", "as_rows", "run_items", "sm4_gcm_rows"]

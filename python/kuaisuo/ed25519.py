@@ -84,12 +84,15 @@ class Ed25519PublicKey:
     from_pem = from_der
 
     def public_bytes_raw(self) -> bytes:
+        """The 32-byte encoding (RFC 8032 / RFC 7748)."""
         return self._k.to_bytes()
 
     def to_der(self) -> bytes:
+        """SubjectPublicKeyInfo DER (RFC 8410), byte for byte as OpenSSL writes it."""
         return self._k.encode(False)
 
     def to_pem(self) -> str:
+        """SubjectPublicKeyInfo PEM ("PUBLIC KEY"), as OpenSSL writes it."""
         return self._k.encode(True).decode("ascii")
 
     def verify(self, signature: Buffer, data: Buffer, context: Optional[Buffer] = None,
@@ -150,6 +153,7 @@ class Ed25519PrivateKey(EncryptableKey):
         return self._k.to_seed()
 
     def public_key(self) -> Ed25519PublicKey:
+        """The public key (32 bytes: public_bytes_raw)."""
         return Ed25519PublicKey(self._k.public_key())
 
     def sign(self, data: Buffer, context: Optional[Buffer] = None,

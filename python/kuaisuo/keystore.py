@@ -159,6 +159,7 @@ class KeyStore:
         return self._keys.get(key_id)
 
     def ids(self) -> List[str]:
+        """The ids of the loaded keys, sorted."""
         return sorted(self._keys)
 
     def algorithm(self, key_id: str) -> Optional[str]:
@@ -214,6 +215,8 @@ class Access:
 
     @classmethod
     def from_file(cls, path: Union[str, os.PathLike]) -> "Access":
+        """The grants of a JSON access file, {"tokens": {"<sha256 hex of a
+        token>": ["key id", ...]}}; ValueError says what is wrong with it."""
         with open(path, "rb") as f:
             try:
                 doc = json.load(f)
@@ -235,3 +238,6 @@ class Access:
 
     def __repr__(self) -> str:
         return f"Access({len(self._grants)} tokens)"
+
+
+__all__ = ["Access", "KeyStore", "LoadError", "token_digest"]

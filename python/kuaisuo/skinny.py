@@ -61,6 +61,7 @@ class SkinnyCTR:
         self._s = _native.SkinnyCtr(tweakey, iv)
 
     def update(self, data: Buffer) -> bytes:
+        """The next len(data) bytes of data XOR the keystream (thread-safe)."""
         return self._s.update(data)
 
 
@@ -77,6 +78,7 @@ class SkinnyBatch:
 
     def decrypt_buffer(self, tweakey: Buffer, data: Buffer, *, mode: Mode,
                        iv: Optional[Buffer] = None) -> bytes:
+        """The inverse of encrypt_buffer."""
         return self._ctx.skinny_crypt_buffer(_mode(mode), False, tweakey, iv, data)
 
     def encrypt(self, tweakeys: Any, messages: Any, *, mode: Mode, ivs: Any = None,
@@ -88,6 +90,7 @@ class SkinnyBatch:
 
     def decrypt(self, tweakeys: Any, messages: Any, *, mode: Mode, ivs: Any = None,
                 offsets: Any = None) -> Tuple[List[bytes], List[int]]:
+        """The inverse of encrypt, with the same tweakeys, mode and ivs."""
         return self._batch(False, tweakeys, messages, mode, ivs, offsets)
 
     def _batch(self, encrypt: bool, tweakeys: Any, messages: Any, mode: str, ivs: Any,

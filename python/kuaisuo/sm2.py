@@ -134,15 +134,18 @@ class SM2PublicKey:
 
     # The names before public_bytes_raw / from_public_bytes (pyca's, which
     # the Ed25519 and X25519 keys have), kept for one release.
-    from_bytes = classmethod(deprecated(from_public_bytes.__func__, "SM2PublicKey.from_bytes",
+    from_bytes = classmethod(deprecated(lambda cls, data: cls.from_public_bytes(data),
+                                        "SM2PublicKey.from_bytes",
                                         "SM2PublicKey.from_public_bytes"))
     to_bytes = deprecated(public_bytes_raw, "SM2PublicKey.to_bytes",
                           "SM2PublicKey.public_bytes_raw")
 
     def to_der(self) -> bytes:
+        """SubjectPublicKeyInfo DER (id-ecPublicKey with the SM2 curve), as OpenSSL writes it."""
         return self._k.encode(False)
 
     def to_pem(self) -> str:
+        """SubjectPublicKeyInfo PEM ("PUBLIC KEY"), as OpenSSL writes it."""
         return self._k.encode(True).decode("ascii")
 
     def za(self, id: Buffer = DEFAULT_ID) -> bytes:
@@ -207,22 +210,24 @@ class SM2PrivateKey(EncryptableKey):
         """d as 32 big-endian bytes (a secret: wipe copies you make)."""
         return self._k.to_bytes()
 
-    from_bytes = classmethod(deprecated(from_private_bytes.__func__, "SM2PrivateKey.from_bytes",
+    from_bytes = classmethod(deprecated(lambda cls, d: cls.from_private_bytes(d),
+                                        "SM2PrivateKey.from_bytes",
                                         "SM2PrivateKey.from_private_bytes"))
     to_bytes = deprecated(private_bytes_raw, "SM2PrivateKey.to_bytes",
                           "SM2PrivateKey.private_bytes_raw")
 
     def public_key(self) -> SM2PublicKey:
+        """The public key [d]G."""
         return SM2PublicKey(self._k.public_key())
 
     def sign(self, message: Buffer, id: Buffer = DEFAULT_ID, *, deterministic: bool = False,
-             encoding: str = "der") -> bytes:
+             encoding: Encoding = "der") -> bytes:
         """Signs SM3(Z_A || message). deterministic=True derives k from the
         key and digest (RFC 6979 over HMAC-SM3) instead of the OS RNG."""
         return _out(self._k.sign(id, message, _NONCES[bool(deterministic)]), encoding)
 
     def sign_digest(self, digest: Buffer, *, deterministic: bool = False,
-                    encoding: str = "der") -> bytes:
+                    encoding: Encoding = "der") -> bytes:
         """Signs a caller-computed e (32 bytes), for KMS/HSM-style flows."""
         return _out(self._k.sign_digest(digest, _NONCES[bool(deterministic)]), encoding)
 
@@ -263,15 +268,15 @@ class SM2Batch:
 
     @overload
     def sign(self, key: SM2PrivateKey, messages: Any, id: Ids = ..., *,
-             deterministic: bool = ..., encoding: str = ..., offsets: Any = ...,
+             deterministic: bool = ..., encoding: Encoding = ..., offsets: Any = ...,
              as_numpy: Literal[False] = ...) -> List[bytes]: ...
     @overload
     def sign(self, key: SM2PrivateKey, messages: Any, id: Ids = ..., *,
-             deterministic: bool = ..., encoding: str = ..., offsets: Any = ...,
+             deterministic: bool = ..., encoding: Encoding = ..., offsets: Any = ...,
              as_numpy: Literal[True], out: Any = ...) -> ByteRows: ...
 
     def sign(self, key: SM2PrivateKey, messages: Any, id: Ids = DEFAULT_ID, *,
-             deterministic: bool = False, encoding: str = "der", offsets: Any = None,
+             deterministic: bool = False, encoding: Encoding = "der", offsets: Any = None,
              as_numpy: bool = False, out: Any = None) -> Any:
         """Signatures of many messages (a sequence, or flat data with
         offsets=) under one key."""
@@ -289,14 +294,14 @@ class SM2Batch:
 
     @overload
     def sign_digests(self, key: SM2PrivateKey, digests: Any, *, deterministic: bool = ...,
-                     encoding: str = ..., as_numpy: Literal[False] = ...) -> List[bytes]: ...
+                     encoding: Encoding = ..., as_numpy: Literal[False] = ...) -> List[bytes]: ...
     @overload
     def sign_digests(self, key: SM2PrivateKey, digests: Any, *, deterministic: bool = ...,
-                     encoding: str = ..., as_numpy: Literal[True],
+                     encoding: Encoding = ..., as_numpy: Literal[True],
                      out: Any = ...) -> ByteRows: ...
 
     def sign_digests(self, key: SM2PrivateKey, digests: Any, *,
-                     deterministic: bool = False, encoding: str = "der",
+                     deterministic: bool = False, encoding: Encoding = "der",
                      as_numpy: bool = False, out: Any = None) -> Any:
         """digests: 32-byte items as a sequence, or one flat buffer / numpy
         array of count * 32 bytes (read in place)."""
@@ -308,15 +313,15 @@ class SM2Batch:
 
     @overload
     def verify(self, public_keys: Any, messages: Any, signatures: Any, id: Ids = ...,
-               encoding: str = ..., *, offsets: Any = ...,
+               encoding: Encoding = ..., *, offsets: Any = ...,
                as_numpy: Literal[False] = ...) -> List[int]: ...
     @overload
     def verify(self, public_keys: Any, messages: Any, signatures: Any, id: Ids = ...,
-               encoding: str = ..., *, offsets: Any = ...,
+               encoding: Encoding = ..., *, offsets: Any = ...,
                as_numpy: Literal[True], out: Any = ...) -> StatusArray: ...
 
     def verify(self, public_keys: Any, messages: Any, signatures: Any,
-               id: Ids = DEFAULT_ID, encoding: str = "der", *,
+               id: Ids = DEFAULT_ID, encoding: Encoding = "der", *,
                offsets: Any = None, as_numpy: bool = False, out: Any = None) -> Any:
         """Per-item status: 0 for valid, else a kuaisuo error code
         (kuaisuo.strerror(code) says which; a malformed DER signature gets
@@ -340,14 +345,14 @@ class SM2Batch:
 
     @overload
     def verify_digests(self, public_keys: Any, digests: Any, signatures: Any,
-                       encoding: str = ..., *, as_numpy: Literal[False] = ...) -> List[int]: ...
+                       encoding: Encoding = ..., *, as_numpy: Literal[False] = ...) -> List[int]: ...
     @overload
     def verify_digests(self, public_keys: Any, digests: Any, signatures: Any,
-                       encoding: str = ..., *, as_numpy: Literal[True],
+                       encoding: Encoding = ..., *, as_numpy: Literal[True],
                        out: Any = ...) -> StatusArray: ...
 
     def verify_digests(self, public_keys: Any, digests: Any, signatures: Any,
-                       encoding: str = "der", *, as_numpy: bool = False,
+                       encoding: Encoding = "der", *, as_numpy: bool = False,
                        out: Any = None) -> Any:
         """As verify, on 32-byte digests e (a sequence, or one flat buffer
         or numpy array of count * 32 bytes)."""
@@ -393,7 +398,7 @@ class SM2Batch:
         return keys
 
     @staticmethod
-    def _raw_signatures(signatures: Any, encoding: str, n: int):
+    def _raw_signatures(signatures: Any, encoding: Encoding, n: int):
         """r||s for every item; undecodable DER becomes a zero signature whose
         status is replaced by the decoding error. Raw signatures may come as
         one flat buffer."""
@@ -413,3 +418,7 @@ class SM2Batch:
                 raws.append(bytes(64))
                 bad[i] = e.code
         return b"".join(raws), bad
+
+
+__all__ = ["DEFAULT_ID", "Encoding", "SM2Batch", "SM2PrivateKey", "SM2PublicKey",
+           "signature_from_der", "signature_to_der"]

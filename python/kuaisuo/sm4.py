@@ -159,6 +159,7 @@ class SM4Key(EncryptableKey):
         return self._key
 
     def gcm(self) -> SM4GCM:
+        """SM4-GCM under this key."""
         return SM4GCM(self._key)
 
     def __repr__(self) -> str:
@@ -338,3 +339,7 @@ class SM4Batch:
             np.ascontiguousarray(tags) if len(tags) else b"", TAG_BYTES)
         return (np.frombuffer(out, np.uint8).reshape(count, width),
                 np.frombuffer(tags_out, np.uint8), statuses(status, True))
+
+
+__all__ = ["BLOCK_BYTES", "BufferMode", "KEY_BYTES", "Mode", "NONCE_BYTES", "SEALED_OVERHEAD",
+           "SM4Batch", "SM4GCM", "SM4Key", "TAG_BYTES", "decrypt", "encrypt"]

@@ -57,12 +57,15 @@ class X25519PublicKey:
     from_pem = from_der
 
     def public_bytes_raw(self) -> bytes:
+        """The 32-byte encoding (RFC 8032 / RFC 7748)."""
         return self._raw
 
     def to_der(self) -> bytes:
+        """SubjectPublicKeyInfo DER (RFC 8410), byte for byte as OpenSSL writes it."""
         return _native.x25519_public_key_encode(self._raw, False)
 
     def to_pem(self) -> str:
+        """SubjectPublicKeyInfo PEM ("PUBLIC KEY"), as OpenSSL writes it."""
         return _native.x25519_public_key_encode(self._raw, True).decode("ascii")
 
     def __eq__(self, other: object) -> bool:
@@ -104,9 +107,11 @@ class X25519PrivateKey(EncryptableKey):
     from_pem = from_der
 
     def private_bytes_raw(self) -> bytes:
+        """The 32-byte private key (a secret: wipe copies you make)."""
         return self._k.to_bytes()
 
     def public_key(self) -> X25519PublicKey:
+        """The public key (32 bytes: public_bytes_raw)."""
         return X25519PublicKey(self._k.public_key())
 
     def exchange(self, peer_public_key: Union[X25519PublicKey, Buffer]) -> bytes:

@@ -64,3 +64,29 @@ def test_package_type_checks(tmp_path):
                         "--ignore-missing-imports", "-p", "kuaisuo"],
                        capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_strict_mypy_catches_a_mode_or_encoding_that_does_not_exist(tmp_path):
+    """Modes, encodings, schemes and PRFs are Literal types: a user's
+    `mypy --strict` flags mode="xts" where the library would raise."""
+    good = ('from kuaisuo import sm2, sm4, skinny\n'
+            'k = bytes(16)\n'
+            'sm4.encrypt(k, b"x", mode="ctr", iv=k)\n'
+            'skinny.encrypt(bytes(32), b"x", mode="ecb")\n'
+            'key = sm2.SM2PrivateKey.generate()\n'
+            'key.public_key().verify(key.sign(b"m", encoding="raw"), b"m", encoding="raw")\n'
+            'key.to_pem("pw", scheme="sm4-cbc", prf="sha256")\n')
+    bad = {'sm4.encrypt(k, b"x", mode="xts", iv=k)': "mode",
+           'skinny.encrypt(bytes(32), b"x", mode="cbc")': "mode",
+           'key.public_key().verify(b"", b"m", encoding="base64")': "encoding",
+           'key.to_pem("pw", scheme="des-cbc")': "scheme",
+           'key.to_pem("pw", prf="md5")': "prf"}
+    for extra, argument in [("", None), *bad.items()]:
+        src = tmp_path / "user.py"
+        src.write_text(good + extra + "\n")
+        r = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                            str(src)], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+        if argument is None:
+            assert r.returncode == 0, r.stdout + r.stderr
+        else:
+            assert r.returncode == 1 and f'"{argument}"' in r.stdout, (extra, r.stdout)
