@@ -102,8 +102,6 @@ def _hash_stream(stream: BinaryIO, make: Callable[[], Any] = SM3) -> str:
 
 def _sm3_factory(args: argparse.Namespace) -> Callable[[], Any]:
     """SM3, or HMAC-SM3 under --hmac-key-hex / --hmac-key-file."""
-    if args.hmac_key_hex is not None and args.hmac_key_file is not None:
-        raise Failure("give --hmac-key-hex or --hmac-key-file, not both")
     if args.hmac_key_hex is not None:
         key = _hex_option(args.hmac_key_hex, "--hmac-key-hex")
         return lambda: HmacSM3(key)
@@ -811,7 +809,7 @@ def add_sm2_parser(sub) -> None:
     sm2 = p.add_subparsers(dest="sm2_command", required=True, metavar="COMMAND")
 
     def id_options(q):
-        q.add_argument("--id", default="1234567812345678",
+        q.add_argument("--id", default="1234567812345678", metavar="ID",
                        help="distinguishing ID, its bytes as given (default 1234567812345678)")
         q.add_argument("--id-hex", metavar="HEX", default=None,
                        help="distinguishing ID as hex bytes")
@@ -819,29 +817,41 @@ def add_sm2_parser(sub) -> None:
     _key_parsers(sm2, "SM2", "private key (PKCS#8/SEC1, PEM or DER)")
 
     q = sm2.add_parser("sign", help="sign a file (DER signature)")
-    q.add_argument("--key", required=True, help="private key (PKCS#8/SEC1, PEM or DER)")
+    q.add_argument("--key", required=True, metavar="FILE",
+                   help="private key (PKCS#8/SEC1, PEM or DER)")
     passin_option(q)
+    out_option(q, "signature")
     id_options(q)
-    q.add_argument("--out", help="signature file (default stdout)")
-    q.add_argument("--raw", action="store_true", help="64-byte r||s instead of DER")
+    q.add_argument("--raw", action="store_true", help="the signature is 64-byte r||s, not DER")
     q.add_argument("--deterministic", action="store_true",
                    help="derive k from key and digest (RFC 6979 over HMAC-SM3)")
     q.add_argument("file", metavar="FILE", help='file to sign ("-" for stdin)')
 
     q = sm2.add_parser("verify", help="verify a file's signature")
-    q.add_argument("--pub", required=True, help="public key (SPKI PEM/DER) or private key")
+    q.add_argument("--pub", required=True, metavar="FILE", help=PUBLIC_KEY_HELP)
     passin_option(q)
-    q.add_argument("--sig", required=True, help="signature file (DER, or r||s with --raw)")
+    q.add_argument("--sig", required=True, metavar="FILE",
+                   help="signature file (DER, or r||s with --raw)")
     id_options(q)
-    q.add_argument("--raw", action="store_true", help="signature is 64-byte r||s")
+    q.add_argument("--raw", action="store_true", help="the signature is 64-byte r||s, not DER")
     q.add_argument("file", metavar="FILE", help='signed file ("-" for stdin)')
     p.set_defaults(func=cmd_sm2)
 
 
+PASS_SPEC = "pass:TEXT, env:VARIABLE, file:PATH or stdin (as openssl -pass{})"
+PUBLIC_KEY_HELP = "public key (SPKI or X.509 certificate, PEM or DER) or private key"
+BACKEND_HELP = "cpu, gpu, or auto: the library chooses (default auto)"
+
+
+def out_option(q, what: str, secret: bool = False) -> None:
+    """--out FILE, in the same words in every subcommand."""
+    q.add_argument("--out", metavar="FILE", help=f"{what} file (default stdout; "
+                   f"{'created 0600, ' if secret else ''}replaced atomically)")
+
+
 def passin_option(q) -> None:
     q.add_argument("--passin", metavar="SPEC",
-                   help="passphrase of an encrypted private key: pass:TEXT, env:VARIABLE, "
-                   "file:PATH or stdin (as openssl -passin)")
+                   help="passphrase of an encrypted key file: " + PASS_SPEC.format("in"))
     q.add_argument("--max-iter", metavar="N", type=_whole_number("iterations", 1, ITERATIONS_LIMIT),
                    help="refuse an encrypted key with more PBKDF2 iterations than N (default "
                    f"{DEFAULT_MAX_ITERATIONS:,}: a hostile file cannot cost more than that)")
@@ -849,8 +859,8 @@ def passin_option(q) -> None:
 
 def passout_options(q) -> None:
     q.add_argument("--passout", metavar="SPEC",
-                   help="encrypt the private key (PKCS#8 PBES2) under this passphrase: "
-                   "pass:TEXT, env:VARIABLE, file:PATH or stdin")
+                   help="encrypt the key file (PKCS#8 PBES2) under this passphrase: "
+                   + PASS_SPEC.format("out"))
     q.add_argument("--cipher", choices=sorted(SCHEMES), default="aes-256-cbc",
                    help="with --passout: aes-256-cbc (PBKDF2-HMAC-SHA256, OpenSSL's default), "
                    "aes-128-cbc, or sm4-cbc (PBKDF2-HMAC-SM3 by default, as GmSSL writes: "
@@ -860,7 +870,7 @@ def passout_options(q) -> None:
                    help="with --passout: PBKDF2's HMAC (default: sha256 for AES, sm3 for "
                    "sm4-cbc); sha256 with sm4-cbc is read by OpenSSL 3, Tongsuo and GmSSL")
     q.add_argument("--iter", type=_whole_number("iterations", 1, ITERATIONS_LIMIT),
-                   default=DEFAULT_ITERATIONS,
+                   default=DEFAULT_ITERATIONS, metavar="N",
                    help=f"with --passout: PBKDF2 iterations (default {DEFAULT_ITERATIONS:,})")
     q.add_argument("--allow-empty-password", action="store_true",
                    help="with --passout: accept an empty passphrase (refused otherwise)")
@@ -868,17 +878,17 @@ def passout_options(q) -> None:
 
 def _key_parsers(keys, what: str, pubkey_help: str) -> None:
     """The keygen and pubkey subcommands every key algorithm has."""
-    q = keys.add_parser("keygen", help=f"new {what} private key (PKCS#8 PEM)")
-    q.add_argument("--out", help="private key file (default stdout; created 0600, replaced "
-                   "atomically)")
-    q.add_argument("--pubout", help="also write the public key (SubjectPublicKeyInfo)")
+    q = keys.add_parser("keygen", help=f"new {what} private key file (PKCS#8, PEM or DER)")
+    out_option(q, "private key", secret=True)
+    q.add_argument("--pubout", metavar="FILE", help="also write the public key "
+                   "(SubjectPublicKeyInfo) to FILE (replaced atomically)")
     q.add_argument("--der", action="store_true", help="DER instead of PEM")
     passout_options(q)
 
     q = keys.add_parser("pubkey", help="public key of a private key")
-    q.add_argument("--key", required=True, help=pubkey_help)
+    q.add_argument("--key", required=True, metavar="FILE", help=pubkey_help)
     passin_option(q)
-    q.add_argument("--out", help="output file (default stdout)")
+    out_option(q, "public key")
     q.add_argument("--der", action="store_true", help="DER instead of PEM")
 
 
@@ -901,16 +911,16 @@ def add_ed25519_parser(sub) -> None:
                        help="Ed25519ph: sign SHA-512 of the file (computed here)")
 
     q = ed.add_parser("sign", help="sign a file (raw 64-byte signature)")
-    q.add_argument("--key", required=True, help="private key (PKCS#8, PEM or DER)")
+    q.add_argument("--key", required=True, metavar="FILE", help="private key (PKCS#8, PEM or DER)")
     passin_option(q)
-    q.add_argument("--out", help="signature file (default stdout)")
+    out_option(q, "signature")
     domain_options(q)
     q.add_argument("file", metavar="FILE", help='file to sign ("-" for stdin)')
 
     q = ed.add_parser("verify", help="verify a file's signature")
-    q.add_argument("--pub", required=True, help="public key (SPKI PEM/DER) or private key")
+    q.add_argument("--pub", required=True, metavar="FILE", help=PUBLIC_KEY_HELP)
     passin_option(q)
-    q.add_argument("--sig", required=True, help="signature file (64 bytes, R || S)")
+    q.add_argument("--sig", required=True, metavar="FILE", help="signature file (64 bytes, R || S)")
     domain_options(q)
     q.add_argument("file", metavar="FILE", help='signed file ("-" for stdin)')
     p.set_defaults(func=cmd_ed25519)
@@ -925,17 +935,15 @@ def add_x25519_parser(sub) -> None:
     _key_parsers(x, "X25519", "private key (PKCS#8, PEM or DER)")
 
     q = x.add_parser("derive", help="shared secret with a peer (32 raw bytes)")
-    q.add_argument("--key", required=True, help="our private key (PKCS#8, PEM or DER)")
+    q.add_argument("--key", required=True, metavar="FILE", help="private key (PKCS#8, PEM or DER)")
     passin_option(q)
-    q.add_argument("--peer", required=True, help="peer's public key (SPKI PEM/DER) or private "
-                   "key")
-    q.add_argument("--out", help="secret file (default stdout; created 0600, replaced "
-                   "atomically)")
+    q.add_argument("--peer", required=True, metavar="FILE", help="the peer's " + PUBLIC_KEY_HELP)
+    out_option(q, "shared secret", secret=True)
     p.set_defaults(func=cmd_x25519)
 
 
 def add_sm4_parser(sub) -> None:
-    p = sub.add_parser("sm4", help="SM4 encryption and decryption (GB/T 32907)",
+    p = sub.add_parser("sm4", help="SM4 key files, encryption and decryption (GB/T 32907)",
                        description="SM4 in ECB, CBC, CFB-128, OFB, CTR (128-bit big-endian "
                        "counter) or GCM. ECB and CBC add and strip PKCS#7 padding unless "
                        "--no-pad, as `openssl enc -sm4-cbc -K KEY -iv IV` does, whose output "
@@ -945,12 +953,13 @@ def add_sm4_parser(sub) -> None:
     ops = p.add_subparsers(dest="sm4_command", required=True, metavar="COMMAND")
     q = ops.add_parser("keygen", help="new SM4 key file (PKCS#8 with the sm4 OID, as "
                        "`kuaisuo serve` key stores take; README: SM4 key files)")
-    q.add_argument("--out", help="key file (default stdout; created 0600, replaced atomically)")
+    out_option(q, "key", secret=True)
     q.add_argument("--der", action="store_true", help="DER instead of PEM")
     passout_options(q)
     for name, what in (("enc", "encrypt"), ("dec", "decrypt")):
         q = ops.add_parser(name, help=f"{what} a file")
-        q.add_argument("--mode", required=True, choices=("ecb", "cbc", "cfb", "ofb", "ctr", "gcm"))
+        q.add_argument("--mode", required=True, choices=("ecb", "cbc", "cfb", "ofb", "ctr", "gcm"),
+                       help="cipher mode")
         key = q.add_mutually_exclusive_group(required=True)
         key.add_argument("--key-hex", metavar="HEX", help="16-byte key, hex")
         key.add_argument("--key", metavar="FILE", help="key file (kuaisuo sm4 keygen)")
@@ -960,9 +969,15 @@ def add_sm4_parser(sub) -> None:
         q.add_argument("--aad-hex", metavar="HEX", help="GCM associated data, hex")
         q.add_argument("--no-pad", action="store_true",
                        help="ECB/CBC: no PKCS#7 padding (lengths must be multiples of 16)")
-        q.add_argument("input", metavar="IN", help='input file ("-" for stdin)')
-        q.add_argument("output", metavar="OUT", help='output file ("-" for stdout; replaced '
-                       "atomically)")
+        cipher_operands(q, name)
+
+
+def cipher_operands(q, command: str) -> None:
+    """IN and OUT of enc|dec; decrypted output is written like a secret."""
+    text, other = ("plaintext", "ciphertext") if command == "enc" else ("ciphertext", "plaintext")
+    q.add_argument("input", metavar="IN", help=f'{text} file ("-" for stdin)')
+    q.add_argument("output", metavar="OUT", help=f'{other} file ("-" for stdout; '
+                   f'{"created 0600, " if command == "dec" else ""}replaced atomically)')
 
 
 def add_skinny_parser(sub) -> None:
@@ -977,20 +992,17 @@ def add_skinny_parser(sub) -> None:
     ops = p.add_subparsers(dest="skinny_command", required=True, metavar="COMMAND")
     q = ops.add_parser("keygen", help="new random tweakey file (64 lowercase hex digits and a "
                        "newline, from the OS CSPRNG)")
-    q.add_argument("--out", metavar="FILE", help="tweakey file (default stdout; created 0600, "
-                   "replaced atomically)")
+    out_option(q, "tweakey", secret=True)
     for name, what in (("enc", "encrypt"), ("dec", "decrypt")):
         q = ops.add_parser(name, help=f"{what} a file")
-        q.add_argument("--mode", required=True, choices=("ecb", "ctr"))
+        q.add_argument("--mode", required=True, choices=("ecb", "ctr"), help="cipher mode")
         key = q.add_mutually_exclusive_group(required=True)
         key.add_argument("--key-hex", metavar="HEX",
                          help="32-byte tweakey TK1 || TK2, hex (as the paper's vector)")
         key.add_argument("--key", metavar="FILE", help="tweakey file: 64 lowercase hex digits "
                          "(kuaisuo skinny keygen)")
         q.add_argument("--iv-hex", metavar="HEX", help="CTR's first counter block (16 bytes), hex")
-        q.add_argument("input", metavar="IN", help='input file ("-" for stdin)')
-        q.add_argument("output", metavar="OUT", help='output file ("-" for stdout; replaced '
-                       "atomically)")
+        cipher_operands(q, name)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1000,11 +1012,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("sm3", help="print or check SM3 / HMAC-SM3 digests of files "
                        "(sha256sum format)")
-    s.add_argument("files", nargs="*", metavar="FILE", help='files to hash; "-" is stdin')
+    s.add_argument("files", nargs="*", metavar="FILE", help='files to hash ("-" for stdin)')
     s.add_argument("-c", "--check", action="store_true",
                    help="read digests from the FILEs and check them, as sha256sum -c")
-    s.add_argument("--hmac-key-hex", metavar="HEX", help="HMAC-SM3 under this key (hex)")
-    s.add_argument("--hmac-key-file", metavar="PATH", help="HMAC-SM3 under this file's bytes")
+    hmac_key = s.add_mutually_exclusive_group()
+    hmac_key.add_argument("--hmac-key-hex", metavar="HEX", help="HMAC-SM3 under this key (hex)")
+    hmac_key.add_argument("--hmac-key-file", metavar="FILE",
+                          help="HMAC-SM3 under this file's bytes as the key")
     s.set_defaults(func=cmd_sm3)
 
     add_sm2_parser(sub)
@@ -1021,12 +1035,13 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("algs", nargs="*", metavar="ALG",
                    help=f"algorithms: {', '.join(_speed.ALGORITHMS)} (default: all)")
-    s.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto")
+    s.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto", help=BACKEND_HELP)
     s.add_argument("--threads", type=_whole_number("threads", 1, MAX_THREADS), default=None,
+                   metavar="N",
                    help="CPU threads for the all-threads rows, 1 to 4096 (default: every CPU)")
-    s.add_argument("--batch", type=_whole_number("items", 1), default=None,
+    s.add_argument("--batch", type=_whole_number("items", 1), default=None, metavar="N",
                    help="items per batch call (default: 4096 on the CPU, 2^20 on the GPU)")
-    s.add_argument("--seconds", type=_seconds, default=1.0,
+    s.add_argument("--seconds", type=_seconds, default=1.0, metavar="SECONDS",
                    help="timing budget per case, in seconds (default 1)")
     s.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     s.add_argument("--plot", metavar="FILE.png",
@@ -1058,8 +1073,8 @@ def _add_serve(sub: Any) -> None:
     s.add_argument("--keys", required=True, metavar="DIR", help="the key store directory")
     s.add_argument("--access", required=True, metavar="FILE",
                    help='{"tokens": {"<sha256 hex of a token>": ["key id", ... or "*"]}}')
-    s.add_argument("--passin", help="passphrase of the encrypted key files (pass:, env:, "
-                                    "file:, stdin)")
+    s.add_argument("--passin", metavar="SPEC",
+                   help="passphrase of the encrypted key files: " + PASS_SPEC.format("in"))
     s.add_argument("--allow-plain", action="store_true", help="accept unencrypted key files")
     s.add_argument("--http", default="127.0.0.1:8080", metavar="HOST:PORT",
                    help="HTTP/JSON listener (default 127.0.0.1:8080; 'off' for none)")
@@ -1070,21 +1085,23 @@ def _add_serve(sub: Any) -> None:
                                                           "these CAs (mutual TLS)")
     s.add_argument("--allow-insecure", action="store_true",
                    help="allow plain listeners on non-loopback addresses")
-    s.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto")
+    s.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto", help=BACKEND_HELP)
     s.add_argument("--devices", default="0", metavar="LIST",
                    help="GPUs to serve from, one engine each: 'all' or indices such as 0,1 "
                         "(default 0)")
     s.add_argument("--threads", type=_whole_number("threads", 0, MAX_THREADS), default=0,
+                   metavar="N",
                    help="CPU threads (default 0: every CPU)")
-    s.add_argument("--max-batch", type=_whole_number("items", 1), default=4096)
-    s.add_argument("--max-delay-ms", type=float, default=2.0,
+    s.add_argument("--max-batch", type=_whole_number("items", 1), default=4096, metavar="N",
+                   help="most items in one batch call (default 4096)")
+    s.add_argument("--max-delay-ms", type=float, default=2.0, metavar="MS",
                    help="longest an item waits for its batch to fill (default 2)")
-    s.add_argument("--max-queued", type=_whole_number("items", 1), default=1 << 20,
+    s.add_argument("--max-queued", type=_whole_number("items", 1), default=1 << 20, metavar="N",
                    help="items accepted and unfinished before requests get 'overloaded'")
-    s.add_argument("--max-items", type=_whole_number("items", 1), default=4096,
+    s.add_argument("--max-items", type=_whole_number("items", 1), default=4096, metavar="N",
                    help="items in one request (default 4096)")
     s.add_argument("--audit-log", metavar="FILE", help="audit lines here (default: stderr)")
-    s.add_argument("--workers", type=_whole_number("processes", 1, 256), default=1,
+    s.add_argument("--workers", type=_whole_number("processes", 1, 256), default=1, metavar="N",
                    help="processes sharing the ports (SO_REUSEPORT), each with its own "
                         "event loop and engines (default 1; fixed ports only)")
     s.add_argument("--seal-ledger", metavar="FILE",

@@ -111,3 +111,91 @@ def test_skinny_keygen_writes_a_tweakey_file_that_enc_and_dec_read(tmp_path):
     assert r.returncode == 2 and b"not allowed with" in r.stderr and r.stdout == b""
     assert "keygen" in run("skinny", "--help").stdout.decode()
     assert "--key FILE" in run("skinny", "enc", "--help").stdout.decode()
+
+
+KEY_ALGORITHMS = ("sm2", "ed25519", "x25519")
+# The options the key commands share, in the order each lists them: the key
+# and its passphrase, other inputs, outputs, then the output's form.
+SHARED_ORDER = ("--key", "--pub", "--passin", "--max-iter", "--sig", "--peer", "--out",
+                "--pubout", "--der", "--passout", "--cipher", "--prf", "--iter",
+                "--allow-empty-password")
+SPEC = ": pass:TEXT, env:VARIABLE, file:PATH or stdin (as openssl {})"
+OUT_HELP = (r'[a-z][a-z ]* file \((default stdout|"-" for stdout); (created 0600, )?'
+            r'replaced atomically\)')
+
+
+def _crypto_parsers():
+    """(path, parser) of every subcommand but serve, speed and bench-serve."""
+    return [(path, parser) for path, parser in _parsers()
+            if path and path[0] not in ("serve", "speed", "bench-serve", "info")]
+
+
+def test_key_commands_take_the_same_options_in_the_same_order():
+    """keygen, pubkey, sign, verify and derive of sm2, ed25519 and x25519:
+    the shared options first, in SHARED_ORDER, the same ones for the same
+    subcommand whatever the algorithm; the algorithm's own after them."""
+    by_command = {}
+    for path, parser in _parsers():
+        if len(path) != 2 or path[0] not in KEY_ALGORITHMS:
+            continue
+        names = [a.option_strings[-1] for a in _options(parser)]
+        shared = [n for n in names if n in SHARED_ORDER]
+        assert names[:len(shared)] == shared, path  # the shared ones come first
+        assert shared == sorted(shared, key=SHARED_ORDER.index), path
+        by_command.setdefault(path[1], set()).add(tuple(shared))
+    assert set(by_command) == {"keygen", "pubkey", "sign", "verify", "derive"}
+    for command, shapes in by_command.items():
+        assert len(shapes) == 1, (command, shapes)
+
+
+def test_options_are_described_alike_everywhere():
+    """The same option has the same words wherever it stands; --passin and
+    --passout take openssl's SPEC; an output's help says where it goes by
+    default, that it is replaced atomically and, for a secret, created 0600;
+    files are FILE; every option and operand says what it is."""
+    import re
+
+    seen = {}
+    for path, parser in _parsers():
+        if path[:1] == ("bench-serve",):
+            continue  # its own module's parser
+        for action in parser._actions:
+            if action.help == argparse.SUPPRESS or isinstance(
+                    action, (argparse._HelpAction, argparse._SubParsersAction)):
+                continue
+            assert action.help, (path, action.dest)
+            takes_value = action.nargs != 0 and action.choices is None
+            assert action.metavar or not (takes_value and action.option_strings), (path, action.dest)
+            if not action.option_strings:
+                continue
+            name = action.option_strings[-1]
+            if name in ("--passin", "--passout"):
+                assert action.metavar == "SPEC" and action.help.endswith(SPEC.format(
+                    "-" + name[2:])), (path, action.help)
+            if name in ("--key", "--pub", "--sig", "--peer", "--out", "--pubout",
+                        "--hmac-key-file"):
+                assert action.metavar == "FILE", (path, name)
+            if name not in ("--out", "--pubout", "--key", "--pub", "--sig", "--peer", "--key-hex",
+                            "--iv-hex", "--mode", "--passin", "--backend", "--threads",
+                            "--seconds"):  # those that differ by algorithm or command
+                seen.setdefault(name, set()).add(action.help)
+    for name, helps in seen.items():
+        assert len(helps) == 1, (name, helps)
+    secrets = {("sm2", "keygen"), ("ed25519", "keygen"), ("x25519", "keygen"),
+               ("x25519", "derive"), ("sm4", "keygen"), ("skinny", "keygen"), ("sm4", "dec"),
+               ("skinny", "dec")}
+    for path, parser in _crypto_parsers():
+        for action in parser._actions:
+            if action.dest in ("out", "output"):
+                assert re.fullmatch(OUT_HELP, action.help), (path, action.help)
+                assert ("created 0600" in action.help) == (path in secrets), (path, action.help)
+            if action.dest == "pubout":
+                assert action.help.endswith("(replaced atomically)"), (path, action.help)
+
+
+def test_either_or_options_are_argparse_groups():
+    """sm3's two HMAC key forms exclude each other as sm4's and skinny's
+    --key / --key-hex do: in the usage line, and with argparse's error."""
+    assert "[--hmac-key-hex HEX | --hmac-key-file FILE]" in run("sm3", "--help").stdout.decode()
+    r = run("sm3", "--hmac-key-hex", "00", "--hmac-key-file", "x", "-")
+    assert r.returncode == 2 and b"not allowed with" in r.stderr and r.stdout == b""
