@@ -24,6 +24,13 @@
  *    out == data where a call allows it): if they do, the affected items'
  *    results are unspecified, but every access stays inside the buffers
  *    and lengths given.
+ *  - Per-item keys: a batch call whose every item has its own raw private
+ *    key ends in _keys (ks_sm2_sign_digest_batch_keys,
+ *    ks_ed25519_sign_batch_keys, ks_x25519_derive_batch_keys); the same
+ *    call without the suffix uses one key for every item, given as the key
+ *    object (SM2, Ed25519) or, for X25519, its single raw key.
+ *  - Deprecated names (KS_DEPRECATED) stay for one release, calling the
+ *    functions that replace them; the compiler names the replacement.
  *  - Ownership: the library never keeps a pointer to caller memory after a
  *    call returns. Objects created by ks_*_new are freed by the matching
  *    ks_*_free, which accepts NULL.
@@ -47,6 +54,19 @@
 #define KS_API __attribute__((visibility("default")))
 #else
 #define KS_API
+#endif
+
+/* Marks a declaration kept for one release under an old name; msg names
+ * the replacement. A user may define KS_DEPRECATED(msg) empty beforehand
+ * to silence the warnings. */
+#ifndef KS_DEPRECATED
+#if defined(__GNUC__) || defined(__clang__)
+#define KS_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#elif defined(_MSC_VER)
+#define KS_DEPRECATED(msg) __declspec(deprecated(msg))
+#else
+#define KS_DEPRECATED(msg)
+#endif
 #endif
 
 #ifdef __cplusplus
@@ -657,7 +677,14 @@ KS_API int ks_ed25519_public_keys_batch(ks_ctx* ctx, const uint8_t* seeds, size_
 KS_API int ks_ed25519_sign_batch(ks_ctx* ctx, const ks_ed25519_key* key, const uint8_t* data,
                                  size_t data_len, const uint64_t* offsets, size_t count,
                                  uint8_t* sigs, size_t sigs_len, int* status);
-/* Messages with per-item keys given as 32-byte seeds. */
+/* Messages with per-item private keys: private_keys holds count 32-byte
+ * seeds (item i signed under seed i). */
+KS_API int ks_ed25519_sign_batch_keys(ks_ctx* ctx, const uint8_t* private_keys,
+                                      const uint8_t* data, size_t data_len,
+                                      const uint64_t* offsets, size_t count, uint8_t* sigs,
+                                      size_t sigs_len, int* status);
+/* Deprecated: the old name of ks_ed25519_sign_batch_keys (same arguments). */
+KS_DEPRECATED("use ks_ed25519_sign_batch_keys")
 KS_API int ks_ed25519_sign_batch_seeds(ks_ctx* ctx, const uint8_t* seeds, const uint8_t* data,
                                        size_t data_len, const uint64_t* offsets, size_t count,
                                        uint8_t* sigs, size_t sigs_len, int* status);
@@ -702,9 +729,21 @@ KS_API int ks_x25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_ke
 KS_API int ks_x25519_public_keys_batch(ks_ctx* ctx, const uint8_t* private_keys, size_t count,
                                        uint8_t* public_keys, size_t public_keys_len,
                                        int* status);
-/* shared[i] = X25519(private key, peers[i]): with per_item_keys != 0,
- * private_keys holds count keys (item i uses key i), else one key for all.
- * status[i] is KS_OK or KS_ERR_ZERO_SHARED_SECRET. */
+/* Shared secrets: shared[32*i ..) = X25519(key, peer_public_keys[32*i ..))
+ * for count peers. derive_batch: one private key for every item;
+ * derive_batch_keys: private_keys holds count keys, item i uses key i.
+ * status[i] is KS_OK or KS_ERR_ZERO_SHARED_SECRET. (Named for the
+ * per-item-keys rule above: "derive" as in key derivation, since the
+ * unsuffixed ks_x25519_batch is taken by the flag form below.) */
+KS_API int ks_x25519_derive_batch(ks_ctx* ctx, const uint8_t private_key[KS_X25519_KEY_BYTES],
+                                  const uint8_t* peer_public_keys, size_t count, uint8_t* shared,
+                                  size_t shared_len, int* status);
+KS_API int ks_x25519_derive_batch_keys(ks_ctx* ctx, const uint8_t* private_keys,
+                                       const uint8_t* peer_public_keys, size_t count,
+                                       uint8_t* shared, size_t shared_len, int* status);
+/* Deprecated: both of the above behind a flag; per_item_keys != 0 is
+ * ks_x25519_derive_batch_keys, 0 is ks_x25519_derive_batch. */
+KS_DEPRECATED("use ks_x25519_derive_batch or ks_x25519_derive_batch_keys")
 KS_API int ks_x25519_batch(ks_ctx* ctx, const uint8_t* private_keys, int per_item_keys,
                            const uint8_t* peer_public_keys, size_t count, uint8_t* shared,
                            size_t shared_len, int* status);

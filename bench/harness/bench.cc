@@ -576,8 +576,8 @@ bool run_x25519_batch(const Case& c, Result* result, std::string* error) {
       call_rc = c.op == "keygen"
                     ? ks_x25519_keygen_batch(ctx.get(), n, priv.data(), priv.size(), pubs.data(),
                                              pubs.size(), status.ints())
-                    : ks_x25519_batch(ctx.get(), priv.data(), 1, peers.data(), n, shared.data(),
-                                      shared.size(), status.ints());
+                    : ks_x25519_derive_batch_keys(ctx.get(), priv.data(), peers.data(), n,
+                                                  shared.data(), shared.size(), status.ints());
     }
     return iters * n;
   });

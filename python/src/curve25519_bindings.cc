@@ -297,8 +297,8 @@ nb::object ed25519_sign_batch_seeds(ks_py::Context& ctx, nb::handle seeds, nb::h
     throw nb::value_error("seeds and messages must have the same count");
   const ks_py::Output sigs(out, kSig * n, "out");
   check(ks_py::nogil([&] {
-    return ks_ed25519_sign_batch_seeds(ctx.get(), s.data(), d.data(), d.size(), offs.data(), n,
-                                       sigs.data(), sigs.size(), nullptr);
+    return ks_ed25519_sign_batch_keys(ctx.get(), s.data(), d.data(), d.size(), offs.data(), n,
+                                      sigs.data(), sigs.size(), nullptr);
   }));
   return sigs.result();
 }
@@ -337,8 +337,10 @@ std::tuple<nb::object, nb::object> x25519_shared(ks_py::Context& ctx, const uint
   const ks_py::Output shared(out, kKey * n, "out");
   const ks_py::StatusOutput status(n);
   const int rc = ks_py::nogil([&] {
-    return ks_x25519_batch(ctx.get(), key, per_item_keys, peers.data(), n, shared.data(),
-                           shared.size(), status.ints());
+    return per_item_keys ? ks_x25519_derive_batch_keys(ctx.get(), key, peers.data(), n,
+                                                       shared.data(), shared.size(), status.ints())
+                         : ks_x25519_derive_batch(ctx.get(), key, peers.data(), n, shared.data(),
+                                                  shared.size(), status.ints());
   });
   nb::object codes = status.finish(rc, &shared);
   return {shared.result(), codes};

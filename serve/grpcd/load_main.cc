@@ -528,11 +528,11 @@ bool sign_ed25519_pool(Pool* pool) {
   for (size_t i = 0; i <= count; ++i) offsets[i] = i * w;
   pool->signatures.resize(count * KS_ED25519_SIGNATURE_BYTES);
   status.assign(count, 0);
-  if (!ks_check(ks_ed25519_sign_batch_seeds(ctx.get(), item_seeds.bytes.data(),
-                                            pool->messages.data(), pool->messages.size(),
-                                            offsets.data(), count, pool->signatures.data(),
-                                            pool->signatures.size(), status.data()),
-                "pool: ks_ed25519_sign_batch_seeds", &status)) {
+  if (!ks_check(ks_ed25519_sign_batch_keys(ctx.get(), item_seeds.bytes.data(),
+                                           pool->messages.data(), pool->messages.size(),
+                                           offsets.data(), count, pool->signatures.data(),
+                                           pool->signatures.size(), status.data()),
+                "pool: ks_ed25519_sign_batch_keys", &status)) {
     return false;
   }
   status.assign(1, 0);

@@ -341,9 +341,9 @@ int ks_ed25519_sign_batch(ks_ctx* ctx, const ks_ed25519_key* key, const uint8_t*
   return finish_statuses(result, status);
 } KS_API_CATCH
 
-int ks_ed25519_sign_batch_seeds(ks_ctx* ctx, const uint8_t* seeds, const uint8_t* data,
-                                size_t data_len, const uint64_t* offsets, size_t count,
-                                uint8_t* sigs, size_t sigs_len, int* status) try {
+int ks_ed25519_sign_batch_keys(ks_ctx* ctx, const uint8_t* seeds, const uint8_t* data,
+                               size_t data_len, const uint64_t* offsets, size_t count,
+                               uint8_t* sigs, size_t sigs_len, int* status) try {
   int rc = check_ctx(ctx);
   if (rc == KS_OK) rc = check_items(seeds, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
@@ -368,6 +368,13 @@ int ks_ed25519_sign_batch_seeds(ks_ctx* ctx, const uint8_t* seeds, const uint8_t
   });
   return finish_statuses(result, status);
 } KS_API_CATCH
+
+int ks_ed25519_sign_batch_seeds(ks_ctx* ctx, const uint8_t* seeds, const uint8_t* data,
+                                size_t data_len, const uint64_t* offsets, size_t count,
+                                uint8_t* sigs, size_t sigs_len, int* status) {
+  return ks_ed25519_sign_batch_keys(ctx, seeds, data, data_len, offsets, count, sigs, sigs_len,
+                                    status);
+}
 
 namespace {
 

@@ -198,16 +198,19 @@ int ks_x25519_public_keys_batch(ks_ctx* ctx, const uint8_t* private_keys, size_t
   return finish_statuses(result, status);
 } KS_API_CATCH
 
-int ks_x25519_batch(ks_ctx* ctx, const uint8_t* private_keys, int per_item_keys,
-                    const uint8_t* peer_public_keys, size_t count, uint8_t* shared,
-                    size_t shared_len, int* status) try {
+namespace {
+
+// ks_x25519_derive_batch (one key) and _keys (per_item_keys).
+int derive_batch(ks_ctx* ctx, const uint8_t* private_keys, bool per_item_keys,
+                 const uint8_t* peer_public_keys, size_t count, uint8_t* shared,
+                 size_t shared_len, int* status) {
   int rc = check_ctx(ctx);
   if (rc == KS_OK) rc = check_items(private_keys, count == 0 ? 0 : per_item_keys ? count : 1, 32);
   if (rc == KS_OK) rc = check_items(peer_public_keys, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(shared, shared_len, count, 32);
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinX25519))
-    return gpu_shared_secrets(ctx, private_keys, per_item_keys != 0, peer_public_keys, count,
+    return gpu_shared_secrets(ctx, private_keys, per_item_keys, peer_public_keys, count,
                               shared, status);
   std::vector<int> result(count, KS_OK);
   ks::api::run_groups<kItems>(ctx, count, result, [&](const size_t* idx, size_t n) {
@@ -226,4 +229,29 @@ int ks_x25519_batch(ks_ctx* ctx, const uint8_t* private_keys, int per_item_keys,
     }
   });
   return finish_statuses(result, status);
+}
+
+}  // namespace
+
+int ks_x25519_derive_batch(ks_ctx* ctx, const uint8_t private_key[KS_X25519_KEY_BYTES],
+                           const uint8_t* peer_public_keys, size_t count, uint8_t* shared,
+                           size_t shared_len, int* status) try {
+  return derive_batch(ctx, private_key, false, peer_public_keys, count, shared, shared_len,
+                      status);
 } KS_API_CATCH
+
+int ks_x25519_derive_batch_keys(ks_ctx* ctx, const uint8_t* private_keys,
+                                const uint8_t* peer_public_keys, size_t count, uint8_t* shared,
+                                size_t shared_len, int* status) try {
+  return derive_batch(ctx, private_keys, true, peer_public_keys, count, shared, shared_len,
+                      status);
+} KS_API_CATCH
+
+int ks_x25519_batch(ks_ctx* ctx, const uint8_t* private_keys, int per_item_keys,
+                    const uint8_t* peer_public_keys, size_t count, uint8_t* shared,
+                    size_t shared_len, int* status) {
+  return per_item_keys ? ks_x25519_derive_batch_keys(ctx, private_keys, peer_public_keys, count,
+                                                     shared, shared_len, status)
+                       : ks_x25519_derive_batch(ctx, private_keys, peer_public_keys, count,
+                                                shared, shared_len, status);
+}

@@ -230,9 +230,9 @@ TEST(Ed25519Api, BatchSignMatchesSingleAndOpenSsl) {
     offsets.push_back(data.size());
   }
   std::vector<uint8_t> sigs(64 * kCount), one_key_sigs(64 * kCount);
-  ASSERT_EQ(ks_ed25519_sign_batch_seeds(ctx.ctx, seeds.data(), data.data(), data.size(),
-                                        offsets.data(), kCount, sigs.data(), sigs.size(),
-                                        status.data()),
+  ASSERT_EQ(ks_ed25519_sign_batch_keys(ctx.ctx, seeds.data(), data.data(), data.size(),
+                                       offsets.data(), kCount, sigs.data(), sigs.size(),
+                                       status.data()),
             KS_OK);
   ks_ed25519_key* first = nullptr;
   ks_ed25519_key_from_seed(seeds.data(), 32, &first);
@@ -303,8 +303,8 @@ TEST(X25519Api, BatchesMatchSingleOperations) {
             KS_OK);
   memset(peers.data() + 32 * 5, 0, 32);  // a small-order peer value in the middle
   std::vector<uint8_t> shared(32 * kCount), shared_one(32 * kCount);
-  EXPECT_EQ(ks_x25519_batch(ctx.ctx, privs.data(), 1, peers.data(), kCount, shared.data(),
-                            shared.size(), status.data()),
+  EXPECT_EQ(ks_x25519_derive_batch_keys(ctx.ctx, privs.data(), peers.data(), kCount,
+                                        shared.data(), shared.size(), status.data()),
             KS_ERR_BATCH_ITEMS);
   for (size_t i = 0; i < kCount; ++i) {
     uint8_t pub[32], one[32];
@@ -315,8 +315,8 @@ TEST(X25519Api, BatchesMatchSingleOperations) {
     EXPECT_EQ(rc, i == 5 ? KS_ERR_ZERO_SHARED_SECRET : KS_OK);
     EXPECT_EQ(memcmp(one, shared.data() + 32 * i, 32), 0) << i;
   }
-  EXPECT_EQ(ks_x25519_batch(ctx.ctx, privs.data(), 0, peers.data(), kCount, shared_one.data(),
-                            shared_one.size(), nullptr),
+  EXPECT_EQ(ks_x25519_derive_batch(ctx.ctx, privs.data(), peers.data(), kCount,
+                                   shared_one.data(), shared_one.size(), nullptr),
             KS_ERR_BATCH_ITEMS);
   for (size_t i = 0; i < kCount; ++i) {
     uint8_t one[32];
@@ -324,12 +324,54 @@ TEST(X25519Api, BatchesMatchSingleOperations) {
     EXPECT_EQ(memcmp(one, shared_one.data() + 32 * i, 32), 0) << i;
   }
   // Arguments
-  EXPECT_EQ(ks_x25519_batch(ctx.ctx, nullptr, 0, peers.data(), kCount, shared.data(), shared.size(),
-                            nullptr),
+  EXPECT_EQ(ks_x25519_derive_batch(ctx.ctx, nullptr, peers.data(), kCount, shared.data(),
+                                   shared.size(), nullptr),
             KS_ERR_NULL_POINTER);
-  EXPECT_EQ(ks_x25519_batch(ctx.ctx, privs.data(), 1, peers.data(), kCount, shared.data(), 31,
-                            nullptr),
+  EXPECT_EQ(ks_x25519_derive_batch_keys(ctx.ctx, nullptr, peers.data(), kCount, shared.data(),
+                                        shared.size(), nullptr),
+            KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_x25519_derive_batch_keys(ctx.ctx, privs.data(), peers.data(), kCount,
+                                        shared.data(), 31, nullptr),
             KS_ERR_LENGTH);
+  // No key is read for an empty batch: NULL is accepted, as for any empty input.
+  EXPECT_EQ(ks_x25519_derive_batch(ctx.ctx, nullptr, nullptr, 0, nullptr, 0, nullptr), KS_OK);
+  EXPECT_EQ(ks_x25519_derive_batch_keys(ctx.ctx, nullptr, nullptr, 0, nullptr, 0, nullptr), KS_OK);
 }
+
+// The names kept for one release (KS_DEPRECATED) give what their
+// replacements give: ks_ed25519_sign_batch_seeds is _keys, ks_x25519_batch
+// is derive_batch_keys for any nonzero per_item_keys and derive_batch for 0.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST(Curve25519Api, DeprecatedBatchNamesCallTheirReplacements) {
+  Ctx ctx;
+  constexpr size_t kCount = 9;
+  const std::vector<uint8_t> keys = random_bytes(32 * kCount), peers = random_bytes(32 * kCount);
+  std::vector<uint8_t> want(32 * kCount), got(32 * kCount);
+  for (int per_item : {0, 1, -1, 0x100}) {
+    ASSERT_EQ((per_item ? ks_x25519_derive_batch_keys : ks_x25519_derive_batch)(
+                  ctx.ctx, keys.data(), peers.data(), kCount, want.data(), want.size(), nullptr),
+              KS_OK);
+    ASSERT_EQ(ks_x25519_batch(ctx.ctx, keys.data(), per_item, peers.data(), kCount, got.data(),
+                              got.size(), nullptr),
+              KS_OK);
+    EXPECT_EQ(got, want) << "per_item_keys " << per_item;
+  }
+  const uint8_t data[] = "abcdefghi";
+  std::vector<uint64_t> offsets(kCount + 1);
+  for (size_t i = 0; i <= kCount; ++i) offsets[i] = i;
+  std::vector<uint8_t> sigs_new(64 * kCount), sigs_old(64 * kCount);
+  ASSERT_EQ(ks_ed25519_sign_batch_keys(ctx.ctx, keys.data(), data, kCount, offsets.data(), kCount,
+                                       sigs_new.data(), sigs_new.size(), nullptr),
+            KS_OK);
+  ASSERT_EQ(ks_ed25519_sign_batch_seeds(ctx.ctx, keys.data(), data, kCount, offsets.data(),
+                                        kCount, sigs_old.data(), sigs_old.size(), nullptr),
+            KS_OK);
+  EXPECT_EQ(sigs_old, sigs_new);
+  EXPECT_EQ(ks_ed25519_sign_batch_seeds(ctx.ctx, nullptr, data, kCount, offsets.data(), kCount,
+                                        sigs_old.data(), sigs_old.size(), nullptr),
+            KS_ERR_NULL_POINTER);
+}
+#pragma GCC diagnostic pop
 
 }  // namespace

@@ -327,10 +327,10 @@ TEST(GpuCurve25519Api, X25519BatchMatchesTheCpu) {
     std::vector<int> got_status(n, 99), want_status(n, 98);
     for (int per_item : {1, 0}) {
       memset(shared.p, 0xA5, 32 * n);
-      const int rc = ks_x25519_batch(gpu_ctx.ctx, keys.p, per_item, peers.p, n, shared.p, 32 * n,
-                                     got_status.data());
-      const int want_rc = ks_x25519_batch(cpu_ctx.ctx, keys.p, per_item, peers.p, n, want.data(),
-                                          want.size(), want_status.data());
+      const auto derive = per_item ? ks_x25519_derive_batch_keys : ks_x25519_derive_batch;
+      const int rc = derive(gpu_ctx.ctx, keys.p, peers.p, n, shared.p, 32 * n, got_status.data());
+      const int want_rc = derive(cpu_ctx.ctx, keys.p, peers.p, n, want.data(), want.size(),
+                                 want_status.data());
       ASSERT_EQ(want_rc, KS_ERR_BATCH_ITEMS);  // the small-order peers
       ASSERT_EQ(rc, want_rc) << "pinned " << pinned << " per_item " << per_item;
       for (size_t i = 0; i < n; ++i) {
@@ -340,7 +340,8 @@ TEST(GpuCurve25519Api, X25519BatchMatchesTheCpu) {
       }
     }
   }
-  EXPECT_EQ(ks_x25519_batch(gpu_ctx.ctx, nullptr, 1, nullptr, 0, nullptr, 0, nullptr), KS_OK);
+  EXPECT_EQ(ks_x25519_derive_batch_keys(gpu_ctx.ctx, nullptr, nullptr, 0, nullptr, 0, nullptr),
+            KS_OK);
 }
 
 // Ed25519 verification batches of an odd size on a GPU context, valid and
@@ -403,9 +404,9 @@ TEST_P(GpuCurve25519Api, KeysAndSignBatchesMatchTheCpu) {
                                          want_pubs.size(), nullptr), KS_OK);
   ASSERT_EQ(ks_ed25519_sign_batch(cpu_ctx.ctx, key, data_v.data(), data_v.size(), offsets.data(),
                                   n, want_one.data(), want_one.size(), nullptr), KS_OK);
-  ASSERT_EQ(ks_ed25519_sign_batch_seeds(cpu_ctx.ctx, seeds_v.data(), data_v.data(), data_v.size(),
-                                        offsets.data(), n, want_per.data(), want_per.size(),
-                                        nullptr), KS_OK);
+  ASSERT_EQ(ks_ed25519_sign_batch_keys(cpu_ctx.ctx, seeds_v.data(), data_v.data(), data_v.size(),
+                                       offsets.data(), n, want_per.data(), want_per.size(),
+                                       nullptr), KS_OK);
   for (bool pinned : {false, true}) {
     HostBuffer seeds(seeds_v.size(), pinned), data(data_v.size() + 1, pinned),
         pubs(32 * n, pinned), sigs(64 * n, pinned);
@@ -419,8 +420,8 @@ TEST_P(GpuCurve25519Api, KeysAndSignBatchesMatchTheCpu) {
     ASSERT_EQ(ks_ed25519_sign_batch(gpu_ctx.ctx, key, data.p, data_v.size(), offsets.data(), n,
                                     sigs.p, 64 * n, nullptr), KS_OK);
     EXPECT_EQ(memcmp(sigs.p, want_one.data(), 64 * n), 0) << "one key, pinned " << pinned;
-    ASSERT_EQ(ks_ed25519_sign_batch_seeds(gpu_ctx.ctx, seeds.p, data.p, data_v.size(),
-                                          offsets.data(), n, sigs.p, 64 * n, status.data()),
+    ASSERT_EQ(ks_ed25519_sign_batch_keys(gpu_ctx.ctx, seeds.p, data.p, data_v.size(),
+                                         offsets.data(), n, sigs.p, 64 * n, status.data()),
               KS_OK);
     EXPECT_EQ(memcmp(sigs.p, want_per.data(), 64 * n), 0) << "per-item seeds, pinned " << pinned;
     ASSERT_EQ(ks_ed25519_keygen_batch(gpu_ctx.ctx, n, seeds.p, 32 * n, pubs.p, 32 * n, nullptr),

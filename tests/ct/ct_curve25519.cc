@@ -66,17 +66,17 @@ void batches(ks_ctx* ctx) {
   std::vector<uint64_t> offsets(kCount + 1, 14);
   offsets[0] = 0;
   offsets[1] = 5;
-  expect(is_ok(ks_ed25519_sign_batch_seeds(ctx, seeds.data(), data, 14, offsets.data(), kCount,
-                                           sigs.data(), sigs.size(), status.data())),
-         "ks_ed25519_sign_batch_seeds");
+  expect(is_ok(ks_ed25519_sign_batch_keys(ctx, seeds.data(), data, 14, offsets.data(), kCount,
+                                          sigs.data(), sigs.size(), status.data())),
+         "ks_ed25519_sign_batch_keys");
   std::vector<uint8_t> privs(32 * kCount), xpubs(32 * kCount), shared(32 * kCount);
   expect(is_ok(ks_x25519_keygen_batch(ctx, kCount, privs.data(), privs.size(), xpubs.data(),
                                       xpubs.size(), status.data())),
          "ks_x25519_keygen_batch");
   ks::ct_declassify(xpubs.data(), xpubs.size());
-  expect(is_ok(ks_x25519_batch(ctx, privs.data(), 1, xpubs.data(), kCount, shared.data(),
-                               shared.size(), status.data())),
-         "ks_x25519_batch");
+  expect(is_ok(ks_x25519_derive_batch_keys(ctx, privs.data(), xpubs.data(), kCount,
+                                           shared.data(), shared.size(), status.data())),
+         "ks_x25519_derive_batch_keys");
 }
 
 // The 4-lane single operations with secret scalars: the comb and the

@@ -1,8 +1,8 @@
 // fuzz_batch_args_25519: the Ed25519 and X25519 batch calls
 // (ks_ed25519_keygen_batch, ks_ed25519_public_keys_batch,
-// ks_ed25519_sign_batch, ks_ed25519_sign_batch_seeds,
+// ks_ed25519_sign_batch, ks_ed25519_sign_batch_keys,
 // ks_ed25519_verify_batch, ks_x25519_keygen_batch,
-// ks_x25519_public_keys_batch, ks_x25519_batch) driven as fuzz_batch_args
+// ks_x25519_public_keys_batch, ks_x25519_derive_batch[_keys]) driven as fuzz_batch_args
 // drives the SM3/SM2 ones: counts, data lengths, offsets, output lengths
 // and NULL pointers taken from the input, on CPU contexts of 1 and 2
 // threads, in the same shapes (valid small, valid large, bad arguments,
@@ -40,7 +40,7 @@
 //       where ks_ed25519_pubkey_from_bytes refuses the key, with good,
 //       corrupted and arbitrary signatures mixed with small-order, mixed-
 //       order and non-canonical keys and R values and S >= L;
-//     x25519 (one key or per-item keys, any nonzero per_item_keys): the
+//     x25519 (one key, or per-item keys with the _keys call): the
 //       status and secret of ks_x25519, with small-order, non-canonical and
 //       all-zero peer values (KS_ERR_ZERO_SHARED_SECRET, zeroed output);
 //  - at start-up, the one-item calls themselves answer the RFC 8032 /
@@ -385,9 +385,9 @@ void fuzz_public_keys_batch(Reader& r, const Plan& plan, const KeyScheme& s) {
 }
 
 // ks_ed25519_sign_batch (seeds_in false: one key) and
-// ks_ed25519_sign_batch_seeds (true: per-item seeds).
+// ks_ed25519_sign_batch_keys (true: per-item seeds).
 void fuzz_ed25519_sign_batch(Reader& r, const Plan& plan, bool seeds_in) {
-  const char* call = seeds_in ? "ks_ed25519_sign_batch_seeds" : "ks_ed25519_sign_batch";
+  const char* call = seeds_in ? "ks_ed25519_sign_batch_keys" : "ks_ed25519_sign_batch";
   size_t count = pick_count(r, plan, kSmallCount, kBigCount, 64);
   const size_t n = plan.huge() ? 1 : count;  // items actually allocated
   const ks_ed25519_key* key = g_ed_keys[r.u8() % 3];
@@ -425,8 +425,8 @@ void fuzz_ed25519_sign_batch(Reader& r, const Plan& plan, bool seeds_in) {
   if (v.valid() && count > kBigCount) count %= kBigCount + 1;  // a prefix of good offsets is good
   int rc;
   if (seeds_in) {
-    rc = ks_ed25519_sign_batch_seeds(plan.ctx, seeds_p, m.data_p, m.data_len, m.off_p, count,
-                                     sigs_p, sigs.buf.size(), status.ptr());
+    rc = ks_ed25519_sign_batch_keys(plan.ctx, seeds_p, m.data_p, m.data_len, m.off_p, count,
+                                    sigs_p, sigs.buf.size(), status.ptr());
   } else {
     rc = ks_ed25519_sign_batch(plan.ctx, key, m.data_p, m.data_len, m.off_p, count, sigs_p,
                                sigs.buf.size(), status.ptr());
@@ -497,15 +497,14 @@ void fuzz_ed25519_verify_batch(Reader& r, const Plan& plan) {
   expect_rc_statuses(call, rc, status, count);
 }
 
+// ks_x25519_derive_batch_keys (mode bit 0: per-item keys) or
+// ks_x25519_derive_batch (one key).
 void fuzz_x25519_batch(Reader& r, const Plan& plan) {
-  const char* call = "ks_x25519_batch";
   size_t count = pick_count(r, plan, kSmallCount, kBigCount);
   const size_t n = plan.huge() ? 1 : count;
-  // per_item_keys: 0, or any nonzero value (all mean per-item keys).
-  static const int kPerItem[] = {1, -1, 2, 0x100, INT_MIN, INT_MAX};
-  const uint8_t mode = r.u8();
-  const int per_item = (mode & 1) ? kPerItem[(mode >> 1) % 6] : 0;
-  Bytes priv(32 * (per_item != 0 ? n : 1)), peers(32 * n);
+  const bool per_item = (r.u8() & 1) != 0;
+  const char* call = per_item ? "ks_x25519_derive_batch_keys" : "ks_x25519_derive_batch";
+  Bytes priv(32 * (per_item ? n : 1)), peers(32 * n);
   fill_secrets(r, priv, g_x_priv);
   fill_peers(r, peers);
   Output shared(pick_out_len(r, plan, count, 32, plan.spoils(kBadOutputLen)));
@@ -523,18 +522,18 @@ void fuzz_x25519_batch(Reader& r, const Plan& plan) {
   if (plan.ctx == nullptr) v.bad(KS_ERR_NULL_POINTER);
   // The private keys: count of them, or one; none is read when count is 0
   // (so NULL is then accepted, as for any empty input).
-  check_items_arg(v, priv_p, count == 0 ? 0 : per_item != 0 ? count : 1, 32);
+  check_items_arg(v, priv_p, count == 0 ? 0 : per_item ? count : 1, 32);
   check_items_arg(v, peers_p, count, 32);
   check_output_arg(v, shared_p, shared.buf.size(), count, 32);
   if (v.valid() && count > kBigCount) count %= kBigCount + 1;
-  const int rc = ks_x25519_batch(plan.ctx, priv_p, per_item, peers_p, count, shared_p,
-                                 shared.buf.size(), status.ptr());
+  const int rc = (per_item ? ks_x25519_derive_batch_keys : ks_x25519_derive_batch)(
+      plan.ctx, priv_p, peers_p, count, shared_p, shared.buf.size(), status.ptr());
   if (!check_answer(call, rc, v, count, status, {&shared})) return;
   expect_tail(call, shared, count, 32);
   bool any_failed = false;
   for (size_t i = 0; i < count; ++i) {
     if (!checked(i, count)) continue;
-    const uint8_t* key = priv.data() + (per_item != 0 ? 32 * i : 0);
+    const uint8_t* key = priv.data() + (per_item ? 32 * i : 0);
     uint8_t want[32];
     const int want_rc = ks_x25519(key, peers.data() + 32 * i, want);
     KS_FUZZ_CHECK(want_rc == KS_OK || want_rc == KS_ERR_ZERO_SHARED_SECRET,

@@ -129,8 +129,8 @@ void check_x25519(const std::vector<uint8_t>& k, const std::vector<uint8_t>& pee
   HeapBytes kk(keys), pp(peers);
   HeapBytes shared(32 * kCount);
   int status[kCount];
-  ks_x25519_batch(g_ctx, kk.data(), one_key ? 0 : 1, pp.data(), kCount, shared.data(),
-                  shared.size(), status);
+  (one_key ? ks_x25519_derive_batch : ks_x25519_derive_batch_keys)(
+      g_ctx, kk.data(), pp.data(), kCount, shared.data(), shared.size(), status);
   for (size_t i = 0; i < kCount; ++i) {
     KS_FUZZ_CHECK(status[i] == rc, "batch item %zu: %d, single %d", i, status[i], rc);
     KS_FUZZ_CHECK(memcmp(shared.data() + 32 * i, single, 32) == 0, "batch item %zu differs", i);

@@ -423,8 +423,8 @@ def ed_verify_input(items, lens=None):
 
 
 def x25519_input(mode, priv_sels, peer_sels):
-    """ks_x25519_batch, valid small: mode (bit 0 per-item keys), the
-    selectors of fill_secrets and fill_peers (fixed or special values only)."""
+    """ks_x25519_derive_batch[_keys], valid small: mode (bit 0 per-item
+    keys), the selectors of fill_secrets and fill_peers (fixed or special values only)."""
     assert all(s % 4 in (0, 1) for s in priv_sels + peer_sels)
     count = len(peer_sels)
     return (bytes([OP_X25519, 0x00]) + count.to_bytes(2, "little") + bytes([mode]) +
