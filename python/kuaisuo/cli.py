@@ -25,7 +25,7 @@ import shlex
 import stat
 import string
 import sys
-from typing import Any, BinaryIO, Callable, List, Optional, Tuple
+from typing import Any, BinaryIO, Callable, List, Optional, Tuple, overload
 
 from . import (SM3, HmacSM3, InvalidSignature, KuaisuoError, __version__, _native,
                cpu_features, gpu_built, gpu_device_count)
@@ -635,6 +635,12 @@ def _hex_fault(text: str) -> str:
     if bad is not None:
         return f"a character that is not a hex digit at position {bad + 1}"
     return f"an odd number of hex digits ({len(digits)})"
+
+
+@overload
+def _hex_option(text: str, option: str, lengths: Optional[Tuple[int, ...]] = None) -> bytes: ...
+@overload
+def _hex_option(text: None, option: str, lengths: Optional[Tuple[int, ...]] = None) -> None: ...
 
 
 def _hex_option(text: Optional[str], option: str, lengths: Optional[Tuple[int, ...]] = None
