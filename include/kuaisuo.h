@@ -203,6 +203,18 @@ KS_API void ks_host_free(void* p);
 /* The features the CPU dispatch uses, e.g. "bmi2 adx avx2 avx512f ...". */
 KS_API const char* ks_cpu_features(void);
 
+/* ---- Direction ------------------------------------------------------ */
+/* Every cipher call that both encrypts and decrypts takes the direction as
+ * an int encrypt parameter (SM4: ks_sm4_crypt, ks_sm4_init,
+ * ks_sm4_gcm_init, ks_sm4_crypt_buffer, ks_sm4_batch; SKINNY: every
+ * ks_skinny128_256_* call with one): KS_ENCRYPT or KS_DECRYPT (any nonzero
+ * value encrypts, as it always has). The one-shot AEAD calls are pairs
+ * instead (ks_sm4_gcm_seal / _open and their _buffer forms): sealing and
+ * opening take different arguments (open checks a given tag, seal writes
+ * one) and open may refuse to write anything, so they are two operations,
+ * not one with a direction. */
+typedef enum ks_direction { KS_DECRYPT = 0, KS_ENCRYPT = 1 } ks_direction;
+
 /* ---- SM3 (GB/T 32905-2016) and HMAC-SM3 ------------------------------ */
 #define KS_SM3_DIGEST_BYTES 32
 #define KS_SM3_BLOCK_BYTES 64
@@ -272,23 +284,31 @@ typedef enum ks_sm4_mode {
  * does by default. Without it their lengths must be multiples of 16. */
 #define KS_SM4_PAD_PKCS7 1u
 
-/* One-shot ECB/CBC/CFB/OFB/CTR (not GCM). *out_len receives the bytes
- * written, or needed together with KS_ERR_LENGTH when out_cap is too
- * small (encrypting with padding: in_len rounded up to the next multiple
- * of 16, a whole block more when it is one; otherwise at most in_len).
- * Decrypting, KS_ERR_BAD_PADDING (or any error after decryption began)
- * leaves out[0 .. in_len) zeroed and *out_len 0: no unauthenticated
- * plaintext of a message that failed is handed out (as GCM's open). */
+/* One-shot ECB/CBC/CFB/OFB/CTR (not GCM); encrypt: KS_ENCRYPT or
+ * KS_DECRYPT. *out_len receives the bytes written, or needed together
+ * with KS_ERR_LENGTH when out_cap is too small (encrypting with padding:
+ * in_len rounded up to the next multiple of 16, a whole block more when it
+ * is one; otherwise at most in_len). Decrypting, KS_ERR_BAD_PADDING (or
+ * any error after decryption began) leaves out[0 .. in_len) zeroed and
+ * *out_len 0: no unauthenticated plaintext of a message that failed is
+ * handed out (as GCM's open). */
+KS_API int ks_sm4_crypt(int mode, int encrypt, uint32_t flags,
+                        const uint8_t key[KS_SM4_KEY_BYTES], const uint8_t* iv, size_t iv_len,
+                        const uint8_t* in, size_t in_len, uint8_t* out, size_t out_cap,
+                        size_t* out_len);
+/* Deprecated: ks_sm4_crypt with KS_ENCRYPT / KS_DECRYPT. */
+KS_DEPRECATED("use ks_sm4_crypt(mode, KS_ENCRYPT, ...)")
 KS_API int ks_sm4_encrypt(int mode, uint32_t flags, const uint8_t key[KS_SM4_KEY_BYTES],
                           const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t in_len,
                           uint8_t* out, size_t out_cap, size_t* out_len);
+KS_DEPRECATED("use ks_sm4_crypt(mode, KS_DECRYPT, ...)")
 KS_API int ks_sm4_decrypt(int mode, uint32_t flags, const uint8_t key[KS_SM4_KEY_BYTES],
                           const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t in_len,
                           uint8_t* out, size_t out_cap, size_t* out_len);
 
 /* One-shot GCM: out holds len bytes, tag tag_len (4..16) bytes. Open
  * checks the tag before it decrypts anything: on KS_ERR_TAG_MISMATCH out is
- * left as it was. */
+ * left as it was. (A seal/open pair, not a direction: see ks_direction.) */
 KS_API int ks_sm4_gcm_seal(const uint8_t key[KS_SM4_KEY_BYTES], const uint8_t* iv,
                            size_t iv_len, const uint8_t* aad, size_t aad_len,
                            const uint8_t* in, size_t len, uint8_t* out, uint8_t* tag,
@@ -311,14 +331,15 @@ KS_API int ks_sm4_key_encode(const uint8_t key[KS_SM4_KEY_BYTES], int pem, uint8
                              size_t out_cap, size_t* out_len);
 KS_API int ks_sm4_key_decode(const uint8_t* in, size_t in_len, uint8_t key[KS_SM4_KEY_BYTES]);
 
-/* Streaming ECB/CBC/CFB/OFB/CTR. Caller-allocated state; treat as opaque.
- * update writes what is ready (at most len + 16 bytes; CFB/OFB/CTR exactly
- * len); final writes the last block of ECB/CBC (at most 16 bytes; nothing
- * for the stream modes), returns KS_ERR_BAD_PADDING or KS_ERR_LENGTH (a
- * partial block without padding) on bad input, and wipes c. On
- * KS_ERR_BAD_PADDING final zeroes out[0 .. min(out_cap, 16)) (what it may
- * write); the plaintext update returned before is the caller's to discard,
- * since bad padding means a wrong key or damaged ciphertext. */
+/* Streaming ECB/CBC/CFB/OFB/CTR (init's encrypt: KS_ENCRYPT or
+ * KS_DECRYPT). Caller-allocated state; treat as opaque. update writes what
+ * is ready (at most len + 16 bytes; CFB/OFB/CTR exactly len); final writes
+ * the last block of ECB/CBC (at most 16 bytes; nothing for the stream
+ * modes), returns KS_ERR_BAD_PADDING or KS_ERR_LENGTH (a partial block
+ * without padding) on bad input, and wipes c. On KS_ERR_BAD_PADDING final
+ * zeroes out[0 .. min(out_cap, 16)) (what it may write); the plaintext
+ * update returned before is the caller's to discard, since bad padding
+ * means a wrong key or damaged ciphertext. */
 typedef struct ks_sm4_ctx {
   uint64_t opaque[56];
 } ks_sm4_ctx;
@@ -330,11 +351,12 @@ KS_API int ks_sm4_final(ks_sm4_ctx* c, uint8_t* out, size_t out_cap, size_t* out
 /* Wipes the key material in c (final does this too). */
 KS_API void ks_sm4_cleanse(ks_sm4_ctx* c);
 
-/* Streaming GCM: init, aad (any number of calls, before the text), update
- * (len bytes out for len in), then final (encrypting: writes the tag) or
- * verify (decrypting). Decrypted bytes from update are NOT authenticated
- * until verify returns KS_OK: a caller that cannot hold them back should
- * use ks_sm4_gcm_open. final and verify wipe c. */
+/* Streaming GCM: init (encrypt: KS_ENCRYPT or KS_DECRYPT), aad (any number
+ * of calls, before the text), update (len bytes out for len in), then
+ * final (encrypting: writes the tag) or verify (decrypting). Decrypted
+ * bytes from update are NOT authenticated until verify returns KS_OK: a
+ * caller that cannot hold them back should use ks_sm4_gcm_open. final and
+ * verify wipe c. */
 typedef struct ks_sm4_gcm_ctx {
   uint64_t opaque[96];
 } ks_sm4_gcm_ctx;
@@ -347,16 +369,17 @@ KS_API int ks_sm4_gcm_verify(ks_sm4_gcm_ctx* c, const uint8_t* tag, size_t tag_l
 KS_API void ks_sm4_gcm_cleanse(ks_sm4_gcm_ctx* c);
 
 /* One large buffer, ECB (whole blocks, no padding) or CTR (any length),
- * on a context: on GPU contexts through the chunked pipeline, copies
- * overlapping the kernels and pinned caller buffers (ks_host_alloc) copied
- * directly; otherwise split over the context's CPU threads. AUTO uses the
- * GPU for pinned buffers of 4 MiB and more only: ordinary memory must be
- * staged by host copies, which a many-core host's own SM4 outruns. The
- * GPU kernel is the constant-time bitsliced one unless flags has
- * KS_SM4_GPU_TABLES: shared-memory T-tables, faster, but their
- * addresses depend on key and data, which another tenant of the same GPU
- * may observe (docs/ARCHITECTURE.md). CTR's iv is the first counter block
- * (not advanced); out may be in. */
+ * encrypted or decrypted (KS_ENCRYPT / KS_DECRYPT) on a context: on GPU
+ * contexts through the chunked pipeline, copies overlapping the kernels
+ * and pinned caller buffers (ks_host_alloc) copied directly; otherwise
+ * split over the context's CPU threads. AUTO uses the GPU for pinned
+ * buffers of 4 MiB and more only: ordinary memory must be staged by host
+ * copies, which a many-core host's own SM4 outruns. The GPU kernel is the
+ * constant-time bitsliced one unless flags has KS_SM4_GPU_TABLES:
+ * shared-memory T-tables, faster, but their addresses depend on key and
+ * data, which another tenant of the same GPU may observe
+ * (docs/ARCHITECTURE.md). CTR's iv is the first counter block (not
+ * advanced); out may be in. */
 #define KS_SM4_GPU_TABLES 2u
 KS_API int ks_sm4_crypt_buffer(ks_ctx* ctx, int mode, int encrypt, uint32_t flags,
                                const uint8_t key[KS_SM4_KEY_BYTES], const uint8_t* iv,
@@ -376,7 +399,8 @@ KS_API int ks_sm4_gcm_open_buffer(ks_ctx* ctx, uint32_t flags, const uint8_t key
                                   size_t aad_len, const uint8_t* in, size_t len,
                                   const uint8_t* tag, size_t tag_len, uint8_t* out);
 
-/* Many independent messages, each with its own key and IV. On GPU
+/* Many independent messages, each with its own key and IV, all encrypted
+ * or all decrypted (encrypt: KS_ENCRYPT or KS_DECRYPT). On GPU
  * contexts (KS_BACKEND_GPU) ECB, CTR and GCM with 12-byte IVs run on the
  * GPU in the constant-time bitsliced kernels (key schedules and GHASH on
  * the device, GCM tags checked there before any plaintext is released,
@@ -546,7 +570,8 @@ KS_API int ks_sm2_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const ui
  * constant time (the S-box is computed by its circuit, never looked up).
  * CTR's iv is the first counter block, a 128-bit big-endian integer
  * incremented by one per block and wrapping modulo 2^128 (as SM4's CTR);
- * ECB takes whole blocks and no iv. out may equal in. */
+ * ECB takes whole blocks and no iv. out may equal in. encrypt, in every
+ * call that has it: KS_ENCRYPT or KS_DECRYPT (CTR is the same both ways). */
 #define KS_SKINNY_TWEAKEY_BYTES 32
 #define KS_SKINNY_BLOCK_BYTES 16
 

@@ -631,7 +631,7 @@ size_t sm4_iv_len(int mode) {
 // buffer that every operation reuses (as `openssl speed` does), for us or
 // for OpenSSL. An operation is one whole message under that key and IV,
 // without padding and (GCM) without AAD, with a 16-byte tag: for us the
-// one-shot call (ks_sm4_encrypt / ks_sm4_decrypt / ks_sm4_gcm_seal); for
+// one-shot call (ks_sm4_crypt / ks_sm4_gcm_seal); for
 // OpenSSL init with the key and IV, update over the buffer and final on an
 // EVP_CIPHER_CTX made once. Both redo the key schedule per message.
 struct Sm4Worker {
@@ -656,12 +656,8 @@ struct Sm4Worker {
       return ks_sm4_gcm_seal(key.data(), v, iv_len, nullptr, 0, in.data(), msg_bytes, dst, t,
                              16) == KS_OK;
     size_t n = 0;
-    const int rc =
-        op->encrypt
-            ? ks_sm4_encrypt(op->mode, 0, key.data(), v, iv_len, in.data(), msg_bytes, dst,
-                             msg_bytes, &n)
-            : ks_sm4_decrypt(op->mode, 0, key.data(), v, iv_len, in.data(), msg_bytes, dst,
-                             msg_bytes, &n);
+    const int rc = ks_sm4_crypt(op->mode, op->encrypt ? KS_ENCRYPT : KS_DECRYPT, 0, key.data(), v,
+                                iv_len, in.data(), msg_bytes, dst, msg_bytes, &n);
     return rc == KS_OK && n == msg_bytes;
   }
 

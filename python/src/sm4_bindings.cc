@@ -30,7 +30,7 @@ const uint8_t* key_of(const Buffer& key) {
   return key.data();
 }
 
-// Which input a KS_ERR_LENGTH of ks_sm4_encrypt / _decrypt is about.
+// Which input a KS_ERR_LENGTH of ks_sm4_crypt is about.
 const char* length_fault(int mode, size_t iv_len, bool padding) {
   if (mode == KS_SM4_ECB ? iv_len != 0 : iv_len != KS_SM4_BLOCK_BYTES)
     return "iv (16 bytes for CBC, CFB, OFB and CTR; none for ECB)";
@@ -53,10 +53,8 @@ nb::bytes crypt(bool encrypt, int mode, nb::handle key_obj, nb::handle iv_obj,
   const uint8_t* k = key_of(key);
   const auto call = [&] {
     const uint8_t* iv = iv_copy.empty() ? nullptr : iv_copy.data();
-    return encrypt ? ks_sm4_encrypt(mode, flags, k, iv, iv_copy.size(), data.data(),
-                                    data.size(), out.data(), out.size(), &out_len)
-                   : ks_sm4_decrypt(mode, flags, k, iv, iv_copy.size(), data.data(),
-                                    data.size(), out.data(), out.size(), &out_len);
+    return ks_sm4_crypt(mode, encrypt ? KS_ENCRYPT : KS_DECRYPT, flags, k, iv, iv_copy.size(),
+                        data.data(), data.size(), out.data(), out.size(), &out_len);
   };
   const int rc = ks_py::nogil(call, data.size() >= kReleaseGilBytes);
   check(rc, rc == KS_ERR_LENGTH ? length_fault(mode, iv_copy.size(), padding) : nullptr);

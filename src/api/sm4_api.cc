@@ -217,17 +217,26 @@ int check_batch(ks_ctx* ctx, int mode, uint32_t flags, const uint8_t* keys, cons
 
 }  // namespace
 
+int ks_sm4_crypt(int mode, int encrypt, uint32_t flags, const uint8_t key[KS_SM4_KEY_BYTES],
+                 const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t in_len,
+                 uint8_t* out, size_t out_cap, size_t* out_len) try {
+  return one_shot(encrypt != 0, mode, flags, key, iv, iv_len, in, in_len, out, out_cap,
+                  out_len);
+} KS_API_CATCH
+
 int ks_sm4_encrypt(int mode, uint32_t flags, const uint8_t key[KS_SM4_KEY_BYTES],
                    const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t in_len,
-                   uint8_t* out, size_t out_cap, size_t* out_len) try {
-  return one_shot(true, mode, flags, key, iv, iv_len, in, in_len, out, out_cap, out_len);
-} KS_API_CATCH
+                   uint8_t* out, size_t out_cap, size_t* out_len) {
+  return ks_sm4_crypt(mode, KS_ENCRYPT, flags, key, iv, iv_len, in, in_len, out, out_cap,
+                      out_len);
+}
 
 int ks_sm4_decrypt(int mode, uint32_t flags, const uint8_t key[KS_SM4_KEY_BYTES],
                    const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t in_len,
-                   uint8_t* out, size_t out_cap, size_t* out_len) try {
-  return one_shot(false, mode, flags, key, iv, iv_len, in, in_len, out, out_cap, out_len);
-} KS_API_CATCH
+                   uint8_t* out, size_t out_cap, size_t* out_len) {
+  return ks_sm4_crypt(mode, KS_DECRYPT, flags, key, iv, iv_len, in, in_len, out, out_cap,
+                      out_len);
+}
 
 int ks_sm4_gcm_seal(const uint8_t key[KS_SM4_KEY_BYTES], const uint8_t* iv, size_t iv_len,
                     const uint8_t* aad, size_t aad_len, const uint8_t* in, size_t len,

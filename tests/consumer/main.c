@@ -21,8 +21,8 @@ int main(void) {
     fprintf(stderr, "SM3(\"abc\") is wrong\n");
     return 1;
   }
-  if (ks_sm4_encrypt(KS_SM4_ECB, 0, kSm4Key, NULL, 0, kSm4Key, 16, ct, sizeof ct, &ct_len) !=
-          KS_OK ||
+  if (ks_sm4_crypt(KS_SM4_ECB, KS_ENCRYPT, 0, kSm4Key, NULL, 0, kSm4Key, 16, ct, sizeof ct,
+                   &ct_len) != KS_OK ||
       ct_len != 16 || memcmp(ct, kSm4Ct, 16) != 0) {
     fprintf(stderr, "SM4 is wrong\n");
     return 1;

@@ -56,19 +56,19 @@ TEST(Sm4Api, OneShotMatchesOpenSslInPlaceToo) {
         const size_t iv_len = mode == KS_SM4_ECB ? 0 : 16;
         const Bytes expect = openssl_encrypt(mode, flags != 0, key, iv, pt);
         size_t need = 0;
-        ASSERT_EQ(ks_sm4_encrypt(mode, flags, key.data(), iv.data(), iv_len, pt.data(), len,
-                                 nullptr, 0, &need),
+        ASSERT_EQ(ks_sm4_crypt(mode, KS_ENCRYPT, flags, key.data(), iv.data(), iv_len, pt.data(),
+                               len, nullptr, 0, &need),
                   expect.empty() ? KS_OK : KS_ERR_LENGTH);
         ASSERT_EQ(need, expect.size());
         Bytes buf(need + 16);
         std::copy(pt.begin(), pt.end(), buf.begin());  // pt may be empty (no data())
         size_t out_len = 0;
-        ASSERT_EQ(ks_sm4_encrypt(mode, flags, key.data(), iv.data(), iv_len, buf.data(), len,
-                                 buf.data(), buf.size(), &out_len),
+        ASSERT_EQ(ks_sm4_crypt(mode, KS_ENCRYPT, flags, key.data(), iv.data(), iv_len, buf.data(),
+                               len, buf.data(), buf.size(), &out_len),
                   KS_OK);
         ASSERT_EQ(Bytes(buf.begin(), buf.begin() + out_len), expect);
-        ASSERT_EQ(ks_sm4_decrypt(mode, flags, key.data(), iv.data(), iv_len, buf.data(), out_len,
-                                 buf.data(), buf.size(), &out_len),
+        ASSERT_EQ(ks_sm4_crypt(mode, KS_DECRYPT, flags, key.data(), iv.data(), iv_len, buf.data(),
+                               out_len, buf.data(), buf.size(), &out_len),
                   KS_OK);
         ASSERT_EQ(Bytes(buf.begin(), buf.begin() + out_len), pt);
       }
@@ -76,32 +76,88 @@ TEST(Sm4Api, OneShotMatchesOpenSslInPlaceToo) {
   }
 }
 
+// One direction parameter, KS_ENCRYPT / KS_DECRYPT (any nonzero value
+// encrypts, as for ks_sm4_init); the deprecated ks_sm4_encrypt / _decrypt
+// give the same bytes and statuses.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST(Sm4Api, CryptTakesTheDirectionAndTheOldPairAgrees) {
+  static_assert(KS_DECRYPT == 0 && KS_ENCRYPT == 1, "the values ks_sm4_init always took");
+  const Bytes key = ks_test::random_bytes(16), iv = ks_test::random_bytes(16);
+  const Bytes pt = ks_test::random_bytes(37);
+  for (int mode : {KS_SM4_ECB, KS_SM4_CBC, KS_SM4_CFB, KS_SM4_OFB, KS_SM4_CTR}) {
+    const uint32_t flags = mode <= KS_SM4_CBC ? KS_SM4_PAD_PKCS7 : 0;
+    const size_t iv_len = mode == KS_SM4_ECB ? 0 : 16;
+    Bytes ct(64), old_ct(64), back(64), old_back(64);
+    size_t n = 0, m = 0;
+    for (int encrypt : {int(KS_ENCRYPT), 2, -1}) {
+      ASSERT_EQ(ks_sm4_crypt(mode, encrypt, flags, key.data(), iv.data(), iv_len, pt.data(),
+                             pt.size(), ct.data(), ct.size(), &n),
+                KS_OK);
+      ASSERT_EQ(ks_sm4_encrypt(mode, flags, key.data(), iv.data(), iv_len, pt.data(), pt.size(),
+                               old_ct.data(), old_ct.size(), &m),
+                KS_OK);
+      EXPECT_EQ(Bytes(ct.begin(), ct.begin() + n), Bytes(old_ct.begin(), old_ct.begin() + m))
+          << "mode " << mode << " encrypt " << encrypt;
+    }
+    ASSERT_EQ(ks_sm4_crypt(mode, KS_DECRYPT, flags, key.data(), iv.data(), iv_len, ct.data(), n,
+                           back.data(), back.size(), &m),
+              KS_OK);
+    EXPECT_EQ(Bytes(back.begin(), back.begin() + m), pt) << "mode " << mode;
+    ASSERT_EQ(ks_sm4_decrypt(mode, flags, key.data(), iv.data(), iv_len, ct.data(), n,
+                             old_back.data(), old_back.size(), &m),
+              KS_OK);
+    EXPECT_EQ(Bytes(old_back.begin(), old_back.begin() + m), pt) << "mode " << mode;
+  }
+  size_t n = 0;
+  EXPECT_EQ(ks_sm4_encrypt(KS_SM4_GCM, 0, key.data(), iv.data(), 12, pt.data(), 16, nullptr, 0,
+                           &n),
+            KS_ERR_INVALID_ARGUMENT);
+}
+#pragma GCC diagnostic pop
+
 TEST(Sm4Api, OneShotArgumentErrors) {
   uint8_t key[16] = {}, iv[16] = {}, buf[64] = {};
   size_t n = 0;
-  EXPECT_EQ(ks_sm4_encrypt(KS_SM4_CBC, 0, nullptr, iv, 16, buf, 16, buf, 64, &n), KS_ERR_NULL_POINTER);
-  EXPECT_EQ(ks_sm4_encrypt(KS_SM4_CBC, 0, key, nullptr, 16, buf, 16, buf, 64, &n), KS_ERR_NULL_POINTER);
-  EXPECT_EQ(ks_sm4_encrypt(KS_SM4_CBC, 0, key, iv, 16, nullptr, 16, buf, 64, &n), KS_ERR_NULL_POINTER);
-  EXPECT_EQ(ks_sm4_encrypt(KS_SM4_CBC, 0, key, iv, 16, buf, 16, buf, 64, nullptr), KS_ERR_NULL_POINTER);
-  EXPECT_EQ(ks_sm4_encrypt(KS_SM4_CBC, 0, key, iv, 12, buf, 16, buf, 64, &n), KS_ERR_LENGTH);
-  EXPECT_EQ(ks_sm4_encrypt(KS_SM4_ECB, 0, key, iv, 16, buf, 16, buf, 64, &n), KS_ERR_LENGTH);
-  EXPECT_EQ(ks_sm4_encrypt(KS_SM4_CBC, 0, key, iv, 16, buf, 17, buf, 64, &n), KS_ERR_LENGTH);
-  EXPECT_EQ(ks_sm4_encrypt(KS_SM4_GCM, 0, key, iv, 16, buf, 16, buf, 64, &n), KS_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(ks_sm4_encrypt(-1, 0, key, iv, 16, buf, 16, buf, 64, &n), KS_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(ks_sm4_encrypt(KS_SM4_CTR, KS_SM4_PAD_PKCS7, key, iv, 16, buf, 16, buf, 64, &n),
+  EXPECT_EQ(ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, 0, nullptr, iv, 16, buf, 16, buf, 64, &n),
+            KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, 0, key, nullptr, 16, buf, 16, buf, 64, &n),
+            KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, 0, key, iv, 16, nullptr, 16, buf, 64, &n),
+            KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, 0, key, iv, 16, buf, 16, buf, 64, nullptr),
+            KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, 0, key, iv, 12, buf, 16, buf, 64, &n),
+            KS_ERR_LENGTH);
+  EXPECT_EQ(ks_sm4_crypt(KS_SM4_ECB, KS_ENCRYPT, 0, key, iv, 16, buf, 16, buf, 64, &n),
+            KS_ERR_LENGTH);
+  EXPECT_EQ(ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, 0, key, iv, 16, buf, 17, buf, 64, &n),
+            KS_ERR_LENGTH);
+  EXPECT_EQ(ks_sm4_crypt(KS_SM4_GCM, KS_ENCRYPT, 0, key, iv, 16, buf, 16, buf, 64, &n),
             KS_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(ks_sm4_encrypt(KS_SM4_CBC, 8, key, iv, 16, buf, 16, buf, 64, &n), KS_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(ks_sm4_encrypt(KS_SM4_CBC, KS_SM4_PAD_PKCS7, key, iv, 16, buf, 16, buf, 31, &n), KS_ERR_LENGTH);
+  EXPECT_EQ(ks_sm4_crypt(-1, KS_ENCRYPT, 0, key, iv, 16, buf, 16, buf, 64, &n),
+            KS_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      ks_sm4_crypt(KS_SM4_CTR, KS_ENCRYPT, KS_SM4_PAD_PKCS7, key, iv, 16, buf, 16, buf, 64, &n),
+      KS_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, 8, key, iv, 16, buf, 16, buf, 64, &n),
+            KS_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, KS_SM4_PAD_PKCS7, key, iv, 16, buf, 16, buf, 31, &n),
+      KS_ERR_LENGTH);
   EXPECT_EQ(n, 32u);
   // A decryption whose padding is bad: error, and nothing of it left in out.
-  ASSERT_EQ(ks_sm4_encrypt(KS_SM4_CBC, 0, key, iv, 16, buf, 32, buf, 64, &n), KS_OK);
+  ASSERT_EQ(ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, 0, key, iv, 16, buf, 32, buf, 64, &n), KS_OK);
   uint8_t out[32];
   memset(out, 0x77, sizeof out);
-  EXPECT_EQ(ks_sm4_decrypt(KS_SM4_CBC, KS_SM4_PAD_PKCS7, key, iv, 16, buf, 32, out, 32, &n),
-            KS_ERR_BAD_PADDING);
+  EXPECT_EQ(
+      ks_sm4_crypt(KS_SM4_CBC, KS_DECRYPT, KS_SM4_PAD_PKCS7, key, iv, 16, buf, 32, out, 32, &n),
+      KS_ERR_BAD_PADDING);
   EXPECT_EQ(n, 0u);
   EXPECT_EQ(Bytes(out, out + 32), Bytes(32, 0));
-  EXPECT_EQ(ks_sm4_decrypt(KS_SM4_CBC, KS_SM4_PAD_PKCS7, key, iv, 16, buf, 0, out, 32, &n), KS_ERR_LENGTH);
+  EXPECT_EQ(
+      ks_sm4_crypt(KS_SM4_CBC, KS_DECRYPT, KS_SM4_PAD_PKCS7, key, iv, 16, buf, 0, out, 32, &n),
+      KS_ERR_LENGTH);
 }
 
 TEST(Sm4Api, GcmOneShotAndStreaming) {
@@ -210,11 +266,12 @@ TEST(Sm4Api, BadPaddingZeroesTheOutputOfFinalAndOneShot) {
   for (int mode : {KS_SM4_ECB, KS_SM4_CBC}) {
     const size_t iv_len = mode == KS_SM4_ECB ? 0 : 16;
     size_t n = 0;
-    ASSERT_EQ(ks_sm4_encrypt(mode, 0, key, iv, iv_len, pt, 48, ct, 48, &n), KS_OK);
+    ASSERT_EQ(ks_sm4_crypt(mode, KS_ENCRYPT, 0, key, iv, iv_len, pt, 48, ct, 48, &n), KS_OK);
     uint8_t out[48];
     memset(out, 0x77, sizeof out);
-    EXPECT_EQ(ks_sm4_decrypt(mode, KS_SM4_PAD_PKCS7, key, iv, iv_len, ct, 48, out, 48, &n),
-              KS_ERR_BAD_PADDING);
+    EXPECT_EQ(
+        ks_sm4_crypt(mode, KS_DECRYPT, KS_SM4_PAD_PKCS7, key, iv, iv_len, ct, 48, out, 48, &n),
+        KS_ERR_BAD_PADDING);
     EXPECT_EQ(n, 0u);
     EXPECT_EQ(Bytes(out, out + 48), Bytes(48, 0)) << "one-shot, mode " << mode;
     ks_sm4_ctx c;
@@ -271,8 +328,8 @@ TEST(Sm4Api, BatchMatchesOneShotWithPerItemStatus) {
         n = len;
         ASSERT_EQ(Bytes(tags.begin() + 16 * i, tags.begin() + 16 * i + 16), tag);
       } else {
-        ASSERT_EQ(ks_sm4_encrypt(mode, 0, keys.data() + 16 * i, ivs.data() + iv_len * i, iv_len,
-                                 data.data() + begin, len, expect.data(), expect.size(), &n),
+        ASSERT_EQ(ks_sm4_crypt(mode, KS_ENCRYPT, 0, keys.data() + 16 * i, ivs.data() + iv_len * i,
+                               iv_len, data.data() + begin, len, expect.data(), expect.size(), &n),
                   KS_OK);
       }
       ASSERT_EQ(Bytes(out.begin() + begin, out.begin() + begin + len),

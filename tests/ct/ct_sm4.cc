@@ -122,11 +122,13 @@ void gcm() {
   const uint8_t iv16[16] = {5};
   size_t n = 0, m = 0;
   uint8_t out[800], dec[800];
-  expect(ks_sm4_encrypt(KS_SM4_CBC, KS_SM4_PAD_PKCS7, key, iv16, 16, pt, 500, out, sizeof out,
-                        &n) == KS_OK && n == 512,
+  expect(ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, KS_SM4_PAD_PKCS7, key, iv16, 16, pt, 500, out,
+                      sizeof out, &n) == KS_OK &&
+             n == 512,
          "C API cbc encrypt");
-  expect(ks_sm4_decrypt(KS_SM4_CBC, KS_SM4_PAD_PKCS7, key, iv16, 16, out, n, dec, sizeof dec,
-                        &m) == KS_OK && m == 500,
+  expect(ks_sm4_crypt(KS_SM4_CBC, KS_DECRYPT, KS_SM4_PAD_PKCS7, key, iv16, 16, out, n, dec,
+                      sizeof dec, &m) == KS_OK &&
+             m == 500,
          "C API cbc decrypt");
 }
 

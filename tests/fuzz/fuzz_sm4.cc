@@ -17,7 +17,7 @@
 // Properties checked:
 //  - streams: update never writes past the bound it documents (len + 16
 //    for ECB/CBC, len otherwise; the output buffer is exactly that), and
-//    the stream's output equals the one-shot call's (ks_sm4_encrypt, or
+//    the stream's output equals the one-shot call's (ks_sm4_crypt, or
 //    ks_sm4_gcm_seal and its tag); decrypting it gives the text back; a
 //    GCM tag with a flipped bit is refused and the one-shot open leaves its
 //    output as it was;
@@ -128,8 +128,8 @@ void stream_case(Reader& r) {
   const HeapBytes in(text);
   size_t need = 0;
   const size_t iv_len = mode == KS_SM4_ECB ? 0 : 16;
-  const int probe = ks_sm4_encrypt(mode, flags, key.data(), iv.data(), iv_len, in.data(),
-                                   in.size(), nullptr, 0, &need);
+  const int probe = ks_sm4_crypt(mode, KS_ENCRYPT, flags, key.data(), iv.data(), iv_len,
+                                 in.data(), in.size(), nullptr, 0, &need);
   if (final_rc != KS_OK) {  // a partial block without padding: the one-shot says so too
     KS_FUZZ_CHECK(probe == KS_ERR_LENGTH && text.size() % 16 != 0, "final %d, one-shot %d",
                   final_rc, probe);
@@ -137,8 +137,8 @@ void stream_case(Reader& r) {
   }
   HeapBytes ct(need);
   size_t n = 0;
-  KS_FUZZ_OK(ks_sm4_encrypt(mode, flags, key.data(), iv.data(), iv_len, in.data(), in.size(),
-                            ct.data(), ct.size(), &n));
+  KS_FUZZ_OK(ks_sm4_crypt(mode, KS_ENCRYPT, flags, key.data(), iv.data(), iv_len, in.data(),
+                          in.size(), ct.data(), ct.size(), &n));
   KS_FUZZ_CHECK(n == streamed.size() && (n == 0 || memcmp(ct.data(), streamed.data(), n) == 0),
                 "streamed != one-shot");
   // Back through a decrypting stream cut at the same lengths.
@@ -223,10 +223,8 @@ void batch_case(Reader& r) {
       }
     } else {
       size_t n = 0;
-      item = (encrypt ? ks_sm4_encrypt : ks_sm4_decrypt)(mode, 0, keys.data() + 16 * i,
-                                                         ivs.data() + iv_len * i, iv_len,
-                                                         in.data(), len, expect.data(),
-                                                         expect.size(), &n);
+      item = ks_sm4_crypt(mode, encrypt, 0, keys.data() + 16 * i, ivs.data() + iv_len * i,
+                          iv_len, in.data(), len, expect.data(), expect.size(), &n);
     }
     KS_FUZZ_CHECK(status[i] == item, "item %zu: batch %d, one-item %d", i, status[i], item);
     if (item == KS_OK)

@@ -209,9 +209,8 @@ class Sm4Machine : public Machine<ks_sm4_ctx> {
     if (life_ != Life::kLive) return KS_OK;
     one_shot_.assign(in_.size() + 16, 0);
     size_t n = 0;
-    auto call = encrypt_ ? ks_sm4_encrypt : ks_sm4_decrypt;
-    const int rc = call(mode_, flags_, key_.data(), iv_.data(), iv_len(), in_.data(), in_.size(),
-                        one_shot_.data(), one_shot_.size(), &n);
+    const int rc = ks_sm4_crypt(mode_, encrypt_, flags_, key_.data(), iv_.data(), iv_len(),
+                                in_.data(), in_.size(), one_shot_.data(), one_shot_.size(), &n);
     one_shot_.resize(n);
     return rc;
   }
