@@ -608,8 +608,9 @@ KS_API int ks_skinny128_256_ctr_update(ks_skinny_ctr_ctx* c, const uint8_t* in, 
                                        uint8_t* out);
 KS_API void ks_skinny128_256_ctr_cleanse(ks_skinny_ctr_ctx* c);
 
-/* Many independent items on the context's CPU threads: item i under tweakey
- * tweakeys[32*i ..), iv ivs[16*i ..) (CTR; ivs NULL for ECB), input
+/* Many independent items on the context's CPU threads (no GPU path, even
+ * on GPU contexts): item i under tweakey tweakeys[32*i ..), iv ivs[16*i
+ * ..) (CTR; ivs NULL for ECB), input
  * data[offsets[i] .. offsets[i+1]) to the same offsets of out (out_len >=
  * offsets[count]; out may be data). An ECB item that is not whole blocks
  * fails with KS_ERR_LENGTH (its output untouched). */
@@ -690,7 +691,9 @@ KS_API int ks_ed25519_verify_ex(const ks_ed25519_pubkey* key, int flavor, const 
                                 const uint8_t sig[KS_ED25519_SIGNATURE_BYTES]);
 
 /* Batches (pure Ed25519), on the context's CPU threads (8 AVX-512 IFMA
- * lanes where the CPU has them). Items that fail have their outputs zeroed.
+ * lanes where the CPU has them) or on its GPU: GPU contexts always, AUTO
+ * from 4,096 items (keygen's seeds then drawn on the device). Items that
+ * fail have their outputs zeroed.
  * keygen: count fresh seeds (32 bytes each) and their public keys. */
 KS_API int ks_ed25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* seeds, size_t seeds_len,
                                    uint8_t* public_keys, size_t public_keys_len, int* status);
@@ -746,8 +749,10 @@ KS_API int ks_x25519_public_key_decode(const uint8_t* in, size_t in_len,
 KS_API int ks_x25519_public_key_encode(const uint8_t public_key[KS_X25519_KEY_BYTES], int pem,
                                        uint8_t* out, size_t out_cap, size_t* out_len);
 
-/* Batches on the context's CPU threads. keygen: count fresh private keys
- * and their public keys. */
+/* Batches on the context's CPU threads or on its GPU: GPU contexts always,
+ * AUTO from 4,096 items for keygen and public keys (keygen's private keys
+ * drawn on the device) and from 1,024 for shared secrets. keygen: count
+ * fresh private keys and their public keys. */
 KS_API int ks_x25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
                                   size_t private_keys_len, uint8_t* public_keys,
                                   size_t public_keys_len, int* status);
