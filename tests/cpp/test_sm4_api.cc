@@ -119,32 +119,24 @@ TEST(Sm4Api, CryptTakesTheDirectionAndTheOldPairAgrees) {
 TEST(Sm4Api, OneShotArgumentErrors) {
   uint8_t key[16] = {}, iv[16] = {}, buf[64] = {};
   size_t n = 0;
-  EXPECT_EQ(ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, 0, nullptr, iv, 16, buf, 16, buf, 64, &n),
-            KS_ERR_NULL_POINTER);
-  EXPECT_EQ(ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, 0, key, nullptr, 16, buf, 16, buf, 64, &n),
-            KS_ERR_NULL_POINTER);
-  EXPECT_EQ(ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, 0, key, iv, 16, nullptr, 16, buf, 64, &n),
-            KS_ERR_NULL_POINTER);
-  EXPECT_EQ(ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, 0, key, iv, 16, buf, 16, buf, 64, nullptr),
-            KS_ERR_NULL_POINTER);
-  EXPECT_EQ(ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, 0, key, iv, 12, buf, 16, buf, 64, &n),
-            KS_ERR_LENGTH);
-  EXPECT_EQ(ks_sm4_crypt(KS_SM4_ECB, KS_ENCRYPT, 0, key, iv, 16, buf, 16, buf, 64, &n),
-            KS_ERR_LENGTH);
-  EXPECT_EQ(ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, 0, key, iv, 16, buf, 17, buf, 64, &n),
-            KS_ERR_LENGTH);
-  EXPECT_EQ(ks_sm4_crypt(KS_SM4_GCM, KS_ENCRYPT, 0, key, iv, 16, buf, 16, buf, 64, &n),
+  // Encrypting into buf (out_cap bytes of it).
+  const auto enc = [&](int mode, uint32_t flags, const uint8_t* k, const uint8_t* v, size_t v_len,
+                       const uint8_t* in, size_t in_len, size_t out_cap, size_t* out_len) {
+    return ks_sm4_crypt(mode, KS_ENCRYPT, flags, k, v, v_len, in, in_len, buf, out_cap, out_len);
+  };
+  EXPECT_EQ(enc(KS_SM4_CBC, 0, nullptr, iv, 16, buf, 16, 64, &n), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(enc(KS_SM4_CBC, 0, key, nullptr, 16, buf, 16, 64, &n), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(enc(KS_SM4_CBC, 0, key, iv, 16, nullptr, 16, 64, &n), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(enc(KS_SM4_CBC, 0, key, iv, 16, buf, 16, 64, nullptr), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(enc(KS_SM4_CBC, 0, key, iv, 12, buf, 16, 64, &n), KS_ERR_LENGTH);
+  EXPECT_EQ(enc(KS_SM4_ECB, 0, key, iv, 16, buf, 16, 64, &n), KS_ERR_LENGTH);
+  EXPECT_EQ(enc(KS_SM4_CBC, 0, key, iv, 16, buf, 17, 64, &n), KS_ERR_LENGTH);
+  EXPECT_EQ(enc(KS_SM4_GCM, 0, key, iv, 16, buf, 16, 64, &n), KS_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(enc(-1, 0, key, iv, 16, buf, 16, 64, &n), KS_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(enc(KS_SM4_CTR, KS_SM4_PAD_PKCS7, key, iv, 16, buf, 16, 64, &n),
             KS_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(ks_sm4_crypt(-1, KS_ENCRYPT, 0, key, iv, 16, buf, 16, buf, 64, &n),
-            KS_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(
-      ks_sm4_crypt(KS_SM4_CTR, KS_ENCRYPT, KS_SM4_PAD_PKCS7, key, iv, 16, buf, 16, buf, 64, &n),
-      KS_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, 8, key, iv, 16, buf, 16, buf, 64, &n),
-            KS_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(
-      ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, KS_SM4_PAD_PKCS7, key, iv, 16, buf, 16, buf, 31, &n),
-      KS_ERR_LENGTH);
+  EXPECT_EQ(enc(KS_SM4_CBC, 8, key, iv, 16, buf, 16, 64, &n), KS_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(enc(KS_SM4_CBC, KS_SM4_PAD_PKCS7, key, iv, 16, buf, 16, 31, &n), KS_ERR_LENGTH);
   EXPECT_EQ(n, 32u);
   // A decryption whose padding is bad: error, and nothing of it left in out.
   ASSERT_EQ(ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, 0, key, iv, 16, buf, 32, buf, 64, &n), KS_OK);
