@@ -98,6 +98,13 @@ def count_in(offsets: Any) -> int:
         return 0
 
 
+def split_at(blob: bytes, offsets: Any) -> List[bytes]:
+    """blob cut at offsets (count + 1 entries): the items of a batch's
+    output, laid out as its input was."""
+    bounds = list(offsets)
+    return [blob[bounds[i]:bounds[i + 1]] for i in range(len(bounds) - 1)]
+
+
 def split(blob: bytes, size: int) -> List[bytes]:
     return [blob[i:i + size] for i in range(0, len(blob), size)]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, List, Literal, Optional, Tuple
 
 from . import _native
-from ._items import Buffer, fixed, messages_in, named_mode, statuses, view
+from ._items import Buffer, fixed, messages_in, named_mode, split_at, statuses, view
 
 TWEAKEY_BYTES = 32
 BLOCK_BYTES = 16
@@ -99,9 +99,7 @@ class SkinnyBatch:
         keys = fixed(tweakeys, TWEAKEY_BYTES, "tweakeys")
         flat_ivs = None if ivs is None else fixed(ivs, BLOCK_BYTES, "ivs")
         out, status = self._ctx.skinny_batch(_mode(mode), encrypt, keys, flat_ivs, data, offs)
-        bounds = list(offs)
-        return ([out[bounds[i]:bounds[i + 1]] for i in range(len(bounds) - 1)],
-                statuses(status, False))
+        return split_at(out, offs), statuses(status, False)
 
 
 __all__ = ["BLOCK_BYTES", "SkinnyBatch", "SkinnyCTR", "TWEAKEY_BYTES", "decrypt",

@@ -26,8 +26,8 @@ import os
 from typing import Any, List, Literal, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._items import (Buffer, count_in, fixed, flat, messages_in, named_mode, status_codes,
-                     statuses, view)
+from ._items import (Buffer, count_in, fixed, flat, messages_in, named_mode, split_at,
+                     status_codes, statuses, view)
 from ._pkcs8 import EncryptableKey, Password, load
 
 
@@ -246,9 +246,7 @@ class SM4Batch:
         out, _, status = self._ctx.sm4_batch(
             code, encrypt, _key_rows(keys, count), flat_ivs, 0 if ivs is None else BLOCK_BYTES,
             data, offs, b"", None, b"", 0)
-        bounds = list(offs)
-        return ([out[bounds[i]:bounds[i + 1]] for i in range(count)],
-                statuses(status, False))
+        return split_at(out, offs), statuses(status, False)
 
     def gcm_encrypt(self, keys: Any, nonces: Any, messages: Sequence[Buffer],
                     associated_data: Optional[Sequence[Buffer]] = None, *,
