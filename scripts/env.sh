@@ -57,50 +57,48 @@ ks_python_env() {
     ks_log "pip install ${want[*]}"
     python -m pip install -q "${KS_PIP_FLAGS[@]}" "${want[@]}"
   fi
-  # The independent oracle for the Python tests; optional where no registry.
-  # Machines without one get wheels carried in $KS_ROOT/.whl (git-ignored;
-  # `pip download cryptography pynacl cffi pycparser --only-binary=:all: -d .whl`).
-  python -c "import cryptography" 2>/dev/null ||
-    { [ -d "$KS_ROOT/.whl" ] && python -m pip install -q "${KS_PIP_FLAGS[@]}" --no-index \
-        --find-links "$KS_ROOT/.whl" cryptography 2>/dev/null; } ||
-    python -m pip install -q "${KS_PIP_FLAGS[@]}" cryptography 2>/dev/null ||
-    ks_log "cryptography unavailable: its oracle tests will be skipped"
-  # PyNaCl (libsodium), the second oracle of the Ed25519/X25519 tests; optional as above.
-  python -c "import nacl" 2>/dev/null ||
-    { [ -d "$KS_ROOT/.whl" ] && python -m pip install -q "${KS_PIP_FLAGS[@]}" --no-index \
-        --find-links "$KS_ROOT/.whl" pynacl 2>/dev/null; } ||
-    python -m pip install -q "${KS_PIP_FLAGS[@]}" pynacl 2>/dev/null ||
-    ks_log "pynacl unavailable: its oracle tests will be skipped"
-  # GmSSL through gmssl-pyx: a peer beside OpenSSL in `kuaisuo speed` (SM2,
-  # SM3, SM4) and a second SM implementation for the tests; optional.
-  python -c "import gmssl_pyx" 2>/dev/null ||
-    { [ -d "$KS_ROOT/.whl" ] && python -m pip install -q "${KS_PIP_FLAGS[@]}" --no-index \
-        --find-links "$KS_ROOT/.whl" gmssl-pyx 2>/dev/null; } ||
-    python -m pip install -q "${KS_PIP_FLAGS[@]}" gmssl-pyx 2>/dev/null ||
-    ks_log "gmssl-pyx unavailable: speed shows no GmSSL rows"
-  # `kuaisuo serve`'s transports (aiohttp, grpcio + protobuf) and grpcio-tools,
-  # which checks the generated protobuf module; optional: the serve tests skip.
-  python -c "import aiohttp, grpc, google.protobuf" 2>/dev/null ||
-    { [ -d "$KS_ROOT/.whl" ] && python -m pip install -q "${KS_PIP_FLAGS[@]}" --no-index \
-        --find-links "$KS_ROOT/.whl" aiohttp grpcio protobuf 2>/dev/null; } ||
-    python -m pip install -q "${KS_PIP_FLAGS[@]}" aiohttp grpcio "protobuf>=7.35.1" 2>/dev/null ||
-    ks_log "aiohttp/grpcio unavailable: the serve tests will be skipped"
-  python -c "import grpc_tools" 2>/dev/null || [ -d "$KS_ROOT/.whl" ] ||
-    python -m pip install -q "${KS_PIP_FLAGS[@]}" grpcio-tools 2>/dev/null || true
-  # Ray Serve and Ray Data with pyarrow, for the scale-out tests; optional.
-  python -c "import ray, pyarrow" 2>/dev/null ||
-    python -m pip install -q "${KS_PIP_FLAGS[@]}" "ray[serve,data]>=2.10" pyarrow 2>/dev/null ||
-    ks_log "ray unavailable: the Ray tests will be skipped"
-  # mypy, which type-checks the README's Python examples against the stubs.
-  python -c "import mypy" 2>/dev/null ||
-    python -m pip install -q "${KS_PIP_FLAGS[@]}" mypy 2>/dev/null ||
-    ks_log "mypy unavailable: the typing test will be skipped"
+  # The peers `kuaisuo speed` measures beside OpenSSL, also the tests'
+  # second oracles: GmSSL through gmssl-pyx (SM2, SM3, SM4) and libsodium
+  # through PyNaCl (Ed25519/X25519).
+  ks_pip_optional nacl "pynacl" "pynacl unavailable: no libsodium rows or oracle tests"
+  ks_pip_optional gmssl_pyx "gmssl-pyx" "gmssl-pyx unavailable: no GmSSL rows or oracle tests"
+  [ "${1:-}" = speed ] && return 0
+  # What the tests need beyond that (scripts/speed does without): the
+  # independent oracle (pyca), `kuaisuo serve`'s transports, Ray for the
+  # scale-out tests, mypy for the typing tests.
+  ks_pip_optional cryptography "cryptography" "cryptography unavailable: its oracle tests skip"
+  ks_pip_optional "aiohttp, grpc, google.protobuf" "aiohttp grpcio protobuf>=7.35.1" \
+    "aiohttp/grpcio unavailable: the serve tests skip"
+  ks_pip_optional grpc_tools "grpcio-tools" "grpcio-tools unavailable"
+  ks_pip_optional "ray, pyarrow" "ray[serve,data]>=2.10 pyarrow" "ray unavailable: its tests skip"
+  ks_pip_optional mypy "mypy" "mypy unavailable: the typing tests skip"
+}
+
+# Installs the packages (space-separated pip requirements) for the modules
+# named where `import MODULES` fails: from wheels carried in $KS_ROOT/.whl
+# (git-ignored; machines without a registry), else from the registry; where
+# neither has them, says MESSAGE and goes on (the tests that need them skip).
+ks_pip_optional() {
+  local modules=$1 message=$3 packages
+  read -r -a packages <<< "$2"
+  python -c "import $modules" 2>/dev/null && return 0
+  { [ -d "$KS_ROOT/.whl" ] && python -m pip install -q "${KS_PIP_FLAGS[@]}" --no-index \
+      --find-links "$KS_ROOT/.whl" "${packages[@]}" 2>/dev/null; } ||
+    python -m pip install -q "${KS_PIP_FLAGS[@]}" "${packages[@]}" 2>/dev/null ||
+    ks_log "$message"
 }
 
 # Builds and installs the Python package (and the CLI) into the venv.
+# --progress prints the build's [n/total] lines as they come (a build of
+# minutes that prints nothing looks hung).
 ks_install_package() {
-  ks_log "pip install . (CUDA backend when nvcc is found)"
-  python -m pip install -q "${KS_PIP_FLAGS[@]}" --no-build-isolation "$KS_ROOT"
+  ks_log "pip install . (CUDA backend when nvcc is found, unless CMAKE_ARGS says otherwise)"
+  if [ "${1:-}" != --progress ]; then
+    python -m pip install -q "${KS_PIP_FLAGS[@]}" --no-build-isolation "$KS_ROOT"
+    return
+  fi
+  python -m pip install -v "${KS_PIP_FLAGS[@]}" --no-build-isolation "$KS_ROOT" 2>&1 |
+    awk '/^ *\[[0-9]+\/[0-9]+\]/ { print "  " $1 " " $NF; fflush() } /[Ee]rror/ { print; fflush() }'
 }
 
 # The portable wheel: built (the extension links kuaisuo and the CUDA
@@ -156,16 +154,23 @@ ks_fresh_wheel_venv() {
 }
 
 # clang with its sanitizer and libFuzzer runtimes (the sanitizer build,
-# the MemorySanitizer constant-time check and the fuzz targets).
+# the MemorySanitizer constant-time check and the fuzz targets). The probe is
+# a fuzz target (libFuzzer brings main), so that it links where the runtimes
+# are installed and apt runs only where they are not.
 ks_clang_sanitizers() {
+  local probe='extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }'
   ks_apt_install "command -v clang++:clang" "command -v ninja:ninja-build" \
-    "echo 'int main(){}' | clang++ -fsanitize=memory,fuzzer -x c++ - -o /dev/null:libclang-rt-dev"
+    "echo '$probe' | clang++ -fsanitize=memory,fuzzer -x c++ - -o /dev/null:libclang-rt-dev"
 }
 
+# Everything the tests need; `ks_setup speed`: only what scripts/speed needs
+# (no GoogleTest, no test-only Python packages).
 ks_setup() {
+  local tests="ks_has_header gtest/gtest.h:libgtest-dev"
+  [ "${1:-}" = speed ] && tests="true:"
   ks_apt_install "command -v g++:g++" "command -v cmake:cmake" "command -v ninja:ninja-build" \
-    "ks_has_header openssl/evp.h:libssl-dev" "ks_has_header gtest/gtest.h:libgtest-dev" \
+    "ks_has_header openssl/evp.h:libssl-dev" "$tests" \
     "python3 -c 'import ensurepip':python3-venv" \
     "ks_has_header Python.h \$(python3-config --includes):python3-dev"
-  ks_python_env
+  ks_python_env "${1:-}"
 }
