@@ -25,8 +25,11 @@ class InputChooser : public ks_streams::Chooser {
     return v % bound;
   }
   void fill(uint8_t* p, size_t n) override {
+    // The input may run out: the rest is zeros. memcpy of nothing from an
+    // empty vector's data() (null) is still undefined, hence the guards.
+    if (n == 0) return;
     const std::vector<uint8_t> b = r_.bytes(n);
-    memcpy(p, b.data(), b.size());
+    if (!b.empty()) memcpy(p, b.data(), b.size());
     memset(p + b.size(), 0, n - b.size());
   }
   bool adversarial() const override { return true; }
