@@ -18,12 +18,12 @@
  *    for bad arguments nothing was written; for a failure during the batch
  *    (e.g. KS_ERR_DEVICE midway through a GPU batch) outputs and statuses
  *    are unspecified. offsets and status need no alignment (they are read
- *    and written byte-wise). The offsets are copied once and checked, and
- *    the work reads only that copy, so no output can change them midway.
- *    Outputs may not overlap inputs, the offsets or status (apart from
- *    out == data where a call allows it): if they do, the affected items'
- *    results are unspecified, but every access stays inside the buffers
- *    and lengths given.
+ *    and written byte-wise where they are not aligned). Inputs may not
+ *    change during a call. Outputs may not overlap inputs, the offsets or
+ *    status (apart from out == data where a call allows it): if they do,
+ *    the affected items' results are unspecified, but every access stays
+ *    inside the buffers and lengths given (offsets that an output overlaps
+ *    are copied and checked before the work, which reads only the copy).
  *  - Per-item keys: a batch call whose every item has its own raw private
  *    key ends in _keys (ks_sm2_sign_digest_batch_keys,
  *    ks_ed25519_sign_batch_keys, ks_x25519_derive_batch_keys); the same

@@ -194,7 +194,7 @@ int check_batch(ks_ctx* ctx, int mode, uint32_t flags, const uint8_t* keys, cons
                 size_t iv_len, const uint8_t* data, size_t data_len, const uint64_t** offsets,
                 size_t count, const uint8_t* out, size_t out_len, const uint8_t* aad,
                 size_t aad_len, const uint64_t** aad_offsets, const uint8_t* tags,
-                size_t tag_len, BatchOffsets* copies) {
+                size_t tag_len, const int* status, BatchOffsets* copies) {
   int rc = ks::api::check_ctx(ctx);
   if (rc != KS_OK) return rc;
   if (mode < KS_SM4_ECB || mode > KS_SM4_GCM || flags != 0) return KS_ERR_INVALID_ARGUMENT;
@@ -203,7 +203,13 @@ int check_batch(ks_ctx* ctx, int mode, uint32_t flags, const uint8_t* keys, cons
     return KS_ERR_LENGTH;
   rc = ks::api::check_items(keys, count, KS_SM4_KEY_BYTES);
   if (rc == KS_OK && iv_len != 0) rc = ks::api::check_items(ivs, count, iv_len);
-  if (rc == KS_OK) rc = ks::api::copy_offsets(ctx, data, data_len, offsets, count, &copies->data);
+  // tags: written when GCM encrypts (their length checked below, before use).
+  const bool tags_fit = tag_len <= KS_SM4_GCM_TAG_BYTES && count <= SIZE_MAX / KS_SM4_GCM_TAG_BYTES;
+  const ks::api::Written tags_written{tags, tags_fit ? count * tag_len : 0};
+  const std::initializer_list<ks::api::Written> written{
+      {out, out_len}, tags_written, ks::api::statuses_written(status, count)};
+  if (rc == KS_OK)
+    rc = ks::api::copy_offsets(ctx, data, data_len, offsets, count, &copies->data, written);
   if (rc == KS_OK) rc = check_buffer(out, out_len);
   if (rc != KS_OK) return rc;
   if (count != 0 && out_len < (*offsets)[count]) return KS_ERR_LENGTH;
@@ -211,7 +217,7 @@ int check_batch(ks_ctx* ctx, int mode, uint32_t flags, const uint8_t* keys, cons
   if (!ks::gcm::valid_tag_length(tag_len)) return KS_ERR_LENGTH;
   rc = ks::api::check_items(tags, count, tag_len);
   if (rc == KS_OK && *aad_offsets != nullptr)
-    rc = ks::api::copy_offsets(ctx, aad, aad_len, aad_offsets, count, &copies->aad);
+    rc = ks::api::copy_offsets(ctx, aad, aad_len, aad_offsets, count, &copies->aad, written);
   return rc;
 }
 
@@ -487,7 +493,8 @@ int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, const uint8
                  size_t tag_len, int* status) try {
   BatchOffsets copies;
   const int rc = check_batch(ctx, mode, flags, keys, ivs, iv_len, data, data_len, &offsets, count,
-                             out, out_len, aad, aad_len, &aad_offsets, tags, tag_len, &copies);
+                             out, out_len, aad, aad_len, &aad_offsets, tags, tag_len, status,
+                             &copies);
   if (rc != KS_OK) return rc;
   if (count != 0 && gpu_batch_mode(mode, iv_len, offsets, count) &&
       ctx->use_gpu(size_t(offsets[count] - offsets[0]), kAutoGpuMinBatchBytes)) {
