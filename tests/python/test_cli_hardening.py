@@ -219,3 +219,12 @@ def test_pbkdf2_iteration_maximum(tmp_path):
     assert r.returncode == 2 and b"--max-iter" in r.stderr, r.stderr
     r = run("ed25519", "pubkey", "--key", str(path), "--passin", "pass:pw")
     assert r.returncode == 0, r.stderr
+
+
+def test_a_short_seed_is_named_as_such_not_as_an_sm2_scalar():
+    from kuaisuo import KuaisuoError, ed25519, x25519
+    for make, words in ((ed25519.Ed25519PrivateKey.from_private_bytes, "32-byte seed"),
+                        (x25519.X25519PrivateKey.from_private_bytes, "32 bytes")):
+        with pytest.raises(KuaisuoError) as info:
+            make(bytes(31))
+        assert words in str(info.value) and "SM2" not in str(info.value)
