@@ -40,7 +40,7 @@ inline int check_items(const void* p, size_t count, size_t item_bytes) {
 // bench/results/h100-pipeline-trace-2026-11-28-s18.json.
 constexpr size_t kParallelScanMin = size_t(1) << 16;
 
-// The check of copy_offsets, on its copy.
+// The check of checked_offsets, on the offsets the call will read.
 inline int check_offsets(ks_ctx* ctx, size_t data_len, const uint64_t* offsets, size_t count) {
   std::atomic<bool> descending{false};
   ctx->pool.parallel_for(count, kParallelScanMin, [&](size_t begin, size_t end) {
@@ -93,7 +93,7 @@ class OffsetsCopy {
 // last within data_len (branch-free in the scan). *offsets is then what the
 // call reads: the caller's array, or (misaligned, or overlapped by one of
 // written) its copy in *copy, read byte-wise.
-inline int copy_offsets(ks_ctx* ctx, const uint8_t* data, size_t data_len,
+inline int checked_offsets(ks_ctx* ctx, const uint8_t* data, size_t data_len,
                         const uint64_t** offsets, size_t count, OffsetsCopy* copy,
                         std::initializer_list<Written> written) {
   if (*offsets == nullptr) return KS_ERR_NULL_POINTER;

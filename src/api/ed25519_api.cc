@@ -328,7 +328,7 @@ int ks_ed25519_sign_batch(ks_ctx* ctx, const ks_ed25519_key* key, const uint8_t*
   if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
   ks::api::OffsetsCopy offsets_copy;
   if (rc == KS_OK)
-    rc = ks::api::copy_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
+    rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
                               {{sigs, sigs_len}, ks::api::statuses_written(status, count)});
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinEd25519Sign))
@@ -350,7 +350,7 @@ int ks_ed25519_sign_batch_keys(ks_ctx* ctx, const uint8_t* seeds, const uint8_t*
   if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
   ks::api::OffsetsCopy offsets_copy;
   if (rc == KS_OK)
-    rc = ks::api::copy_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
+    rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
                               {{sigs, sigs_len}, ks::api::statuses_written(status, count)});
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinEd25519Sign))
@@ -397,7 +397,7 @@ int ks_ed25519_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8
   if (rc == KS_OK) rc = check_items(sigs, count, 64);
   ks::api::OffsetsCopy offsets_copy;
   if (rc == KS_OK)
-    rc = ks::api::copy_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
+    rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
                               {ks::api::statuses_written(status, count)});
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinEd25519Verify))

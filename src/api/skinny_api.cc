@@ -180,7 +180,7 @@ int ks_skinny128_256_batch(ks_ctx* ctx, int mode, int encrypt, const uint8_t* tw
   if (rc == KS_OK && mode == KS_SKINNY_CTR) rc = ks::api::check_items(ivs, count, kBlock);
   ks::api::OffsetsCopy offsets_copy;
   if (rc == KS_OK)
-    rc = ks::api::copy_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
+    rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
                               {{out, out_len}, ks::api::statuses_written(status, count)});
   if (rc == KS_OK) rc = check_buffer(out, out_len);
   if (rc == KS_OK && count != 0 && out_len < offsets[count]) rc = KS_ERR_LENGTH;

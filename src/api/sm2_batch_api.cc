@@ -344,7 +344,7 @@ int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, siz
   if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
   ks::api::OffsetsCopy offsets_copy;
   if (rc == KS_OK)
-    rc = ks::api::copy_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
+    rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
                               {{sigs, sigs_len}, ks::api::statuses_written(status, count)});
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom) {
@@ -413,11 +413,11 @@ int ks_sm2_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* 
   if (rc == KS_OK) rc = check_items(public_keys, count, 65);
   ks::api::OffsetsCopy id_offsets_copy;
   if (rc == KS_OK)
-    rc = ks::api::copy_offsets(ctx, ids, ids_len, &id_offsets, count, &id_offsets_copy,
+    rc = ks::api::checked_offsets(ctx, ids, ids_len, &id_offsets, count, &id_offsets_copy,
                               {{digests, digests_len}, ks::api::statuses_written(status, count)});
   ks::api::OffsetsCopy offsets_copy;
   if (rc == KS_OK)
-    rc = ks::api::copy_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
+    rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
                               {{digests, digests_len}, ks::api::statuses_written(status, count)});
   if (rc == KS_OK) rc = ks::api::check_output(digests, digests_len, count, 32);
   if (rc != KS_OK) return rc;
@@ -467,7 +467,7 @@ int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* 
   if (rc == KS_OK) rc = check_items(sigs, count, 64);
   ks::api::OffsetsCopy offsets_copy;
   if (rc == KS_OK)
-    rc = ks::api::copy_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
+    rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
                               {ks::api::statuses_written(status, count)});
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinSm2Verify)) {

@@ -145,7 +145,7 @@ int ks_sm3_batch(ks_ctx* ctx, const uint8_t* data, size_t data_len, const uint64
   int rc = ks::api::check_output(digests, digests_len, count, KS_SM3_DIGEST_BYTES);
   ks::api::OffsetsCopy offsets_copy;
   if (rc == KS_OK)
-    rc = ks::api::copy_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
+    rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
                               {{digests, digests_len}, ks::api::statuses_written(status, count)});
   if (rc != KS_OK) return rc;
   if (ctx->use_gpu(count, kAutoGpuMinMessages))

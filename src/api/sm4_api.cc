@@ -209,7 +209,7 @@ int check_batch(ks_ctx* ctx, int mode, uint32_t flags, const uint8_t* keys, cons
   const std::initializer_list<ks::api::Written> written{
       {out, out_len}, tags_written, ks::api::statuses_written(status, count)};
   if (rc == KS_OK)
-    rc = ks::api::copy_offsets(ctx, data, data_len, offsets, count, &copies->data, written);
+    rc = ks::api::checked_offsets(ctx, data, data_len, offsets, count, &copies->data, written);
   if (rc == KS_OK) rc = check_buffer(out, out_len);
   if (rc != KS_OK) return rc;
   if (count != 0 && out_len < (*offsets)[count]) return KS_ERR_LENGTH;
@@ -217,7 +217,7 @@ int check_batch(ks_ctx* ctx, int mode, uint32_t flags, const uint8_t* keys, cons
   if (!ks::gcm::valid_tag_length(tag_len)) return KS_ERR_LENGTH;
   rc = ks::api::check_items(tags, count, tag_len);
   if (rc == KS_OK && *aad_offsets != nullptr)
-    rc = ks::api::copy_offsets(ctx, aad, aad_len, aad_offsets, count, &copies->aad, written);
+    rc = ks::api::checked_offsets(ctx, aad, aad_len, aad_offsets, count, &copies->aad, written);
   return rc;
 }
 
