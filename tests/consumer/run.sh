@@ -24,6 +24,18 @@ static_libs=$(pkg-config --static --libs kuaisuo | sed 's/-lkuaisuo\b//')
 "$cc" "$here/main.c" -o "$work/pc_static" $(pkg-config --cflags kuaisuo) "$libdir/libkuaisuo.a" \
   $static_libs
 "$work/pc_static"
+# README.md's C program (its first ```c block), built and run by the README's
+# own commands: the ```sh block after "<!-- test: run by tests/consumer/run.sh -->"
+# (tests/python/test_readme.py checks that both are there).
+readme="$here/../../README.md"
+mkdir "$work/readme"
+awk '/^```c$/ { inside = 1; next } inside && /^```/ { exit } inside' "$readme" > "$work/readme/app.c"
+awk '/<!-- test: run by tests\/consumer\/run.sh -->/ { marked = 1; next }
+     marked && /^```sh$/ { inside = 1; next } inside && /^```/ { exit } inside' "$readme" \
+  > "$work/readme/build.sh"
+[ -s "$work/readme/app.c" ] && [ -s "$work/readme/build.sh" ] ||
+  { echo "README.md: the C program or its build commands are missing" >&2; exit 1; }
+(cd "$work/readme" && CC="$cc" bash -euo pipefail build.sh)
 cmake -S "$here" -B "$work/cmake" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" > /dev/null
 cmake --build "$work/cmake" > /dev/null
 LD_LIBRARY_PATH="$libdir" "$work/cmake/consumer_shared"
