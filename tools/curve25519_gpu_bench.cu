@@ -1,4 +1,4 @@
-// Throughput of Curve25519 on the GPU (scheme/curve25519_gpu.h) in both
+// Throughput of Curve25519 on the GPU (curve25519/gpu/curve25519_gpu.h) in both
 // GF(2^255 - 19) fields, FP64 (seed 002's DPF arithmetic) and integer:
 // the field multiplication and squaring rates, X25519 kernel-only (CUDA
 // events, after a warm-up, median of runs) at several batch sizes, and
@@ -27,9 +27,9 @@
 #include "field/fe25519_dpf.cuh"
 #include "field/fe25519_gpu.cuh"
 #include "gpu_bench_util.cuh"
-#include "scheme/curve25519_gpu.h"
-#include "scheme/ed25519.h"
-#include "scheme/x25519.h"
+#include "curve25519/gpu/curve25519_gpu.h"
+#include "curve25519/ed25519.h"
+#include "curve25519/x25519.h"
 
 namespace {
 

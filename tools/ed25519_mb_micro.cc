@@ -1,5 +1,5 @@
 // One-thread throughput of the 8-lane AVX-512 IFMA Curve25519 operations
-// (curve/ed25519_mb.h) against the scalar ones (curve/ed25519_curve.h, the
+// (curve25519/ed25519_mb.h) against the scalar ones (curve25519/ed25519_curve.h, the
 // MULX/ADX field where the CPU has it), in the same process: [k]B encoded
 // (keygen, signing's R), X25519 with a variable point and with the base
 // point, and the cofactored verification equation. Each measurement runs
@@ -16,8 +16,8 @@
 
 #include "core/cpu_features.h"
 #include "core/os_random.h"
-#include "curve/ed25519_curve.h"
-#include "curve/ed25519_mb.h"
+#include "curve25519/ed25519_curve.h"
+#include "curve25519/ed25519_mb.h"
 #include "field/sc25519.h"
 #include "field/sc25519_lattice.h"
 #include "micro_timing.h"

@@ -1,10 +1,10 @@
 // One-thread throughput of single Curve25519 operations: the 4-lane ymm
-// IFMA path (curve/ed25519_x4.h) against the scalar path (MULX/ADX field,
+// IFMA path (curve25519/ed25519_x4.h) against the scalar path (MULX/ADX field,
 // curve::ed25519::scalar) and OpenSSL's EVP, in the same process.
 //   - X25519 derive (clamp, ladder, encoding) and OpenSSL's EVP_PKEY_derive
 //     (context and peer set up before timing);
 //   - Ed25519 sign and verify of a 64-byte message: the scheme's steps
-//     (scheme/ed25519.cc: hashes, [r]B and its encoding, the signing
+//     (curve25519/ed25519.cc: hashes, [r]B and its encoding, the signing
 //     equation; parse_signature, the hash, the verification equation) with
 //     the curve operation of either path, the library's own dispatched
 //     ks::ed25519::sign/verify, and OpenSSL's EVP_DigestSign/Verify;
@@ -22,14 +22,14 @@
 
 #include "core/cpu_features.h"
 #include "core/os_random.h"
-#include "curve/ed25519_curve.h"
-#include "curve/ed25519_x4.h"
+#include "curve25519/ed25519_curve.h"
+#include "curve25519/ed25519_x4.h"
 #include "field/fe25519.h"
 #include "field/sc25519.h"
 #include "hash/sha512.h"
 #include "micro_timing.h"
-#include "scheme/ed25519.h"
-#include "scheme/x25519.h"
+#include "curve25519/ed25519.h"
+#include "curve25519/x25519.h"
 
 namespace {
 
@@ -73,7 +73,7 @@ U256 hash_to_scalar(const uint8_t* a, size_t a_len, const uint8_t* b, size_t b_l
   return Sc25519::reduce_wide(digest);
 }
 
-// RFC 8032 5.1.6 (pure Ed25519), as scheme/ed25519.cc sign.
+// RFC 8032 5.1.6 (pure Ed25519), as curve25519/ed25519.cc sign.
 void sign_with(const Path& path, uint8_t sig[64], const ks::ed25519::PrivateKey& key,
                const uint8_t* msg, size_t len) {
   const U256 r = hash_to_scalar(key.prefix, 32, nullptr, 0, msg, len);
@@ -82,7 +82,7 @@ void sign_with(const Path& path, uint8_t sig[64], const ks::ed25519::PrivateKey&
   Sc25519::to_le_bytes(sig + 32, ks::ed25519::signing_equation(r, k, key.s_mont));
 }
 
-// RFC 8032 5.1.7 with the library's rules, as scheme/ed25519.cc verify
+// RFC 8032 5.1.7 with the library's rules, as curve25519/ed25519.cc verify
 // (parse_signature: S < L, R canonical and of large order).
 bool verify_with(const Path& path, const ks::ed25519::PublicKey& key, const uint8_t* msg,
                  size_t len, const uint8_t sig[64]) {
@@ -94,7 +94,7 @@ bool verify_with(const Path& path, const ks::ed25519::PublicKey& key, const uint
   return path.verify_equation(s, k, key.point, r);
 }
 
-// RFC 7748 5, as scheme/x25519.cc shared_secret.
+// RFC 7748 5, as curve25519/x25519.cc shared_secret.
 void derive_with(const Path& path, uint8_t out[32], const uint8_t k[32], const uint8_t u[32]) {
   Fe25519::to_bytes(out, path.x25519(ks::x25519::clamp(k), ks::x25519::decode_u(u)));
 }

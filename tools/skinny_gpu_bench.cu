@@ -1,4 +1,4 @@
-// Throughput of SKINNY-128-256 on the GPU (cipher/skinny_gpu.h): each
+// Throughput of SKINNY-128-256 on the GPU (skinny/gpu/skinny_gpu.h): each
 // kernel (bitsliced, circuit, T-tables in constant memory as the seed,
 // T-tables in shared memory, the S-box replicated per bank) in ECB and CTR
 // over random data of 16 B, 1 KiB, 64 KiB, 1, 16, 64 and 1024 MiB (up to
@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "cipher/skinny128_256.h"
-#include "cipher/skinny_gpu.h"
+#include "skinny/skinny128_256.h"
+#include "skinny/gpu/skinny_gpu.h"
 #include "gpu_bench_util.cuh"
 
 namespace {

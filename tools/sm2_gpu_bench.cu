@@ -1,7 +1,7 @@
-// Kernel-only throughput of SM2 on the GPU (scheme/sm2_gpu.h): keygen, sign
+// Kernel-only throughput of SM2 on the GPU (sm2/gpu/sm2_gpu.h): keygen, sign
 // (per-item keys and one key) and verify at several batch sizes, of digests
 // and of 64-byte messages (SM3 of Z_A || M, and for verify Z_A per key, on
-// the device: hash/sm3_gpu.h), plus the field multiplication rates (the
+// the device: sm3/gpu/sm3_gpu.h), plus the field multiplication rates (the
 // integer field and the DPF one side by side), timed with CUDA events after
 // a warm-up, inputs random (valid keys, distinct nonces, valid
 // signatures). Prints JSON.
@@ -20,9 +20,9 @@
 
 #include "field/fp_dpf.cuh"
 #include "field/fp_gpu.cuh"
-#include "hash/sm3_gpu.h"
-#include "scheme/sm2.h"
-#include "scheme/sm2_gpu.h"
+#include "sm3/gpu/sm3_gpu.h"
+#include "sm2/sm2.h"
+#include "sm2/gpu/sm2_gpu.h"
 #include "gpu_bench_util.cuh"
 
 namespace {

@@ -1,5 +1,5 @@
 // One-thread throughput of the 8-lane AVX-512 IFMA SM2 path
-// (scheme/sm2_mb.h) against the scalar path (scheme/sm2.h) and OpenSSL's
+// (sm2/sm2_mb.h) against the scalar path (sm2/sm2.h) and OpenSSL's
 // EVP SM2, all in the same process: keygen (d, P), sign (digest, random
 // nonces from the OS, as in production; and deterministic nonces), verify
 // (digest). Each measurement runs ~0.25 s of this thread's CPU time; the
@@ -14,8 +14,8 @@
 
 #include "core/cpu_features.h"
 #include "micro_timing.h"
-#include "scheme/sm2.h"
-#include "scheme/sm2_mb.h"
+#include "sm2/sm2.h"
+#include "sm2/sm2_mb.h"
 
 namespace {
 

@@ -14,7 +14,7 @@
 
 #include "core/cpu_features.h"
 #include "micro_timing.h"
-#include "scheme/sm2.h"
+#include "sm2/sm2.h"
 
 namespace {
 

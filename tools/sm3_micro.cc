@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "core/cpu_features.h"
-#include "hash/sm3.h"
-#include "hash/sm3_blocks.h"
-#include "hash/sm3_compress.h"
+#include "sm3/sm3.h"
+#include "sm3/sm3_blocks.h"
+#include "sm3/sm3_compress.h"
 #include "micro_timing.h"
 
 namespace {

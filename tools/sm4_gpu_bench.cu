@@ -1,4 +1,4 @@
-// Throughput of SM4 on the GPU (cipher/sm4_gpu.h): both kernels (T-table,
+// Throughput of SM4 on the GPU (sm4/gpu/sm4_gpu.h): both kernels (T-table,
 // bitsliced) in ECB encryption, CTR and GCM seal, over random data of 1 MiB,
 // 16 MiB, 256 MiB and 1 GiB (up to 2^max_log2 bytes):
 //  - kernel only: device buffers, CUDA events around the launch(es), median
@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "cipher/gcm.h"
-#include "cipher/sm4.h"
-#include "cipher/sm4_gpu.h"
+#include "sm4/sm4.h"
+#include "sm4/gpu/sm4_gpu.h"
 #include "gpu_bench_util.cuh"
 
 namespace {

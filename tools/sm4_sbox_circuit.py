@@ -30,7 +30,7 @@ derived here:
      into XNORs where the XOR program allows it and NOTs where it does not;
   6. the whole straight-line program evaluated on all 256 inputs (bitsliced,
      one Python integer per plane) against the table;
-  7. the C++ of sbox_planes() for src/cipher/sm4_core.h.
+  7. the C++ of sbox_planes() for src/sm4/sm4_core.h.
 
     python3 tools/sm4_sbox_circuit.py            # derive, verify, print counts
     python3 tools/sm4_sbox_circuit.py --emit     # ... and print the C++ body

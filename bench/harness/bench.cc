@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "cipher/skinny128_256.h"
+#include "skinny/skinny128_256.h"
 #include "core/os_random.h"
 #include "kuaisuo.h"
 #include "openssl_peer.h"

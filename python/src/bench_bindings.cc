@@ -5,7 +5,7 @@
 
 #include "bench.h"
 #include "core/cpu_features.h"
-#include "engine/gpu.h"
+#include "gpu/gpu.h"
 #include "native_util.h"
 
 namespace nb = nanobind;

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "api/checks.h"
-#include "engine/context.h"
+#include "api/context.h"
 #include "kuaisuo.h"
 
 namespace ks {

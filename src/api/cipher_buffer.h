@@ -10,7 +10,7 @@
 
 #include "cipher/modes.h"
 #include "core/secure.h"
-#include "engine/gpu.h"
+#include "gpu/gpu.h"
 
 namespace ks {
 namespace api {

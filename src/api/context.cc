@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <new>
 
-#include "engine/context.h"
+#include "api/context.h"
 #include "api/guard.h"
 #include "kuaisuo.h"
 

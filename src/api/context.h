@@ -7,7 +7,7 @@
 #include <mutex>
 
 #include "core/thread_pool.h"
-#include "engine/gpu.h"
+#include "gpu/gpu.h"
 #include "kuaisuo.h"
 
 struct ks_ctx {

@@ -2,7 +2,7 @@
 #include <string>
 
 #include "core/cpu_features.h"
-#include "engine/gpu.h"
+#include "gpu/gpu.h"
 #include "api/guard.h"
 #include "kuaisuo.h"
 

@@ -11,7 +11,7 @@
 #include <new>
 
 #include "core/wiping_allocator.h"
-#include "encoding/pbes2.h"
+#include "pkcs8/pbes2.h"
 #include "encoding/pem.h"
 #include "encoding/pkix.h"
 #include "kuaisuo.h"

@@ -2,7 +2,7 @@
 // (hi, lo) 64-bit words, from a 64x64 carry-less product: Karatsuba (three
 // products), the reflection's shift by one, then the reduction by
 // x^128 = 1 + x + x^2 + x^7. Written once for the portable CPU GHASH
-// (cipher/ghash.cc) and the GPU's (cipher/sm4_gpu.cu), which differ only
+// (cipher/ghash.cc) and the GPU's (sm4/gpu/sm4_gpu.cu), which differ only
 // in how they multiply 64 bits without a carry-less instruction.
 #ifndef KS_CIPHER_GF128_KARATSUBA_H_
 #define KS_CIPHER_GF128_KARATSUBA_H_

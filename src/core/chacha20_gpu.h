@@ -1,7 +1,7 @@
 // Random 32-byte strings on the GPU from ChaCha20 (core/chacha20.h) in
 // counter mode: item i of a launch gets the first 32 bytes of the block
 // (key, counter = i, nonce = {first_lo, first_hi, tag}). The key is fresh
-// from getrandom for every batch call (engine/gpu_runtime.cu), so streams
+// from getrandom for every batch call (gpu/gpu_runtime.cu), so streams
 // never repeat across items, chunks or batches.
 #ifndef KS_CORE_CHACHA20_GPU_H_
 #define KS_CORE_CHACHA20_GPU_H_

@@ -3,7 +3,7 @@
 // set can hold kernels the rest of the build is not compiled for;
 // core/x86_target_end.h closes it. The file includes this after its own
 // headers and before the headers whose templates must carry the target
-// (e.g. cipher/sm4_x86_lanes.h). <immintrin.h> comes first, outside the
+// (e.g. sm4/sm4_x86_lanes.h). <immintrin.h> comes first, outside the
 // region.
 // No include guard: one region per file.
 #ifndef KS_X86_TARGET

@@ -161,7 +161,7 @@ KS_HD JacobianPoint<F> add_mixed_generic(const JacobianPoint<F>& p, const Affine
 
 // P + Q in constant time, infinity on either side handled by selects.
 // P == Q is NOT handled: the constant-time scalar multiplications never add a
-// point to itself for scalars in [1, n-1] (see curve/sm2_curve.cc), and
+// point to itself for scalars in [1, n-1] (see sm2/sm2_curve.cc), and
 // checking would cost a doubling per addition.
 template <class F>
 KS_HD JacobianPoint<F> add(const JacobianPoint<F>& p, const JacobianPoint<F>& q) {

@@ -46,7 +46,7 @@ KS_HD void ladder_step(LadderState<F>& s, const typename F::Elem& x1) {
 
 // ladder()'s default step: ladder_step over the field policy. A field with
 // faster forms of its own may bring another arrangement of the same
-// formulas (curve/ed25519_mb.cc, the 8-lane IFMA field), as a type with a
+// formulas (curve25519/ed25519_mb.cc, the 8-lane IFMA field), as a type with a
 // static step(state, x1) like this one.
 template <class F>
 struct LadderStep {

@@ -1,4 +1,4 @@
-#include "encoding/curve25519_formats.h"
+#include "curve25519/curve25519_formats.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-#include "scheme/ed25519.h"
+#include "curve25519/ed25519.h"
 
 #include <string.h>
 

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "curve/ed25519_curve.h"
+#include "curve25519/ed25519_curve.h"
 
 namespace ks {
 namespace ed25519 {
@@ -80,7 +80,7 @@ struct PrivateKey {
 };
 
 // The 96-byte form of a key that the GPU signing kernels take
-// (scheme/curve25519_gpu.h): s_mont as 32 little-endian bytes || prefix ||
+// (curve25519/gpu/curve25519_gpu.h): s_mont as 32 little-endian bytes || prefix ||
 // public key. A secret: the caller wipes it.
 constexpr size_t kDeviceKeyBytes = 96;
 void device_key_bytes(uint8_t out[kDeviceKeyBytes], const PrivateKey& key);
@@ -99,7 +99,7 @@ Error sign(uint8_t sig[kSignatureBytes], const PrivateKey& key, const Domain& do
 Error verify(const PublicKey& key, const Domain& domain, const uint8_t* msg, size_t msg_len,
              const uint8_t sig[kSignatureBytes]);
 
-// --- Pieces shared with the batch paths (scheme/ed25519_mb.cc) -----------
+// --- Pieces shared with the batch paths (curve25519/ed25519_mb.cc) -----------
 
 // dom2(F, C) (RFC 8032 2): empty for pure Ed25519, else
 // "SigEd25519 no Ed25519 collisions" || F || |C| || C. Returns its length

@@ -1,8 +1,8 @@
 // C entry points for Ed25519: key objects and their RFC 8410 encodings,
 // single operations of the three RFC 8032 instances, and pure-Ed25519
 // batches on the context's CPU threads. The arithmetic lives in
-// scheme/ed25519.h (and scheme/ed25519_batch.h for groups of lanes), the
-// formats in encoding/curve25519_formats.h.
+// curve25519/ed25519.h (and curve25519/ed25519_batch.h for groups of lanes), the
+// formats in curve25519/curve25519_formats.h.
 #include <string.h>
 
 #include <mutex>
@@ -14,12 +14,12 @@
 #include "api/objects.h"
 #include "core/os_random.h"
 #include "core/secure.h"
-#include "encoding/curve25519_formats.h"
-#include "engine/context.h"
+#include "curve25519/curve25519_formats.h"
+#include "api/context.h"
 #include "kuaisuo.h"
-#include "scheme/curve25519_gpu_batch.h"
-#include "scheme/ed25519.h"
-#include "scheme/ed25519_batch.h"
+#include "curve25519/gpu/curve25519_gpu_batch.h"
+#include "curve25519/ed25519.h"
+#include "curve25519/ed25519_batch.h"
 
 struct ks_ed25519_key {
   ks::ed25519::PrivateKey key;

@@ -1,7 +1,7 @@
 // The multiples of the Edwards25519 base point B that the fixed-base tables
 // hold, as affine Niels points (y+x, y-x, 2dxy) in canonical words: written
-// once for the build-time generator (tools/gen_ed25519_tables.cc) and the
-// tables of other shapes built at run time (curve/ed25519_curve.h's
+// once for the build-time generator (src/curve25519/gen_ed25519_tables.cc) and the
+// tables of other shapes built at run time (curve25519/ed25519_curve.h's
 // comb_words: the GPU's comb and wide table). Portable field, formulas of curve/edwards.h.
 #ifndef KS_CURVE_ED25519_BASE_MULTIPLES_H_
 #define KS_CURVE_ED25519_BASE_MULTIPLES_H_
@@ -10,7 +10,7 @@
 
 #include <vector>
 
-#include "curve/ed25519_params.h"
+#include "curve25519/ed25519_params.h"
 #include "curve/edwards.h"
 #include "field/batch_invert.h"
 #include "field/fe25519.h"

@@ -1,10 +1,10 @@
-#include "scheme/ed25519_batch.h"
+#include "curve25519/ed25519_batch.h"
 
 #include <string.h>
 
 #include "core/secure.h"
-#include "curve/ed25519_curve.h"
-#include "curve/ed25519_mb.h"
+#include "curve25519/ed25519_curve.h"
+#include "curve25519/ed25519_mb.h"
 #include "field/fe25519.h"
 #include "field/sc25519.h"
 #include "hash/sha512.h"
@@ -142,7 +142,7 @@ void sign(uint8_t (*sig)[kSignatureBytes], const PrivateKey* const keys[],
 
 namespace {
 
-// A and R of n items decoded with the rules of scheme/ed25519.h: bitmaps
+// A and R of n items decoded with the rules of curve25519/ed25519.h: bitmaps
 // of the items whose A, and whose R, are canonical points of large order.
 void decode_keys_and_r(curve25519::Point a[kLanes], curve25519::Point r[kLanes],
                        unsigned* a_ok, unsigned* r_ok, const uint8_t (*pubs)[32],
@@ -177,7 +177,7 @@ unsigned equations(const U256 s[kLanes], const U256 k[kLanes], const curve25519:
 
 }  // namespace
 
-// RFC 8032 5.1.7 for n items, with the rules of scheme/ed25519.h.
+// RFC 8032 5.1.7 for n items, with the rules of curve25519/ed25519.h.
 void verify(Error status[], const uint8_t (*pubs)[kPublicKeyBytes], const uint8_t* const msgs[],
             const size_t lens[], const uint8_t (*sig)[kSignatureBytes], size_t n) {
   if (n > kLanes) n = kLanes;

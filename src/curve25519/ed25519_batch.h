@@ -2,17 +2,17 @@
 // the batch calls run on each of the context's threads: the hashes through
 // the multi-buffer SHA-512 (hash/sha512_blocks.h digest_many, R || A as a
 // per-item prefix, no message copied), the curve work through the 8-lane
-// AVX-512 IFMA code (curve/ed25519_mb.h) where the CPU has it and item by
+// AVX-512 IFMA code (curve25519/ed25519_mb.h) where the CPU has it and item by
 // item otherwise. Every function gives exactly the results of the
-// single-item functions of scheme/ed25519.h and scheme/x25519.h.
+// single-item functions of curve25519/ed25519.h and curve25519/x25519.h.
 #ifndef KS_SCHEME_ED25519_BATCH_H_
 #define KS_SCHEME_ED25519_BATCH_H_
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "scheme/ed25519.h"
-#include "scheme/x25519.h"
+#include "curve25519/ed25519.h"
+#include "curve25519/x25519.h"
 
 namespace ks {
 namespace ed25519 {
@@ -20,7 +20,7 @@ namespace batch {
 
 constexpr size_t kLanes = 8;
 // keys_from_seeds() and sign() take up to this many items: several groups
-// of lanes, whose [r]B end in one inversion (curve/ed25519_mb.h).
+// of lanes, whose [r]B end in one inversion (curve25519/ed25519_mb.h).
 constexpr size_t kBatchItems = 64;
 
 // Expands n <= kBatchItems seeds into keys (keygen and per-item signing
@@ -45,7 +45,7 @@ namespace batch {
 
 constexpr size_t kLanes = 8;
 // Both functions take up to this many items: several groups of lanes,
-// whose scalar multiplications end in one inversion (curve/ed25519_mb.h).
+// whose scalar multiplications end in one inversion (curve25519/ed25519_mb.h).
 constexpr size_t kBatchItems = 64;
 
 // out[i] = X25519(k[i], 9), n <= kBatchItems.

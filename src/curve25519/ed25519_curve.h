@@ -11,7 +11,7 @@
 
 #include <vector>
 
-#include "curve/ed25519_params.h"
+#include "curve25519/ed25519_params.h"
 #include "curve/edwards.h"
 #include "field/fe25519.h"
 
@@ -56,9 +56,9 @@ bool has_small_order(const Point& p);
 // doublings for four 128-bit scalars.
 bool verify_equation(const U256& s, const U256& k, const Point& a, const Point& r);
 
-// mul_base's build-time table: kCombWindows rows (curve/ed25519_tables_layout.h)
+// mul_base's build-time table: kCombWindows rows (curve25519/ed25519_tables_layout.h)
 // of kCombEntries affine addends, row w holding (j + 1) 2^(kCombBits w) B
-// at j; canonical values. The GPU copies it (scheme/curve25519_gpu_tables.cu).
+// at j; canonical values. The GPU copies it (curve25519/gpu/curve25519_gpu_tables.cu).
 const ed::Niels<Fe25519>* comb_table();
 
 // The rows of a fixed-base comb of `bits`-bit signed windows (Booth
@@ -66,7 +66,7 @@ const ed::Niels<Fe25519>* comb_table();
 // row w holding (j + 1) 2^(bits w) B at j, 12 words an entry (comb_table's
 // layout). Built at run time for shapes other than mul_base's: the GPU's
 // signing comb (6 bits, milliseconds) and its wide table (16 bits, 48 MiB,
-// rows built on all cores; scheme/curve25519_gpu_fixed_base.cuh).
+// rows built on all cores; curve25519/gpu/curve25519_gpu_fixed_base.cuh).
 std::vector<uint64_t> comb_words(int bits);
 
 // Affine coordinates as canonical values (tests, table generation).

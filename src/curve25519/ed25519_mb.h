@@ -1,8 +1,8 @@
 // Eight Edwards25519 / Curve25519 scalar multiplications at once in AVX-512
 // IFMA lanes: the field of field/fe25519_ifma_simd.h, the formulas of
 // curve/edwards.h and curve/montgomery_ladder.h instantiated for it, the
-// build-time tables of curve/ed25519_curve.h re-laid out for lanes. The
-// batch counterparts of the scalar operations of curve/ed25519_curve.h,
+// build-time tables of curve25519/ed25519_curve.h re-laid out for lanes. The
+// batch counterparts of the scalar operations of curve25519/ed25519_curve.h,
 // with the same answers on every input. Plain types in and out; no
 // intrinsics in this header. Every function but available() requires
 // available(); every one reads and writes all eight lanes (callers fill
@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "curve/ed25519_curve.h"
+#include "curve25519/ed25519_curve.h"
 
 namespace ks {
 namespace curve {
@@ -50,7 +50,7 @@ void x25519_base_x8(U256 out[], const U256 k[], int groups = 1);
 
 // --- Variable time (public inputs: verification) --------------------------
 
-// decode() and has_small_order() of curve/ed25519_curve.h in lanes: bit i
+// decode() and has_small_order() of curve25519/ed25519_curve.h in lanes: bit i
 // set where in[i] is a canonical encoding of a point of large order (the
 // rules verification applies to A and R), out[i] that point; masked by
 // the bitmap `lanes`. One lane-wise exponentiation for the eight square

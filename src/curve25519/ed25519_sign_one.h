@@ -1,7 +1,7 @@
 // One Ed25519 key expansion, public key or signature by one thread (RFC
 // 8032 5.1.5 and 5.1.6, pure Ed25519), written once over a field policy F
-// for the GPU kernels (scheme/curve25519_gpu_{keys,sign}.cu) and compiled on the host,
-// where the tests check it byte for byte against scheme/ed25519.cc (the
+// for the GPU kernels (curve25519/gpu/curve25519_gpu_{keys,sign}.cu) and compiled on the host,
+// where the tests check it byte for byte against curve25519/ed25519.cc (the
 // signatures are deterministic).
 //
 // Secrets (the seed, the scalar s, the prefix, the nonce r) meet no branch
@@ -9,7 +9,7 @@
 // (Booth digits, no doublings) whose entries a row reader fetches without
 // a secret address (ScanRow here, over the CPU's table of 52 windows of 5
 // bits: every entry of a window read and one kept by masks; the GPU
-// kernels' WarpRow in scheme/curve25519_gpu_fixed_base.cuh, 43 windows of 6 bits:
+// kernels' WarpRow in curve25519/gpu/curve25519_gpu_fixed_base.cuh, 43 windows of 6 bits:
 // one entry a lane and a register shuffle; only where a context asks for
 // it, WideRow there reads 16-bit windows at the digit's own address, not
 // constant time); SHA-512, the reduction mod L
@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "field/batch_invert.h"
-#include "scheme/ed25519_verify_one.h"
+#include "curve25519/ed25519_verify_one.h"
 
 namespace ks {
 namespace ed25519 {

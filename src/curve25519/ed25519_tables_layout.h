@@ -1,5 +1,5 @@
 // The shapes of the build-time tables of the Edwards25519 base point B
-// (tools/gen_ed25519_tables.cc writes them, curve/ed25519_curve.cc reads
+// (src/curve25519/gen_ed25519_tables.cc writes them, curve25519/ed25519_curve.cc reads
 // them): shared by both so that they cannot disagree.
 #ifndef KS_CURVE_ED25519_TABLES_LAYOUT_H_
 #define KS_CURVE_ED25519_TABLES_LAYOUT_H_
@@ -24,7 +24,7 @@ constexpr int kCombEntries = 1 << (kCombBits - 1);
 // Verification adds the B part of its half-size equation
 // (field/sc25519_lattice.h) in the doubling chain of the 128-bit scalars:
 // S' split at bit 128, each half's digits taken from d 2^(128 h) B for d =
-// 1 .. kSplitBEntries, h = 0, 1. The lanes (curve/ed25519_mb.cc) use signed
+// 1 .. kSplitBEntries, h = 0, 1. The lanes (curve25519/ed25519_mb.cc) use signed
 // digits of kSplitBBits bits (Booth); single operations (ed25519_curve.cc,
 // ed25519_x4.cc) width-kOddBNafBits NAF digits, odd in (-128, 128), which
 // pick the odd entries (kOddBEntries of them).

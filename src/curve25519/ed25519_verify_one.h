@@ -1,16 +1,16 @@
 // One Ed25519 verification by one thread (RFC 8032 5.1.7, pure Ed25519),
 // written once over a field policy F for the GPU kernels
-// (scheme/curve25519_gpu_verify.cu: the FP64 / DPF and the integer field) and
+// (curve25519/gpu/curve25519_gpu_verify.cu: the FP64 / DPF and the integer field) and
 // compiled on the host too, where the tests run it over the CPU field and
-// the host-emulated DPF field against scheme/ed25519.cc.
+// the host-emulated DPF field against curve25519/ed25519.cc.
 //
-// The rules are the CPU's (scheme/ed25519.cc, docs/ARCHITECTURE.md): S < L;
+// The rules are the CPU's (curve25519/ed25519.cc, docs/ARCHITECTURE.md): S < L;
 // A and R canonical (y < p), on the curve and not of small order; the
 // cofactored equation [8]([S]B - [k]A - R) = 0 with k = SHA-512(R || A ||
-// M) mod L. Statuses are scheme/ed25519.h's Error values.
+// M) mod L. Statuses are curve25519/ed25519.h's Error values.
 //
 // The equation is multiplied through by the z of field/sc25519_lattice.h,
-// as the CPU does (curve/ed25519_curve.cc): [8]([z S mod L]B - [w]A -
+// as the CPU does (curve25519/ed25519_curve.cc): [8]([z S mod L]B - [w]A -
 // [z]R) = 0 with w = z k mod L and |w|, z < 2^127, so [w]A and [z]R share
 // 129 doublings instead of [k]A's 252 (signed 3-bit windows, Booth digits,
 // over the Cached multiples 1..4 of each point), and [z S mod L]B is added
@@ -24,9 +24,9 @@
 #include <stdint.h>
 
 #include "core/hd.h"
-#include "curve/ed25519_decode.h"
-#include "curve/ed25519_params.h"
-#include "curve/ed25519_tables_layout.h"
+#include "curve25519/ed25519_decode.h"
+#include "curve25519/ed25519_params.h"
+#include "curve25519/ed25519_tables_layout.h"
 #include "curve/edwards.h"
 #include "field/sc25519_lattice.h"
 #include "field/sc25519_wide.h"
@@ -45,7 +45,7 @@ constexpr int kCombEntryWords = 12;
 constexpr size_t kCombTableWords =
     size_t(curve::ed25519::kCombWindows) * curve::ed25519::kCombEntries * kCombEntryWords;
 
-// A constant of curve/ed25519_params.h in F's representation (copied into
+// A constant of curve25519/ed25519_params.h in F's representation (copied into
 // constant expressions first: device code may not read a host constexpr
 // object at run time).
 template <class F, const U256& C>
@@ -183,7 +183,7 @@ struct Verifier {
     return acc;
   }
 
-  // The status of (public key, message, signature) as scheme/ed25519.h's
+  // The status of (public key, message, signature) as curve25519/ed25519.h's
   // Error: kOk, kBadPublicKey, kBadSignature or kVerifyFailed.
   static KS_HD int verify(const uint8_t pub[32], const uint8_t* msg, uint64_t msg_len,
                           const uint8_t sig[64], const uint64_t* comb) {

@@ -1,6 +1,6 @@
 // Single Edwards25519 / Curve25519 operations in four AVX-512 IFMA lanes of
 // ymm registers (field/fe25519_ifma_simd.h Fe25519x4): not four operations
-// at once, as curve/ed25519_mb.h does in eight lanes, but one, its
+// at once, as curve25519/ed25519_mb.h does in eight lanes, but one, its
 // independent field multiplications side by side. One lane vector holds
 // the four coordinates of a point (X, Y, Z, T), or the four values a step
 // multiplies next, and the formulas are arranged so that each round of a
@@ -15,8 +15,8 @@
 //   - the addition of a prepared addend (add-2008-hwcd-3) in two,
 //     [(Y1-X1)(Y2-X2), (Y1+X1)(Y2+X2), T1 2dT2, Z1 2Z2], then
 //     [E F, G H, F G, E H].
-// The same answers as the scalar operations of curve/ed25519_curve.h on
-// every input; curve/ed25519_curve.cc calls these where the CPU has the
+// The same answers as the scalar operations of curve25519/ed25519_curve.h on
+// every input; curve25519/ed25519_curve.cc calls these where the CPU has the
 // lanes (available()) and they are faster. Plain types in and out, no
 // intrinsics in this header.
 #ifndef KS_CURVE_ED25519_X4_H_
@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 
-#include "curve/ed25519_curve.h"
+#include "curve25519/ed25519_curve.h"
 
 namespace ks {
 namespace curve {
@@ -55,7 +55,7 @@ U256 x25519(const U256& k, const U256& u);
 
 // --- Variable time (public inputs: verification) --------------------------
 
-// decode(out, in) and has_small_order(p) of curve/ed25519_curve.h: the
+// decode(out, in) and has_small_order(p) of curve25519/ed25519_curve.h: the
 // same rules, the square root's exponentiation and the doublings in lanes.
 // decode gives canonical coordinates (Z = 1).
 bool decode(Point& out, const uint8_t in[32]);
@@ -72,9 +72,9 @@ bool verify_equation(const U256& s, const U256& k, const Point& a, const Point& 
 
 // The scalar-field paths (MULX/ADX where the CPU has it, portable
 // otherwise) of the operations above, whatever the CPU: what
-// curve/ed25519_curve.h runs where the lanes are unavailable, the oracle of
-// tests/cpp/test_ed25519_x4.cc and the baseline of
-// tools/ed25519_x4_micro.cc. Defined in curve/ed25519_curve.cc.
+// curve25519/ed25519_curve.h runs where the lanes are unavailable, the oracle of
+// tests/cpp/curve25519/test_ed25519_x4.cc and the baseline of
+// tools/ed25519_x4_micro.cc. Defined in curve25519/ed25519_curve.cc.
 namespace scalar {
 // x / z, canonical (0 where z = 0), in constant time.
 U256 divide(const U256& x, const U256& z);

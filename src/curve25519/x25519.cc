@@ -1,8 +1,8 @@
-#include "scheme/x25519.h"
+#include "curve25519/x25519.h"
 
 #include "core/os_random.h"
 #include "core/secure.h"
-#include "curve/ed25519_curve.h"
+#include "curve25519/ed25519_curve.h"
 #include "field/fe25519.h"
 #include "field/sc25519.h"
 

@@ -1,6 +1,6 @@
 // C entry points for X25519: raw 32-byte keys, their RFC 8410 encodings,
 // single operations and batches on the context's CPU threads. The
-// arithmetic lives in scheme/x25519.h (scheme/ed25519_batch.h for groups of
+// arithmetic lives in curve25519/x25519.h (curve25519/ed25519_batch.h for groups of
 // lanes).
 #include <stdint.h>
 #include <string.h>
@@ -14,12 +14,12 @@
 #include "api/objects.h"
 #include "core/os_random.h"
 #include "core/secure.h"
-#include "encoding/curve25519_formats.h"
-#include "engine/context.h"
+#include "curve25519/curve25519_formats.h"
+#include "api/context.h"
 #include "kuaisuo.h"
-#include "scheme/curve25519_gpu_batch.h"
-#include "scheme/ed25519_batch.h"
-#include "scheme/x25519.h"
+#include "curve25519/gpu/curve25519_gpu_batch.h"
+#include "curve25519/ed25519_batch.h"
+#include "curve25519/x25519.h"
 
 namespace {
 

@@ -32,7 +32,7 @@
 //
 // The header also compiles for the host (the FMA emulated): the CPU tests
 // check the same formulas and bounds without a GPU
-// (tests/cpp/test_fe25519_dpf.cc); nothing on the CPU path uses this field.
+// (tests/cpp/field/test_fe25519_dpf.cc); nothing on the CPU path uses this field.
 #ifndef KS_FIELD_FE25519_DPF_CUH_
 #define KS_FIELD_FE25519_DPF_CUH_
 

@@ -59,7 +59,7 @@ void store_x8(U256 out[kLanes], const Limbs a);
 // kChain only).
 void apply_x8(Op op, Limbs out, const Limbs a, const Limbs b, uint32_t k);
 
-// The ladder's forms of Fe25519x8 (curve/ed25519_mb.cc; the loose form (L)
+// The ladder's forms of Fe25519x8 (curve25519/ed25519_mb.cc; the loose form (L)
 // of field/fe25519_ifma_simd.h: every limb below 2^56), lane by lane:
 //   kMulLoose, kSqrLoose    a b, a^2 as (L), for a, b within the invariant
 //   kAddLoose, kSubLoose    a + b, a - b for a, b loose (L): within the

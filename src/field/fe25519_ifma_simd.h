@@ -1,7 +1,7 @@
 // GF(p), p = 2^255 - 19, in independent lanes of AVX-512 IFMA: eight in
-// zmm registers (Fe25519x8, the multi-buffer field of curve/ed25519_mb.cc)
+// zmm registers (Fe25519x8, the multi-buffer field of curve25519/ed25519_mb.cc)
 // or four in ymm registers (Fe25519x4, the parallel formulas of single
-// operations in curve/ed25519_x4.cc), one implementation over the vector
+// operations in curve25519/ed25519_x4.cc), one implementation over the vector
 // type (field/fp_ifma_simd.h Zmm, Ymm). AVX-512 INTRINSICS: include this
 // header only from .cc files that open the KS_IFMA target region
 // (field/ifma_target_begin.h) before it and that no .cu file includes;
@@ -38,7 +38,7 @@
 // limbs 0-4 after it, where they are small enough for limb 4 to stay
 // within (I) (the arrangement of Intel's crypto_mb x25519).
 //
-// The Montgomery ladder (curve/ed25519_mb.cc) also uses a looser form and
+// The Montgomery ladder (curve25519/ed25519_mb.cc) also uses a looser form and
 // the products before their reduction:
 //   (L)  every limb below 2^56: what mul_loose and sqr_loose give (the
 //        reduction without its fold at 2^255 and its carry chain), for

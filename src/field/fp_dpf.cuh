@@ -30,7 +30,7 @@
 // + 2^96 - 2^64 + 1 (mod p) and carry once. Fe25519Dpf's shape: the field
 // policy (field/policy.h) with 64-bit masks, plus from_words / to_words in
 // plain (non-Montgomery) values. Branch-free and index-free in the values.
-// Compiles for the host with the FMA emulated (tests/cpp/test_fp_dpf.cc).
+// Compiles for the host with the FMA emulated (tests/cpp/field/test_fp_dpf.cc).
 #ifndef KS_FIELD_FP_DPF_CUH_
 #define KS_FIELD_FP_DPF_CUH_
 

@@ -1,6 +1,6 @@
 // GF(p) for the SM2 prime p = 2^256 - 2^224 - 2^96 + 2^64 - 1 in eight
 // independent lanes of AVX-512 IFMA (the multi-buffer field of
-// curve/sm2_mb.cc). AVX-512 INTRINSICS: include this header only from .cc
+// sm2/sm2_curve_mb.cc). AVX-512 INTRINSICS: include this header only from .cc
 // files that start with the KS_IFMA_BEGIN pragma block (see below) and that
 // no .cu file includes; call nothing here unless cpu_features().avx512ifma.
 //
@@ -26,7 +26,7 @@
 // the 10-limb products and LaneArithmetic) is written once over a vector
 // type V: Zmm (eight lanes in __m512i, the batches) or Ymm (four lanes in
 // __m256i with the AVX-512VL forms of the same instructions: the single
-// operations of curve/ed25519_x4.cc, where one field element per lane and
+// operations of curve25519/ed25519_x4.cc, where one field element per lane and
 // the parallel formulas keep all four lanes busy, and where a ymm
 // vpmadd52 costs half a zmm one on CPUs that split zmm operations in two).
 // Fp8 (SM2) exists in the zmm width only; GF(2^255 - 19)

@@ -13,7 +13,7 @@
 // row by row measured no faster than these two passes.)
 //
 // FpField (field/fp.h) with MontgomeryForm: the same field policy
-// (curve/jacobian.h) and conversions from_plain / to_plain; curve/sm2_curve.cc
+// (curve/jacobian.h) and conversions from_plain / to_plain; sm2/sm2_curve.cc
 // converts at the boundaries of its scalar multiplications. Constant time
 // like the plain form.
 #ifndef KS_FIELD_FP_MONT_H_

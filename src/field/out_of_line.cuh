@@ -1,11 +1,11 @@
 // A GPU field policy with its products compiled out of line: the same
 // arithmetic as F, but mul and sqr are calls (operands by value, so that
-// they stay in registers: scheme/sm2_gpu.cu measured +31% over passing
+// they stay in registers: sm2/gpu/sm2_gpu.cu measured +31% over passing
 // them by reference). Point formulas instantiated over a fully inlined
 // field become loop bodies far larger than the instruction caches; long
 // scalar multiplications (verification) can run faster with calls. Which
 // layout each kernel uses is decided by measurement
-// (scheme/curve25519_gpu_*.cu).
+// (curve25519/gpu/curve25519_gpu_*.cu).
 #ifndef KS_FIELD_OUT_OF_LINE_CUH_
 #define KS_FIELD_OUT_OF_LINE_CUH_
 

@@ -14,8 +14,8 @@
 // dimension 2" (2020), applies it to Ed25519.
 //
 // Variable time: verification's inputs are public. Written once for the CPU
-// (curve/ed25519_curve.cc, the lane batches) and the GPU verifier
-// (scheme/ed25519_verify_one.h): KS_HD, u128 arithmetic, no host-only
+// (curve25519/ed25519_curve.cc, the lane batches) and the GPU verifier
+// (curve25519/ed25519_verify_one.h): KS_HD, u128 arithmetic, no host-only
 // helper.
 #ifndef KS_FIELD_SC25519_LATTICE_H_
 #define KS_FIELD_SC25519_LATTICE_H_

@@ -56,7 +56,7 @@ KS_HD void sc25519_to_mont(uint64_t out[4], const uint64_t a[4]) {
 }
 
 // RFC 8032 5.1.6 step 5: S = r + k s mod L for r, k < L and s in Montgomery
-// form (scheme/ed25519.cc's signing_equation). Constant time.
+// form (curve25519/ed25519.cc's signing_equation). Constant time.
 KS_HD void sc25519_signing_equation(uint64_t out[4], const uint64_t r[4], const uint64_t k[4],
                                     const uint64_t s_mont[4]) {
   const Sc25519Words c;

@@ -1,6 +1,6 @@
 // A read-only table built on the host once per process and copied to each
 // device on first use there: the fixed-base tables of SM2
-// (scheme/sm2_gpu.cu) and Ed25519 (scheme/curve25519_gpu_tables.cu). Device
+// (sm2/gpu/sm2_gpu.cu) and Ed25519 (curve25519/gpu/curve25519_gpu_tables.cu). Device
 // copies live until the process ends, as the tables do on the host.
 #ifndef KS_ENGINE_DEVICE_TABLE_CUH_
 #define KS_ENGINE_DEVICE_TABLE_CUH_

@@ -36,9 +36,9 @@ struct DeviceInfo {
 bool device_info(int device, DeviceInfo* info);
 
 // Per-context GPU state: the device, its streams and reusable buffers
-// (engine/gpu_engine.cuh has the CUDA side). Scheme-agnostic: each scheme's
-// batches run their own jobs on it (hash/sm3_gpu_batch.h,
-// scheme/sm2_gpu_batch.h, ...). Not shared between threads; the context
+// (gpu/gpu_engine.cuh has the CUDA side). Scheme-agnostic: each scheme's
+// batches run their own jobs on it (sm3/gpu/sm3_gpu_batch.h,
+// sm2/gpu/sm2_gpu_batch.h, ...). Not shared between threads; the context
 // serialises access.
 class Engine {
  public:

@@ -1,7 +1,7 @@
 // The GPU entry points of a build without CUDA.
 #include <stdlib.h>
 
-#include "engine/gpu.h"
+#include "gpu/gpu.h"
 #include "kuaisuo.h"
 
 namespace ks {

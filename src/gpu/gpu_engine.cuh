@@ -9,8 +9,8 @@
 
 #include "core/chacha20_gpu.h"
 #include "core/secure.h"
-#include "engine/gpu.h"
-#include "engine/gpu_pipeline.cuh"
+#include "gpu/gpu.h"
+#include "gpu/gpu_pipeline.cuh"
 #include "kuaisuo.h"
 
 namespace ks {

@@ -4,8 +4,8 @@
 // variable-length messages (flat data + offsets, staged as
 // [header][offsets rebased to the chunk][fixed-size inputs][message
 // bytes], per-item device scratch after them). A scheme derives its jobs
-// from these beside its kernels (hash/sm3_gpu_jobs.cu,
-// scheme/sm2_gpu_jobs.cu).
+// from these beside its kernels (sm3/gpu/sm3_gpu_jobs.cu,
+// sm2/gpu/sm2_gpu_jobs.cu).
 #ifndef KS_ENGINE_GPU_JOBS_CUH_
 #define KS_ENGINE_GPU_JOBS_CUH_
 
@@ -13,7 +13,7 @@
 
 #include <algorithm>
 
-#include "engine/gpu_pipeline.cuh"
+#include "gpu/gpu_pipeline.cuh"
 
 namespace ks {
 namespace gpu {

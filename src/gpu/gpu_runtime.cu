@@ -14,9 +14,9 @@
 #include "core/secure.h"
 #include "core/stream_copy.h"
 #include "core/thread_pool.h"
-#include "engine/gpu.h"
-#include "engine/gpu_engine.cuh"
-#include "engine/gpu_pipeline.cuh"
+#include "gpu/gpu.h"
+#include "gpu/gpu_engine.cuh"
+#include "gpu/gpu_pipeline.cuh"
 #include "kuaisuo.h"
 
 namespace ks {

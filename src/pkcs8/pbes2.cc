@@ -1,17 +1,17 @@
-#include "encoding/pbes2.h"
+#include "pkcs8/pbes2.h"
 
 #include <string.h>
 
 #include "cipher/aes.h"
 #include "cipher/modes.h"
-#include "cipher/sm4.h"
+#include "sm4/sm4.h"
 #include "core/endian.h"
 #include "core/os_random.h"
 #include "core/secure.h"
 #include "encoding/pkix.h"
 #include "hash/pbkdf2.h"
 #include "hash/sha256.h"
-#include "hash/sm3.h"
+#include "sm3/sm3.h"
 
 namespace ks {
 namespace pbes2 {

@@ -1,4 +1,4 @@
-// C entry points for password-encrypted PKCS#8 (encoding/pbes2.h): one
+// C entry points for password-encrypted PKCS#8 (pkcs8/pbes2.h): one
 // layer for every algorithm's keys, which then go through that algorithm's
 // own ks_*_key_decode / _encode.
 #include <stdint.h>
@@ -6,7 +6,7 @@
 #include "api/checks.h"
 #include "api/guard.h"
 #include "api/objects.h"
-#include "encoding/pbes2.h"
+#include "pkcs8/pbes2.h"
 #include "encoding/pkix.h"
 #include "kuaisuo.h"
 

@@ -1,11 +1,11 @@
 // SKINNY-128-256 on the CPU, portable: one block at a time through the
 // shared round function (the rows' S-box circuit is constant time). The
 // table-based baseline sits beside it, sharing everything but SubCells.
-#include "cipher/skinny128_256.h"
+#include "skinny/skinny128_256.h"
 
 #include <string.h>
 
-#include "cipher/skinny_x86_kernels.h"
+#include "skinny/skinny_x86_kernels.h"
 #include "core/cpu_features.h"
 #include "core/secure.h"
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "cipher/modes.h"
-#include "cipher/skinny128_256_core.h"
+#include "skinny/skinny128_256_core.h"
 
 namespace ks {
 namespace skinny {

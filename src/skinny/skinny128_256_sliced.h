@@ -1,7 +1,7 @@
 // SKINNY-128-256's round on bit planes: many blocks at once, one plane per
 // bit of the state (plane k of row r holds bit k of row word r, i.e. bit
 // k % 8 of cell (r, k / 8), of every block), for the GPU's bitsliced kernel
-// (cipher/skinny_gpu.cu: 32 blocks per thread) and its CPU test. The
+// (skinny/gpu/skinny_gpu.cu: 32 blocks per thread) and its CPU test. The
 // S-box is skinny128_256_core.h's NOR/XOR circuit on planes (two LOP3s a
 // step, its bit permutations renaming only); ShiftRows is renaming too;
 // the round tweakey is applied as all-ones / all-zero masks, so no branch
@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "cipher/skinny128_256_core.h"
+#include "skinny/skinny128_256_core.h"
 #include "core/hd.h"
 
 namespace ks {

@@ -1,7 +1,7 @@
 // C entry points for SKINNY-128-256: one-shot, one buffer over the
 // context's threads or its GPU, tweak per block, streaming CTR and
-// batches, all on the constant-time code of cipher/skinny128_256.h through
-// modes.h (and cipher/skinny_gpu.h's default kernel on the GPU).
+// batches, all on the constant-time code of skinny/skinny128_256.h through
+// modes.h (and skinny/gpu/skinny_gpu.h's default kernel on the GPU).
 #include <mutex>
 #include <new>
 #include <string.h>
@@ -12,10 +12,10 @@
 #include "api/guard.h"
 #include "api/stream_state.h"
 #include "cipher/modes.h"
-#include "cipher/skinny128_256.h"
-#include "cipher/skinny_gpu.h"
+#include "skinny/skinny128_256.h"
+#include "skinny/gpu/skinny_gpu.h"
 #include "core/secure.h"
-#include "engine/context.h"
+#include "api/context.h"
 #include "kuaisuo.h"
 
 using ks::api::check_buffer;

@@ -1,13 +1,13 @@
 // SKINNY-128-256 kernel: AVX-512 F/BW/VL: 16 blocks per group (skinny_x86_lanes.h,
 // instantiated for this instruction set).
-#include "cipher/skinny_x86_kernels.h"
+#include "skinny/skinny_x86_kernels.h"
 
 #if KS_SKINNY_X86
 
 #define KS_X86_TARGET "avx2,avx512f,avx512bw,avx512vl"
 #include "core/x86_target_begin.h"
 
-#include "cipher/skinny_x86_lanes.h"
+#include "skinny/skinny_x86_lanes.h"
 
 namespace ks {
 namespace skinny {

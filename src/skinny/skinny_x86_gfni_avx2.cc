@@ -1,14 +1,14 @@
 // SKINNY-128-256 kernel: AVX2 with GFNI (Alder Lake, Tremont, Zen 4 and
 // later): 8 blocks per group, the S-box circuit's bit permutations as
 // gf2p8affineqb (skinny_x86_lanes.h, instantiated for this instruction set).
-#include "cipher/skinny_x86_kernels.h"
+#include "skinny/skinny_x86_kernels.h"
 
 #if KS_SKINNY_X86
 
 #define KS_X86_TARGET "avx2,gfni"
 #include "core/x86_target_begin.h"
 
-#include "cipher/skinny_x86_lanes.h"
+#include "skinny/skinny_x86_lanes.h"
 
 namespace ks {
 namespace skinny {

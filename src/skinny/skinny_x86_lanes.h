@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cipher/modes.h"
-#include "cipher/skinny128_256_core.h"
+#include "skinny/skinny128_256_core.h"
 #include "core/endian.h"
 #include "core/secure.h"
 

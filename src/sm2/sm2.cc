@@ -1,4 +1,4 @@
-#include "scheme/sm2.h"
+#include "sm2/sm2.h"
 
 #include <string.h>
 
@@ -6,9 +6,9 @@
 
 #include "core/os_random.h"
 #include "core/secure.h"
-#include "curve/sm2_curve.h"
-#include "hash/sm3.h"
-#include "scheme/sm2_internal.h"
+#include "sm2/sm2_curve.h"
+#include "sm3/sm3.h"
+#include "sm2/sm2_detail.h"
 
 namespace ks {
 namespace sm2 {

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "curve/sm2_params.h"
+#include "sm2/sm2_params.h"
 
 namespace ks {
 namespace sm2 {

@@ -1,16 +1,16 @@
 // C entry points for SM2 keys, their encodings and single operations. The
-// arithmetic lives in scheme/sm2.h, the formats in encoding/; batches are in
+// arithmetic lives in sm2/sm2.h, the formats in encoding/; batches are in
 // sm2_batch_api.cc.
 #include <string.h>
 
 #include "api/guard.h"
 #include "api/objects.h"
-#include "api/sm2_internal.h"
+#include "sm2/sm2_handles.h"
 #include "core/secure.h"
 #include "core/wiping_allocator.h"
-#include "encoding/sm2_formats.h"
+#include "sm2/sm2_formats.h"
 #include "kuaisuo.h"
-#include "scheme/sm2.h"
+#include "sm2/sm2.h"
 
 using ks::api::check_buffer;
 using ks::api::check_id;

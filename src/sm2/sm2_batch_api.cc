@@ -1,5 +1,5 @@
 // C entry points for SM2 batches: on the context's CPU threads (8-lane
-// AVX-512 IFMA groups, scheme/sm2_mb.h) or on its GPU engine. The GPU draws
+// AVX-512 IFMA groups, sm2/sm2_mb.h) or on its GPU engine. The GPU draws
 // keys and nonces on the device; the rare items it cannot use (a random
 // scalar out of range) are redone here on the CPU. Messages are hashed
 // (e = SM3(Z_A || M)) on the CPU threads for CPU batches, on the device
@@ -12,15 +12,15 @@
 
 #include "api/batch.h"
 #include "api/guard.h"
-#include "api/sm2_internal.h"
+#include "sm2/sm2_handles.h"
 #include "core/secure.h"
-#include "engine/context.h"
-#include "hash/sm3.h"
-#include "hash/sm3_blocks.h"
+#include "api/context.h"
+#include "sm3/sm3.h"
+#include "sm3/sm3_blocks.h"
 #include "kuaisuo.h"
-#include "scheme/sm2.h"
-#include "scheme/sm2_gpu_batch.h"
-#include "scheme/sm2_mb.h"
+#include "sm2/sm2.h"
+#include "sm2/gpu/sm2_gpu_batch.h"
+#include "sm2/sm2_mb.h"
 
 using ks::api::check_buffer;
 using ks::api::check_ctx;

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "curve/sm2_params.h"
+#include "sm2/sm2_params.h"
 
 namespace ks {
 namespace curve {

@@ -1,13 +1,13 @@
 // Eight SM2 point multiplications at once in AVX-512 IFMA lanes (the field
 // of field/fp_ifma_simd.h, the formulas of curve/jacobian.h instantiated for
 // it). Plain types in and out; no intrinsics in this header. Every function
-// here requires cpu_features().avx512ifma (scheme/sm2_mb.cc checks it).
+// here requires cpu_features().avx512ifma (sm2/sm2_mb.cc checks it).
 #ifndef KS_CURVE_SM2_MB_H_
 #define KS_CURVE_SM2_MB_H_
 
 #include <stdint.h>
 
-#include "curve/sm2_params.h"
+#include "sm2/sm2_params.h"
 
 namespace ks {
 namespace curve {
@@ -16,7 +16,7 @@ namespace mb {
 constexpr int kLanes = 8;
 
 // out[i] = [k[i]]G in affine form for k[i] in [1, n-1] (k = 0 gives (0, 0)):
-// the comb of curve/sm2_curve.cc (Booth digits of 7 bits, 37 mixed
+// the comb of sm2/sm2_curve.cc (Booth digits of 7 bits, 37 mixed
 // additions) in lanes, every sub-table scanned in full for every lane, then
 // a lane-wise Fermat inversion. Constant time in k.
 void mul_base_x8(Affine out[kLanes], const U256 k[kLanes]);

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "field/u256.h"
-#include "scheme/sm2.h"
+#include "sm2/sm2.h"
 
 namespace ks {
 namespace sm2 {

@@ -1,4 +1,4 @@
-#include "encoding/sm2_formats.h"
+#include "sm2/sm2_formats.h"
 
 #include <string.h>
 
@@ -24,7 +24,7 @@ constexpr pkix::AlgorithmId kSm2Algorithm = {pkix::oid(kOidEcPublicKey), pkix::o
 // The octets of an ECPoint (SEC1 2.3.3) in a key structure: 04||x||y or
 // 02/03||x, never the bare 64-byte x||y that ks_sm2_pubkey_from_bytes takes
 // on its own (OpenSSL refuses that inside SPKI and ECPrivateKey too).
-// Only the form is checked here; scheme/sm2 checks the point.
+// Only the form is checked here; sm2/sm2 checks the point.
 int check_ec_point(const Reader& bits) {
   return bits.remaining() == 64 ? KS_ERR_BAD_PUBLIC_KEY : KS_OK;
 }

@@ -4,7 +4,7 @@
 // (RFC 5480 with id-ecPublicKey and the SM2 curve OID 1.2.156.10197.1.301);
 // private keys as PKCS#8 PrivateKeyInfo (RFC 5208) around a SEC1
 // ECPrivateKey (RFC 5915), and bare SEC1 "EC PRIVATE KEY" on input.
-// Purely syntactic: points and scalars are checked by scheme/sm2.
+// Purely syntactic: points and scalars are checked by sm2/sm2.
 // Functions return KS_OK or the ks_status that names the problem.
 #ifndef KS_ENCODING_SM2_FORMATS_H_
 #define KS_ENCODING_SM2_FORMATS_H_

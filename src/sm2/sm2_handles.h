@@ -8,7 +8,7 @@
 
 #include "api/checks.h"
 #include "kuaisuo.h"
-#include "scheme/sm2.h"
+#include "sm2/sm2.h"
 
 struct ks_sm2_key {
   ks::sm2::PrivateKey key;

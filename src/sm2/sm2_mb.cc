@@ -1,4 +1,4 @@
-#include "scheme/sm2_mb.h"
+#include "sm2/sm2_mb.h"
 
 #include <string.h>
 
@@ -7,11 +7,11 @@
 #include "core/cpu_features.h"
 #include "core/os_random.h"
 #include "core/secure.h"
-#include "curve/sm2_mb.h"
-#include "hash/sm3.h"
-#include "hash/sm3_blocks.h"
-#include "hash/sm3_compress.h"
-#include "scheme/sm2_internal.h"
+#include "sm2/sm2_curve_mb.h"
+#include "sm3/sm3.h"
+#include "sm3/sm3_blocks.h"
+#include "sm3/sm3_compress.h"
+#include "sm2/sm2_detail.h"
 
 namespace ks {
 namespace sm2 {
@@ -26,7 +26,7 @@ using detail::declassify;
 using detail::n_minus;
 using detail::random_scalar;
 
-// HMAC-SM3 in eight lanes (hash/sm3_blocks.h compress_x8): one 32-byte key
+// HMAC-SM3 in eight lanes (sm3/sm3_blocks.h compress_x8): one 32-byte key
 // and one `len`-byte message per lane, every lane the same length, so that
 // every lane runs the same blocks. out may alias key or msg.
 void hmac_sm3_x8(uint8_t out[][sm3::kDigestBytes], const uint8_t key[][sm3::kDigestBytes],
@@ -68,7 +68,7 @@ void hmac_sm3_x8(uint8_t out[][sm3::kDigestBytes], const uint8_t key[][sm3::kDig
   secure_wipe(inner, sizeof inner);
 }
 
-// The first candidate of scheme/sm2.cc's DeterministicNonces (RFC 6979
+// The first candidate of sm2/sm2.cc's DeterministicNonces (RFC 6979
 // section 3.2 over HMAC-SM3) in every lane: K, V from seed = d || (e mod
 // n), then V = HMAC_K(V), k = V. ok[i] is false where that k is not in
 // [1, n-1]; such a lane goes to the scalar signer, which continues the same
@@ -125,7 +125,7 @@ U256 digest_mod_n(const uint8_t e[kDigestBytes]) {
   return Fn::reduce_once(field::from_be_bytes(e));
 }
 
-// Steps A5-A6 given x1 of [k]G (scheme/sm2.cc's sign_attempt after the
+// Steps A5-A6 given x1 of [k]G (sm2/sm2.cc's sign_attempt after the
 // point multiplication); all-ones when r != 0, r + k != n and s != 0.
 uint64_t finish_signature(U256& r, U256& s, const PrivateKey& key, const U256& e_mod_n,
                           const U256& k, const U256& x1) {
@@ -310,7 +310,7 @@ void verify_digests_x8(const PublicKey* const keys[], const uint8_t e[][kDigestB
     s[i] = si;
     t[i] = ti;
     p[i] = keys[i]->point;
-    // x1 == (r - e) mod n + {0, n} (see scheme/sm2.cc's x_matches)
+    // x1 == (r - e) mod n + {0, n} (see sm2/sm2.cc's x_matches)
     c[i] = Fn::sub(r, digest_mod_n(e[i]));
     if (!field::add_carry(c2[i], c[i], Fn::kModulus) && field::lt_mask(c2[i], Fp::kModulus))
       c2_valid |= 1u << i;

@@ -1,7 +1,7 @@
 // SM2 signatures eight at a time on the calling thread: AVX-512 IFMA
-// multi-buffer point arithmetic (curve/sm2_mb.h) for [k]G and [s]G + [t]P,
+// multi-buffer point arithmetic (sm2/sm2_curve_mb.h) for [k]G and [s]G + [t]P,
 // scalar arithmetic mod n per lane, the same checks, nonce rules and error
-// codes as scheme/sm2.h. Without IFMA (cpu_features().avx512ifma false, e.g.
+// codes as sm2/sm2.h. Without IFMA (cpu_features().avx512ifma false, e.g.
 // KS_CPU_FEATURES=portable or under valgrind) every call runs the scalar
 // code lane by lane, so results never depend on the path taken except for
 // the random nonces.
@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "scheme/sm2.h"
+#include "sm2/sm2.h"
 
 namespace ks {
 namespace sm2 {
@@ -58,7 +58,7 @@ void verify_digests_x8(const PublicKey* const keys[], const uint8_t e[][kDigestB
 // e[i] = SM3(Z_A(*keys[i], id) || msgs[i]) for any number n of items, as
 // message_digest() computes it: Z_A once per run of consecutive items with
 // the same key pointer, then every e through the multi-buffer SM3
-// (hash/sm3_blocks.h digest_many: 16 lanes with AVX-512, 8 with AVX2).
+// (sm3/sm3_blocks.h digest_many: 16 lanes with AVX-512, 8 with AVX2).
 // kBadIdLength for an ID over kMaxIdBytes (then nothing is written).
 Error message_digests(uint8_t e[][kDigestBytes], const PublicKey* const keys[], const uint8_t* id,
                       size_t id_len, const uint8_t* const msgs[], const size_t lens[], size_t n);

@@ -23,7 +23,7 @@ constexpr Affine kG = {
     {{0x715A4589334C74C7ull, 0x8FE30BBFF2660BE1ull, 0x5F9904466A39C994ull, 0x32C4AE2C1F198119ull}},
     {{0x02DF32E52139F0A0ull, 0xD0A9877CC62A4740ull, 0x59BDCEE36B692153ull, 0xBC3736A2F4F6779Cull}}};
 
-// Layout of the fixed-base comb table that tools/gen_sm2_tables.cc writes:
+// Layout of the fixed-base comb table that src/sm2/gen_sm2_tables.cc writes:
 // window i (bits [7i, 7i+7) of the scalar, Booth-recoded into a signed digit
 // in [-64, 64]) has its own sub-table of j * 2^(7i) * G for j = 1..64, so
 // [k]G costs 36 mixed additions and no doubling. 37 windows cover 256 bits
@@ -33,7 +33,7 @@ constexpr int kCombWindows = (256 + kCombWindowBits) / kCombWindowBits;
 constexpr int kCombEntries = 1 << (kCombWindowBits - 1);
 
 // The odd multiples of G for verification's interleaved width-12 wNAF of s
-// (also written by tools/gen_sm2_tables.cc): entry j = (2j + 1) G, affine,
+// (also written by src/sm2/gen_sm2_tables.cc): entry j = (2j + 1) G, affine,
 // for j < 1024 (64 KiB). [s]G then costs ~20 mixed additions inside the
 // doublings that [t]P needs anyway, against the comb's 37.
 constexpr int kGWnafBits = 12;

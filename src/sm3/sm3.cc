@@ -1,7 +1,7 @@
-#include "hash/sm3.h"
+#include "sm3/sm3.h"
 
-#include "hash/sm3_blocks.h"
-#include "hash/sm3_compress.h"
+#include "sm3/sm3_blocks.h"
+#include "sm3/sm3_compress.h"
 
 namespace ks {
 namespace sm3 {

@@ -1,11 +1,11 @@
 // Run-time dispatch of SM3 compression (single stream and multi-buffer) and
 // digest_many, on the machinery shared with SHA-512 (lane_jobs.h).
-#include "hash/sm3_blocks.h"
+#include "sm3/sm3_blocks.h"
 
 #include "hash/lane_jobs.h"
-#include "hash/sm3.h"
-#include "hash/sm3_compress.h"
-#include "hash/sm3_x86_kernels.h"
+#include "sm3/sm3.h"
+#include "sm3/sm3_compress.h"
+#include "sm3/sm3_x86_kernels.h"
 
 namespace ks {
 namespace sm3 {

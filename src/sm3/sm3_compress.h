@@ -1,6 +1,6 @@
 // SM3 compression function (GB/T 32905-2016, section 5.3), written once for
 // the CPU and the GPU. This is the portable reference every faster variant
-// (src/hash/sm3_x86*.cc, the GPU kernels) is tested against.
+// (src/sm3/sm3_x86*.cc, the GPU kernels) is tested against.
 //
 // The rounds are written against a small "word operations" interface (Ops)
 // so that the same round and message-expansion code also drives the x86

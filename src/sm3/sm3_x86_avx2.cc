@@ -1,7 +1,7 @@
 // SM3 kernels for x86-64 CPUs with AVX2 and BMI2 (Haswell, Zen and later):
 // the single-stream compressor with 128-bit message expansion, and the
 // 8-lane multi-buffer compressor. Shared logic is in sm3_x86_simd.h.
-#include "hash/sm3_x86_kernels.h"
+#include "sm3/sm3_x86_kernels.h"
 
 #if KS_SM3_X86
 
@@ -16,7 +16,7 @@
 #pragma GCC target("avx2,bmi2")
 #endif
 
-#include "hash/sm3_x86_simd.h"
+#include "sm3/sm3_x86_simd.h"
 
 namespace ks {
 namespace sm3 {

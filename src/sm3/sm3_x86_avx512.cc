@@ -2,7 +2,7 @@
 // Zen 4 and later): the single-stream compressor with the message expansion
 // on vprold/vpternlogd, and the 16-lane multi-buffer compressor. Shared
 // logic is in sm3_x86_simd.h.
-#include "hash/sm3_x86_kernels.h"
+#include "sm3/sm3_x86_kernels.h"
 
 #if KS_SM3_X86
 
@@ -24,7 +24,7 @@
 #pragma GCC target("avx2,bmi2,avx512f,avx512vl,avx512bw")
 #endif
 
-#include "hash/sm3_x86_simd.h"
+#include "sm3/sm3_x86_simd.h"
 
 namespace ks {
 namespace sm3 {

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hash/sm3_compress.h"
+#include "sm3/sm3_compress.h"
 
 #define KS_X86_INLINE inline __attribute__((always_inline))
 

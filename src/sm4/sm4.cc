@@ -1,9 +1,9 @@
 // SM4 keys, the dispatching block functions and the portable variant.
-#include "cipher/sm4.h"
+#include "sm4/sm4.h"
 
 #include <string.h>
 
-#include "cipher/sm4_core.h"
+#include "sm4/sm4_core.h"
 #include "core/secure.h"
 
 namespace ks {

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "cipher/modes.h"
-#include "cipher/sm4_blocks.h"
+#include "sm4/sm4_blocks.h"
 
 namespace ks {
 namespace sm4 {

@@ -13,15 +13,15 @@
 #include "api/stream_state.h"
 #include "cipher/gcm.h"
 #include "cipher/modes.h"
-#include "cipher/sm4.h"
-#include "cipher/sm4_blocks.h"
-#include "cipher/sm4_gpu_batch.h"
-#include "cipher/sm4_gpu_messages.h"
+#include "sm4/sm4.h"
+#include "sm4/sm4_blocks.h"
+#include "sm4/gpu/sm4_gpu_batch.h"
+#include "sm4/gpu/sm4_gpu_messages.h"
 #include "core/cpu_features.h"
 #include "core/secure.h"
-#include "encoding/sm4_formats.h"
-#include "engine/context.h"
-#include "engine/gpu.h"
+#include "sm4/sm4_formats.h"
+#include "api/context.h"
+#include "gpu/gpu.h"
 #include "kuaisuo.h"
 
 using ks::api::check_buffer;
@@ -462,7 +462,7 @@ int gcm_batch_on_gpu(ks_ctx* ctx, bool encrypt, const uint8_t* keys, const uint8
   return gpu_statuses(rc, passed.data(), KS_ERR_TAG_MISMATCH, count, status);
 }
 
-// ECB / CTR items on the GPU (cipher/sm4_gpu_messages.h): ECB items that
+// ECB / CTR items on the GPU (sm4/gpu/sm4_gpu_messages.h): ECB items that
 // are not whole blocks fail with KS_ERR_LENGTH and are left alone, as on
 // the CPU; every other item gets the GPU call's status.
 int batch_on_gpu(ks_ctx* ctx, int mode, bool encrypt, const uint8_t* keys, const uint8_t* ivs,

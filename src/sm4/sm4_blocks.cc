@@ -1,10 +1,10 @@
 // Run-time choice of the SM4 kernel, and the helpers shared by kernels.
-#include "cipher/sm4_blocks.h"
+#include "sm4/sm4_blocks.h"
 
 #include <string.h>
 
-#include "cipher/sm4.h"
-#include "cipher/sm4_x86_kernels.h"
+#include "sm4/sm4.h"
+#include "sm4/sm4_x86_kernels.h"
 #include "cipher/x86_cpu.h"
 #include "core/cpu_features.h"
 #include "core/secure.h"

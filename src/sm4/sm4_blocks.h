@@ -1,6 +1,6 @@
 // SM4 over many blocks on the CPU, dispatched at run time to the fastest
 // constant-time variant the CPU has (core/cpu_features.h; KS_CPU_FEATURES
-// masks extensions for tests), as hash/sm3_blocks.h does for SM3.
+// masks extensions for tests), as sm3/sm3_blocks.h does for SM3.
 #ifndef KS_CIPHER_SM4_BLOCKS_H_
 #define KS_CIPHER_SM4_BLOCKS_H_
 

@@ -1,4 +1,4 @@
-#include "encoding/sm4_formats.h"
+#include "sm4/sm4_formats.h"
 
 #include <string.h>
 

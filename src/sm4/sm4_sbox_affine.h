@@ -12,14 +12,14 @@
 //    map out is (A T^-1 M_aes^-1)(z + 0x63) + c. Both affine maps are
 //    applied as two 16-entry nibble lookups (vpshufb, registers only).
 // Everything is derived here at compile time from the constants of
-// sm4_core.h; tests/cpp/test_sm4.cc checks the result against the
+// sm4_core.h; tests/cpp/sm4/test_sm4.cc checks the result against the
 // standard's table on all 256 inputs, through every kernel.
 #ifndef KS_CIPHER_SM4_SBOX_AFFINE_H_
 #define KS_CIPHER_SM4_SBOX_AFFINE_H_
 
 #include <stdint.h>
 
-#include "cipher/sm4_core.h"
+#include "sm4/sm4_core.h"
 
 namespace ks {
 namespace sm4 {

@@ -1,7 +1,7 @@
 // SM4 kernel: VAES on AVX-512 lanes, 16 blocks per vector.
 // The kernel itself is sm4_x86_lanes.h, instantiated here for this
 // instruction set.
-#include "cipher/sm4_x86_kernels.h"
+#include "sm4/sm4_x86_kernels.h"
 
 #if KS_SM4_X86
 
@@ -10,7 +10,7 @@
 
 #define KS_SM4_LANES_ZMM 1
 #define KS_SM4_SBOX_AESNI 1
-#include "cipher/sm4_x86_lanes.h"
+#include "sm4/sm4_x86_lanes.h"
 
 namespace ks {
 namespace sm4 {

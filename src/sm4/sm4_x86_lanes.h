@@ -2,7 +2,7 @@
 // Included only by the sm4_x86_*.cc files, *inside* their `#pragma GCC
 // target` region, so that these templates (and sm4_core.h's rounds) are
 // compiled for the including file's instruction set. Everything is in an
-// unnamed namespace for the reason hash/sm3_x86_simd.h gives: no
+// unnamed namespace for the reason sm3/sm3_x86_simd.h gives: no
 // out-of-line copy built for AVX-512 may be picked by the linker for a
 // caller on a CPU without it.
 //
@@ -30,9 +30,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cipher/sm4_blocks.h"
-#include "cipher/sm4_core.h"
-#include "cipher/sm4_sbox_affine.h"
+#include "sm4/sm4_blocks.h"
+#include "sm4/sm4_core.h"
+#include "sm4/sm4_sbox_affine.h"
 #include "core/secure.h"
 
 #define KS_SM4_INLINE inline __attribute__((always_inline))

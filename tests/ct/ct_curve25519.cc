@@ -1,8 +1,8 @@
 // The constant-time check (core/secure.h) of Ed25519 and X25519: key
 // expansion from a secret seed, signing of every RFC 8032 instance, X25519
 // public keys and shared secrets, the batch calls (8 IFMA lanes where the
-// CPU has them), the single operations in 4 IFMA lanes (curve/ed25519_x4.h,
-// which the calls above reach through curve/ed25519_curve.cc where the CPU
+// CPU has them), the single operations in 4 IFMA lanes (curve25519/ed25519_x4.h,
+// which the calls above reach through curve25519/ed25519_curve.cc where the CPU
 // has them, and which four_lane_paths also calls directly), and PKCS#8
 // decoding with the key's bytes secret. Under
 // valgrind (KS_CTGRIND) or MemorySanitizer (KS_CT_MSAN) any branch or
@@ -15,10 +15,10 @@
 
 #include "core/os_random.h"
 #include "core/secure.h"
-#include "curve/ed25519_x4.h"
+#include "curve25519/ed25519_x4.h"
 #include "kuaisuo.h"
-#include "scheme/ed25519.h"
-#include "scheme/x25519.h"
+#include "curve25519/ed25519.h"
+#include "curve25519/x25519.h"
 #include "ct_tally.h"
 
 namespace {

@@ -20,7 +20,7 @@
 #include "core/secure.h"
 #include "hash/pbkdf2.h"
 #include "hash/sha256.h"
-#include "hash/sm3.h"
+#include "sm3/sm3.h"
 #include "kuaisuo.h"
 #include "ct_tally.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cipher/modes.h"
-#include "cipher/skinny128_256.h"
+#include "skinny/skinny128_256.h"
 #include "core/secure.h"
 #include "kuaisuo.h"
 #include "ct_tally.h"

@@ -18,13 +18,13 @@
 
 #include "core/os_random.h"
 #include "core/secure.h"
-#include "curve/sm2_curve.h"
-#include "curve/sm2_mb.h"
-#include "scheme/sm2_mb.h"
+#include "sm2/sm2_curve.h"
+#include "sm2/sm2_curve_mb.h"
+#include "sm2/sm2_mb.h"
 #include "encoding/pem.h"
-#include "hash/sm3.h"
+#include "sm3/sm3.h"
 #include "kuaisuo.h"
-#include "scheme/sm2.h"
+#include "sm2/sm2.h"
 #include "ct_tally.h"
 
 namespace {

@@ -20,7 +20,7 @@
 #include "cipher/gcm.h"
 #include "cipher/ghash.h"
 #include "cipher/modes.h"
-#include "cipher/sm4.h"
+#include "sm4/sm4.h"
 #include "core/os_random.h"
 #include "core/secure.h"
 #include "kuaisuo.h"

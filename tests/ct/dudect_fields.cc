@@ -29,8 +29,8 @@
 #include <x86intrin.h>
 
 #include "core/cpu_features.h"
-#include "curve/ed25519_curve.h"
-#include "curve/sm2_curve.h"
+#include "curve25519/ed25519_curve.h"
+#include "sm2/sm2_curve.h"
 #include "field/fe25519_adx.h"
 #include "field/fp_mont.h"
 #include "field/fp_mont_adx.h"

@@ -1,5 +1,5 @@
 // fuzz_curve25519_keys: the RFC 8410 key decoders of
-// encoding/curve25519_formats (SubjectPublicKeyInfo and PKCS#8, DER) on
+// curve25519/curve25519_formats (SubjectPublicKeyInfo and PKCS#8, DER) on
 // arbitrary bytes, both of them on every input.
 //
 // Properties checked:
@@ -13,8 +13,8 @@
 //    that decodes to the same algorithm and key, without a public key;
 //  - an input one family's decoders accept is another algorithm to the
 //    other's: the SM2 decoders answer KS_ERR_KEY_ALGORITHM.
-#include "encoding/curve25519_formats.h"
-#include "encoding/sm2_formats.h"
+#include "curve25519/curve25519_formats.h"
+#include "sm2/sm2_formats.h"
 #include "fuzz_util.h"
 
 using ks_fuzz::HeapBytes;

@@ -2,7 +2,7 @@
 // SM4-GCM, SKINNY CTR) driven by a sequence of choices: init, update with
 // random lengths, final, cleanse, and overwriting the state with zeros,
 // 0xFF, random bytes or a few poked bytes. Shared by the property test
-// (tests/cpp/test_stream_states.cc, choices from a seeded PRNG) and the
+// (tests/cpp/api/test_stream_states.cc, choices from a seeded PRNG) and the
 // libFuzzer target (fuzz_stream_states.cc, choices from the input), so
 // both check one model (issue 42):
 //  - a live state (after init) gives what the one-shot call gives for the

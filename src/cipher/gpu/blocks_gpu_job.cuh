@@ -1,5 +1,5 @@
 // One buffer of a 128-bit block cipher in ECB or CTR on the GPU engine's
-// pipeline (engine/gpu_pipeline.cuh), written once for every cipher: the
+// pipeline (gpu/gpu_pipeline.cuh), written once for every cipher: the
 // job of ks_sm4_crypt_buffer and ks_skinny128_256_crypt_buffer. A cipher
 // supplies a launcher, a value that holds its keys (and wipes them when
 // destroyed) and enqueues whole blocks on a stream:
@@ -18,8 +18,8 @@
 #include <algorithm>
 
 #include "cipher/modes.h"
-#include "engine/gpu_engine.cuh"
-#include "engine/gpu_jobs.cuh"
+#include "gpu/gpu_engine.cuh"
+#include "gpu/gpu_jobs.cuh"
 
 namespace ks {
 namespace blocks_gpu {

@@ -1,6 +1,6 @@
 // GCM's field product on the GPU, table-free and branch-free (constant
 // time in H and the data): shared by the one-buffer GHASH of
-// cipher/sm4_gpu.cu and the per-message GHASH of cipher/sm4_gpu_messages.cu.
+// sm4/gpu/sm4_gpu.cu and the per-message GHASH of sm4/gpu/sm4_gpu_messages.cu.
 //
 // The portable multiplication of cipher/ghash.cc, with its 64x64 carry-less
 // products built from 32x32 ones: the GPU has no carry-less multiply, but

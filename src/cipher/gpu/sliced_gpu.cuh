@@ -2,7 +2,7 @@
 // ECB, CTR (128-bit counter) and GCTR (inc32, SP 800-38D 6.2) over one
 // buffer, 32 blocks per thread as the planes of their 128 bits, in constant
 // time (no branch or address depends on a key or the data). SM4
-// (cipher/sm4_gpu.cu) and SKINNY-128-256 (cipher/skinny_gpu.cu) supply
+// (sm4/gpu/sm4_gpu.cu) and SKINNY-128-256 (skinny/gpu/skinny_gpu.cu) supply
 // only their rounds:
 //
 //   struct Cipher {

@@ -1,6 +1,6 @@
 // X25519 (and, as they land, Ed25519) on the GPU: launchers over device
 // memory, one thread per item, each over either GF(2^255 - 19) field of the
-// GPU (scheme/curve25519_gpu_host.h). Every pointer is a device pointer;
+// GPU (curve25519/gpu/curve25519_gpu_host.h). Every pointer is a device pointer;
 // every launcher enqueues on `stream` and returns the launch error.
 // Layouts are RFC 7748's: 32-byte little-endian scalars and u-coordinates.
 #ifndef KS_SCHEME_CURVE25519_GPU_H_
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "scheme/curve25519_gpu_host.h"
+#include "curve25519/gpu/curve25519_gpu_host.h"
 
 namespace ks {
 namespace curve25519_gpu {
@@ -26,7 +26,7 @@ cudaError_t launch_x25519(Field field, const uint8_t* k, size_t k_stride, const 
                           int per_thread = 0);
 
 // status[i] = the Ed25519 verification of (pubs[i], message i, sigs[i])
-// (scheme/ed25519_verify_one.h: scheme/ed25519.h's Error values), message
+// (curve25519/ed25519_verify_one.h: curve25519/ed25519.h's Error values), message
 // i being data[offsets[i] .. offsets[i + 1]). Uploads the comb table to the
 // current device on first use.
 cudaError_t launch_ed25519_verify(Field field, Layout layout, const uint8_t* pubs,
@@ -35,7 +35,7 @@ cudaError_t launch_ed25519_verify(Field field, Layout layout, const uint8_t* pub
                                   cudaStream_t stream);
 
 // pubs[i] = the Ed25519 public key of the 32-byte seeds[i] (RFC 8032
-// 5.1.5), in constant time with base's default (scheme/ed25519_sign_one.h;
+// 5.1.5), in constant time with base's default (curve25519/ed25519_sign_one.h;
 // BaseTable in curve25519_gpu_host.h).
 cudaError_t launch_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds,
                                        uint8_t* pubs, size_t count, cudaStream_t stream,
@@ -50,7 +50,7 @@ cudaError_t launch_x25519_public_keys(Field field, Layout layout, const uint8_t*
 
 // sigs[i] = the Ed25519 signature of message i (data[offsets[i] ..
 // offsets[i + 1])) under one key (key: 96 bytes, s in Montgomery form mod
-// L || prefix || public key, as scheme/ed25519.h's PrivateKey holds them)
+// L || prefix || public key, as curve25519/ed25519.h's PrivateKey holds them)
 // or, where key is null, under the key of seeds[i]. Constant time in the
 // keys and nonces with base's default.
 cudaError_t launch_ed25519_sign(Field field, Layout layout, const uint8_t* key,

@@ -1,6 +1,6 @@
 // Curve25519 batches on the GPU in a build without CUDA.
 #include "kuaisuo.h"
-#include "scheme/curve25519_gpu_batch.h"
+#include "curve25519/gpu/curve25519_gpu_batch.h"
 
 namespace ks {
 namespace curve25519_gpu {

@@ -1,17 +1,17 @@
 // Curve25519 batches on the GPU engine: the device side of the X25519
 // and Ed25519 batch calls. Each returns a ks_status for the call itself; status[i]
 // holds ks::x25519::Error values. Built with the CUDA backend
-// (scheme/curve25519_gpu_jobs.cu); without it,
-// scheme/curve25519_gpu_absent.cc answers KS_ERR_BACKEND_UNAVAILABLE.
+// (curve25519/gpu/curve25519_gpu_jobs.cu); without it,
+// curve25519/gpu/curve25519_gpu_absent.cc answers KS_ERR_BACKEND_UNAVAILABLE.
 #ifndef KS_SCHEME_CURVE25519_GPU_BATCH_H_
 #define KS_SCHEME_CURVE25519_GPU_BATCH_H_
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/gpu.h"
+#include "gpu/gpu.h"
 #include "kuaisuo.h"
-#include "scheme/curve25519_gpu_host.h"
+#include "curve25519/gpu/curve25519_gpu_host.h"
 
 namespace ks {
 namespace curve25519_gpu {
@@ -25,13 +25,13 @@ int x25519_batch(ks::gpu::Engine& engine, const uint8_t* keys, bool per_item_key
 
 // status[i] = the Ed25519 verification of (pubs[i], message i, sigs[i]),
 // message i being data[offsets[i] .. offsets[i + 1]) (validated offsets):
-// scheme/ed25519.h's Error values, under the rules of the CPU path.
+// curve25519/ed25519.h's Error values, under the rules of the CPU path.
 int ed25519_verify_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* data,
                          const uint64_t* offsets, size_t count, const uint8_t* sigs,
                          int* status);
 
 // The calls below compute [k]B for secret k through the fixed-base table
-// `base` (scheme/curve25519_gpu_host.h): the constant-time comb unless the
+// `base` (curve25519/gpu/curve25519_gpu_host.h): the constant-time comb unless the
 // context asked for the wide table.
 inline BaseTable base_table_of(uint32_t gpu_flags) {
   return (gpu_flags & KS_GPU_WIDE_BASE_TABLE) != 0 ? BaseTable::kWide : BaseTable::kComb;
@@ -56,7 +56,7 @@ int ed25519_public_keys_batch(ks::gpu::Engine& engine, BaseTable base, const uin
 // sigs[i] = the pure Ed25519 signature of message i (data[offsets[i] ..
 // offsets[i + 1]), validated offsets) under one key, one_key being its
 // expanded form (s in Montgomery form mod L, little-endian 64-bit words ||
-// prefix || public key: scheme/ed25519.h's PrivateKey), or, where one_key
+// prefix || public key: curve25519/ed25519.h's PrivateKey), or, where one_key
 // is null, under the key of seeds[i].
 int ed25519_sign_batch(ks::gpu::Engine& engine, BaseTable base, const uint8_t one_key[96],
                        const uint8_t* seeds, const uint8_t* data, const uint64_t* offsets,

@@ -1,6 +1,6 @@
 // The fixed-base multiplication's table readers and launch, shared by the
-// key kernels (scheme/curve25519_gpu_keys.cu) and the signing kernels
-// (scheme/curve25519_gpu_sign.cu): scheme/ed25519_sign_one.h's Signer over
+// key kernels (curve25519/gpu/curve25519_gpu_keys.cu) and the signing kernels
+// (curve25519/gpu/curve25519_gpu_sign.cu): curve25519/ed25519_sign_one.h's Signer over
 // WarpRow (the constant-time default) or WideRow (BaseTable::kWide).
 // Internal to those files.
 #ifndef KS_SCHEME_CURVE25519_GPU_FIXED_BASE_CUH_
@@ -11,15 +11,15 @@
 
 #include <vector>
 
-#include "curve/ed25519_curve.h"
-#include "scheme/curve25519_gpu_launch.cuh"
-#include "scheme/ed25519_sign_one.h"
+#include "curve25519/ed25519_curve.h"
+#include "curve25519/gpu/curve25519_gpu_launch.cuh"
+#include "curve25519/ed25519_sign_one.h"
 
 namespace ks {
 namespace curve25519_gpu {
 namespace detail {
 
-// The comb row reader of a whole warp (scheme/ed25519_sign_one.h's
+// The comb row reader of a whole warp (curve25519/ed25519_sign_one.h's
 // Signer), over the signing comb's device table (g_sign_comb: windows of 6
 // bits, 32 entries a window, word-major so that a warp's loads are
 // contiguous): lane l loads the entry of digit l + 1, and each thread

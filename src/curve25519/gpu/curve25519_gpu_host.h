@@ -32,7 +32,7 @@ enum class Layout { kInline = 0, kOutOfLine = 1, kOutOfLineFourBlocks = 2 };
 // depends on k's digit. That leaks the digits to whoever can observe the
 // GPU's memory traffic (another tenant of the same GPU: co-resident
 // kernels, MPS); on a GPU dedicated to the process it is SM2's fixed-base
-// trade-off (scheme/sm2_gpu.h). Only on request (KS_GPU_WIDE_BASE_TABLE).
+// trade-off (sm2/gpu/sm2_gpu.h). Only on request (KS_GPU_WIDE_BASE_TABLE).
 enum class BaseTable { kComb = 0, kWide = 1 };
 
 // out[i] = op(a[i], b[i]) (field/field_op.h), canonical, on elements given

@@ -1,15 +1,15 @@
-// Curve25519 on the shared GPU pipeline (engine/gpu_pipeline.cuh): the jobs
-// of the batch calls over the launchers of scheme/curve25519_gpu.h.
+// Curve25519 on the shared GPU pipeline (gpu/gpu_pipeline.cuh): the jobs
+// of the batch calls over the launchers of curve25519/gpu/curve25519_gpu.h.
 #include <string.h>
 
 #include "core/chacha20_gpu.h"
 #include "core/secure.h"
-#include "engine/gpu_engine.cuh"
-#include "engine/gpu_jobs.cuh"
+#include "gpu/gpu_engine.cuh"
+#include "gpu/gpu_jobs.cuh"
 #include "kuaisuo.h"
-#include "scheme/curve25519_gpu.h"
-#include "scheme/curve25519_gpu_batch.h"
-#include "scheme/x25519.h"
+#include "curve25519/gpu/curve25519_gpu.h"
+#include "curve25519/gpu/curve25519_gpu_batch.h"
+#include "curve25519/x25519.h"
 
 namespace ks {
 namespace curve25519_gpu {
@@ -57,7 +57,7 @@ class X25519Job final : public FixedSizeJob {
 
 // Ed25519 verification of (public key, message, signature) triples in the
 // flat layout: keys and signatures ride as fixed inputs beside the
-// messages. Output: status (int: scheme/ed25519.h's Error). The kernel is
+// messages. Output: status (int: curve25519/ed25519.h's Error). The kernel is
 // the DPF field's with products out of line and four blocks per SM: the
 // fastest of the six measured (docs/STATUS.md, session 5).
 class Ed25519VerifyJob final : public MessagesJob {

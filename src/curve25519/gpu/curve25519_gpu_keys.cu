@@ -1,11 +1,11 @@
-// Ed25519 and X25519 public keys on the GPU (scheme/curve25519_gpu.h): the
-// fixed-base multiplication of scheme/ed25519_sign_one.h's Signer over
+// Ed25519 and X25519 public keys on the GPU (curve25519/gpu/curve25519_gpu.h): the
+// fixed-base multiplication of curve25519/ed25519_sign_one.h's Signer over
 // either GPU field and either table reader
-// (scheme/curve25519_gpu_fixed_base.cuh), several keys a thread sharing
+// (curve25519/gpu/curve25519_gpu_fixed_base.cuh), several keys a thread sharing
 // one inversion. Constant time in the keys with the default table.
-#include "scheme/curve25519_gpu.h"
+#include "curve25519/gpu/curve25519_gpu.h"
 
-#include "scheme/curve25519_gpu_fixed_base.cuh"
+#include "curve25519/gpu/curve25519_gpu_fixed_base.cuh"
 
 namespace ks {
 namespace curve25519_gpu {

@@ -1,8 +1,8 @@
-// What the Curve25519 kernel files share (scheme/curve25519_gpu_*.cu, one
+// What the Curve25519 kernel files share (curve25519/gpu/curve25519_gpu_*.cu, one
 // a kind of operation so that they compile in parallel): the grid shape,
 // the items a thread takes, 32-byte word loads and stores, the launch of a
 // kernel over a field policy and layout, and the device copies behind the
-// run_* calls of scheme/curve25519_gpu_host.h. Internal to those files.
+// run_* calls of curve25519/gpu/curve25519_gpu_host.h. Internal to those files.
 #ifndef KS_SCHEME_CURVE25519_GPU_LAUNCH_CUH_
 #define KS_SCHEME_CURVE25519_GPU_LAUNCH_CUH_
 
@@ -13,11 +13,11 @@
 #include <initializer_list>
 #include <type_traits>
 
-#include "engine/device_table.cuh"
+#include "gpu/device_table.cuh"
 #include "field/fe25519_dpf.cuh"
 #include "field/fe25519_gpu.cuh"
 #include "field/out_of_line.cuh"
-#include "scheme/curve25519_gpu.h"
+#include "curve25519/gpu/curve25519_gpu.h"
 
 namespace ks {
 namespace curve25519_gpu {
@@ -141,10 +141,10 @@ int run_sync(Launch launch) {
   return int(err);
 }
 
-// The tables on each device (scheme/curve25519_gpu_tables.cu): the comb
+// The tables on each device (curve25519/gpu/curve25519_gpu_tables.cu): the comb
 // of the CPU's fixed-base multiplication (verification's [S]B), the
 // signing comb of WarpRow and the wide table of WideRow
-// (scheme/curve25519_gpu_fixed_base.cuh).
+// (curve25519/gpu/curve25519_gpu_fixed_base.cuh).
 extern ks::gpu::DeviceTable g_comb;
 extern ks::gpu::DeviceTable g_sign_comb;
 extern ks::gpu::DeviceTable g_wide_table;

@@ -1,12 +1,12 @@
-// Ed25519 signing on the GPU (scheme/curve25519_gpu.h): SHA-512 of the
+// Ed25519 signing on the GPU (curve25519/gpu/curve25519_gpu.h): SHA-512 of the
 // messages on the device and the fixed-base multiplication of
-// scheme/ed25519_sign_one.h's Signer over either GPU field and either
-// table reader (scheme/curve25519_gpu_fixed_base.cuh), several signatures
+// curve25519/ed25519_sign_one.h's Signer over either GPU field and either
+// table reader (curve25519/gpu/curve25519_gpu_fixed_base.cuh), several signatures
 // a thread sharing inversions. Constant time in the keys and nonces with
 // the default table.
-#include "scheme/curve25519_gpu.h"
+#include "curve25519/gpu/curve25519_gpu.h"
 
-#include "scheme/curve25519_gpu_fixed_base.cuh"
+#include "curve25519/gpu/curve25519_gpu_fixed_base.cuh"
 
 namespace ks {
 namespace curve25519_gpu {

@@ -1,10 +1,10 @@
-// The Curve25519 kernels' device tables (scheme/curve25519_gpu_launch.cuh),
+// The Curve25519 kernels' device tables (curve25519/gpu/curve25519_gpu_launch.cuh),
 // defined once for the kernel files that read them.
 #include <vector>
 
-#include "curve/ed25519_curve.h"
-#include "scheme/curve25519_gpu_fixed_base.cuh"
-#include "scheme/ed25519_verify_one.h"
+#include "curve25519/ed25519_curve.h"
+#include "curve25519/gpu/curve25519_gpu_fixed_base.cuh"
+#include "curve25519/ed25519_verify_one.h"
 
 namespace ks {
 namespace curve25519_gpu {

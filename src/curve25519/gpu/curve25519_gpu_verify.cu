@@ -1,10 +1,10 @@
-// Ed25519 verification on the GPU (scheme/curve25519_gpu.h): the verifier
-// of scheme/ed25519_verify_one.h over either GPU field, one thread an item.
+// Ed25519 verification on the GPU (curve25519/gpu/curve25519_gpu.h): the verifier
+// of curve25519/ed25519_verify_one.h over either GPU field, one thread an item.
 // It reads public data only.
-#include "scheme/curve25519_gpu.h"
+#include "curve25519/gpu/curve25519_gpu.h"
 
-#include "scheme/curve25519_gpu_launch.cuh"
-#include "scheme/ed25519_verify_one.h"
+#include "curve25519/gpu/curve25519_gpu_launch.cuh"
+#include "curve25519/ed25519_verify_one.h"
 
 namespace ks {
 namespace curve25519_gpu {

@@ -1,12 +1,12 @@
-// X25519 shared secrets on the GPU (scheme/curve25519_gpu.h): the
+// X25519 shared secrets on the GPU (curve25519/gpu/curve25519_gpu.h): the
 // Montgomery ladder of curve/montgomery_ladder.h over either GPU field,
 // and the field-operation kernels that test and measure those fields.
 // Nothing in X25519 branches on or indexes memory by a secret.
-#include "scheme/curve25519_gpu.h"
+#include "curve25519/gpu/curve25519_gpu.h"
 
 #include "curve/montgomery_ladder.h"
 #include "field/batch_invert.h"
-#include "scheme/curve25519_gpu_launch.cuh"
+#include "curve25519/gpu/curve25519_gpu_launch.cuh"
 
 namespace ks {
 namespace curve25519_gpu {

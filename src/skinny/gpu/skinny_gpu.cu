@@ -1,13 +1,13 @@
-// SKINNY-128-256 kernels (cipher/skinny_gpu.h): a thread per block, grid-
+// SKINNY-128-256 kernels (skinny/gpu/skinny_gpu.h): a thread per block, grid-
 // stride, the round tweakeys passed by value in the launch's parameters
 // (constant bank: every thread reads the same word at the same time).
-#include "cipher/skinny_gpu.h"
+#include "skinny/gpu/skinny_gpu.h"
 
 #include <cuda_runtime.h>
 #include <string.h>
 
-#include "cipher/skinny128_256_sliced.h"
-#include "cipher/sliced_gpu.cuh"
+#include "skinny/skinny128_256_sliced.h"
+#include "cipher/gpu/sliced_gpu.cuh"
 #include "core/endian.h"
 
 namespace ks {
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// --- The bitsliced kernel: cipher/sliced_gpu.cuh over SKINNY's rounds -------
+// --- The bitsliced kernel: cipher/gpu/sliced_gpu.cuh over SKINNY's rounds -------
 // The rows are little-endian words (swizzle 0). The round tweakeys' bits
 // as masks in shared memory (12 KiB), read four at a time by broadcast
 // loads; one round per loop iteration: every plane of a round's output is

@@ -1,6 +1,6 @@
 // SKINNY-128-256 on the GPU over device buffers: ECB encryption and CTR
 // with four kernels measured against each other (tools/skinny_gpu_bench.cu).
-//  - kBitsliced: 32 blocks per thread as bit planes (cipher/sliced_gpu.cuh
+//  - kBitsliced: 32 blocks per thread as bit planes (cipher/gpu/sliced_gpu.cuh
 //    with the round of skinny128_256_sliced.h): the S-box circuit costs
 //    two LOP3s per step for 32 blocks, ShiftRows and the S-box's bit
 //    permutations are register renaming. Constant time.
@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cipher/skinny128_256_core.h"
+#include "skinny/skinny128_256_core.h"
 
 // The CUDA runtime's stream handle, declared exactly as driver_types.h
 // does: no CUDA header is needed to include this file.
@@ -66,7 +66,7 @@ constexpr Kernel kDefaultKernel = Kernel::kBitsliced;
 // bus while others run (pinned caller buffers copied directly).
 // secret_input: in is plaintext (wiped from pinned staging), else out is.
 // A ks_status; KS_ERR_BACKEND_UNAVAILABLE in a build without CUDA
-// (cipher/skinny_gpu_absent.cc).
+// (skinny/gpu/skinny_gpu_absent.cc).
 int crypt_buffer(ks::gpu::Engine& engine, Kernel kernel, const skinny::RoundTweakeys& rtk,
                  const uint8_t* counter, const uint8_t* in, uint8_t* out, size_t nblocks,
                  bool secret_input);

@@ -1,5 +1,5 @@
 // SKINNY-128-256 on the GPU engine in a build without CUDA.
-#include "cipher/skinny_gpu.h"
+#include "skinny/gpu/skinny_gpu.h"
 #include "kuaisuo.h"
 
 namespace ks {

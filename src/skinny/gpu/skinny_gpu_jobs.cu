@@ -1,10 +1,10 @@
 // SKINNY-128-256 on the shared GPU pipeline: the job of
-// ks_skinny128_256_crypt_buffer (cipher/blocks_gpu_job.cuh over
+// ks_skinny128_256_crypt_buffer (cipher/gpu/blocks_gpu_job.cuh over
 // skinny_gpu::crypt).
 #include <string.h>
 
-#include "cipher/blocks_gpu_job.cuh"
-#include "cipher/skinny_gpu.h"
+#include "cipher/gpu/blocks_gpu_job.cuh"
+#include "skinny/gpu/skinny_gpu.h"
 #include "core/secure.h"
 
 namespace ks {

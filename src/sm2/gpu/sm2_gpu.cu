@@ -6,13 +6,13 @@
 #include <vector>
 
 #include "curve/jacobian.h"
-#include "engine/device_table.cuh"
+#include "gpu/device_table.cuh"
 #include "field/batch_invert.h"
 #include "field/fn_gpu.cuh"
 #include "field/fp_dpf.cuh"
 #include "field/fp_gpu.cuh"
 #include "field/out_of_line.cuh"
-#include "scheme/sm2_gpu.h"
+#include "sm2/gpu/sm2_gpu.h"
 
 namespace ks {
 namespace sm2 {
@@ -100,7 +100,7 @@ struct SignedDigit {
 
 // v holds the w + 1 bits [pos - 1, pos + w) of the scalar; the digit is
 // ceil(v / 2) - 2^w bit(pos + w - 1), in [-2^(w-1), 2^(w-1)] (the same
-// recoding as curve/sm2_curve.cc's booth_digit). Branch-free.
+// recoding as sm2/sm2_curve.cc's booth_digit). Branch-free.
 __device__ __forceinline__ SignedDigit booth(uint32_t v, int w) {
   const uint32_t digit = ((v + 1) >> 1) - ((v >> w) << w);
   const uint32_t negative = 0u - (digit >> 31);
@@ -247,7 +247,7 @@ __device__ __forceinline__ uint32_t bits_at(const U32x8& k, int pos, int width) 
 // [t]P for t in [1, n-1], signed 5-bit windows from the top, table 1P..16P
 // in Jacobian form (seed 001 table 5 with signed digits: P0 = infinity is
 // the all-zero magnitude, no branch on digits). jacobian.h's add() suffices:
-// the argument of curve/sm2_curve.cc's mul_point applies unchanged.
+// the argument of sm2/sm2_curve.cc's mul_point applies unchanged.
 // The doublings take Z3 from a square (3M + 5S, kDblSquareZ). Measured on
 // an H100, kernel-only, verifications/s at 2^20 and 2^22 items (one run):
 //   4M + 4S doublings (before)                          1.24e7  1.27e7

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "scheme/sm2_gpu_host.h"
+#include "sm2/gpu/sm2_gpu_host.h"
 
 namespace ks {
 namespace sm2 {

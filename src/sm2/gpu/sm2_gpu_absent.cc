@@ -1,6 +1,6 @@
 // SM2 batches on the GPU in a build without CUDA.
 #include "kuaisuo.h"
-#include "scheme/sm2_gpu_batch.h"
+#include "sm2/gpu/sm2_gpu_batch.h"
 
 namespace ks {
 namespace sm2 {

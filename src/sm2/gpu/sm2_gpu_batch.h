@@ -5,16 +5,16 @@
 // items the device could not use (kBadPrivateKey for keygen, kBadNonce for
 // sign: a random scalar out of range, ~2^-32) are left to the caller to
 // redo on the CPU. Each returns a ks_status for the call itself. Built with
-// the CUDA backend (scheme/sm2_gpu_jobs.cu); without it,
-// scheme/sm2_gpu_absent.cc answers KS_ERR_BACKEND_UNAVAILABLE.
+// the CUDA backend (sm2/gpu/sm2_gpu_jobs.cu); without it,
+// sm2/gpu/sm2_gpu_absent.cc answers KS_ERR_BACKEND_UNAVAILABLE.
 #ifndef KS_SCHEME_SM2_GPU_BATCH_H_
 #define KS_SCHEME_SM2_GPU_BATCH_H_
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/gpu.h"
-#include "scheme/sm2.h"
+#include "gpu/gpu.h"
+#include "sm2/sm2.h"
 
 namespace ks {
 namespace sm2 {

@@ -1,15 +1,15 @@
 // Host side of SM2 on the GPU (see sm2_gpu_host.h): the fixed-base table,
 // computed with the CPU field and point formulas (the oracle), and the
 // signing-key layout.
-#include "scheme/sm2_gpu_host.h"
+#include "sm2/gpu/sm2_gpu_host.h"
 
 #include <string.h>
 
 #include <thread>
 #include <vector>
 
-#include "curve/sm2_curve.h"
-#include "scheme/sm2.h"
+#include "sm2/sm2_curve.h"
+#include "sm2/sm2.h"
 
 namespace ks {
 namespace sm2 {

@@ -1,7 +1,7 @@
 // SM2 on the GPU, the parts that need no CUDA header: status codes, the
 // signing-key layout, the fixed-base table layout and its CPU builder, and
 // synchronous host-memory wrappers (tests and tools; the engine uses the
-// device-pointer launchers of scheme/sm2_gpu.h).
+// device-pointer launchers of sm2/gpu/sm2_gpu.h).
 #ifndef KS_SCHEME_SM2_GPU_HOST_H_
 #define KS_SCHEME_SM2_GPU_HOST_H_
 

@@ -1,16 +1,16 @@
-// SM2 on the shared GPU pipeline (engine/gpu_pipeline.cuh): the jobs of
-// the SM2 batch calls over the device launchers of scheme/sm2_gpu.h. Per-item
+// SM2 on the shared GPU pipeline (gpu/gpu_pipeline.cuh): the jobs of
+// the SM2 batch calls over the device launchers of sm2/gpu/sm2_gpu.h. Per-item
 // results are ks::sm2::Error values; the C API maps them.
 #include <string.h>
 
 #include "core/chacha20_gpu.h"
 #include "core/secure.h"
-#include "engine/gpu_engine.cuh"
-#include "engine/gpu_jobs.cuh"
-#include "hash/sm3_gpu.h"
+#include "gpu/gpu_engine.cuh"
+#include "gpu/gpu_jobs.cuh"
+#include "sm3/gpu/sm3_gpu.h"
 #include "kuaisuo.h"
-#include "scheme/sm2_gpu.h"
-#include "scheme/sm2_gpu_batch.h"
+#include "sm2/gpu/sm2_gpu.h"
+#include "sm2/gpu/sm2_gpu_batch.h"
 
 namespace ks {
 namespace sm2 {

@@ -1,5 +1,5 @@
-#include "hash/sm3_compress.h"
-#include "hash/sm3_gpu.h"
+#include "sm3/sm3_compress.h"
+#include "sm3/gpu/sm3_gpu.h"
 
 namespace ks {
 namespace sm3 {

@@ -1,5 +1,5 @@
 // SM3 batches on the GPU in a build without CUDA.
-#include "hash/sm3_gpu_batch.h"
+#include "sm3/gpu/sm3_gpu_batch.h"
 #include "kuaisuo.h"
 
 namespace ks {

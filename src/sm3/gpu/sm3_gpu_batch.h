@@ -1,13 +1,13 @@
 // SM3 batches on the GPU engine (the device side of ks_sm3_batch). Built
-// with the CUDA backend (hash/sm3_gpu_jobs.cu); without it,
-// hash/sm3_gpu_absent.cc answers KS_ERR_BACKEND_UNAVAILABLE.
+// with the CUDA backend (sm3/gpu/sm3_gpu_jobs.cu); without it,
+// sm3/gpu/sm3_gpu_absent.cc answers KS_ERR_BACKEND_UNAVAILABLE.
 #ifndef KS_HASH_SM3_GPU_BATCH_H_
 #define KS_HASH_SM3_GPU_BATCH_H_
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/gpu.h"
+#include "gpu/gpu.h"
 
 namespace ks {
 namespace sm3 {

@@ -1,8 +1,8 @@
 // SM3 on the shared GPU pipeline: the job of ks_sm3_batch.
-#include "engine/gpu_engine.cuh"
-#include "engine/gpu_jobs.cuh"
-#include "hash/sm3_gpu.h"
-#include "hash/sm3_gpu_batch.h"
+#include "gpu/gpu_engine.cuh"
+#include "gpu/gpu_jobs.cuh"
+#include "sm3/gpu/sm3_gpu.h"
+#include "sm3/gpu/sm3_gpu_batch.h"
 
 namespace ks {
 namespace sm3 {

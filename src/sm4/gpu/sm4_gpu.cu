@@ -1,4 +1,4 @@
-// SM4 kernels on the GPU (cipher/sm4_gpu.h): the T-table and the bitsliced
+// SM4 kernels on the GPU (sm4/gpu/sm4_gpu.h): the T-table and the bitsliced
 // kernel, each in ECB, CTR (128-bit counter) and GCTR (inc32) form, and a
 // parallel GHASH for GCM.
 //
@@ -14,7 +14,7 @@
 // until one is left. Sequences are padded with zero blocks at the front to
 // a whole number of groups (zeros add nothing), which keeps every value
 // relative to the same last block. All powers are computed on the host.
-#include "cipher/sm4_gpu.h"
+#include "sm4/gpu/sm4_gpu.h"
 
 #include <cuda_runtime.h>
 #include <string.h>
@@ -22,18 +22,18 @@
 #include <vector>
 
 #include "cipher/gcm.h"
-#include "cipher/gf128_gpu.cuh"
+#include "cipher/gpu/gf128_gpu.cuh"
 #include "cipher/ghash.h"
-#include "cipher/sm4_blocks.h"
-#include "cipher/sm4_core.h"
-#include "cipher/sm4_gpu_rounds.cuh"
+#include "sm4/sm4_blocks.h"
+#include "sm4/sm4_core.h"
+#include "sm4/gpu/sm4_gpu_rounds.cuh"
 #include "core/secure.h"
 
 namespace ks {
 namespace sm4_gpu {
 namespace {
 
-// --- Blocks in memory: cipher/sliced_gpu.cuh's jobs --------------------------
+// --- Blocks in memory: cipher/gpu/sliced_gpu.cuh's jobs --------------------------
 using sliced_gpu::Job;
 using sliced_gpu::Mode;
 using sliced_gpu::gate_closed;
@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(kTableThreads) table_kernel(const RoundKeys ke
   }
 }
 
-// --- The bitsliced kernel: cipher/sliced_gpu.cuh over SM4's rounds ------------
+// --- The bitsliced kernel: cipher/gpu/sliced_gpu.cuh over SM4's rounds ------------
 // The cipher words are big-endian: plane k of a word is bit k ^ 24 of the
 // little-endian word in memory. The round-key bit masks (4 KiB) sit in
 // shared memory: the round loop is not unrolled (its body is the S-box
@@ -139,7 +139,7 @@ struct Sm4Sliced {
   }
 };
 
-// --- GF(2^128) for GHASH: cipher/gf128_gpu.cuh ---------------------------------
+// --- GF(2^128) for GHASH: cipher/gpu/gf128_gpu.cuh ---------------------------------
 using gf128_gpu::Gf128;
 using gf128_gpu::gf_mul;
 using gf128_gpu::gf_one;

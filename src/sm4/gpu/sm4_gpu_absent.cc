@@ -1,6 +1,6 @@
 // SM4 on the GPU engine in a build without CUDA.
-#include "cipher/sm4_gpu_batch.h"
-#include "cipher/sm4_gpu_messages.h"
+#include "sm4/gpu/sm4_gpu_batch.h"
+#include "sm4/gpu/sm4_gpu_messages.h"
 #include "kuaisuo.h"
 
 namespace ks {

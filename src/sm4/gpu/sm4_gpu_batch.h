@@ -1,8 +1,8 @@
 // SM4 over one large buffer on the GPU engine's pipeline: the device side
 // of ks_sm4_crypt_buffer. The buffer is cut into chunks of whole blocks
-// that cross the bus while others run (engine/gpu_pipeline.cuh); caller
+// that cross the bus while others run (gpu/gpu_pipeline.cuh); caller
 // buffers in pinned memory are copied directly. Built with the CUDA
-// backend (cipher/sm4_gpu_jobs.cu); without it, cipher/sm4_gpu_absent.cc
+// backend (sm4/gpu/sm4_gpu_jobs.cu); without it, sm4/gpu/sm4_gpu_absent.cc
 // answers KS_ERR_BACKEND_UNAVAILABLE.
 #ifndef KS_CIPHER_SM4_GPU_BATCH_H_
 #define KS_CIPHER_SM4_GPU_BATCH_H_
@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cipher/sm4_gpu.h"
-#include "engine/gpu.h"
+#include "sm4/gpu/sm4_gpu.h"
+#include "gpu/gpu.h"
 
 namespace ks {
 namespace sm4_gpu {

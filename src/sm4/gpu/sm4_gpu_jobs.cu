@@ -1,13 +1,13 @@
-// SM4 on the shared GPU pipeline (engine/gpu_pipeline.cuh): the job of
-// ks_sm4_crypt_buffer (cipher/blocks_gpu_job.cuh over the launchers of
-// cipher/sm4_gpu.h) and GCM over one buffer.
+// SM4 on the shared GPU pipeline (gpu/gpu_pipeline.cuh): the job of
+// ks_sm4_crypt_buffer (cipher/gpu/blocks_gpu_job.cuh over the launchers of
+// sm4/gpu/sm4_gpu.h) and GCM over one buffer.
 #include <string.h>
 
-#include "cipher/blocks_gpu_job.cuh"
-#include "cipher/sm4_gpu.h"
-#include "cipher/sm4_gpu_batch.h"
+#include "cipher/gpu/blocks_gpu_job.cuh"
+#include "sm4/gpu/sm4_gpu.h"
+#include "sm4/gpu/sm4_gpu_batch.h"
 #include "core/secure.h"
-#include "engine/gpu_engine.cuh"
+#include "gpu/gpu_engine.cuh"
 #include "kuaisuo.h"
 
 namespace ks {

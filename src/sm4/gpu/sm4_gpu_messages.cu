@@ -1,4 +1,4 @@
-// SM4 over many independent messages on the GPU (cipher/sm4_gpu_messages.h).
+// SM4 over many independent messages on the GPU (sm4/gpu/sm4_gpu_messages.h).
 //
 // A unit is up to 32 consecutive blocks of one message: one thread holds
 // them as the planes of the bitsliced rounds, so every block of a thread
@@ -7,7 +7,7 @@
 // masks of the one-key kernels. Unit u belongs to the message i with
 // unit_starts[i] <= u < unit_starts[i + 1] (a binary search over public
 // lengths).
-#include "cipher/sm4_gpu_messages.h"
+#include "sm4/gpu/sm4_gpu_messages.h"
 
 #include <cuda_runtime.h>
 #include <string.h>
@@ -15,10 +15,10 @@
 #include <algorithm>
 #include <vector>
 
-#include "cipher/gf128_gpu.cuh"
-#include "cipher/sm4_core.h"
-#include "cipher/sm4_gpu_rounds.cuh"
-#include "engine/gpu_engine.cuh"
+#include "cipher/gpu/gf128_gpu.cuh"
+#include "sm4/sm4_core.h"
+#include "sm4/gpu/sm4_gpu_rounds.cuh"
+#include "gpu/gpu_engine.cuh"
 #include "kuaisuo.h"
 
 namespace ks {

@@ -1,19 +1,19 @@
 // SM4 over many independent messages on the GPU, each with its own key
 // (and IV): the device side of ks_sm4_batch for ECB, CTR and GCM. Constant time:
-// the bitsliced rounds of cipher/sm4_gpu_rounds.cuh, a thread taking up to
+// the bitsliced rounds of sm4/gpu/sm4_gpu_rounds.cuh, a thread taking up to
 // 32 consecutive blocks of one message, the round-key planes derived in
 // registers from its message's round keys (no key- or data-dependent
 // address). The key schedules run on the device, one thread per message,
 // and are wiped from device memory before the call returns. Built with the
-// CUDA backend (cipher/sm4_gpu_messages.cu); without it,
-// cipher/sm4_gpu_absent.cc answers KS_ERR_BACKEND_UNAVAILABLE.
+// CUDA backend (sm4/gpu/sm4_gpu_messages.cu); without it,
+// sm4/gpu/sm4_gpu_absent.cc answers KS_ERR_BACKEND_UNAVAILABLE.
 #ifndef KS_CIPHER_SM4_GPU_MESSAGES_H_
 #define KS_CIPHER_SM4_GPU_MESSAGES_H_
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/gpu.h"
+#include "gpu/gpu.h"
 
 namespace ks {
 namespace sm4_gpu {

@@ -1,6 +1,6 @@
 // SM4's rounds on the GPU, shared by the kernels of one key per launch
-// (cipher/sm4_gpu.cu) and those of one key per item: the T-table rounds
-// (fast, NOT constant time: see cipher/sm4_gpu.h) and the bitsliced rounds
+// (sm4/gpu/sm4_gpu.cu) and those of one key per item: the T-table rounds
+// (fast, NOT constant time: see sm4/gpu/sm4_gpu.h) and the bitsliced rounds
 // over 32 blocks per thread (constant time), with the transpose that turns
 // 32 blocks into planes and back. Device code only: include from .cu files.
 #ifndef KS_CIPHER_SM4_GPU_ROUNDS_CUH_
@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
-#include "cipher/sliced_gpu.cuh"
-#include "cipher/sm4_core.h"
+#include "cipher/gpu/sliced_gpu.cuh"
+#include "sm4/sm4_core.h"
 
 namespace ks {
 namespace sm4_gpu {
@@ -78,7 +78,7 @@ __device__ __forceinline__ void table_rounds(uint32_t x[G][4], const uint32_t* r
 }
 
 // --- Bitsliced rounds ----------------------------------------------------------
-// Slice (cipher/sliced_gpu.cuh): a word of 32 blocks, the layout of
+// Slice (cipher/gpu/sliced_gpu.cuh): a word of 32 blocks, the layout of
 // sm4::BitslicedOps with 32-bit planes.
 using sliced_gpu::Slice;
 using sliced_gpu::transpose32;

@@ -1,5 +1,5 @@
 // Ed25519 verification inputs for tests of other verifiers against the CPU
-// (scheme/ed25519.h): valid signatures over random messages of 0 to 300
+// (curve25519/ed25519.h): valid signatures over random messages of 0 to 300
 // bytes mixed with every kind of bad input where implementations disagree
 // (S >= L, non-canonical, off-curve and small-order A and R, x = 0 with the
 // sign bit, mixed-order R that only the cofactored equation accepts, wrong
@@ -12,10 +12,10 @@
 #include <random>
 #include <vector>
 
-#include "curve/ed25519_curve.h"
+#include "curve25519/ed25519_curve.h"
 #include "field/sc25519.h"
 #include "hash/sha512.h"
-#include "scheme/ed25519.h"
+#include "curve25519/ed25519.h"
 #include "test_util.h"
 
 namespace ks_test {
@@ -28,7 +28,7 @@ struct VerifyItems {
   size_t len(size_t i) const { return size_t(offsets[i + 1] - offsets[i]); }
 };
 
-// The statuses scheme/ed25519.cc gives (kBadPublicKey for a key
+// The statuses curve25519/ed25519.cc gives (kBadPublicKey for a key
 // public_key_from_bytes refuses), as ints.
 inline std::vector<int> cpu_verify_statuses(const VerifyItems& items) {
   std::vector<int> status(items.count());

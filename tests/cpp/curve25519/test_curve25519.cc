@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "core/cpu_features.h"
-#include "curve/ed25519_curve.h"
-#include "curve/ed25519_params.h"
-#include "curve/ed25519_tables_layout.h"
+#include "curve25519/ed25519_curve.h"
+#include "curve25519/ed25519_params.h"
+#include "curve25519/ed25519_tables_layout.h"
 #include "field/fe25519.h"
 #include "field/fe25519_adx.h"
 #include "field/sc25519.h"
-#include "scheme/x25519.h"
+#include "curve25519/x25519.h"
 #include "fe25519_test_values.h"
 #include "test_sm2_util.h"
 

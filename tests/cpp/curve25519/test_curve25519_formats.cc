@@ -1,4 +1,4 @@
-// Ed25519 and X25519 key encodings (RFC 8410) in encoding/curve25519_formats:
+// Ed25519 and X25519 key encodings (RFC 8410) in curve25519/curve25519_formats:
 // round trips; byte-identical to what OpenSSL writes for the same raw keys
 // and readable by OpenSSL; OpenSSL's encodings and the RFC 8410 examples
 // decode; each malformed variant is rejected with its own status; and SM2
@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "encoding/curve25519_formats.h"
+#include "curve25519/curve25519_formats.h"
 #include "encoding/der.h"
 #include "encoding/pem.h"
-#include "encoding/sm2_formats.h"
+#include "sm2/sm2_formats.h"
 #include "kuaisuo.h"
 #include "test_util.h"
 

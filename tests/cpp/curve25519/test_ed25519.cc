@@ -1,6 +1,6 @@
-// Ed25519, Ed25519ctx and Ed25519ph (scheme/ed25519.h) against the RFC 8032
+// Ed25519, Ed25519ctx and Ed25519ph (curve25519/ed25519.h) against the RFC 8032
 // section 7 known answers and OpenSSL's EVP Ed25519 in both directions, and
-// the verification rules of scheme/ed25519.h on the inputs where
+// the verification rules of curve25519/ed25519.h on the inputs where
 // implementations disagree.
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "curve/ed25519_curve.h"
+#include "curve25519/ed25519_curve.h"
 #include "field/sc25519.h"
-#include "scheme/ed25519.h"
+#include "curve25519/ed25519.h"
 #include "test_util.h"
 
 namespace {

@@ -3,7 +3,7 @@
 // edge and random values, with the limb bounds of its invariant checked on
 // every result, the limb maxima included; the 8-lane [k]B encodings,
 // X25519 (variable and base point) and verification equation
-// (curve/ed25519_mb.h) against curve/ed25519_curve.h on random inputs,
+// (curve25519/ed25519_mb.h) against curve25519/ed25519_curve.h on random inputs,
 // small-order points, the identity and equations that do not hold (the
 // equation also against a plain double-and-add oracle, with the scalars
 // that verification's half-size reduction treats apart).
@@ -15,15 +15,15 @@
 #include <string>
 #include <vector>
 
-#include "curve/ed25519_curve.h"
-#include "curve/ed25519_mb.h"
-#include "curve/ed25519_params.h"
-#include "curve/ed25519_x4.h"
+#include "curve25519/ed25519_curve.h"
+#include "curve25519/ed25519_mb.h"
+#include "curve25519/ed25519_params.h"
+#include "curve25519/ed25519_x4.h"
 #include "field/fe25519.h"
 #include "field/fe25519_ifma.h"
 #include "field/sc25519.h"
-#include "scheme/ed25519_batch.h"
-#include "scheme/x25519.h"
+#include "curve25519/ed25519_batch.h"
+#include "curve25519/x25519.h"
 #include "test_sm2_util.h"
 
 namespace {
@@ -535,7 +535,7 @@ TEST(MbX25519, Rfc7748VectorsAndIterations) {
               ks_test::to_hex(kb[i], 32));
 }
 
-// The batch path of the C API (scheme/ed25519_batch.h shared_secrets, which
+// The batch path of the C API (curve25519/ed25519_batch.h shared_secrets, which
 // runs x25519_x8 on up to eight groups of eight with one inversion) against
 // shared_secret() item by item:
 // random u, the small-order ones (0, 1, the two of order 8, p - 1) with

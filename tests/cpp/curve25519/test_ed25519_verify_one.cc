@@ -1,11 +1,11 @@
 // The one-thread Ed25519 code of the GPU kernels
-// (scheme/ed25519_verify_one.h, scheme/ed25519_sign_one.h), compiled for
+// (curve25519/ed25519_verify_one.h, curve25519/ed25519_sign_one.h), compiled for
 // the host: the verifier over the CPU field on thousands of items and over
 // the host-emulated FP64 / DPF field on a few hundred, each against
-// scheme/ed25519.cc's statuses on valid and bad input
-// (tests/cpp/ed25519_verify_cases.h); key expansion, public keys and
-// signatures byte for byte against scheme/ed25519.cc and the RFC 8032
-// vectors, X25519 public keys by the comb against scheme/x25519.cc and RFC
+// curve25519/ed25519.cc's statuses on valid and bad input
+// (tests/cpp/curve25519/ed25519_verify_cases.h); key expansion, public keys and
+// signatures byte for byte against curve25519/ed25519.cc and the RFC 8032
+// vectors, X25519 public keys by the comb against curve25519/x25519.cc and RFC
 // 7748; its SHA-512 of parts and scalar arithmetic against the CPU's.
 // The GPU runs the same code in test_gpu_curve25519.cc.
 #include <gtest/gtest.h>
@@ -13,14 +13,14 @@
 #include <random>
 #include <vector>
 
-#include "curve/ed25519_curve.h"
+#include "curve25519/ed25519_curve.h"
 #include "ed25519_verify_cases.h"
 #include "field/fe25519_dpf.cuh"
 #include "field/sc25519.h"
 #include "hash/sha512.h"
-#include "scheme/ed25519_sign_one.h"
-#include "scheme/x25519.h"
-#include "scheme/ed25519_verify_one.h"
+#include "curve25519/ed25519_sign_one.h"
+#include "curve25519/x25519.h"
+#include "curve25519/ed25519_verify_one.h"
 #include "test_util.h"
 
 namespace {

@@ -4,7 +4,7 @@
 // invariant checked on every result; X25519 (RFC 7748 vectors, the
 // 1,000-iteration one included, small-order and non-canonical u, random
 // scalars and points), [k]B and the cofactored verification equation of
-// curve/ed25519_x4.h against the scalar paths (curve::ed25519::scalar) on
+// curve25519/ed25519_x4.h against the scalar paths (curve::ed25519::scalar) on
 // random inputs, edge scalars, small-order points, torsion added to A or R,
 // the identity and equations that do not hold; point decoding, encoding
 // and the small-order test against the scalar ones on canonical,
@@ -14,13 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "curve/ed25519_curve.h"
-#include "curve/ed25519_params.h"
-#include "curve/ed25519_x4.h"
+#include "curve25519/ed25519_curve.h"
+#include "curve25519/ed25519_params.h"
+#include "curve25519/ed25519_x4.h"
 #include "field/fe25519.h"
 #include "field/fe25519_ifma_x4.h"
 #include "field/sc25519.h"
-#include "scheme/x25519.h"
+#include "curve25519/x25519.h"
 #include "test_sm2_util.h"
 
 namespace {

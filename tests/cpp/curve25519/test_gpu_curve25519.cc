@@ -14,9 +14,9 @@
 
 #include "field/fe25519.h"
 #include "kuaisuo.h"
-#include "scheme/curve25519_gpu_host.h"
-#include "scheme/ed25519.h"
-#include "scheme/x25519.h"
+#include "curve25519/gpu/curve25519_gpu_host.h"
+#include "curve25519/ed25519.h"
+#include "curve25519/x25519.h"
 #include "ed25519_verify_cases.h"
 #include "fe25519_test_values.h"
 #include "test_util.h"
@@ -264,7 +264,7 @@ TEST_P(GpuCurve25519, KeysAndSignaturesOfLargeBatchesMatchTheCpu) {
 
 // Ed25519 verification in every code layout against the CPU's statuses
 // on >= 100,000 fresh items, valid and bad mixed
-// (tests/cpp/ed25519_verify_cases.h), messages of 0 to 300 bytes.
+// (tests/cpp/curve25519/ed25519_verify_cases.h), messages of 0 to 300 bytes.
 TEST_P(GpuCurve25519, Ed25519VerifyMatchesTheCpuOnFreshItems) {
   std::mt19937_64 rng(std::random_device{}());
   const ks_test::VerifyItems items = ks_test::make_verify_items(kItems, 256, rng);

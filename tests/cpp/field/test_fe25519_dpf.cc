@@ -16,7 +16,7 @@
 #include "field/fe25519.h"
 #include "field/fe25519_dpf.cuh"
 #include "field/field_op.h"
-#include "scheme/x25519.h"
+#include "curve25519/x25519.h"
 #include "test_util.h"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "curve/jacobian.h"
-#include "curve/sm2_params.h"
+#include "sm2/sm2_params.h"
 #include "field/fp.h"
 #include "field/fp_dpf.cuh"
 #include "test_sm2_util.h"

@@ -24,7 +24,7 @@
 #include "hash/hmac.h"
 #include "hash/pbkdf2.h"
 #include "hash/sha256.h"
-#include "hash/sm3.h"
+#include "sm3/sm3.h"
 #include "kuaisuo.h"
 #include "test_util.h"
 

@@ -1,4 +1,4 @@
-// SKINNY-128-256 on the GPU (cipher/skinny_gpu.h) against the CPU (the
+// SKINNY-128-256 on the GPU (skinny/gpu/skinny_gpu.h) against the CPU (the
 // oracle: ks::skinny), for each kernel (bitsliced, circuit, T-tables in
 // constant and in shared memory): the paper's vector, >= 1,000,000 fresh random blocks per
 // kernel in ECB and CTR, lengths of 1..40 blocks, counters carrying across
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "cipher/modes.h"
-#include "cipher/skinny128_256.h"
-#include "cipher/skinny_gpu.h"
+#include "skinny/skinny128_256.h"
+#include "skinny/gpu/skinny_gpu.h"
 #include "kuaisuo.h"
 #include "test_util.h"
 

@@ -1,4 +1,4 @@
-// SKINNY-128-256 (src/cipher/skinny128_256*.h): the paper's test vector,
+// SKINNY-128-256 (src/skinny/skinny128_256*.h): the paper's test vector,
 // the S-box circuit against the paper's table and its inverse on all 256
 // bytes, decrypt(encrypt(x)) = x, the CTR keystream against ECB of the
 // counters (wrap at 2^128 included), ECB/CTR/streaming through modes.h,
@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "cipher/modes.h"
-#include "cipher/skinny128_256.h"
-#include "cipher/skinny128_256_sliced.h"
+#include "skinny/skinny128_256.h"
+#include "skinny/skinny128_256_sliced.h"
 #include "kuaisuo.h"
 #include "test_util.h"
 

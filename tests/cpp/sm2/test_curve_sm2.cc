@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "curve/sm2_curve.h"
+#include "sm2/sm2_curve.h"
 #include "test_sm2_util.h"
 
 namespace {

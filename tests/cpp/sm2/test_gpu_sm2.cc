@@ -9,10 +9,10 @@
 #include <array>
 #include <vector>
 
-#include "curve/sm2_curve.h"
+#include "sm2/sm2_curve.h"
 #include "kuaisuo.h"
-#include "scheme/sm2.h"
-#include "scheme/sm2_gpu_host.h"
+#include "sm2/sm2.h"
+#include "sm2/gpu/sm2_gpu_host.h"
 #include "test_sm2_util.h"
 
 namespace {

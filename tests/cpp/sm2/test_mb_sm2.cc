@@ -15,7 +15,7 @@
 #include "field/fn.h"
 #include "field/fp.h"
 #include "field/fp_ifma.h"
-#include "scheme/sm2_mb.h"
+#include "sm2/sm2_mb.h"
 #include "test_sm2_util.h"
 
 namespace {
@@ -30,7 +30,7 @@ constexpr size_t kLanes = mb::kLanes;
 
 // The field test needs the vector unit; the scheme tests run everywhere
 // (without IFMA, e.g. KS_CPU_FEATURES=portable, they check the scalar
-// fallback of scheme/sm2_mb.cc against the same oracle).
+// fallback of sm2/sm2_mb.cc against the same oracle).
 #define REQUIRE_IFMA() \
   if (!ks::cpu_features().avx512ifma) GTEST_SKIP() << "no AVX-512 IFMA here"
 

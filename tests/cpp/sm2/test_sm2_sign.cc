@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "scheme/sm2.h"
+#include "sm2/sm2.h"
 #include "test_sm2_util.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// Every SM3 variant built into the library (src/hash/sm3_blocks.h) against
+// Every SM3 variant built into the library (src/sm3/sm3_blocks.h) against
 // the portable compression function and against OpenSSL's EVP_sm3(), on
 // random data. Variants this CPU cannot run are skipped (and named).
 #include <gtest/gtest.h>
@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "hash/sm3.h"
-#include "hash/sm3_blocks.h"
-#include "hash/sm3_compress.h"
+#include "sm3/sm3.h"
+#include "sm3/sm3_blocks.h"
+#include "sm3/sm3_compress.h"
 
 namespace {
 

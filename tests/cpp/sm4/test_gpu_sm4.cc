@@ -1,4 +1,4 @@
-// SM4 on the GPU (cipher/sm4_gpu.h) against the CPU (the oracle:
+// SM4 on the GPU (sm4/gpu/sm4_gpu.h) against the CPU (the oracle:
 // ks::sm4 and ks::gcm), for both kernels (T-table and bitsliced): the
 // GB/T 32907-2016 example, >= 1,000,000 fresh random blocks per kernel and
 // mode (ECB both ways, CTR, GCM), every length of 1..33 blocks and the
@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "cipher/gcm.h"
-#include "cipher/sm4.h"
-#include "cipher/sm4_gpu.h"
+#include "sm4/sm4.h"
+#include "sm4/gpu/sm4_gpu.h"
 #include "kuaisuo.h"
 #include "sm4_gcm_vectors.h"
 #include "test_util.h"

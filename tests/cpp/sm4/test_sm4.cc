@@ -1,4 +1,4 @@
-// SM4 blocks (src/cipher/sm4*.h): the GB/T 32907-2016 vectors, the S-box
+// SM4 blocks (src/sm4/sm4*.h): the GB/T 32907-2016 vectors, the S-box
 // decomposition behind every kernel checked on all 256 inputs, every
 // variant built into the library against an independent table-based model
 // (test_sm4_ref.h) and OpenSSL, CTR against ECB of the counters, and the
@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "cipher/sm4.h"
-#include "cipher/sm4_blocks.h"
-#include "cipher/sm4_core.h"
-#include "cipher/sm4_sbox_affine.h"
+#include "sm4/sm4.h"
+#include "sm4/sm4_blocks.h"
+#include "sm4/sm4_core.h"
+#include "sm4/sm4_sbox_affine.h"
 #include "cipher/x86_cpu.h"
 #include "core/cpu_features.h"
 #include "test_sm4_ref.h"

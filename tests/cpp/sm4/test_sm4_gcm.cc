@@ -16,7 +16,7 @@
 
 #include "cipher/gcm.h"
 #include "cipher/ghash.h"
-#include "cipher/sm4.h"
+#include "sm4/sm4.h"
 #include "sm4_gcm_vectors.h"
 #include "test_util.h"
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cipher/modes.h"
-#include "cipher/sm4.h"
+#include "sm4/sm4.h"
 #include "test_util.h"
 
 namespace {

@@ -1,6 +1,6 @@
 // An independent model of SM4 for the tests: the S-box as the table printed
 // in GB/T 32907-2016 and the round function spelled out word by word, with
-// none of the library's code (src/cipher/sm4_core.h computes the S-box).
+// none of the library's code (src/sm4/sm4_core.h computes the S-box).
 // Table-indexed, so never constant time: tests only.
 #ifndef KS_TESTS_TEST_SM4_REF_H_
 #define KS_TESTS_TEST_SM4_REF_H_

@@ -1,0 +1,26 @@
+# libFuzzer builds (-DKS_FUZZ=ON, clang): the library itself is instrumented
+# too (coverage for libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer
+# with no recovery), so that a report inside src/ stops the run. The targets
+# are declared by their algorithm's folder (ks_fuzz_targets); scripts/fuzz
+# builds and runs them.
+if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  message(FATAL_ERROR "KS_FUZZ needs clang with libFuzzer: configure with CC=clang CXX=clang++")
+endif()
+if(KS_WITH_CUDA)
+  message(FATAL_ERROR "KS_FUZZ instruments the CPU library only: configure with -DKS_ENABLE_CUDA=OFF")
+endif()
+
+set(KS_FUZZ_SANITIZERS address,undefined)
+# Without UBSan's pointer-overflow check in the library: in the fully
+# unrolled GFNI AVX-512 SM4 kernel it more than doubled clang's time (11
+# minutes to 5 on the 2-core dev machine; the ASan build, scripts/sanitize,
+# keeps the check, at -O0).
+set(KS_FUZZ_LIB_FLAGS -fsanitize=fuzzer-no-link,${KS_FUZZ_SANITIZERS}
+    -fno-sanitize=pointer-overflow -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+# The library's object files (shared by libkuaisuo.so and libkuaisuo.a).
+target_compile_options(kuaisuo_obj PRIVATE ${KS_FUZZ_LIB_FLAGS})
+# The convention libFuzzer users share (OpenSSL, BoringSSL): costs a file
+# controls are capped lower (PBKDF2 iterations, src/pkcs8/pbes2.h).
+target_compile_definitions(kuaisuo_obj PRIVATE FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
+# `cmake --build BUILD --target ks_fuzz` builds every target (and no more).
+add_custom_target(ks_fuzz)
