@@ -1,6 +1,7 @@
 """Latency against throughput for bench/serve_bench.sh's JSON: one PNG per
-file and op, drawn by kuaisuo bench-serve's own plot() (p50 / p99 / p99.9
-against achieved items/s; the latencies are the worst generator's).
+file and op, drawn by the load generator's own plot() (bench/load/report.py:
+p50 / p99 / p99.9 against achieved items/s; the latencies are the worst
+generator's).
 
     python bench/plot_serve.py bench/results/X.json [Y.json ...]
 
@@ -10,11 +11,12 @@ import json
 import os
 import sys
 
-from kuaisuo.serve.bench import plot
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from bench.load.report import plot  # noqa: E402  (the checkout's bench/, not a package)
 
 
 def curve(rows):
-    """serve_bench.sh's summed rows in bench-serve's row shape."""
+    """serve_bench.sh's summed rows in the load generator's row shape."""
     return [{"offered_rps": r["offered_rps"], "achieved_items_per_s": r["items_per_s"],
              "latency_ms": r["latency_ms_max_of_processes"]} for r in rows]
 

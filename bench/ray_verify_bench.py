@@ -1,4 +1,4 @@
-"""Rows/s of the Ray Data verification job (kuaisuo.serve.ray_app.verify_parquet)
+"""Rows/s of the Ray Data verification job (kuaisuo_serve.ray_app.verify_parquet)
 on a Parquet table of fresh SM2 (or Ed25519) rows, one in every 1,000 made
 invalid, with the statuses checked against the library afterwards.
 
@@ -21,8 +21,8 @@ import pyarrow.parquet as pq
 import ray
 
 import kuaisuo
-from kuaisuo.serve import ray_app
 from kuaisuo.sm2 import SM2PrivateKey
+from kuaisuo_serve import ray_app
 
 PER_KEY = 1000
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kuaisuo serve under load from kuaisuo bench-serve, on this machine over
+# kuaisuo serve under load from bench/load (python -m bench.load), on this machine over
 # loopback: one server (gRPC, the rows form of SM2 on digests), PROCS
 # generator processes in parallel (one Python generator tops out at a few
 # thousand requests/s), every rate for SM2 sign-rows and verify-rows.
@@ -19,13 +19,16 @@
 #  SERVE_ARGS=... more server options, e.g. --share-devices;
 #  SERVER=grpcd: the native front end kuaisuo-grpcd instead of kuaisuo serve
 #  (the rows and ed25519 ops; WORKERS its --workers), GENERATOR=native: kuaisuo-grpc-load
-#  instead of kuaisuo bench-serve (GEN_ARGS=... more of its options, e.g.
+#  instead of python -m bench.load (GEN_ARGS=... more of its options, e.g.
 #  "--channels 64 --threads 8"); both binaries from GRPCD_BIN, default
-#  build/cpu/bin, and neither needs the Python package);
+#  build/cpu/bin, and neither needs the Python package; both are built from
+#  serve/grpcd and bench/load/grpc);
 #  SERVER_CPUS=... / GENERATOR_CPUS=...: taskset CPU lists for the server
 #  and for the generators, e.g. 0-9 and 10-15, to see what each side needs
 #  of a host they share)
 set -euo pipefail
+# bench/load is the checkout's: run from anywhere, it is found from here.
+root=$(cd "$(dirname "$0")/.." && pwd)
 out=$1 backend=$2 devices=$3 procs=$4 rates=$5 items=$6 seconds=${7:-3} workers=${8:-1}
 server_kind=${SERVER:-python} generator=${GENERATOR:-python} bin=${GRPCD_BIN:-build/cpu/bin}
 server_pin=() generator_pin=()
@@ -94,7 +97,8 @@ for op in ${OPS:-sign-rows verify-rows}; do
         --warmup 1 --pool 65536 --timeout-ms 10000 --seed "$i" ${GEN_ARGS:-} \
         --json "$work/$op-$i.json" > "$work/$op-$i.txt" &
     else
-      "${generator_pin[@]}" kuaisuo bench-serve --transport grpc --address "127.0.0.1:$port" --token-file "$work/token" \
+      PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" \
+        "${generator_pin[@]}" python3 -m bench.load --transport grpc --address "127.0.0.1:$port" --token-file "$work/token" \
         --op "$op" --key-id "$key" --items "$items" --rates "$per_proc" --seconds "$seconds" \
         --warmup 1 --pool 65536 --timeout-ms 10000 --json "$work/$op-$i.json" > "$work/$op-$i.txt" &
     fi

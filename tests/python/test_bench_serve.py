@@ -1,13 +1,14 @@
-"""kuaisuo bench-serve (python/kuaisuo/serve/bench.py) against an
+"""The load generator (bench/load, `python -m bench.load`) against an
 in-process kuaisuo serve on loopback (CPU backend): sign and verify over
 HTTP, SM4-GCM encrypt over both, hash over gRPC at a low open-loop rate, every item ok and the rate
 met; refused tokens counted, not fatal; the command line's table, JSON and
 plot; schedules and fresh inputs."""
 
-import argparse
 import asyncio
 import json
 import math
+import os
+import sys
 
 import pytest
 
@@ -17,10 +18,13 @@ grpc = pytest.importorskip("grpc")
 import kuaisuo  # noqa: E402
 from kuaisuo.ed25519 import Ed25519PrivateKey  # noqa: E402
 from kuaisuo.keystore import token_digest  # noqa: E402
-from kuaisuo.serve import Config, Server  # noqa: E402
-from kuaisuo.serve import bench  # noqa: E402
 from kuaisuo.sm2 import SM2PrivateKey  # noqa: E402
 from kuaisuo.sm4 import SM4Key  # noqa: E402
+from kuaisuo_serve import Config, Server  # noqa: E402
+
+# bench/ is the checkout's, not the installed package's.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+from bench import load as bench  # noqa: E402
 
 PASSWORD = b"bench test"
 FAST = 2048  # PBKDF2 iterations
@@ -169,20 +173,19 @@ def test_the_command_line_prints_and_writes_json_and_plot(keys, ctx, tmp_path, c
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n")
     out_json, out_png = tmp_path / "out.json", tmp_path / "out.png"
-    parser = argparse.ArgumentParser(prog="kuaisuo")
-    bench.add_parser(parser.add_subparsers(dest="command"))
+    parser = bench.build_parser()
 
     async def scenario(url, _):
         args = parser.parse_args([
-            "bench-serve", "--op", "sign-digests", "--key-id", "gov", "--token-file",
+            "--op", "sign-digests", "--key-id", "gov", "--token-file",
             str(token_file), "--url", url, "--rates", "100,200", "--seconds", "0.5",
             "--warmup", "0", "--items", "8", "--arrivals", "fixed",
             "--json", str(out_json), "--plot", str(out_png)])
-        return await asyncio.to_thread(args.func, args)  # run_cli runs its own loop
+        return await asyncio.to_thread(bench.run_cli, args)  # run_cli runs its own loop
 
     assert serve(keys, ctx, scenario) == 0
     doc = json.loads(out_json.read_text())
-    assert doc["tool"] == "kuaisuo bench-serve" and len(doc["rows"]) == 2
+    assert doc["tool"] == "bench/load" and len(doc["rows"]) == 2
     assert doc["parameters"]["op"] == "sign-digests" and doc["parameters"]["rates"] == [100, 200]
     assert {"platform", "cpu_count", "datetime_utc"} <= set(doc["host"])
     assert TOKEN not in out_json.read_text()
@@ -199,20 +202,19 @@ def test_the_command_line_prints_and_writes_json_and_plot(keys, ctx, tmp_path, c
 
 
 def test_usage_errors():
-    parser = argparse.ArgumentParser(prog="kuaisuo")
-    bench.add_parser(parser.add_subparsers(dest="command"))
+    parser = bench.build_parser()
     with pytest.raises(SystemExit):
-        parser.parse_args(["bench-serve", "--token", "t", "--rates", "0,100"])
+        parser.parse_args(["--token", "t", "--rates", "0,100"])
     with pytest.raises(SystemExit):  # a token is required
-        parser.parse_args(["bench-serve"])
-    args = parser.parse_args(["bench-serve", "--token", "t", "--op", "sign"])
+        parser.parse_args([])
+    args = parser.parse_args(["--token", "t", "--op", "sign"])
     assert bench.run_cli(args) == 2  # sign needs --key-id
-    args = parser.parse_args(["bench-serve", "--token", "t", "--op", "encrypt"])
+    args = parser.parse_args(["--token", "t", "--op", "encrypt"])
     assert bench.run_cli(args) == 2  # so does encrypt
-    args = parser.parse_args(["bench-serve", "--token", "t", "--op", "encrypt-rows",
+    args = parser.parse_args(["--token", "t", "--op", "encrypt-rows",
                               "--key-id", "k", "--message-bytes", "0"])
     assert bench.run_cli(args) == 2  # rows of 0 bytes
-    args = parser.parse_args(["bench-serve", "--token", "t", "--transport", "grpc", "--op",
+    args = parser.parse_args(["--token", "t", "--transport", "grpc", "--op",
                               "hash", "--warmup", "0"])
     assert bench.run_cli(args) == 2  # grpc needs --address
 
@@ -244,3 +246,14 @@ def test_inputs_are_fresh_and_the_verify_pool_is_valid(ctx):
     inputs = bench.Inputs(bench.Workload(op="verify", items=5, pool=16))
     seen = [tuple(i.data for i in inputs.grpc()[1].items) for _ in range(3)]
     assert all(len(set(s)) == 5 for s in seen) and len(set(sum(seen, ()))) == 15
+
+
+def test_it_runs_as_python_m_bench_load_from_the_checkout():
+    import subprocess
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    r = subprocess.run([sys.executable, "-m", "bench.load", "--token", "t", "--op", "sign"],
+                       capture_output=True, text=True, cwd=root, timeout=120)
+    assert r.returncode == 2 and r.stderr == "bench/load: --op sign needs --key-id\n", r.stderr
+    r = subprocess.run([sys.executable, "-m", "bench.load", "--help"], capture_output=True,
+                       text=True, cwd=root, timeout=120)
+    assert r.returncode == 0 and r.stdout.startswith("usage: python -m bench.load")

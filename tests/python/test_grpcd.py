@@ -22,9 +22,9 @@ grpc = pytest.importorskip("grpc")
 import kuaisuo  # noqa: E402
 from kuaisuo.ed25519 import Ed25519PrivateKey  # noqa: E402
 from kuaisuo.keystore import token_digest  # noqa: E402
-from kuaisuo.serve import kuaisuo_serve_pb2 as pb  # noqa: E402
 from kuaisuo.sm2 import SM2PrivateKey  # noqa: E402
 from kuaisuo.sm4 import SM4Key  # noqa: E402
+from kuaisuo_serve import kuaisuo_serve_pb2 as pb  # noqa: E402
 from sigcheck import verifies  # noqa: E402
 
 BINARY = os.environ.get("KUAISUO_GRPCD", "")

@@ -1,4 +1,4 @@
-"""kuaisuo on Ray (kuaisuo.serve.ray_app), on a local two-CPU Ray started
+"""kuaisuo on Ray (kuaisuo_serve.ray_app), on a local two-CPU Ray started
 once for the module: the Serve deployment answers sign/verify/hash over
 HTTP and through a deployment handle as the library does, refuses unknown
 tokens and foreign key ids; the Ray Data job gives each Parquet row the
@@ -22,9 +22,9 @@ pytest.importorskip("aiohttp")
 import kuaisuo  # noqa: E402
 from kuaisuo.ed25519 import Ed25519PrivateKey  # noqa: E402
 from kuaisuo.keystore import token_digest  # noqa: E402
-from kuaisuo.serve import Config  # noqa: E402
-from kuaisuo.serve import ray_app  # noqa: E402
 from kuaisuo.sm2 import SM2PrivateKey  # noqa: E402
+from kuaisuo_serve import Config  # noqa: E402
+from kuaisuo_serve import ray_app  # noqa: E402
 from sigcheck import verifies  # noqa: E402
 
 PASSWORD = b"ray test"

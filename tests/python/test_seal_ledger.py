@@ -1,4 +1,4 @@
-"""The seal ledger (python/kuaisuo/serve/seal_ledger.py): SM4 seals per
+"""The seal ledger (serve/python/kuaisuo_serve/seal_ledger.py): SM4 seals per
 key against SP 800-38D 8.3's limit for random nonces, shared by several
 ledgers on one file (the worker processes) and kept across restarts; a
 new key starts at zero; an unreadable ledger refuses (fail closed)."""
@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from kuaisuo.serve.seal_ledger import LedgerError, SealLedger, fingerprint
+from kuaisuo_serve.seal_ledger import LedgerError, SealLedger, fingerprint
 
 KEY, OTHER = b"k" * 16, b"o" * 16
 

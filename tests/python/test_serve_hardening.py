@@ -29,10 +29,10 @@ aiohttp = pytest.importorskip("aiohttp")
 grpc = pytest.importorskip("grpc")
 
 import kuaisuo  # noqa: E402
-from kuaisuo.serve import grpc_api  # noqa: E402
-from kuaisuo.serve import kuaisuo_serve_pb2 as pb  # noqa: E402
 from kuaisuo.keystore import KeyStore  # noqa: E402
 from kuaisuo.sm2 import SM2PrivateKey  # noqa: E402
+from kuaisuo_serve import grpc_api  # noqa: E402
+from kuaisuo_serve import kuaisuo_serve_pb2 as pb  # noqa: E402
 
 
 class Cli:

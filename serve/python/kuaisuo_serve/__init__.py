@@ -3,7 +3,8 @@ gRPC, items of concurrent requests batched onto the CPU threads or the GPU
 (issue 15). Layers: `kuaisuo.batching` (coalescing, backpressure,
 deadlines, drain), `kuaisuo.keystore` (keys by id, bearer tokens),
 `service` (the calls, limits, audit log), `http_api` and `grpc_api` (the
-transports: aiohttp and grpcio, installed with `pip install kuaisuo[serve]`).
+transports: aiohttp and grpcio, installed with `pip install '.[serve]'`
+from the kuaisuo checkout; serve/README.md).
 
     server = Server(Config(keys="keys/", access="access.json", password=b"...",
                            http="0.0.0.0:8443", tls_cert="c.pem", tls_key="k.pem"))
@@ -25,9 +26,10 @@ import ssl
 from dataclasses import dataclass, field, replace
 from typing import Any, List, Optional, Tuple
 
-from .. import Context
-from ..batching import Batcher
-from ..keystore import Access, KeyStore
+from kuaisuo import Context
+from kuaisuo.batching import Batcher
+from kuaisuo.keystore import Access, KeyStore
+
 from .seal_ledger import LIMIT, SealLedger
 from .service import Limits, Service
 

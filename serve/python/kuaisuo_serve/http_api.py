@@ -248,7 +248,7 @@ async def respond(service: Service, method: str, path: str, body: bytes,
     """One HTTP/JSON call apart from any HTTP server: the request's method,
     path (from /v1 on), raw body and bearer token -> (HTTP status, JSON
     document). The aiohttp application and the Ray Serve deployment
-    (`kuaisuo.serve.ray_app`) both answer through here."""
+    (`kuaisuo_serve.ray_app`) both answer through here."""
     refused = refusal(service, method, path, token, len(body))
     if refused is not None:
         return refused

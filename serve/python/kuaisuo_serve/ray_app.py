@@ -1,10 +1,10 @@
 """`kuaisuo serve` scaled out on Ray: a Ray Serve deployment and a Ray Data
-batch-verification job (`pip install kuaisuo[ray]`, i.e. ray[serve,data]
+batch-verification job (`pip install '.[ray]'` from the checkout, i.e. ray[serve,data]
 and pyarrow).
 
 Serving. `KuaisuoDeployment` is one replica of the same server as
 `kuaisuo serve`: its constructor takes the settings of
-`kuaisuo.serve.Config` and builds, inside the replica process, the same
+`kuaisuo_serve.Config` and builds, inside the replica process, the same
 stack (kuaisuo.Context per device -> batching.Batcher -> KeyStore +
 Access -> service.Service). HTTP requests that Ray Serve's proxy routes to
 the replica go through `http_api.respond`, the transport-neutral core of
@@ -42,8 +42,8 @@ call on Arrow's flat buffers, falling back to one call per row if it
 raises, as the Batcher does, so a wrong-length or null field is that
 row's -3 (KS_ERR_LENGTH), never a failed batch.
 
-    python -m kuaisuo.serve.ray_app verify-parquet in.parquet out/ --algorithm sm2
-    python -m kuaisuo.serve.ray_app serve --keys keys/ --access access.json \\
+    python -m kuaisuo_serve.ray_app verify-parquet in.parquet out/ --algorithm sm2
+    python -m kuaisuo_serve.ray_app serve --keys keys/ --access access.json \\
         --passin env:KS_PASS --http 0.0.0.0:8000 --replicas 2 --gpus-per-replica 1
 """
 
@@ -57,8 +57,8 @@ import threading
 from dataclasses import fields
 from typing import Any, Coroutine, Dict, List, Optional, Sequence, Tuple, Union
 
-from .. import batching
-from .._native import strerror
+from kuaisuo import batching, strerror
+
 from . import Config, build_service, http_api
 
 __all__ = ["KuaisuoDeployment", "build_app", "ParquetVerifier", "verify_parquet",
@@ -268,7 +268,7 @@ class ParquetVerifier:
 
     def __init__(self, algorithm: str = "sm2", backend: str = "auto",
                  threads: int = 0) -> None:
-        from .. import Context
+        from kuaisuo import Context
 
         if algorithm not in _VERIFY:
             raise ValueError(f"algorithm {algorithm!r}: expected one of {sorted(_VERIFY)}")
@@ -332,7 +332,7 @@ def verify_parquet(input_path: Union[str, List[str]], output_path: str, algorith
 # --- command line ---------------------------------------------------------------
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m kuaisuo.serve.ray_app",
+    p = argparse.ArgumentParser(prog="python -m kuaisuo_serve.ray_app",
                                 description="kuaisuo on Ray: batch verification and serving")
     p.add_argument("--address", help="Ray cluster address (default: RAY_ADDRESS, or a "
                                      "local Ray)")
@@ -362,12 +362,13 @@ def _parser() -> argparse.ArgumentParser:
 def _serve(args: argparse.Namespace) -> int:
     from ray import serve
 
-    from ..cli import _passphrase
+    from kuaisuo.cli._keys import passphrase
+
     from . import _split
 
     host, port = _split(args.http)
     config = Config(keys=args.keys, access=args.access,
-                    password=_passphrase(args.passin, "--passin"),
+                    password=passphrase(args.passin, "--passin"),
                     allow_plain=args.allow_plain_keys, backend=args.backend,
                     threads=args.threads)
     stop = threading.Event()

@@ -14,9 +14,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, List, NoReturn, Optional, Sequence, Tuple
 
-from .. import batching
-from .._native import strerror
-from ..keystore import Access, KeyStore, token_digest
+from kuaisuo import batching, strerror
+from kuaisuo.keystore import Access, KeyStore, token_digest
+
 from .seal_ledger import LedgerError, SealLedger
 
 Result = batching.Result
