@@ -13,6 +13,7 @@ import pytest
 
 import kuaisuo
 from kuaisuo import cli, sm2
+from kuaisuo.cli import _keys as cli_keys
 from sigcheck import verifies
 
 
@@ -227,7 +228,7 @@ def test_full_disk_leaves_nothing_behind(tmp_path, monkeypatch, capsys):
     def full(fd):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(cli.os, "fsync", full)
+    monkeypatch.setattr(os, "fsync", full)
     key, pub = tmp_path / "k.pem", tmp_path / "p.pem"
     assert cli.main(["sm2", "keygen", "--out", str(key), "--pubout", str(pub)]) == 2
     assert capsys.readouterr().err.startswith(f"kuaisuo sm2: {pub}: No space left on device")
@@ -324,14 +325,14 @@ def test_keygen_passout_round_trips_through_openssl(tmp_path, monkeypatch):
 
 
 def test_passphrase_sources(tmp_path):
-    assert cli._passphrase("pass:a b", "--passin") == b"a b"
-    assert cli._passphrase("pass:", "--passin") == b""
+    assert cli_keys.passphrase("pass:a b", "--passin") == b"a b"
+    assert cli_keys.passphrase("pass:", "--passin") == b""
     f = tmp_path / "pw"
     f.write_bytes(b"from file\nsecond line\n")
-    assert cli._passphrase(f"file:{f}", "--passin") == b"from file"
+    assert cli_keys.passphrase(f"file:{f}", "--passin") == b"from file"
     for bad in ("a", "env:", "env:KS_NO_SUCH_VARIABLE_SET", "pass"):
         with pytest.raises(cli.Failure, match="--passin"):
-            cli._passphrase(bad, "--passin")
+            cli_keys.passphrase(bad, "--passin")
 
 
 # ---- Ed25519 and X25519 -------------------------------------------------------------

@@ -3,6 +3,7 @@ are named *-hex, every algorithm with a key has keygen, and the subcommands
 describe and order their options alike."""
 
 import argparse
+import os
 import subprocess
 import sys
 
@@ -125,9 +126,9 @@ OUT_HELP = (r'[a-z][a-z ]* file \((default stdout|"-" for stdout); (created 0600
 
 
 def _crypto_parsers():
-    """(path, parser) of every subcommand but serve, speed and bench-serve."""
+    """(path, parser) of every subcommand but serve, speed and info."""
     return [(path, parser) for path, parser in _parsers()
-            if path and path[0] not in ("serve", "speed", "bench-serve", "info")]
+            if path and path[0] not in ("serve", "speed", "info")]
 
 
 def test_key_commands_take_the_same_options_in_the_same_order():
@@ -157,8 +158,6 @@ def test_options_are_described_alike_everywhere():
 
     seen = {}
     for path, parser in _parsers():
-        if path[:1] == ("bench-serve",):
-            continue  # its own module's parser
         for action in parser._actions:
             if action.help == argparse.SUPPRESS or isinstance(
                     action, (argparse._HelpAction, argparse._SubParsersAction)):
@@ -199,3 +198,39 @@ def test_either_or_options_are_argparse_groups():
     assert "[--hmac-key-hex HEX | --hmac-key-file FILE]" in run("sm3", "--help").stdout.decode()
     r = run("sm3", "--hmac-key-hex", "00", "--hmac-key-file", "x", "-")
     assert r.returncode == 2 and b"not allowed with" in r.stderr and r.stdout == b""
+
+
+def test_only_serve_imports_the_server_package():
+    """kuaisuo_serve (and asyncio under it) is imported for `kuaisuo serve`
+    alone: no other command pays for it, and nothing in the library
+    imports it."""
+    code = ("import sys; from kuaisuo import cli; cli.main(sys.argv[1:]); "
+            "print('kuaisuo_serve' in sys.modules)")
+    for argv, imported in ((["info"], "False"), (["sm3", "-"], "False"),
+                           (["serve", "--help"], "True")):
+        r = subprocess.run([sys.executable, "-c", code, *argv], input=b"", capture_output=True,
+                           timeout=120)
+        if argv[-1] == "--help":  # argparse exits after printing the help
+            assert r.returncode == 0 and b"--max-connections N" in r.stdout, r.stderr
+            continue
+        assert r.returncode == 0 and r.stdout.decode().splitlines()[-1] == imported, (argv, r)
+
+
+def test_serve_without_its_extra_names_the_install_command(tmp_path):
+    """A missing dependency of the serve extra is one line naming
+    `pip install '.[serve]'`, not a traceback (aiohttp hidden here by a
+    package of that name that fails to import)."""
+    for module, listener in (("aiohttp", ()), ("grpc", ("--http", "off", "--grpc",
+                                                          "127.0.0.1:0"))):
+        blocker = tmp_path / module / module
+        blocker.mkdir(parents=True)
+        (blocker / "__init__.py").write_text(f"raise ImportError('no {module} here')\n")
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [str(blocker.parent), os.environ.get("PYTHONPATH", "")]))
+        r = subprocess.run([sys.executable, "-m", "kuaisuo", "serve", "--keys", str(tmp_path),
+                            "--access", str(tmp_path / "access.json"), *listener],
+                           capture_output=True, timeout=120, env=env)
+        lines = r.stderr.decode().splitlines()
+        assert r.returncode == 2 and len(lines) == 1, (module, r.stderr)
+        assert lines[0].startswith("kuaisuo serve: the serve extra is not installed")
+        assert f"no {module} here" in lines[0] and "pip install '.[serve]'" in lines[0]
