@@ -3,20 +3,9 @@
 // signatures (lists of messages) and SM3 Hash,
 // where Python's transports cap a process near 2k requests/s. Same key
 // directory, access file, proto and per-item statuses as `kuaisuo serve
-// --grpc`; README.md, "kuaisuo-grpcd".
+// --grpc`; serve/README.md, "kuaisuo-grpcd". Its options: kUsage below
+// (`kuaisuo-grpcd --help`).
 //
-//   kuaisuo-grpcd --keys DIR --access FILE --listen 127.0.0.1:50051
-//       [--passin pass:|env:|file:] [--allow-plain] [--tls-cert PEM --tls-key PEM
-//       [--tls-client-ca PEM]] [--allow-insecure] [--backend auto|cpu|gpu]
-//       [--devices 0,1|all] [--threads N] [--max-batch N] [--max-batch-mib N]
-//       [--max-delay-ms F]
-//       [--max-queued N] [--max-items N] [--calls-per-device N] [--finish-threads N]
-//       [--queues N] [--workers N] [--audit-log FILE]
-//
-// --max-batch-mib N: the bytes of Ed25519 messages one batch gathers (a
-// message larger than that runs alone), default 64.
-// --queues N: gRPC completion queues, a polling thread each, that parse
-// and check calls (default: half the cores, at most 16).
 // --workers N: N server processes on one port (gRPC sets SO_REUSEPORT, so
 // the kernel spreads connections over them), each with its own engines on
 // --devices, for hosts where one process's transport is the limit. The
@@ -63,8 +52,46 @@ struct Options {
   double max_delay_ms = 2.0;
 };
 
+// --help's text; the defaults are Options' above.
+const char kUsage[] =
+    "usage: kuaisuo-grpcd --keys DIR --access FILE [options]\n"
+    "The native gRPC front end of kuaisuo serve: service kuaisuo.serve.v1.Signer\n"
+    "(serve/proto/kuaisuo_serve.proto) for SM2 (rows and lists), Ed25519 (lists)\n"
+    "and SM3 Hash; every call carries `authorization: Bearer TOKEN`. serve/README.md.\n"
+    "  --keys DIR              the key directory: <key id>.pem|.der, PKCS#8 (required)\n"
+    "  --access FILE           {\"tokens\": {\"<sha256 hex of a token>\": [\"key id\", ... or\n"
+    "                          \"*\"]}} (required)\n"
+    "  --passin SPEC           passphrase of the encrypted key files: pass:TEXT,\n"
+    "                          env:VARIABLE or file:PATH (its first line)\n"
+    "  --allow-plain           accept unencrypted key files\n"
+    "  --listen HOST:PORT      (default 127.0.0.1:50051)\n"
+    "  --tls-cert PEM          certificate chain; with --tls-key, the listener is TLS\n"
+    "  --tls-key PEM           its private key\n"
+    "  --tls-client-ca PEM     require client certificates from these CAs (mutual TLS)\n"
+    "  --allow-insecure        allow a plain listener on a non-loopback address\n"
+    "  --backend auto|cpu|gpu  (default auto)\n"
+    "  --devices LIST          GPUs, one engine each: indices such as 0,1 or all (default 0)\n"
+    "  --threads N             CPU threads of each engine (default 0: every CPU)\n"
+    "  --max-batch N           most items in one batch call (default 4096)\n"
+    "  --max-batch-mib N       MiB of Ed25519 messages one batch gathers; a larger\n"
+    "                          message runs alone (default 64)\n"
+    "  --max-delay-ms F        longest an item waits for its batch to fill (default 2)\n"
+    "  --max-queued N          items accepted and unfinished before requests get\n"
+    "                          'overloaded' (default 1048576)\n"
+    "  --max-items N           items in one request (default 4096)\n"
+    "  --calls-per-device N    batch calls in flight per engine (default 2; 1 with\n"
+    "                          --backend cpu)\n"
+    "  --finish-threads N      threads that answer finished batches (default 4)\n"
+    "  --queues N              gRPC completion queues, a polling thread each, that parse\n"
+    "                          and check calls (default: half the cores, at most 16)\n"
+    "  --workers N             server processes sharing the port (default 1)\n"
+    "  --audit-log FILE        audit lines, appended (default stderr)\n"
+    "  -h, --help              print this and exit\n"
+    "SIGTERM/SIGINT: stop accepting, answer every accepted request, exit 0.\n"
+    "SIGHUP: reload the key directory.\n";
+
 [[noreturn]] void usage_error(const std::string& message) {
-  std::fprintf(stderr, "kuaisuo-grpcd: %s (see the header of serve/grpcd/server_main.cc)\n",
+  std::fprintf(stderr, "kuaisuo-grpcd: %s (kuaisuo-grpcd --help lists the options)\n",
                message.c_str());
   std::exit(2);
 }
@@ -85,6 +112,12 @@ Options parse(int argc, char** argv) {
       {"--listen", &o.listen},       {"--tls-cert", &o.tls_cert}, {"--tls-key", &o.tls_key},
       {"--tls-client-ca", &o.tls_client_ca}, {"--backend", &o.backend},
       {"--devices", &o.devices},     {"--audit-log", &o.audit_log}};
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    }
+  }
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--allow-plain") { o.allow_plain = true; continue; }

@@ -570,3 +570,21 @@ def test_load_generator_library_mode_needs_status_0_rows():
     assert line["mode"] == "library" and line["threads"] == 2 and line["items_per_s"] > 0
     bad = subprocess.run([LOAD, "--library", "tpu"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--library: auto, cpu or gpu" in bad.stderr
+
+
+def test_help_lists_every_option_and_exits_0():
+    """`kuaisuo-grpcd --help` prints its options (every flag the parser
+    takes) and exits 0; a wrong flag is exit 2 pointing at --help."""
+    import re
+    r = subprocess.run([BINARY, "--help"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.startswith("usage: kuaisuo-grpcd"), r.stderr
+    source = os.path.join(os.path.dirname(__file__), "..", "..", "serve", "grpcd",
+                          "server_main.cc")
+    if os.path.exists(source):
+        with open(source) as f:
+            parsed = set(re.findall(r'"(--[a-z-]+)"', f.read().split("Options parse(")[1]))
+        listed = set(re.findall(r"^  (?:-h, )?(--[a-z-]+)", r.stdout, re.M))
+        assert parsed - {"--help"} <= listed, parsed - listed
+    assert subprocess.run([BINARY, "-h"], capture_output=True).returncode == 0
+    bad = subprocess.run([BINARY, "--no-such-flag", "1"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--help" in bad.stderr and bad.stdout == ""
