@@ -3,7 +3,7 @@
 // latency bound. The C++ twin of python/kuaisuo/batching.py's rows form
 // (same rules, same statuses), without a Python interpreter between the
 // transport and the library: Python's transports cap a process near 2k
-// requests/s (docs/STATUS.md, session 12), a GPU wants batches of 2^16.
+// requests/s (docs/design/0006 and 0010), a GPU wants batches of 2^16.
 //
 // Rules (python/kuaisuo/batching.py's docstring):
 //  - a queue per (operation, key); a batch forms when max_batch rows wait

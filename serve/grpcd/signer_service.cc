@@ -281,7 +281,8 @@ class SignerService::Call final : public Event {
   // The request and reply live on the call's arena: a list of 1,024 items
   // is some 4,000 strings and messages, each a malloc and a free otherwise,
   // often on different threads (an H200 host, 1,024-message Ed25519 lists:
-  // 1.8 -> 0.9 ms of server CPU a request; docs/STATUS.md, session 28).
+  // 1.8 -> 0.9 ms of server CPU a request; docs/design/0006,
+  // bench/results/h200-2026-11-29-s28-grpcd-ed25519-sign-ab-*.json).
   google::protobuf::Arena arena;
   Request& request = *google::protobuf::Arena::CreateMessage<Request>(&arena);
   v1::Reply& reply = *google::protobuf::Arena::CreateMessage<v1::Reply>(&arena);

@@ -1,4 +1,4 @@
-// The Signer service of python/kuaisuo/serve/kuaisuo_serve.proto in C++,
+// The Signer service of serve/proto/kuaisuo_serve.proto in C++,
 // for SM2: the rows form on digests (Sign with digest_rows, Verify with the
 // three row columns), per request O(1) work on the thread that polled it,
 // the rows batched by RowBatcher; kuaisuo serve's lists of items (digests
@@ -7,7 +7,7 @@
 // as rows with a variable-length column); and Hash (SM3 of each item, on
 // the CPU). Encrypt and Decrypt answer UNIMPLEMENTED with a message naming
 // `kuaisuo serve`, which serves every call. Refusals use the codes and texts of
-// python/kuaisuo/serve/service.py; a request past the queue bound gets
+// serve/python/kuaisuo_serve/service.py; a request past the queue bound gets
 // KS_ERR_OVERLOADED for each row (as the Python batcher answers).
 #ifndef KUAISUO_SERVE_GRPCD_SIGNER_SERVICE_H_
 #define KUAISUO_SERVE_GRPCD_SIGNER_SERVICE_H_
@@ -52,7 +52,8 @@ class AuditLog {
 // checked on the thread that polled it and answered from RowBatcher's
 // finishing threads. gRPC 1.51's callback API ran every call through one
 // shared set of "nexting" threads, which held a process near 50-75k
-// single-item requests/s on an H200 host (docs/STATUS.md, session 25).
+// single-item requests/s on an H200 host (docs/design/0006;
+// bench/results/h200-2026-11-29-s25-grpcd-sign-single.json).
 class SignerService {
  public:
   // inline_ctx: a one-thread CPU context for work done on the polling

@@ -326,8 +326,9 @@ def device_share(devices: Tuple[int, ...], processes: int, index: int) -> Tuple[
     processes-th. Each GPU then gets the batches of fewer processes, as
     large as they would be with one GPU, and fewer CUDA contexts share a
     GPU, instead of every process halving its batches across all of them
-    (docs/STATUS.md, session 13: 2 GPUs shared by 12 processes once
-    signed slower than 1; split, ahead of shared in the same run)."""
+    (docs/design/0010, bench/results/h200x2-2026-11-27-s13-serve-*-12workers.json:
+    2 GPUs shared by 12 processes once signed slower than 1; split, ahead
+    of shared in the same run)."""
     if not devices or processes < 1:
         raise ValueError("device_share: at least one device and one process")
     if processes >= len(devices):
