@@ -8,7 +8,7 @@
 // and the medians of the rates and of the per-repetition ratios to the
 // first competitor (OpenSSL where it takes part) are reported.
 //
-//   cmake --build build --target sha512_micro && build/src/hash/sha512_micro [repetitions=7]
+//   cmake --build build --target sha512_micro && build/sha512_micro [repetitions=7]
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <stdio.h>

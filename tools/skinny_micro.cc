@@ -6,7 +6,7 @@
 // schedule per block); medians of the repetitions, in this thread's CPU
 // time.
 //
-//   cmake --build build --target skinny_micro && build/src/skinny/skinny_micro [repetitions=5]
+//   cmake --build build --target skinny_micro && build/skinny_micro [repetitions=5]
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,7 @@
 // `openssl speed -seconds 3 ecdsap256` on the same core gives its sign and
 // verify rates.
 //
-//   cmake --build build --target sm2_field_micro && build/src/field/sm2_field_micro [repetitions=5]
+//   cmake --build build --target sm2_field_micro && build/sm2_field_micro [repetitions=5]
 #include <stdio.h>
 #include <stdlib.h>
 

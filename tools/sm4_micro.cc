@@ -9,7 +9,7 @@
 // to OpenSSL's same mode (sm4-ctr for GCM, which OpenSSL 3.0 lacks) are
 // printed.
 //
-//   cmake --build build --target sm4_micro && build/src/sm4/sm4_micro [repetitions=5] [MiB=1]
+//   cmake --build build --target sm4_micro && build/sm4_micro [repetitions=5] [MiB=1]
 //     [modes=ecb,ctr,cbc-dec,gcm]
 #include <openssl/evp.h>
 #include <stdio.h>

@@ -18,7 +18,7 @@
 
 #include "api/checks.h"
 #include "api/context.h"
-#include "kuaisuo.h"
+#include "kuaisuo/common.h"
 
 namespace ks {
 namespace api {

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kuaisuo.h"
+#include "kuaisuo/common.h"
 
 namespace ks {
 namespace api {

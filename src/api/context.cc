@@ -7,7 +7,7 @@
 
 #include "api/context.h"
 #include "api/guard.h"
-#include "kuaisuo.h"
+#include "kuaisuo/common.h"
 
 void ks_ctx_config_init(ks_ctx_config* config) {
   if (config == nullptr) return;

@@ -8,7 +8,7 @@
 
 #include "core/thread_pool.h"
 #include "gpu/gpu.h"
-#include "kuaisuo.h"
+#include "kuaisuo/common.h"
 
 struct ks_ctx {
   ks_ctx(ks_backend requested, unsigned threads) : requested(requested), pool(threads) {}

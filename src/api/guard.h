@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "kuaisuo.h"
+#include "kuaisuo/common.h"
 
 namespace ks {
 namespace api {

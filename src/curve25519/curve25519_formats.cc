@@ -4,7 +4,7 @@
 
 #include "encoding/der.h"
 #include "encoding/pkix.h"
-#include "kuaisuo.h"
+#include "kuaisuo/curve25519.h"
 
 namespace ks {
 namespace curve25519_formats {

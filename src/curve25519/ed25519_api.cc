@@ -16,7 +16,7 @@
 #include "core/secure.h"
 #include "curve25519/curve25519_formats.h"
 #include "api/context.h"
-#include "kuaisuo.h"
+#include "kuaisuo/curve25519.h"
 #include "curve25519/gpu/curve25519_gpu_batch.h"
 #include "curve25519/ed25519.h"
 #include "curve25519/ed25519_batch.h"

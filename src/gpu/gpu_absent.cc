@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "gpu/gpu.h"
-#include "kuaisuo.h"
+#include "kuaisuo/common.h"
 
 namespace ks {
 namespace gpu {

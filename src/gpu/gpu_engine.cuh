@@ -11,7 +11,7 @@
 #include "core/secure.h"
 #include "gpu/gpu.h"
 #include "gpu/gpu_pipeline.cuh"
-#include "kuaisuo.h"
+#include "kuaisuo/common.h"
 
 namespace ks {
 namespace gpu {

@@ -17,7 +17,7 @@
 #include "gpu/gpu.h"
 #include "gpu/gpu_engine.cuh"
 #include "gpu/gpu_pipeline.cuh"
-#include "kuaisuo.h"
+#include "kuaisuo/common.h"
 
 namespace ks {
 namespace gpu {

@@ -8,7 +8,7 @@
 #include "api/objects.h"
 #include "pkcs8/pbes2.h"
 #include "encoding/pkix.h"
-#include "kuaisuo.h"
+#include "kuaisuo/pkcs8.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include "skinny/gpu/skinny_gpu.h"
 #include "core/secure.h"
 #include "api/context.h"
-#include "kuaisuo.h"
+#include "kuaisuo/skinny.h"
 
 using ks::api::check_buffer;
 namespace skinny = ks::skinny;

@@ -9,7 +9,7 @@
 #include "core/secure.h"
 #include "core/wiping_allocator.h"
 #include "sm2/sm2_formats.h"
-#include "kuaisuo.h"
+#include "kuaisuo/sm2.h"
 #include "sm2/sm2.h"
 
 using ks::api::check_buffer;

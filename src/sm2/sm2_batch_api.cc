@@ -17,7 +17,7 @@
 #include "api/context.h"
 #include "sm3/sm3.h"
 #include "sm3/sm3_blocks.h"
-#include "kuaisuo.h"
+#include "kuaisuo/sm2.h"
 #include "sm2/sm2.h"
 #include "sm2/gpu/sm2_gpu_batch.h"
 #include "sm2/sm2_mb.h"

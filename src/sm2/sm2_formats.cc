@@ -5,7 +5,7 @@
 #include "core/secure.h"
 #include "encoding/der.h"
 #include "encoding/pkix.h"
-#include "kuaisuo.h"
+#include "kuaisuo/sm2.h"
 
 namespace ks {
 namespace sm2_formats {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "api/checks.h"
-#include "kuaisuo.h"
+#include "kuaisuo/sm2.h"
 #include "sm2/sm2.h"
 
 struct ks_sm2_key {

@@ -10,7 +10,7 @@
 #include "sm3/gpu/sm3_gpu_batch.h"
 #include "api/guard.h"
 #include "api/stream_state.h"
-#include "kuaisuo.h"
+#include "kuaisuo/sm3.h"
 
 using ks::api::check_buffer;
 using ks::sm3::HmacSm3;

@@ -22,7 +22,7 @@
 #include "sm4/sm4_formats.h"
 #include "api/context.h"
 #include "gpu/gpu.h"
-#include "kuaisuo.h"
+#include "kuaisuo/sm4.h"
 
 using ks::api::check_buffer;
 using ks::modes::Mode;

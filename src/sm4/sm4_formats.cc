@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "encoding/pkix.h"
-#include "kuaisuo.h"
+#include "kuaisuo/sm4.h"
 
 namespace ks {
 namespace sm4_formats {

@@ -1,5 +1,5 @@
 // Curve25519 batches on the GPU in a build without CUDA.
-#include "kuaisuo.h"
+#include "kuaisuo/curve25519.h"
 #include "curve25519/gpu/curve25519_gpu_batch.h"
 
 namespace ks {

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "gpu/gpu.h"
-#include "kuaisuo.h"
+#include "kuaisuo/curve25519.h"
 #include "curve25519/gpu/curve25519_gpu_host.h"
 
 namespace ks {

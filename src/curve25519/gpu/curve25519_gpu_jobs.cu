@@ -6,7 +6,7 @@
 #include "core/secure.h"
 #include "gpu/gpu_engine.cuh"
 #include "gpu/gpu_jobs.cuh"
-#include "kuaisuo.h"
+#include "kuaisuo/curve25519.h"
 #include "curve25519/gpu/curve25519_gpu.h"
 #include "curve25519/gpu/curve25519_gpu_batch.h"
 #include "curve25519/x25519.h"

@@ -1,6 +1,6 @@
 // SKINNY-128-256 on the GPU engine in a build without CUDA.
 #include "skinny/gpu/skinny_gpu.h"
-#include "kuaisuo.h"
+#include "kuaisuo/skinny.h"
 
 namespace ks {
 namespace skinny_gpu {

@@ -1,5 +1,5 @@
 // SM2 batches on the GPU in a build without CUDA.
-#include "kuaisuo.h"
+#include "kuaisuo/sm2.h"
 #include "sm2/gpu/sm2_gpu_batch.h"
 
 namespace ks {

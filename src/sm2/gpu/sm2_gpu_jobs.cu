@@ -8,7 +8,7 @@
 #include "gpu/gpu_engine.cuh"
 #include "gpu/gpu_jobs.cuh"
 #include "sm3/gpu/sm3_gpu.h"
-#include "kuaisuo.h"
+#include "kuaisuo/sm2.h"
 #include "sm2/gpu/sm2_gpu.h"
 #include "sm2/gpu/sm2_gpu_batch.h"
 

@@ -1,6 +1,6 @@
 // SM3 batches on the GPU in a build without CUDA.
 #include "sm3/gpu/sm3_gpu_batch.h"
-#include "kuaisuo.h"
+#include "kuaisuo/sm3.h"
 
 namespace ks {
 namespace sm3 {

@@ -1,7 +1,7 @@
 // SM4 on the GPU engine in a build without CUDA.
 #include "sm4/gpu/sm4_gpu_batch.h"
 #include "sm4/gpu/sm4_gpu_messages.h"
-#include "kuaisuo.h"
+#include "kuaisuo/sm4.h"
 
 namespace ks {
 namespace sm4_gpu {

@@ -8,7 +8,7 @@
 #include "sm4/gpu/sm4_gpu_batch.h"
 #include "core/secure.h"
 #include "gpu/gpu_engine.cuh"
-#include "kuaisuo.h"
+#include "kuaisuo/sm4.h"
 
 namespace ks {
 namespace sm4_gpu {

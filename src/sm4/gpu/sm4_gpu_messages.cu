@@ -19,7 +19,7 @@
 #include "sm4/sm4_core.h"
 #include "sm4/gpu/sm4_gpu_rounds.cuh"
 #include "gpu/gpu_engine.cuh"
-#include "kuaisuo.h"
+#include "kuaisuo/sm4.h"
 
 namespace ks {
 namespace sm4_gpu {

@@ -1,0 +1,221 @@
+/*
+ * kuaisuo/common.h: what every part of the C API shares (the conventions
+ * below, errors, the context, the direction of a cipher call). Included by
+ * each algorithm's header; <kuaisuo.h> includes them all.
+ *
+ *
+ * Conventions (every function follows them):
+ *  - Functions return KS_OK (0) or a negative ks_status code; ks_strerror()
+ *    turns a code into a sentence. No function aborts, on bad input or
+ *    otherwise: running out of memory is KS_ERR_NO_MEMORY, threads the OS
+ *    will not create are KS_ERR_THREADS, and nothing is thrown across the
+ *    C boundary.
+ *  - Nothing caller-provided is trusted: a NULL pointer with a nonzero
+ *    length, sizes whose products overflow, or inconsistent offsets are
+ *    reported as errors before any memory is touched.
+ *  - Batch calls take flat arrays: item i of a variable-length input is
+ *    data[offsets[i] .. offsets[i+1]), with count+1 non-decreasing offsets
+ *    and offsets[count] <= data_len. Per-item results go to a status array
+ *    (may be NULL) of count ints; the call returns KS_OK if every item
+ *    succeeded, KS_ERR_BATCH_ITEMS if some failed, or a call-level error:
+ *    for bad arguments nothing was written; for a failure during the batch
+ *    (e.g. KS_ERR_DEVICE midway through a GPU batch) outputs and statuses
+ *    are unspecified. offsets and status need no alignment (they are read
+ *    and written byte-wise where they are not aligned). Inputs may not
+ *    change during a call. Outputs may not overlap inputs, the offsets or
+ *    status (apart from out == data where a call allows it): if they do,
+ *    the affected items' results are unspecified, but every access stays
+ *    inside the buffers and lengths given (offsets that an output overlaps
+ *    are copied and checked before the work, which reads only the copy).
+ *  - Per-item keys: a batch call whose every item has its own raw private
+ *    key ends in _keys (ks_sm2_sign_digest_batch_keys,
+ *    ks_ed25519_sign_batch_keys, ks_x25519_derive_batch_keys); the same
+ *    call without the suffix uses one key for every item, given as the key
+ *    object (SM2, Ed25519) or, for X25519, its single raw key.
+ *  - Deprecated names (KS_DEPRECATED) stay for one release, calling the
+ *    functions that replace them; the compiler names the replacement.
+ *  - Ownership: the library never keeps a pointer to caller memory after a
+ *    call returns. Objects created by ks_*_new are freed by the matching
+ *    ks_*_free, which accepts NULL.
+ *  - Thread safety: a ks_ctx may be shared by several threads at once
+ *    (batch calls on one context take turns on its worker threads).
+ *    Streaming objects (ks_sm3_ctx, ks_hmac_sm3_ctx, ks_sm4_ctx,
+ *    ks_sm4_gcm_ctx, ks_skinny_ctr_ctx) belong to one thread at a time.
+ *    All other functions are reentrant.
+ *  - Streaming objects are usable only between their init and their
+ *    cleanse (or the final that wipes them): one never initialised, wiped,
+ *    or holding bytes no init wrote is refused with KS_ERR_INVALID_ARGUMENT
+ *    and left alone, whatever those bytes are.
+ */
+#ifndef KUAISUO_COMMON_H_
+#define KUAISUO_COMMON_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(KS_BUILDING_LIBRARY)
+#define KS_API __attribute__((visibility("default")))
+#else
+#define KS_API
+#endif
+
+/* Marks a declaration kept for one release under an old name; msg names
+ * the replacement. A user may define KS_DEPRECATED(msg) empty beforehand
+ * to silence the warnings. */
+#ifndef KS_DEPRECATED
+#if defined(__GNUC__) || defined(__clang__)
+#define KS_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#elif defined(_MSC_VER)
+#define KS_DEPRECATED(msg) __declspec(deprecated(msg))
+#else
+#define KS_DEPRECATED(msg)
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Version: KS_VERSION_MAJOR/MINOR/PATCH are in <kuaisuo.h> ------ */
+/* (major << 16) | (minor << 8) | patch of the library actually loaded. */
+KS_API uint32_t ks_version(void);
+/* "0.1.0", static storage. */
+KS_API const char* ks_version_string(void);
+
+/* ---- Errors --------------------------------------------------------- */
+typedef enum ks_status {
+  KS_OK = 0,
+  KS_ERR_NULL_POINTER = -1,        /* a required pointer was NULL */
+  KS_ERR_INVALID_ARGUMENT = -2,    /* an enum or flag value out of range */
+  KS_ERR_LENGTH = -3,              /* a length is wrong for this input */
+  KS_ERR_OVERFLOW = -4,            /* sizes overflow when multiplied/added */
+  KS_ERR_OFFSETS = -5,             /* batch offsets decrease or pass data_len */
+  KS_ERR_NO_MEMORY = -6,
+  KS_ERR_BACKEND_UNAVAILABLE = -7, /* GPU asked for but not built or absent */
+  KS_ERR_DEVICE = -8,              /* the GPU runtime reported an error */
+  KS_ERR_RANDOM = -9,              /* the OS random generator failed */
+  KS_ERR_BATCH_ITEMS = -10,        /* some batch items failed: see status[] */
+  KS_ERR_UNSUPPORTED = -11,        /* this operation has no implementation on the backend */
+  KS_ERR_INTERNAL = -12,
+  KS_ERR_THREADS = -13,            /* the OS refused to create worker threads */
+  /* Decoding (each says what was wrong with the input) */
+  KS_ERR_DER_TRUNCATED = -20,       /* input ends inside a DER element */
+  KS_ERR_DER_TAG = -21,             /* unexpected DER element */
+  KS_ERR_DER_LENGTH = -22,          /* indefinite, non-minimal or oversized DER length */
+  KS_ERR_DER_TRAILING = -23,        /* bytes after the end of the DER structure */
+  KS_ERR_DER_NON_MINIMAL = -24,     /* INTEGER with a redundant leading byte */
+  KS_ERR_DER_NEGATIVE = -25,        /* negative INTEGER */
+  KS_ERR_DER_TOO_LARGE = -26,       /* INTEGER larger than the field it encodes */
+  KS_ERR_DER_EMPTY = -27,           /* INTEGER with no content bytes */
+  KS_ERR_DER_BIT_STRING = -28,      /* BIT STRING with unused bits */
+  KS_ERR_PEM_NO_BLOCK = -29,        /* no PEM block with the expected label */
+  KS_ERR_PEM_NO_END = -30,          /* PEM BEGIN line without END */
+  KS_ERR_PEM_ENCRYPTED = -31,       /* an encrypted key read without a passphrase, or
+                                       OpenSSL's legacy Proc-Type encryption */
+  KS_ERR_PEM_BASE64 = -32,          /* invalid base64 in a PEM body */
+  KS_ERR_KEY_ALGORITHM = -33,       /* a key of another algorithm (OID or curve) */
+  KS_ERR_KEY_VERSION = -34,         /* unsupported PKCS#8 / SEC1 version */
+  KS_ERR_KEY_MISMATCH = -35,        /* embedded public key does not match the private key */
+  /* Keys and signatures */
+  KS_ERR_BAD_PRIVATE_KEY = -40,     /* SM2: not in [1, n-2]; any: a key of the wrong
+                                       length in a key file (or SM2's raw bytes) */
+  KS_ERR_BAD_PUBLIC_KEY = -41,      /* bad point encoding, coordinate >= p, off the curve,
+                                       or (Ed25519) a point of small order */
+  KS_ERR_POINT_AT_INFINITY = -42,   /* a point is (or a result reached) infinity */
+  KS_ERR_SIGNATURE_RANGE = -43,     /* malformed signature: SM2 r or s outside [1, n-1] or
+                                       r + s = n; Ed25519 S >= L, or R not a canonical
+                                       point of large order */
+  KS_ERR_VERIFY_FAILED = -44,       /* well-formed signature that does not verify */
+  KS_ERR_ID_LENGTH = -45,           /* SM2 distinguishing ID longer than 8191 bytes */
+  KS_ERR_ZERO_SHARED_SECRET = -46,  /* X25519: the peer's value has small order (all-zero secret) */
+  KS_ERR_CONTEXT_LENGTH = -47,     /* Ed25519ctx/ph context over 255 bytes (or empty for ctx) */
+  KS_ERR_BAD_PADDING = -48,        /* ECB/CBC: the decrypted PKCS#7 padding is malformed */
+  KS_ERR_TAG_MISMATCH = -49,       /* GCM: the tag does not match; no plaintext was written */
+  KS_ERR_WRONG_PASSPHRASE = -50,   /* encrypted key: the passphrase does not decrypt it */
+  KS_ERR_PBES2_UNSUPPORTED = -51,  /* encrypted key: a scheme, PRF, cipher or iteration
+                                      count outside those ks_pkcs8_decrypt lists */
+  KS_ERR_PBES2_ITERATIONS = -52,   /* encrypted key: more PBKDF2 iterations than the
+                                      reader's maximum (ks_pkcs8_decrypt_max) */
+  /* Statuses of a service in front of the library (Python kuaisuo.batching,
+   * kuaisuo serve): the item did not run. */
+  KS_ERR_OVERLOADED = -60,         /* the service's queue is full; retry later */
+  KS_ERR_DEADLINE = -61,           /* the item's deadline passed before it ran */
+  KS_ERR_SHUTTING_DOWN = -62       /* the service is draining and takes no new work */
+} ks_status;
+
+/* A static, human-readable sentence for any code (unknown codes too). */
+KS_API const char* ks_strerror(int code);
+
+/* ---- Context: backend choice and CPU threads ------------------------- */
+typedef enum ks_backend {
+  KS_BACKEND_AUTO = 0, /* GPU when present and the batch is large enough */
+  KS_BACKEND_CPU = 1,
+  KS_BACKEND_GPU = 2
+} ks_backend;
+
+/* ks_ctx_config.gpu_flags: Ed25519 and X25519 public keys, key pairs and
+ * signatures on the GPU compute [k]B for their secret k from a 48 MiB
+ * table of 16-bit windows (16 additions) instead of the default comb (43
+ * additions, each entry moved by a warp shuffle so that no address depends
+ * on k). The table's loads are at addresses that depend on k: another
+ * tenant of the same GPU (co-resident kernels, MPS) that can observe its
+ * memory traffic learns about the secrets. For a GPU dedicated to the
+ * process (SM2's GPU keygen and signing make the same trade by default;
+ * docs/ARCHITECTURE.md). The table is built on the host and uploaded to
+ * the device by the first such call (~0.1 s). */
+#define KS_GPU_WIDE_BASE_TABLE 1u
+
+typedef struct ks_ctx_config {
+  uint32_t struct_size;  /* sizeof(ks_ctx_config): lets the struct grow; the
+                            16 bytes before gpu_flags are accepted too */
+  int32_t backend;       /* a ks_backend */
+  int32_t gpu_device;    /* CUDA device index, for GPU and AUTO */
+  uint32_t cpu_threads;  /* 0 = one per online CPU */
+  uint32_t gpu_flags;    /* 0 or KS_GPU_WIDE_BASE_TABLE */
+} ks_ctx_config;
+
+typedef struct ks_ctx ks_ctx;
+
+/* Fills *config with the defaults (AUTO, device 0, all CPUs). */
+KS_API void ks_ctx_config_init(ks_ctx_config* config);
+/* config may be NULL for the defaults. With KS_BACKEND_GPU the call fails
+ * with KS_ERR_BACKEND_UNAVAILABLE if the library was built without CUDA or
+ * the device does not exist; AUTO silently uses the CPU then. */
+KS_API int ks_ctx_new(const ks_ctx_config* config, ks_ctx** out);
+KS_API void ks_ctx_free(ks_ctx* ctx);
+/* The backend batch calls will use: KS_BACKEND_CPU or KS_BACKEND_GPU
+ * (AUTO resolves per call; this returns GPU if one is available to it). */
+KS_API int ks_ctx_backend(const ks_ctx* ctx);
+KS_API uint32_t ks_ctx_cpu_threads(const ks_ctx* ctx);
+
+/* Whether this build has the CUDA backend, and how many devices it sees. */
+KS_API int ks_gpu_built(void);
+KS_API int ks_gpu_device_count(void);
+/* Host memory for batch buffers: page-locked ("pinned") when a CUDA device
+ * is present, so that GPU batches copy straight from and to it instead of
+ * through the engine's staging buffers (fixed-size inputs and outputs:
+ * keys, digests, signatures, statuses); ordinary memory otherwise. Pinning
+ * is slow and takes memory from the OS: allocate once, reuse, free with
+ * ks_host_free (which accepts NULL). KS_OK or KS_ERR_NO_MEMORY. */
+KS_API int ks_host_alloc(size_t bytes, void** out);
+KS_API void ks_host_free(void* p);
+/* The features the CPU dispatch uses, e.g. "bmi2 adx avx2 avx512f ...". */
+KS_API const char* ks_cpu_features(void);
+
+/* ---- Direction ------------------------------------------------------ */
+/* Every cipher call that both encrypts and decrypts takes the direction as
+ * an int encrypt parameter (SM4: ks_sm4_crypt, ks_sm4_init,
+ * ks_sm4_gcm_init, ks_sm4_crypt_buffer, ks_sm4_batch; SKINNY: every
+ * ks_skinny128_256_* call with one): KS_ENCRYPT or KS_DECRYPT (any nonzero
+ * value encrypts, as it always has). The one-shot AEAD calls are pairs
+ * instead (ks_sm4_gcm_seal / _open and their _buffer forms): sealing and
+ * opening take different arguments (open checks a given tag, seal writes
+ * one) and open may refuse to write anything, so they are two operations,
+ * not one with a direction. */
+typedef enum ks_direction { KS_DECRYPT = 0, KS_ENCRYPT = 1 } ks_direction;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KUAISUO_COMMON_H_ */

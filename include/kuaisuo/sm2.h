@@ -1,0 +1,157 @@
+/* kuaisuo/sm2.h: SM2 signatures (GB/T 32918.2-2016, GM/T 0003.2): keys, formats, one-shot and batches.
+ * Conventions, errors and the context: kuaisuo/common.h. */
+#ifndef KUAISUO_SM2_H_
+#define KUAISUO_SM2_H_
+
+#include <kuaisuo/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- SM2 signatures (GB/T 32918.2-2016, GM/T 0003.2) ------------------ */
+/* On the recommended curve sm2p256v1. Signatures are r||s (64 bytes) in
+ * every call; ks_sm2_signature_to_der/_from_der convert to and from the DER
+ * SEQUENCE{INTEGER r, INTEGER s} that OpenSSL and GmSSL exchange.
+ *
+ * The distinguishing ID is always explicit: pass KS_SM2_DEFAULT_ID (GM/T
+ * 0009's "1234567812345678") unless the peer says otherwise. OpenSSL 3 signs
+ * with an EMPTY ID unless told distid; RFC 8998 (TLS 1.3) uses
+ * "TLSv1.3+GM+Cipher+Suite". id may be NULL when id_len is 0.
+ *
+ * Variable-length outputs (DER, PEM) follow one rule: out may be NULL to ask
+ * for the size; *out_len receives the bytes written (or needed, together
+ * with KS_ERR_LENGTH when out_cap is too small). PEM output is
+ * NUL-terminated; *out_len excludes the NUL.
+ *
+ * PEM input may hold several blocks and other text. Every private key
+ * decoder (SM2, Ed25519, X25519, SM4) reads the same block: the first
+ * complete one (its END line before any other BEGIN line) labelled
+ * "PRIVATE KEY", "EC PRIVATE KEY" or "SM2 PRIVATE KEY"; a key of another
+ * algorithm there, or an EC/SM2 label to a decoder of another algorithm,
+ * gives KS_ERR_KEY_ALGORITHM. So a caller trying the decoders in turn gets
+ * one answer per file. */
+#define KS_SM2_PRIVATE_KEY_BYTES 32
+#define KS_SM2_PUBLIC_KEY_BYTES 65            /* 04 || x || y */
+#define KS_SM2_COMPRESSED_PUBLIC_KEY_BYTES 33 /* 02/03 || x */
+#define KS_SM2_SIGNATURE_BYTES 64             /* r || s */
+#define KS_SM2_SIGNATURE_DER_MAX_BYTES 72
+#define KS_SM2_DIGEST_BYTES 32
+#define KS_SM2_DEFAULT_ID "1234567812345678"
+#define KS_SM2_DEFAULT_ID_BYTES 16
+#define KS_SM2_MAX_ID_BYTES 8191
+
+typedef enum ks_sm2_nonce {
+  KS_SM2_NONCE_RANDOM = 0,        /* k from the OS CSPRNG (getrandom) */
+  KS_SM2_NONCE_DETERMINISTIC = 1  /* RFC 6979 construction over HMAC-SM3 */
+} ks_sm2_nonce;
+
+/* A private key prepared for signing (holds d, the public key and the
+ * cached (1 + d)^-1 mod n); wiped when freed. Immutable: may be shared by
+ * threads. */
+typedef struct ks_sm2_key ks_sm2_key;
+/* A validated public key (on the curve, not infinity). Immutable. */
+typedef struct ks_sm2_pubkey ks_sm2_pubkey;
+
+KS_API int ks_sm2_key_generate(ks_sm2_key** out);
+/* d as 32 big-endian bytes, in [1, n-2]. */
+KS_API int ks_sm2_key_from_bytes(const uint8_t* d, size_t d_len, ks_sm2_key** out);
+/* PKCS#8 PrivateKeyInfo or SEC1 ECPrivateKey, DER or PEM ("PRIVATE KEY" /
+ * "EC PRIVATE KEY"; detected). An embedded public key must match d. */
+KS_API int ks_sm2_key_decode(const uint8_t* in, size_t in_len, ks_sm2_key** out);
+KS_API int ks_sm2_key_to_bytes(const ks_sm2_key* key, uint8_t d[KS_SM2_PRIVATE_KEY_BYTES]);
+/* PKCS#8 as OpenSSL writes it; pem != 0 for "-----BEGIN PRIVATE KEY-----". */
+KS_API int ks_sm2_key_encode(const ks_sm2_key* key, int pem, uint8_t* out, size_t out_cap,
+                             size_t* out_len);
+/* A new public-key object for the key's public half. */
+KS_API int ks_sm2_key_public(const ks_sm2_key* key, ks_sm2_pubkey** out);
+KS_API void ks_sm2_key_free(ks_sm2_key* key);
+
+/* 65-byte 04||x||y, 64-byte x||y or 33-byte 02/03||x. */
+KS_API int ks_sm2_pubkey_from_bytes(const uint8_t* in, size_t in_len, ks_sm2_pubkey** out);
+/* SubjectPublicKeyInfo, DER or PEM ("PUBLIC KEY"; detected). */
+KS_API int ks_sm2_pubkey_decode(const uint8_t* in, size_t in_len, ks_sm2_pubkey** out);
+/* compressed != 0: 33 bytes 02/03||x, else 65 bytes 04||x||y. */
+KS_API int ks_sm2_pubkey_to_bytes(const ks_sm2_pubkey* key, int compressed, uint8_t* out,
+                                  size_t out_cap, size_t* out_len);
+/* SubjectPublicKeyInfo; pem != 0 for "-----BEGIN PUBLIC KEY-----". */
+KS_API int ks_sm2_pubkey_encode(const ks_sm2_pubkey* key, int pem, uint8_t* out,
+                                size_t out_cap, size_t* out_len);
+KS_API void ks_sm2_pubkey_free(ks_sm2_pubkey* key);
+
+/* Z_A = SM3(ENTL || ID || a || b || xG || yG || xA || yA) and
+ * e = SM3(Z_A || M) (GB/T 32918.2 clause 5.5). */
+KS_API int ks_sm2_za(const ks_sm2_pubkey* key, const uint8_t* id, size_t id_len,
+                     uint8_t za[KS_SM2_DIGEST_BYTES]);
+KS_API int ks_sm2_digest(const ks_sm2_pubkey* key, const uint8_t* id, size_t id_len,
+                         const uint8_t* msg, size_t msg_len, uint8_t e[KS_SM2_DIGEST_BYTES]);
+
+/* Sign a message (Z_A and e computed here) or a caller-computed digest e. */
+KS_API int ks_sm2_sign(const ks_sm2_key* key, const uint8_t* id, size_t id_len,
+                       const uint8_t* msg, size_t msg_len, int nonce,
+                       uint8_t sig[KS_SM2_SIGNATURE_BYTES]);
+KS_API int ks_sm2_sign_digest(const ks_sm2_key* key, const uint8_t e[KS_SM2_DIGEST_BYTES],
+                              int nonce, uint8_t sig[KS_SM2_SIGNATURE_BYTES]);
+/* KS_OK for a valid signature; KS_ERR_SIGNATURE_RANGE or
+ * KS_ERR_VERIFY_FAILED otherwise. */
+KS_API int ks_sm2_verify(const ks_sm2_pubkey* key, const uint8_t* id, size_t id_len,
+                         const uint8_t* msg, size_t msg_len,
+                         const uint8_t sig[KS_SM2_SIGNATURE_BYTES]);
+KS_API int ks_sm2_verify_digest(const ks_sm2_pubkey* key, const uint8_t e[KS_SM2_DIGEST_BYTES],
+                                const uint8_t sig[KS_SM2_SIGNATURE_BYTES]);
+
+/* r||s <-> DER; decoding is strict (minimal, non-negative, no trailing
+ * bytes) and says what was wrong. */
+KS_API int ks_sm2_signature_to_der(const uint8_t sig[KS_SM2_SIGNATURE_BYTES], uint8_t* out,
+                                   size_t out_cap, size_t* out_len);
+KS_API int ks_sm2_signature_from_der(const uint8_t* der, size_t der_len,
+                                     uint8_t sig[KS_SM2_SIGNATURE_BYTES]);
+
+/* Batches run on the CPU threads of ctx or on its GPU (AUTO: the GPU for
+ * batches large enough to gain from it). Items that fail have their
+ * outputs zeroed; a call that fails as a whole (e.g. KS_ERR_NO_MEMORY)
+ * wipes every private key it was writing.
+ * keygen: count private keys (32 bytes each) and public keys (65 each). */
+KS_API int ks_sm2_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
+                               size_t private_keys_len, uint8_t* public_keys,
+                               size_t public_keys_len, int* status);
+/* Many messages (flat layout) under one key and one ID. */
+KS_API int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id,
+                             size_t id_len, const uint8_t* data, size_t data_len,
+                             const uint64_t* offsets, size_t count, int nonce, uint8_t* sigs,
+                             size_t sigs_len, int* status);
+/* Many digests (32 bytes each) under one key. */
+KS_API int ks_sm2_sign_digest_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* digests,
+                                    size_t count, int nonce, uint8_t* sigs, size_t sigs_len,
+                                    int* status);
+/* Digests with per-item private keys (32 bytes each, in [1, n-2]). */
+KS_API int ks_sm2_sign_digest_batch_keys(ks_ctx* ctx, const uint8_t* private_keys,
+                                         const uint8_t* digests, size_t count, int nonce,
+                                         uint8_t* sigs, size_t sigs_len, int* status);
+/* (message, signature, public key) triples: public_keys holds count
+ * 65-byte 04||x||y keys; one ID for all. status[i] is KS_OK,
+ * KS_ERR_VERIFY_FAILED, KS_ERR_SIGNATURE_RANGE or KS_ERR_BAD_PUBLIC_KEY. */
+KS_API int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* id,
+                               size_t id_len, const uint8_t* data, size_t data_len,
+                               const uint64_t* offsets, size_t count, const uint8_t* sigs,
+                               int* status);
+KS_API int ks_sm2_verify_digest_batch(ks_ctx* ctx, const uint8_t* public_keys,
+                                      const uint8_t* digests, size_t count,
+                                      const uint8_t* sigs, int* status);
+
+/* e_i = SM3(Z_A || M_i) (GB/T 32918.2 clause 6.1 A1-A2) for batches whose
+ * items carry their own public key (65 bytes each) AND their own ID: item
+ * i's ID is ids[id_offsets[i] .. id_offsets[i+1]) (count + 1 offsets, as
+ * for messages). The digests then go to ks_sm2_sign_digest_batch or
+ * ks_sm2_verify_digest_batch. status[i] is KS_OK, KS_ERR_BAD_PUBLIC_KEY or
+ * KS_ERR_ID_LENGTH; a failed item's digest is zeroed. */
+KS_API int ks_sm2_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* ids,
+                               size_t ids_len, const uint64_t* id_offsets, const uint8_t* data,
+                               size_t data_len, const uint64_t* offsets, size_t count,
+                               uint8_t* digests, size_t digests_len, int* status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KUAISUO_SM2_H_ */
