@@ -1,5 +1,5 @@
 // Throughput of Curve25519 on the GPU (curve25519/gpu/curve25519_gpu.h) in both
-// GF(2^255 - 19) fields, FP64 (seed 002's DPF arithmetic) and integer:
+// GF(2^255 - 19) fields, FP64 ([DPFECC20]'s DPF arithmetic) and integer:
 // the field multiplication and squaring rates, X25519 kernel-only (CUDA
 // events, after a warm-up, median of runs) at several batch sizes, and
 // X25519 end to end from ordinary host buffers (allocation, copies in and

@@ -1,5 +1,5 @@
 // Constant-time table lookups for the scalar multiplications of every
-// curve: an entry is read by touching every entry of its table (seed 000's
+// curve: an entry is read by touching every entry of its table ([TONGSUO23]'s
 // select_point), so neither the branch pattern nor the memory addresses
 // depend on the (secret) index.
 #ifndef KS_CURVE_CT_LOOKUP_H_

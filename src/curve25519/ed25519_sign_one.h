@@ -35,7 +35,7 @@ KS_HD curve::ed::Niels<F> niels_from_words(const uint64_t e[kCombEntryWords]) {
 // The comb row reader of one thread alone, over the CPU's table
 // (curve::ed25519::comb_table(): kCombBits-bit windows): entry `magnitude`
 // (1 .. kCombEntries; 0 gives the identity) of window w, found by reading
-// the window's every entry and keeping one by masks (seed 000's
+// the window's every entry and keeping one by masks ([TONGSUO23]'s
 // select_point).
 struct ScanRow {
   static constexpr int kBits = curve::ed25519::kCombBits;

@@ -1,4 +1,4 @@
-// The anchored split of seed 002 (DPF-ECC, "improved Dekker"), shared by
+// The anchored split of [DPFECC20] (DPF-ECC, "improved Dekker"), shared by
 // the double-precision fields (field/fe25519_dpf.cuh for 2^255 - 19,
 // field/fp_dpf.cuh for the SM2 prime): a product p = x y of two limbs held
 // exactly in doubles, below 2^(52 + kRadix), is split into its high and low

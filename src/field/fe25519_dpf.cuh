@@ -1,4 +1,4 @@
-// GF(2^255 - 19) on the GPU's double-precision units (DPF, seed 002:
+// GF(2^255 - 19) on the GPU's double-precision units (DPF, [DPFECC20]:
 // "DPF-ECC", Gao, Zheng, Emmart et al.): limbs of radix 2^51 multiplied as
 // doubles, each 52 x 52-bit partial product split exactly into a high and a
 // low half by two fused multiply-adds with anchored exponents, the halves'

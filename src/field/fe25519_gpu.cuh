@@ -1,6 +1,6 @@
 // GF(2^255 - 19) on the GPU's integer pipe: eight 32-bit limbs, the
 // 512-bit products of the SM2 GPU field (field/fp_gpu.cuh: PTX mad chains,
-// seed 001 section 3.1; the product rows know nothing of the prime), then
+// [ZHU22 section 3.1]; the product rows know nothing of the prime), then
 // 2^256 = 38 (mod p) folded with one more mad chain. The CPU field's
 // representation (field/fe25519.h): values below 2^256, not necessarily
 // below p, each operation folding its carry out of bit 256 back in as 38;

@@ -368,8 +368,8 @@ struct FpField {
   }
 
   // a^-1 (0 for a = 0) by Bernstein and Yang's divsteps (field/safegcd.h:
-  // 1.3 us on this core against 2.5 us for the 255S + 14M chain of seed 001
-  // table 4, field/fp_chain.h, which the GPU fields keep).
+  // 1.3 us on this core against 2.5 us for the 255S + 14M chain of [ZHU22
+  // table 4], field/fp_chain.h, which the GPU fields keep).
   static Elem inv(const Elem& a);
   // A square root of a when one exists (p = 3 mod 4: a^((p+1)/4)); returns an
   // all-ones mask if a is a square, zero otherwise.

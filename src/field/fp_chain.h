@@ -9,7 +9,7 @@
 namespace ks {
 namespace field {
 
-// Steps (1)-(14) of seed 001 table 4: t1 = z^(2^62 - 1) and
+// Steps (1)-(14) of [ZHU22 table 4]: t1 = z^(2^62 - 1) and
 // t2 = z^(2^254 - 2^222 - 2^94), from which both the inverse and the square
 // root follow with a few more operations (253S + 12M).
 template <class F>
@@ -34,7 +34,7 @@ KS_HD void sm2_p_chain_prefix(typename F::Elem& t1, typename F::Elem& t2,
   t2 = F::sqr_n(t2, 94);              //      z^(2^254 - 2^222 - 2^94)
 }
 
-// z^(p-2) = z^-1 (0 for 0): the 255S + 14M chain of seed 001 table 4.
+// z^(p-2) = z^-1 (0 for 0): the 255S + 14M chain of [ZHU22 table 4].
 template <class F>
 KS_HD typename F::Elem sm2_p_inverse(const typename F::Elem& z) {
   typename F::Elem t1, t2;

@@ -1,5 +1,5 @@
 // GF(p) for the SM2 prime p = 2^256 - 2^224 - 2^96 + 2^64 - 1 on the GPU's
-// double-precision units: seed 002's method (field/dpf_split.cuh) carried
+// double-precision units: [DPFECC20]'s method (field/dpf_split.cuh) carried
 // to a Solinas prime, as the seed suggests, with the reduction in
 // Montgomery form so that it too runs mostly on the FP64 pipe.
 //

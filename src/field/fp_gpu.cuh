@@ -1,6 +1,6 @@
 // The SM2 coordinate field GF(p), p = 2^256 - 2^224 - 2^96 + 2^64 - 1, on
 // the GPU: eight little-endian 32-bit limbs, products and carries through
-// PTX carry chains (seed 001 table 2: add.cc/addc, sub.cc/subc, and
+// PTX carry chains ([ZHU22 table 2]: add.cc/addc, sub.cc/subc, and
 // mad.lo.cc/madc.hi.cc), every element kept canonical in [0, p).
 //
 // FpGpu is the field policy of curve/jacobian.h (the interface of
@@ -9,7 +9,7 @@
 // unchanged on the device. Everything is branch-free in the data: masks and
 // selects (LOP3/SEL), never a data-dependent jump or memory index.
 //
-// Reduction: the Solinas fast reduction of seed 001 table 1, gathered per
+// Reduction: the Solinas fast reduction of [ZHU22 table 1], gathered per
 // column as in field/fp.h (solinas_reduce_portable, whose column formulas
 // and redundant-p bias this mirrors), then table 3's one-step final
 // reduction; T[n] = n (2^256 - p) is formed arithmetically instead of being
@@ -34,7 +34,7 @@ namespace gpu_detail {
 
 #define KS_DEV __device__ __forceinline__
 
-// --- PTX carry-chain primitives (seed 001 table 2) ---------------------------
+// --- PTX carry-chain primitives ([ZHU22 table 2]) ---------------------------
 // Each is one volatile asm statement, so the compiler keeps their order and
 // the carry flag flows from one to the next; a chain starts with a *_cc
 // instruction without carry-in and ends with one without .cc.
@@ -147,7 +147,7 @@ KS_DEV void mad_row(uint32_t* acc, const uint32_t* a, uint32_t b) {
   acc[2 * N] = addc(acc[2 * N], 0);
 }
 
-// t[0..15] = a * b. Two accumulators (seed 001 section 3.1's carry chains
+// t[0..15] = a * b. Two accumulators ([ZHU22 section 3.1]'s carry chains
 // need the lo/hi halves of one row to tile limbs without overlap): `even`
 // takes a[0,2,4,6] * b[i] at limb i, `odd` takes a[1,3,5,7] * b[i] at limb
 // i + 1; each row is one mad chain. 64 products = 128 IMADs.
@@ -182,7 +182,7 @@ KS_DEV void sqr_cross_row(uint32_t* x, uint32_t* y, const uint32_t* a) {
 }
 
 // t[0..15] = a^2: the 28 cross products once, doubled, plus the 8 squares
-// (seed 001 figure 4): 72 IMADs instead of 128.
+// ([ZHU22 figure 4]): 72 IMADs instead of 128.
 KS_DEV void sqr_wide(uint32_t t[16], const U32x8& a) {
   uint32_t x[16], y[16];
 #pragma unroll
@@ -199,7 +199,7 @@ KS_DEV void sqr_wide(uint32_t t[16], const U32x8& a) {
 #pragma unroll
   for (int i = 2; i < 15; ++i) x[i] = addc_cc(x[i], y[i]);
   x[15] = addc(x[15], y[15]);
-  // t = 2x + diagonal: the doubling by funnel shifts (seed 001 figure 2)
+  // t = 2x + diagonal: the doubling by funnel shifts ([ZHU22 figure 2])
   uint32_t x2[16];
   x2[0] = 0;
 #pragma unroll
@@ -215,7 +215,7 @@ KS_DEV void sqr_wide(uint32_t t[16], const U32x8& a) {
   t[15] = addc(t[15], x2[15]);
 }
 
-// --- Reduction (seed 001 tables 1 and 3) -------------------------------------
+// --- Reduction ([ZHU22 tables 1 and 3]) -------------------------------------
 // t mod p for t < 2^512. The words c8..c15 of the high half, folded into
 // the low half: column K (coefficient of 2^(32K)) gathers what table 1's
 // s2..s14 put there (same formulas as field/fp.h, 64-bit sums the compiler
@@ -331,7 +331,7 @@ struct FpGpu {
     return gpu_detail::sub_n<8>(d, a.w, gpu_detail::kP);
   }
 
-  // a^(p-2) = a^-1 (0 for 0): seed 001 table 4, 255S + 14M, shared with
+  // a^(p-2) = a^-1 (0 for 0): [ZHU22 table 4], 255S + 14M, shared with
   // the CPU field (field/fp_chain.h).
   __device__ static Elem inv(const Elem& z) { return sm2_p_inverse<FpGpu>(z); }
 };

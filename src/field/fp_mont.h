@@ -7,7 +7,7 @@
 // pair): about 50 instructions against the 100 of the Solinas column sums
 // (field/fp.h). On the Zen 4 EPYC, four independent product chains took ~52
 // cycles per product against ~63 (squares ~45 against ~58), and SM2
-// verification ran 25% faster; on the Zen 5 (session 19) the pairs took
+// verification ran 25% faster; on the Zen 5 the pairs took
 // the MULX/ADX product from 33.4 to 31.3 cycles and the square from 28.7
 // to 27.0 (four chains). (A CIOS product with the reduction interleaved
 // row by row measured no faster than these two passes.)

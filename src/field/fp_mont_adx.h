@@ -7,7 +7,7 @@
 // eight stores, eight loads and a store-forwarding delay on the dependent
 // chain of every product).
 //
-// Measured on the Zen 4 EPYC (session 24, tools/sm2_field_micro.cc and
+// Measured on the Zen 4 EPYC (tools/sm2_field_micro.cc and
 // bench/peers/): four independent chains, product 37.7-39.2 cycles over six
 // runs against the two passes' 40.0, square 34.0-35.6 against 35.8-36.0; one
 // dependent chain ~54 against ~52 (the reduction's carry chains wait for the whole

@@ -50,7 +50,7 @@ struct PublicKey {
 
 // A private key prepared for signing: d, then d and (1 + d)^-1 mod n in
 // Montgomery form (field/fn.h; cached so that signing needs no inversion,
-// seed 001 section 3.3), and the public key. Wiped on destruction; copy
+// [ZHU22 section 3.3]), and the public key. Wiped on destruction; copy
 // with care. Build it with private_key_from_bytes() or generate_key().
 struct PrivateKey {
   field::U256 d;

@@ -28,7 +28,7 @@ Jacobian mul_point(const U256& k, const Affine& p);
 // build-time odd multiples of G.
 Jacobian mul_base_add_point_vartime(const U256& s, const U256& t, const Affine& p);
 
-// Affine form in constant time (the field inversion of seed 001 table 4);
+// Affine form in constant time (the field inversion of [ZHU22 table 4]);
 // the point at infinity gives (0, 0).
 Affine affine_of(const Jacobian& p);
 // Affine form of a finite point; false (and out untouched) for infinity.

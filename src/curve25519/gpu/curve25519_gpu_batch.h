@@ -18,8 +18,8 @@ namespace curve25519_gpu {
 
 // shared[i] = X25519(key, peers[i]) with count keys (per_item_keys) or one;
 // kZeroSharedSecret where the result is all zero (RFC 7748 6.1). The
-// field is the faster one on the device (FP64 / DPF, measured:
-// docs/STATUS.md).
+// field is the faster one on the device (FP64 / DPF, measured by
+// tools/curve25519_gpu_bench.cu).
 int x25519_batch(ks::gpu::Engine& engine, const uint8_t* keys, bool per_item_keys,
                  const uint8_t* peers, size_t count, uint8_t* shared, int* status);
 

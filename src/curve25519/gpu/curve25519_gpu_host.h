@@ -13,7 +13,7 @@
 namespace ks {
 namespace curve25519_gpu {
 
-// Which GF(2^255 - 19) a kernel computes in: the FP64 one (seed 002's DPF
+// Which GF(2^255 - 19) a kernel computes in: the FP64 one ([DPFECC20]'s DPF
 // arithmetic, field/fe25519_dpf.cuh) or the integer one
 // (field/fe25519_gpu.cuh).
 enum class Field { kDpf = 0, kInteger = 1 };
@@ -21,7 +21,7 @@ enum class Field { kDpf = 0, kInteger = 1 };
 // How a kernel's field products are compiled: inlined everywhere, or as
 // calls (field/out_of_line.cuh), which keeps long loops within the
 // instruction caches; the last also caps registers at 128 (four blocks of
-// 128 threads per SM). Measured per kernel (docs/STATUS.md).
+// 128 threads per SM). Measured per kernel by tools/curve25519_gpu_bench.cu.
 enum class Layout { kInline = 0, kOutOfLine = 1, kOutOfLineFourBlocks = 2 };
 
 // The fixed-base table that public keys and signatures read ([k]B for a

@@ -59,7 +59,7 @@ class X25519Job final : public FixedSizeJob {
 // flat layout: keys and signatures ride as fixed inputs beside the
 // messages. Output: status (int: curve25519/ed25519.h's Error). The kernel is
 // the DPF field's with products out of line and four blocks per SM: the
-// fastest of the six measured (docs/STATUS.md, session 5).
+// fastest of the six measured (tools/curve25519_gpu_bench.cu).
 class Ed25519VerifyJob final : public MessagesJob {
  public:
   Ed25519VerifyJob(const uint8_t* pubs, const uint8_t* data, const uint64_t* offsets,

@@ -28,12 +28,12 @@ constexpr unsigned kThreads = 128;
 // Items a thread computes where they share one inversion (public keys and
 // signatures: Signer::encode_all; X25519: x25519_kernel): up to this many,
 // as many as keep the device's resident threads busy (items_per_thread).
-// Measured on the H100, DPF inline, 2^20 keys (docs/STATUS.md, session
-// 15): Ed25519 1.91e8/s for 1, 2.22e8 for 2, 2.35e8 for 4; X25519 public
+// Measured on the H100, DPF inline, 2^20 keys (tools/
+// curve25519_gpu_bench.cu): Ed25519 1.91e8/s for 1, 2.22e8 for 2, 2.35e8 for 4; X25519 public
 // keys 2.01e8, 2.32e8, 2.54e8; signatures 1.53e8 for 1, 1.61e8 adaptive.
 // At 2^16 keys 2 leads 4 by 6-9% (4 leaves the SMs under one wave), and 4
-// quadruples the latency of small batches. X25519 shared secrets (session
-// 19, 2^20): 4.42e7 against 4.27e7 for 1.
+// quadruples the latency of small batches. X25519 shared secrets
+// (2^20): 4.42e7 against 4.27e7 for 1.
 constexpr int kMaxItemsPerThread = 4;
 
 __device__ __forceinline__ size_t item_index() {

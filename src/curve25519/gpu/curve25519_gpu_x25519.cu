@@ -40,8 +40,8 @@ struct ClampedBits {
 // Four blocks an SM: ptxas fits the DPF ladder in 128 registers (134
 // unbounded, 3 blocks) with 52 bytes of spills, and the extra warps hide
 // more of its latency: 4.33e7 -> 4.52e7/s at 2^20 and 4.13e7 -> 4.37e7 at
-// 2^18 (the pipeline's chunk) on an H200, integer field +1.4% (docs/
-// STATUS.md, session 23). 5 blocks (96 registers) spills 148 bytes.
+// 2^18 (the pipeline's chunk) on an H200, integer field +1.4% (tools/
+// curve25519_gpu_bench.cu). 5 blocks (96 registers) spills 148 bytes.
 constexpr int kX25519MinBlocks = 4;
 
 template <class F>

@@ -36,7 +36,7 @@ constexpr unsigned kThreads = 128;
 // resident blocks per SM for __launch_bounds__ (a register cap) and items
 // per thread of keygen/sign (the batch-inversion width, now chosen per
 // batch: items_per_thread() below). Measured on an H100, kernel-only, 2^20
-// items (seed 001 table 6's exercise):
+// items ([ZHU22 table 6]'s exercise):
 //   items/minb_sign/minb_verify  keygen   sign     verify
 //   4/3/2 (168, 231 regs)        2.36e8   2.30e8   8.6e6
 //   4/4/3 (128, 168 regs)        2.18e8   2.16e8   8.8e6
@@ -245,7 +245,7 @@ __device__ __forceinline__ uint32_t bits_at(const U32x8& k, int pos, int width) 
 }
 
 // [t]P for t in [1, n-1], signed 5-bit windows from the top, table 1P..16P
-// in Jacobian form (seed 001 table 5 with signed digits: P0 = infinity is
+// in Jacobian form ([ZHU22 table 5] with signed digits: P0 = infinity is
 // the all-zero magnitude, no branch on digits). jacobian.h's add() suffices:
 // the argument of sm2/sm2_curve.cc's mul_point applies unchanged.
 // The doublings take Z3 from a square (3M + 5S, kDblSquareZ). Measured on
