@@ -95,6 +95,9 @@ function(ks_fuzz_targets)
     target_link_options(${name} PRIVATE -fsanitize=fuzzer,${KS_FUZZ_SANITIZERS})
     target_link_libraries(${name} PRIVATE kuaisuo_testing)
     target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/fuzz)
+    # One place for every target's binary: BUILD/tests/fuzz/<name>.
+    set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                          ${PROJECT_BINARY_DIR}/tests/fuzz)
     add_dependencies(ks_fuzz ${name})
   endforeach()
 endfunction()

@@ -6,7 +6,13 @@ set -euo pipefail
 KS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KS_VENV=${KS_VENV:-$KS_ROOT/.venv}
 
-ks_log() { printf '== %s\n' "$*" >&2; }
+# Progress lines carry the minutes and seconds since the first script of
+# this run started (KS_T0 is inherited by the scripts it calls).
+export KS_T0=${KS_T0:-$(date +%s)}
+ks_log() {
+  local t=$(($(date +%s) - KS_T0))
+  printf '== [%d:%02d] %s\n' $((t / 60)) $((t % 60)) "$*" >&2
+}
 
 # Installs, through apt, the packages whose check fails. Each argument is
 # "check command:package".

@@ -14,6 +14,28 @@
 
 namespace ks_test {
 
+// Whether this build runs under AddressSanitizer or MemorySanitizer
+// (scripts/sanitize builds at -O0, where long differential loops take
+// minutes). Such loops run a fraction of their items there (scaled()); the
+// sanitizer looks for memory errors, which the short cases and every tail
+// reach as well, and the optimized build runs every item.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
+// n items, or n / divisor (at least 1) under a sanitizer.
+inline size_t scaled(size_t n, size_t divisor = 16) {
+  return kSanitized ? std::max<size_t>(1, n / divisor) : n;
+}
+
 // f(i) for every i < count on all cores (CPU oracles of GPU batches are
 // the slow side of those tests).
 template <class F>

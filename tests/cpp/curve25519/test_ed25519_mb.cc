@@ -779,7 +779,7 @@ TEST(MbEd25519, VerifyEquationMatchesScalar) {
   Rng rng(4);
   const std::vector<ed::Point> torsion = torsion_points();
   int valid = 0, invalid = 0;
-  for (int round = 0; round < 400; ++round) {
+  for (size_t round = 0; round < ks_test::scaled(400); ++round) {
     U256 s[kLanes], k[kLanes];
     ed::Point a[kLanes], r[kLanes];
     for (int i = 0; i < kLanes; ++i) {

@@ -53,7 +53,7 @@ void check_against_cpu(size_t n, size_t keys) {
 }
 
 TEST(Ed25519VerifyOne, CpuFieldAgreesWithTheCpuVerifier) {
-  check_against_cpu<ks::field::Fe25519>(6000, 64);
+  check_against_cpu<ks::field::Fe25519>(ks_test::scaled(6000), 64);
 }
 
 TEST(Ed25519VerifyOne, EmulatedDpfFieldAgreesWithTheCpuVerifier) {
