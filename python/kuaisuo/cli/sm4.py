@@ -65,7 +65,7 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
     ops = p.add_subparsers(dest="sm4_command", required=True, metavar="COMMAND")
     q = ops.add_parser("keygen", help="new SM4 key file (PKCS#8 with the sm4 OID, as "
-                       "`kuaisuo serve` key stores take; README: SM4 key files)")
+                       "`kuaisuo serve` key stores take: serve/README.md)")
     out_option(q, "key", secret=True)
     q.add_argument("--der", action="store_true", help="DER instead of PEM")
     passout_options(q)

@@ -401,4 +401,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Through the package's own module, not __main__: Ray pickles the
+    # classes of __main__ by value, with the library's functions they use,
+    # which cannot be pickled ("cannot pickle nanobind.nb_func objects").
+    from kuaisuo_serve import ray_app
+    sys.exit(ray_app.main())
