@@ -8,6 +8,13 @@
 #if defined(__CUDACC__)
 #define KS_HD __host__ __device__ __forceinline__
 #define KS_DEVICE_CODE 1
+#elif defined(KS_HD_HOST_PLAIN_INLINE)
+// Tests that compile the GPU's formulas for the host, to check them against
+// the CPU code, make them ordinary inline functions: forced inlining of
+// whole verifications into every caller cost one such test two minutes of
+// g++ (tests/cpp/curve25519/test_ed25519_verify_one.cc).
+#define KS_HD inline
+#define KS_DEVICE_CODE 0
 #else
 #define KS_HD inline __attribute__((always_inline))
 #define KS_DEVICE_CODE 0

@@ -2,6 +2,9 @@
 // FMA emulated: the formulas the GPU runs, checked on every CI machine
 // against the CPU field (field/fp.h) and OpenSSL BIGNUM, on edge and random
 // values and on raw limbs at the invariant's maxima.
+// The GPU formulas as ordinary inline functions here (core/hd.h): forced
+// inlining made this file minutes of g++ for no difference in what it checks.
+#define KS_HD_HOST_PLAIN_INLINE 1
 #include <gtest/gtest.h>
 #include <openssl/bn.h>
 
