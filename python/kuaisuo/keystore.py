@@ -1,12 +1,12 @@
 """A directory of keys by id (signing keys and SM4 keys), for a service in front of the library
-(issue 15's key store; `kuaisuo.batching` takes the keys it returns).
+(`kuaisuo.batching` takes the keys it returns).
 
 Each file `<id>.pem` or `<id>.der` in the directory holds one SM2 or
 Ed25519 private key as PKCS#8 (or SEC1 for SM2), DER or PEM, as OpenSSL,
-GmSSL and `kuaisuo keygen` write them, or one SM4 key (PKCS#8 with the sm4
+GmSSL and `kuaisuo sm2 keygen` / `kuaisuo ed25519 keygen` write them, or one SM4 key (PKCS#8 with the sm4
 OID, as `kuaisuo sm4 keygen` writes it); the file's name without its suffix
 is the key id (letters, digits, '.', '_' and '-'). Files may be encrypted
-at rest with one passphrase for the directory: PBES2 as `kuaisuo keygen
+at rest with one passphrase for the directory: PBES2 as `kuaisuo sm2 keygen
 --passout`, `openssl genpkey -aes256` (PBKDF2-HMAC-SHA256, AES-256-CBC)
 or `gmssl sm2keygen -pass` (PBKDF2-HMAC-SM3, SM4-CBC) write it. A
 directory may mix encrypted and plain files; a plain file is accepted

@@ -267,7 +267,7 @@ PLANS: Dict[str, Callable[[Options], List[Comparison]]] = {
     "sm4": plan_sm4, "skinny128-256": plan_skinny}
 
 
-# For `kuaisuo speed --help` (cli.py): what ALG takes, and which libraries
+# For `kuaisuo speed --help` (kuaisuo/cli/speed.py): what ALG takes, and which libraries
 # are measured beside kuaisuo, on which rows, and how to get them.
 # (name, package, import name, algorithms) of each optional peer (_peers.py).
 OPTIONAL_PEERS = (
@@ -277,7 +277,7 @@ OPTIONAL_PEERS = (
 
 
 def help_description(width: int = 78) -> str:
-    """The speed subcommand's --help text (cli.py shows it as written):
+    """The speed subcommand's --help text (kuaisuo/cli/speed.py shows it as written):
     the algorithms ALG takes, and the libraries measured beside kuaisuo,
     when each appears and how to install the optional ones."""
     import importlib.util
