@@ -61,6 +61,14 @@ int expect_oid(Reader* r, Oid want) {
   return same_oid(oid, want) ? KS_OK : KS_ERR_KEY_ALGORITHM;
 }
 
+bool is_encrypted_private_key_info(const uint8_t* der, size_t len) {
+  Reader top(der, len), seq, alg, ciphertext;
+  return read(&top, der::kSequence, &seq) == KS_OK && top.finish() == der::Error::kOk &&
+         read(&seq, der::kSequence, &alg) == KS_OK &&
+         read(&seq, der::kOctetString, &ciphertext) == KS_OK &&
+         seq.finish() == der::Error::kOk && expect_oid(&alg, oid(kOidPbes2)) == KS_OK;
+}
+
 int read_version(Reader* r, uint8_t* version) {
   const int rc = to_status(r->read_unsigned(version, 1));
   return rc == KS_ERR_DER_TOO_LARGE ? KS_ERR_KEY_VERSION : rc;

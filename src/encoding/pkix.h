@@ -50,6 +50,16 @@ bool same_oid(const der::Reader& oid, Oid want);
 // Reads an OBJECT IDENTIFIER that must be `want` (else KS_ERR_KEY_ALGORITHM).
 int expect_oid(der::Reader* r, Oid want);
 
+// id-PBES2 (RFC 8018 appendix A.4, [RFC8018]): 1.2.840.113549.1.5.13.
+constexpr uint8_t kOidPbes2[] = {0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x05, 0x0D};
+
+// Whether der is an EncryptedPrivateKeyInfo under PBES2 (RFC 5958 section
+// 3): its outer structure and algorithm identifier only (the parameters may
+// still be ones src/pkcs8 refuses). What lets a private-key decoder say
+// "encrypted: give a passphrase" instead of a DER error, without depending
+// on the ciphers that decrypt it.
+bool is_encrypted_private_key_info(const uint8_t* der, size_t len);
+
 // Reads a structure's version, a small non-negative INTEGER; one that does
 // not fit a byte is KS_ERR_KEY_VERSION. Callers check the value.
 int read_version(der::Reader* r, uint8_t* version);

@@ -19,7 +19,7 @@ namespace {
 
 using der::Reader;
 
-constexpr uint8_t kOidPbes2[] = {0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x05, 0x0D};
+using pkix::kOidPbes2;
 constexpr uint8_t kOidPbkdf2[] = {0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x05, 0x0C};
 constexpr uint8_t kNull = 0x05;  // the NULL parameters of a PRF's AlgorithmIdentifier
 
@@ -192,14 +192,6 @@ bool is_one_sequence(const Bytes& plain) {
 }
 
 }  // namespace
-
-bool is_encrypted_private_key_info(const uint8_t* der, size_t len) {
-  Reader top(der, len), seq, alg, ciphertext;
-  return pkix::read(&top, der::kSequence, &seq) == KS_OK && top.finish() == der::Error::kOk &&
-         pkix::read(&seq, der::kSequence, &alg) == KS_OK &&
-         pkix::read(&seq, der::kOctetString, &ciphertext) == KS_OK &&
-         seq.finish() == der::Error::kOk && pkix::expect_oid(&alg, pkix::oid(kOidPbes2)) == KS_OK;
-}
 
 int decrypt(const uint8_t* der, size_t len, const uint8_t* password, size_t password_len,
             uint32_t max_iterations, Bytes* plain) {

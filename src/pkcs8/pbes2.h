@@ -42,12 +42,6 @@ constexpr uint32_t kMaxIterations = 4096;  // fuzz builds: an input must not bec
 constexpr uint32_t kMaxIterations = 10000000;
 #endif
 
-// Whether der is an EncryptedPrivateKeyInfo under PBES2: its outer
-// structure and algorithm identifier (the parameters may still be ones
-// decrypt refuses). What lets a private-key decoder say "encrypted: give a
-// passphrase" instead of a DER error.
-bool is_encrypted_private_key_info(const uint8_t* der, size_t len);
-
 // The PrivateKeyInfo DER inside an EncryptedPrivateKeyInfo DER. A file
 // with more than max_iterations iterations (capped at kMaxIterations) is
 // KS_ERR_PBES2_ITERATIONS, found before any key derivation.
