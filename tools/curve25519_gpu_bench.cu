@@ -28,18 +28,18 @@
 #include "field/fe25519_gpu.cuh"
 #include "gpu_bench_util.cuh"
 #include "curve25519/gpu/curve25519_gpu.h"
+#include "testing/curve25519_gpu_testing.h"
 #include "curve25519/ed25519.h"
 #include "curve25519/x25519.h"
 
 namespace {
 
-namespace c25519 = ks::curve25519_gpu;
+namespace c25519 = ks::curve25519::gpu;
+using ks_bench::DeviceVector;
 using ks_bench::Row;
 using ks_bench::Timer;
-using ks_bench::device_buffer;
 using ks_bench::field_rate;
 using ks_bench::print_rows;
-using ks_bench::to_device;
 
 std::vector<uint8_t> random_bytes(std::mt19937_64& rng, size_t n) {
   std::vector<uint8_t> v(n);
@@ -74,29 +74,27 @@ struct FieldCase {
 void bench_x25519(Timer& timer, std::mt19937_64& rng, const FieldCase& fc, size_t n,
                   bool end_to_end, std::vector<Row>& rows, std::vector<std::string>& names) {
   const std::vector<uint8_t> k = random_bytes(rng, 32 * n), u = random_bytes(rng, 32 * n);
-  uint8_t *dk = to_device(k), *du = to_device(u), *dout = device_buffer<uint8_t>(32 * n);
-  int* dst = device_buffer<int>(n);
   const int reps = n >= (1u << 20) ? 3 : 5;
-  // Items a thread: the launcher's choice (up to 4 sharing an inversion),
-  // and 1 beside it.
-  for (int per_thread : {0, 1})
-    for (size_t stride : {size_t(1), size_t(0)}) {
-      const double s = timer.median(
-          [&] {
-            CHECK(c25519::launch_x25519(fc.field, dk, stride, du, dout, dst, n, 0, per_thread));
-          },
-          reps);
-      std::vector<uint8_t> out(32 * n);
-      CHECK(cudaMemcpy(out.data(), dout, out.size(), cudaMemcpyDeviceToHost));
-      names.push_back(std::string("x25519_") + (stride ? "per_item_key_" : "one_key_") + fc.name +
-                      (per_thread == 1 ? "_1_per_thread" : ""));
-      check_against_cpu(k, stride, u, out, n, names.back().c_str());
-      rows.push_back({names.back().c_str(), n, s});
-    }
-  cudaFree(dk);
-  cudaFree(du);
-  cudaFree(dout);
-  cudaFree(dst);
+  {  // kernel only (device buffers freed before the end-to-end runs)
+    const DeviceVector<uint8_t> dk(k), du(u), dout(32 * n);
+    const DeviceVector<int> dst(n);
+    // Items a thread: the launcher's choice (up to 4 sharing an inversion),
+    // and 1 beside it.
+    for (int per_thread : {0, 1})
+      for (size_t stride : {size_t(1), size_t(0)}) {
+        const double s = timer.median(
+            [&] {
+              CHECK(c25519::launch_x25519(fc.field, dk, stride, du, dout, dst, n, 0, per_thread));
+            },
+            reps);
+        std::vector<uint8_t> out(32 * n);
+        CHECK(cudaMemcpy(out.data(), dout, out.size(), cudaMemcpyDeviceToHost));
+        names.push_back(std::string("x25519_") + (stride ? "per_item_key_" : "one_key_") + fc.name +
+                        (per_thread == 1 ? "_1_per_thread" : ""));
+        check_against_cpu(k, stride, u, out, n, names.back().c_str());
+        rows.push_back({names.back().c_str(), n, s});
+      }
+  }
   if (!end_to_end) return;
   std::vector<uint8_t> out(32 * n);
   std::vector<int> status(n);
@@ -167,26 +165,22 @@ void bench_verify(Timer& timer, const SignedItems& items, const FieldCase& fc,
       sigs(items.sigs.begin(), items.sigs.begin() + 64 * n),
       data(items.data.begin(), items.data.begin() + items.offsets[n]);
   const std::vector<uint64_t> offsets(items.offsets.begin(), items.offsets.begin() + n + 1);
-  uint8_t *dpub = to_device(pubs), *dsig = to_device(sigs), *ddata = to_device(data);
-  uint64_t* doff = device_buffer<uint64_t>(n + 1);
-  CHECK(cudaMemcpy(doff, offsets.data(), 8 * (n + 1), cudaMemcpyHostToDevice));
-  int* dst = device_buffer<int>(n);
-  const double s = timer.median(
-      [&] {
-        CHECK(c25519::launch_ed25519_verify(fc.field, lc.layout, dpub, dsig, ddata, doff, dst, n,
-                                            0));
-      },
-      n >= (1u << 20) ? 3 : 5);
   std::vector<int> status(n);
-  CHECK(cudaMemcpy(status.data(), dst, sizeof(int) * n, cudaMemcpyDeviceToHost));
-  names.push_back(std::string("ed25519_verify_") + fc.name + "_" + lc.name);
-  expect_all_ok(status, names.back().c_str());
-  rows.push_back({names.back().c_str(), n, s});
-  cudaFree(dpub);
-  cudaFree(dsig);
-  cudaFree(ddata);
-  cudaFree(doff);
-  cudaFree(dst);
+  {  // kernel only (device buffers freed before the end-to-end runs)
+    const DeviceVector<uint8_t> dpub(pubs), dsig(sigs), ddata(data);
+    const DeviceVector<uint64_t> doff(offsets);
+    const DeviceVector<int> dst(n);
+    const double s = timer.median(
+        [&] {
+          CHECK(c25519::launch_ed25519_verify(fc.field, lc.layout, dpub, dsig, ddata, doff, dst, n,
+                                              0));
+        },
+        n >= (1u << 20) ? 3 : 5);
+    CHECK(cudaMemcpy(status.data(), dst, sizeof(int) * n, cudaMemcpyDeviceToHost));
+    names.push_back(std::string("ed25519_verify_") + fc.name + "_" + lc.name);
+    expect_all_ok(status, names.back().c_str());
+    rows.push_back({names.back().c_str(), n, s});
+  }
   if (!end_to_end) return;
   std::vector<double> t;
   for (int r = 0; r < 4; ++r) {
@@ -222,15 +216,15 @@ void bench_sign(Timer& timer, const SignedItems& items, const FieldCase& fc,
   std::vector<uint8_t> key96(ks::ed25519::kDeviceKeyBytes);
   ks::ed25519::device_key_bytes(key96.data(), key);
   const std::vector<uint8_t> data(items.data.begin(), items.data.begin() + items.offsets[n]);
-  uint8_t *dseed = to_device(seeds), *dkey = to_device(key96), *ddata = to_device(data);
-  uint64_t* doff = device_buffer<uint64_t>(n + 1);
-  CHECK(cudaMemcpy(doff, items.offsets.data(), 8 * (n + 1), cudaMemcpyHostToDevice));
-  uint8_t *dpub = device_buffer<uint8_t>(32 * n), *dsig = device_buffer<uint8_t>(64 * n);
+  const DeviceVector<uint8_t> dseed(seeds), dkey(key96), ddata(data);
+  const DeviceVector<uint64_t> doff(
+      std::vector<uint64_t>(items.offsets.begin(), items.offsets.begin() + n + 1));
+  const DeviceVector<uint8_t> dpub(32 * n), dsig(64 * n);
   const int reps = n >= (1u << 20) ? 3 : 5;
   const double s_keys = timer.median(
       [&] { CHECK(c25519::launch_ed25519_public_keys(fc.field, lc.layout, dseed, dpub, n, 0, bc.table)); },
       reps);
-  uint8_t* dxpub = device_buffer<uint8_t>(32 * n);
+  const DeviceVector<uint8_t> dxpub(32 * n);
   const double s_xkeys = timer.median(
       [&] { CHECK(c25519::launch_x25519_public_keys(fc.field, lc.layout, dseed, dxpub, n, 0, bc.table)); },
       reps);
@@ -265,9 +259,6 @@ void bench_sign(Timer& timer, const SignedItems& items, const FieldCase& fc,
   rows.push_back({names.back().c_str(), n, s_xkeys});
   names.push_back("ed25519_sign_one_key" + tail);
   rows.push_back({names.back().c_str(), n, s_sign});
-  for (void* p : {(void*)dseed, (void*)dkey, (void*)ddata, (void*)doff, (void*)dpub, (void*)dsig,
-                  (void*)dxpub})
-    cudaFree(p);
 }
 
 }  // namespace

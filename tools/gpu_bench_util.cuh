@@ -1,6 +1,7 @@
 // What the GPU benchmarks share: a checked CUDA call, a CUDA-event timer
-// taking the median of repeated runs after a warm-up, device buffers, and
-// the JSON rows every benchmark prints (bench/results/ keeps them).
+// taking the median of repeated runs after a warm-up, device buffers
+// (gpu/launch.cuh's, exiting on failure), and the JSON rows every
+// benchmark prints (bench/results/ keeps them).
 #ifndef KS_TOOLS_GPU_BENCH_UTIL_CUH_
 #define KS_TOOLS_GPU_BENCH_UTIL_CUH_
 
@@ -12,6 +13,8 @@
 
 #include <algorithm>
 #include <vector>
+
+#include "gpu/launch.cuh"
 
 #define CHECK(call)                                                                  \
   do {                                                                               \
@@ -66,20 +69,17 @@ inline void fill_random(uint8_t* p, size_t n, uint64_t seed) {
   }
 }
 
+// count T's of device memory (a copy of h), freed on scope exit; used
+// where a T* is (a kernel or launcher argument).
 template <class T>
-T* to_device(const std::vector<T>& h) {
-  T* d;
-  CHECK(cudaMalloc(&d, h.size() * sizeof(T)));
-  CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-
-template <class T>
-T* device_buffer(size_t count) {
-  T* d;
-  CHECK(cudaMalloc(&d, count * sizeof(T)));
-  return d;
-}
+class DeviceVector : public ks::gpu::DeviceArray<T> {
+ public:
+  explicit DeviceVector(size_t count) : ks::gpu::DeviceArray<T>(count) { CHECK(this->error()); }
+  explicit DeviceVector(const std::vector<T>& h) : ks::gpu::DeviceArray<T>(h.size(), h.data()) {
+    CHECK(this->error());
+  }
+  operator T*() const { return this->get(); }
+};
 
 // One measurement: `seconds` for `batch` operations named `op`.
 struct Row {
@@ -116,14 +116,13 @@ __global__ void field_rate_kernel(uint64_t seed, uint64_t* out) {
 template <class F, bool kSquare>
 double field_rate(Timer& timer, int sms) {
   const unsigned threads = 256, blocks = unsigned(sms) * 16;
-  uint64_t* out = device_buffer<uint64_t>(size_t(threads) * blocks);
+  const DeviceVector<uint64_t> out(size_t(threads) * blocks);
   const double s = timer.median(
       [&] {
         field_rate_kernel<F, kSquare><<<blocks, threads>>>(0x5A5A5A5Aull, out);
         CHECK(cudaGetLastError());
       },
       5);
-  cudaFree(out);
   return double(threads) * blocks * kFieldChains * kFieldSteps / s;
 }
 

@@ -32,7 +32,7 @@
 
 namespace {
 
-namespace sg = ks::skinny_gpu;
+namespace sg = ks::skinny::gpu;
 using ks_bench::fill_random;
 using ks_bench::Timer;
 

@@ -30,12 +30,11 @@ namespace {
 using ks::field::FpGpu;
 using ks::field::U32x8;
 namespace gpu = ks::sm2::gpu;
+using ks_bench::DeviceVector;
 using ks_bench::Row;
 using ks_bench::Timer;
-using ks_bench::device_buffer;
 using ks_bench::field_rate;
 using ks_bench::print_rows;
-using ks_bench::to_device;
 
 // --- Field multiplication rate --------------------------------------------------
 // The integer field with the mul_small the shared rate kernel
@@ -62,64 +61,64 @@ std::vector<uint8_t> random_scalars(std::mt19937_64& rng, size_t count) {
   return v;
 }
 
+// Z_A's key-independent part (ENTL || ID || a || b || x_G || y_G) for the
+// default ID.
+std::vector<uint8_t> za_prefix_bytes() {
+  std::vector<uint8_t> prefix(ks::sm2::kZaPrefixMaxBytes);
+  static const uint8_t kId[] = "1234567812345678";
+  prefix.resize(ks::sm2::za_prefix(prefix.data(), kId, 16));
+  return prefix;
+}
+
 // Device inputs and outputs for one batch: random private keys (and their
 // SignKeys), nonces and digests; freed on scope exit.
 struct Batch {
   size_t n;
-  uint8_t *priv, *nonce, *digest, *pub, *sig;
-  uint8_t *msg, *za, *e, *za_prefix;  // 64-byte messages; per-item Z_A and e
+  const DeviceVector<uint8_t> priv, nonce, digest, pub, sig;
+  const DeviceVector<uint8_t> msg, za, e, za_prefix;  // 64-byte messages; per-item Z_A and e
   unsigned za_prefix_len;
-  int* status;
-  gpu::SignKey* keys;
+  const DeviceVector<int> status;
+  const DeviceVector<gpu::SignKey> keys;
   int reps;  // timed runs per measurement
 
   Batch(std::mt19937_64& rng, size_t batch)
       : n(batch),
-        priv(to_device(random_scalars(rng, batch))),
-        nonce(to_device(random_scalars(rng, batch))),
-        digest(to_device(random_scalars(rng, batch))),
-        pub(device_buffer<uint8_t>(65 * batch)),
-        sig(device_buffer<uint8_t>(64 * batch)),
-        msg(to_device(random_scalars(rng, 2 * batch))),
-        za(device_buffer<uint8_t>(32 * batch)),
-        e(device_buffer<uint8_t>(32 * batch)),
-        status(device_buffer<int>(batch)),
-        keys(device_buffer<gpu::SignKey>(batch)),
+        priv(random_scalars(rng, batch)),
+        nonce(random_scalars(rng, batch)),
+        digest(random_scalars(rng, batch)),
+        pub(65 * batch),
+        sig(64 * batch),
+        msg(random_scalars(rng, 2 * batch)),
+        za(32 * batch),
+        e(32 * batch),
+        za_prefix(za_prefix_bytes()),
+        za_prefix_len(unsigned(za_prefix_bytes().size())),
+        status(batch),
+        keys(batch),
         reps(batch >= (1u << 20) ? 3 : 5) {
     CHECK(gpu::launch_prepare_sign_keys(priv, keys, batch, 0));
-    std::vector<uint8_t> prefix(ks::sm2::kZaPrefixMaxBytes);
-    static const uint8_t kId[] = "1234567812345678";
-    prefix.resize(ks::sm2::za_prefix(prefix.data(), kId, 16));
-    za_prefix = to_device(prefix);
-    za_prefix_len = unsigned(prefix.size());
-  }
-  ~Batch() {
-    for (void* p : {(void*)priv, (void*)nonce, (void*)digest, (void*)pub, (void*)sig,
-                    (void*)msg, (void*)za, (void*)e, (void*)za_prefix, (void*)status,
-                    (void*)keys})
-      cudaFree(p);
   }
   // e_i = SM3(Z || M_i) with one Z (per_item_za false: the signer's Z_A,
   // here the first item's) or with each item's Z_A, computed first from
   // its public key.
   void message_digests(bool per_item_za) const {
-    ks::sm3::DeviceItems items;
+    ks::sm3::gpu::DeviceItems items;
     if (per_item_za) {
       items.prefix = za_prefix;
       items.prefix_len = za_prefix_len;
       items.data = pub + 1;
       items.data_stride = 65;
       items.data_len = 64;
-      CHECK(ks::sm3::launch_digests(items, n, za, 0));
+      CHECK(ks::sm3::gpu::launch_digests(items, n, za, 0));
     }
-    items = ks::sm3::DeviceItems();
+    items = ks::sm3::gpu::DeviceItems();
     items.prefix = za;
     items.prefix_len = 32;
     items.prefix_stride = per_item_za ? 32 : 0;
     items.data = msg;
     items.data_stride = 64;
     items.data_len = 64;
-    CHECK(ks::sm3::launch_digests(items, n, e, 0));
+    CHECK(ks::sm3::gpu::launch_digests(items, n, e, 0));
   }
   double sign_messages(Timer& timer) const {
     return timer.median(
@@ -142,13 +141,16 @@ struct Batch {
         },
         reps);
   }
-  double keygen(Timer& timer) const {
-    return timer.median([&] { CHECK(gpu::launch_keygen(priv, pub, status, n, 0)); }, reps);
+  // per_thread: items a thread (1, 2, 4 or 8), or 0 for the launchers' choice.
+  double keygen(Timer& timer, int per_thread = 0) const {
+    return timer.median(
+        [&] { CHECK(gpu::launch_keygen(priv, pub, status, n, 0, per_thread)); }, reps);
   }
-  double sign(Timer& timer, size_t key_stride) const {
+  double sign(Timer& timer, size_t key_stride, int per_thread = 0) const {
     return timer.median(
         [&] {
-          CHECK(gpu::launch_sign_digest(digest, keys, key_stride, nonce, sig, status, n, 0));
+          CHECK(gpu::launch_sign_digest(digest, keys, key_stride, nonce, sig, status, n, 0,
+                                        per_thread));
         },
         reps);
   }
@@ -190,11 +192,9 @@ void sweep_items(Timer& timer, std::mt19937_64& rng, size_t batch, std::vector<R
                                       "sign_one_key_m8"};
   const Batch b(rng, batch);
   for (int k = 0; k < 4; ++k) {
-    gpu::set_items_per_thread(1 << k);
-    rows.push_back({kKeygen[k], batch, b.keygen(timer)});
-    rows.push_back({kSign[k], batch, b.sign(timer, 0)});
+    rows.push_back({kKeygen[k], batch, b.keygen(timer, 1 << k)});
+    rows.push_back({kSign[k], batch, b.sign(timer, 0, 1 << k)});
   }
-  gpu::set_items_per_thread(0);
 }
 
 }  // namespace

@@ -33,7 +33,7 @@
 
 namespace {
 
-namespace sg = ks::sm4_gpu;
+namespace sg = ks::sm4::gpu;
 using ks_bench::fill_random;
 using ks_bench::Timer;
 

@@ -14,7 +14,8 @@ struct ks_ctx {
   ks_ctx(ks_backend requested, unsigned threads) : requested(requested), pool(threads) {}
 
   // Whether a batch of `items` runs on the GPU: always for GPU contexts;
-  // for AUTO when a GPU is open and the batch is at least `auto_gpu_min`.
+  // for AUTO when a GPU is open and the batch is at least `auto_gpu_min`
+  // (the crossovers of api/auto_gpu.h).
   bool use_gpu(size_t items, size_t auto_gpu_min) const {
     if (gpu == nullptr) return false;
     return requested == KS_BACKEND_GPU || items >= auto_gpu_min;

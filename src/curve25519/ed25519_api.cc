@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "api/auto_gpu.h"
 #include "api/batch.h"
 #include "api/checks.h"
 #include "api/guard.h"
@@ -248,11 +249,6 @@ void sign_group(const ks::ed25519::PrivateKey* const keys[], const uint8_t* data
   for (size_t j = 0; j < n; ++j) memcpy(sigs + 64 * idx[j], sig[j], 64);
 }
 
-// AUTO sends key and signature batches of this size and up to the GPU.
-// Measured end to end on an H100 against its 16-thread host, 64-byte
-// messages: bench/results/h100-sweep-2026-11-23-s6-ed25519-sign.json.
-constexpr size_t kAutoGpuMinEd25519Sign = 4096;
-
 // Signatures of a batch on the GPU, under one key or per-item seeds.
 int sign_on_gpu(ks_ctx* ctx, const ks::ed25519::PrivateKey* key, const uint8_t* seeds,
                 const uint8_t* data, const uint64_t* offsets, size_t count, uint8_t* sigs,
@@ -261,8 +257,8 @@ int sign_on_gpu(ks_ctx* ctx, const ks::ed25519::PrivateKey* key, const uint8_t* 
   const ks::WipeOnExit wipe(device_key, sizeof device_key);
   if (key != nullptr) ks::ed25519::device_key_bytes(device_key, *key);
   return ks::api::run_on_gpu_whole(ctx, count, status, [&] {
-    return ks::curve25519_gpu::ed25519_sign_batch(
-        *ctx->gpu, ks::curve25519_gpu::base_table_of(ctx->gpu_flags),
+    return ks::curve25519::gpu::ed25519_sign_batch(
+        *ctx->gpu, ks::curve25519::gpu::base_table_of(ctx->gpu_flags),
         key != nullptr ? device_key : nullptr, seeds, data, offsets, count, sigs);
   });
 }
@@ -275,10 +271,10 @@ int ks_ed25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* seeds, size_t se
   if (rc == KS_OK) rc = ks::api::check_output(seeds, seeds_len, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 32);
   if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinEd25519Sign)) {  // secrets drawn on the device
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinEd25519Sign)) {  // secrets drawn on the device
     rc = ks::api::run_on_gpu_whole(ctx, count, status, [&] {
-      return ks::curve25519_gpu::ed25519_keygen_batch(
-          *ctx->gpu, ks::curve25519_gpu::base_table_of(ctx->gpu_flags), count, seeds,
+      return ks::curve25519::gpu::ed25519_keygen_batch(
+          *ctx->gpu, ks::curve25519::gpu::base_table_of(ctx->gpu_flags), count, seeds,
           public_keys);
     });
     if (rc != KS_OK) ks::secure_wipe(seeds, 32 * count);
@@ -307,10 +303,10 @@ int ks_ed25519_public_keys_batch(ks_ctx* ctx, const uint8_t* seeds, size_t count
   if (rc == KS_OK) rc = check_items(seeds, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 32);
   if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinEd25519Sign))
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinEd25519Sign))
     return ks::api::run_on_gpu_whole(ctx, count, status, [&] {
-      return ks::curve25519_gpu::ed25519_public_keys_batch(
-          *ctx->gpu, ks::curve25519_gpu::base_table_of(ctx->gpu_flags), seeds, count,
+      return ks::curve25519::gpu::ed25519_public_keys_batch(
+          *ctx->gpu, ks::curve25519::gpu::base_table_of(ctx->gpu_flags), seeds, count,
           public_keys);
     });
   std::vector<int> result(count, KS_OK);
@@ -331,7 +327,7 @@ int ks_ed25519_sign_batch(ks_ctx* ctx, const ks_ed25519_key* key, const uint8_t*
     rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
                               {{sigs, sigs_len}, ks::api::statuses_written(status, count)});
   if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinEd25519Sign))
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinEd25519Sign))
     return sign_on_gpu(ctx, &key->key, nullptr, data, offsets, count, sigs, status);
   std::vector<int> result(count, KS_OK);
   ks::api::run_groups<kItems>(ctx, count, result, [&](const size_t* idx, size_t n) {
@@ -353,7 +349,7 @@ int ks_ed25519_sign_batch_keys(ks_ctx* ctx, const uint8_t* seeds, const uint8_t*
     rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
                               {{sigs, sigs_len}, ks::api::statuses_written(status, count)});
   if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinEd25519Sign))
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinEd25519Sign))
     return sign_on_gpu(ctx, nullptr, seeds, data, offsets, count, sigs, status);
   std::vector<int> result(count, KS_OK);
   ks::api::run_groups<kItems>(ctx, count, result, [&](const size_t* idx, size_t n) {
@@ -378,17 +374,6 @@ int ks_ed25519_sign_batch_seeds(ks_ctx* ctx, const uint8_t* seeds, const uint8_t
                                     status);
 }
 
-namespace {
-
-// AUTO sends verification batches of this size and up to the GPU:
-// measured end to end on an H100 against its 16-thread host, 64-byte
-// messages, the GPU led from 4,096 items (3.5e6/s against 1.4e6/s) and
-// trailed at 1,024 (0.91e6/s against 1.16e6/s)
-// (bench/results/h100-sweep-2026-11-23-s5-25519.json).
-constexpr size_t kAutoGpuMinEd25519Verify = 4096;
-
-}  // namespace
-
 int ks_ed25519_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* data,
                             size_t data_len, const uint64_t* offsets, size_t count,
                             const uint8_t* sigs, int* status) try {
@@ -400,12 +385,12 @@ int ks_ed25519_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8
     rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
                               {ks::api::statuses_written(status, count)});
   if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinEd25519Verify))
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinEd25519Verify))
     return ks::api::run_on_gpu(
         ctx, count, status,
         [&](int* device) {
-          return ks::curve25519_gpu::ed25519_verify_batch(*ctx->gpu, public_keys, data, offsets,
-                                                          count, sigs, device);
+          return ks::curve25519::gpu::ed25519_verify_batch(*ctx->gpu, public_keys, data, offsets,
+                                                           count, sigs, device);
         },
         [](int e) { return to_status(static_cast<Error>(e)); });
   std::vector<int> result(count, KS_OK);

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "api/auto_gpu.h"
 #include "api/batch.h"
 #include "api/checks.h"
 #include "api/guard.h"
@@ -43,23 +44,13 @@ int to_status(Error e) {
 
 const uint8_t (*as_keys(const uint8_t* p))[32] { return reinterpret_cast<const uint8_t(*)[32]>(p); }
 
-// AUTO sends batches of this size and up to the GPU: measured end to end
-// on an H100 against its 16-thread host, the GPU led already at 1,024
-// items (1.9e6/s against 1.65e6/s; 7.3e6/s against 1.8e6/s at 4,096)
-// (bench/results/h100-sweep-2026-11-23-s5-25519.json).
-constexpr size_t kAutoGpuMinX25519 = 1024;
-// Public keys (a fixed-base comb, a quarter of a shared secret's work on
-// the CPU too): measured end to end on the same machine,
-// bench/results/h100-sweep-2026-11-23-s6-ed25519-sign.json.
-constexpr size_t kAutoGpuMinX25519Keygen = 4096;
-
 int gpu_shared_secrets(ks_ctx* ctx, const uint8_t* keys, bool per_item_keys, const uint8_t* peers,
                        size_t count, uint8_t* shared, int* status) {
   return ks::api::run_on_gpu(
       ctx, count, status,
       [&](int* device) {
-        const int rc = ks::curve25519_gpu::x25519_batch(*ctx->gpu, keys, per_item_keys, peers,
-                                                        count, shared, device);
+        const int rc = ks::curve25519::gpu::x25519_batch(*ctx->gpu, keys, per_item_keys, peers,
+                                                         count, shared, device);
         if (rc != KS_OK) ks::secure_wipe(shared, 32 * count);  // no partial secrets
         return rc;
       },
@@ -148,10 +139,10 @@ int ks_x25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
   if (rc == KS_OK) rc = ks::api::check_output(private_keys, private_keys_len, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 32);
   if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinX25519Keygen)) {  // secrets drawn on the device
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinX25519Keygen)) {  // secrets drawn on the device
     rc = ks::api::run_on_gpu_whole(ctx, count, status, [&] {
-      return ks::curve25519_gpu::x25519_keygen_batch(
-          *ctx->gpu, ks::curve25519_gpu::base_table_of(ctx->gpu_flags), count, private_keys,
+      return ks::curve25519::gpu::x25519_keygen_batch(
+          *ctx->gpu, ks::curve25519::gpu::base_table_of(ctx->gpu_flags), count, private_keys,
           public_keys);
     });
     if (rc != KS_OK) ks::secure_wipe(private_keys, 32 * count);
@@ -181,10 +172,10 @@ int ks_x25519_public_keys_batch(ks_ctx* ctx, const uint8_t* private_keys, size_t
   if (rc == KS_OK) rc = check_items(private_keys, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 32);
   if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinX25519Keygen))
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinX25519Keygen))
     return ks::api::run_on_gpu_whole(ctx, count, status, [&] {
-      return ks::curve25519_gpu::x25519_public_keys_batch(
-          *ctx->gpu, ks::curve25519_gpu::base_table_of(ctx->gpu_flags), private_keys, count,
+      return ks::curve25519::gpu::x25519_public_keys_batch(
+          *ctx->gpu, ks::curve25519::gpu::base_table_of(ctx->gpu_flags), private_keys, count,
           public_keys);
     });
   std::vector<int> result(count, KS_OK);
@@ -209,7 +200,7 @@ int derive_batch(ks_ctx* ctx, const uint8_t* private_keys, bool per_item_keys,
   if (rc == KS_OK) rc = check_items(peer_public_keys, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(shared, shared_len, count, 32);
   if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinX25519))
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinX25519))
     return gpu_shared_secrets(ctx, private_keys, per_item_keys, peer_public_keys, count,
                               shared, status);
   std::vector<int> result(count, KS_OK);

@@ -2,10 +2,10 @@
 // context's threads or its GPU, tweak per block, streaming CTR and
 // batches, all on the constant-time code of skinny/skinny128_256.h through
 // modes.h (and skinny/gpu/skinny_gpu.h's default kernel on the GPU).
-#include <mutex>
 #include <new>
 #include <string.h>
 
+#include "api/auto_gpu.h"
 #include "api/batch.h"
 #include "api/checks.h"
 #include "api/cipher_buffer.h"
@@ -56,16 +56,6 @@ const uint8_t* counter_of(int mode, const uint8_t* iv) {
   return mode == KS_SKINNY_CTR ? iv : nullptr;
 }
 
-// AUTO sends buffers of these sizes and up to the GPU. SKINNY costs ~10x
-// SM4 per byte on the CPU, so the GPU pays off early, from ordinary memory
-// too: measured end to end on an H100 against its 16 host threads
-// (bench/results/h100-sweep-2026-11-26-s10-skinny.json, CTR), pinned
-// buffers led from 64 KiB (1.58 GB/s against 1.10) to 45 GB/s at 1 GiB,
-// ordinary ones from 256 KiB (3.01 against 2.22; 1.26 against 1.10 at
-// 64 KiB, too close to call) to 17-20 GB/s, while the CPU stayed at 3 GB/s.
-constexpr size_t kAutoGpuMinPinnedBytes = size_t(64) << 10;
-constexpr size_t kAutoGpuMinPageableBytes = size_t(256) << 10;
-
 // The GPU part of ks_skinny128_256_crypt_buffer: the whole blocks there, a
 // partial last CTR block on this thread. ECB decryption has no GPU kernel
 // and stays on the CPU threads (the caller checks).
@@ -73,9 +63,10 @@ int crypt_buffer_on_gpu(ks_ctx* ctx, const skinny::Key& k, bool encrypt, const u
                         const uint8_t* in, size_t len, uint8_t* out) {
   const size_t blocks = len / kBlock;
   if (blocks != 0) {
-    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    const int rc = ks::skinny_gpu::crypt_buffer(*ctx->gpu, ks::skinny_gpu::kDefaultKernel, k.rtk,
-                                                counter, in, out, blocks, encrypt);
+    const int rc = ks::api::run_on_gpu_whole(ctx, 0, nullptr, [&] {
+      return ks::skinny::gpu::crypt_buffer(*ctx->gpu, ks::skinny::gpu::kDefaultKernel, k.rtk,
+                                           counter, in, out, blocks, encrypt);
+    });
     if (rc != KS_OK) return rc;
   }
   if (len % kBlock != 0)
@@ -117,9 +108,9 @@ int ks_skinny128_256_crypt_buffer(ks_ctx* ctx, int mode, int encrypt,
   if (rc != KS_OK) return rc;
   const ScopedKey key(tweakey);
   const uint8_t* counter = counter_of(mode, iv);
-  if ((encrypt != 0 || counter != nullptr) &&
-      ctx->use_gpu(len, ks::api::auto_gpu_min_bytes(in, out, kAutoGpuMinPinnedBytes,
-                                                    kAutoGpuMinPageableBytes)))
+  const size_t auto_gpu_min = ks::api::auto_gpu_min_bytes(
+      in, out, ks::api::kAutoGpuMinSkinnyPinnedBytes, ks::api::kAutoGpuMinSkinnyPageableBytes);
+  if ((encrypt != 0 || counter != nullptr) && ctx->use_gpu(len, auto_gpu_min))
     return crypt_buffer_on_gpu(ctx, key.k, encrypt != 0, counter, in, len, out);
   // Threads take 64 blocks or more each: SKINNY costs ~50x SM4 per block
   // on the portable path, so the hand-off pays for itself early.

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include <algorithm>
-#include <mutex>
 #include <vector>
 
+#include "api/auto_gpu.h"
 #include "api/batch.h"
 #include "api/guard.h"
 #include "sm2/sm2_handles.h"
@@ -36,15 +36,6 @@ using ks::sm2::Error;
 constexpr size_t kLanes = ks::sm2::mb::kLanes;
 
 namespace {
-
-// Below these batch sizes an AUTO context stays on the CPU: the crossovers
-// measured end to end on an H100 next to 16 Xeon threads with the 8-lane
-// IFMA path (bench/results/h100-sweep-2026-11-22-s2.txt): keygen and
-// signing win on the GPU from 256 items; verification loses at 256 (one
-// verification takes the GPU 1.4 ms) and wins from 1,024 (7.3e5/s against
-// 4.0e5/s).
-constexpr size_t kAutoGpuMinSm2 = 1024;
-constexpr size_t kAutoGpuMinSm2Verify = 1024;
 
 // An item's signature, or zeros where it failed (its buffer then holds
 // neither stack bytes nor half of a computation).
@@ -83,17 +74,25 @@ std::vector<uint8_t> hash_messages(ks_ctx* ctx, const ks::sm2::PublicKey& pub, c
   return e;
 }
 
-int gpu_keygen(ks_ctx* ctx, size_t count, uint8_t* priv, uint8_t* pub, int* status) {
+// A batch on the GPU whose items the CPU may finish: run(device statuses)
+// under the context's GPU lock (api/batch.h's runner, which writes no
+// statuses of its own here), then item(i, device status i) -> ks_status
+// for every item on the CPU threads.
+template <class Run, class Item>
+int on_gpu(ks_ctx* ctx, size_t count, int* status, const Run& run, const Item& item) {
   const DeviceResults device(status, count);
   if (device.get() == nullptr) return KS_ERR_NO_MEMORY;
-  int rc;
-  {
-    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    rc = ks::sm2::gpu::keygen_batch(*ctx->gpu, count, priv, pub, device.get());
-  }
+  const int rc = ks::api::run_on_gpu_whole(ctx, 0, nullptr, [&] { return run(device.get()); });
   if (rc != KS_OK) return rc;
-  return run_items(ctx, count, 4096, status, [&](size_t i) -> int {
-    if (device[i] == int(Error::kOk)) return KS_OK;
+  return run_items(ctx, count, 4096, status, [&](size_t i) { return item(i, device[i]); });
+}
+
+int gpu_keygen(ks_ctx* ctx, size_t count, uint8_t* priv, uint8_t* pub, int* status) {
+  const auto run = [&](int* device) {
+    return ks::sm2::gpu::keygen_batch(*ctx->gpu, count, priv, pub, device);
+  };
+  return on_gpu(ctx, count, status, run, [&](size_t i, int device) -> int {
+    if (device == int(Error::kOk)) return KS_OK;
     ks::sm2::PublicKey p;  // the device drew d >= n - 1 or 0: draw again here
     const Error err = ks::sm2::generate_keypair(priv + 32 * i, p);
     if (err == Error::kOk) {
@@ -115,20 +114,15 @@ int gpu_keygen(ks_ctx* ctx, size_t count, uint8_t* priv, uint8_t* pub, int* stat
 int gpu_sign_digests(ks_ctx* ctx, const ks::sm2::PrivateKey* key, const uint8_t* keys,
                      const uint8_t* digests, size_t count, ks::sm2::Nonce mode, uint8_t* sigs,
                      int* status) {
-  const DeviceResults device(status, count);
-  if (device.get() == nullptr) return KS_ERR_NO_MEMORY;
-  int rc;
-  {
-    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    rc = ks::sm2::gpu::sign_digest_batch(*ctx->gpu, key, keys, digests, count, sigs, device.get());
-  }
-  if (rc != KS_OK) return rc;
-  return run_items(ctx, count, 4096, status, [&](size_t i) -> int {
+  const auto run = [&](int* device) {
+    return ks::sm2::gpu::sign_digest_batch(*ctx->gpu, key, keys, digests, count, sigs, device);
+  };
+  return on_gpu(ctx, count, status, run, [&](size_t i, int device) -> int {
     if (keys != nullptr && !ks::sm2::private_key_in_range(keys + 32 * i)) {
       memset(sigs + 64 * i, 0, 64);
       return KS_ERR_BAD_PRIVATE_KEY;
     }
-    if (device[i] != int(Error::kBadNonce)) return to_status(static_cast<Error>(device[i]));
+    if (device != int(Error::kBadNonce)) return to_status(static_cast<Error>(device));
     ks::sm2::PrivateKey own;
     Error err = key != nullptr ? Error::kOk : ks::sm2::private_key_from_bytes(own, keys + 32 * i);
     if (err == Error::kOk)
@@ -143,17 +137,12 @@ int gpu_sign_digests(ks_ctx* ctx, const ks::sm2::PrivateKey* key, const uint8_t*
 int gpu_sign_messages(ks_ctx* ctx, const ks::sm2::PrivateKey& key, const uint8_t za[32],
                       const uint8_t* data, const uint64_t* offsets, size_t count, uint8_t* sigs,
                       int* status) {
-  const DeviceResults device(status, count);
-  if (device.get() == nullptr) return KS_ERR_NO_MEMORY;
-  int rc;
-  {
-    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    rc = ks::sm2::gpu::sign_messages_batch(*ctx->gpu, key, za, data, offsets, count, sigs,
-                                             device.get());
-  }
-  if (rc != KS_OK) return rc;
-  return run_items(ctx, count, 4096, status, [&](size_t i) -> int {
-    Error err = static_cast<Error>(device[i]);
+  const auto run = [&](int* device) {
+    return ks::sm2::gpu::sign_messages_batch(*ctx->gpu, key, za, data, offsets, count, sigs,
+                                             device);
+  };
+  return on_gpu(ctx, count, status, run, [&](size_t i, int device) -> int {
+    Error err = static_cast<Error>(device);
     if (err == Error::kBadNonce) {  // e = SM3(Z_A || M_i) again, then a fresh nonce
       uint8_t e[32];
       ks::sm3::Sm3 h;
@@ -179,26 +168,21 @@ struct MessagesIn {
 // Z_A and e computed on the device.
 int gpu_verify(ks_ctx* ctx, const uint8_t* pubs, const uint8_t* digests,
                const MessagesIn* messages, size_t count, const uint8_t* sigs, int* status) {
-  const DeviceResults device(status, count);
   std::vector<uint8_t> prefix;
   if (messages != nullptr) {
     prefix.resize(ks::sm2::kZaPrefixMaxBytes);
     prefix.resize(ks::sm2::za_prefix(prefix.data(), messages->id, messages->id_len));
     if (prefix.empty()) return KS_ERR_ID_LENGTH;
   }
-  if (device.get() == nullptr) return KS_ERR_NO_MEMORY;
-  int rc;
-  {
-    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    rc = messages == nullptr
-             ? ks::sm2::gpu::verify_digest_batch(*ctx->gpu, pubs, digests, sigs, count, device.get())
-             : ks::sm2::gpu::verify_messages_batch(*ctx->gpu, pubs, prefix.data(), prefix.size(),
-                                                   messages->data, messages->offsets, count, sigs,
-                                                   device.get());
-  }
-  if (rc != KS_OK) return rc;
-  return run_items(ctx, count, 4096, status,
-                   [&](size_t i) { return to_status(static_cast<Error>(device[i])); });
+  const auto run = [&](int* device) {
+    return messages == nullptr
+               ? ks::sm2::gpu::verify_digest_batch(*ctx->gpu, pubs, digests, sigs, count, device)
+               : ks::sm2::gpu::verify_messages_batch(*ctx->gpu, pubs, prefix.data(),
+                                                     prefix.size(), messages->data,
+                                                     messages->offsets, count, sigs, device);
+  };
+  return on_gpu(ctx, count, status, run,
+                [](size_t, int device) { return to_status(static_cast<Error>(device)); });
 }
 
 // Verifies digests under already parsed keys, 8 at a time, on the CPU
@@ -261,7 +245,7 @@ int ks_sm2_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
   // A batch that fails as a whole leaves no private key behind in the
   // caller's buffer (its statuses do not say which items were written).
   try {
-    rc = ctx->use_gpu(count, kAutoGpuMinSm2)
+    rc = ctx->use_gpu(count, ks::api::kAutoGpuMinSm2)
              ? gpu_keygen(ctx, count, private_keys, public_keys, status)
              : cpu_keygen(ctx, count, private_keys, public_keys, status);
   } catch (...) {
@@ -282,7 +266,7 @@ int ks_sm2_sign_digest_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* 
   if (rc == KS_OK) rc = check_items(digests, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
   if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom)
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom)
     return gpu_sign_digests(ctx, &key->key, nullptr, digests, count, mode, sigs, status);
   std::vector<int> result(count, KS_OK);
   run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
@@ -306,7 +290,7 @@ int ks_sm2_sign_digest_batch_keys(ks_ctx* ctx, const uint8_t* private_keys,
   if (rc == KS_OK) rc = check_items(digests, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
   if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom)
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom)
     return gpu_sign_digests(ctx, nullptr, private_keys, digests, count, mode, sigs, status);
   std::vector<int> result(count, KS_OK);
   ctx->pool.parallel_for(count, 4096, [&](size_t b, size_t end) {
@@ -347,7 +331,7 @@ int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, siz
     rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
                               {{sigs, sigs_len}, ks::api::statuses_written(status, count)});
   if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom) {
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom) {
     uint8_t za[32];
     rc = to_status(ks::sm2::compute_za(za, key->key.pub, id, id_len));
     if (rc != KS_OK) return rc;
@@ -365,7 +349,7 @@ int ks_sm2_verify_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const ui
   if (rc == KS_OK) rc = check_items(digests, count, 32);
   if (rc == KS_OK) rc = check_items(sigs, count, 64);
   if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinSm2Verify))
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2Verify))
     return gpu_verify(ctx, public_keys, digests, nullptr, count, sigs, status);
   std::vector<int> result(count, KS_OK);
   std::vector<ks::sm2::PublicKey> keys(count);
@@ -470,7 +454,7 @@ int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* 
     rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
                               {ks::api::statuses_written(status, count)});
   if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinSm2Verify)) {
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2Verify)) {
     const MessagesIn messages = {id, id_len, data, offsets};
     return gpu_verify(ctx, public_keys, nullptr, &messages, count, sigs, status);
   }

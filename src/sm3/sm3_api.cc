@@ -1,6 +1,7 @@
 // C entry points for SM3 and HMAC-SM3.
 #include <new>
 
+#include "api/auto_gpu.h"
 #include "api/batch.h"
 #include "api/checks.h"
 #include "core/secure.h"
@@ -37,13 +38,6 @@ struct HmacState {
 
 Sm3State* as_sm3(ks_sm3_ctx* c) { return ks::api::state_of<Sm3State>(c); }
 HmacState* as_hmac(ks_hmac_sm3_ctx* c) { return ks::api::state_of<HmacState>(c); }
-
-// Below this many messages an AUTO context hashes on the CPU: the copies to
-// and from the device cost more than the CPU needs. Measured with 64-byte
-// messages on an H100 next to 16 Xeon threads (x16 AVX-512 multi-buffer):
-// the CPU leads up to 2^18 messages, the GPU from 2^20
-// (bench/results/h100-sweep-2026-11-22.txt).
-constexpr size_t kAutoGpuMinMessages = size_t(1) << 19;
 
 // Hashes items [begin, end) on this thread, a group of pointers at a time.
 void sm3_cpu_range(const uint8_t* data, const uint64_t* offsets, size_t begin, size_t end,
@@ -148,9 +142,9 @@ int ks_sm3_batch(ks_ctx* ctx, const uint8_t* data, size_t data_len, const uint64
     rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
                               {{digests, digests_len}, ks::api::statuses_written(status, count)});
   if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, kAutoGpuMinMessages))
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm3Messages))
     return ks::api::run_on_gpu_whole(ctx, count, status, [&] {
-      return ks::sm3::gpu_batch(*ctx->gpu, data, offsets, count, digests);
+      return ks::sm3::gpu::digest_batch(*ctx->gpu, data, offsets, count, digests);
     });
   ctx->pool.parallel_for(count, 256, [&](size_t begin, size_t end) {
     sm3_cpu_range(data, offsets, begin, end, digests);

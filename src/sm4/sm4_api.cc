@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <new>
 
+#include "api/auto_gpu.h"
 #include "api/batch.h"
 #include "api/cipher_buffer.h"
 #include "api/checks.h"
@@ -416,11 +417,6 @@ void ks_sm4_gcm_cleanse(ks_sm4_gcm_ctx* c) {
 
 namespace {
 
-// AUTO keeps batches on the CPU threads: the GPU path copies the whole
-// batch in and out around the kernels (no pipeline yet), and its crossover
-// against the CPU is not measured. GPU contexts always take it.
-constexpr size_t kAutoGpuMinBatchBytes = SIZE_MAX;
-
 // Whether a batch has a GPU path: ECB, CTR, and GCM with 96-bit IVs and
 // texts within GCM's limit (other IV lengths and over-long texts, which
 // fail, stay on the CPU).
@@ -452,12 +448,11 @@ int gcm_batch_on_gpu(ks_ctx* ctx, bool encrypt, const uint8_t* keys, const uint8
                      const uint64_t* offsets, size_t count, uint8_t* out, uint8_t* tags,
                      size_t tag_len, int* status) {
   std::vector<uint8_t> passed(count, 0);
-  int rc;
-  {
-    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    rc = ks::sm4_gpu::gcm_messages(*ctx->gpu, encrypt, keys, ivs, aad, aad_offsets, data,
-                                   offsets, count, tags, tag_len, out, passed.data());
-  }
+  // Under the GPU lock (the per-item statuses are written below).
+  const int rc = ks::api::run_on_gpu_whole(ctx, 0, nullptr, [&] {
+    return ks::sm4::gpu::gcm_messages(*ctx->gpu, encrypt, keys, ivs, aad, aad_offsets, data,
+                                      offsets, count, tags, tag_len, out, passed.data());
+  });
   if (rc != KS_OK) std::fill(passed.begin(), passed.end(), 1);  // every item: rc
   return gpu_statuses(rc, passed.data(), KS_ERR_TAG_MISMATCH, count, status);
 }
@@ -471,15 +466,13 @@ int batch_on_gpu(ks_ctx* ctx, int mode, bool encrypt, const uint8_t* keys, const
   std::vector<uint8_t> skip(count, 0);
   if (mode == KS_SM4_ECB)
     for (size_t i = 0; i < count; ++i) skip[i] = (offsets[i + 1] - offsets[i]) % kBlock != 0;
-  const auto how = mode == KS_SM4_CTR ? ks::sm4_gpu::MessageMode::kCtr
-                   : encrypt          ? ks::sm4_gpu::MessageMode::kEcbEncrypt
-                                      : ks::sm4_gpu::MessageMode::kEcbDecrypt;
-  int rc;
-  {
-    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    rc = ks::sm4_gpu::crypt_messages(*ctx->gpu, how, keys, ivs, data, offsets, count,
-                                     skip.data(), out);
-  }
+  const auto how = mode == KS_SM4_CTR ? ks::sm4::gpu::MessageMode::kCtr
+                   : encrypt          ? ks::sm4::gpu::MessageMode::kEcbEncrypt
+                                      : ks::sm4::gpu::MessageMode::kEcbDecrypt;
+  const int rc = ks::api::run_on_gpu_whole(ctx, 0, nullptr, [&] {
+    return ks::sm4::gpu::crypt_messages(*ctx->gpu, how, keys, ivs, data, offsets, count,
+                                        skip.data(), out);
+  });
   for (uint8_t& s : skip) s = s == 0;  // now: whether the item was computed
   return gpu_statuses(rc, skip.data(), KS_ERR_LENGTH, count, status);
 }
@@ -497,7 +490,7 @@ int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, const uint8
                              &copies);
   if (rc != KS_OK) return rc;
   if (count != 0 && gpu_batch_mode(mode, iv_len, offsets, count) &&
-      ctx->use_gpu(size_t(offsets[count] - offsets[0]), kAutoGpuMinBatchBytes)) {
+      ctx->use_gpu(size_t(offsets[count] - offsets[0]), ks::api::kAutoGpuMinSm4BatchBytes)) {
     if (mode != KS_SM4_GCM)
       return batch_on_gpu(ctx, mode, encrypt != 0, keys, ivs, data, offsets, count, out, status);
     return gcm_batch_on_gpu(ctx, encrypt != 0, keys, ivs, aad, aad_offsets, data, offsets, count,
@@ -521,22 +514,15 @@ int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, const uint8
 
 namespace {
 
-// AUTO sends pinned buffers (ks_host_alloc) of this size and up to the GPU,
-// and keeps ordinary ones on the CPU: measured end to end on an H100
-// against its 16 host threads (bench/results/h100-sweep-2026-11-23-s6-sm4.json),
-// pinned buffers led from 4 MiB (19.8 GB/s against 17.6) to 46 GB/s at
-// 256 MiB (the bus), while ordinary ones, staged by host copies, trailed
-// the CPU's 24 GB/s at every size up to 1 GiB.
-constexpr size_t kAutoGpuMinPinnedBytes = size_t(4) << 20;
-
 size_t auto_gpu_min_bytes(const void* in, const void* out) {
-  return ks::api::auto_gpu_min_bytes(in, out, kAutoGpuMinPinnedBytes, SIZE_MAX);
+  return ks::api::auto_gpu_min_bytes(in, out, ks::api::kAutoGpuMinSm4PinnedBytes,
+                                     ks::api::kAutoGpuMinSm4PageableBytes);
 }
 
 // The GPU kernel flags ask for: constant time unless KS_SM4_GPU_TABLES.
-ks::sm4_gpu::Kernel gpu_kernel(uint32_t flags) {
-  return (flags & KS_SM4_GPU_TABLES) != 0 ? ks::sm4_gpu::Kernel::kTable
-                                          : ks::sm4_gpu::Kernel::kBitsliced;
+ks::sm4::gpu::Kernel gpu_kernel(uint32_t flags) {
+  return (flags & KS_SM4_GPU_TABLES) != 0 ? ks::sm4::gpu::Kernel::kTable
+                                          : ks::sm4::gpu::Kernel::kBitsliced;
 }
 
 // Blocks [begin, end) of a buffer of len bytes on the calling thread; the
@@ -567,13 +553,12 @@ int ks_sm4_crypt_buffer(ks_ctx* ctx, int mode, int encrypt, uint32_t flags,
   const size_t blocks = len / kBlock;  // whole ones; a partial last one only in CTR
   if (ctx->use_gpu(len, auto_gpu_min_bytes(in, out))) {
     const auto kernel = gpu_kernel(flags);
-    {
-      std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-      rc = blocks == 0 ? KS_OK
-                       : ks::sm4_gpu::crypt_buffer(*ctx->gpu, kernel,
-                                                   encrypt || counter ? k.enc : k.dec, counter,
-                                                   in, out, blocks, encrypt != 0);
-    }
+    rc = ks::api::run_on_gpu_whole(ctx, 0, nullptr, [&] {
+      return blocks == 0 ? KS_OK
+                         : ks::sm4::gpu::crypt_buffer(*ctx->gpu, kernel,
+                                                      encrypt || counter ? k.enc : k.dec, counter,
+                                                      in, out, blocks, encrypt != 0);
+    });
     if (rc != KS_OK) return rc;
     if (len % kBlock != 0) crypt_range(k, true, counter, in, out, len, blocks, blocks + 1);
     return KS_OK;
@@ -610,11 +595,10 @@ int ks_sm4_gcm_seal_buffer(ks_ctx* ctx, uint32_t flags, const uint8_t key[KS_SM4
   const ks::WipeOnExit wipe(&k, sizeof k);
   ks::sm4::set_key(&k, key);
   uint8_t full_tag[KS_SM4_GCM_TAG_BYTES];
-  {
-    std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-    rc = ks::sm4_gpu::gcm_seal_buffer(*ctx->gpu, gpu_kernel(flags), k.enc, iv, aad, aad_len, in,
-                                      len, out, full_tag);
-  }
+  rc = ks::api::run_on_gpu_whole(ctx, 0, nullptr, [&] {
+    return ks::sm4::gpu::gcm_seal_buffer(*ctx->gpu, gpu_kernel(flags), k.enc, iv, aad, aad_len,
+                                         in, len, out, full_tag);
+  });
   if (rc == KS_OK) memcpy(tag, full_tag, tag_len);
   return rc;
 } KS_API_CATCH
@@ -632,7 +616,8 @@ int ks_sm4_gcm_open_buffer(ks_ctx* ctx, uint32_t flags, const uint8_t key[KS_SM4
   ks::sm4::Key k;
   const ks::WipeOnExit wipe(&k, sizeof k);
   ks::sm4::set_key(&k, key);
-  std::lock_guard<std::mutex> lock(ctx->gpu_mutex);
-  return ks::sm4_gpu::gcm_open_buffer(*ctx->gpu, gpu_kernel(flags), k.enc, iv, aad, aad_len, in,
-                                      len, tag, tag_len, out);
+  return ks::api::run_on_gpu_whole(ctx, 0, nullptr, [&] {
+    return ks::sm4::gpu::gcm_open_buffer(*ctx->gpu, gpu_kernel(flags), k.enc, iv, aad, aad_len,
+                                         in, len, tag, tag_len, out);
+  });
 } KS_API_CATCH

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpu/launch.cuh"
+
 namespace ks {
 namespace sliced_gpu {
 
@@ -289,21 +291,6 @@ __global__ void __launch_bounds__(kThreads) kernel(const typename Cipher::Keys k
   }
 }
 
-inline int sm_count() {
-  int dev = 0, sms = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-    return 1;
-  return sms;
-}
-
-// Enough resident CUDA blocks to fill the GPU; the kernels stride over the rest.
-inline unsigned grid_for(size_t units, unsigned per_cuda_block, unsigned per_sm) {
-  const size_t need = (units + per_cuda_block - 1) / per_cuda_block;
-  const size_t cap = size_t(sm_count()) * per_sm;
-  return unsigned(need < cap ? need : cap);
-}
-
 // Enqueues job j on stream; a cudaError_t.
 template <class Cipher, Mode M>
 cudaError_t launch(const typename Cipher::Keys& keys, const Job& j, cudaStream_t stream) {
@@ -315,7 +302,8 @@ cudaError_t launch(const typename Cipher::Keys& keys, const Job& j, cudaStream_t
         kernel<Cipher, M>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
     if (e != cudaSuccess) return e;
   }
-  kernel<Cipher, M><<<grid_for(n, kThreads * 32, 4), kThreads, smem, stream>>>(keys, j);
+  // Enough resident CUDA blocks to fill the GPU; the kernels stride over the rest.
+  kernel<Cipher, M><<<gpu::grid_for(n, kThreads * 32, 4), kThreads, smem, stream>>>(keys, j);
   return cudaGetLastError();
 }
 

@@ -13,7 +13,8 @@
 #include "curve25519/gpu/curve25519_gpu_host.h"
 
 namespace ks {
-namespace curve25519_gpu {
+namespace curve25519 {
+namespace gpu {
 
 // out[i] = X25519(k[i * k_stride], u[i]) (RFC 7748 5: k clamped, u's bit
 // 255 masked, non-canonical u taken mod p), constant time; status[i]
@@ -58,11 +59,8 @@ cudaError_t launch_ed25519_sign(Field field, Layout layout, const uint8_t* key,
                                 const uint64_t* offsets, uint8_t* sigs, size_t count,
                                 cudaStream_t stream, BaseTable base = BaseTable::kComb);
 
-// See FieldOp (curve25519_gpu_host.h).
-cudaError_t launch_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b,
-                            uint64_t* out, size_t count, int repeat, cudaStream_t stream);
-
-}  // namespace curve25519_gpu
+}  // namespace gpu
+}  // namespace curve25519
 }  // namespace ks
 
 #endif  // KS_SCHEME_CURVE25519_GPU_H_

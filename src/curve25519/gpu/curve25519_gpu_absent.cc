@@ -3,7 +3,8 @@
 #include "curve25519/gpu/curve25519_gpu_batch.h"
 
 namespace ks {
-namespace curve25519_gpu {
+namespace curve25519 {
+namespace gpu {
 
 int x25519_batch(ks::gpu::Engine&, const uint8_t*, bool, const uint8_t*, size_t, uint8_t*, int*) {
   return KS_ERR_BACKEND_UNAVAILABLE;
@@ -35,5 +36,6 @@ int ed25519_sign_batch(ks::gpu::Engine&, BaseTable, const uint8_t*, const uint8_
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
-}  // namespace curve25519_gpu
+}  // namespace gpu
+}  // namespace curve25519
 }  // namespace ks

@@ -14,7 +14,8 @@
 #include "curve25519/gpu/curve25519_gpu_host.h"
 
 namespace ks {
-namespace curve25519_gpu {
+namespace curve25519 {
+namespace gpu {
 
 // shared[i] = X25519(key, peers[i]) with count keys (per_item_keys) or one;
 // kZeroSharedSecret where the result is all zero (RFC 7748 6.1). The
@@ -62,7 +63,8 @@ int ed25519_sign_batch(ks::gpu::Engine& engine, BaseTable base, const uint8_t on
                        const uint8_t* seeds, const uint8_t* data, const uint64_t* offsets,
                        size_t count, uint8_t* sigs);
 
-}  // namespace curve25519_gpu
+}  // namespace gpu
+}  // namespace curve25519
 }  // namespace ks
 
 #endif  // KS_SCHEME_CURVE25519_GPU_BATCH_H_

@@ -16,7 +16,8 @@
 #include "curve25519/ed25519_sign_one.h"
 
 namespace ks {
-namespace curve25519_gpu {
+namespace curve25519 {
+namespace gpu {
 namespace detail {
 
 // The comb row reader of a whole warp (curve25519/ed25519_sign_one.h's
@@ -126,7 +127,7 @@ __device__ __forceinline__ void store_if(bool live, uint8_t* dst, const uint8_t*
 
 // Keys a thread: two blocks of kThreads per SM (the DPF inline kernels'
 // ~250 registers).
-inline int keys_per_thread(size_t count) { return items_per_thread(count, 2); }
+inline int keys_per_thread(size_t count) { return per_thread_for(count, 2); }
 
 // A key or signing kernel over the fixed-base table `base` selects:
 // launch(min_blocks, G*, Row*, table, blocks) with Row its reader.
@@ -146,7 +147,8 @@ cudaError_t launch_fixed_base(BaseTable base, Field field, Layout layout, size_t
 }
 
 }  // namespace detail
-}  // namespace curve25519_gpu
+}  // namespace gpu
+}  // namespace curve25519
 }  // namespace ks
 
 #endif  // KS_SCHEME_CURVE25519_GPU_FIXED_BASE_CUH_

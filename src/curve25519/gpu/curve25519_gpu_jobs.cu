@@ -12,7 +12,8 @@
 #include "curve25519/x25519.h"
 
 namespace ks {
-namespace curve25519_gpu {
+namespace curve25519 {
+namespace gpu {
 namespace {
 
 using ks::gpu::FixedSizeJob;
@@ -231,5 +232,6 @@ int x25519_batch(ks::gpu::Engine& engine, const uint8_t* keys, bool per_item_key
       X25519Job(keys, per_item_keys, peers, shared, status), count);
 }
 
-}  // namespace curve25519_gpu
+}  // namespace gpu
+}  // namespace curve25519
 }  // namespace ks

@@ -8,7 +8,8 @@
 #include "curve25519/gpu/curve25519_gpu_fixed_base.cuh"
 
 namespace ks {
-namespace curve25519_gpu {
+namespace curve25519 {
+namespace gpu {
 
 using namespace detail;
 
@@ -73,19 +74,6 @@ cudaError_t launch_keys(Field field, Layout layout, const uint8_t* in, uint8_t* 
   });
 }
 
-// 32 bytes in, 32 bytes out per item, through a launcher of that shape.
-template <class Launcher>
-int run_32_to_32(Launcher launcher, Field field, Layout layout, BaseTable base, const uint8_t* in,
-                 uint8_t* out, size_t count) {
-  DeviceBytes din(in, 32 * count), dout(nullptr, 32 * count);
-  if (const cudaError_t err = first_error(din, dout)) return int(err);
-  const int rc = run_sync([&] {
-    return launcher(field, layout, din.as<uint8_t>(), dout.as<uint8_t>(), count, nullptr, base);
-  });
-  if (rc != 0) return rc;
-  return int(cudaMemcpy(out, dout.p, 32 * count, cudaMemcpyDeviceToHost));
-}
-
 }  // namespace
 
 cudaError_t launch_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds,
@@ -100,15 +88,6 @@ cudaError_t launch_x25519_public_keys(Field field, Layout layout, const uint8_t*
   return launch_keys<X25519Keys>(field, layout, keys, pubs, count, stream, base);
 }
 
-int run_ed25519_public_keys(Field field, Layout layout, const uint8_t* seeds, uint8_t* pubs,
-                            size_t count, BaseTable base) {
-  return run_32_to_32(launch_ed25519_public_keys, field, layout, base, seeds, pubs, count);
-}
-
-int run_x25519_public_keys(Field field, Layout layout, const uint8_t* keys, uint8_t* pubs,
-                           size_t count, BaseTable base) {
-  return run_32_to_32(launch_x25519_public_keys, field, layout, base, keys, pubs, count);
-}
-
-}  // namespace curve25519_gpu
+}  // namespace gpu
+}  // namespace curve25519
 }  // namespace ks

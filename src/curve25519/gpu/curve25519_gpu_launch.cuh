@@ -1,8 +1,8 @@
 // What the Curve25519 kernel files share (curve25519/gpu/curve25519_gpu_*.cu, one
 // a kind of operation so that they compile in parallel): the grid shape,
-// the items a thread takes, 32-byte word loads and stores, the launch of a
-// kernel over a field policy and layout, and the device copies behind the
-// run_* calls of curve25519/gpu/curve25519_gpu_host.h. Internal to those files.
+// the items a thread takes (gpu/launch.cuh's rule by fill), 32-byte word
+// loads and stores, and the launch of a kernel over a field policy and
+// layout. Internal to those files.
 #ifndef KS_SCHEME_CURVE25519_GPU_LAUNCH_CUH_
 #define KS_SCHEME_CURVE25519_GPU_LAUNCH_CUH_
 
@@ -10,24 +10,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <initializer_list>
 #include <type_traits>
 
 #include "gpu/device_table.cuh"
+#include "gpu/launch.cuh"
 #include "field/fe25519_dpf.cuh"
 #include "field/fe25519_gpu.cuh"
 #include "field/out_of_line.cuh"
 #include "curve25519/gpu/curve25519_gpu.h"
 
 namespace ks {
-namespace curve25519_gpu {
+namespace curve25519 {
+namespace gpu {
 namespace detail {
+
+using ks::gpu::blocks_for;
 
 constexpr unsigned kThreads = 128;
 
 // Items a thread computes where they share one inversion (public keys and
 // signatures: Signer::encode_all; X25519: x25519_kernel): up to this many,
-// as many as keep the device's resident threads busy (items_per_thread).
+// as many as keep the device's resident threads busy (per_thread_for).
 // Measured on the H100, DPF inline, 2^20 keys (tools/
 // curve25519_gpu_bench.cu): Ed25519 1.91e8/s for 1, 2.22e8 for 2, 2.35e8 for 4; X25519 public
 // keys 2.01e8, 2.32e8, 2.54e8; signatures 1.53e8 for 1, 1.61e8 adaptive.
@@ -38,10 +41,6 @@ constexpr int kMaxItemsPerThread = 4;
 
 __device__ __forceinline__ size_t item_index() {
   return size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-
-inline unsigned blocks_for(size_t count, unsigned threads) {
-  return unsigned((count + threads - 1) / threads);
 }
 
 __device__ __forceinline__ void load_words(uint64_t w[4], const uint8_t* p) {
@@ -61,23 +60,16 @@ __device__ __forceinline__ void store_words(uint8_t* p, const uint64_t w[4]) {
 
 // Items a thread takes when they share an inversion: kMaxItemsPerThread
 // from that many resident threads' worth of items (blocks_per_sm blocks of
-// kThreads on every SM), 2 from one, else 1 (so that small batches still
-// fill the SMs).
-inline int items_per_thread(size_t count, int blocks_per_sm) {
-  int device = 0, sms = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
-    return 1;
-  const size_t resident = size_t(sms) * size_t(blocks_per_sm < 1 ? 1 : blocks_per_sm) * kThreads;
-  return count >= kMaxItemsPerThread * resident ? kMaxItemsPerThread : count >= resident ? 2 : 1;
+// kThreads on every SM, or the occupancy of `kernel` itself), 2 from one,
+// else 1 (so that small batches still fill the SMs).
+inline int per_thread_for(size_t count, int blocks_per_sm) {
+  return ks::gpu::items_per_thread(count, ks::gpu::residency(blocks_per_sm), kThreads,
+                                   kMaxItemsPerThread);
 }
-// The same with the occupancy of `kernel` itself.
 template <class Kernel>
-int items_per_thread(Kernel* kernel, size_t count) {
-  int blocks = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kThreads, 0) != cudaSuccess)
-    blocks = 1;
-  return items_per_thread(count, blocks);
+int per_thread_for(Kernel* kernel, size_t count) {
+  return ks::gpu::items_per_thread(count, ks::gpu::residency(kernel, kThreads), kThreads,
+                                   kMaxItemsPerThread);
 }
 
 // Launches kernel<G, MinBlocks> for the field policy G of `layout` over F
@@ -109,38 +101,6 @@ cudaError_t launch_ed25519(ks::gpu::DeviceTable& table, Field field, Layout layo
                               : launch_in_layout<field::Fe25519Gpu>(layout, with_table);
 }
 
-// A device copy of a host array, or an output array, freed on scope exit.
-struct DeviceBytes {
-  void* p = nullptr;
-  cudaError_t err;
-  DeviceBytes(const void* host, size_t bytes) : err(cudaMalloc(&p, bytes > 0 ? bytes : 1)) {
-    if (err == cudaSuccess && host != nullptr && bytes > 0)
-      err = cudaMemcpy(p, host, bytes, cudaMemcpyHostToDevice);
-  }
-  ~DeviceBytes() { cudaFree(p); }
-  DeviceBytes(const DeviceBytes&) = delete;
-  DeviceBytes& operator=(const DeviceBytes&) = delete;
-  template <class T>
-  T* as() const { return static_cast<T*>(p); }
-};
-
-// The first allocation or upload error of `buffers`, else cudaSuccess.
-template <class... Buffers>
-cudaError_t first_error(const Buffers&... buffers) {
-  const std::initializer_list<cudaError_t> errors = {buffers.err...};
-  for (cudaError_t err : errors)
-    if (err != cudaSuccess) return err;
-  return cudaSuccess;
-}
-
-// launch(), then a wait for the device: the first error of the two.
-template <class Launch>
-int run_sync(Launch launch) {
-  cudaError_t err = launch();
-  if (err == cudaSuccess) err = cudaDeviceSynchronize();
-  return int(err);
-}
-
 // The tables on each device (curve25519/gpu/curve25519_gpu_tables.cu): the comb
 // of the CPU's fixed-base multiplication (verification's [S]B), the
 // signing comb of WarpRow and the wide table of WideRow
@@ -150,7 +110,8 @@ extern ks::gpu::DeviceTable g_sign_comb;
 extern ks::gpu::DeviceTable g_wide_table;
 
 }  // namespace detail
-}  // namespace curve25519_gpu
+}  // namespace gpu
+}  // namespace curve25519
 }  // namespace ks
 
 #endif  // KS_SCHEME_CURVE25519_GPU_LAUNCH_CUH_

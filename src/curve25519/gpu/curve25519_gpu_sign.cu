@@ -9,7 +9,8 @@
 #include "curve25519/gpu/curve25519_gpu_fixed_base.cuh"
 
 namespace ks {
-namespace curve25519_gpu {
+namespace curve25519 {
+namespace gpu {
 
 using namespace detail;
 
@@ -72,22 +73,6 @@ cudaError_t launch_ed25519_sign(Field field, Layout layout, const uint8_t* key,
   });
 }
 
-int run_ed25519_sign(Field field, Layout layout, const uint8_t* key, const uint8_t* seeds,
-                     const uint8_t* data, const uint64_t* offsets, uint8_t* sigs, size_t count,
-                     BaseTable base) {
-  const size_t data_len = count > 0 ? size_t(offsets[count]) : 0;
-  DeviceBytes dkey(key, key != nullptr ? 96 : 0), dseed(seeds, seeds != nullptr ? 32 * count : 0),
-      ddata(data, data_len), doff(offsets, 8 * (count + 1)), dsig(nullptr, 64 * count);
-  if (const cudaError_t err = first_error(dkey, dseed, ddata, doff, dsig)) return int(err);
-  const int rc = run_sync([&] {
-    return launch_ed25519_sign(field, layout, key != nullptr ? dkey.as<uint8_t>() : nullptr,
-                               seeds != nullptr ? dseed.as<uint8_t>() : nullptr,
-                               ddata.as<uint8_t>(), doff.as<uint64_t>(), dsig.as<uint8_t>(), count,
-                               nullptr, base);
-  });
-  if (rc != 0) return rc;
-  return int(cudaMemcpy(sigs, dsig.p, 64 * count, cudaMemcpyDeviceToHost));
-}
-
-}  // namespace curve25519_gpu
+}  // namespace gpu
+}  // namespace curve25519
 }  // namespace ks

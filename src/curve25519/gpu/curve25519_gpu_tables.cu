@@ -7,7 +7,8 @@
 #include "curve25519/ed25519_verify_one.h"
 
 namespace ks {
-namespace curve25519_gpu {
+namespace curve25519 {
+namespace gpu {
 namespace detail {
 namespace {
 
@@ -24,5 +25,6 @@ ks::gpu::DeviceTable g_sign_comb(&WarpRow::host_table);
 ks::gpu::DeviceTable g_wide_table(&WideRow::host_table);
 
 }  // namespace detail
-}  // namespace curve25519_gpu
+}  // namespace gpu
+}  // namespace curve25519
 }  // namespace ks

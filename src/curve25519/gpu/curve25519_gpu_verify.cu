@@ -7,7 +7,8 @@
 #include "curve25519/ed25519_verify_one.h"
 
 namespace ks {
-namespace curve25519_gpu {
+namespace curve25519 {
+namespace gpu {
 
 using namespace detail;
 
@@ -40,20 +41,6 @@ cudaError_t launch_ed25519_verify(Field field, Layout layout, const uint8_t* pub
   });
 }
 
-int run_ed25519_verify(Field field, Layout layout, const uint8_t* pubs, const uint8_t* sigs,
-                       const uint8_t* data, const uint64_t* offsets, int* status, size_t count) {
-  const size_t data_len = count > 0 ? size_t(offsets[count]) : 0;
-  DeviceBytes dpub(pubs, 32 * count), dsig(sigs, 64 * count), ddata(data, data_len),
-      doff(offsets, 8 * (count + 1)), dst(nullptr, sizeof(int) * count);
-  if (const cudaError_t err = first_error(dpub, dsig, ddata, doff, dst)) return int(err);
-  const int rc = run_sync([&] {
-    return launch_ed25519_verify(field, layout, dpub.as<uint8_t>(), dsig.as<uint8_t>(),
-                                 ddata.as<uint8_t>(), doff.as<uint64_t>(), dst.as<int>(), count,
-                                 nullptr);
-  });
-  if (rc != 0) return rc;
-  return int(cudaMemcpy(status, dst.p, sizeof(int) * count, cudaMemcpyDeviceToHost));
-}
-
-}  // namespace curve25519_gpu
+}  // namespace gpu
+}  // namespace curve25519
 }  // namespace ks

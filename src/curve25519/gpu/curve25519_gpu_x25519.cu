@@ -1,6 +1,5 @@
 // X25519 shared secrets on the GPU (curve25519/gpu/curve25519_gpu.h): the
-// Montgomery ladder of curve/montgomery_ladder.h over either GPU field,
-// and the field-operation kernels that test and measure those fields.
+// Montgomery ladder of curve/montgomery_ladder.h over either GPU field.
 // Nothing in X25519 branches on or indexes memory by a secret.
 #include "curve25519/gpu/curve25519_gpu.h"
 
@@ -9,7 +8,8 @@
 #include "curve25519/gpu/curve25519_gpu_launch.cuh"
 
 namespace ks {
-namespace curve25519_gpu {
+namespace curve25519 {
+namespace gpu {
 
 using namespace detail;
 
@@ -73,27 +73,6 @@ __global__ void __launch_bounds__(kThreads, kX25519MinBlocks)
   }
 }
 
-template <class F>
-__global__ void field_op_kernel(FieldOp op, const uint64_t* a, const uint64_t* b, uint64_t* out,
-                                size_t count, int repeat) {
-  const size_t i = item_index();
-  if (i >= count) return;
-  const typename F::Elem r =
-      field::apply<F>(op, F::from_words(a + 4 * i), F::from_words(b + 4 * i), repeat);
-  F::to_words(out + 4 * i, r);
-}
-
-__global__ void dpf_limb_op_kernel(FieldOp op, const uint64_t* a, const uint64_t* b,
-                                   uint64_t* out, size_t count, int repeat) {
-  using F = field::Fe25519Dpf;
-  const size_t i = item_index();
-  if (i >= count) return;
-  F::Elem x, y;
-#pragma unroll
-  for (int j = 0; j < 5; ++j) x.l[j] = a[5 * i + j], y.l[j] = b[5 * i + j];
-  F::to_words(out + 4 * i, field::apply<F>(op, x, y, repeat));
-}
-
 }  // namespace
 
 cudaError_t launch_x25519(Field field, const uint8_t* k, size_t k_stride, const uint8_t* u,
@@ -102,7 +81,7 @@ cudaError_t launch_x25519(Field field, const uint8_t* k, size_t k_stride, const 
   if (count == 0) return cudaSuccess;
   const auto launch = [&](auto* kernel) {
     if (per_thread < 1 || per_thread > kMaxItemsPerThread)
-      per_thread = items_per_thread(kernel, count);
+      per_thread = per_thread_for(kernel, count);
     const unsigned blocks = blocks_for((count + per_thread - 1) / per_thread, kThreads);
     kernel<<<blocks, kThreads, 0, stream>>>(k, k_stride, u, out, status, count, per_thread);
     return cudaGetLastError();
@@ -111,62 +90,6 @@ cudaError_t launch_x25519(Field field, const uint8_t* k, size_t k_stride, const 
                               : launch(x25519_kernel<field::Fe25519Gpu>);
 }
 
-
-cudaError_t launch_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b,
-                            uint64_t* out, size_t count, int repeat, cudaStream_t stream) {
-  if (count == 0) return cudaSuccess;
-  const unsigned blocks = blocks_for(count, kThreads);
-  if (field == Field::kDpf) {
-    field_op_kernel<field::Fe25519Dpf><<<blocks, kThreads, 0, stream>>>(op, a, b, out, count,
-                                                                        repeat);
-  } else {
-    field_op_kernel<field::Fe25519Gpu><<<blocks, kThreads, 0, stream>>>(op, a, b, out, count,
-                                                                        repeat);
-  }
-  return cudaGetLastError();
-}
-
-int run_x25519(Field field, const uint8_t* k, size_t k_stride, const uint8_t* u, uint8_t* out,
-               int* status, size_t count, int per_thread) {
-  DeviceBytes dk(k, 32 * (k_stride ? count : 1)), du(u, 32 * count), dout(nullptr, 32 * count),
-      dst(nullptr, sizeof(int) * count);
-  if (const cudaError_t err = first_error(dk, du, dout, dst)) return int(err);
-  const int rc = run_sync([&] {
-    return launch_x25519(field, dk.as<uint8_t>(), k_stride, du.as<uint8_t>(), dout.as<uint8_t>(),
-                         dst.as<int>(), count, nullptr, per_thread);
-  });
-  if (rc != 0) return rc;
-  cudaError_t err = cudaMemcpy(out, dout.p, 32 * count, cudaMemcpyDeviceToHost);
-  if (err == cudaSuccess && status != nullptr)
-    err = cudaMemcpy(status, dst.p, sizeof(int) * count, cudaMemcpyDeviceToHost);
-  return int(err);
-}
-
-int run_field_op(Field field, FieldOp op, const uint64_t* a, const uint64_t* b, uint64_t* out,
-                 size_t count, int repeat) {
-  DeviceBytes da(a, 32 * count), db(b, 32 * count), dout(nullptr, 32 * count);
-  if (const cudaError_t err = first_error(da, db, dout)) return int(err);
-  const int rc = run_sync([&] {
-    return launch_field_op(field, op, da.as<uint64_t>(), db.as<uint64_t>(), dout.as<uint64_t>(),
-                           count, repeat, nullptr);
-  });
-  if (rc != 0) return rc;
-  return int(cudaMemcpy(out, dout.p, 32 * count, cudaMemcpyDeviceToHost));
-}
-
-int run_dpf_limb_op(FieldOp op, const uint64_t* a_limbs, const uint64_t* b_limbs, uint64_t* out,
-                    size_t count, int repeat) {
-  DeviceBytes da(a_limbs, 40 * count), db(b_limbs, 40 * count), dout(nullptr, 32 * count);
-  if (const cudaError_t err = first_error(da, db, dout)) return int(err);
-  const int rc = run_sync([&] {
-    if (count == 0) return cudaSuccess;
-    dpf_limb_op_kernel<<<blocks_for(count, kThreads), kThreads>>>(
-        op, da.as<uint64_t>(), db.as<uint64_t>(), dout.as<uint64_t>(), count, repeat);
-    return cudaGetLastError();
-  });
-  if (rc != 0) return rc;
-  return int(cudaMemcpy(out, dout.p, 32 * count, cudaMemcpyDeviceToHost));
-}
-
-}  // namespace curve25519_gpu
+}  // namespace gpu
+}  // namespace curve25519
 }  // namespace ks

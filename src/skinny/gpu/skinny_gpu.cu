@@ -9,9 +9,11 @@
 #include "skinny/skinny128_256_sliced.h"
 #include "cipher/gpu/sliced_gpu.cuh"
 #include "core/endian.h"
+#include "gpu/launch.cuh"
 
 namespace ks {
-namespace skinny_gpu {
+namespace skinny {
+namespace gpu {
 namespace {
 
 using skinny::kRounds;
@@ -233,7 +235,7 @@ cudaError_t upload_tables() {
 template <bool kCtr>
 cudaError_t launch(Kernel k, const RoundTweakeys& rtk, const CtrStart& c, const uint4* in,
                    uint4* out, size_t n, cudaStream_t stream) {
-  const unsigned grid = sliced_gpu::grid_for(n, kThreads, 16);
+  const unsigned grid = ks::gpu::grid_for(n, kThreads, 16);
   if (k == Kernel::kBitsliced) {
     sliced_gpu::Job j = {reinterpret_cast<const uint8_t*>(in), reinterpret_cast<uint8_t*>(out),
                          16 * n, {uint32_t(c.hi >> 32), uint32_t(c.hi), uint32_t(c.lo >> 32),
@@ -283,18 +285,6 @@ int crypt(Kernel k, const RoundTweakeys& rtk, const uint8_t* counter, const uint
   return launch<true>(k, rtk, c, in, out, nblocks, stream);
 }
 
-int run_crypt(Kernel k, const RoundTweakeys& rtk, const uint8_t* counter, const uint8_t* in,
-              uint8_t* out, size_t nblocks) {
-  if (nblocks == 0) return cudaSuccess;
-  uint8_t* d = nullptr;
-  cudaError_t e = cudaMalloc(&d, 16 * nblocks);
-  if (e != cudaSuccess) return e;
-  e = cudaMemcpy(d, in, 16 * nblocks, cudaMemcpyHostToDevice);
-  if (e == cudaSuccess) e = cudaError_t(crypt(k, rtk, counter, d, d, nblocks, nullptr));
-  if (e == cudaSuccess) e = cudaMemcpy(out, d, 16 * nblocks, cudaMemcpyDeviceToHost);
-  cudaFree(d);
-  return e;
-}
-
-}  // namespace skinny_gpu
+}  // namespace gpu
+}  // namespace skinny
 }  // namespace ks

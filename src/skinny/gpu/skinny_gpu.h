@@ -36,7 +36,8 @@ namespace ks {
 namespace gpu {
 class Engine;
 }
-namespace skinny_gpu {
+namespace skinny {
+namespace gpu {
 
 enum class Kernel { kBitsliced, kCircuit, kTablesConstant, kTablesShared, kTablesReplicated };
 
@@ -49,11 +50,6 @@ const char* kernel_name(Kernel k);
 // int (0 = success).
 int crypt(Kernel k, const skinny::RoundTweakeys& rtk, const uint8_t* counter, const uint8_t* d_in,
           uint8_t* d_out, size_t nblocks, cudaStream_t stream);
-
-// The same from host buffers, synchronously (device buffers made and freed
-// here; in and out may be equal): for tests.
-int run_crypt(Kernel k, const skinny::RoundTweakeys& rtk, const uint8_t* counter,
-              const uint8_t* in, uint8_t* out, size_t nblocks);
 
 // The default: constant time and, measured on an H100, the fastest
 // (bench/results/h100-2026-11-26-s10-skinny-gpu.json: 3.8 Tbps CTR at
@@ -71,7 +67,8 @@ int crypt_buffer(ks::gpu::Engine& engine, Kernel kernel, const skinny::RoundTwea
                  const uint8_t* counter, const uint8_t* in, uint8_t* out, size_t nblocks,
                  bool secret_input);
 
-}  // namespace skinny_gpu
+}  // namespace gpu
+}  // namespace skinny
 }  // namespace ks
 
 #endif  // KS_CIPHER_SKINNY_GPU_H_

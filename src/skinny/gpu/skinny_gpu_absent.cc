@@ -3,12 +3,14 @@
 #include "kuaisuo/skinny.h"
 
 namespace ks {
-namespace skinny_gpu {
+namespace skinny {
+namespace gpu {
 
 int crypt_buffer(ks::gpu::Engine&, Kernel, const skinny::RoundTweakeys&, const uint8_t*,
                  const uint8_t*, uint8_t*, size_t, bool) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
-}  // namespace skinny_gpu
+}  // namespace gpu
+}  // namespace skinny
 }  // namespace ks

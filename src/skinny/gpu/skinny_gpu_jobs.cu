@@ -1,6 +1,6 @@
 // SKINNY-128-256 on the shared GPU pipeline: the job of
 // ks_skinny128_256_crypt_buffer (cipher/gpu/blocks_gpu_job.cuh over
-// skinny_gpu::crypt).
+// skinny::gpu::crypt).
 #include <string.h>
 
 #include "cipher/gpu/blocks_gpu_job.cuh"
@@ -8,7 +8,8 @@
 #include "core/secure.h"
 
 namespace ks {
-namespace skinny_gpu {
+namespace skinny {
+namespace gpu {
 namespace {
 
 // SKINNY's launcher for blocks_gpu::BufferJob: the kernel and the round
@@ -34,5 +35,6 @@ int crypt_buffer(ks::gpu::Engine& engine, Kernel kernel, const skinny::RoundTwea
                                   secret_input);
 }
 
-}  // namespace skinny_gpu
+}  // namespace gpu
+}  // namespace skinny
 }  // namespace ks

@@ -35,9 +35,11 @@ cudaError_t init_tables();
 
 // pub = [d]G for each 32-byte d; status (may be null) kOk, or
 // kBadPrivateKey for d outside [1, n-2] (whose pub is then meaningless;
-// d = 0 gives 04 || 0 || 0).
+// d = 0 gives 04 || 0 || 0). A thread takes per_thread items (1, 2, 4 or
+// 8) sharing one inversion; any other value chooses by the batch size, so
+// that small batches still fill the SMs (the same for signing).
 cudaError_t launch_keygen(const uint8_t* priv, uint8_t* pub, int* status, size_t count,
-                          cudaStream_t stream);
+                          cudaStream_t stream, int per_thread = 0);
 
 // SignKey for each 32-byte d in [1, n-2] ((1 + d)^-1 by Fermat mod n).
 cudaError_t launch_prepare_sign_keys(const uint8_t* priv, SignKey* keys, size_t count,
@@ -52,16 +54,12 @@ cudaError_t launch_prepare_sign_keys(const uint8_t* priv, SignKey* keys, size_t 
 // signature bytes are zero).
 cudaError_t launch_sign_digest(const uint8_t* digests, const SignKey* keys, size_t key_stride,
                                const uint8_t* nonces, uint8_t* sigs, int* status, size_t count,
-                               cudaStream_t stream);
+                               cudaStream_t stream, int per_thread = 0);
 
 // status[i] = verification of sig_i on digest e_i under public key pub_i
 // (kOk, kBadPublicKey, kSignatureOutOfRange or kVerifyFailed).
 cudaError_t launch_verify_digest(const uint8_t* pubs, const uint8_t* digests, const uint8_t* sigs,
                                  int* status, size_t count, cudaStream_t stream);
-
-// out[i] = op(a[i], b[i]) on 8-word elements (tests, benchmarks).
-cudaError_t launch_field_op(FieldOp op, const uint32_t* a, const uint32_t* b, uint32_t* out,
-                            size_t count, cudaStream_t stream);
 
 }  // namespace gpu
 }  // namespace sm2

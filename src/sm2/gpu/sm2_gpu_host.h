@@ -1,7 +1,7 @@
 // SM2 on the GPU, the parts that need no CUDA header: status codes, the
-// signing-key layout, the fixed-base table layout and its CPU builder, and
-// synchronous host-memory wrappers (tests and tools; the engine uses the
-// device-pointer launchers of sm2/gpu/sm2_gpu.h).
+// signing-key layout, the fixed-base table layout and its CPU builder (the
+// engine uses the device-pointer launchers of sm2/gpu/sm2_gpu.h; tests
+// reach them through testing/sm2_gpu_testing.h).
 #ifndef KS_SCHEME_SM2_GPU_HOST_H_
 #define KS_SCHEME_SM2_GPU_HOST_H_
 
@@ -47,30 +47,6 @@ constexpr int kBaseEntries = 1 << (kBaseWindowBits - 1);
 constexpr size_t kBaseTableWords = size_t(kBaseWindows) * kBaseEntries * 16;
 // out[kBaseTableWords], on the CPU (a thread per window; about 0.1 s).
 void build_base_table(uint32_t* out);
-
-// Element-wise field operations for tests and benchmarks, on 8-word
-// little-endian elements (canonical inputs: a, b < modulus). kDpf*: the
-// same in the DPF field (field/fp_dpf.cuh), through its Montgomery form.
-enum class FieldOp : int {
-  kFpAdd, kFpSub, kFpMul, kFpSqr, kFpInv, kFpNeg, kFpHalf,
-  kFnAdd, kFnSub, kFnMontMul, kFnInvMont, kFnToMont,
-  kDpfAdd, kDpfSub, kDpfMul, kDpfSqr, kDpfInv, kDpfNeg,
-};
-
-// Items per thread of keygen and sign (1, 2, 4 or 8) for every later
-// launch, or 0 (any other value) for the default: chosen per batch size so
-// that small batches still fill the SMs. A benchmark and test hook.
-void set_items_per_thread(int m);
-
-// Synchronous wrappers: copy in, launch on the current device, copy out.
-// Return 0 or a cudaError_t value.
-int run_field_op(FieldOp op, const uint32_t* a, const uint32_t* b, uint32_t* out, size_t count);
-int run_keygen(const uint8_t* priv, uint8_t* pub, size_t count);
-int run_prepare_sign_keys(const uint8_t* priv, SignKey* keys, size_t count);
-int run_sign_digest(const uint8_t* digests, const SignKey* keys, size_t key_stride,
-                    const uint8_t* nonces, uint8_t* sigs, int* status, size_t count);
-int run_verify_digest(const uint8_t* pubs, const uint8_t* digests, const uint8_t* sigs,
-                      int* status, size_t count);
 
 }  // namespace gpu
 }  // namespace sm2

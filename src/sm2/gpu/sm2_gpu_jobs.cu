@@ -139,12 +139,12 @@ class Sm2SignMessagesJob final : public MessagesJob {
     const auto* header = reinterpret_cast<const Header*>(dev_in);
     uint8_t* e = dev_scratch(dev_in, first, n);
     uint8_t* nonces = e + 32 * n;
-    sm3::DeviceItems items;  // Z_A || M_i
+    sm3::gpu::DeviceItems items;  // Z_A || M_i
     items.prefix = header->za;
     items.prefix_len = 32;
     items.data = dev_messages(dev_in, n);
     items.offsets = dev_offsets(dev_in);
-    cudaError_t err = sm3::launch_digests(items, n, e, stream);
+    cudaError_t err = sm3::gpu::launch_digests(items, n, e, stream);
     if (err == cudaSuccess)
       err = chacha20::launch_random_bytes32(drbg_, first, kTagNonces, n, nonces, stream);
     if (err != cudaSuccess) return err;
@@ -187,20 +187,20 @@ class Sm2VerifyMessagesJob final : public MessagesJob {
     const uint8_t* pubs = dev_fixed(dev_in, n, 0);
     uint8_t* za = dev_scratch(dev_in, first, n);
     uint8_t* e = za + 32 * n;
-    sm3::DeviceItems za_items;  // key-independent part || x_i || y_i
+    sm3::gpu::DeviceItems za_items;  // key-independent part || x_i || y_i
     za_items.prefix = dev_in;
     za_items.prefix_len = unsigned(prefix_len_);
     za_items.data = pubs + 1;
     za_items.data_stride = 65;
     za_items.data_len = 64;
-    cudaError_t err = sm3::launch_digests(za_items, n, za, stream);
-    sm3::DeviceItems e_items;  // Z_A_i || M_i
+    cudaError_t err = sm3::gpu::launch_digests(za_items, n, za, stream);
+    sm3::gpu::DeviceItems e_items;  // Z_A_i || M_i
     e_items.prefix = za;
     e_items.prefix_len = 32;
     e_items.prefix_stride = 32;
     e_items.data = dev_messages(dev_in, n);
     e_items.offsets = dev_offsets(dev_in);
-    if (err == cudaSuccess) err = sm3::launch_digests(e_items, n, e, stream);
+    if (err == cudaSuccess) err = sm3::gpu::launch_digests(e_items, n, e, stream);
     if (err != cudaSuccess) return err;
     return launch_verify_digest(pubs, e, dev_fixed(dev_in, n, 1),
                                           reinterpret_cast<int*>(dev_out), n, stream);

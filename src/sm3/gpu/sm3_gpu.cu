@@ -1,8 +1,11 @@
+// SM3 batches on the GPU (sm3/gpu/sm3_gpu.h): one thread per message.
+#include "gpu/launch.cuh"
 #include "sm3/sm3_compress.h"
 #include "sm3/gpu/sm3_gpu.h"
 
 namespace ks {
 namespace sm3 {
+namespace gpu {
 namespace {
 
 // The byte at `pos` of prefix || msg.
@@ -63,10 +66,11 @@ cudaError_t launch_digests(const DeviceItems& items, size_t count, uint8_t* dige
                            cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
   constexpr unsigned kThreads = 256;
-  const size_t blocks = (count + kThreads - 1) / kThreads;
-  digests_kernel<<<unsigned(blocks), kThreads, 0, stream>>>(items, count, digests);
+  digests_kernel<<<ks::gpu::blocks_for(count, kThreads), kThreads, 0, stream>>>(items, count,
+                                                                                 digests);
   return cudaGetLastError();
 }
 
+}  // namespace gpu
 }  // namespace sm3
 }  // namespace ks

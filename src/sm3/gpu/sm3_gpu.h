@@ -9,6 +9,7 @@
 
 namespace ks {
 namespace sm3 {
+namespace gpu {
 
 // A batch in device memory: item i is prefix_i || message_i, with
 //   prefix_i  = prefix + prefix_stride * i, prefix_len bytes (stride 0: one
@@ -29,6 +30,7 @@ struct DeviceItems {
 cudaError_t launch_digests(const DeviceItems& items, size_t count, uint8_t* digests,
                            cudaStream_t stream);
 
+}  // namespace gpu
 }  // namespace sm3
 }  // namespace ks
 

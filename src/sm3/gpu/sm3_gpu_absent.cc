@@ -4,10 +4,12 @@
 
 namespace ks {
 namespace sm3 {
+namespace gpu {
 
-int gpu_batch(gpu::Engine&, const uint8_t*, const uint64_t*, size_t, uint8_t*) {
+int digest_batch(ks::gpu::Engine&, const uint8_t*, const uint64_t*, size_t, uint8_t*) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
+}  // namespace gpu
 }  // namespace sm3
 }  // namespace ks

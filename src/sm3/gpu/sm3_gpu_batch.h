@@ -11,12 +11,14 @@
 
 namespace ks {
 namespace sm3 {
+namespace gpu {
 
 // digests[32 i ..] = SM3(item i) for count messages (flat layout, offsets
 // validated). Returns a ks_status.
-int gpu_batch(gpu::Engine& engine, const uint8_t* data, const uint64_t* offsets, size_t count,
-              uint8_t* digests);
+int digest_batch(ks::gpu::Engine& engine, const uint8_t* data, const uint64_t* offsets,
+                 size_t count, uint8_t* digests);
 
+}  // namespace gpu
 }  // namespace sm3
 }  // namespace ks
 

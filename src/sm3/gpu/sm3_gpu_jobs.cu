@@ -6,10 +6,11 @@
 
 namespace ks {
 namespace sm3 {
+namespace gpu {
 namespace {
 
-using gpu::Copier;
-using gpu::MessagesJob;
+using ks::gpu::Copier;
+using ks::gpu::MessagesJob;
 
 // SM3 of each message -> 32-byte digests.
 class Sm3Job final : public MessagesJob {
@@ -34,10 +35,11 @@ class Sm3Job final : public MessagesJob {
 
 }  // namespace
 
-int gpu_batch(gpu::Engine& engine, const uint8_t* data, const uint64_t* offsets, size_t count,
-              uint8_t* digests) {
-  return gpu::CudaEngine::of(engine).run(Sm3Job(data, offsets, digests), count);
+int digest_batch(ks::gpu::Engine& engine, const uint8_t* data, const uint64_t* offsets,
+                 size_t count, uint8_t* digests) {
+  return ks::gpu::CudaEngine::of(engine).run(Sm3Job(data, offsets, digests), count);
 }
 
+}  // namespace gpu
 }  // namespace sm3
 }  // namespace ks

@@ -28,16 +28,21 @@
 #include "sm4/sm4_core.h"
 #include "sm4/gpu/sm4_gpu_rounds.cuh"
 #include "core/secure.h"
+#include "gpu/launch.cuh"
 
 namespace ks {
-namespace sm4_gpu {
+namespace sm4 {
+namespace gpu {
 namespace {
 
 // --- Blocks in memory: cipher/gpu/sliced_gpu.cuh's jobs --------------------------
+using ks::gpu::blocks_for;
+using ks::gpu::DeviceArray;
+using ks::gpu::DeviceInOut;
+using ks::gpu::grid_for;
 using sliced_gpu::Job;
 using sliced_gpu::Mode;
 using sliced_gpu::gate_closed;
-using sliced_gpu::grid_for;
 using sliced_gpu::nblocks_of;
 using sliced_gpu::output_partial_block;
 using sliced_gpu::store_block;
@@ -361,8 +366,8 @@ cudaError_t enqueue_ghash(const Gf128& h, const uint8_t* data, size_t nbytes, Gf
   const Gf128 h32 = gf_pow(h, 32);
   Weights w = weights_of(h, h32);
   const unsigned warps_per_block = kGhashThreads / 32;
-  ghash_chunks_kernel<<<unsigned((n + warps_per_block - 1) / warps_per_block), kGhashThreads, 0,
-                        stream>>>(w, data, nbytes, n * chunk - nblocks, per_lane, n, scratch);
+  ghash_chunks_kernel<<<blocks_for(n, warps_per_block), kGhashThreads, 0, stream>>>(
+      w, data, nbytes, n * chunk - nblocks, per_lane, n, scratch);
   // Ping-pong between the front of scratch and the space after the chunks.
   Gf128 *in = scratch, *spare = scratch + n;
   Gf128 span = gf_pow(h, chunk);
@@ -370,8 +375,8 @@ cudaError_t enqueue_ghash(const Gf128& h, const uint8_t* data, size_t nbytes, Gf
     const size_t groups = (n + 31) / 32;
     Gf128* out = in == scratch ? spare : scratch;
     w = weights_of(span, h32);
-    ghash_fold_kernel<<<unsigned((groups + warps_per_block - 1) / warps_per_block), kGhashThreads,
-                        0, stream>>>(w, in, n, groups * 32 - n, groups, out);
+    ghash_fold_kernel<<<blocks_for(groups, warps_per_block), kGhashThreads, 0, stream>>>(
+        w, in, n, groups * 32 - n, groups, out);
     span = gf_pow(span, 32);
     in = out;
     n = groups;
@@ -384,30 +389,6 @@ cudaError_t enqueue_ghash(const Gf128& h, const uint8_t* data, size_t nbytes, Gf
 cudaError_t alloc_scratch(size_t nbytes, Gf128** scratch, cudaStream_t stream) {
   const size_t values = scratch_values((nbytes + 15) / 16);
   return cudaMallocAsync(reinterpret_cast<void**>(scratch), values * sizeof(Gf128), stream);
-}
-
-// Device buffers for the run_* wrappers, freed on scope exit.
-struct DeviceBuffer {
-  uint8_t* p = nullptr;
-  ~DeviceBuffer() {
-    if (p != nullptr) cudaFree(p);
-  }
-  cudaError_t alloc(size_t n) { return cudaMalloc(reinterpret_cast<void**>(&p), n < 16 ? 16 : n); }
-};
-
-// In and out buffers on the device for host in/out (one buffer in place).
-cudaError_t stage_in(const uint8_t* in, const uint8_t* out, size_t n, DeviceBuffer* din,
-                     DeviceBuffer* dout, uint8_t** d_out) {
-  cudaError_t e = din->alloc(n);
-  if (e == cudaSuccess && n != 0) e = cudaMemcpy(din->p, in, n, cudaMemcpyHostToDevice);
-  if (e != cudaSuccess) return e;
-  if (in == out) {
-    *d_out = din->p;
-    return cudaSuccess;
-  }
-  e = dout->alloc(n);
-  *d_out = dout->p;
-  return e;
 }
 
 }  // namespace
@@ -482,59 +463,36 @@ int gcm_open(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_
   return e != cudaSuccess ? e : f;
 }
 
-int run_ecb(Kernel k, const uint32_t rk[32], const uint8_t* in, uint8_t* out, size_t nblocks) {
-  DeviceBuffer din, dout;
-  uint8_t* d_out = nullptr;
-  cudaError_t e = stage_in(in, out, 16 * nblocks, &din, &dout, &d_out);
-  if (e == cudaSuccess) e = cudaError_t(ecb(k, rk, din.p, d_out, nblocks, nullptr));
-  if (e == cudaSuccess && nblocks != 0)
-    e = cudaMemcpy(out, d_out, 16 * nblocks, cudaMemcpyDeviceToHost);
-  return e;
-}
-
-int run_ctr(Kernel k, const uint32_t rk[32], uint8_t counter[16], const uint8_t* in,
-            uint8_t* out, size_t nblocks) {
-  DeviceBuffer din, dout;
-  uint8_t* d_out = nullptr;
-  cudaError_t e = stage_in(in, out, 16 * nblocks, &din, &dout, &d_out);
-  if (e == cudaSuccess) e = cudaError_t(ctr(k, rk, counter, din.p, d_out, nblocks, nullptr));
-  if (e == cudaSuccess && nblocks != 0)
-    e = cudaMemcpy(out, d_out, 16 * nblocks, cudaMemcpyDeviceToHost);
-  return e;
-}
-
-int run_gcm_seal(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
-                 size_t aad_len, const uint8_t* in, size_t len, uint8_t* out, uint8_t tag[16]) {
-  DeviceBuffer din, dout, dtag;
-  uint8_t* d_out = nullptr;
-  cudaError_t e = stage_in(in, out, len, &din, &dout, &d_out);
-  if (e == cudaSuccess) e = dtag.alloc(16);
+int gcm_seal_host(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
+                  size_t aad_len, const uint8_t* in, size_t len, uint8_t* out, uint8_t tag[16]) {
+  const DeviceInOut d(in, out, len);
+  const DeviceArray<uint8_t> dtag(16);
+  cudaError_t e = ks::gpu::first_error(d, dtag);
   if (e == cudaSuccess)
-    e = cudaError_t(gcm_seal(k, rk, iv, aad, aad_len, din.p, len, d_out, dtag.p, nullptr));
-  if (e == cudaSuccess && len != 0) e = cudaMemcpy(out, d_out, len, cudaMemcpyDeviceToHost);
-  if (e == cudaSuccess) e = cudaMemcpy(tag, dtag.p, 16, cudaMemcpyDeviceToHost);
+    e = cudaError_t(gcm_seal(k, rk, iv, aad, aad_len, d.in(), len, d.out(), dtag.get(), nullptr));
+  if (e == cudaSuccess && len != 0) e = cudaMemcpy(out, d.out(), len, cudaMemcpyDeviceToHost);
+  if (e == cudaSuccess) e = dtag.copy_out(tag);
   return e;
 }
 
-int run_gcm_open(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
-                 size_t aad_len, const uint8_t* in, size_t len, const uint8_t* tag,
-                 size_t tag_len, uint8_t* out, bool* ok) {
+int gcm_open_host(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
+                  size_t aad_len, const uint8_t* in, size_t len, const uint8_t* tag,
+                  size_t tag_len, uint8_t* out, bool* ok) {
   *ok = false;
-  DeviceBuffer din, dout, dok;
-  uint8_t* d_out = nullptr;
-  cudaError_t e = stage_in(in, out, len, &din, &dout, &d_out);
-  if (e == cudaSuccess) e = dok.alloc(sizeof(int));
-  int* d_ok = reinterpret_cast<int*>(dok.p);
+  const DeviceInOut d(in, out, len);
+  const DeviceArray<int> dok(1);
+  cudaError_t e = ks::gpu::first_error(d, dok);
   if (e == cudaSuccess)
     e = cudaError_t(
-        gcm_open(k, rk, iv, aad, aad_len, din.p, len, tag, tag_len, d_out, d_ok, nullptr));
+        gcm_open(k, rk, iv, aad, aad_len, d.in(), len, tag, tag_len, d.out(), dok.get(), nullptr));
   int verdict = 0;
-  if (e == cudaSuccess) e = cudaMemcpy(&verdict, d_ok, sizeof verdict, cudaMemcpyDeviceToHost);
+  if (e == cudaSuccess) e = dok.copy_out(&verdict);
   if (e == cudaSuccess && verdict == 1 && len != 0)
-    e = cudaMemcpy(out, d_out, len, cudaMemcpyDeviceToHost);
+    e = cudaMemcpy(out, d.out(), len, cudaMemcpyDeviceToHost);
   *ok = e == cudaSuccess && verdict == 1;
   return e;
 }
 
-}  // namespace sm4_gpu
+}  // namespace gpu
+}  // namespace sm4
 }  // namespace ks

@@ -21,8 +21,9 @@
 // values for everything else (round keys, counter, IV, AAD, expected tag),
 // enqueue on `stream` and return a cudaError_t value as int (0 = success).
 // The host arguments are consumed before the call returns. in == out is
-// allowed everywhere; other overlaps are not. The run_* wrappers take host
-// memory and run synchronously on the current device (tests, simple use).
+// allowed everywhere; other overlaps are not. The *_host calls take host
+// memory and run synchronously on the current device (the one-buffer GCM
+// of the engine; testing/sm4_gpu_testing.h has the same for ECB and CTR).
 // No CUDA header is needed to include this file.
 #ifndef KS_CIPHER_SM4_GPU_H_
 #define KS_CIPHER_SM4_GPU_H_
@@ -34,7 +35,8 @@
 typedef struct CUstream_st* cudaStream_t;
 
 namespace ks {
-namespace sm4_gpu {
+namespace sm4 {
+namespace gpu {
 
 enum class Kernel { kTable = 0, kBitsliced = 1 };
 
@@ -71,19 +73,17 @@ int gcm_open(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_
              size_t aad_len, const uint8_t* d_in, size_t len, const uint8_t* tag,
              size_t tag_len, uint8_t* d_out, int* d_ok, cudaStream_t stream);
 
-// --- Host-memory wrappers: copy in, launch, copy out, wait -----------------
+// --- From host memory: copy in, launch, copy out, wait --------------------
 // in == out runs the kernel in place on one device buffer.
-int run_ecb(Kernel k, const uint32_t rk[32], const uint8_t* in, uint8_t* out, size_t nblocks);
-int run_ctr(Kernel k, const uint32_t rk[32], uint8_t counter[16], const uint8_t* in,
-            uint8_t* out, size_t nblocks);
-int run_gcm_seal(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
-                 size_t aad_len, const uint8_t* in, size_t len, uint8_t* out, uint8_t tag[16]);
+int gcm_seal_host(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
+                  size_t aad_len, const uint8_t* in, size_t len, uint8_t* out, uint8_t tag[16]);
 // *ok as gcm_open's *d_ok; out untouched unless *ok.
-int run_gcm_open(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
-                 size_t aad_len, const uint8_t* in, size_t len, const uint8_t* tag,
-                 size_t tag_len, uint8_t* out, bool* ok);
+int gcm_open_host(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
+                  size_t aad_len, const uint8_t* in, size_t len, const uint8_t* tag,
+                  size_t tag_len, uint8_t* out, bool* ok);
 
-}  // namespace sm4_gpu
+}  // namespace gpu
+}  // namespace sm4
 }  // namespace ks
 
 #endif  // KS_CIPHER_SM4_GPU_H_

@@ -4,7 +4,8 @@
 #include "kuaisuo/sm4.h"
 
 namespace ks {
-namespace sm4_gpu {
+namespace sm4 {
+namespace gpu {
 
 int crypt_buffer(ks::gpu::Engine&, Kernel, const uint32_t*, const uint8_t*, const uint8_t*,
                  uint8_t*, size_t, bool) {
@@ -32,5 +33,6 @@ int gcm_messages(ks::gpu::Engine&, bool, const uint8_t*, const uint8_t*, const u
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
-}  // namespace sm4_gpu
+}  // namespace gpu
+}  // namespace sm4
 }  // namespace ks

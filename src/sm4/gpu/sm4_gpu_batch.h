@@ -14,7 +14,8 @@
 #include "gpu/gpu.h"
 
 namespace ks {
-namespace sm4_gpu {
+namespace sm4 {
+namespace gpu {
 
 // out = ECB(in) under rk (encryption or decryption keys), or, where
 // counter is not null, in ^ the CTR keystream from counter (a 128-bit
@@ -37,7 +38,8 @@ int gcm_open_buffer(ks::gpu::Engine& engine, Kernel kernel, const uint32_t rk[32
                     const uint8_t iv[12], const uint8_t* aad, size_t aad_len, const uint8_t* in,
                     size_t len, const uint8_t* tag, size_t tag_len, uint8_t* out);
 
-}  // namespace sm4_gpu
+}  // namespace gpu
+}  // namespace sm4
 }  // namespace ks
 
 #endif  // KS_CIPHER_SM4_GPU_BATCH_H_

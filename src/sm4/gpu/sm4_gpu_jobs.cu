@@ -11,7 +11,8 @@
 #include "kuaisuo/sm4.h"
 
 namespace ks {
-namespace sm4_gpu {
+namespace sm4 {
+namespace gpu {
 namespace {
 
 // SM4's launcher for blocks_gpu::BufferJob: the kernel and the round keys
@@ -44,7 +45,8 @@ int gcm_seal_buffer(ks::gpu::Engine& engine, Kernel kernel, const uint32_t rk[32
                     const uint8_t iv[12], const uint8_t* aad, size_t aad_len, const uint8_t* in,
                     size_t len, uint8_t* out, uint8_t tag[16]) {
   cudaError_t err = cudaSetDevice(engine.device());
-  if (err == cudaSuccess) err = cudaError_t(run_gcm_seal(kernel, rk, iv, aad, aad_len, in, len, out, tag));
+  if (err == cudaSuccess)
+    err = cudaError_t(gcm_seal_host(kernel, rk, iv, aad, aad_len, in, len, out, tag));
   return ks::gpu::to_status(err);
 }
 
@@ -54,10 +56,12 @@ int gcm_open_buffer(ks::gpu::Engine& engine, Kernel kernel, const uint32_t rk[32
   bool ok = false;
   cudaError_t err = cudaSetDevice(engine.device());
   if (err == cudaSuccess)
-    err = cudaError_t(run_gcm_open(kernel, rk, iv, aad, aad_len, in, len, tag, tag_len, out, &ok));
+    err = cudaError_t(
+        gcm_open_host(kernel, rk, iv, aad, aad_len, in, len, tag, tag_len, out, &ok));
   if (err != cudaSuccess) return ks::gpu::to_status(err);
   return ok ? KS_OK : KS_ERR_TAG_MISMATCH;
 }
 
-}  // namespace sm4_gpu
+}  // namespace gpu
+}  // namespace sm4
 }  // namespace ks

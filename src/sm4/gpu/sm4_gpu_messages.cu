@@ -13,17 +13,22 @@
 #include <string.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "cipher/gpu/gf128_gpu.cuh"
 #include "sm4/sm4_core.h"
 #include "sm4/gpu/sm4_gpu_rounds.cuh"
 #include "gpu/gpu_engine.cuh"
+#include "gpu/launch.cuh"
 #include "kuaisuo/sm4.h"
 
 namespace ks {
-namespace sm4_gpu {
+namespace sm4 {
+namespace gpu {
 namespace {
+
+using ks::gpu::blocks_for;
 
 constexpr int kThreads = 128;
 constexpr size_t kUnitBlocks = 32;
@@ -246,24 +251,21 @@ size_t round_up16(size_t x) { return (x + 15) & ~size_t(15); }
 // zeroed (plaintext, keys, round keys) and freed on every path.
 class DeviceArea {
  public:
-  ~DeviceArea() {
-    if (base_ == nullptr) return;
-    cudaMemset(base_, 0, bytes_);
-    cudaDeviceSynchronize();
-    cudaFree(base_);
-  }
   // Reserves a part of n bytes (before allocate) and returns its offset.
   size_t reserve(size_t n) {
     const size_t at = bytes_;
     bytes_ += round_up16(n);
     return at;
   }
-  cudaError_t allocate() { return cudaMalloc(&base_, bytes_ == 0 ? 16 : bytes_); }
-  uint8_t* at(size_t offset) const { return base_ + offset; }
+  cudaError_t allocate() {
+    memory_.emplace(bytes_, nullptr, ks::gpu::Wipe::kYes);
+    return memory_->error();
+  }
+  uint8_t* at(size_t offset) const { return memory_->get() + offset; }
 
  private:
-  uint8_t* base_ = nullptr;
   size_t bytes_ = 0;
+  std::optional<ks::gpu::DeviceArray<uint8_t>> memory_;
 };
 
 cudaError_t to_device(uint8_t* dst, const void* src, size_t n) {
@@ -333,8 +335,8 @@ cudaError_t stage(const uint8_t* keys, const uint8_t* ivs, size_t iv_stride,
   if (e == cudaSuccess && iv_stride != 0) e = to_device(a.at(at_ivs), ivs, iv_stride * count);
   if (e != cudaSuccess) return e;
   uint32_t* rk = reinterpret_cast<uint32_t*>(a.at(at_rk));
-  key_schedule_kernel<<<unsigned((count + kThreads - 1) / kThreads), kThreads>>>(
-      a.at(at_keys), rk, count, decrypt_keys);
+  key_schedule_kernel<<<blocks_for(count, kThreads), kThreads>>>(a.at(at_keys), rk, count,
+                                                                  decrypt_keys);
   s->m = {a.at(at_data),
           reinterpret_cast<const uint64_t*>(a.at(at_offsets)),
           reinterpret_cast<const uint64_t*>(a.at(at_starts)),
@@ -351,13 +353,13 @@ cudaError_t launch_blocks(const Staged& s, const int* ok) {
   if (s.units == 0) return cudaSuccess;
   DeviceMessages m = s.m;
   m.ok = ok;
-  messages_kernel<B><<<unsigned((s.units + kThreads - 1) / kThreads), kThreads>>>(m);
+  messages_kernel<B><<<blocks_for(s.units, kThreads), kThreads>>>(m);
   return cudaGetLastError();
 }
 
-cudaError_t run_blocks(MessageMode mode, const uint8_t* keys, const uint8_t* ivs,
-                       const uint8_t* data, const uint64_t* offsets, size_t count,
-                       const uint8_t* skip, uint8_t* out) {
+cudaError_t blocks_on_device(MessageMode mode, const uint8_t* keys, const uint8_t* ivs,
+                             const uint8_t* data, const uint64_t* offsets, size_t count,
+                             const uint8_t* skip, uint8_t* out) {
   const bool ctr = mode == MessageMode::kCtr;
   Staged s;
   cudaError_t e = stage(keys, ivs, ctr ? 16 : 0, data, offsets, count, skip,
@@ -371,9 +373,10 @@ cudaError_t run_blocks(MessageMode mode, const uint8_t* keys, const uint8_t* ivs
   return e;
 }
 
-cudaError_t run_gcm(bool seal, const uint8_t* keys, const uint8_t* ivs, const uint8_t* aad,
-                    const uint64_t* aad_offsets, const uint8_t* data, const uint64_t* offsets,
-                    size_t count, uint8_t* tags, size_t tag_len, uint8_t* out, uint8_t* passed) {
+cudaError_t gcm_on_device(bool seal, const uint8_t* keys, const uint8_t* ivs, const uint8_t* aad,
+                          const uint64_t* aad_offsets, const uint8_t* data,
+                          const uint64_t* offsets, size_t count, uint8_t* tags, size_t tag_len,
+                          uint8_t* out, uint8_t* passed) {
   Staged s;
   DeviceArea t;  // AAD, its offsets, tags, verdicts
   const std::vector<uint64_t> aad_rebased =
@@ -396,7 +399,7 @@ cudaError_t run_gcm(bool seal, const uint8_t* keys, const uint8_t* ivs, const ui
                              ? reinterpret_cast<const uint64_t*>(t.at(at_aad_offsets))
                              : nullptr,
                          t.at(at_tags), seal ? nullptr : t.at(at_expect), unsigned(tag_len), ok};
-  const unsigned grid = unsigned((count + kThreads - 1) / kThreads);
+  const unsigned grid = blocks_for(count, kThreads);
   if (seal) {  // encrypt, then hash the ciphertext
     e = launch_blocks<Blocks::kGctr>(s, nullptr);
     if (e == cudaSuccess) gcm_tags_kernel<<<grid, kThreads>>>(s.m, dt);
@@ -429,7 +432,7 @@ int crypt_messages(ks::gpu::Engine& engine, MessageMode mode, const uint8_t* key
                    size_t count, const uint8_t* skip, uint8_t* out) {
   if (count == 0) return KS_OK;
   cudaError_t e = cudaSetDevice(engine.device());
-  if (e == cudaSuccess) e = run_blocks(mode, keys, ivs, data, offsets, count, skip, out);
+  if (e == cudaSuccess) e = blocks_on_device(mode, keys, ivs, data, offsets, count, skip, out);
   return ks::gpu::to_status(e);
 }
 
@@ -440,10 +443,11 @@ int gcm_messages(ks::gpu::Engine& engine, bool seal, const uint8_t* keys, const 
   if (count == 0) return KS_OK;
   cudaError_t e = cudaSetDevice(engine.device());
   if (e == cudaSuccess)
-    e = run_gcm(seal, keys, ivs, aad, aad_offsets, data, offsets, count, tags, tag_len, out,
-                passed);
+    e = gcm_on_device(seal, keys, ivs, aad, aad_offsets, data, offsets, count, tags, tag_len,
+                      out, passed);
   return ks::gpu::to_status(e);
 }
 
-}  // namespace sm4_gpu
+}  // namespace gpu
+}  // namespace sm4
 }  // namespace ks

@@ -16,7 +16,8 @@
 #include "gpu/gpu.h"
 
 namespace ks {
-namespace sm4_gpu {
+namespace sm4 {
+namespace gpu {
 
 // What each message gets: ECB encryption or decryption (whole blocks), or
 // CTR (any length, the 128-bit big-endian counter starting at its IV).
@@ -44,7 +45,8 @@ int gcm_messages(ks::gpu::Engine& engine, bool seal, const uint8_t* keys, const 
                  const uint64_t* offsets, size_t count, uint8_t* tags, size_t tag_len,
                  uint8_t* out, uint8_t* passed);
 
-}  // namespace sm4_gpu
+}  // namespace gpu
+}  // namespace sm4
 }  // namespace ks
 
 #endif  // KS_CIPHER_SM4_GPU_MESSAGES_H_

@@ -12,7 +12,8 @@
 #include "sm4/sm4_core.h"
 
 namespace ks {
-namespace sm4_gpu {
+namespace sm4 {
+namespace gpu {
 
 using sm4::kRounds;
 
@@ -162,7 +163,8 @@ __device__ __forceinline__ void sliced_rounds(Slice x[4], const Keys& keys) {
   x[3] = a;
 }
 
-}  // namespace sm4_gpu
+}  // namespace gpu
+}  // namespace sm4
 }  // namespace ks
 
 #endif  // KS_CIPHER_SM4_GPU_ROUNDS_CUH_

@@ -14,7 +14,7 @@
 
 #include "field/fe25519.h"
 #include "kuaisuo.h"
-#include "curve25519/gpu/curve25519_gpu_host.h"
+#include "testing/curve25519_gpu_testing.h"
 #include "curve25519/ed25519.h"
 #include "curve25519/x25519.h"
 #include "ed25519_verify_cases.h"
@@ -26,7 +26,7 @@ namespace {
 using ks::field::Fe25519;
 using ks::field::U256;
 using ks_test::edge_or_random;
-namespace gpu = ks::curve25519_gpu;
+namespace gpu = ks::curve25519::gpu;
 
 constexpr size_t kItems = 100000;
 // Both fixed-base tables of keys and signatures (curve25519_gpu_host.h).

@@ -15,13 +15,14 @@
 #include "cipher/modes.h"
 #include "skinny/skinny128_256.h"
 #include "skinny/gpu/skinny_gpu.h"
+#include "testing/skinny_gpu_testing.h"
 #include "kuaisuo.h"
 #include "test_util.h"
 
 namespace {
 
 using Bytes = std::vector<uint8_t>;
-namespace gpu = ks::skinny_gpu;
+namespace gpu = ks::skinny::gpu;
 
 constexpr size_t kManyBlocks = (size_t(1) << 20) + 77;
 

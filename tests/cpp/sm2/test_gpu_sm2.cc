@@ -13,6 +13,7 @@
 #include "kuaisuo.h"
 #include "sm2/sm2.h"
 #include "sm2/gpu/sm2_gpu_host.h"
+#include "testing/sm2_gpu_testing.h"
 #include "test_sm2_util.h"
 
 namespace {

@@ -17,6 +17,7 @@
 #include "cipher/gcm.h"
 #include "sm4/sm4.h"
 #include "sm4/gpu/sm4_gpu.h"
+#include "testing/sm4_gpu_testing.h"
 #include "kuaisuo.h"
 #include "sm4_gcm_vectors.h"
 #include "test_util.h"
@@ -24,7 +25,7 @@
 namespace {
 
 using Bytes = std::vector<uint8_t>;
-namespace gpu = ks::sm4_gpu;
+namespace gpu = ks::sm4::gpu;
 
 constexpr size_t kManyBlocks = (size_t(1) << 20) + 77;  // > 1,000,000, not a whole tile
 
@@ -151,14 +152,14 @@ TEST_P(GpuSm4, InPlace) {
   buf = in;
   ASSERT_TRUE(ks::gcm::seal(ks::sm4::block_cipher(), &key_, iv.data(), 12, aad.data(), aad.size(),
                             in.data(), in.size() - 3, want.data(), cpu_tag.data(), 16));
-  ASSERT_EQ(gpu::run_gcm_seal(kernel(), key_.enc, iv.data(), aad.data(), aad.size(), buf.data(),
-                              buf.size() - 3, buf.data(), tag.data()),
+  ASSERT_EQ(gpu::gcm_seal_host(kernel(), key_.enc, iv.data(), aad.data(), aad.size(), buf.data(),
+                               buf.size() - 3, buf.data(), tag.data()),
             0);
   ASSERT_TRUE(std::equal(want.begin(), want.end() - 3, buf.begin()));
   ASSERT_EQ(tag, cpu_tag);
   bool ok = false;
-  ASSERT_EQ(gpu::run_gcm_open(kernel(), key_.enc, iv.data(), aad.data(), aad.size(), buf.data(),
-                              buf.size() - 3, tag.data(), 16, buf.data(), &ok),
+  ASSERT_EQ(gpu::gcm_open_host(kernel(), key_.enc, iv.data(), aad.data(), aad.size(), buf.data(),
+                               buf.size() - 3, tag.data(), 16, buf.data(), &ok),
             0);
   ASSERT_TRUE(ok);
   ASSERT_TRUE(std::equal(in.begin(), in.end() - 3, buf.begin()));
@@ -170,15 +171,15 @@ TEST_P(GpuSm4, GcmRfc8998Example) {
   const Bytes &key = ex.key, &iv = ex.iv, &aad = ex.aad, &pt = ex.pt, &ct = ex.ct, &tag = ex.tag;
   ks::sm4::set_key(&key_, key.data());
   Bytes out(pt.size()), t(16);
-  ASSERT_EQ(gpu::run_gcm_seal(kernel(), key_.enc, iv.data(), aad.data(), aad.size(), pt.data(),
-                              pt.size(), out.data(), t.data()),
+  ASSERT_EQ(gpu::gcm_seal_host(kernel(), key_.enc, iv.data(), aad.data(), aad.size(), pt.data(),
+                               pt.size(), out.data(), t.data()),
             0);
   EXPECT_EQ(out, ct);
   EXPECT_EQ(t, tag);
   Bytes back(pt.size());
   bool ok = false;
-  ASSERT_EQ(gpu::run_gcm_open(kernel(), key_.enc, iv.data(), aad.data(), aad.size(), ct.data(),
-                              ct.size(), tag.data(), 16, back.data(), &ok),
+  ASSERT_EQ(gpu::gcm_open_host(kernel(), key_.enc, iv.data(), aad.data(), aad.size(), ct.data(),
+                               ct.size(), tag.data(), 16, back.data(), &ok),
             0);
   EXPECT_TRUE(ok);
   EXPECT_EQ(back, pt);
@@ -202,23 +203,23 @@ TEST_P(GpuSm4, GcmMatchesTheCpu) {
       Bytes want(len), got(len), want_tag(16), tag(16);
       ASSERT_TRUE(ks::gcm::seal(ks::sm4::block_cipher(), &key_, iv.data(), 12, aad.data(),
                                 aad_len, pt.data(), len, want.data(), want_tag.data(), 16));
-      ASSERT_EQ(gpu::run_gcm_seal(kernel(), key_.enc, iv.data(), aad.data(), aad_len, pt.data(),
-                                  len, got.data(), tag.data()),
+      ASSERT_EQ(gpu::gcm_seal_host(kernel(), key_.enc, iv.data(), aad.data(), aad_len, pt.data(),
+                                   len, got.data(), tag.data()),
                 0);
       ASSERT_EQ(got, want) << "ciphertext";
       ASSERT_EQ(tag, want_tag) << "tag";
       Bytes back(len);
       bool ok = false;
-      ASSERT_EQ(gpu::run_gcm_open(kernel(), key_.enc, iv.data(), aad.data(), aad_len, got.data(),
-                                  len, tag.data(), 12, back.data(), &ok),
+      ASSERT_EQ(gpu::gcm_open_host(kernel(), key_.enc, iv.data(), aad.data(), aad_len, got.data(),
+                                   len, tag.data(), 12, back.data(), &ok),
                 0);
       ASSERT_TRUE(ok);
       ASSERT_EQ(back, pt);
       Bytes bad = tag;
       bad[rng_() % 16] ^= uint8_t(1u << (rng_() % 8));
       Bytes untouched(len, 0x5a);
-      ASSERT_EQ(gpu::run_gcm_open(kernel(), key_.enc, iv.data(), aad.data(), aad_len, got.data(),
-                                  len, bad.data(), 16, untouched.data(), &ok),
+      ASSERT_EQ(gpu::gcm_open_host(kernel(), key_.enc, iv.data(), aad.data(), aad_len, got.data(),
+                                   len, bad.data(), 16, untouched.data(), &ok),
                 0);
       EXPECT_FALSE(ok);
       EXPECT_EQ(untouched, Bytes(len, 0x5a)) << "plaintext released under a wrong tag";
