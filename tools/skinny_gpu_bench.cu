@@ -28,6 +28,7 @@
 
 #include "skinny/skinny128_256.h"
 #include "skinny/gpu/skinny_gpu.h"
+#include "testing/skinny_gpu_testing.h"
 #include "gpu_bench_util.cuh"
 
 namespace {

@@ -1,7 +1,7 @@
 // C entry points for SKINNY-128-256: one-shot, one buffer over the
 // context's threads or its GPU, tweak per block, streaming CTR and
 // batches, all on the constant-time code of skinny/skinny128_256.h through
-// modes.h (and skinny/gpu/skinny_gpu.h's default kernel on the GPU).
+// modes.h (and skinny/gpu/skinny_gpu.h's bitsliced kernel on the GPU).
 #include <new>
 #include <string.h>
 
@@ -64,8 +64,7 @@ int crypt_buffer_on_gpu(ks_ctx* ctx, const skinny::Key& k, bool encrypt, const u
   const size_t blocks = len / kBlock;
   if (blocks != 0) {
     const int rc = ks::api::run_on_gpu_whole(ctx, 0, nullptr, [&] {
-      return ks::skinny::gpu::crypt_buffer(*ctx->gpu, ks::skinny::gpu::kDefaultKernel, k.rtk,
-                                           counter, in, out, blocks, encrypt);
+      return ks::skinny::gpu::crypt_buffer(*ctx->gpu, k.rtk, counter, in, out, blocks, encrypt);
     });
     if (rc != KS_OK) return rc;
   }

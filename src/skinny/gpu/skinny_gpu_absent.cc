@@ -6,8 +6,8 @@ namespace ks {
 namespace skinny {
 namespace gpu {
 
-int crypt_buffer(ks::gpu::Engine&, Kernel, const skinny::RoundTweakeys&, const uint8_t*,
-                 const uint8_t*, uint8_t*, size_t, bool) {
+int crypt_buffer(ks::gpu::Engine&, const skinny::RoundTweakeys&, const uint8_t*, const uint8_t*,
+                 uint8_t*, size_t, bool) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 

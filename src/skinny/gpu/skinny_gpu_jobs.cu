@@ -12,26 +12,25 @@ namespace skinny {
 namespace gpu {
 namespace {
 
-// SKINNY's launcher for blocks_gpu::BufferJob: the kernel and the round
-// tweakeys, passed as kernel parameters.
+// SKINNY's launcher for blocks_gpu::BufferJob: the round tweakeys, passed
+// as kernel parameters.
 struct SkinnyBlocks {
-  Kernel kernel;
   skinny::RoundTweakeys rtk;
-  SkinnyBlocks(Kernel k, const skinny::RoundTweakeys& r) : kernel(k), rtk(r) {}
-  SkinnyBlocks(const SkinnyBlocks& o) : SkinnyBlocks(o.kernel, o.rtk) {}
+  explicit SkinnyBlocks(const skinny::RoundTweakeys& r) : rtk(r) {}
+  SkinnyBlocks(const SkinnyBlocks& o) : SkinnyBlocks(o.rtk) {}
   ~SkinnyBlocks() { secure_wipe(&rtk, sizeof rtk); }
   cudaError_t operator()(const uint8_t* counter, const uint8_t* in, uint8_t* out, size_t n,
                          cudaStream_t stream) const {
-    return cudaError_t(crypt(kernel, rtk, counter, in, out, n, stream));
+    return cudaError_t(crypt(rtk, counter, in, out, n, stream));
   }
 };
 
 }  // namespace
 
-int crypt_buffer(ks::gpu::Engine& engine, Kernel kernel, const skinny::RoundTweakeys& rtk,
+int crypt_buffer(ks::gpu::Engine& engine, const skinny::RoundTweakeys& rtk,
                  const uint8_t* counter, const uint8_t* in, uint8_t* out, size_t nblocks,
                  bool secret_input) {
-  return blocks_gpu::crypt_buffer(engine, SkinnyBlocks(kernel, rtk), counter, in, out, nblocks,
+  return blocks_gpu::crypt_buffer(engine, SkinnyBlocks(rtk), counter, in, out, nblocks,
                                   secret_input);
 }
 
