@@ -11,7 +11,6 @@
 #include <new>
 
 #include "core/wiping_allocator.h"
-#include "pkcs8/pbes2.h"
 #include "encoding/pem.h"
 #include "encoding/pkix.h"
 #include "kuaisuo.h"
@@ -78,7 +77,7 @@ inline int unwrap_private_key(const uint8_t* in, size_t len, Bytes* der, bool* s
   size_t which = 0;
   const int rc = unwrap_pem(in, len, kLabels, 3, der, &which);
   if (sec1 != nullptr) *sec1 = which != 0;
-  if (rc == KS_OK && pbes2::is_encrypted_private_key_info(der->data(), der->size()))
+  if (rc == KS_OK && pkix::is_encrypted_private_key_info(der->data(), der->size()))
     return KS_ERR_PEM_ENCRYPTED;
   return rc;
 }
