@@ -19,7 +19,7 @@ spec.loader.exec_module(ncu_pipes)
 FP64 = ncu_pipes.METRICS["fp64_pct"]
 IMAD = ncu_pipes.METRICS["fmaheavy_pct"]
 LOCAL = ncu_pipes.METRICS["local_load_bytes"]
-VERIFY = ("void ks::curve25519_gpu::(anonymous namespace)::ed25519_verify_kernel"
+VERIFY = ("void ks::curve25519::gpu::(anonymous namespace)::ed25519_verify_kernel"
           "<ks::field::OutOfLineProducts<ks::field::Fe25519Dpf>, 4>(const unsigned char *, int *)")
 X25519 = "void <unnamed>::x25519_kernel<ks::field::Fe25519Gpu>(const unsigned char *)"
 
