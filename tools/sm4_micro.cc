@@ -1,7 +1,9 @@
-// One-thread SM4 micro-benchmark: ECB, CTR, CBC decryption and GCM
-// encryption on every SM4 kernel built in (and GCM on every GHASH kernel),
-// next to OpenSSL's EVP sm4-ecb / sm4-ctr / sm4-cbc in the same process, at
-// 16 B, 1 KiB, 64 KiB and 1 MiB (or argv[2] MiB) per call.
+// One-thread SM4 micro-benchmark: ECB, CTR, CBC decryption, GCM encryption
+// and the serial modes (CBC, CFB and OFB encryption) on every SM4 kernel
+// built in (and GCM on every GHASH kernel), next to OpenSSL's EVP SM4 in
+// the same process, at 16 B, 64 B, 1 KiB, 64 KiB and 1 MiB (or argv[2] MiB)
+// per call, on keys expanded once; then the key schedule ("setkey") and the
+// latency of one round of the one-block path in core cycles ("latency").
 //
 // Each measurement runs for ~0.1 s of this thread's CPU time
 // (CLOCK_THREAD_CPUTIME_ID); the contenders of one (size, mode) alternate
@@ -10,7 +12,7 @@
 // printed.
 //
 //   cmake --build build --target sm4_micro && build/sm4_micro [repetitions=5] [MiB=1]
-//     [modes=ecb,ctr,cbc-dec,gcm]
+//     [modes=ecb,ctr,cbc-dec,gcm,cbc,cfb,ofb,setkey,latency]
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,8 +60,10 @@ struct Evp {
   }
 };
 
+// bytes == 0: rates in operations per second (the key schedule).
 void compare(const char* mode, size_t bytes, const std::vector<Contender>& cs, int reps) {
   const int per_read = bytes <= 1024 ? 256 : bytes <= 65536 ? 4 : 1;
+  const double unit = bytes == 0 ? 1e-6 : double(bytes) / 1e9;  // Mop/s or GB/s
   std::vector<std::vector<double>> rate(cs.size()), ratio(cs.size());
   size_t ref = 0;
   for (size_t i = 0; i < cs.size(); ++i)
@@ -67,15 +71,16 @@ void compare(const char* mode, size_t bytes, const std::vector<Contender>& cs, i
   for (int r = 0; r < reps; ++r) {
     std::vector<double> now(cs.size());
     for (size_t i = 0; i < cs.size(); ++i)
-      now[i] = ks_micro::calls_per_second(cs[i].op, 0.1, per_read) * double(bytes) / 1e9;
+      now[i] = ks_micro::calls_per_second(cs[i].op, 0.1, per_read) * unit;
     for (size_t i = 0; i < cs.size(); ++i) {
       rate[i].push_back(now[i]);
       ratio[i].push_back(now[i] / now[ref]);
     }
   }
   for (size_t i = 0; i < cs.size(); ++i)
-    printf("%-8s %8zu  %-34s %8.3f GB/s  %7.2fx %s\n", mode, bytes, cs[i].name.c_str(),
-           median(rate[i]), median(ratio[i]), cs[ref].name.c_str());
+    printf("%-8s %8zu  %-34s %8.3f %s  %7.2fx %s\n", mode, bytes, cs[i].name.c_str(),
+           median(rate[i]), bytes == 0 ? "Mop/s" : "GB/s ", median(ratio[i]),
+           cs[ref].name.c_str());
 }
 
 }  // namespace
@@ -112,7 +117,9 @@ int main(int argc, char** argv) {
   static ks::modes::StreamState state;
   static uint8_t chain[16];
   printf("%-8s %8s  %-34s %13s  %s\n", "mode", "bytes", "implementation", "rate", "ratio");
-  for (size_t bytes : {size_t(16), size_t(1024), size_t(65536), kMax}) {
+  const Evp cbc(EVP_sm4_cbc(), true, key, iv), cfb(EVP_sm4_cfb128(), true, key, iv),
+      ofb(EVP_sm4_ofb(), true, key, iv);
+  for (size_t bytes : {size_t(16), size_t(64), size_t(1024), size_t(65536), kMax}) {
     const uint8_t* src = in.data();
     uint8_t* dst = out.data();
     // The portable kernel is ~100x slower: measured at 16 B and 1 KiB only.
@@ -168,7 +175,60 @@ int main(int argc, char** argv) {
     }
     gcm_cs.insert(gcm_cs.begin(), {"OpenSSL EVP sm4-ctr", [&] { ctr.run(src, dst, bytes); }, true});
     if (wanted("gcm")) compare("gcm", bytes, gcm_cs, reps);
+
+    // The serial modes: one block at a time through Variant::chain.
+    for (const char* m : {"cbc", "cfb", "ofb"}) {
+      const std::string mode = m;
+      if (!wanted(mode)) continue;
+      auto cs = kernels([&](const ks::sm4::Key* k) -> std::function<void()> {
+        if (mode == "cbc") return [=] { ks::modes::cbc_encrypt(bc, k, chain, src, dst, bytes); };
+        if (mode == "cfb") return [=] { ks::modes::cfb_encrypt(bc, k, &state, src, dst, bytes); };
+        return [=] { ks::modes::ofb_crypt(bc, k, &state, src, dst, bytes); };
+      });
+      const Evp& evp = mode == "cbc" ? cbc : mode == "cfb" ? cfb : ofb;
+      cs.insert(cs.begin(), {"OpenSSL EVP sm4-" + mode, [&] { evp.run(src, dst, bytes); }, true});
+      compare(m, bytes, cs, reps);
+    }
     printf("\n");
+  }
+  if (wanted("setkey")) {
+    // The key schedule alone: ours into a Key, OpenSSL's re-keying of a
+    // context (EVP_CipherInit_ex with the key only).
+    static ks::sm4::Key scratch;
+    std::vector<Contender> cs;
+    for (size_t i = 0; i < sm4_count; ++i) {
+      if (!sm4_table[i].usable) continue;
+      const ks::sm4::Variant* v = &sm4_table[i];
+      cs.push_back({std::string("kuaisuo ") + v->name, [=, &key] {
+                      ks::sm4::set_key(&scratch, key, *v);
+                      key[0] ^= uint8_t(scratch.enc[31]);  // a chain: no hoisting
+                    },
+                    false});
+    }
+    cs.insert(cs.begin(), {"OpenSSL EVP_CipherInit_ex (key)", [&] {
+                             EVP_CipherInit_ex(ecb.ctx, nullptr, nullptr, key, nullptr, -1);
+                           },
+                           true});
+    compare("setkey", 0, cs, reps);
+  }
+  if (wanted("latency")) {
+    // Core cycles per round of the one-block path: a CBC chain of 4 KiB
+    // (its blocks wait for each other), per block / 32; the per-block
+    // conversions and loads are included, so this bounds the round from
+    // above.
+    const double ghz = ks_micro::core_ghz();
+    for (size_t i = 0; i < sm4_count; ++i) {
+      if (!sm4_table[i].usable) continue;
+      const ks::sm4::Key* k = &keys[i];
+      std::vector<double> rates;
+      for (int r = 0; r < reps; ++r)
+        rates.push_back(ks_micro::calls_per_second(
+            [&] { ks::modes::cbc_encrypt(bc, k, chain, in.data(), out.data(), 4096); }, 0.1, 16));
+      const double cycles_per_block = ghz * 1e9 / (median(rates) * 256);
+      printf("latency  %-34s %7.1f cycles/block  %5.2f cycles/round  (core %.2f GHz)\n",
+             (std::string("kuaisuo ") + sm4_table[i].name).c_str(), cycles_per_block,
+             cycles_per_block / 32, ghz);
+    }
   }
   return 0;
 }

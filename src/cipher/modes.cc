@@ -33,6 +33,7 @@ void ecb_decrypt(const BlockCipher& bc, const void* key, const uint8_t* in, uint
 void cbc_encrypt(const BlockCipher& bc, const void* key, uint8_t iv[16], const uint8_t* in,
                  uint8_t* out, size_t len) {
   if (len == 0) return;  // in and out may be null then
+  if (bc.chain != nullptr) return bc.chain(key, ChainMode::kCbc, iv, in, out, len / kBlock);
   for (size_t off = 0; off + kBlock <= len; off += kBlock) {
     xor_bytes(in + off, iv, iv, kBlock);
     bc.encrypt(key, iv, iv, 1);
@@ -68,19 +69,39 @@ void stream_init(StreamState* s, const uint8_t iv[16]) {
   s->used = 0;
 }
 
+namespace {
+
+// The whole blocks of a CFB or OFB call that starts at a block boundary,
+// through the cipher's chain (the state then stays at a boundary, s->iv
+// the last C or O); returns the bytes done.
+size_t chain_whole_blocks(const BlockCipher& bc, const void* key, ChainMode mode, StreamState* s,
+                          const uint8_t* in, uint8_t* out, size_t len) {
+  if (bc.chain == nullptr || s->used != 0 || len < kBlock) return 0;
+  bc.chain(key, mode, s->iv, in, out, len / kBlock);
+  return len / kBlock * kBlock;
+}
+
+}  // namespace
+
 // CFB-128 encryption: C_i = P_i ^ E(C_{i-1}), serial. pad holds E(C_{i-1})
 // XORed with the plaintext so far, i.e. the ciphertext block being built.
 void cfb_encrypt(const BlockCipher& bc, const void* key, StreamState* s, const uint8_t* in,
                  uint8_t* out, size_t len) {
   if (len == 0) return;  // in and out may be null then
-  for (size_t i = 0; i < len; ++i) {
-    if (s->used == 0) bc.encrypt(key, s->iv, s->pad, 1);
-    out[i] = s->pad[s->used] ^= in[i];
-    if (++s->used == kBlock) {
-      memcpy(s->iv, s->pad, kBlock);
-      s->used = 0;
+  size_t i = 0;
+  auto bytewise_to = [&](size_t end) {
+    for (; i < end; ++i) {
+      if (s->used == 0) bc.encrypt(key, s->iv, s->pad, 1);
+      out[i] = s->pad[s->used] ^= in[i];
+      if (++s->used == kBlock) {
+        memcpy(s->iv, s->pad, kBlock);
+        s->used = 0;
+      }
     }
-  }
+  };
+  if (s->used != 0) bytewise_to(len < kBlock - s->used ? len : kBlock - s->used);
+  i += chain_whole_blocks(bc, key, ChainMode::kCfb, s, in + i, out + i, len - i);
+  bytewise_to(len);
 }
 
 // CFB-128 decryption: P_i = C_i ^ E(C_{i-1}); the inputs of E are all
@@ -126,14 +147,20 @@ void cfb_decrypt(const BlockCipher& bc, const void* key, StreamState* s, const u
 void ofb_crypt(const BlockCipher& bc, const void* key, StreamState* s, const uint8_t* in,
                uint8_t* out, size_t len) {
   if (len == 0) return;  // in and out may be null then
-  for (size_t i = 0; i < len; ++i) {
-    if (s->used == 0) {
-      bc.encrypt(key, s->iv, s->iv, 1);
-      memcpy(s->pad, s->iv, kBlock);
+  size_t i = 0;
+  auto bytewise_to = [&](size_t end) {
+    for (; i < end; ++i) {
+      if (s->used == 0) {
+        bc.encrypt(key, s->iv, s->iv, 1);
+        memcpy(s->pad, s->iv, kBlock);
+      }
+      out[i] = in[i] ^ s->pad[s->used];
+      s->used = (s->used + 1) % kBlock;
     }
-    out[i] = in[i] ^ s->pad[s->used];
-    s->used = (s->used + 1) % kBlock;
-  }
+  };
+  if (s->used != 0) bytewise_to(len < kBlock - s->used ? len : kBlock - s->used);
+  i += chain_whole_blocks(bc, key, ChainMode::kOfb, s, in + i, out + i, len - i);
+  bytewise_to(len);
 }
 
 void ctr128_add(uint8_t counter[16], uint64_t n) {

@@ -13,6 +13,9 @@
 
 namespace ks {
 
+// The serial modes' encryptions: each block waits for the one before.
+enum class ChainMode { kCbc, kCfb, kOfb };
+
 // A 16-byte block cipher under an opaque expanded key.
 struct BlockCipher {
   void (*encrypt)(const void* key, const uint8_t* in, uint8_t* out, size_t nblocks);
@@ -21,13 +24,20 @@ struct BlockCipher {
   // modulo 2^128, advanced by nblocks.
   void (*ctr)(const void* key, uint8_t counter[16], const uint8_t* in, uint8_t* out,
               size_t nblocks);
+  // Optional (null: the modes go block by block through encrypt): CBC,
+  // CFB-128 or OFB encryption of nblocks whole blocks, the chaining block
+  // in iv (C_{-1} or O_{-1} in; the last C or O out), kept in registers.
+  void (*chain)(const void* key, ChainMode mode, uint8_t iv[16], const uint8_t* in, uint8_t* out,
+                size_t nblocks);
 };
 
 // The BlockCipher of a cipher whose expanded key type is Key and whose
 // whole-block functions take it by reference (sm4::encrypt_blocks, ...).
 template <class Key, void (*Encrypt)(const Key&, const uint8_t*, uint8_t*, size_t),
           void (*Decrypt)(const Key&, const uint8_t*, uint8_t*, size_t),
-          void (*Ctr)(const Key&, uint8_t[16], const uint8_t*, uint8_t*, size_t)>
+          void (*Ctr)(const Key&, uint8_t[16], const uint8_t*, uint8_t*, size_t),
+          void (*Chain)(const Key&, ChainMode, uint8_t[16], const uint8_t*, uint8_t*, size_t) =
+              nullptr>
 const BlockCipher& block_cipher_of() {
   static const BlockCipher kCipher = {
       [](const void* key, const uint8_t* in, uint8_t* out, size_t nblocks) {
@@ -38,7 +48,12 @@ const BlockCipher& block_cipher_of() {
       },
       [](const void* key, uint8_t counter[16], const uint8_t* in, uint8_t* out, size_t nblocks) {
         Ctr(*static_cast<const Key*>(key), counter, in, out, nblocks);
-      }};
+      },
+      Chain == nullptr ? nullptr
+                       : +[](const void* key, ChainMode mode, uint8_t iv[16], const uint8_t* in,
+                             uint8_t* out, size_t nblocks) {
+                           Chain(*static_cast<const Key*>(key), mode, iv, in, out, nblocks);
+                         }};
   return kCipher;
 }
 

@@ -89,7 +89,7 @@ void crypt_blocks_portable(const uint32_t rk[32], const uint8_t* in, uint8_t* ou
 }
 
 void set_key(Key* k, const uint8_t key[16], const Variant& variant) {
-  expand_key_with(key, k->enc, variant.tau);
+  variant.expand_key(key, k->enc);
   for (int i = 0; i < 32; ++i) k->dec[i] = k->enc[31 - i];
   k->variant = &variant;
 }
@@ -109,8 +109,13 @@ void ctr_blocks(const Key& k, uint8_t counter[16], const uint8_t* in, uint8_t* o
   if (nblocks != 0) k.variant->ctr_blocks(k.enc, counter, in, out, nblocks);
 }
 
+void chain_blocks(const Key& k, ChainMode mode, uint8_t iv[16], const uint8_t* in, uint8_t* out,
+                  size_t nblocks) {
+  if (nblocks != 0) k.variant->chain(k.enc, mode, iv, in, out, nblocks);
+}
+
 const BlockCipher& block_cipher() {
-  return block_cipher_of<Key, encrypt_blocks, decrypt_blocks, ctr_blocks>();
+  return block_cipher_of<Key, encrypt_blocks, decrypt_blocks, ctr_blocks, chain_blocks>();
 }
 
 }  // namespace sm4

@@ -33,6 +33,10 @@ void decrypt_blocks(const Key& k, const uint8_t* in, uint8_t* out, size_t nblock
 void ctr_blocks(const Key& k, uint8_t counter[16], const uint8_t* in, uint8_t* out,
                 size_t nblocks);
 
+// CBC, CFB-128 or OFB encryption of whole blocks (BlockCipher::chain).
+void chain_blocks(const Key& k, ChainMode mode, uint8_t iv[16], const uint8_t* in, uint8_t* out,
+                  size_t nblocks);
+
 // SM4 as the block-cipher policy of modes.h / gcm.h (key: a const Key*).
 const BlockCipher& block_cipher();
 

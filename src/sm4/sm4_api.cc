@@ -479,6 +479,65 @@ int batch_on_gpu(ks_ctx* ctx, int mode, bool encrypt, const uint8_t* keys, const
 
 }  // namespace
 
+namespace {
+
+bool is_serial_encryption(int mode, bool encrypt) {
+  return encrypt && (mode == KS_SM4_CBC || mode == KS_SM4_CFB || mode == KS_SM4_OFB);
+}
+
+ks::ChainMode chain_mode(int mode) {
+  return mode == KS_SM4_CBC ? ks::ChainMode::kCbc
+         : mode == KS_SM4_CFB ? ks::ChainMode::kCfb
+                              : ks::ChainMode::kOfb;
+}
+
+// CBC, CFB and OFB encryption of many messages on the CPU: groups of
+// messages run one per SIMD lane (Variant::chain_lanes), each group on one
+// of the context's threads; a CFB or OFB message's partial last block then
+// goes through the stream mode on its own. CBC items that are not whole
+// blocks fail with KS_ERR_LENGTH.
+int serial_batch_on_cpu(ks_ctx* ctx, int mode, const uint8_t* keys, const uint8_t* ivs,
+                        const uint8_t* data, const uint64_t* offsets, size_t count, uint8_t* out,
+                        int* status) {
+  constexpr size_t kGroup = 16;
+  std::vector<int> result(count, KS_OK);
+  for (size_t i = 0; i < count; ++i)
+    if (mode == KS_SM4_CBC && (offsets[i + 1] - offsets[i]) % kBlock != 0)
+      result[i] = KS_ERR_LENGTH;
+  const ks::sm4::Variant& v = ks::sm4::chosen_variant();
+  const auto& bc = ks::sm4::block_cipher();
+  ks::api::run_groups<kGroup>(ctx, count, result, [&](const size_t* idx, size_t n) {
+    ks::sm4::Key k[kGroup];
+    uint8_t chain[kGroup][kBlock];
+    ks::sm4::ChainJob jobs[kGroup];
+    const ks::WipeOnExit wipe_keys(k, sizeof k), wipe_chain(chain, sizeof chain);
+    for (size_t g = 0; g < n; ++g) {
+      const size_t i = idx[g], begin = size_t(offsets[i]);
+      ks::sm4::set_key(&k[g], keys + KS_SM4_KEY_BYTES * i, v);
+      memcpy(chain[g], ivs + kBlock * i, kBlock);
+      jobs[g] = {k[g].enc, chain[g], data + begin, out + begin,
+                 size_t(offsets[i + 1] - offsets[i]) / kBlock};
+    }
+    for (size_t g = 0; g < n; g += v.chain_width)
+      v.chain_lanes(chain_mode(mode), jobs + g, std::min(v.chain_width, n - g));
+    for (size_t g = 0; g < n && mode != KS_SM4_CBC; ++g) {
+      const size_t i = idx[g], whole = jobs[g].nblocks * kBlock;
+      const size_t tail = size_t(offsets[i + 1] - offsets[i]) - whole;
+      if (tail == 0) continue;
+      ks::modes::StreamState st;
+      ks::modes::stream_init(&st, chain[g]);
+      const uint8_t* in = data + offsets[i] + whole;
+      uint8_t* dst = out + offsets[i] + whole;
+      mode == KS_SM4_CFB ? ks::modes::cfb_encrypt(bc, &k[g], &st, in, dst, tail)
+                         : ks::modes::ofb_crypt(bc, &k[g], &st, in, dst, tail);
+      ks::secure_wipe(&st, sizeof st);
+    }
+  });
+  return ks::api::finish_statuses(result, status);
+}
+
+}  // namespace
+
 int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, const uint8_t* keys,
                  const uint8_t* ivs, size_t iv_len, const uint8_t* data, size_t data_len,
                  const uint64_t* offsets, size_t count, uint8_t* out, size_t out_len,
@@ -496,6 +555,8 @@ int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, const uint8
     return gcm_batch_on_gpu(ctx, encrypt != 0, keys, ivs, aad, aad_offsets, data, offsets, count,
                             out, tags, tag_len, status);
   }
+  if (is_serial_encryption(mode, encrypt != 0))
+    return serial_batch_on_cpu(ctx, mode, keys, ivs, data, offsets, count, out, status);
   // Items are independent: one per task, a few per chunk so that many
   // short messages do not pay the pool's hand-off each.
   // AAD offsets are checked (and copied) for GCM only, and only GCM reads them.

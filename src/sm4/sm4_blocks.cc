@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sm4/sm4.h"
+#include "sm4/sm4_core.h"
 #include "sm4/sm4_x86_kernels.h"
 #include "cipher/x86_cpu.h"
 #include "core/cpu_features.h"
@@ -20,13 +21,39 @@ bool has_avx512() {
 }
 
 Variant from_kernel(const char* name, bool usable, const KernelFns& k) {
-  return {name, usable, k.tau, k.crypt_blocks, k.ctr_blocks};
+  return {name,         usable,  k.tau,         k.crypt_blocks,  k.ctr_blocks,
+          k.expand_key, k.chain, k.chain_width, k.chain_lanes};
 }
 #endif
 
 void ctr_portable(const uint32_t rk[32], uint8_t counter[16], const uint8_t* in, uint8_t* out,
                   size_t nblocks) {
   ctr_by_blocks(crypt_blocks_portable, rk, counter, in, out, nblocks);
+}
+
+void expand_key_portable(const uint8_t key[16], uint32_t rk[32]) { expand_key(key, rk); }
+
+// The serial modes one block at a time through the word circuit.
+void chain_portable(const uint32_t rk[32], ChainMode mode, uint8_t iv[16], const uint8_t* in,
+                    uint8_t* out, size_t nblocks) {
+  uint8_t x[16];
+  for (; nblocks > 0; --nblocks, in += 16, out += 16) {
+    if (mode == ChainMode::kCbc) {
+      for (int b = 0; b < 16; ++b) iv[b] ^= in[b];
+      crypt_block(rk, iv, iv);
+      memcpy(out, iv, 16);
+      continue;
+    }
+    crypt_block(rk, iv, x);
+    for (int b = 0; b < 16; ++b) out[b] = in[b] ^ x[b];
+    memcpy(iv, mode == ChainMode::kCfb ? out : x, 16);
+  }
+  secure_wipe(x, sizeof x);
+}
+
+void chain_lanes_portable(ChainMode mode, ChainJob* jobs, size_t n) {
+  for (size_t m = 0; m < n; ++m)
+    chain_portable(jobs[m].rk, mode, jobs[m].iv, jobs[m].in, jobs[m].out, jobs[m].nblocks);
 }
 
 }  // namespace
@@ -53,8 +80,11 @@ const Variant& chosen_variant() {
 }
 
 const Variant& portable_variant() {
-  static const Variant kPortable = {"portable", true, tau_portable, crypt_blocks_portable,
-                                    ctr_portable};
+  static const Variant kPortable = {"portable",   true,
+                                    tau_portable, crypt_blocks_portable,
+                                    ctr_portable, expand_key_portable,
+                                    chain_portable, 1,
+                                    chain_lanes_portable};
   return kPortable;
 }
 

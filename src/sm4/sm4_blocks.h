@@ -12,6 +12,18 @@
 namespace ks {
 namespace sm4 {
 
+// One message of a chain_lanes call: whole blocks of CBC, CFB-128 or OFB
+// encryption under round keys rk, the chaining block in iv (in: C_{-1} or
+// O_{-1}; out: the last C or O). in == out is allowed; messages must not
+// overlap each other.
+struct ChainJob {
+  const uint32_t* rk;
+  uint8_t* iv;
+  const uint8_t* in;
+  uint8_t* out;
+  size_t nblocks;
+};
+
 // One way of running SM4. Every function is constant time: no branch or
 // memory index depends on the key or the data.
 struct Variant {
@@ -28,6 +40,17 @@ struct Variant {
   // nblocks. in == out is allowed.
   void (*ctr_blocks)(const uint32_t rk[32], uint8_t counter[16], const uint8_t* in,
                      uint8_t* out, size_t nblocks);
+  // The encryption round keys rk_0 .. rk_31 of a 16-byte key.
+  void (*expand_key)(const uint8_t key[16], uint32_t rk[32]);
+  // CBC, CFB-128 or OFB encryption of nblocks whole blocks, one block at a
+  // time with the chaining block (C_{-1} or O_{-1} in iv; the last C or O
+  // out) in registers. in == out is allowed.
+  void (*chain)(const uint32_t rk[32], ChainMode mode, uint8_t iv[16], const uint8_t* in,
+                uint8_t* out, size_t nblocks);
+  // Up to chain_width independent messages at once (jobs[0 .. n)), one per
+  // SIMD lane, each with its own key: the serial modes of many streams.
+  size_t chain_width;
+  void (*chain_lanes)(ChainMode mode, ChainJob* jobs, size_t n);
 };
 
 // Every variant built into the library, preferred first; the last one

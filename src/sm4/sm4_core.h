@@ -31,17 +31,17 @@ constexpr int kRounds = 32;
 using ks::load_be32;
 using ks::store_be32;
 
-KS_HD uint32_t rotl32(uint32_t x, int n) { return (x << n) | (x >> ((32 - n) & 31)); }
+KS_HD constexpr uint32_t rotl32(uint32_t x, int n) { return (x << n) | (x >> ((32 - n) & 31)); }
 
 // --- Constants of the key expansion ---------------------------------------
 // System parameter FK (GB/T 32907-2016, key expansion). A function, not an
 // array: device code cannot read a host constexpr array.
-KS_HD uint32_t fk(int i) {
+KS_HD constexpr uint32_t fk(int i) {
   return i == 0 ? 0xa3b1bac6u : i == 1 ? 0x56aa3350u : i == 2 ? 0x677d9197u : 0xb27022dcu;
 }
 
 // Fixed parameter CK_i: byte j of CK_i is (4i + j) * 7 mod 256.
-KS_HD uint32_t ck(int i) {
+KS_HD constexpr uint32_t ck(int i) {
   uint32_t w = 0;
   for (int j = 0; j < 4; ++j) w = (w << 8) | ((4 * i + j) * 7 & 0xff);
   return w;
@@ -226,9 +226,11 @@ KS_HD typename Ops::Word xor_l(typename Ops::Word x, typename Ops::Word t) {
 // the words renamed, not indexed: an index (i & 3) would keep vector state
 // in memory. Rounds i and i+1 share X_{i+2} ^ X_{i+3}: round i adds
 // X_{i+1}, round i+1 adds X_{i+4} (3 XORs per two rounds instead of 4).
-template <class Ops>
+// K: a round key, uint32_t; or, for Ops whose lanes have keys of their
+// own, what their key_xor takes.
+template <class Ops, class K>
 KS_HD void four_rounds(typename Ops::Word& a, typename Ops::Word& b, typename Ops::Word& c,
-                       typename Ops::Word& d, const uint32_t rk[4]) {
+                       typename Ops::Word& d, const K rk[4]) {
   using O = Ops;
   auto p = O::xor2(c, d);
   a = xor_l<O>(a, O::tau(O::key_xor(b, p, rk[0])));
@@ -244,8 +246,8 @@ KS_HD void four_rounds(typename Ops::Word& a, typename Ops::Word& b, typename Op
 // 32907-2016, decryption). Vector kernels unroll the 8 steps: as a loop,
 // GCC kept state words of the x86 lanes in stack slots across its back
 // edge (tools/sm4_micro.cc, Zen 4: ECB +10%, CTR +6% unrolled).
-template <class Ops>
-KS_HD void crypt_words(typename Ops::Word x[4], const uint32_t rk[kRounds]) {
+template <class Ops, class K = uint32_t>
+KS_HD void crypt_words(typename Ops::Word x[4], const K rk[kRounds]) {
   auto a = x[0], b = x[1], c = x[2], d = x[3];
   if constexpr (Ops::kUnrollRounds) {
     KS_UNROLL for (int i = 0; i < kRounds; i += 4) four_rounds<Ops>(a, b, c, d, rk + i);

@@ -153,6 +153,83 @@ constexpr uint8_t kGfniOutConstant = map_out_of_inverse().c;
 constexpr NibbleTables kAesIn = nibble_tables(map_in());
 constexpr NibbleTables kAesOut = nibble_tables(map_out_of_subbytes());
 
+// --- The folded round of the one-block kernels (sm4_x86_serial.h) ---------
+// One block is a chain of 32 rounds, so its speed is the round's latency.
+// The one-block kernels keep the state words in the S-box's input basis,
+// Y = phi(X) with phi = T A applied to every byte (linear, no constant),
+// and fold the linear transform into the map out of the inversion:
+//   L (and L' of the key schedule) is a sum of byte rotations of bytewise
+//   matrices: the term rol_{8d} carries byte j of the input to byte j + d,
+//   through D_d = the part of each rotation that lands d bytes up
+//   (rol 2: SHL2 at d = 0, SHR6 at d = 1; rol 10: SHL2 at 1, SHR6 at 2; ...).
+// So Y_{i+4} = Y_i ^ kappa ^ XOR_d rol_{8d}(E_d inv(u_i)), with
+//   u_i = Y_{i+1} ^ Y_{i+2} ^ Y_{i+3} ^ rho_i, rho_i = phi(rk_i) ^ T c,
+//   E_d = phi D_d (A T^-1), kappa = phi(L(c c c c)),
+// one inversion-with-matrix per distinct E_d (gf2p8affineinvqb), no
+// affine map in, and the rotations as byte shuffles.
+constexpr Matrix matrix_xor(const Matrix& a, const Matrix& b) {
+  Matrix m{};
+  for (int j = 0; j < 8; ++j) m.col[j] = uint8_t(a.col[j] ^ b.col[j]);
+  return m;
+}
+
+// x -> x << n (n > 0) or x >> -n (n < 0) on one byte.
+constexpr Matrix shift_matrix(int n) {
+  Matrix m{};
+  for (int j = 0; j < 8; ++j) {
+    const int to = j + n;
+    m.col[j] = to >= 0 && to < 8 ? uint8_t(1 << to) : 0;
+  }
+  return m;
+}
+
+constexpr Matrix identity() { return shift_matrix(0); }
+
+// D_d of L(B) = B ^ rol2 ^ rol10 ^ rol18 ^ rol24 (GB/T 32907-2016, L).
+constexpr Matrix l_part(int d) {
+  return d == 0   ? matrix_xor(identity(), shift_matrix(2))
+         : d == 3 ? matrix_xor(shift_matrix(-6), identity())
+                  : matrix_xor(shift_matrix(-6), shift_matrix(2));  // d = 1, 2
+}
+// D_d of L'(B) = B ^ rol13 ^ rol23 (key expansion).
+constexpr Matrix l_key_part(int d) {
+  return d == 0   ? identity()
+         : d == 1 ? shift_matrix(5)
+         : d == 2 ? matrix_xor(shift_matrix(-3), shift_matrix(7))
+                  : shift_matrix(-1);
+}
+
+constexpr Matrix phi() { return map_in().m; }
+constexpr uint8_t phi_byte(uint8_t x) { return apply(phi(), x); }
+// phi (and any bytewise map) on the four bytes of a word.
+constexpr uint32_t phi_word(uint32_t w) {
+  uint32_t r = 0;
+  for (int b = 0; b < 4; ++b) r |= uint32_t(phi_byte(uint8_t(w >> (8 * b)))) << (8 * b);
+  return r;
+}
+constexpr uint32_t replicate(uint8_t b) { return 0x01010101u * b; }
+
+// E_d for the cipher (key = false) or the key schedule (key = true).
+constexpr Matrix folded_out(int d, bool key) {
+  return compose(phi(), compose(key ? l_key_part(d) : l_part(d), map_out_of_inverse().m));
+}
+constexpr uint32_t linear_l(uint32_t b) {
+  return b ^ rotl32(b, 2) ^ rotl32(b, 10) ^ rotl32(b, 18) ^ rotl32(b, 24);
+}
+constexpr uint32_t linear_l_key(uint32_t b) { return b ^ rotl32(b, 13) ^ rotl32(b, 23); }
+// kappa: the S-box's constant c through L (or L') and phi.
+constexpr uint32_t kFoldedKappa = phi_word(linear_l(replicate(kAffineConstant)));
+constexpr uint32_t kFoldedKappaKey = phi_word(linear_l_key(replicate(kAffineConstant)));
+constexpr uint32_t kFoldedGamma = replicate(map_in().c);
+// The key schedule's rho_i: phi(CK_i) ^ T c, public constants.
+constexpr uint32_t folded_ck(int i) { return phi_word(ck(i)) ^ kFoldedGamma; }
+// AES-NI's aesenclast returns M_aes inv(u) ^ 0x63: E_d M_aes^-1 after it,
+// the constant folded into the low nibble table.
+constexpr NibbleTables folded_out_of_subbytes(int d, bool key) {
+  const Matrix m = compose(folded_out(d, key), inverse(aes_a()));
+  return nibble_tables({m, apply(m, 0x63)});
+}
+
 static_assert(root_in_aes_field() != 0, "0x1f5 has a root in GF(2^8)");
 
 }  // namespace affine

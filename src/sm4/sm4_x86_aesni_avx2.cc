@@ -11,6 +11,7 @@
 #define KS_SM4_LANES_YMM 1
 #define KS_SM4_SBOX_AESNI 1
 #include "sm4/sm4_x86_lanes.h"
+#include "sm4/sm4_x86_serial.h"
 
 namespace ks {
 namespace sm4 {
@@ -21,6 +22,10 @@ const KernelFns kAesniAvx2 = {
     tau_lanes<Ymm, AesniSbox<Ymm>>,
     crypt_blocks_lanes<Ymm, AesniSbox<Ymm>, 4>,
     ctr_blocks_lanes<Ymm, AesniSbox<Ymm>, 4>,
+    expand_key_serial,
+    chain_serial,
+    Ymm::kWords,
+    chain_lanes<Ymm, AesniSbox<Ymm>>,
 };
 
 }  // namespace sm4

@@ -11,6 +11,7 @@
 #define KS_SM4_LANES_ZMM 1
 #define KS_SM4_SBOX_AESNI 1
 #include "sm4/sm4_x86_lanes.h"
+#include "sm4/sm4_x86_serial.h"
 
 namespace ks {
 namespace sm4 {
@@ -21,6 +22,10 @@ const KernelFns kAesniAvx512 = {
     tau_lanes<Zmm, AesniSbox<Zmm>>,
     crypt_blocks_lanes<Zmm, AesniSbox<Zmm>, 4>,
     ctr_blocks_lanes<Zmm, AesniSbox<Zmm>, 4>,
+    expand_key_serial,
+    chain_serial,
+    Zmm::kWords,
+    chain_lanes<Zmm, AesniSbox<Zmm>>,
 };
 
 }  // namespace sm4

@@ -11,6 +11,7 @@
 #define KS_SM4_LANES_ZMM 1
 #define KS_SM4_SBOX_GFNI 1
 #include "sm4/sm4_x86_lanes.h"
+#include "sm4/sm4_x86_serial.h"
 
 namespace ks {
 namespace sm4 {
@@ -23,6 +24,10 @@ const KernelFns kGfniAvx512 = {
     tau_lanes<Zmm, GfniSbox<Zmm>>,
     crypt_blocks_lanes<Zmm, GfniSbox<Zmm>, 8>,
     ctr_blocks_lanes<Zmm, GfniSbox<Zmm>, 7>,
+    expand_key_serial,
+    chain_serial,
+    Zmm::kWords,
+    chain_lanes<Zmm, GfniSbox<Zmm>>,
 };
 
 }  // namespace sm4

@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cipher/modes.h"
+#include "sm4/sm4_blocks.h"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define KS_SM4_X86 1
 #else
@@ -21,6 +24,11 @@ struct KernelFns {
   void (*crypt_blocks)(const uint32_t rk[32], const uint8_t* in, uint8_t* out, size_t nblocks);
   void (*ctr_blocks)(const uint32_t rk[32], uint8_t counter[16], const uint8_t* in,
                      uint8_t* out, size_t nblocks);
+  void (*expand_key)(const uint8_t key[16], uint32_t rk[32]);
+  void (*chain)(const uint32_t rk[32], ChainMode mode, uint8_t iv[16], const uint8_t* in,
+                uint8_t* out, size_t nblocks);
+  size_t chain_width;
+  void (*chain_lanes)(ChainMode mode, ChainJob* jobs, size_t n);
 };
 
 #if KS_SM4_X86

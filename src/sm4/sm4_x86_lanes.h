@@ -92,6 +92,16 @@ struct Ymm {
   KS_SM4_INLINE static V from_words(const uint32_t w[8]) {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
   }
+  // Blocks p[0], p[1] as one vector, and back.
+  KS_SM4_INLINE static V load_blocks(const uint8_t* const* p) {
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[0]));
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[1]));
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+  }
+  KS_SM4_INLINE static void store_blocks(uint8_t* const* p, V v) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p[0]), _mm256_castsi256_si128(v));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p[1]), _mm256_extracti128_si256(v, 1));
+  }
 #if defined(KS_SM4_SBOX_GFNI)
   template <uint8_t c>
   KS_SM4_INLINE static V affine(V x, V m) { return _mm256_gf2p8affine_epi64_epi8(x, m, c); }
@@ -149,6 +159,21 @@ struct Zmm {
   KS_SM4_INLINE static V unpacklo64(V a, V b) { return _mm512_unpacklo_epi64(a, b); }
   KS_SM4_INLINE static V unpackhi64(V a, V b) { return _mm512_unpackhi_epi64(a, b); }
   KS_SM4_INLINE static V from_words(const uint32_t w[16]) { return _mm512_loadu_si512(w); }
+  // Blocks p[0..3] as one vector, and back.
+  KS_SM4_INLINE static V load_blocks(const uint8_t* const* p) {
+    auto block = [&](int i) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p[i])); };
+    V v = _mm512_castsi128_si512(block(0));
+    v = _mm512_inserti32x4(v, block(1), 1);
+    v = _mm512_inserti32x4(v, block(2), 2);
+    return _mm512_inserti32x4(v, block(3), 3);
+  }
+  KS_SM4_INLINE static void store_blocks(uint8_t* const* p, V v) {
+    auto put = [&](int i, __m128i b) { _mm_storeu_si128(reinterpret_cast<__m128i*>(p[i]), b); };
+    put(0, _mm512_castsi512_si128(v));
+    put(1, _mm512_extracti32x4_epi32(v, 1));
+    put(2, _mm512_extracti32x4_epi32(v, 2));
+    put(3, _mm512_extracti32x4_epi32(v, 3));
+  }
 #if defined(KS_SM4_SBOX_GFNI)
   template <uint8_t c>
   KS_SM4_INLINE static V affine(V x, V m) { return _mm512_gf2p8affine_epi64_epi8(x, m, c); }
@@ -223,7 +248,10 @@ struct LaneOps {
   };
   static constexpr bool kUnrollRounds = true;
   KS_SM4_INLINE static Word key_xor(const Word& a, const Word& b, uint32_t rk) {
-    const V k = L::set1(rk);
+    return key_xor(a, b, L::set1(rk));
+  }
+  // A round key per lane (chain_lanes: one message, and key, per lane).
+  KS_SM4_INLINE static Word key_xor(const Word& a, const Word& b, V k) {
     Word r;
     for (int g = 0; g < U; ++g) r.v[g] = L::xor3(a.v[g], b.v[g], k);
     return r;
@@ -306,9 +334,15 @@ KS_SM4_INLINE void crypt_groups(const uint32_t rk[32], const uint8_t* in, uint8_
   }
 }
 
+// Fewer blocks than this go one (or two) at a time through the folded
+// rounds of sm4_x86_serial.h (defined there; every kernel includes it):
+// a zero-padded group of lanes costs 32 rounds of its longer latency.
+void crypt_blocks_serial(const uint32_t rk[32], const uint8_t* in, uint8_t* out, size_t n);
+constexpr size_t kSerialBelowBlocks = 4;
+
 // The Variant::crypt_blocks of a kernel: U groups at a time, what is left
-// with U/2, U/4, ... groups (one group is latency-bound), then a
-// zero-padded last group.
+// with U/2, U/4, ... groups (one group is latency-bound), then a few
+// blocks one at a time or a zero-padded last group.
 template <class L, class S, int U>
 void crypt_blocks_lanes(const uint32_t rk[32], const uint8_t* in, uint8_t* out, size_t n) {
   constexpr size_t kBig = size_t(U) * L::kWords;
@@ -317,6 +351,8 @@ void crypt_blocks_lanes(const uint32_t rk[32], const uint8_t* in, uint8_t* out, 
   if (n == 0) return;
   if constexpr (U > 1) {
     crypt_blocks_lanes<L, S, U / 2>(rk, in, out, n);
+  } else if (n < kSerialBelowBlocks) {
+    crypt_blocks_serial(rk, in, out, n);
   } else {
     uint8_t buf[kGroupBytes<L>] = {};
     memcpy(buf, in, 16 * n);
@@ -361,6 +397,81 @@ void ctr_blocks_lanes(const uint32_t rk[32], uint8_t counter[16], const uint8_t*
   } else {
     ctr_by_blocks(crypt_blocks_lanes<L, S, 1>, rk, counter, in, out, n);
   }
+}
+
+// Many messages' blocks as one group: lane e of the transposed layout is
+// message block_of_lane(e)'s block; p[m] the block of message m.
+template <class L>
+KS_SM4_INLINE void load_blocks_of(const uint8_t* const p[L::kWords], typename L::V x[4]) {
+  const auto bswap = L::pattern(kBswap32);
+  for (int j = 0; j < 4; ++j) x[j] = L::shuffle(L::load_blocks(p + j * L::kWords / 4), bswap);
+  transpose4<L>(x);
+}
+
+template <class L>
+KS_SM4_INLINE void store_blocks_of(uint8_t* const p[L::kWords], const typename L::V words[4]) {
+  const auto bswap = L::pattern(kBswap32);
+  typename L::V x[4] = {words[0], words[1], words[2], words[3]};
+  transpose4<L>(x);
+  for (int j = 0; j < 4; ++j) L::store_blocks(p + j * L::kWords / 4, L::shuffle(x[j], bswap));
+}
+
+// The Variant::chain_lanes of a kernel: up to kWords messages, one per
+// lane, block j of every message in step j. Lengths are public: a message
+// that has ended reads zeros and writes to scratch, and its chaining block
+// is saved in the step of its last block.
+template <class L, class S>
+void chain_lanes(ChainMode mode, ChainJob* jobs, size_t n) {
+  using Ops = LaneOps<L, S, 1>;
+  using V = typename L::V;
+  constexpr int W = L::kWords;
+  alignas(64) uint8_t zero[16] = {}, scratch[W][16];
+  alignas(64) uint32_t rk_lanes[kRounds][W] = {};
+  size_t steps = 0;
+  for (int e = 0; e < W; ++e) {  // lane e: message block_of_lane (transpose4's order)
+    const size_t m = size_t((W / 4) * (e % 4) + e / 4);
+    if (m >= n) continue;
+    for (int r = 0; r < kRounds; ++r) rk_lanes[r][e] = jobs[m].rk[r];
+    steps = jobs[m].nblocks > steps ? jobs[m].nblocks : steps;
+  }
+  V rk[kRounds];
+  for (int r = 0; r < kRounds; ++r) rk[r] = L::from_words(rk_lanes[r]);
+  const uint8_t* src[W];
+  uint8_t* dst[W];
+  for (int m = 0; m < W; ++m) src[m] = size_t(m) < n ? jobs[m].iv : zero;
+  typename Ops::Word x[4];
+  {
+    V v[4];
+    load_blocks_of<L>(src, v);
+    for (int i = 0; i < 4; ++i) x[i].v[0] = v[i];
+  }
+  for (size_t j = 0; j < steps; ++j) {
+    bool ends = false;
+    for (int m = 0; m < W; ++m) {
+      const bool live = size_t(m) < n && j < jobs[m].nblocks;
+      src[m] = live ? jobs[m].in + 16 * j : zero;
+      dst[m] = live ? jobs[m].out + 16 * j : scratch[m];
+      ends |= live && j + 1 == jobs[m].nblocks;
+    }
+    V p[4], words[4];
+    load_blocks_of<L>(src, p);
+    if (mode == ChainMode::kCbc)
+      for (int i = 0; i < 4; ++i) x[i].v[0] = L::xor2(x[i].v[0], p[i]);
+    crypt_words<Ops>(x, rk);
+    for (int i = 0; i < 4; ++i) {
+      words[i] = mode == ChainMode::kCbc ? x[i].v[0] : L::xor2(x[i].v[0], p[i]);
+      if (mode == ChainMode::kCfb) x[i].v[0] = words[i];  // C_j is the next input
+    }
+    store_blocks_of<L>(dst, words);
+    if (!ends) continue;
+    for (int m = 0; m < W; ++m)  // the chaining block of messages ending here
+      dst[m] = size_t(m) < n && j + 1 == jobs[m].nblocks ? jobs[m].iv : scratch[m];
+    for (int i = 0; i < 4; ++i) words[i] = x[i].v[0];
+    store_blocks_of<L>(dst, words);
+  }
+  secure_wipe(rk_lanes, sizeof rk_lanes);
+  secure_wipe(rk, sizeof rk);
+  secure_wipe(scratch, sizeof scratch);
 }
 
 // tau of one word through a kernel's S-box, for the key expansion.

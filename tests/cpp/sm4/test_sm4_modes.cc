@@ -97,11 +97,15 @@ TEST(Sm4Modes, MatchOpenSslOneShot) {
     // not under a sanitizer: the tails and block boundaries below are what
     // it checks).
     const bool slow = std::string(v->name) == "portable" || ks_test::kSanitized;
-    std::vector<size_t> lengths = {0, 1, 15, 16, 17, 31, 32, 33, 127, 128, 129, 255, 256, 1000, 4096};
+    // Every length to 64 (the one-block paths and their tails), then longer.
+    std::vector<size_t> lengths(65);
+    for (size_t n = 0; n < lengths.size(); ++n) lengths[n] = n;
+    for (size_t n : {127, 128, 129, 255, 256, 1000, 4096}) lengths.push_back(n);
     if (!slow) {
       lengths.push_back(65536 + 5);
       lengths.push_back(size_t(1) << 20);
       lengths.push_back(rng() % (size_t(1) << 20));
+      lengths.push_back((size_t(3) << 20) + 7);
     }
     for (Mode m : kModes) {
       for (size_t any_len : lengths) {
@@ -225,3 +229,42 @@ TEST(Sm4Modes, BadPaddingAndPartialBlocksAreErrors) {
 }
 
 }  // namespace
+
+// Variant::chain_lanes (many messages, one per SIMD lane) against the
+// portable one-message chain, for every variant and serial mode: groups of
+// 1 to 2 x the lane width, lengths 0 to 40 blocks mixed, in place and not.
+TEST(Sm4Modes, ChainLanesMatchOneMessageAtATime) {
+  std::mt19937 rng(47);
+  const ks::sm4::Variant& portable = ks::sm4::portable_variant();
+  for (const auto* v : usable_variants()) {
+    SCOPED_TRACE(v->name);
+    for (ks::ChainMode mode : {ks::ChainMode::kCbc, ks::ChainMode::kCfb, ks::ChainMode::kOfb}) {
+      for (size_t n = 1; n <= v->chain_width; n = n < 3 ? n + 1 : n * 2 + 1) {
+        const size_t count = std::min(n, v->chain_width);
+        SCOPED_TRACE("mode " + std::to_string(int(mode)) + " messages " + std::to_string(count));
+        std::vector<ks::sm4::Key> keys(count);
+        std::vector<Bytes> in(count), out(count), ivs(count), expect(count), expect_iv(count);
+        std::vector<ks::sm4::ChainJob> jobs(count);
+        const bool in_place = n % 2 == 0;
+        for (size_t m = 0; m < count; ++m) {
+          const Bytes key = ks_test::random_bytes(rng, 16);
+          ks::sm4::set_key(&keys[m], key.data(), *v);
+          const size_t blocks = m == 1 ? 0 : rng() % 41;
+          in[m] = ks_test::random_bytes(rng, 16 * blocks);
+          ivs[m] = expect_iv[m] = ks_test::random_bytes(rng, 16);
+          expect[m].resize(in[m].size());
+          portable.chain(keys[m].enc, mode, expect_iv[m].data(), in[m].data(), expect[m].data(),
+                         blocks);
+          out[m] = in_place ? in[m] : Bytes(in[m].size(), 0);
+          jobs[m] = {keys[m].enc, ivs[m].data(), in_place ? out[m].data() : in[m].data(),
+                     out[m].data(), blocks};
+        }
+        v->chain_lanes(mode, jobs.data(), count);
+        for (size_t m = 0; m < count; ++m) {
+          ASSERT_EQ(out[m], expect[m]) << "message " << m;
+          ASSERT_EQ(ivs[m], expect_iv[m]) << "chaining block of message " << m;
+        }
+      }
+    }
+  }
+}
