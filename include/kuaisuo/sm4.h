@@ -65,6 +65,22 @@ KS_API int ks_sm4_decrypt(int mode, uint32_t flags, const uint8_t key[KS_SM4_KEY
                           const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t in_len,
                           uint8_t* out, size_t out_cap, size_t* out_len);
 
+/* An expanded key for many calls: the key schedule runs once, in init,
+ * instead of in every ks_sm4_crypt. Caller-allocated; treat as opaque. It
+ * holds the round keys (secret): ks_sm4_schedule_cleanse wipes it. After
+ * init it is only read, so threads may share one. ks_sm4_schedule_crypt is
+ * ks_sm4_crypt (the same modes, flags, IV rule, output rule and errors)
+ * under it; KS_ERR_INVALID_ARGUMENT for memory that init did not make (or
+ * cleanse wiped). */
+typedef struct ks_sm4_schedule {
+  uint64_t opaque[40];
+} ks_sm4_schedule;
+KS_API int ks_sm4_schedule_init(ks_sm4_schedule* s, const uint8_t key[KS_SM4_KEY_BYTES]);
+KS_API int ks_sm4_schedule_crypt(const ks_sm4_schedule* s, int mode, int encrypt, uint32_t flags,
+                                 const uint8_t* iv, size_t iv_len, const uint8_t* in,
+                                 size_t in_len, uint8_t* out, size_t out_cap, size_t* out_len);
+KS_API void ks_sm4_schedule_cleanse(ks_sm4_schedule* s);
+
 /* One-shot GCM: out holds len bytes, tag tag_len (4..16) bytes. Open
  * checks the tag before it decrypts anything: on KS_ERR_TAG_MISMATCH out is
  * left as it was. (A seal/open pair, not a direction: see ks_direction.) */

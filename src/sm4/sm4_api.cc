@@ -108,46 +108,16 @@ int status_of(ks::modes::Status st) {
   return KS_ERR_INTERNAL;
 }
 
-int one_shot(bool encrypt, int mode, uint32_t flags, const uint8_t* key, const uint8_t* iv,
-             size_t iv_len, const uint8_t* in, size_t in_len, uint8_t* out, size_t out_cap,
-             size_t* out_len) {
-  if (key == nullptr || out_len == nullptr) return KS_ERR_NULL_POINTER;
-  int rc = check_mode_iv(mode, flags, iv, iv_len);
-  if (rc == KS_OK) rc = check_buffer(in, in_len);
-  const bool pad = (flags & KS_SM4_PAD_PKCS7) != 0;
-  size_t needed = 0;
-  if (rc == KS_OK) rc = output_length(mode, encrypt, pad, in_len, &needed);
-  if (rc != KS_OK) return rc;
-  *out_len = needed;
-  if (needed != 0 && (out == nullptr || out_cap < needed)) return KS_ERR_LENGTH;
-  ks::sm4::Key k;
-  const ks::WipeOnExit wipe_key(&k, sizeof k);
-  ks::sm4::set_key(&k, key);
-  ks::modes::Stream s;
-  const ks::WipeOnExit wipe_stream(&s, sizeof s);
-  s.init(Mode(mode), encrypt, pad, iv);
-  const auto& bc = ks::sm4::block_cipher();
-  size_t written = in_len == 0 ? 0 : s.update(bc, &k, in, in_len, out);
-  size_t last = 0;
-  uint8_t empty[kBlock];  // where finish writes when out is null (needed == 0)
-  rc = status_of(s.finish(bc, &k, needed == 0 ? empty : out + written, &last));
-  *out_len = rc == KS_OK ? written + last : 0;
-  if (rc != KS_OK && needed != 0) ks::secure_wipe(out, needed);  // no partial plaintext
-  return rc;
-}
-
-// One batch item on the calling thread.
-int batch_item(int mode, bool encrypt, const uint8_t* key_bytes, const uint8_t* iv,
-               size_t iv_len, const uint8_t* in, size_t len, uint8_t* out, const uint8_t* aad,
-               size_t aad_len, uint8_t* tag, size_t tag_len) {
+// One message without padding under an expanded key, through the
+// whole-message functions of modes.h (no streaming state to set up).
+// Block modes need whole blocks.
+int crypt_unpadded(const ks::sm4::Key& k, int mode, bool encrypt, const uint8_t* iv,
+                   const uint8_t* in, size_t len, uint8_t* out) {
   if (is_block_mode(mode) && len % kBlock != 0) return KS_ERR_LENGTH;
-  ks::sm4::Key k;
-  const ks::WipeOnExit wipe_key(&k, sizeof k);
-  ks::sm4::set_key(&k, key_bytes);
   const auto& bc = ks::sm4::block_cipher();
   uint8_t chain[kBlock];
   ks::modes::StreamState st;
-  const ks::WipeOnExit wipe_state(&st, sizeof st);
+  const ks::WipeOnExit wipe_chain(chain, sizeof chain), wipe_state(&st, sizeof st);
   switch (mode) {
     case KS_SM4_ECB:
       encrypt ? ks::modes::ecb_encrypt(bc, &k, in, out, len)
@@ -171,17 +141,75 @@ int batch_item(int mode, bool encrypt, const uint8_t* key_bytes, const uint8_t* 
       ks::modes::stream_init(&st, iv);
       ks::modes::ctr_crypt(bc, &k, &st, in, out, len);
       return KS_OK;
-    case KS_SM4_GCM:
-      if (uint64_t(len) > ks::gcm::kMaxTextBytes) return KS_ERR_LENGTH;
-      if (encrypt)
-        return ks::gcm::seal(bc, &k, iv, iv_len, aad, aad_len, in, len, out, tag, tag_len)
-                   ? KS_OK
-                   : KS_ERR_LENGTH;
-      return ks::gcm::open(bc, &k, iv, iv_len, aad, aad_len, in, len, tag, tag_len, out)
-                 ? KS_OK
-                 : KS_ERR_TAG_MISMATCH;
   }
   return KS_ERR_INVALID_ARGUMENT;
+}
+
+// The checks of a one-shot call: *needed is the output length.
+int check_one_shot(bool encrypt, int mode, uint32_t flags, const uint8_t* iv, size_t iv_len,
+                   const uint8_t* in, size_t in_len, const uint8_t* out, size_t out_cap,
+                   size_t* out_len, size_t* needed) {
+  if (out_len == nullptr) return KS_ERR_NULL_POINTER;
+  int rc = check_mode_iv(mode, flags, iv, iv_len);
+  if (rc == KS_OK) rc = check_buffer(in, in_len);
+  if (rc == KS_OK)
+    rc = output_length(mode, encrypt, (flags & KS_SM4_PAD_PKCS7) != 0, in_len, needed);
+  if (rc != KS_OK) return rc;
+  *out_len = *needed;
+  if (*needed != 0 && (out == nullptr || out_cap < *needed)) return KS_ERR_LENGTH;
+  return KS_OK;
+}
+
+// A checked one-shot call under an expanded key.
+int one_shot_under(const ks::sm4::Key& k, bool encrypt, int mode, uint32_t flags,
+                   const uint8_t* iv, const uint8_t* in, size_t in_len, uint8_t* out,
+                   size_t needed, size_t* out_len) {
+  const bool pad = (flags & KS_SM4_PAD_PKCS7) != 0;
+  if (!pad) return crypt_unpadded(k, mode, encrypt, iv, in, in_len, out);
+  ks::modes::Stream s;
+  const ks::WipeOnExit wipe_stream(&s, sizeof s);
+  s.init(Mode(mode), encrypt, pad, iv);
+  const auto& bc = ks::sm4::block_cipher();
+  size_t written = in_len == 0 ? 0 : s.update(bc, &k, in, in_len, out);
+  size_t last = 0;
+  const int rc = status_of(s.finish(bc, &k, out + written, &last));
+  *out_len = rc == KS_OK ? written + last : 0;
+  if (rc != KS_OK) ks::secure_wipe(out, needed);  // no partial plaintext
+  return rc;
+}
+
+int one_shot(bool encrypt, int mode, uint32_t flags, const uint8_t* key, const uint8_t* iv,
+             size_t iv_len, const uint8_t* in, size_t in_len, uint8_t* out, size_t out_cap,
+             size_t* out_len) {
+  if (key == nullptr) return KS_ERR_NULL_POINTER;
+  size_t needed = 0;
+  const int rc = check_one_shot(encrypt, mode, flags, iv, iv_len, in, in_len, out, out_cap,
+                                out_len, &needed);
+  if (rc != KS_OK) return rc;
+  ks::sm4::Key k;
+  const ks::WipeOnExit wipe_key(&k, sizeof k);
+  ks::sm4::set_key(&k, key);
+  return one_shot_under(k, encrypt, mode, flags, iv, in, in_len, out, needed, out_len);
+}
+
+// One batch item on the calling thread.
+int batch_item(int mode, bool encrypt, const uint8_t* key_bytes, const uint8_t* iv,
+               size_t iv_len, const uint8_t* in, size_t len, uint8_t* out, const uint8_t* aad,
+               size_t aad_len, uint8_t* tag, size_t tag_len) {
+  if (is_block_mode(mode) && len % kBlock != 0) return KS_ERR_LENGTH;
+  ks::sm4::Key k;
+  const ks::WipeOnExit wipe_key(&k, sizeof k);
+  ks::sm4::set_key(&k, key_bytes);
+  if (mode != KS_SM4_GCM) return crypt_unpadded(k, mode, encrypt, iv, in, len, out);
+  if (uint64_t(len) > ks::gcm::kMaxTextBytes) return KS_ERR_LENGTH;
+  const auto& bc = ks::sm4::block_cipher();
+  if (encrypt)
+    return ks::gcm::seal(bc, &k, iv, iv_len, aad, aad_len, in, len, out, tag, tag_len)
+               ? KS_OK
+               : KS_ERR_LENGTH;
+  return ks::gcm::open(bc, &k, iv, iv_len, aad, aad_len, in, len, tag, tag_len, out)
+             ? KS_OK
+             : KS_ERR_TAG_MISMATCH;
 }
 
 // The batch's offsets and AAD offsets: the copies api/batch.h makes.
@@ -243,6 +271,47 @@ int ks_sm4_decrypt(int mode, uint32_t flags, const uint8_t key[KS_SM4_KEY_BYTES]
                    uint8_t* out, size_t out_cap, size_t* out_len) {
   return ks_sm4_crypt(mode, KS_DECRYPT, flags, key, iv, iv_len, in, in_len, out, out_cap,
                       out_len);
+}
+
+namespace {
+
+struct Sm4Schedule {
+  static constexpr uint32_t kTag = 0x534d346b;  // "SM4k"
+  uint32_t tag;
+  ks::sm4::Key key;
+  bool consistent() const { return key_consistent(key); }
+};
+
+const Sm4Schedule* as_schedule(const ks_sm4_schedule* s) {
+  return ks::api::state_of<const Sm4Schedule>(s);
+}
+
+}  // namespace
+
+int ks_sm4_schedule_init(ks_sm4_schedule* s, const uint8_t key[KS_SM4_KEY_BYTES]) try {
+  if (s == nullptr || key == nullptr) return KS_ERR_NULL_POINTER;
+  Sm4Schedule* state = ks::api::start_state<Sm4Schedule>(s);
+  ks::sm4::set_key(&state->key, key);
+  state->tag = Sm4Schedule::kTag;
+  return KS_OK;
+} KS_API_CATCH
+
+int ks_sm4_schedule_crypt(const ks_sm4_schedule* s, int mode, int encrypt, uint32_t flags,
+                          const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t in_len,
+                          uint8_t* out, size_t out_cap, size_t* out_len) try {
+  if (s == nullptr) return KS_ERR_NULL_POINTER;
+  const Sm4Schedule* state = as_schedule(s);
+  if (state == nullptr) return KS_ERR_INVALID_ARGUMENT;
+  size_t needed = 0;
+  const int rc = check_one_shot(encrypt != 0, mode, flags, iv, iv_len, in, in_len, out, out_cap,
+                                out_len, &needed);
+  if (rc != KS_OK) return rc;
+  return one_shot_under(state->key, encrypt != 0, mode, flags, iv, in, in_len, out, needed,
+                        out_len);
+} KS_API_CATCH
+
+void ks_sm4_schedule_cleanse(ks_sm4_schedule* s) {
+  if (s != nullptr) ks::secure_wipe(s, sizeof(*s));
 }
 
 int ks_sm4_gcm_seal(const uint8_t key[KS_SM4_KEY_BYTES], const uint8_t* iv, size_t iv_len,

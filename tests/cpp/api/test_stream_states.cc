@@ -73,6 +73,8 @@ TEST(StreamStatesRefused, EveryTypeRefusesFilledStates) {
     ks_hmac_sm3_ctx hmac;
     ks_sm4_ctx sm4;
     ks_sm4_gcm_ctx gcm;
+    ks_sm4_schedule schedule;
+    memset(&schedule, fill, sizeof schedule);
     memset(&sm3, fill, sizeof sm3);
     memset(&hmac, fill, sizeof hmac);
     memset(&sm4, fill, sizeof sm4);
@@ -87,6 +89,12 @@ TEST(StreamStatesRefused, EveryTypeRefusesFilledStates) {
     EXPECT_EQ(ks_sm4_gcm_update(&gcm, buf, 64, out), KS_ERR_INVALID_ARGUMENT) << fill;
     EXPECT_EQ(ks_sm4_gcm_final(&gcm, tag, 16), KS_ERR_INVALID_ARGUMENT) << fill;
     EXPECT_EQ(ks_sm4_gcm_verify(&gcm, tag, 16), KS_ERR_INVALID_ARGUMENT) << fill;
+    memset(out, 0x5a, sizeof out);
+    EXPECT_EQ(ks_sm4_schedule_crypt(&schedule, KS_SM4_ECB, KS_ENCRYPT, 0, nullptr, 0, buf, 64,
+                                    out, 80, &n),
+              KS_ERR_INVALID_ARGUMENT)
+        << fill;
+    for (uint8_t b : out) ASSERT_EQ(b, 0x5a) << "a refused schedule wrote (fill " << fill << ")";
   }
   // A wiped HMAC state used to give a tag independent of the key.
   ks_hmac_sm3_ctx hmac;

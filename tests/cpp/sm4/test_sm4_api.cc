@@ -278,6 +278,62 @@ TEST(Sm4Api, BadPaddingZeroesTheOutputOfFinalAndOneShot) {
   }
 }
 
+// A schedule made once gives what ks_sm4_crypt gives for every mode,
+// direction, padding and length 0..64 (and longer), and is refused after
+// cleanse; arguments are checked as for ks_sm4_crypt.
+TEST(Sm4Api, ScheduleIsTheOneShotWithTheKeyExpandedOnce) {
+  std::mt19937 rng(61);
+  const Bytes key = ks_test::random_bytes(rng, 16), iv = ks_test::random_bytes(rng, 16);
+  ks_sm4_schedule s;
+  ASSERT_EQ(ks_sm4_schedule_init(&s, key.data()), KS_OK);
+  std::vector<size_t> lengths(65);
+  for (size_t n = 0; n < lengths.size(); ++n) lengths[n] = n;
+  for (size_t n : {1000, 65536 + 3}) lengths.push_back(n);
+  for (int mode : kModes) {
+    const size_t iv_len = mode == KS_SM4_ECB ? 0 : 16;
+    for (uint32_t flags : {0u, unsigned(KS_SM4_PAD_PKCS7)}) {
+      const bool block = mode == KS_SM4_ECB || mode == KS_SM4_CBC;
+      if (flags != 0 && !block) continue;
+      for (size_t len : lengths) {
+        for (int dir : {KS_ENCRYPT, KS_DECRYPT}) {
+          SCOPED_TRACE("mode " + std::to_string(mode) + " flags " + std::to_string(flags) +
+                       " len " + std::to_string(len) + " dir " + std::to_string(dir));
+          const Bytes in = ks_test::random_bytes(rng, len);
+          Bytes want(len + 16), got(len + 16);
+          size_t want_len = 0, got_len = 0;
+          const int want_rc = ks_sm4_crypt(mode, dir, flags, key.data(), iv.data(), iv_len,
+                                           in.data(), len, want.data(), want.size(), &want_len);
+          const int got_rc = ks_sm4_schedule_crypt(&s, mode, dir, flags, iv.data(), iv_len,
+                                                   in.data(), len, got.data(), got.size(),
+                                                   &got_len);
+          ASSERT_EQ(got_rc, want_rc);
+          ASSERT_EQ(got_len, want_len);
+          ASSERT_EQ(got, want);
+        }
+      }
+    }
+  }
+  uint8_t out[32];
+  size_t n = 0;
+  EXPECT_EQ(ks_sm4_schedule_crypt(&s, KS_SM4_CBC, KS_ENCRYPT, 0, nullptr, 16, out, 16, out, 32,
+                                  &n),
+            KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_sm4_schedule_crypt(&s, KS_SM4_GCM, KS_ENCRYPT, 0, iv.data(), 16, out, 16, out, 32,
+                                  &n),
+            KS_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(ks_sm4_schedule_crypt(&s, KS_SM4_ECB, KS_ENCRYPT, 0, nullptr, 0, out, 16, out, 8, &n),
+            KS_ERR_LENGTH);
+  EXPECT_EQ(ks_sm4_schedule_init(nullptr, key.data()), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_sm4_schedule_init(&s, nullptr), KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_sm4_schedule_crypt(nullptr, KS_SM4_ECB, KS_ENCRYPT, 0, nullptr, 0, out, 16, out,
+                                  32, &n),
+            KS_ERR_NULL_POINTER);
+  ks_sm4_schedule_cleanse(&s);
+  EXPECT_EQ(ks_sm4_schedule_crypt(&s, KS_SM4_ECB, KS_ENCRYPT, 0, nullptr, 0, out, 16, out, 32,
+                                  &n),
+            KS_ERR_INVALID_ARGUMENT);
+}
+
 // Mixed modes, lengths and per-item failures across two threads.
 TEST(Sm4Api, BatchMatchesOneShotWithPerItemStatus) {
   std::mt19937 rng(53);
