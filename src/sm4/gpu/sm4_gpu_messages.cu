@@ -1,12 +1,20 @@
 // SM4 over many independent messages on the GPU (sm4/gpu/sm4_gpu_messages.h).
 //
-// A unit is up to 32 consecutive blocks of one message: one thread holds
-// them as the planes of the bitsliced rounds, so every block of a thread
-// has the same key, and the round-key planes come from that message's 32
-// round-key words in registers (MessageKeyPlanes) instead of the shared
-// masks of the one-key kernels. Unit u belongs to the message i with
-// unit_starts[i] <= u < unit_starts[i + 1] (a binary search over public
-// lengths).
+// Modes whose blocks are independent (ECB, CTR, GCTR, CBC and CFB
+// decryption): a unit is up to 32 consecutive blocks of one message: one
+// thread holds them as the planes of the bitsliced rounds, so every block
+// of a thread has the same key, and the round-key planes come from that
+// message's 32 round-key words in registers (MessageKeyPlanes) instead of
+// the shared masks of the one-key kernels. Unit u belongs to the message i
+// with unit_starts[i] <= u < unit_starts[i + 1] (a binary search over
+// public lengths).
+//
+// Chained modes (CBC and CFB encryption, OFB): block j needs block j - 1,
+// so a thread takes 32 messages instead, bit lane l of its planes being
+// message l of its group, and steps block j of all 32 together
+// (chains_kernel). Each lane has its own key, so the round-key planes are
+// a table per group, transposed across the lanes once by
+// lane_key_planes_kernel.
 #include "sm4/gpu/sm4_gpu_messages.h"
 
 #include <cuda_runtime.h>
@@ -36,11 +44,17 @@ constexpr size_t kUnitBlocks = 32;
 // How a message's blocks are made: ECB encrypts the data; CTR the 128-bit
 // counter IV + block index; GCTR (GCM, 96-bit IV) the counter IV || 2 +
 // block index, inc32 (NIST SP 800-38D 6.2 and 7.1: J0 = IV || 1 is the
-// tag's mask).
-enum class Blocks { kEcb, kCtr128, kGctr };
+// tag's mask). CBC decryption decrypts the data and XORs the previous
+// ciphertext block (the IV before block 0); CFB decryption encrypts the
+// previous ciphertext block (the IV) and XORs the data (NIST SP 800-38A 6.2,
+// 6.3). Both read the blocks next to their own, which another thread may
+// hold, so they write to a separate buffer (DeviceMessages::out).
+enum class Blocks { kEcb, kCtr128, kGctr, kCbcDecrypt, kCfbDecrypt };
 
 struct DeviceMessages {
-  uint8_t* data;                // the messages, rebased to offset 0; in place
+  uint8_t* data;                // the messages, rebased to offset 0
+  uint8_t* out;                 // the output, rebased: data (in place) but for kCbc/kCfbDecrypt
+                                // (a buffer of its own)
   const uint64_t* offsets;      // count + 1, rebased
   const uint64_t* unit_starts;  // count + 1: units before message i
   const uint32_t* rk;           // 32 round-key words per message
@@ -97,6 +111,21 @@ __device__ __forceinline__ void load_words(const uint8_t* p, uint32_t x[4]) {
   for (int i = 0; i < 4; ++i) x[i] = load_be32(p + 4 * i);
 }
 
+// x ^= the block at p as big-endian words, only its first n <= 16 bytes
+// (the rest as zeros; n public).
+__device__ __forceinline__ void xor_words(const uint8_t* p, size_t n, uint32_t x[4]) {
+  if (n == 16) {
+    uint32_t y[4];
+    load_words(p, y);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) x[k] ^= y[k];
+    return;
+  }
+#pragma unroll
+  for (int b = 0; b < 16; ++b)
+    if (size_t(b) < n) x[b / 4] ^= uint32_t(p[b]) << (24 - 8 * (b % 4));
+}
+
 // p[0 .. n) = (CTR: p ^) the bytes of the big-endian words x, n <= 16.
 template <bool kXor>
 __device__ __forceinline__ void write_bytes(uint8_t* p, const uint32_t x[4], size_t n) {
@@ -131,7 +160,7 @@ __device__ __forceinline__ size_t message_of(const DeviceMessages& m, size_t u) 
 
 template <Blocks B>
 __global__ void __launch_bounds__(kThreads) messages_kernel(const DeviceMessages m) {
-  constexpr bool kCtr = B != Blocks::kEcb;
+  constexpr bool kCtr = B == Blocks::kCtr128 || B == Blocks::kGctr;
   const size_t u = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (u >= m.unit_starts[m.count]) return;
   const size_t i = message_of(m, u);
@@ -139,7 +168,8 @@ __global__ void __launch_bounds__(kThreads) messages_kernel(const DeviceMessages
   const size_t first = kUnitBlocks * (u - m.unit_starts[i]);  // block index in the message
   const size_t bytes = min_size(m.offsets[i + 1] - m.offsets[i] - 16 * first, 16 * kUnitBlocks);
   const size_t nblocks = (bytes + 15) / 16;
-  uint8_t* p = m.data + m.offsets[i] + 16 * first;
+  const uint8_t* p = m.data + m.offsets[i] + 16 * first;
+  uint8_t* q = m.out + m.offsets[i] + 16 * first;
   uint64_t hi = 0, lo = 0;  // the counter of block `first`
   const uint8_t* iv = m.ivs + m.iv_stride * i;
   if (B == Blocks::kCtr128) {
@@ -164,6 +194,8 @@ __global__ void __launch_bounds__(kThreads) messages_kernel(const DeviceMessages
       } else if (B == Blocks::kGctr) {
         x[0] = uint32_t(hi >> 32), x[1] = uint32_t(hi), x[2] = uint32_t(lo >> 32),
         x[3] = uint32_t(lo) + uint32_t(l);
+      } else if (B == Blocks::kCfbDecrypt) {  // the previous ciphertext block, or the IV
+        load_words(first + l == 0 ? iv : p + 16 * l - 16, x);
       } else {
         load_words(p + 16 * l, x);
       }
@@ -179,8 +211,119 @@ __global__ void __launch_bounds__(kThreads) messages_kernel(const DeviceMessages
 #pragma unroll
   for (int l = 0; l < 32; ++l) {
     if (size_t(l) >= nblocks) continue;
-    const uint32_t x[4] = {w[0].bit[l], w[1].bit[l], w[2].bit[l], w[3].bit[l]};
-    write_bytes<kCtr>(p + 16 * l, x, min_size(16, bytes - 16 * size_t(l)));
+    uint32_t x[4] = {w[0].bit[l], w[1].bit[l], w[2].bit[l], w[3].bit[l]};
+    const size_t n = min_size(16, bytes - 16 * size_t(l));
+    if (B == Blocks::kCbcDecrypt) xor_words(first + l == 0 ? iv : p + 16 * l - 16, 16, x);
+    if (B == Blocks::kCfbDecrypt) xor_words(p + 16 * l, n, x);
+    write_bytes<kCtr>(q + 16 * l, x, n);
+  }
+}
+
+// --- Chained modes: 32 messages a thread ----------------------------------------
+// Group g is 32 messages (fewer in the last group), its lane l the message
+// of the call's l-th in the group; groups are cut from the messages sorted
+// by length, longest first, so that the lanes of a thread, and the threads
+// of a warp, run about as many steps. Tables are lane-major across groups,
+// [l * groups + g], so that a warp's threads read consecutive entries.
+enum class Chain { kCbc, kCfb, kOfb };
+
+constexpr unsigned kChainThreads = 32;  // a warp a block: few groups still spread over the SMs
+constexpr uint64_t kNoMessage = ~uint64_t(0);
+
+struct DeviceChains {
+  uint8_t* data;            // the messages, rebased to offset 0; in place
+  const ulonglong2* spans;  // [l * groups + g]: (start, length) of lane l's message (0: none)
+  const uint4* ivs;         // [l * groups + g]: lane l's IV
+  const uint4* planes;      // [(8 r + k / 4) * groups + g]: planes k .. k + 3 of round key r
+  const uint64_t* steps;    // [g]: blocks of the group's longest message
+  size_t groups;
+};
+
+// Round-key planes of group g: bit l of plane k of round r is bit k of
+// round key r of lane l (zero for a lane without a message), the 32 round
+// keys r of the group transposed, one thread per (g, r). The addresses
+// depend only on g, r and the message indices (public).
+__global__ void lane_key_planes_kernel(const uint32_t* rk, const uint64_t* lane_message,
+                                       uint4* planes, size_t groups) {
+  const size_t t = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= groups * kRounds) return;
+  const size_t g = t % groups, r = t / groups;
+  uint32_t a[32];
+#pragma unroll
+  for (int l = 0; l < 32; ++l) {
+    const uint64_t i = lane_message[size_t(l) * groups + g];
+    a[l] = i != kNoMessage ? rk[kRounds * i + r] : 0;
+  }
+  transpose32(a);
+#pragma unroll
+  for (int q = 0; q < 8; ++q)
+    planes[(8 * r + q) * groups + g] =
+        make_uint4(a[4 * q], a[4 * q + 1], a[4 * q + 2], a[4 * q + 3]);
+}
+
+// The round-key planes of a thread's 32 lanes, four per load, coalesced
+// across the warp (consecutive groups); public addresses.
+struct LaneKeyPlanes {
+  const uint4* planes;  // + g
+  size_t groups;
+  __device__ __forceinline__ uint4 planes4(int round, int k) const {
+    return __ldg(planes + (8 * size_t(round) + size_t(k / 4)) * groups);
+  }
+};
+
+// One thread a group; w holds a block of each lane as words (w[k].bit[l]:
+// word k of lane l) between the steps: the chaining value. Step j, for
+// every lane whose message has a block j (lengths are public: the other
+// lanes compute on and write nothing):
+//   CBC:  X = P_j ^ C_{j-1}, C_j = E(X)          (C_{-1} = IV)
+//   CFB:  C_j = P_j ^ E(C_{j-1}), the last block truncated
+//   OFB:  O_j = E(O_{j-1}), out_j = in_j ^ O_j   (O_{-1} = IV), truncated
+template <Chain C>
+__global__ void __launch_bounds__(kChainThreads) chains_kernel(const DeviceChains c) {
+  const size_t g = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g >= c.groups) return;
+  const LaneKeyPlanes keys{c.planes + g, c.groups};
+  Slice w[4];
+#pragma unroll
+  for (int l = 0; l < 32; ++l) {
+    uint32_t x[4];
+    load_words(reinterpret_cast<const uint8_t*>(c.ivs + size_t(l) * c.groups + g), x);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) w[k].bit[l] = x[k];
+  }
+  const uint64_t steps = c.steps[g];
+  for (uint64_t j = 0; j < steps; ++j) {
+    const uint64_t at = 16 * j;
+    if (C == Chain::kCbc) {
+#pragma unroll
+      for (int l = 0; l < 32; ++l) {
+        const ulonglong2 s = c.spans[size_t(l) * c.groups + g];
+        if (at >= s.y) continue;
+        uint32_t x[4] = {w[0].bit[l], w[1].bit[l], w[2].bit[l], w[3].bit[l]};
+        xor_words(c.data + s.x + at, 16, x);
+#pragma unroll
+        for (int k = 0; k < 4; ++k) w[k].bit[l] = x[k];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < 4; ++k) transpose32(w[k].bit);
+    sliced_rounds(w, keys);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) transpose32(w[k].bit);
+#pragma unroll
+    for (int l = 0; l < 32; ++l) {
+      const ulonglong2 s = c.spans[size_t(l) * c.groups + g];
+      if (at >= s.y) continue;
+      uint8_t* p = c.data + s.x + at;
+      const size_t n = min_size(16, s.y - at);
+      uint32_t x[4] = {w[0].bit[l], w[1].bit[l], w[2].bit[l], w[3].bit[l]};
+      if (C == Chain::kCfb) {  // C_j, the next step's input
+        xor_words(p, n, x);
+#pragma unroll
+        for (int k = 0; k < 4; ++k) w[k].bit[l] = x[k];
+      }
+      write_bytes<C == Chain::kOfb>(p, x, n);
+    }
   }
 }
 
@@ -338,6 +481,7 @@ cudaError_t stage(const uint8_t* keys, const uint8_t* ivs, size_t iv_stride,
   key_schedule_kernel<<<blocks_for(count, kThreads), kThreads>>>(a.at(at_keys), rk, count,
                                                                   decrypt_keys);
   s->m = {a.at(at_data),
+          a.at(at_data),
           reinterpret_cast<const uint64_t*>(a.at(at_offsets)),
           reinterpret_cast<const uint64_t*>(a.at(at_starts)),
           rk,
@@ -357,19 +501,100 @@ cudaError_t launch_blocks(const Staged& s, const int* ok) {
   return cudaGetLastError();
 }
 
+// ECB, CTR, and CBC and CFB decryption: units of one message. skip is
+// never null here; keep = its complement.
 cudaError_t blocks_on_device(MessageMode mode, const uint8_t* keys, const uint8_t* ivs,
                              const uint8_t* data, const uint64_t* offsets, size_t count,
-                             const uint8_t* skip, uint8_t* out) {
-  const bool ctr = mode == MessageMode::kCtr;
+                             const uint8_t* skip, const uint8_t* keep, uint8_t* out) {
+  const bool ecb = mode == MessageMode::kEcbEncrypt || mode == MessageMode::kEcbDecrypt;
+  // CBC and CFB decryption read their neighbours' input: output apart.
+  const bool apart = mode == MessageMode::kCbcDecrypt || mode == MessageMode::kCfbDecrypt;
   Staged s;
-  cudaError_t e = stage(keys, ivs, ctr ? 16 : 0, data, offsets, count, skip,
-                        mode == MessageMode::kEcbDecrypt, &s);
-  if (e == cudaSuccess)
-    e = ctr ? launch_blocks<Blocks::kCtr128>(s, nullptr) : launch_blocks<Blocks::kEcb>(s, nullptr);
+  DeviceArea output;
+  cudaError_t e = stage(keys, ivs, ecb ? 0 : 16, data, offsets, count, skip,
+                        mode == MessageMode::kEcbDecrypt || mode == MessageMode::kCbcDecrypt, &s);
+  if (e == cudaSuccess && apart) {
+    output.reserve(size_t(s.offsets[count]));
+    e = output.allocate();
+    if (e == cudaSuccess) s.m.out = output.at(0);
+  }
+  if (e == cudaSuccess) {
+    switch (mode) {
+      case MessageMode::kCtr: e = launch_blocks<Blocks::kCtr128>(s, nullptr); break;
+      case MessageMode::kCbcDecrypt: e = launch_blocks<Blocks::kCbcDecrypt>(s, nullptr); break;
+      case MessageMode::kCfbDecrypt: e = launch_blocks<Blocks::kCfbDecrypt>(s, nullptr); break;
+      default: e = launch_blocks<Blocks::kEcb>(s, nullptr); break;
+    }
+  }
   if (e == cudaSuccess) e = cudaDeviceSynchronize();
-  std::vector<uint8_t> keep(count, 1);
-  for (size_t i = 0; skip != nullptr && i < count; ++i) keep[i] = skip[i] == 0;
-  if (e == cudaSuccess) e = copy_back(s.m.data, s.offsets.data(), count, keep.data(), out + offsets[0]);
+  if (e == cudaSuccess) e = copy_back(s.m.out, s.offsets.data(), count, keep, out + offsets[0]);
+  return e;
+}
+
+template <Chain C>
+cudaError_t launch_chains(const DeviceChains& c) {
+  chains_kernel<C><<<blocks_for(c.groups, kChainThreads), kChainThreads>>>(c);
+  return cudaGetLastError();
+}
+
+// CBC and CFB encryption and OFB: groups of 32 messages (chains_kernel).
+// The messages computed (not skipped, not empty) sorted by length, longest
+// first (a stable sort: lengths are public), cut into groups; each
+// group's lanes, IVs and round-key planes laid out lane-major.
+cudaError_t chains_on_device(MessageMode mode, const uint8_t* keys, const uint8_t* ivs,
+                             const uint8_t* data, const uint64_t* offsets, size_t count,
+                             const uint8_t* skip, const uint8_t* keep, uint8_t* out) {
+  Staged s;  // the data in place, the key schedules (IVs go in the lanes' table)
+  cudaError_t e = stage(keys, nullptr, 0, data, offsets, count, skip, false, &s);
+  if (e != cudaSuccess) return e;
+  const uint64_t* at = s.offsets.data();
+  std::vector<size_t> order;
+  for (size_t i = 0; i < count; ++i)
+    if (skip[i] == 0 && at[i + 1] > at[i]) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return at[x + 1] - at[x] > at[y + 1] - at[y]; });
+  const size_t groups = (order.size() + 31) / 32, lanes = 32 * groups;
+  std::vector<uint64_t> spans(2 * lanes, 0), lane_message(lanes, kNoMessage), steps(groups, 0);
+  std::vector<uint8_t> lane_ivs(16 * lanes, 0);
+  for (size_t n = 0; n < order.size(); ++n) {
+    const size_t i = order[n], g = n / 32, slot = (n % 32) * groups + g;
+    const uint64_t len = at[i + 1] - at[i];
+    spans[2 * slot] = at[i];
+    spans[2 * slot + 1] = len;
+    lane_message[slot] = i;
+    memcpy(lane_ivs.data() + 16 * slot, ivs + 16 * i, 16);
+    steps[g] = std::max<uint64_t>(steps[g], (len + 15) / 16);
+  }
+  DeviceArea t;  // lanes, IVs, steps and the round-key planes
+  const size_t at_spans = t.reserve(16 * lanes), at_ivs = t.reserve(16 * lanes),
+               at_lane_message = t.reserve(8 * lanes), at_steps = t.reserve(8 * groups),
+               at_planes = t.reserve(16 * 8 * size_t(kRounds) * groups);
+  e = t.allocate();
+  if (e == cudaSuccess) e = to_device(t.at(at_spans), spans.data(), 16 * lanes);
+  if (e == cudaSuccess) e = to_device(t.at(at_ivs), lane_ivs.data(), 16 * lanes);
+  if (e == cudaSuccess) e = to_device(t.at(at_lane_message), lane_message.data(), 8 * lanes);
+  if (e == cudaSuccess) e = to_device(t.at(at_steps), steps.data(), 8 * groups);
+  if (e == cudaSuccess && groups != 0) {
+    uint4* planes = reinterpret_cast<uint4*>(t.at(at_planes));
+    lane_key_planes_kernel<<<blocks_for(groups * kRounds, kThreads), kThreads>>>(
+        s.m.rk, reinterpret_cast<const uint64_t*>(t.at(at_lane_message)), planes, groups);
+    const DeviceChains c = {s.m.data,
+                            reinterpret_cast<const ulonglong2*>(t.at(at_spans)),
+                            reinterpret_cast<const uint4*>(t.at(at_ivs)),
+                            planes,
+                            reinterpret_cast<const uint64_t*>(t.at(at_steps)),
+                            groups};
+    e = cudaGetLastError();
+    if (e == cudaSuccess) {
+      switch (mode) {
+        case MessageMode::kCbcEncrypt: e = launch_chains<Chain::kCbc>(c); break;
+        case MessageMode::kCfbEncrypt: e = launch_chains<Chain::kCfb>(c); break;
+        default: e = launch_chains<Chain::kOfb>(c); break;
+      }
+    }
+  }
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) e = copy_back(s.m.data, s.offsets.data(), count, keep, out + offsets[0]);
   return e;
 }
 
@@ -431,8 +656,23 @@ int crypt_messages(ks::gpu::Engine& engine, MessageMode mode, const uint8_t* key
                    const uint8_t* ivs, const uint8_t* data, const uint64_t* offsets,
                    size_t count, const uint8_t* skip, uint8_t* out) {
   if (count == 0) return KS_OK;
+  if (ivs == nullptr && mode != MessageMode::kEcbEncrypt && mode != MessageMode::kEcbDecrypt)
+    return KS_ERR_NULL_POINTER;
+  // The messages skipped: the caller's, and CBC messages that are not
+  // whole blocks.
+  const bool cbc = mode == MessageMode::kCbcEncrypt || mode == MessageMode::kCbcDecrypt;
+  std::vector<uint8_t> skipped(count), keep(count);
+  for (size_t i = 0; i < count; ++i) {
+    const bool partial = (offsets[i + 1] - offsets[i]) % 16 != 0;
+    skipped[i] = (skip != nullptr && skip[i] != 0) || (cbc && partial);
+    keep[i] = skipped[i] == 0;
+  }
+  const bool chained = mode == MessageMode::kCbcEncrypt || mode == MessageMode::kCfbEncrypt ||
+                       mode == MessageMode::kOfb;
   cudaError_t e = cudaSetDevice(engine.device());
-  if (e == cudaSuccess) e = blocks_on_device(mode, keys, ivs, data, offsets, count, skip, out);
+  if (e == cudaSuccess)
+    e = (chained ? chains_on_device : blocks_on_device)(mode, keys, ivs, data, offsets, count,
+                                                        skipped.data(), keep.data(), out);
   return ks::gpu::to_status(e);
 }
 

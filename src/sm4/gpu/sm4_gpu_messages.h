@@ -1,12 +1,17 @@
 // SM4 over many independent messages on the GPU, each with its own key
-// (and IV): the device side of ks_sm4_batch for ECB, CTR and GCM. Constant time:
-// the bitsliced rounds of sm4/gpu/sm4_gpu_rounds.cuh, a thread taking up to
-// 32 consecutive blocks of one message, the round-key planes derived in
-// registers from its message's round keys (no key- or data-dependent
-// address). The key schedules run on the device, one thread per message,
-// and are wiped from device memory before the call returns. Built with the
-// CUDA backend (sm4/gpu/sm4_gpu_messages.cu); without it,
-// sm4/gpu/sm4_gpu_absent.cc answers KS_ERR_BACKEND_UNAVAILABLE.
+// (and IV): the device side of ks_sm4_batch for ECB, CBC, CFB-128, OFB, CTR
+// and GCM. Constant time: the bitsliced rounds of sm4/gpu/sm4_gpu_rounds.cuh
+// with no key- or data-dependent branch or address. Where a message's
+// blocks are independent (ECB, CTR, GCM, CBC and CFB decryption) a thread
+// takes up to 32 consecutive blocks of one message, the round-key planes
+// derived in registers from its message's round keys; where each block
+// needs the previous one (CBC and CFB encryption, OFB) a thread takes 32
+// messages, one per bit lane, and steps block j of all of them together,
+// the round-key planes read from a table transposed across the lanes. The
+// key schedules run on the device, one thread per message, and they and
+// every table made from them are wiped from device memory before the call
+// returns. Built with the CUDA backend (sm4/gpu/sm4_gpu_messages.cu);
+// without it, sm4/gpu/sm4_gpu_absent.cc answers KS_ERR_BACKEND_UNAVAILABLE.
 #ifndef KS_CIPHER_SM4_GPU_MESSAGES_H_
 #define KS_CIPHER_SM4_GPU_MESSAGES_H_
 
@@ -19,16 +24,31 @@ namespace ks {
 namespace sm4 {
 namespace gpu {
 
-// What each message gets: ECB encryption or decryption (whole blocks), or
-// CTR (any length, the 128-bit big-endian counter starting at its IV).
-enum class MessageMode { kEcbEncrypt, kEcbDecrypt, kCtr };
+// What each message gets (NIST SP 800-38A 6.1-6.5): ECB encryption or
+// decryption (whole blocks), CTR (any length, the 128-bit big-endian
+// counter starting at its IV), CBC encryption or decryption (whole
+// blocks), CFB-128 encryption or decryption (any length: the last block
+// may be partial, its keystream truncated) or OFB (any length; decryption
+// is the same operation). CBC, CFB and OFB start from the message's IV.
+enum class MessageMode {
+  kEcbEncrypt,
+  kEcbDecrypt,
+  kCtr,
+  kCbcEncrypt,
+  kCbcDecrypt,
+  kCfbEncrypt,
+  kCfbDecrypt,
+  kOfb,
+};
 
-// Message i: key keys[16 i ..), IV ivs[16 i ..) (CTR; ignored for ECB),
-// bytes data[offsets[i] .. offsets[i + 1]) (offsets validated, offsets[0]
-// may be non-zero), output at the same offsets of out (out may be data).
-// skip[i] != 0 (skip may be null): message i is neither computed nor
-// written (the caller failed it, e.g. an ECB message that is not whole
-// blocks). Runs on the engine's device and waits. A ks_status.
+// Message i: key keys[16 i ..), IV ivs[16 i ..) (every mode but ECB, which
+// ignores ivs; null for another mode: KS_ERR_NULL_POINTER), bytes
+// data[offsets[i] .. offsets[i + 1]) (offsets validated, offsets[0] may be
+// non-zero), output at the same offsets of out (out may be data). skip[i]
+// != 0 (skip may be null): message i is neither computed nor written (the
+// caller failed it, e.g. an ECB or CBC message that is not whole blocks; a
+// CBC message that is not whole blocks is skipped here too). Runs on the
+// engine's device and waits. A ks_status.
 int crypt_messages(ks::gpu::Engine& engine, MessageMode mode, const uint8_t* keys,
                    const uint8_t* ivs, const uint8_t* data, const uint64_t* offsets,
                    size_t count, const uint8_t* skip, uint8_t* out);
