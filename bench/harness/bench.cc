@@ -8,8 +8,10 @@
 #include <memory>
 #include <functional>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
+#include "crypto_mb_peer.h"
 #include "skinny/skinny128_256.h"
 #include "core/os_random.h"
 #include "kuaisuo.h"
@@ -382,7 +384,10 @@ bool run_single(const Case& c, Result* result, std::string* error, const char* w
   std::vector<std::unique_ptr<W>> workers;
   for (unsigned t = 0; t < c.threads; ++t) {
     // The other side of a comparison: OpenSSL, or a baseline of ours.
-    workers.push_back(std::make_unique<W>(c.impl != "kuaisuo", c.msg_bytes));
+    if constexpr (std::is_constructible_v<W, bool, size_t, const std::string&>)
+      workers.push_back(std::make_unique<W>(c.impl != "kuaisuo", c.msg_bytes, c.input));
+    else
+      workers.push_back(std::make_unique<W>(c.impl != "kuaisuo", c.msg_bytes));
     if (!workers.back()->prepare(c.op)) {
       *error = std::string("could not prepare ") + what + " keys and inputs";
       return false;
@@ -607,7 +612,7 @@ struct Sm4Op {
 const Sm4Op kSm4Ops[] = {
     {"ecb", KS_SM4_ECB, true}, {"cbc", KS_SM4_CBC, true}, {"cbc-dec", KS_SM4_CBC, false},
     {"cfb", KS_SM4_CFB, true}, {"ofb", KS_SM4_OFB, true}, {"ctr", KS_SM4_CTR, true},
-    {"gcm", KS_SM4_GCM, true},
+    {"gcm", KS_SM4_GCM, true}, {"setkey", KS_SM4_ECB, true},
 };
 
 const Sm4Op* sm4_op(const std::string& op) {
@@ -631,22 +636,31 @@ size_t sm4_iv_len(int mode) {
 // buffer that every operation reuses (as `openssl speed` does), for us or
 // for OpenSSL. An operation is one whole message under that key and IV,
 // without padding and (GCM) without AAD, with a 16-byte tag: for us the
-// one-shot call (ks_sm4_crypt / ks_sm4_gcm_seal); for
-// OpenSSL init with the key and IV, update over the buffer and final on an
-// EVP_CIPHER_CTX made once. Both redo the key schedule per message.
+// one-shot call (ks_sm4_crypt / ks_sm4_gcm_seal); for OpenSSL init with the
+// key and IV, update over the buffer and final on an EVP_CIPHER_CTX made
+// once. Both redo the key schedule per message, unless the input is
+// "schedule": the key expanded once, ours in a ks_sm4_schedule, OpenSSL's
+// in its context (init with the IV alone). Op "setkey" is the key schedule
+// alone.
 struct Sm4Worker {
   const Sm4Op* op = nullptr;
   OpenSslPeer::Sm4Cipher* peer = nullptr;
-  bool openssl;
+  bool openssl, reuse_key;
   size_t msg_bytes;
   std::vector<uint8_t> key, iv, in, out;
   uint8_t tag[16] = {};
+  ks_sm4_schedule schedule;
 
-  Sm4Worker(bool use_openssl, size_t msg_len)
-      : openssl(use_openssl), msg_bytes(msg_len), key(random_bytes(KS_SM4_KEY_BYTES)),
-        iv(random_bytes(KS_SM4_BLOCK_BYTES)), in(random_bytes(std::max<size_t>(1, msg_len))),
-        out(std::max<size_t>(1, msg_len)) {}
-  ~Sm4Worker() { OpenSslPeer::get().sm4_free_cipher(peer); }
+  Sm4Worker(bool use_openssl, size_t msg_len, const std::string& input)
+      : openssl(use_openssl), reuse_key(input == "schedule"), msg_bytes(msg_len),
+        key(random_bytes(KS_SM4_KEY_BYTES)), iv(random_bytes(KS_SM4_BLOCK_BYTES)),
+        in(random_bytes(std::max<size_t>(1, msg_len))), out(std::max<size_t>(1, msg_len)) {
+    ks_sm4_schedule_init(&schedule, key.data());
+  }
+  ~Sm4Worker() {
+    OpenSslPeer::get().sm4_free_cipher(peer);
+    ks_sm4_schedule_cleanse(&schedule);
+  }
 
   // One message through our one-shot call into dst (and t, for GCM).
   bool ours(uint8_t* dst, uint8_t* t) const {
@@ -656,8 +670,11 @@ struct Sm4Worker {
       return ks_sm4_gcm_seal(key.data(), v, iv_len, nullptr, 0, in.data(), msg_bytes, dst, t,
                              16) == KS_OK;
     size_t n = 0;
-    const int rc = ks_sm4_crypt(op->mode, op->encrypt ? KS_ENCRYPT : KS_DECRYPT, 0, key.data(), v,
-                                iv_len, in.data(), msg_bytes, dst, msg_bytes, &n);
+    const int dir = op->encrypt ? KS_ENCRYPT : KS_DECRYPT;
+    const int rc = reuse_key ? ks_sm4_schedule_crypt(&schedule, op->mode, dir, 0, v, iv_len,
+                                                     in.data(), msg_bytes, dst, msg_bytes, &n)
+                             : ks_sm4_crypt(op->mode, dir, 0, key.data(), v, iv_len, in.data(),
+                                            msg_bytes, dst, msg_bytes, &n);
     return rc == KS_OK && n == msg_bytes;
   }
 
@@ -672,14 +689,20 @@ struct Sm4Worker {
                                              iv.data(), iv_len);
     std::vector<uint8_t> mine(out.size());
     uint8_t mine_tag[16] = {};
-    return peer != nullptr && ours(mine.data(), mine_tag) && run(name, 0) &&
+    return peer != nullptr && ours(mine.data(), mine_tag) &&
+           OpenSslPeer::get().sm4_message(peer, in.data(), msg_bytes, out.data(), tag) &&
            memcmp(mine.data(), out.data(), msg_bytes) == 0 &&
            (op->mode != KS_SM4_GCM || memcmp(mine_tag, tag, 16) == 0);
   }
 
-  bool run(const std::string&, size_t) {
+  bool run(const std::string& name, size_t) {
+    if (name == "setkey") {
+      if (peer != nullptr) return OpenSslPeer::get().sm4_rekey(peer);
+      return ks_sm4_schedule_init(&schedule, key.data()) == KS_OK;
+    }
     if (peer != nullptr)
-      return OpenSslPeer::get().sm4_message(peer, in.data(), msg_bytes, out.data(), tag);
+      return OpenSslPeer::get().sm4_message(peer, in.data(), msg_bytes, out.data(), tag,
+                                            !reuse_key);
     return ours(out.data(), tag);
   }
 };
@@ -758,6 +781,46 @@ bool run_sm4_buffer(const Case& c, const Sm4Op& op, Result* result, std::string*
   });
 }
 
+// Intel crypto_mb's SM4-CBC over 16 buffers (impl "crypto_mb", batch 16,
+// one thread): each call encrypts 16 messages of msg_bytes under 16 random
+// keys and IVs, its key schedules included, as our batch row does; checked
+// first against ks_sm4_crypt on every lane.
+bool run_sm4_crypto_mb(const Case& c, const Sm4Op& op, Result* result, std::string* error) {
+  const CryptoMbPeer& mb = CryptoMbPeer::get();
+  constexpr size_t kLanes = CryptoMbPeer::kLanes;
+  if (!mb.ok() || op.mode != KS_SM4_CBC || !op.encrypt || c.batch != kLanes || c.threads != 1) {
+    *error = mb.ok() ? "crypto_mb rows: cbc encryption, batch 16, one thread" : mb.error();
+    return false;
+  }
+  const std::vector<uint8_t> keys = random_bytes(16 * kLanes), ivs = random_bytes(16 * kLanes),
+                             data = random_bytes(kLanes * c.msg_bytes);
+  std::vector<uint8_t> out(data.size()), expect(data.size());
+  const uint8_t* in[kLanes];
+  uint8_t* dst[kLanes];
+  for (size_t i = 0; i < kLanes; ++i) {
+    in[i] = data.data() + i * c.msg_bytes;
+    dst[i] = out.data() + i * c.msg_bytes;
+    size_t n = 0;
+    ks_sm4_crypt(KS_SM4_CBC, KS_ENCRYPT, 0, keys.data() + 16 * i, ivs.data() + 16 * i, 16, in[i],
+                 c.msg_bytes, expect.data() + i * c.msg_bytes, c.msg_bytes, &n);
+  }
+  CryptoMbPeer::Sm4Schedule schedule;
+  if (!mb.sm4_cbc_encrypt16(keys.data(), true, &schedule, ivs.data(), in, c.msg_bytes, dst) ||
+      out != expect) {
+    *error = "crypto_mb's SM4-CBC does not match ks_sm4_crypt";
+    return false;
+  }
+  bool ok = true;
+  *result = measure(c.seconds, c.msg_bytes, [&](size_t iters) {
+    for (size_t r = 0; r < iters; ++r)
+      ok &= mb.sm4_cbc_encrypt16(keys.data(), true, &schedule, ivs.data(), in, c.msg_bytes, dst);
+    return iters * kLanes;
+  });
+  if (!ok) *error = "crypto_mb failed during the benchmark";
+  result->backend = "cpu";
+  return ok;
+}
+
 bool run_sm4(const Case& c, Result* result, std::string* error) {
   const Sm4Op* op = sm4_op(c.op);
   if (op->mode <= KS_SM4_CBC && c.msg_bytes % KS_SM4_BLOCK_BYTES != 0) {
@@ -773,6 +836,7 @@ bool run_sm4(const Case& c, Result* result, std::string* error) {
   }
   if (c.impl == "kuaisuo" && c.input.rfind("buffer", 0) == 0)
     return run_sm4_buffer(c, *op, result, error);
+  if (c.impl == "crypto_mb") return run_sm4_crypto_mb(c, *op, result, error);
   if (c.impl == "openssl" || c.batch <= 1) return run_single<Sm4Worker>(c, result, error, "SM4");
   return run_sm4_batch(c, *op, result, error);
 }
@@ -867,7 +931,7 @@ const Benchmark kBenchmarks[] = {
     {"sm2", {"keygen", "sign", "verify"}, run_sm2},
     {"ed25519", {"keygen", "sign", "verify"}, run_ed25519},
     {"x25519", {"keygen", "derive"}, run_x25519},
-    {"sm4", {"ecb", "cbc", "cbc-dec", "cfb", "ofb", "ctr", "gcm"}, run_sm4},
+    {"sm4", {"ecb", "cbc", "cbc-dec", "cfb", "ofb", "ctr", "gcm", "setkey"}, run_sm4},
     {"skinny128-256", {"ecb", "ctr"}, run_skinny},
 };
 

@@ -365,15 +365,20 @@ void OpenSslPeer::sm4_free_cipher(Sm4Cipher* c) const {
 }
 
 bool OpenSslPeer::sm4_message(Sm4Cipher* c, const uint8_t* in, size_t len, uint8_t* out,
-                              uint8_t tag[16]) const {
+                              uint8_t tag[16], bool rekey) const {
   int n = 0, last = 0;
   // The cipher and direction stay as made (NULL cipher, enc -1).
   const uint8_t* iv = c->has_iv ? c->iv : nullptr;
-  if (len > size_t(INT32_MAX) || cipher_.init(c->ctx, nullptr, c->key, iv, -1, nullptr) != 1 ||
+  const uint8_t* key = rekey ? c->key : nullptr;
+  if (len > size_t(INT32_MAX) || cipher_.init(c->ctx, nullptr, key, iv, -1, nullptr) != 1 ||
       cipher_.update(c->ctx, out, &n, in, int(len)) != 1 ||
       cipher_.final(c->ctx, out + n, &last) != 1 || size_t(n) + size_t(last) != len)
     return false;
   return !c->gcm || cipher_.ctrl(c->ctx, kCtrlAeadGetTag, 16, tag) == 1;
+}
+
+bool OpenSslPeer::sm4_rekey(Sm4Cipher* c) const {
+  return cipher_.init(c->ctx, nullptr, c->key, nullptr, -1, nullptr) == 1;
 }
 
 bool OpenSslPeer::sm3(const uint8_t* data, size_t len, uint8_t out[32]) const {

@@ -70,13 +70,17 @@ class OpenSslPeer {
   // padding off. One message is sm4_message: EVP_CipherInit_ex2 with the
   // key and IV again (the key schedule, as a one-shot call pays it),
   // EVP_CipherUpdate over the whole buffer, EVP_CipherFinal_ex and, for
-  // GCM, the 16-byte tag; false unless exactly len bytes came out.
+  // GCM, the 16-byte tag; false unless exactly len bytes came out. With
+  // rekey false the IV alone is set again: the key schedule made before is
+  // reused, as an application holding the context per key does.
+  // sm4_rekey is the key schedule alone (EVP_CipherInit_ex2 with the key).
   struct Sm4Cipher;
   Sm4Cipher* sm4_new_cipher(const std::string& mode, bool encrypt, const uint8_t key[16],
                             const uint8_t* iv, size_t iv_len) const;
   void sm4_free_cipher(Sm4Cipher* c) const;
-  bool sm4_message(Sm4Cipher* c, const uint8_t* in, size_t len, uint8_t* out,
-                   uint8_t tag[16]) const;
+  bool sm4_message(Sm4Cipher* c, const uint8_t* in, size_t len, uint8_t* out, uint8_t tag[16],
+                   bool rekey = true) const;
+  bool sm4_rekey(Sm4Cipher* c) const;
 
  private:
   OpenSslPeer();

@@ -158,6 +158,25 @@ class SM4Key(EncryptableKey):
         """The 16 key bytes."""
         return self._key
 
+    def encrypt(self, data: Buffer, *, mode: Mode, iv: Optional[Buffer] = None,
+                padding: Optional[bool] = None) -> bytes:
+        """sm4.encrypt under this key, its key schedule made once (on first
+        use) and reused by every call: what short messages want."""
+        code, pad = _one_shot_args("encrypt", mode, iv, padding)
+        return self._expanded().crypt(True, code, iv, data, pad)
+
+    def decrypt(self, data: Buffer, *, mode: Mode, iv: Optional[Buffer] = None,
+                padding: Optional[bool] = None) -> bytes:
+        """sm4.decrypt under this key, with the key schedule reused."""
+        code, pad = _one_shot_args("decrypt", mode, iv, padding)
+        return self._expanded().crypt(False, code, iv, data, pad)
+
+    def _expanded(self) -> Any:
+        schedule = getattr(self, "_schedule", None)
+        if schedule is None:
+            schedule = self._schedule = _native.Sm4Schedule(self._key)
+        return schedule
+
     def gcm(self) -> SM4GCM:
         """SM4-GCM under this key."""
         return SM4GCM(self._key)

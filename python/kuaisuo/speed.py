@@ -37,8 +37,10 @@ class Case:
 
     def what(self) -> str:
         """The operand column: a digest, or a message of some size."""
-        if self.op in ("keygen", "derive"):
+        if self.op in ("keygen", "derive", "setkey"):
             return "-"
+        if self.input == "schedule":
+            return human_bytes(self.msg_bytes) + ", key reused"
         return "digest" if self.input == "digest" else human_bytes(self.msg_bytes)
 
     def where(self) -> str:
@@ -199,12 +201,44 @@ def plan_sm4(opt: Options) -> List[Comparison]:
             for size in SM4_SIZES:
                 ours = Case("sm4", op, "kuaisuo", "cpu", 1, 1, size)
                 plan.append(Comparison(ours, replace(ours, impl="openssl")))
+        plan += sm4_reused_keys()
         plan += sm4_large_buffers(opt)
+        plan += sm4_serial_batches()
         batch = opt.batch or 4096
-        for op in ("ctr", "gcm"):
+        for op in ("ctr", "gcm", "cbc"):
             ours = Case("sm4", op, "kuaisuo", "cpu", opt.threads, batch, 16 << 10)
             theirs = Case("sm4", op, "openssl", "cpu", opt.threads, 1, 16 << 10)
             plan.append(Comparison(ours, theirs))
+    return plan
+
+
+def sm4_reused_keys() -> List[Comparison]:
+    """The same modes and sizes with the key expanded once (input
+    "schedule": our ks_sm4_schedule; OpenSSL's context re-initialised with
+    the IV alone), and the key schedule by itself (op "setkey")."""
+    plan: List[Comparison] = []
+    for op in SM4_OPS:
+        if op == "gcm":
+            continue
+        for size in SM4_SIZES:
+            ours = Case("sm4", op, "kuaisuo", "cpu", 1, 1, size, "schedule")
+            plan.append(Comparison(ours, replace(ours, impl="openssl")))
+    ours = Case("sm4", "setkey", "kuaisuo", "cpu", 1, 1, 16)
+    return plan + [Comparison(ours, replace(ours, impl="openssl"))]
+
+
+def sm4_serial_batches() -> List[Comparison]:
+    """CBC, CFB and OFB encryption of 16 messages of 1 KiB at once on one
+    thread (ks_sm4_batch: a key and IV per message, the messages one per
+    SIMD lane), against OpenSSL one message at a time; CBC also against
+    Intel's crypto_mb over 16 buffers when KS_CRYPTO_MB names its library
+    (built from source: docs/BUILDING.md)."""
+    plan: List[Comparison] = []
+    for op in ("cbc", "cfb", "ofb"):
+        ours = Case("sm4", op, "kuaisuo", "cpu", 1, 16, 1 << 10)
+        peers = (replace(ours, impl="crypto_mb"),) if op == "cbc" and os.environ.get(
+            "KS_CRYPTO_MB") else ()
+        plan.append(Comparison(ours, replace(ours, impl="openssl", batch=1), peers))
     return plan
 
 

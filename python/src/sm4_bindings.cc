@@ -38,10 +38,13 @@ const char* length_fault(int mode, size_t iv_len, bool padding) {
                  : "data (ECB and CBC without padding: whole 16-byte blocks)";
 }
 
-// ECB/CBC/CFB/OFB/CTR, one shot: encrypt or decrypt.
-nb::bytes crypt(bool encrypt, int mode, nb::handle key_obj, nb::handle iv_obj,
-                nb::handle data_obj, bool padding) {
-  Buffer key(key_obj, "key"), data(data_obj, "data");
+// ECB/CBC/CFB/OFB/CTR, one shot: encrypt or decrypt, through
+// run(direction, flags, iv, iv_len, in, in_len, out, out_cap, out_len):
+// ks_sm4_crypt under key bytes, or ks_sm4_schedule_crypt under a schedule.
+template <class Run>
+nb::bytes crypt_with(bool encrypt, int mode, nb::handle iv_obj, nb::handle data_obj,
+                     bool padding, const Run& run) {
+  Buffer data(data_obj, "data");
   std::vector<uint8_t> iv_copy;
   if (!iv_obj.is_none()) {
     Buffer iv(iv_obj, "iv");
@@ -50,11 +53,10 @@ nb::bytes crypt(bool encrypt, int mode, nb::handle key_obj, nb::handle iv_obj,
   const uint32_t flags = padding ? KS_SM4_PAD_PKCS7 : 0;
   std::vector<uint8_t> out(data.size() + KS_SM4_BLOCK_BYTES);
   size_t out_len = 0;
-  const uint8_t* k = key_of(key);
   const auto call = [&] {
     const uint8_t* iv = iv_copy.empty() ? nullptr : iv_copy.data();
-    return ks_sm4_crypt(mode, encrypt ? KS_ENCRYPT : KS_DECRYPT, flags, k, iv, iv_copy.size(),
-                        data.data(), data.size(), out.data(), out.size(), &out_len);
+    return run(encrypt ? KS_ENCRYPT : KS_DECRYPT, flags, iv, iv_copy.size(), data.data(),
+               data.size(), out.data(), out.size(), &out_len);
   };
   const int rc = ks_py::nogil(call, data.size() >= kReleaseGilBytes);
   check(rc, rc == KS_ERR_LENGTH ? length_fault(mode, iv_copy.size(), padding) : nullptr);
@@ -62,6 +64,33 @@ nb::bytes crypt(bool encrypt, int mode, nb::handle key_obj, nb::handle iv_obj,
   ks_py::wipe(out.data(), out.size());
   return r;
 }
+
+nb::bytes crypt(bool encrypt, int mode, nb::handle key_obj, nb::handle iv_obj,
+                nb::handle data_obj, bool padding) {
+  Buffer key(key_obj, "key");
+  const uint8_t* k = key_of(key);
+  return crypt_with(encrypt, mode, iv_obj, data_obj, padding,
+                    [&](int dir, uint32_t flags, auto... rest) {
+                      return ks_sm4_crypt(mode, dir, flags, k, rest...);
+                    });
+}
+
+// An expanded key (ks_sm4_schedule) behind SM4Key's encrypt and decrypt:
+// the key schedule once per key, wiped when the object goes.
+struct Schedule {
+  ks_sm4_schedule s;
+  explicit Schedule(nb::handle key_obj) {
+    Buffer key(key_obj, "key");
+    check(ks_sm4_schedule_init(&s, key_of(key)));
+  }
+  ~Schedule() { ks_sm4_schedule_cleanse(&s); }
+  nb::bytes crypt(bool encrypt, int mode, nb::handle iv_obj, nb::handle data_obj,
+                  bool padding) const {
+    return crypt_with(encrypt, mode, iv_obj, data_obj, padding, [&](int dir, auto... args) {
+      return ks_sm4_schedule_crypt(&s, mode, dir, args...);
+    });
+  }
+};
 
 // (ciphertext, tag)
 std::tuple<nb::bytes, nb::bytes> gcm_seal(nb::handle key_obj, nb::handle iv_obj,
@@ -178,6 +207,10 @@ void bind_sm4(nb::module_& m, nb::class_<ks_py::Context>& context) {
               nb::arg("ivs"), nb::arg("iv_len"), nb::arg("data"), nb::arg("offsets"),
               nb::arg("aad"), nb::arg("aad_offsets").none(), nb::arg("tags"),
               nb::arg("tag_len"));
+  nb::class_<Schedule>(m, "Sm4Schedule")
+      .def(nb::init<nb::handle>(), nb::arg("key"))
+      .def("crypt", &Schedule::crypt, nb::arg("encrypt"), nb::arg("mode"), nb::arg("iv").none(),
+           nb::arg("data"), nb::arg("padding") = false);
   m.def("sm4_key_encode", &key_encode, nb::arg("key"), nb::arg("pem"));
   m.def("sm4_key_decode", &key_decode, nb::arg("data"));
   m.attr("SM4_ECB") = int(KS_SM4_ECB);

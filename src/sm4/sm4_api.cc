@@ -576,15 +576,13 @@ int serial_batch_on_cpu(ks_ctx* ctx, int mode, const uint8_t* keys, const uint8_
   const ks::sm4::Variant& v = ks::sm4::chosen_variant();
   const auto& bc = ks::sm4::block_cipher();
   ks::api::run_groups<kGroup>(ctx, count, result, [&](const size_t* idx, size_t n) {
-    ks::sm4::Key k[kGroup];
     uint8_t chain[kGroup][kBlock];
     ks::sm4::ChainJob jobs[kGroup];
-    const ks::WipeOnExit wipe_keys(k, sizeof k), wipe_chain(chain, sizeof chain);
+    const ks::WipeOnExit wipe_chain(chain, sizeof chain);
     for (size_t g = 0; g < n; ++g) {
       const size_t i = idx[g], begin = size_t(offsets[i]);
-      ks::sm4::set_key(&k[g], keys + KS_SM4_KEY_BYTES * i, v);
       memcpy(chain[g], ivs + kBlock * i, kBlock);
-      jobs[g] = {k[g].enc, chain[g], data + begin, out + begin,
+      jobs[g] = {keys + KS_SM4_KEY_BYTES * i, chain[g], data + begin, out + begin,
                  size_t(offsets[i + 1] - offsets[i]) / kBlock};
     }
     for (size_t g = 0; g < n; g += v.chain_width)
@@ -593,13 +591,16 @@ int serial_batch_on_cpu(ks_ctx* ctx, int mode, const uint8_t* keys, const uint8_
       const size_t i = idx[g], whole = jobs[g].nblocks * kBlock;
       const size_t tail = size_t(offsets[i + 1] - offsets[i]) - whole;
       if (tail == 0) continue;
+      ks::sm4::Key k;
+      ks::sm4::set_key(&k, jobs[g].key, v);
       ks::modes::StreamState st;
       ks::modes::stream_init(&st, chain[g]);
       const uint8_t* in = data + offsets[i] + whole;
       uint8_t* dst = out + offsets[i] + whole;
-      mode == KS_SM4_CFB ? ks::modes::cfb_encrypt(bc, &k[g], &st, in, dst, tail)
-                         : ks::modes::ofb_crypt(bc, &k[g], &st, in, dst, tail);
+      mode == KS_SM4_CFB ? ks::modes::cfb_encrypt(bc, &k, &st, in, dst, tail)
+                         : ks::modes::ofb_crypt(bc, &k, &st, in, dst, tail);
       ks::secure_wipe(&st, sizeof st);
+      ks::sm4::wipe_key(&k);
     }
   });
   return ks::api::finish_statuses(result, status);

@@ -52,8 +52,12 @@ void chain_portable(const uint32_t rk[32], ChainMode mode, uint8_t iv[16], const
 }
 
 void chain_lanes_portable(ChainMode mode, ChainJob* jobs, size_t n) {
-  for (size_t m = 0; m < n; ++m)
-    chain_portable(jobs[m].rk, mode, jobs[m].iv, jobs[m].in, jobs[m].out, jobs[m].nblocks);
+  uint32_t rk[32];
+  for (size_t m = 0; m < n; ++m) {
+    expand_key(jobs[m].key, rk);
+    chain_portable(rk, mode, jobs[m].iv, jobs[m].in, jobs[m].out, jobs[m].nblocks);
+  }
+  secure_wipe(rk, sizeof rk);
 }
 
 }  // namespace

@@ -13,11 +13,11 @@ namespace ks {
 namespace sm4 {
 
 // One message of a chain_lanes call: whole blocks of CBC, CFB-128 or OFB
-// encryption under round keys rk, the chaining block in iv (in: C_{-1} or
-// O_{-1}; out: the last C or O). in == out is allowed; messages must not
-// overlap each other.
+// encryption under the 16-byte key (expanded in the lanes, all of a group's
+// keys at once), the chaining block in iv (in: C_{-1} or O_{-1}; out: the
+// last C or O). in == out is allowed; messages must not overlap each other.
 struct ChainJob {
-  const uint32_t* rk;
+  const uint8_t* key;
   uint8_t* iv;
   const uint8_t* in;
   uint8_t* out;

@@ -226,11 +226,9 @@ KS_HD typename Ops::Word xor_l(typename Ops::Word x, typename Ops::Word t) {
 // the words renamed, not indexed: an index (i & 3) would keep vector state
 // in memory. Rounds i and i+1 share X_{i+2} ^ X_{i+3}: round i adds
 // X_{i+1}, round i+1 adds X_{i+4} (3 XORs per two rounds instead of 4).
-// K: a round key, uint32_t; or, for Ops whose lanes have keys of their
-// own, what their key_xor takes.
-template <class Ops, class K>
+template <class Ops>
 KS_HD void four_rounds(typename Ops::Word& a, typename Ops::Word& b, typename Ops::Word& c,
-                       typename Ops::Word& d, const K rk[4]) {
+                       typename Ops::Word& d, const uint32_t rk[4]) {
   using O = Ops;
   auto p = O::xor2(c, d);
   a = xor_l<O>(a, O::tau(O::key_xor(b, p, rk[0])));
@@ -246,8 +244,8 @@ KS_HD void four_rounds(typename Ops::Word& a, typename Ops::Word& b, typename Op
 // 32907-2016, decryption). Vector kernels unroll the 8 steps: as a loop,
 // GCC kept state words of the x86 lanes in stack slots across its back
 // edge (tools/sm4_micro.cc, Zen 4: ECB +10%, CTR +6% unrolled).
-template <class Ops, class K = uint32_t>
-KS_HD void crypt_words(typename Ops::Word x[4], const K rk[kRounds]) {
+template <class Ops>
+KS_HD void crypt_words(typename Ops::Word x[4], const uint32_t rk[kRounds]) {
   auto a = x[0], b = x[1], c = x[2], d = x[3];
   if constexpr (Ops::kUnrollRounds) {
     KS_UNROLL for (int i = 0; i < kRounds; i += 4) four_rounds<Ops>(a, b, c, d, rk + i);

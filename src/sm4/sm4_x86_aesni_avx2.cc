@@ -24,8 +24,8 @@ const KernelFns kAesniAvx2 = {
     ctr_blocks_lanes<Ymm, AesniSbox<Ymm>, 4>,
     expand_key_serial,
     chain_serial,
-    Ymm::kWords,
-    chain_lanes<Ymm, AesniSbox<Ymm>>,
+    2 * Ymm::kWords,
+    chain_lanes_folded<Ymm, 2>,
 };
 
 }  // namespace sm4

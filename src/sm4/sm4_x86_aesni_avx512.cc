@@ -25,7 +25,7 @@ const KernelFns kAesniAvx512 = {
     expand_key_serial,
     chain_serial,
     Zmm::kWords,
-    chain_lanes<Zmm, AesniSbox<Zmm>>,
+    chain_lanes_folded<Zmm, 1>,
 };
 
 }  // namespace sm4

@@ -24,8 +24,8 @@ const KernelFns kGfniAvx2 = {
     ctr_blocks_lanes<Ymm, GfniSbox<Ymm>, 4>,
     expand_key_serial,
     chain_serial,
-    Ymm::kWords,
-    chain_lanes<Ymm, GfniSbox<Ymm>>,
+    2 * Ymm::kWords,
+    chain_lanes_folded<Ymm, 2>,
 };
 
 }  // namespace sm4

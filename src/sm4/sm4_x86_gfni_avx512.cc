@@ -27,7 +27,7 @@ const KernelFns kGfniAvx512 = {
     expand_key_serial,
     chain_serial,
     Zmm::kWords,
-    chain_lanes<Zmm, GfniSbox<Zmm>>,
+    chain_lanes_folded<Zmm, 1>,
 };
 
 }  // namespace sm4

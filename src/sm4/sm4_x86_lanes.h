@@ -59,7 +59,9 @@ constexpr BytePattern rotl_bytes(int n) {
 // Each policy: V, kWords (32-bit lanes = blocks per group), loads and
 // stores, broadcasts, XOR, rotations, the 4x4 transpose and per-lane byte
 // shuffles.
-#if defined(KS_SM4_LANES_YMM)
+// Ymm serves the AVX-512 kernels too (their many-message chains run two
+// 256-bit groups, whose rounds have the shorter latency).
+#if defined(KS_SM4_LANES_YMM) || defined(KS_SM4_LANES_ZMM)
 struct Ymm {
   using V = __m256i;
   static constexpr int kWords = 8;
@@ -75,7 +77,15 @@ struct Ymm {
   KS_SM4_INLINE static V set1(uint32_t x) { return _mm256_set1_epi32(int(x)); }
   KS_SM4_INLINE static V set1_64(uint64_t x) { return _mm256_set1_epi64x(int64_t(x)); }
   KS_SM4_INLINE static V xor2(V a, V b) { return _mm256_xor_si256(a, b); }
+#if defined(KS_SM4_LANES_ZMM) && !defined(KS_CT_MSAN)  // AVX-512 VL: vpternlogd
+  KS_SM4_INLINE static V xor3(V a, V b, V c) { return _mm256_ternarylogic_epi32(a, b, c, 0x96); }
+  KS_SM4_INLINE static V xor5(V a, V b, V c, V d, V e) { return xor3(xor3(a, b, c), d, e); }
+#else
   KS_SM4_INLINE static V xor3(V a, V b, V c) { return xor2(xor2(a, b), c); }
+  KS_SM4_INLINE static V xor5(V a, V b, V c, V d, V e) {
+    return xor2(xor2(xor2(a, b), xor2(c, d)), e);
+  }
+#endif
   KS_SM4_INLINE static V and2(V a, V b) { return _mm256_and_si256(a, b); }
   KS_SM4_INLINE static V add32(V a, V b) { return _mm256_add_epi32(a, b); }
   KS_SM4_INLINE static V shr16(V a, int n) { return _mm256_srli_epi16(a, n); }
@@ -139,6 +149,7 @@ struct Zmm {
     return _mm512_ternarylogic_epi32(a, b, c, 0x96);
 #endif
   }
+  KS_SM4_INLINE static V xor5(V a, V b, V c, V d, V e) { return xor3(xor3(a, b, c), d, e); }
   KS_SM4_INLINE static V and2(V a, V b) { return _mm512_and_si512(a, b); }
   KS_SM4_INLINE static V add32(V a, V b) { return _mm512_add_epi32(a, b); }
   KS_SM4_INLINE static V shr16(V a, int n) { return _mm512_srli_epi16(a, unsigned(n)); }
@@ -248,10 +259,7 @@ struct LaneOps {
   };
   static constexpr bool kUnrollRounds = true;
   KS_SM4_INLINE static Word key_xor(const Word& a, const Word& b, uint32_t rk) {
-    return key_xor(a, b, L::set1(rk));
-  }
-  // A round key per lane (chain_lanes: one message, and key, per lane).
-  KS_SM4_INLINE static Word key_xor(const Word& a, const Word& b, V k) {
+    const V k = L::set1(rk);
     Word r;
     for (int g = 0; g < U; ++g) r.v[g] = L::xor3(a.v[g], b.v[g], k);
     return r;
@@ -414,64 +422,6 @@ KS_SM4_INLINE void store_blocks_of(uint8_t* const p[L::kWords], const typename L
   typename L::V x[4] = {words[0], words[1], words[2], words[3]};
   transpose4<L>(x);
   for (int j = 0; j < 4; ++j) L::store_blocks(p + j * L::kWords / 4, L::shuffle(x[j], bswap));
-}
-
-// The Variant::chain_lanes of a kernel: up to kWords messages, one per
-// lane, block j of every message in step j. Lengths are public: a message
-// that has ended reads zeros and writes to scratch, and its chaining block
-// is saved in the step of its last block.
-template <class L, class S>
-void chain_lanes(ChainMode mode, ChainJob* jobs, size_t n) {
-  using Ops = LaneOps<L, S, 1>;
-  using V = typename L::V;
-  constexpr int W = L::kWords;
-  alignas(64) uint8_t zero[16] = {}, scratch[W][16];
-  alignas(64) uint32_t rk_lanes[kRounds][W] = {};
-  size_t steps = 0;
-  for (int e = 0; e < W; ++e) {  // lane e: message block_of_lane (transpose4's order)
-    const size_t m = size_t((W / 4) * (e % 4) + e / 4);
-    if (m >= n) continue;
-    for (int r = 0; r < kRounds; ++r) rk_lanes[r][e] = jobs[m].rk[r];
-    steps = jobs[m].nblocks > steps ? jobs[m].nblocks : steps;
-  }
-  V rk[kRounds];
-  for (int r = 0; r < kRounds; ++r) rk[r] = L::from_words(rk_lanes[r]);
-  const uint8_t* src[W];
-  uint8_t* dst[W];
-  for (int m = 0; m < W; ++m) src[m] = size_t(m) < n ? jobs[m].iv : zero;
-  typename Ops::Word x[4];
-  {
-    V v[4];
-    load_blocks_of<L>(src, v);
-    for (int i = 0; i < 4; ++i) x[i].v[0] = v[i];
-  }
-  for (size_t j = 0; j < steps; ++j) {
-    bool ends = false;
-    for (int m = 0; m < W; ++m) {
-      const bool live = size_t(m) < n && j < jobs[m].nblocks;
-      src[m] = live ? jobs[m].in + 16 * j : zero;
-      dst[m] = live ? jobs[m].out + 16 * j : scratch[m];
-      ends |= live && j + 1 == jobs[m].nblocks;
-    }
-    V p[4], words[4];
-    load_blocks_of<L>(src, p);
-    if (mode == ChainMode::kCbc)
-      for (int i = 0; i < 4; ++i) x[i].v[0] = L::xor2(x[i].v[0], p[i]);
-    crypt_words<Ops>(x, rk);
-    for (int i = 0; i < 4; ++i) {
-      words[i] = mode == ChainMode::kCbc ? x[i].v[0] : L::xor2(x[i].v[0], p[i]);
-      if (mode == ChainMode::kCfb) x[i].v[0] = words[i];  // C_j is the next input
-    }
-    store_blocks_of<L>(dst, words);
-    if (!ends) continue;
-    for (int m = 0; m < W; ++m)  // the chaining block of messages ending here
-      dst[m] = size_t(m) < n && j + 1 == jobs[m].nblocks ? jobs[m].iv : scratch[m];
-    for (int i = 0; i < 4; ++i) words[i] = x[i].v[0];
-    store_blocks_of<L>(dst, words);
-  }
-  secure_wipe(rk_lanes, sizeof rk_lanes);
-  secure_wipe(rk, sizeof rk);
-  secure_wipe(scratch, sizeof scratch);
 }
 
 // tau of one word through a kernel's S-box, for the key expansion.

@@ -42,10 +42,23 @@ void kernels() {
     ks_ct::secret_random(pt, sizeof pt);
     ks::sm4::Key k;
     ks::sm4::set_key(&k, key, table[i]);
-    for (size_t n : {size_t(1), size_t(5), kBlocks}) {
+    for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(5), kBlocks}) {
       ks::sm4::encrypt_blocks(k, pt, ct, n);
       ks::sm4::decrypt_blocks(k, ct, back, n);
       ks::sm4::ctr_blocks(k, counter, pt, ct, n);
+    }
+    // The serial modes one block at a time, and many messages one per lane
+    // (each its own secret key and data).
+    for (ks::ChainMode mode : {ks::ChainMode::kCbc, ks::ChainMode::kCfb, ks::ChainMode::kOfb}) {
+      uint8_t iv[16] = {7};
+      table[i].chain(k.enc, mode, iv, pt, ct, 9);
+      uint8_t raw[3][16], ivs[3][16] = {};
+      ks::sm4::ChainJob jobs[3];
+      for (size_t m = 0; m < 3; ++m) {
+        ks_ct::secret_random(raw[m], sizeof raw[m]);
+        jobs[m] = {raw[m], ivs[m], pt + 48 * m, ct + 48 * m, m + 1};
+      }
+      table[i].chain_lanes(mode, jobs, 3);
     }
     ks::ct_declassify(back, sizeof back);
     ks::ct_declassify(pt, sizeof pt);
@@ -85,6 +98,20 @@ void modes_of_operation() {
   n = s.update(bc, &k, out, 1008, dec);
   expect(s.finish(bc, &k, dec + n, &last) == ks::modes::Status::kOk, "cbc pkcs7 decrypt");
   ks::sm4::wipe_key(&k);
+}
+
+// An expanded key reused across calls (ks_sm4_schedule).
+void schedule() {
+  uint8_t key[16], pt[80], out[96], iv[16] = {4};
+  ks_ct::secret_random(key, sizeof key);
+  ks_ct::secret_random(pt, sizeof pt);
+  ks_sm4_schedule s;
+  expect(ks_sm4_schedule_init(&s, key) == KS_OK, "schedule init");
+  size_t n = 0;
+  for (int mode : {KS_SM4_CBC, KS_SM4_CFB, KS_SM4_OFB, KS_SM4_CTR})
+    expect(ks_sm4_schedule_crypt(&s, mode, KS_ENCRYPT, 0, iv, 16, pt, 80, out, 96, &n) == KS_OK,
+           "schedule crypt");
+  ks_sm4_schedule_cleanse(&s);
 }
 
 void ghash_kernels() {
@@ -138,6 +165,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "--leak") == 0) return ks_ct::leak_on_purpose();
   kernels();
   modes_of_operation();
+  schedule();
   ghash_kernels();
   gcm();
   const ks_ct::Tally& t = ks_ct::tally();

@@ -243,12 +243,13 @@ TEST(Sm4Modes, ChainLanesMatchOneMessageAtATime) {
         const size_t count = std::min(n, v->chain_width);
         SCOPED_TRACE("mode " + std::to_string(int(mode)) + " messages " + std::to_string(count));
         std::vector<ks::sm4::Key> keys(count);
-        std::vector<Bytes> in(count), out(count), ivs(count), expect(count), expect_iv(count);
+        std::vector<Bytes> raw(count), in(count), out(count), ivs(count), expect(count),
+            expect_iv(count);
         std::vector<ks::sm4::ChainJob> jobs(count);
         const bool in_place = n % 2 == 0;
         for (size_t m = 0; m < count; ++m) {
-          const Bytes key = ks_test::random_bytes(rng, 16);
-          ks::sm4::set_key(&keys[m], key.data(), *v);
+          raw[m] = ks_test::random_bytes(rng, 16);
+          ks::sm4::set_key(&keys[m], raw[m].data(), portable);
           const size_t blocks = m == 1 ? 0 : rng() % 41;
           in[m] = ks_test::random_bytes(rng, 16 * blocks);
           ivs[m] = expect_iv[m] = ks_test::random_bytes(rng, 16);
@@ -256,7 +257,7 @@ TEST(Sm4Modes, ChainLanesMatchOneMessageAtATime) {
           portable.chain(keys[m].enc, mode, expect_iv[m].data(), in[m].data(), expect[m].data(),
                          blocks);
           out[m] = in_place ? in[m] : Bytes(in[m].size(), 0);
-          jobs[m] = {keys[m].enc, ivs[m].data(), in_place ? out[m].data() : in[m].data(),
+          jobs[m] = {raw[m].data(), ivs[m].data(), in_place ? out[m].data() : in[m].data(),
                      out[m].data(), blocks};
         }
         v->chain_lanes(mode, jobs.data(), count);
