@@ -176,12 +176,15 @@ KS_API int ks_sm4_gcm_open_buffer(ks_ctx* ctx, uint32_t flags, const uint8_t key
 
 /* Many independent messages, each with its own key and IV, all encrypted
  * or all decrypted (encrypt: KS_ENCRYPT or KS_DECRYPT). On GPU
- * contexts (KS_BACKEND_GPU) ECB, CTR and GCM with 12-byte IVs run on the
- * GPU in the constant-time bitsliced kernels (key schedules and GHASH on
- * the device, GCM tags checked there before any plaintext is released,
- * the batch copied in and out whole); CBC, CFB, OFB, GCM with other IV
- * lengths, and every mode under AUTO, run on the context's CPU threads
- * (AUTO: the GPU path's crossover is not measured in its favour yet).
+ * contexts (KS_BACKEND_GPU) every mode but GCM with IVs other than 12
+ * bytes runs on the GPU in the constant-time bitsliced kernels (key
+ * schedules and GHASH on the device, GCM tags checked there before any
+ * plaintext is released, the batch copied in and out whole; CBC, CFB and
+ * OFB encryption, whose blocks wait for each other, 32 messages per
+ * thread); the rest, and every mode under AUTO, run on the context's CPU
+ * threads (AUTO: the GPU path's crossover is not measured in its favour
+ * yet), where CBC, CFB and OFB encryption run 16 messages at once per
+ * thread, one per SIMD lane.
  * Item i: key keys[16*i ..), IV ivs[iv_len*i ..) (iv_len: 16, or 0 for ECB,
  * or the GCM IV length, the same for every item), input
  * data[offsets[i] .. offsets[i+1]), output at the same offsets of out

@@ -486,11 +486,11 @@ void ks_sm4_gcm_cleanse(ks_sm4_gcm_ctx* c) {
 
 namespace {
 
-// Whether a batch has a GPU path: ECB, CTR, and GCM with 96-bit IVs and
-// texts within GCM's limit (other IV lengths and over-long texts, which
-// fail, stay on the CPU).
+// Whether a batch has a GPU path: every mode but GCM, and GCM with 96-bit
+// IVs and texts within GCM's limit (other IV lengths and over-long texts,
+// which fail, stay on the CPU).
 bool gpu_batch_mode(int mode, size_t iv_len, const uint64_t* offsets, size_t count) {
-  if (mode == KS_SM4_ECB || mode == KS_SM4_CTR) return true;
+  if (mode != KS_SM4_GCM) return true;
   if (mode != KS_SM4_GCM || iv_len != 12) return false;
   for (size_t i = 0; i < count; ++i)
     if (offsets[i + 1] - offsets[i] > ks::gcm::kMaxTextBytes) return false;
@@ -526,18 +526,29 @@ int gcm_batch_on_gpu(ks_ctx* ctx, bool encrypt, const uint8_t* keys, const uint8
   return gpu_statuses(rc, passed.data(), KS_ERR_TAG_MISMATCH, count, status);
 }
 
-// ECB / CTR items on the GPU (sm4/gpu/sm4_gpu_messages.h): ECB items that
-// are not whole blocks fail with KS_ERR_LENGTH and are left alone, as on
-// the CPU; every other item gets the GPU call's status.
+// The device's way of running a mode in one direction.
+ks::sm4::gpu::MessageMode gpu_message_mode(int mode, bool encrypt) {
+  using M = ks::sm4::gpu::MessageMode;
+  switch (mode) {
+    case KS_SM4_ECB: return encrypt ? M::kEcbEncrypt : M::kEcbDecrypt;
+    case KS_SM4_CBC: return encrypt ? M::kCbcEncrypt : M::kCbcDecrypt;
+    case KS_SM4_CFB: return encrypt ? M::kCfbEncrypt : M::kCfbDecrypt;
+    case KS_SM4_OFB: return M::kOfb;
+    default: return M::kCtr;
+  }
+}
+
+// ECB, CBC, CFB, OFB and CTR items on the GPU (sm4/gpu/sm4_gpu_messages.h):
+// ECB and CBC items that are not whole blocks fail with KS_ERR_LENGTH and
+// are left alone, as on the CPU; every other item gets the GPU call's
+// status.
 int batch_on_gpu(ks_ctx* ctx, int mode, bool encrypt, const uint8_t* keys, const uint8_t* ivs,
                  const uint8_t* data, const uint64_t* offsets, size_t count, uint8_t* out,
                  int* status) {
   std::vector<uint8_t> skip(count, 0);
-  if (mode == KS_SM4_ECB)
+  if (is_block_mode(mode))
     for (size_t i = 0; i < count; ++i) skip[i] = (offsets[i + 1] - offsets[i]) % kBlock != 0;
-  const auto how = mode == KS_SM4_CTR ? ks::sm4::gpu::MessageMode::kCtr
-                   : encrypt          ? ks::sm4::gpu::MessageMode::kEcbEncrypt
-                                      : ks::sm4::gpu::MessageMode::kEcbDecrypt;
+  const auto how = gpu_message_mode(mode, encrypt);
   const int rc = ks::api::run_on_gpu_whole(ctx, 0, nullptr, [&] {
     return ks::sm4::gpu::crypt_messages(*ctx->gpu, how, keys, ivs, data, offsets, count,
                                         skip.data(), out);
