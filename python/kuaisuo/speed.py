@@ -193,8 +193,10 @@ def plan_sm4(opt: Options) -> List[Comparison]:
     every thread against OpenSSL on as many threads. An operation is one
     whole message under a random key and IV, no padding, no AAD, a 16-byte
     GCM tag: our one-shot call, and OpenSSL's init (key and IV), update and
-    final on an EVP_CIPHER_CTX made once per thread. CPU rows only (none
-    under --backend gpu): GPU rows come with the GPU kernels."""
+    final on an EVP_CIPHER_CTX made once per thread. With a GPU: batches of
+    1 KiB messages (2^20 unless --batch) on the device, end to end from
+    ordinary host memory, every mode (CBC, CFB and OFB encryption through
+    the serial-mode chains), against OpenSSL on every thread."""
     plan: List[Comparison] = []
     if opt.backend != "gpu":
         for op in SM4_OPS:
@@ -208,6 +210,12 @@ def plan_sm4(opt: Options) -> List[Comparison]:
         for op in ("ctr", "gcm", "cbc"):
             ours = Case("sm4", op, "kuaisuo", "cpu", opt.threads, batch, 16 << 10)
             theirs = Case("sm4", op, "openssl", "cpu", opt.threads, 1, 16 << 10)
+            plan.append(Comparison(ours, theirs))
+    if opt.gpu:
+        batch = opt.batch or (1 << 20)
+        for op in ("ecb", "ctr", "gcm", "cbc", "cfb", "ofb"):
+            ours = Case("sm4", op, "kuaisuo", "gpu", opt.threads, batch, 1 << 10)
+            theirs = Case("sm4", op, "openssl", "cpu", opt.threads, 1, 1 << 10)
             plan.append(Comparison(ours, theirs))
     return plan
 
