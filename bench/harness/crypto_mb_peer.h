@@ -1,4 +1,4 @@
-// Intel's crypto_mb (the multi-buffer library of the Intel Cryptography
+// Intel's crypto_mb ([CRYPTO-MB]: the multi-buffer library of the Intel Cryptography
 // Primitives Library, formerly IPP Cryptography), loaded at run time from
 // the path in KS_CRYPTO_MB, as the peer for SM4 over 16 buffers at once.
 // It is never linked: it is not packaged anywhere, so it is built by hand

@@ -501,7 +501,10 @@ def attach_peers(plan: List[Comparison]) -> List[Comparison]:
     out = []
     for cmp in plan:
         c = cmp.ours
-        if c.backend == "cpu" and c.threads == 1 and c.batch == 1 and c.input != "buffer":
+        # Not where the input is ours alone: a buffer on a context, or a
+        # key schedule kept (the peers' calls take the key every time).
+        if (c.backend == "cpu" and c.threads == 1 and c.batch == 1
+                and c.input not in ("buffer", "schedule") and c.op != "setkey"):
             names = tuple(name for name, _ in _peers.available(c.alg))
             cmp = replace(cmp, peers=tuple(replace(c, impl=name) for name in names))
         out.append(cmp)

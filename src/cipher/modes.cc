@@ -48,6 +48,8 @@ void cbc_decrypt(const BlockCipher& bc, const void* key, uint8_t iv[16], const u
                  uint8_t* out, size_t len) {
   if (len == 0) return;  // in and out may be null then
   uint8_t tmp[kChunkBlocks * kBlock], next_iv[kBlock];
+  // Only what was used is wiped: a short message does not pay for 4 KiB.
+  const size_t used = len / kBlock < kChunkBlocks ? len / kBlock * kBlock : sizeof tmp;
   for (size_t blocks = len / kBlock; blocks > 0;) {
     const size_t n = blocks < kChunkBlocks ? blocks : kChunkBlocks;
     bc.decrypt(key, in, tmp, n);
@@ -60,7 +62,7 @@ void cbc_decrypt(const BlockCipher& bc, const void* key, uint8_t iv[16], const u
     out += n * kBlock;
     blocks -= n;
   }
-  secure_wipe(tmp, sizeof tmp);
+  secure_wipe(tmp, used);
 }
 
 void stream_init(StreamState* s, const uint8_t iv[16]) {
@@ -126,6 +128,7 @@ void cfb_decrypt(const BlockCipher& bc, const void* key, StreamState* s, const u
   };
   if (s->used != 0) bytewise(len < kBlock - s->used ? len : kBlock - s->used);
   uint8_t feed[kChunkBlocks * kBlock];
+  const size_t used = len / kBlock < kChunkBlocks ? len / kBlock * kBlock : sizeof feed;
   while (len >= kBlock) {
     const size_t n = len / kBlock < kChunkBlocks ? len / kBlock : kChunkBlocks;
     // E's inputs: the feedback block, then this chunk's ciphertext but the
@@ -139,7 +142,7 @@ void cfb_decrypt(const BlockCipher& bc, const void* key, StreamState* s, const u
     out += n * kBlock;
     len -= n * kBlock;
   }
-  secure_wipe(feed, sizeof feed);
+  secure_wipe(feed, used);
   bytewise(len);
 }
 

@@ -115,14 +115,15 @@ int crypt_unpadded(const ks::sm4::Key& k, int mode, bool encrypt, const uint8_t*
                    const uint8_t* in, size_t len, uint8_t* out) {
   if (is_block_mode(mode) && len % kBlock != 0) return KS_ERR_LENGTH;
   const auto& bc = ks::sm4::block_cipher();
+  if (mode == KS_SM4_ECB) {  // no state: nothing to set up or wipe
+    encrypt ? ks::modes::ecb_encrypt(bc, &k, in, out, len)
+            : ks::modes::ecb_decrypt(bc, &k, in, out, len);
+    return KS_OK;
+  }
   uint8_t chain[kBlock];
   ks::modes::StreamState st;
   const ks::WipeOnExit wipe_chain(chain, sizeof chain), wipe_state(&st, sizeof st);
   switch (mode) {
-    case KS_SM4_ECB:
-      encrypt ? ks::modes::ecb_encrypt(bc, &k, in, out, len)
-              : ks::modes::ecb_decrypt(bc, &k, in, out, len);
-      return KS_OK;
     case KS_SM4_CBC:
       memcpy(chain, iv, kBlock);
       encrypt ? ks::modes::cbc_encrypt(bc, &k, chain, in, out, len)

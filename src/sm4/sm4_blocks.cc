@@ -97,6 +97,7 @@ void ctr_by_blocks(void (*crypt_blocks)(const uint32_t*, const uint8_t*, uint8_t
                    size_t nblocks) {
   constexpr size_t kChunk = 64;
   uint8_t ks[16 * kChunk];
+  const size_t used = 16 * (nblocks < kChunk ? nblocks : kChunk);
   while (nblocks > 0) {
     const size_t n = nblocks < kChunk ? nblocks : kChunk;
     for (size_t i = 0; i < n; ++i) {
@@ -109,7 +110,7 @@ void ctr_by_blocks(void (*crypt_blocks)(const uint32_t*, const uint8_t*, uint8_t
     out += 16 * n;
     nblocks -= n;
   }
-  secure_wipe(ks, sizeof ks);
+  secure_wipe(ks, used);
 }
 
 }  // namespace sm4

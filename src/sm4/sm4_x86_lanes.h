@@ -353,14 +353,13 @@ constexpr size_t kSerialBelowBlocks = 4;
 // blocks one at a time or a zero-padded last group.
 template <class L, class S, int U>
 void crypt_blocks_lanes(const uint32_t rk[32], const uint8_t* in, uint8_t* out, size_t n) {
+  if (n < kSerialBelowBlocks) return crypt_blocks_serial(rk, in, out, n);  // short messages
   constexpr size_t kBig = size_t(U) * L::kWords;
   for (; n >= kBig; n -= kBig, in += 16 * kBig, out += 16 * kBig)
     crypt_groups<L, S, U>(rk, in, out);
   if (n == 0) return;
   if constexpr (U > 1) {
     crypt_blocks_lanes<L, S, U / 2>(rk, in, out, n);
-  } else if (n < kSerialBelowBlocks) {
-    crypt_blocks_serial(rk, in, out, n);
   } else {
     uint8_t buf[kGroupBytes<L>] = {};
     memcpy(buf, in, 16 * n);
