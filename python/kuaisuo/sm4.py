@@ -16,8 +16,9 @@ A wrong tag raises InvalidTag (a KuaisuoError, KS_ERR_TAG_MISMATCH) and
 releases no plaintext.
 
 SM4Key is a key that lives in a file (PKCS#8 with the sm4 OID, optionally
-encrypted at rest; README "SM4 key files"); ``ctx.sm4`` (SM4Batch) runs
-many messages at once, GCM with a per-item nonce among them.
+encrypted at rest; README "SM4 key files") and encrypts with its key
+schedule kept across calls; ``ctx.sm4`` (SM4Batch) runs many messages at
+once, GCM with a per-item nonce among them.
 """
 
 from __future__ import annotations
@@ -124,7 +125,8 @@ class SM4Key(EncryptableKey):
     with the sm4 OID (1.2.156.10197.1.104), encrypted under a password when
     one is given (PBES2, as for the private keys); from_der / from_pem read
     it back. The format is kuaisuo's own (no standard names one for a
-    symmetric key); README "SM4 key files" describes it."""
+    symmetric key); README "SM4 key files" describes it. encrypt / decrypt
+    run sm4.encrypt / decrypt with the key schedule made once per key."""
 
     def __init__(self, key: Buffer) -> None:
         raw = bytes(view(key))
