@@ -77,13 +77,17 @@ constexpr uint8_t root_in_aes_field() {
   return 0;
 }
 
+// Evaluated once: the constants below are built from it, and compilers
+// bound the work of one constant evaluation (clang: 2^20 steps).
+constexpr uint8_t kAesRoot = root_in_aes_field();
+
 // T: the SM4 field onto AES's, x^j -> b^j.
 constexpr Matrix to_aes_field() {
   Matrix t{};
   uint8_t power = 1;
   for (int j = 0; j < 8; ++j) {
     t.col[j] = power;
-    power = aes_mul(power, root_in_aes_field());
+    power = aes_mul(power, kAesRoot);
   }
   return t;
 }
@@ -115,6 +119,9 @@ constexpr Affine map_in() {
 constexpr Affine map_out_of_inverse() {  // for gf2p8affineinvqb
   return {compose(sm4_a(), inverse(to_aes_field())), kAffineConstant};
 }
+constexpr Affine kMapIn = map_in();
+constexpr Affine kMapOutOfInverse = map_out_of_inverse();
+
 constexpr Affine map_out_of_subbytes() {  // for aesenclast
   const Matrix m = compose(map_out_of_inverse().m, inverse(aes_a()));
   return {m, uint8_t(apply(m, 0x63) ^ kAffineConstant)};
@@ -199,7 +206,7 @@ constexpr Matrix l_key_part(int d) {
                   : shift_matrix(-1);
 }
 
-constexpr Matrix phi() { return map_in().m; }
+constexpr Matrix phi() { return kMapIn.m; }
 constexpr uint8_t phi_byte(uint8_t x) { return apply(phi(), x); }
 // phi (and any bytewise map) on the four bytes of a word.
 constexpr uint32_t phi_word(uint32_t w) {
@@ -211,7 +218,7 @@ constexpr uint32_t replicate(uint8_t b) { return 0x01010101u * b; }
 
 // E_d for the cipher (key = false) or the key schedule (key = true).
 constexpr Matrix folded_out(int d, bool key) {
-  return compose(phi(), compose(key ? l_key_part(d) : l_part(d), map_out_of_inverse().m));
+  return compose(phi(), compose(key ? l_key_part(d) : l_part(d), kMapOutOfInverse.m));
 }
 constexpr uint32_t linear_l(uint32_t b) {
   return b ^ rotl32(b, 2) ^ rotl32(b, 10) ^ rotl32(b, 18) ^ rotl32(b, 24);
@@ -220,7 +227,7 @@ constexpr uint32_t linear_l_key(uint32_t b) { return b ^ rotl32(b, 13) ^ rotl32(
 // kappa: the S-box's constant c through L (or L') and phi.
 constexpr uint32_t kFoldedKappa = phi_word(linear_l(replicate(kAffineConstant)));
 constexpr uint32_t kFoldedKappaKey = phi_word(linear_l_key(replicate(kAffineConstant)));
-constexpr uint32_t kFoldedGamma = replicate(map_in().c);
+constexpr uint32_t kFoldedGamma = replicate(kMapIn.c);
 // The key schedule's rho_i: phi(CK_i) ^ T c, public constants.
 constexpr uint32_t folded_ck(int i) { return phi_word(ck(i)) ^ kFoldedGamma; }
 // AES-NI's aesenclast returns M_aes inv(u) ^ 0x63: E_d M_aes^-1 after it,
@@ -230,7 +237,7 @@ constexpr NibbleTables folded_out_of_subbytes(int d, bool key) {
   return nibble_tables({m, apply(m, 0x63)});
 }
 
-static_assert(root_in_aes_field() != 0, "0x1f5 has a root in GF(2^8)");
+static_assert(kAesRoot != 0, "0x1f5 has a root in GF(2^8)");
 
 }  // namespace affine
 }  // namespace sm4

@@ -395,10 +395,10 @@ void chain_lanes_folded(ChainMode mode, ChainJob* jobs, size_t n) {
   }
   uint8_t* step_dst[kLanes];
   for (size_t j = 0; j < steps; ++j) {
-    V this_p[G][4], this_folded[G][4];
+    V this_folded[G][4];
     for (int g = 0; g < G; ++g)
       for (int i = 0; i < 4; ++i) {
-        this_p[g][i] = p[g][i], this_folded[g][i] = folded_p[g][i];
+        this_folded[g][i] = folded_p[g][i];
         if (mode == ChainMode::kCbc) y[g][i] = L::xor2(y[g][i], this_folded[g][i]);
       }
     memcpy(step_dst, dst, sizeof dst);
