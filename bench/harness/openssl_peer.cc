@@ -75,6 +75,10 @@ void OpenSslPeer::load_sm2() {
   bind(evp_.digest_verify_init, sym("EVP_DigestVerifyInit"));
   bind(evp_.digest_verify, sym("EVP_DigestVerify"));
   bind(evp_.sm3_md, sym("EVP_sm3"));
+  bind(evp_.encrypt_init, sym("EVP_PKEY_encrypt_init"));
+  bind(evp_.encrypt, sym("EVP_PKEY_encrypt"));
+  bind(evp_.decrypt_init, sym("EVP_PKEY_decrypt_init"));
+  bind(evp_.decrypt, sym("EVP_PKEY_decrypt"));
   if (!error_.empty()) return;
   if (!sm2_keygen()) error_ = "this libcrypto has no SM2";
 }
@@ -83,6 +87,8 @@ struct OpenSslPeer::Sm2Signer {
   void* pkey = nullptr;
   void* sign_ctx = nullptr;    // EVP_PKEY_CTX, sign-initialised
   void* verify_ctx = nullptr;  // EVP_PKEY_CTX, verify-initialised
+  void* encrypt_ctx = nullptr;
+  void* decrypt_ctx = nullptr;
 };
 
 OpenSslPeer::Sm2Signer* OpenSslPeer::sm2_new_signer() const {
@@ -94,8 +100,11 @@ OpenSslPeer::Sm2Signer* OpenSslPeer::sm2_new_signer() const {
   if (ok) {
     s->sign_ctx = evp_.pkey_ctx_new(s->pkey, nullptr);
     s->verify_ctx = evp_.pkey_ctx_new(s->pkey, nullptr);
+    s->encrypt_ctx = evp_.pkey_ctx_new(s->pkey, nullptr);
+    s->decrypt_ctx = evp_.pkey_ctx_new(s->pkey, nullptr);
   }
-  if (!ok || evp_.sign_init(s->sign_ctx) != 1 || evp_.verify_init(s->verify_ctx) != 1) {
+  if (!ok || evp_.sign_init(s->sign_ctx) != 1 || evp_.verify_init(s->verify_ctx) != 1 ||
+      evp_.encrypt_init(s->encrypt_ctx) != 1 || evp_.decrypt_init(s->decrypt_ctx) != 1) {
     sm2_free_signer(s);
     return nullptr;
   }
@@ -106,6 +115,8 @@ void OpenSslPeer::sm2_free_signer(Sm2Signer* s) const {
   if (s == nullptr) return;
   if (s->sign_ctx) evp_.pkey_ctx_free(s->sign_ctx);
   if (s->verify_ctx) evp_.pkey_ctx_free(s->verify_ctx);
+  if (s->encrypt_ctx) evp_.pkey_ctx_free(s->encrypt_ctx);
+  if (s->decrypt_ctx) evp_.pkey_ctx_free(s->decrypt_ctx);
   if (s->pkey) evp_.pkey_free(s->pkey);
   delete s;
 }
@@ -375,6 +386,16 @@ bool OpenSslPeer::sm4_message(Sm4Cipher* c, const uint8_t* in, size_t len, uint8
       cipher_.final(c->ctx, out + n, &last) != 1 || size_t(n) + size_t(last) != len)
     return false;
   return !c->gcm || cipher_.ctrl(c->ctx, kCtrlAeadGetTag, 16, tag) == 1;
+}
+
+bool OpenSslPeer::sm2_encrypt(Sm2Signer* s, const uint8_t* msg, size_t len, uint8_t* out,
+                              size_t* out_len) const {
+  return evp_.encrypt(s->encrypt_ctx, out, out_len, msg, len) == 1;
+}
+
+bool OpenSslPeer::sm2_decrypt(Sm2Signer* s, const uint8_t* ct, size_t len, uint8_t* out,
+                              size_t* out_len) const {
+  return evp_.decrypt(s->decrypt_ctx, out, out_len, ct, len) == 1;
 }
 
 bool OpenSslPeer::sm4_rekey(Sm4Cipher* c) const {

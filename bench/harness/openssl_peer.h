@@ -31,6 +31,13 @@ class OpenSslPeer {
   bool sm2_keygen() const;  // one key generation (the key is freed)
   // Digest e (32 bytes) in, DER signature out (EVP_PKEY_sign).
   bool sm2_sign_digest(Sm2Signer* s, const uint8_t e[32], uint8_t* der, size_t* der_len) const;
+  // SM2 encryption to the signer's key and decryption with it
+  // (EVP_PKEY_encrypt / decrypt: SM3, the DER form); *out_len: capacity in,
+  // length out.
+  bool sm2_encrypt(Sm2Signer* s, const uint8_t* msg, size_t len, uint8_t* out,
+                   size_t* out_len) const;
+  bool sm2_decrypt(Sm2Signer* s, const uint8_t* ct, size_t len, uint8_t* out,
+                   size_t* out_len) const;
   bool sm2_verify_digest(Sm2Signer* s, const uint8_t e[32], const uint8_t* der,
                          size_t der_len) const;
   // Message in with the distinguishing ID set (EVP_DigestSign with SM3).
@@ -120,6 +127,10 @@ class OpenSslPeer {
     int (*digest_verify_init)(void*, void**, const void*, void*, void*);
     int (*digest_verify)(void*, const unsigned char*, size_t, const unsigned char*, size_t);
     const void* (*sm3_md)();
+    int (*encrypt_init)(void*);
+    int (*encrypt)(void*, unsigned char*, size_t*, const unsigned char*, size_t);
+    int (*decrypt_init)(void*);
+    int (*decrypt)(void*, unsigned char*, size_t*, const unsigned char*, size_t);
   } evp_{};
   // The further entry points Ed25519 and X25519 need.
   struct Curve {

@@ -136,6 +136,10 @@ typedef enum ks_status {
                                       count outside those ks_pkcs8_decrypt lists */
   KS_ERR_PBES2_ITERATIONS = -52,   /* encrypted key: more PBKDF2 iterations than the
                                       reader's maximum (ks_pkcs8_decrypt_max) */
+  KS_ERR_BAD_CIPHERTEXT = -53,     /* SM2 encryption: too short, malformed, or C1 not a point
+                                      of the curve (or infinity); nothing was written */
+  KS_ERR_CIPHERTEXT_MISMATCH = -54, /* SM2 encryption: C3 does not match (a wrong key or a
+                                      damaged ciphertext); no plaintext was written */
   /* Statuses of a service in front of the library (Python kuaisuo.batching,
    * kuaisuo serve): the item did not run. */
   KS_ERR_OVERLOADED = -60,         /* the service's queue is full; retry later */

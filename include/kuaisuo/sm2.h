@@ -107,6 +107,33 @@ KS_API int ks_sm2_signature_to_der(const uint8_t sig[KS_SM2_SIGNATURE_BYTES], ui
 KS_API int ks_sm2_signature_from_der(const uint8_t* der, size_t der_len,
                                      uint8_t sig[KS_SM2_SIGNATURE_BYTES]);
 
+/* ---- SM2 public-key encryption (GB/T 32918.4-2016) -----------------------
+ * C1 = [k]G, (x2, y2) = [k]P_B, C2 = M ^ KDF(x2 || y2, len), C3 =
+ * SM3(x2 || M || y2). form: KS_SM2_C1C3C2 (the 2016 standard's order),
+ * KS_SM2_C1C2C3 (the 2012 order still deployed) or KS_SM2_CIPHER_DER
+ * (GM/T 0009's SM2Cipher SEQUENCE, what OpenSSL `pkeyutl -encrypt`
+ * writes). C1 is written uncompressed; the raw forms read a compressed
+ * C1 as well. Messages of any length, empty included.
+ * encrypt: out_cap >= ks_sm2_ciphertext_bound(len, form) (else
+ * KS_ERR_LENGTH with the bound in *out_len); *out_len gets the exact length
+ * (the DER form may be up to 2 bytes shorter than the bound).
+ * decrypt: out_cap >= the plaintext length (the ciphertext's length less
+ * 97 in the raw forms; else KS_ERR_LENGTH with it in *out_len).
+ * KS_ERR_BAD_CIPHERTEXT for a malformed ciphertext or a C1 that is not a
+ * point of the curve, KS_ERR_CIPHERTEXT_MISMATCH when C3 does not match;
+ * on either, out[0 .. plaintext length) is left zeroed. Constant time in
+ * the private key, k and the message. out must not overlap the input. */
+#define KS_SM2_C1C3C2 0
+#define KS_SM2_C1C2C3 1
+#define KS_SM2_CIPHER_DER 2
+#define KS_SM2_CIPHERTEXT_OVERHEAD 97 /* C1 (65) and C3 (32) in the raw forms */
+/* The most bytes a ciphertext of a len-byte message takes (0: overflow). */
+KS_API size_t ks_sm2_ciphertext_bound(size_t len, int form);
+KS_API int ks_sm2_encrypt(const ks_sm2_pubkey* key, int form, const uint8_t* msg, size_t len,
+                          uint8_t* out, size_t out_cap, size_t* out_len);
+KS_API int ks_sm2_decrypt(const ks_sm2_key* key, int form, const uint8_t* ct, size_t ct_len,
+                          uint8_t* out, size_t out_cap, size_t* out_len);
+
 /* Batches run on the CPU threads of ctx or on its GPU (AUTO: the GPU for
  * batches large enough to gain from it). Items that fail have their
  * outputs zeroed; a call that fails as a whole (e.g. KS_ERR_NO_MEMORY)

@@ -27,6 +27,12 @@ KS_API int ks_sm3_update(ks_sm3_ctx* c, const void* data, size_t len);
 KS_API int ks_sm3_final(ks_sm3_ctx* c, uint8_t digest[KS_SM3_DIGEST_BYTES]);
 KS_API int ks_sm3(const void* data, size_t len, uint8_t digest[KS_SM3_DIGEST_BYTES]);
 
+/* The SM3 key derivation function of GB/T 32918.4-2016 clause 5.4.3 (SM2
+ * encryption and key exchange): out[0 .. klen) = SM3(z || 00000001) ||
+ * SM3(z || 00000002) || ..., truncated. klen up to (2^32 - 1) x 32 bytes
+ * (KS_ERR_LENGTH beyond); out must not overlap z. */
+KS_API int ks_sm3_kdf(const uint8_t* z, size_t z_len, uint8_t* out, size_t klen);
+
 /* Keys of any length; longer than 64 bytes are hashed first (RFC 2104). */
 KS_API int ks_hmac_sm3_init(ks_hmac_sm3_ctx* c, const void* key, size_t key_len);
 KS_API int ks_hmac_sm3_update(ks_hmac_sm3_ctx* c, const void* data, size_t len);

@@ -68,6 +68,7 @@ __all__ = [
     "skinny",
     "sm2",
     "sm3",
+    "sm3_kdf",
     "strerror",
     "sm4",
     "x25519",
@@ -85,6 +86,13 @@ strerror = _native.strerror
 def sm3(data: Buffer) -> bytes:
     """SM3 digest (GB/T 32905-2016) of data: 32 bytes."""
     return _native.sm3(data)
+
+
+def sm3_kdf(z: Buffer, length: int) -> bytes:
+    """The SM3 key derivation function of GB/T 32918.4-2016 clause 5.4.3
+    (SM2 encryption and key exchange): length bytes of SM3(z || 00000001) ||
+    SM3(z || 00000002) || ..."""
+    return _native.sm3_kdf(z, length)
 
 
 def hmac_sm3(key: Buffer, data: Buffer) -> bytes:

@@ -56,6 +56,14 @@ def _gmssl(alg: str) -> Optional[Maker]:
                 sig = key.sign_digest(msg)
                 assert g.sm2_verify_sm3_digest(pub, msg, sig)
                 return lambda: g.sm2_verify_sm3_digest(pub, msg, sig)
+            if op == "encrypt":  # the DER form; checked by decrypting here
+                key = sm2.SM2PrivateKey.from_private_bytes(priv)
+                assert key.decrypt(g.sm2_encrypt(pub, msg), format="der") == msg
+                return lambda: g.sm2_encrypt(pub, msg)
+            if op == "decrypt":
+                ct = ours.encrypt(msg, format="der")
+                assert g.sm2_decrypt(priv, ct) == msg
+                return lambda: g.sm2_decrypt(priv, ct)
             return None
         return sm2_op
     if alg == "sm4":

@@ -1,4 +1,5 @@
-"""SM2 digital signatures (GB/T 32918.2-2016) on the recommended curve.
+"""SM2 digital signatures (GB/T 32918.2-2016) and public-key encryption
+(GB/T 32918.4-2016) on the recommended curve.
 
     >>> from kuaisuo import sm2
     >>> key = sm2.SM2PrivateKey.generate()
@@ -11,6 +12,13 @@ with its defaults. Signatures are DER SEQUENCE{r, s} by default (as OpenSSL,
 GmSSL and BouncyCastle exchange them); ``encoding="raw"`` gives r||s
 (64 bytes). Keys read and write PKCS#8 / SubjectPublicKeyInfo, DER or PEM,
 as OpenSSL does.
+
+    >>> ct = key.public_key().encrypt(b"a document key")   # C1 || C3 || C2
+    >>> key.decrypt(ct)                                    # or raises KuaisuoError
+
+Ciphertext formats: "c1c3c2" (the 2016 standard's order, the default),
+"c1c2c3" (the 2012 order still deployed) and "der" (GM/T 0009's SM2Cipher,
+what OpenSSL's ``pkeyutl -encrypt`` writes).
 """
 
 from __future__ import annotations
@@ -28,6 +36,18 @@ from ._pkcs8 import EncryptableKey, Password, load
 
 
 DEFAULT_ID = b"1234567812345678"
+
+CipherFormat = Literal["c1c3c2", "c1c2c3", "der"]
+_FORMATS = {"c1c3c2": _native.SM2_C1C3C2, "c1c2c3": _native.SM2_C1C2C3,
+            "der": _native.SM2_CIPHER_DER}
+
+
+def _format(name: str) -> int:
+    try:
+        return _FORMATS[name.lower()]
+    except (KeyError, AttributeError):
+        raise ValueError(f"SM2 ciphertext format: one of {', '.join(_FORMATS)}, not {name!r}") \
+            from None
 _NONCES = {False: 0, True: 1}  # KS_SM2_NONCE_RANDOM / _DETERMINISTIC
 _ENCODINGS = ("der", "raw")
 Encoding = Literal["der", "raw"]
@@ -169,6 +189,11 @@ class SM2PublicKey:
         """As verify, on a 32-byte digest e (ValueError for another length)."""
         require_valid(self._k.verify_digest(digest, _in_checked(signature, encoding)))
 
+    def encrypt(self, data: Buffer, format: CipherFormat = "c1c3c2") -> bytes:
+        """SM2 encryption of data (any length) to this key, a fresh random k
+        each call: C1 = [k]G, C2 = data ^ KDF([k]P), C3 = SM3(x2 || data || y2)."""
+        return self._k.encrypt(data, _format(format))
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SM2PublicKey) and self.public_bytes_raw() == other.public_bytes_raw()
 
@@ -230,6 +255,12 @@ class SM2PrivateKey(EncryptableKey):
                     encoding: Encoding = "der") -> bytes:
         """Signs a caller-computed e (32 bytes), for KMS/HSM-style flows."""
         return _out(self._k.sign_digest(digest, _NONCES[bool(deterministic)]), encoding)
+
+    def decrypt(self, ciphertext: Buffer, format: CipherFormat = "c1c3c2") -> bytes:
+        """The plaintext of an SM2 ciphertext to this key. KuaisuoError -53
+        for a malformed one (or C1 off the curve), -54 when its C3 does not
+        match (a wrong key or damaged data); nothing is released then."""
+        return self._k.decrypt(ciphertext, _format(format))
 
     def __repr__(self) -> str:
         return f"SM2PrivateKey(public={self.public_key().public_bytes_raw(True).hex()})"

@@ -105,7 +105,8 @@ def plan_sm3(opt: Options) -> List[Comparison]:
 def plan_sm2(opt: Options) -> List[Comparison]:
     """keygen, sign and verify (digest-in, and 64-byte messages with the
     default ID) at one thread as single operations, then batches on every
-    thread, each against OpenSSL's EVP SM2 on as many threads."""
+    thread, each against OpenSSL's EVP SM2 on as many threads; encryption
+    and decryption of 64-byte messages (the DER form) on one thread."""
     plan: List[Comparison] = []
     ops = [("keygen", "digest", 0), ("sign", "digest", 32), ("sign", "message", 64),
            ("verify", "digest", 32), ("verify", "message", 64)]
@@ -115,6 +116,9 @@ def plan_sm2(opt: Options) -> List[Comparison]:
             for op, kind, msg in ops:
                 ours = Case("sm2", op, "kuaisuo", "cpu", threads, size, msg, kind)
                 plan.append(Comparison(ours, replace(ours, impl="openssl", batch=1)))
+        for op in ("encrypt", "decrypt"):  # one at a time (no batch call yet), DER form
+            ours = Case("sm2", op, "kuaisuo", "cpu", 1, 1, 64, "message")
+            plan.append(Comparison(ours, replace(ours, impl="openssl")))
     if opt.gpu:
         batch = opt.batch or (1 << 20)
         for op, kind, msg in ops:
@@ -313,7 +317,7 @@ PLANS: Dict[str, Callable[[Options], List[Comparison]]] = {
 # are measured beside kuaisuo, on which rows, and how to get them.
 # (name, package, import name, algorithms) of each optional peer (_peers.py).
 OPTIONAL_PEERS = (
-    ("GmSSL", "gmssl-pyx", "gmssl_pyx", "SM2 keygen/sign/verify, SM3, SM4 CTR and GCM"),
+    ("GmSSL", "gmssl-pyx", "gmssl_pyx", "SM2 keygen/sign/verify/encrypt/decrypt, SM3, SM4 CTR and GCM"),
     ("libsodium", "PyNaCl", "nacl", "Ed25519 keygen/sign/verify, X25519 keygen/derive"),
 )
 

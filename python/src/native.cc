@@ -118,6 +118,16 @@ nb::bytes sm3(nb::handle data) {
   return digest_bytes(out);
 }
 
+// The SM3 KDF of GB/T 32918.4 clause 5.4.3.
+nb::bytes sm3_kdf(nb::handle z_obj, size_t length) {
+  Buffer z(z_obj, "z");
+  ks_py::SecretBuffer out(length > 0 ? length : 1);
+  check(ks_py::nogil([&] { return ks_sm3_kdf(z.data(), z.size(), out.data(), length); },
+                     length >= kReleaseGilBytes),
+        "length (at most (2^32 - 1) x 32 bytes)");
+  return ks_py::to_bytes(out.data(), length);
+}
+
 nb::bytes hmac_sm3(nb::handle key, nb::handle data) {
   Buffer k(key, "key"), in(data, "data");
   uint8_t out[KS_SM3_DIGEST_BYTES];
@@ -171,6 +181,7 @@ NB_MODULE(_native, m) {
   m.def("strerror", [](int code) { return std::string(ks_strerror(code)); });
 
   m.def("sm3", &sm3, nb::arg("data"));
+  m.def("sm3_kdf", &sm3_kdf, nb::arg("z"), nb::arg("length"));
   m.def("hmac_sm3", &hmac_sm3, nb::arg("key"), nb::arg("data"));
   m.def("pkcs8_decrypt", &pkcs8_decrypt, nb::arg("data"), nb::arg("password"),
         nb::arg("max_iterations") = 0);

@@ -22,6 +22,8 @@ using ks_py::to_bytes;
 
 namespace {
 
+constexpr size_t kReleaseGilBytes = 1 << 14;  // as native.cc
+
 using ks_py::encoded;
 using ks_py::items_of;
 using ks_py::require_size;
@@ -79,6 +81,17 @@ class Pub {
     require_size(d, 32, "digest");
     require_size(s, 64, "raw signature (r||s)");
     return verdict(ks_sm2_verify_digest(k_, d.data(), s.data()));
+  }
+  // SM2 encryption (form: KS_SM2_C1C3C2 / C1C2C3 / CIPHER_DER).
+  nb::bytes encrypt(nb::handle msg, int form) const {
+    Buffer m(msg, "data");
+    std::vector<uint8_t> out(ks_sm2_ciphertext_bound(m.size(), form) + 1);
+    size_t n = 0;
+    check(ks_py::nogil([&] {
+            return ks_sm2_encrypt(k_, form, m.data(), m.size(), out.data(), out.size(), &n);
+          }, m.size() >= kReleaseGilBytes),
+          "format");
+    return to_bytes(out.data(), n);
   }
   const ks_sm2_pubkey* get() const { return k_; }
 
@@ -142,6 +155,17 @@ class Key {
     uint8_t sig[64];
     check(ks_sm2_sign_digest(k_, d.data(), nonce, sig));
     return to_bytes(sig, 64);
+  }
+  // The plaintext of an SM2 ciphertext; raises on a bad one, releasing
+  // nothing (the output buffer is wiped).
+  nb::bytes decrypt(nb::handle ct, int form) const {
+    Buffer c(ct, "ciphertext");
+    ks_py::SecretBuffer out(c.size() + 1);
+    size_t n = 0;
+    check(ks_py::nogil([&] {
+      return ks_sm2_decrypt(k_, form, c.data(), c.size(), out.data(), out.size(), &n);
+    }, c.size() >= kReleaseGilBytes));
+    return to_bytes(out.data(), n);
   }
   const ks_sm2_key* get() const { return k_; }
 
@@ -266,7 +290,8 @@ void bind_sm2(nb::module_& m, nb::class_<ks_py::Context>& context) {
       .def("za", &Pub::za, nb::arg("id"))
       .def("digest", &Pub::digest, nb::arg("id"), nb::arg("message"))
       .def("verify", &Pub::verify, nb::arg("id"), nb::arg("message"), nb::arg("signature"))
-      .def("verify_digest", &Pub::verify_digest, nb::arg("digest"), nb::arg("signature"));
+      .def("verify_digest", &Pub::verify_digest, nb::arg("digest"), nb::arg("signature"))
+      .def("encrypt", &Pub::encrypt, nb::arg("data"), nb::arg("form"));
   nb::class_<Key>(m, "Sm2Key")
       .def_static("generate", &Key::generate)
       .def_static("from_bytes", &Key::from_bytes, nb::arg("data"))
@@ -275,7 +300,11 @@ void bind_sm2(nb::module_& m, nb::class_<ks_py::Context>& context) {
       .def("encode", &Key::encode, nb::arg("pem"))
       .def("public_key", &Key::public_key)
       .def("sign", &Key::sign, nb::arg("id"), nb::arg("message"), nb::arg("nonce"))
-      .def("sign_digest", &Key::sign_digest, nb::arg("digest"), nb::arg("nonce"));
+      .def("sign_digest", &Key::sign_digest, nb::arg("digest"), nb::arg("nonce"))
+      .def("decrypt", &Key::decrypt, nb::arg("ciphertext"), nb::arg("form"));
+  m.attr("SM2_C1C3C2") = int(KS_SM2_C1C3C2);
+  m.attr("SM2_C1C2C3") = int(KS_SM2_C1C2C3);
+  m.attr("SM2_CIPHER_DER") = int(KS_SM2_CIPHER_DER);
   m.def("sm2_signature_to_der", &sig_to_der, nb::arg("signature"));
   m.def("sm2_signature_from_der", &sig_from_der, nb::arg("der"));
   // out / *_out: None, or a writable buffer of the result's exact size to

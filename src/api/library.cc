@@ -67,6 +67,9 @@ const char* ks_strerror(int code) {
       return "malformed signature (SM2: r or s outside [1, n-1], or r + s = n; Ed25519: "
              "S >= L, or R not a canonical point of large order)";
     case KS_ERR_VERIFY_FAILED: return "the signature does not verify";
+    case KS_ERR_BAD_CIPHERTEXT: return "malformed SM2 ciphertext (length, encoding or C1)";
+    case KS_ERR_CIPHERTEXT_MISMATCH:
+      return "the SM2 ciphertext's check value does not match (wrong key or damaged ciphertext)";
     case KS_ERR_ID_LENGTH: return "SM2 distinguishing ID longer than 8191 bytes";
     case KS_ERR_ZERO_SHARED_SECRET:
       return "X25519: the peer's public value has small order (the shared secret is all zero, "

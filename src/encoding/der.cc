@@ -73,6 +73,11 @@ Error Reader::read_bit_string(Reader* contents) {
 }
 
 void write(Bytes* out, uint8_t tag, const uint8_t* body, size_t len) {
+  write_header(out, tag, len);
+  if (len != 0) out->insert(out->end(), body, body + len);
+}
+
+void write_header(Bytes* out, uint8_t tag, size_t len) {
   out->push_back(tag);
   if (len < 0x80) {
     out->push_back(uint8_t(len));
@@ -83,7 +88,6 @@ void write(Bytes* out, uint8_t tag, const uint8_t* body, size_t len) {
     out->push_back(uint8_t(0x80 | n));
     while (n > 0) out->push_back(bytes[--n]);
   }
-  if (len != 0) out->insert(out->end(), body, body + len);
 }
 
 void write_unsigned(Bytes* out, const uint8_t* in, size_t n) {

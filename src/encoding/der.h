@@ -63,7 +63,9 @@ class Reader {
 };
 
 // Writers append one element to out. Bytes wipes what it frees: private
-// keys are written through here.
+// keys are written through here. write_header appends the tag and length
+// alone, for a body the caller places itself.
+void write_header(Bytes* out, uint8_t tag, size_t len);
 void write(Bytes* out, uint8_t tag, const uint8_t* body, size_t len);
 inline void write(Bytes* out, uint8_t tag, const Bytes& body) {
   write(out, tag, body.data(), body.size());

@@ -220,6 +220,10 @@ const char* error_string(Error e) {
       return "ID too long";
     case Error::kBadNonce:
       return "unusable nonce";
+    case Error::kBadCiphertext:
+      return "malformed ciphertext";
+    case Error::kCiphertextMismatch:
+      return "ciphertext check failed";
   }
   return "unknown error";
 }

@@ -27,6 +27,8 @@ enum class Error {
   kRngFailure = 6,           // the OS random source failed
   kBadIdLength = 7,          // ID longer than kMaxIdBytes
   kBadNonce = 8,             // a caller-fixed k (test hook) outside [1, n-1] or unusable
+  kBadCiphertext = 9,        // encryption: too short, malformed, C1 off the curve
+  kCiphertextMismatch = 10,  // encryption: C3 does not match (wrong key or damaged)
 };
 
 // "ok", "bad private key", ... for messages.

@@ -31,6 +31,8 @@ inline int to_status(sm2::Error e) {
     case sm2::Error::kRngFailure: return KS_ERR_RANDOM;
     case sm2::Error::kBadIdLength: return KS_ERR_ID_LENGTH;
     case sm2::Error::kBadNonce: return KS_ERR_INTERNAL;
+    case sm2::Error::kBadCiphertext: return KS_ERR_BAD_CIPHERTEXT;
+    case sm2::Error::kCiphertextMismatch: return KS_ERR_CIPHERTEXT_MISMATCH;
   }
   return KS_ERR_INTERNAL;
 }

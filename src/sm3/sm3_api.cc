@@ -8,6 +8,7 @@
 #include "api/context.h"
 #include "sm3/sm3.h"
 #include "sm3/sm3_blocks.h"
+#include "sm3/sm3_kdf.h"
 #include "sm3/gpu/sm3_gpu_batch.h"
 #include "api/guard.h"
 #include "api/stream_state.h"
@@ -86,6 +87,16 @@ int ks_sm3(const void* data, size_t len, uint8_t digest[KS_SM3_DIGEST_BYTES]) tr
   const int rc = check_buffer(data, len);
   if (rc != KS_OK) return rc;
   ks::sm3::digest(static_cast<const uint8_t*>(data), len, digest);
+  return KS_OK;
+} KS_API_CATCH
+
+int ks_sm3_kdf(const uint8_t* z, size_t z_len, uint8_t* out, size_t klen) try {
+  int rc = check_buffer(z, z_len);
+  if (rc == KS_OK) rc = check_buffer(out, klen);
+  if (rc != KS_OK) return rc;
+  if (uint64_t(klen) > ks::sm3::kKdfMaxBytes) return KS_ERR_LENGTH;
+  if (ks::api::overlap(z, z_len, out, klen)) return KS_ERR_INVALID_ARGUMENT;
+  ks::sm3::kdf(z, z_len, out, klen);
   return KS_OK;
 } KS_API_CATCH
 

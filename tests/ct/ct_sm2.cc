@@ -9,7 +9,9 @@
 // where present; KS_CPU_FEATURES=portable for the portable one), the batch
 // calls (8-lane AVX-512 IFMA where present) through the C API, PKCS#8 and
 // SEC1 decoding with the private key's bytes secret, PEM's base64 both ways,
-// and HMAC-SM3 under a secret key. valgrind emulates a CPU without ADX and
+// HMAC-SM3 under a secret key, and encryption (k, the shared point and the
+// message secret) and decryption (the private key secret, and so the shared
+// point and the plaintext) in every form. valgrind emulates a CPU without ADX and
 // AVX-512, so only the MSan build checks those paths.
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +27,7 @@
 #include "sm3/sm3.h"
 #include "kuaisuo.h"
 #include "sm2/sm2.h"
+#include "sm2/sm2_encrypt.h"
 #include "ct_tally.h"
 
 namespace {
@@ -56,6 +59,27 @@ void single_operations(const uint8_t e[32]) {
   ks::ct_declassify(sig, sizeof sig);
   expect(is_ok(verify_message(key.pub, id(), kDefaultIdBytes, msg, sizeof msg, sig)),
          "verify_message");
+}
+
+// SM2 encryption and decryption: only the ciphertext (after encryption)
+// and the verdicts are public.
+void encryption() {
+  using namespace ks::sm2;
+  PrivateKey key;
+  expect(is_ok(generate_key(key)), "generate_key");
+  uint8_t msg[300], ct[300 + kCiphertextOverhead + kDerExtraBytes], back[300];
+  ks_ct::secret_random(msg, sizeof msg);
+  for (CipherForm form : {CipherForm::kC1C3C2, CipherForm::kC1C2C3, CipherForm::kDer}) {
+    size_t n = 0, m = 0;
+    expect(is_ok(encrypt(key.pub, msg, sizeof msg, form, ct, sizeof ct, &n)), "encrypt");
+    ks::ct_declassify(ct, sizeof ct);  // what goes on the wire
+    ks::ct_declassify(&n, sizeof n);
+    expect(is_ok(decrypt(key, ct, n, form, back, sizeof back, &m)), "decrypt");
+    ct[n - 1] ^= 1;  // a wrong C2 or C3: refused, in constant time up to the verdict
+    expect(ks::ct_public(decrypt(key, ct, n, form, back, sizeof back, &m)) ==
+               Error::kCiphertextMismatch,
+           "decrypt refuses a damaged ciphertext");
+  }
 }
 
 // The batch calls on one CPU thread (no worker threads: the check follows
@@ -202,6 +226,7 @@ int main(int argc, char** argv) {
     batches(ctx, e);
   }
   key_formats();
+  encryption();
   hmac_under_secret_key();
   taint_reaches_the_results();
   ks_ctx_free(ctx);

@@ -218,6 +218,51 @@ def corpus_sig_der():
     }
 
 
+def sm3_kdf(z, klen):
+    """GB/T 32918.4 clause 5.4.3: SM3(z || counter) from counter 1, truncated."""
+    out, ct = b"", 1
+    while len(out) < klen:
+        out += sm3(z + ct.to_bytes(4, "big"))
+        ct += 1
+    return out[:klen]
+
+
+def sm2_encrypt(pub, msg, k, form):
+    """GB/T 32918.4 clause 6.1 with k given; form 0: C1C3C2, 1: C1C2C3, 2: DER."""
+    c1 = mul(k)
+    x2, y2 = mul(k, pub)
+    t = sm3_kdf(b32(x2) + b32(y2), len(msg))
+    c2 = bytes(a ^ b for a, b in zip(msg, t))
+    c3 = sm3(b32(x2) + msg + b32(y2))
+    if form == 2:
+        return seq(integer(c1[0]), integer(c1[1]), tlv(0x04, c3), tlv(0x04, c2))
+    return uncompressed(c1) + (c3 + c2 if form == 0 else c2 + c3)
+
+
+def corpus_sm2_decrypt():
+    """The first byte picks the form (fuzz_sm2_decrypt); D_EXAMPLE decrypts."""
+    pub = mul(D_EXAMPLE)
+    k = 0x59276E27D506861A16680F3AD9C02DCCEF3CC1FA3CDBE4CE6D54B80DEAC1BC21
+    # OpenSSL's test/sm2_internal_test.c example: this model must give it.
+    example = sm2_encrypt(pub, b"encryption standard", k, 0)
+    assert example[97:].hex().upper() == "21886CA989CA9C7D58087307CA93092D651EFA", example.hex()
+    assert example[65:97].hex().upper().startswith("59983C18F809E262")
+    seeds = {"empty": b""}
+    for form in range(3):
+        for name, msg in (("example", b"encryption standard"), ("empty_message", b""),
+                          ("block", bytes(range(100)))):
+            seeds["form%d_%s" % (form, name)] = bytes([form]) + sm2_encrypt(pub, msg, k, form)
+    good = sm2_encrypt(pub, b"encryption standard", k, 0)
+    seeds["c3_flipped"] = b"\x00" + good[:70] + bytes([good[70] ^ 1]) + good[71:]
+    seeds["c1_off_curve"] = b"\x00" + good[:64] + bytes([good[64] ^ 1]) + good[65:]
+    seeds["c1_compressed"] = b"\x00" + compressed(mul(k)) + good[65:]
+    seeds["truncated"] = b"\x00" + good[:96]
+    der = sm2_encrypt(pub, b"encryption standard", k, 2)
+    seeds["der_trailing"] = b"\x02" + der + b"\x00"
+    seeds["der_truncated"] = b"\x02" + der[:-1]
+    return seeds
+
+
 def corpus_pubkey_raw():
     pub = mul(D_EXAMPLE)
     bad_x = next(x for x in range(2, 100) if lift_x(x) is None)
@@ -588,6 +633,7 @@ def main():
 
     corpora = {
         "fuzz_sig_der": corpus_sig_der,
+        "fuzz_sm2_decrypt": corpus_sm2_decrypt,
         "fuzz_pubkey_raw": corpus_pubkey_raw,
         "fuzz_pubkey_der_pem": lambda: corpus_pubkey_der_pem(openssl()),
         "fuzz_privkey_der_pem": lambda: corpus_privkey_der_pem(openssl()),

@@ -137,6 +137,49 @@ def _openssl():
     return shutil.which("openssl")
 
 
+def test_sm2_encrypt_decrypt_cli_and_openssl_pkeyutl(tmp_path):
+    key, pub, data, ct, back = (tmp_path / n for n in ("k.pem", "p.pem", "m", "c", "b"))
+    data.write_bytes(os.urandom(5000))
+    assert run("sm2", "keygen", "--out", str(key), "--pubout", str(pub)).returncode == 0
+    for form in ("c1c3c2", "c1c2c3", "der"):
+        assert run("sm2", "encrypt", "--pub", str(pub), "--format", form, str(data),
+                   str(ct)).returncode == 0
+        assert ct.stat().st_size >= 5000 + 97
+        assert run("sm2", "decrypt", "--key", str(key), "--format", form, str(ct),
+                   str(back)).returncode == 0
+        assert back.read_bytes() == data.read_bytes()
+        assert oct(back.stat().st_mode & 0o777) == "0o600"  # plaintext written like a secret
+    # A damaged ciphertext: an error, and no output file.
+    bad = bytearray(ct.read_bytes())
+    bad[-1] ^= 1
+    ct.write_bytes(bytes(bad))
+    gone = tmp_path / "never"
+    r = run("sm2", "decrypt", "--key", str(key), "--format", "der", str(ct), str(gone))
+    assert r.returncode != 0 and b"does not match" in r.stderr and not gone.exists()
+    # stdin to stdout.
+    r = run("sm2", "encrypt", "--pub", str(pub), "-", "-", stdin=b"piped")
+    assert r.returncode == 0
+    r2 = run("sm2", "decrypt", "--key", str(key), "-", "-", stdin=r.stdout)
+    assert r2.returncode == 0 and r2.stdout == b"piped"
+    ssl = _openssl()
+    if ssl is None:
+        return
+    # openssl pkeyutl reads and writes the DER form.
+    assert run("sm2", "encrypt", "--pub", str(pub), "--format", "der", str(data),
+               str(ct)).returncode == 0
+    r = subprocess.run([ssl, "pkeyutl", "-decrypt", "-inkey", str(key), "-in", str(ct),
+                        "-out", str(back)], capture_output=True)
+    assert r.returncode == 0, r.stderr
+    assert back.read_bytes() == data.read_bytes()
+    theirs = tmp_path / "theirs"
+    r = subprocess.run([ssl, "pkeyutl", "-encrypt", "-pubin", "-inkey", str(pub), "-in",
+                        str(data), "-out", str(theirs)], capture_output=True)
+    assert r.returncode == 0, r.stderr
+    assert run("sm2", "decrypt", "--key", str(key), "--format", "der", str(theirs),
+               str(back)).returncode == 0
+    assert back.read_bytes() == data.read_bytes()
+
+
 def test_sm2_cli_roundtrip_and_openssl_interop(tmp_path):
     key, pub, sig, data = (tmp_path / n for n in ("k.pem", "p.pem", "s.der", "data.bin"))
     data.write_bytes(os.urandom(200000))

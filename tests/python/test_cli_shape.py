@@ -144,7 +144,8 @@ def test_key_commands_take_the_same_options_in_the_same_order():
         assert names[:len(shared)] == shared, path  # the shared ones come first
         assert shared == sorted(shared, key=SHARED_ORDER.index), path
         by_command.setdefault(path[1], set()).add(tuple(shared))
-    assert set(by_command) == {"keygen", "pubkey", "sign", "verify", "derive"}
+    assert set(by_command) == {"keygen", "pubkey", "sign", "verify", "derive", "encrypt",
+                               "decrypt"}
     for command, shapes in by_command.items():
         assert len(shapes) == 1, (command, shapes)
 
@@ -182,7 +183,7 @@ def test_options_are_described_alike_everywhere():
         assert len(helps) == 1, (name, helps)
     secrets = {("sm2", "keygen"), ("ed25519", "keygen"), ("x25519", "keygen"),
                ("x25519", "derive"), ("sm4", "keygen"), ("skinny", "keygen"), ("sm4", "dec"),
-               ("skinny", "dec")}
+               ("skinny", "dec"), ("sm2", "decrypt")}
     for path, parser in _crypto_parsers():
         for action in parser._actions:
             if action.dest in ("out", "output"):

@@ -272,7 +272,7 @@ def test_help_names_the_algorithms_and_the_peers():
         assert alg in text, alg
     assert "ALG (default: all): " + ", ".join(speed.ALGORITHMS) in text
     assert "OpenSSL (libcrypto through EVP, loaded at run time): always" in text
-    assert "GmSSL via gmssl-pyx (" in text and "SM2 keygen/sign/verify, SM3, SM4 CTR" in text
+    assert "GmSSL via gmssl-pyx (" in text and "SM2 keygen/sign/verify/encrypt/decrypt, SM3, SM4 CTR" in text
     assert "libsodium via PyNaCl (" in text and "Ed25519" in text and "X25519" in text
     assert "pip install gmssl-pyx pynacl" in text
     assert "noisy" in text

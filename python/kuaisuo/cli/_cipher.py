@@ -27,8 +27,9 @@ def cipher_command(tool: str, run: Callable[[argparse.Namespace, bytes], bytes],
     (and a GCM tag checked) before anything is written; plaintext is
     written like a secret (0600)."""
     def body() -> int:
-        if args.key == "-" and args.input == "-":
-            raise Failure("--key and IN cannot both be stdin")
+        option = "key" if hasattr(args, "key") else "pub"  # sm2 encrypt reads --pub
+        if getattr(args, option) == "-" and args.input == "-":
+            raise Failure(f"--{option} and IN cannot both be stdin")
         out = run(args, read_input(args.input))
         write_outputs([(args.output, out, PRIVATE if decrypting else PUBLIC)])
         return 0

@@ -1,5 +1,6 @@
-"""`kuaisuo sm2 keygen|pubkey|sign|verify`: SM2 keys and signatures in the
-files OpenSSL reads and writes (PKCS#8/SPKI keys, DER signatures)."""
+"""`kuaisuo sm2 keygen|pubkey|sign|verify|encrypt|decrypt`: SM2 keys,
+signatures and encryption in the files OpenSSL reads and writes (PKCS#8/SPKI
+keys, DER signatures, DER ciphertexts with --format der)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import argparse
 import os
 
 from .. import SM3, KuaisuoError
+from ._cipher import cipher_command, cipher_operands
 from ._common import CHUNK, Failure, guarded, hex_option, input_name
 from ._keys import (PUBLIC_KEY_HELP, key_parsers, keygen, passin_option, private_key,
                     public_key, pubkey, report_verification)
@@ -51,8 +53,25 @@ def _raw_signature(data: bytes, name: str, raw: bool) -> bytes:
         raise Failure(f"{input_name(name)}: not a DER signature: {e.message}") from None
 
 
+def _crypt(args: argparse.Namespace, data: bytes) -> bytes:
+    """encrypt: to --pub; decrypt: with --key. A ciphertext that does not
+    decrypt is reported and nothing is written."""
+    from ..sm2 import SM2PrivateKey, SM2PublicKey
+
+    if args.sm2_command == "encrypt":
+        return public_key(args.pub, SM2PublicKey, SM2PrivateKey, args).encrypt(data, args.format)
+    key = private_key(args.key, SM2PrivateKey, args)
+    try:
+        return key.decrypt(data, args.format)
+    except KuaisuoError as e:
+        raise Failure(f"{input_name(args.input)}: {e.message}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     from ..sm2 import SM2PrivateKey, SM2PublicKey
+
+    if args.sm2_command in ("encrypt", "decrypt"):
+        return cipher_command("sm2", _crypt, args.sm2_command == "decrypt", args)
 
     def body() -> int:
         if args.sm2_command == "keygen":
@@ -110,4 +129,20 @@ def add_parser(sub) -> None:
     id_options(q)
     q.add_argument("--raw", action="store_true", help="the signature is 64-byte r||s, not DER")
     q.add_argument("file", metavar="FILE", help='signed file ("-" for stdin)')
+
+    formats = dict(choices=("c1c3c2", "c1c2c3", "der"), default="c1c3c2",
+                   help="ciphertext format: C1||C3||C2 (GB/T 32918.4-2016, the default), "
+                   "C1||C2||C3 (the 2012 order), or DER SM2Cipher (GM/T 0009; what "
+                   "openssl pkeyutl -encrypt writes)")
+    q = sm2.add_parser("encrypt", help="encrypt a file to a public key (GB/T 32918.4)")
+    q.add_argument("--pub", required=True, metavar="FILE", help=PUBLIC_KEY_HELP)
+    passin_option(q)
+    q.add_argument("--format", **formats)
+    cipher_operands(q, "enc")
+    q = sm2.add_parser("decrypt", help="decrypt a file with a private key (no output on failure)")
+    q.add_argument("--key", required=True, metavar="FILE",
+                   help="private key (PKCS#8/SEC1, PEM or DER)")
+    passin_option(q)
+    q.add_argument("--format", **formats)
+    cipher_operands(q, "dec")
     p.set_defaults(func=run)
