@@ -24,44 +24,13 @@ import subprocess
 import sys
 import tempfile
 
-# ---- sm2p256v1 (GB/T 32918.5) ------------------------------------------------
-P = 0xFFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00000000FFFFFFFFFFFFFFFF
-A = P - 3
-B = 0x28E9FA9E9D9F5E344D5A9E4BCF6509A7F39789F515AB8F92DDBCBD414D940E93
-N = 0xFFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFF7203DF6B21C6052B53BBF40939D54123
-G = (0x32C4AE2C1F1981195F9904466A39C9948FE30BBFF2660BE1715A4589334C74C7,
-     0xBC3736A2F4F6779C59BDCEE36B692153D0A9877CC62A474002DF32E52139F0A0)
+# ---- sm2p256v1 (GB/T 32918.5): the curve model the Python tests use ----------
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import sm2_model  # noqa: E402
+from sm2_model import A, B, G, N, P, add, b32, mul  # noqa: E402,F401
+
 D_EXAMPLE = 0x3945208F7B2144B13F36E38AC6D39F95889393692860B51A42FB81EF4DF7C5B8
 DEFAULT_ID = b"1234567812345678"
-
-
-def add(p1, p2):
-    if p1 is None:
-        return p2
-    if p2 is None:
-        return p1
-    (x1, y1), (x2, y2) = p1, p2
-    if x1 == x2 and (y1 + y2) % P == 0:
-        return None
-    if p1 == p2:
-        lam = (3 * x1 * x1 + A) * pow(2 * y1, -1, P) % P
-    else:
-        lam = (y2 - y1) * pow(x2 - x1, -1, P) % P
-    x3 = (lam * lam - x1 - x2) % P
-    return x3, (lam * (x1 - x3) - y1) % P
-
-
-def mul(k, pt=G):
-    out = None
-    for bit in bin(k)[2:]:
-        out = add(out, out)
-        if bit == "1":
-            out = add(out, pt)
-    return out
-
-
-def b32(v):
-    return v.to_bytes(32, "big")
 
 
 def uncompressed(pt):
@@ -218,25 +187,15 @@ def corpus_sig_der():
     }
 
 
-def sm3_kdf(z, klen):
-    """GB/T 32918.4 clause 5.4.3: SM3(z || counter) from counter 1, truncated."""
-    out, ct = b"", 1
-    while len(out) < klen:
-        out += sm3(z + ct.to_bytes(4, "big"))
-        ct += 1
-    return out[:klen]
-
-
 def sm2_encrypt(pub, msg, k, form):
-    """GB/T 32918.4 clause 6.1 with k given; form 0: C1C3C2, 1: C1C2C3, 2: DER."""
-    c1 = mul(k)
-    x2, y2 = mul(k, pub)
-    t = sm3_kdf(b32(x2) + b32(y2), len(msg))
-    c2 = bytes(a ^ b for a, b in zip(msg, t))
-    c3 = sm3(b32(x2) + msg + b32(y2))
+    """GB/T 32918.4 clause 6.1 with k given (sm2_model); form 0: C1C3C2,
+    1: C1C2C3, 2: DER."""
+    ct = sm2_model.encrypt(sm3, pub, msg, k)
+    c1, c3, c2 = ct[:65], ct[65:97], ct[97:]
     if form == 2:
-        return seq(integer(c1[0]), integer(c1[1]), tlv(0x04, c3), tlv(0x04, c2))
-    return uncompressed(c1) + (c3 + c2 if form == 0 else c2 + c3)
+        return seq(integer(int.from_bytes(c1[1:33], "big")),
+                   integer(int.from_bytes(c1[33:], "big")), tlv(0x04, c3), tlv(0x04, c2))
+    return c1 + (c3 + c2 if form == 0 else c2 + c3)
 
 
 def corpus_sm2_decrypt():
