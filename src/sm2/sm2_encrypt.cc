@@ -138,6 +138,7 @@ Error encrypt(const PublicKey& pub, const uint8_t* msg, size_t len, CipherForm f
       if (e != Error::kOk) return e;
     }
     curve::encode_point_uncompressed(c1, curve::mul_base_affine(k));  // A2
+    ct_declassify(c1, sizeof c1);  // C1 is public: the ciphertext carries it (and DER sizes it)
     shared_point(xy, k, pub.point);  // A3 (h = 1: P_B is a finite point) and A4
     // The layout: where C2 goes, and the bytes around it.
     Bytes prefix;
