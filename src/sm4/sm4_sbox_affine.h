@@ -123,7 +123,7 @@ constexpr Affine kMapIn = map_in();
 constexpr Affine kMapOutOfInverse = map_out_of_inverse();
 
 constexpr Affine map_out_of_subbytes() {  // for aesenclast
-  const Matrix m = compose(map_out_of_inverse().m, inverse(aes_a()));
+  const Matrix m = compose(kMapOutOfInverse.m, inverse(aes_a()));
   return {m, uint8_t(apply(m, 0x63) ^ kAffineConstant)};
 }
 
@@ -153,11 +153,11 @@ constexpr NibbleTables nibble_tables(const Affine& f) {
   return t;
 }
 
-constexpr uint64_t kGfniIn = gfni_matrix(map_in().m);
-constexpr uint8_t kGfniInConstant = map_in().c;
-constexpr uint64_t kGfniOut = gfni_matrix(map_out_of_inverse().m);
-constexpr uint8_t kGfniOutConstant = map_out_of_inverse().c;
-constexpr NibbleTables kAesIn = nibble_tables(map_in());
+constexpr uint64_t kGfniIn = gfni_matrix(kMapIn.m);
+constexpr uint8_t kGfniInConstant = kMapIn.c;
+constexpr uint64_t kGfniOut = gfni_matrix(kMapOutOfInverse.m);
+constexpr uint8_t kGfniOutConstant = kMapOutOfInverse.c;
+constexpr NibbleTables kAesIn = nibble_tables(kMapIn);
 constexpr NibbleTables kAesOut = nibble_tables(map_out_of_subbytes());
 
 // --- The folded round of the one-block kernels (sm4_x86_serial.h) ---------

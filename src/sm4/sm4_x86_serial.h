@@ -370,10 +370,10 @@ void chain_lanes_folded(ChainMode mode, ChainJob* jobs, size_t n) {
   };
   // Step j's input blocks, loaded (and moved into the folded basis) one
   // step ahead, so that the loads and transposes overlap the rounds.
-  auto load_step = [&](V p[][4], V folded_p[][4]) {
+  auto load_step = [&](V folded_p[][4]) {
     for (int g = 0; g < G; ++g) {
-      load_blocks_of<L>(src + g * W, p[g]);
-      for (int i = 0; i < 4; ++i) folded_p[g][i] = bytewise<L>(p[g][i], kPhi);
+      load_blocks_of<L>(src + g * W, folded_p[g]);
+      for (int i = 0; i < 4; ++i) folded_p[g][i] = bytewise<L>(folded_p[g][i], kPhi);
     }
   };
   auto store_step = [&](uint8_t* const* to, V y[][4]) {
@@ -383,7 +383,7 @@ void chain_lanes_folded(ChainMode mode, ChainJob* jobs, size_t n) {
       store_blocks_of<L>(to + g * W, out);
     }
   };
-  V y[G][4], p[G][4], folded_p[G][4], out[G][4];
+  V y[G][4], folded_p[G][4], out[G][4];
   for (int m = 0; m < kLanes; ++m) src[m] = size_t(m) < n ? jobs[m].iv : zero;
   for (int g = 0; g < G; ++g) {
     load_blocks_of<L>(src + g * W, y[g]);
@@ -391,7 +391,7 @@ void chain_lanes_folded(ChainMode mode, ChainJob* jobs, size_t n) {
   }
   if (steps > 0) {
     pointers(0);
-    load_step(p, folded_p);
+    load_step(folded_p);
   }
   uint8_t* step_dst[kLanes];
   for (size_t j = 0; j < steps; ++j) {
@@ -404,7 +404,7 @@ void chain_lanes_folded(ChainMode mode, ChainJob* jobs, size_t n) {
     memcpy(step_dst, dst, sizeof dst);
     if (j + 1 < steps) {
       pointers(j + 1);
-      load_step(p, folded_p);
+      load_step(folded_p);
     }
     folded_rounds_lanes<L, G>(rho, y);  // C_j, or E(C_{j-1}) / O_j
     for (int g = 0; g < G; ++g)

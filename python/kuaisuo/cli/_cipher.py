@@ -22,14 +22,14 @@ def mode_iv(args: argparse.Namespace, lengths: Optional[Tuple[int, ...]]) -> Opt
 
 
 def cipher_command(tool: str, run: Callable[[argparse.Namespace, bytes], bytes],
-                    decrypting: bool, args: argparse.Namespace) -> int:
+                    decrypting: bool, args: argparse.Namespace, key_option: str = "key") -> int:
     """`kuaisuo sm4|skinny enc|dec IN OUT`: the whole output is computed
     (and a GCM tag checked) before anything is written; plaintext is
-    written like a secret (0600)."""
+    written like a secret (0600). key_option names the key's option
+    (sm2 encrypt reads --pub)."""
     def body() -> int:
-        option = "key" if hasattr(args, "key") else "pub"  # sm2 encrypt reads --pub
-        if getattr(args, option) == "-" and args.input == "-":
-            raise Failure(f"--{option} and IN cannot both be stdin")
+        if getattr(args, key_option) == "-" and args.input == "-":
+            raise Failure(f"--{key_option} and IN cannot both be stdin")
         out = run(args, read_input(args.input))
         write_outputs([(args.output, out, PRIVATE if decrypting else PUBLIC)])
         return 0

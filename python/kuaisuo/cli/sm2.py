@@ -71,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     from ..sm2 import SM2PrivateKey, SM2PublicKey
 
     if args.sm2_command in ("encrypt", "decrypt"):
-        return cipher_command("sm2", _crypt, args.sm2_command == "decrypt", args)
+        decrypting = args.sm2_command == "decrypt"
+        return cipher_command("sm2", _crypt, decrypting, args, "key" if decrypting else "pub")
 
     def body() -> int:
         if args.sm2_command == "keygen":
