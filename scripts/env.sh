@@ -73,6 +73,7 @@ ks_python_env() {
   # independent oracle (pyca), `kuaisuo serve`'s transports, Ray for the
   # scale-out tests, mypy for the typing tests.
   ks_pip_optional cryptography "cryptography" "cryptography unavailable: its oracle tests skip"
+  ks_pip_optional gmalg "gmalg" "gmalg unavailable: its SM2 key exchange oracle test skips"
   ks_pip_optional "aiohttp, grpc, google.protobuf" "aiohttp grpcio protobuf>=7.35.1" \
     "aiohttp/grpcio unavailable: the serve tests skip"
   ks_pip_optional grpc_tools "grpcio-tools" "grpcio-tools unavailable"
@@ -145,8 +146,8 @@ ks_fresh_wheel_venv() {
   python3 -m venv "$venv" >&2 || return 1
   "$venv/bin/python" -m pip install -q "$wheel" pytest numpy >&2 || { rm -rf "$venv"; return 1; }
   # The oracles and mypy, as in ks_python_env: optional, their tests skip.
-  "$venv/bin/python" -m pip install -q cryptography pynacl gmssl-pyx mypy >&2 2>/dev/null ||
-    for pkg in cryptography pynacl gmssl-pyx mypy; do
+  "$venv/bin/python" -m pip install -q cryptography pynacl gmssl-pyx gmalg mypy >&2 2>/dev/null ||
+    for pkg in cryptography pynacl gmssl-pyx gmalg mypy; do
       "$venv/bin/python" -m pip install -q "$pkg" >&2 2>/dev/null ||
         ks_log "fresh venv: $pkg unavailable (its tests skip)"
     done

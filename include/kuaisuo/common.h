@@ -140,6 +140,10 @@ typedef enum ks_status {
                                       of the curve (or infinity); nothing was written */
   KS_ERR_CIPHERTEXT_MISMATCH = -54, /* SM2 encryption: C3 does not match (a wrong key or a
                                       damaged ciphertext); no plaintext was written */
+  KS_ERR_STATE = -55,              /* SM2 key exchange: a step called out of order, or after
+                                      the exchange failed (it stays failed) */
+  KS_ERR_CONFIRMATION = -56,       /* SM2 key exchange: the peer's confirmation (S_B or S_A)
+                                      does not match; no key was written */
   /* Statuses of a service in front of the library (Python kuaisuo.batching,
    * kuaisuo serve): the item did not run. */
   KS_ERR_OVERLOADED = -60,         /* the service's queue is full; retry later */

@@ -1,4 +1,5 @@
-/* kuaisuo/sm2.h: SM2 signatures (GB/T 32918.2-2016, GM/T 0003.2): keys, formats, one-shot and batches.
+/* kuaisuo/sm2.h: SM2 signatures (GB/T 32918.2), encryption (32918.4) and key exchange (32918.3):
+ * keys, formats, one-shot calls and batches.
  * Conventions, errors and the context: kuaisuo/common.h. */
 #ifndef KUAISUO_SM2_H_
 #define KUAISUO_SM2_H_
@@ -133,6 +134,50 @@ KS_API int ks_sm2_encrypt(const ks_sm2_pubkey* key, int form, const uint8_t* msg
                           uint8_t* out, size_t out_cap, size_t* out_len);
 KS_API int ks_sm2_decrypt(const ks_sm2_key* key, int form, const uint8_t* ct, size_t ct_len,
                           uint8_t* out, size_t out_cap, size_t* out_len);
+
+/* ---- SM2 key exchange (GB/T 32918.3-2016) -------------------------------
+ * One party's side of the two-party exchange, as an object whose steps
+ * run in the protocol's order only:
+ *   initiator: ks_sm2_kx_start -> R_A; then ks_sm2_kx_finish(R_B[, S_B])
+ *              -> K[, S_A]
+ *   responder: ks_sm2_kx_respond(R_A) -> R_B and, without confirmation,
+ *              K; with it, S_B, then ks_sm2_kx_confirm(S_A) -> K.
+ * key is this party's static key, peer the other's static public key;
+ * id and peer_id the two distinguishing IDs (KS_SM2_DEFAULT_ID unless the
+ * parties agree on others). confirm (0 or 1) selects the optional key
+ * confirmation (steps A9, A10, B8, B10); both parties must pass the same.
+ * With confirmation each side releases its key only once the other's tag
+ * has checked (else KS_ERR_CONFIRMATION). R values are written as 65-byte
+ * 04||x||y and read in any public-key encoding; one that is not a point
+ * of the curve gives KS_ERR_BAD_PUBLIC_KEY, a shared point at infinity
+ * KS_ERR_POINT_AT_INFINITY. key_len (1 to 2^32-1 digests) is any length
+ * both parties agree on. Any failure, or a step out of order
+ * (KS_ERR_STATE), leaves the object failed for good with its secrets
+ * wiped; argument errors (NULL, lengths) change nothing. Constant time in
+ * the static and ephemeral private keys. Not thread-safe: one object per
+ * exchange. */
+#define KS_SM2_INITIATOR 0
+#define KS_SM2_RESPONDER 1
+#define KS_SM2_CONFIRM_BYTES 32 /* S_A, S_B */
+typedef struct ks_sm2_kx ks_sm2_kx;
+KS_API int ks_sm2_kx_new(int role, const ks_sm2_key* key, const uint8_t* id, size_t id_len,
+                         const ks_sm2_pubkey* peer, const uint8_t* peer_id, size_t peer_id_len,
+                         int confirm, ks_sm2_kx** out);
+/* Initiator: R_A. */
+KS_API int ks_sm2_kx_start(ks_sm2_kx* kx, uint8_t r[KS_SM2_PUBLIC_KEY_BYTES]);
+/* Responder: R_B from R_A; with confirmation S_B into tag (key NULL,
+ * key_len 0), without it the key (tag NULL). */
+KS_API int ks_sm2_kx_respond(ks_sm2_kx* kx, const uint8_t* peer_r, size_t peer_r_len,
+                             uint8_t r[KS_SM2_PUBLIC_KEY_BYTES], uint8_t* tag, uint8_t* key,
+                             size_t key_len);
+/* Initiator: the key from R_B; with confirmation peer_tag is S_B (checked
+ * first) and tag receives S_A; without it both are NULL. */
+KS_API int ks_sm2_kx_finish(ks_sm2_kx* kx, const uint8_t* peer_r, size_t peer_r_len,
+                            const uint8_t* peer_tag, uint8_t* key, size_t key_len, uint8_t* tag);
+/* Responder with confirmation: checks S_A, then writes the key. */
+KS_API int ks_sm2_kx_confirm(ks_sm2_kx* kx, const uint8_t peer_tag[KS_SM2_CONFIRM_BYTES],
+                             uint8_t* key, size_t key_len);
+KS_API void ks_sm2_kx_free(ks_sm2_kx* kx);
 
 /* Batches run on the CPU threads of ctx or on its GPU (AUTO: the GPU for
  * batches large enough to gain from it). Items that fail have their

@@ -41,7 +41,7 @@ from ._items import (Buffer, ByteRows, count_in, deprecated, messages_in, output
                      split)
 from ._native import BackendUnavailableError, InvalidSignature, InvalidTag, KuaisuoError
 from .ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from .sm2 import SM2PrivateKey, SM2PublicKey
+from .sm2 import SM2KeyExchange, SM2PrivateKey, SM2PublicKey
 from .x25519 import X25519PrivateKey, X25519PublicKey
 
 __all__ = [
@@ -53,6 +53,7 @@ __all__ = [
     "InvalidSignature",
     "InvalidTag",
     "KuaisuoError",
+    "SM2KeyExchange",
     "SM2PrivateKey",
     "SM2PublicKey",
     "SM3",

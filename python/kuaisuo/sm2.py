@@ -1,5 +1,6 @@
-"""SM2 digital signatures (GB/T 32918.2-2016) and public-key encryption
-(GB/T 32918.4-2016) on the recommended curve.
+"""SM2 digital signatures (GB/T 32918.2-2016), public-key encryption
+(GB/T 32918.4-2016) and key exchange (GB/T 32918.3-2016, SM2KeyExchange)
+on the recommended curve.
 
     >>> from kuaisuo import sm2
     >>> key = sm2.SM2PrivateKey.generate()
@@ -264,6 +265,68 @@ class SM2PrivateKey(EncryptableKey):
 
     def __repr__(self) -> str:
         return f"SM2PrivateKey(public={self.public_key().public_bytes_raw(True).hex()})"
+
+
+class SM2KeyExchange:
+    """One side of an SM2 key exchange (GB/T 32918.3-2016), between this
+    party's static key and the peer's static public key:
+
+        >>> a = SM2KeyExchange(key_a, key_b.public_key(), initiator=True, confirm=True)
+        >>> b = SM2KeyExchange(key_b, key_a.public_key(), initiator=False, confirm=True)
+        >>> r_a = a.start()
+        >>> r_b, s_b, _ = b.respond(r_a)
+        >>> k_a, s_a = a.finish(r_b, s_b)        # checks S_B before releasing K
+        >>> k_b = b.confirm(s_a)                  # checks S_A before releasing K
+
+    Without confirmation, ``b.respond(r_a)`` gives (R_B, None, K) and
+    ``a.finish(r_b)`` gives (K, None). The steps run in this order only;
+    any failure (KuaisuoError: -41 for an R that is not a point of the
+    curve, -56 for a tag that does not match, -55 for a step out of order)
+    leaves the exchange failed for good. ``length`` is the key's length in
+    bytes, the same on both sides; ``id`` and ``peer_id`` the two parties'
+    distinguishing IDs."""
+
+    def __init__(self, key: "SM2PrivateKey", peer: "SM2PublicKey", *, initiator: bool,
+                 id: Buffer = DEFAULT_ID, peer_id: Buffer = DEFAULT_ID,
+                 confirm: bool = False) -> None:
+        self._confirm = bool(confirm)
+        self._x = _native.Sm2Exchange(0 if initiator else 1, key._k, id, peer._k, peer_id,
+                                      self._confirm)
+
+    @property
+    def confirming(self) -> bool:
+        """Whether this exchange runs the confirmation steps."""
+        return self._confirm
+
+    def start(self) -> bytes:
+        """Initiator: R_A (65 bytes, 04||x||y), to send to the responder."""
+        return self._x.start()
+
+    def respond(self, peer_r: Buffer, length: int = 16
+                ) -> Tuple[bytes, Optional[bytes], Optional[bytes]]:
+        """Responder: (R_B, S_B, None) with confirmation (the key comes from
+        confirm()), (R_B, None, K) without."""
+        r, second = self._x.respond(peer_r, self._confirm, _key_length(length))
+        return (r, second, None) if self._confirm else (r, None, second)
+
+    def finish(self, peer_r: Buffer, peer_tag: Optional[Buffer] = None, length: int = 16
+               ) -> Tuple[bytes, Optional[bytes]]:
+        """Initiator: (K, S_A) from R_B and S_B with confirmation, (K, None)
+        from R_B without."""
+        if (peer_tag is None) == self._confirm:
+            raise ValueError("peer_tag (S_B) is required with confirmation and only then")
+        key, tag = self._x.finish(peer_r, peer_tag, _key_length(length))
+        return key, (tag if self._confirm else None)
+
+    def confirm(self, peer_tag: Buffer, length: int = 16) -> bytes:
+        """Responder with confirmation: K, once S_A has checked."""
+        return self._x.confirm(peer_tag, _key_length(length))
+
+
+def _key_length(length: int) -> int:
+    if not isinstance(length, int) or not 1 <= length <= 0xffffffff * 32:
+        raise ValueError(f"key length: 1 to {0xffffffff * 32} bytes, not {length!r}")
+    return length
 
 
 class SM2Batch:

@@ -279,6 +279,63 @@ std::tuple<nb::object, nb::object> digest_batch(ks_py::Context& ctx, nb::handle 
   return {digests.result(), codes};
 }
 
+// One side of an SM2 key exchange (ks_sm2_kx_*). Keys and tags come back
+// as bytes; a step the C library refuses raises and fails the exchange.
+class Exchange {
+ public:
+  Exchange(int role, const Key& key, nb::handle id, const Pub& peer, nb::handle peer_id,
+           bool confirm) {
+    Buffer i(id, "id"), pi(peer_id, "peer_id");
+    check(ks_sm2_kx_new(role, key.get(), i.data(), i.size(), peer.get(), pi.data(), pi.size(),
+                        confirm ? 1 : 0, &kx_),
+          "SM2 key exchange");
+  }
+  ~Exchange() { ks_sm2_kx_free(kx_); }
+  Exchange(const Exchange&) = delete;
+
+  nb::bytes start() {
+    uint8_t r[KS_SM2_PUBLIC_KEY_BYTES];
+    check(ks_sm2_kx_start(kx_, r));
+    return to_bytes(r, sizeof r);
+  }
+  // (R_B, S_B) with confirmation, (R_B, K) without.
+  std::tuple<nb::bytes, nb::bytes> respond(nb::handle peer_r, bool confirm, size_t key_len) {
+    Buffer pr(peer_r, "peer R");
+    uint8_t r[KS_SM2_PUBLIC_KEY_BYTES], tag[KS_SM2_CONFIRM_BYTES];
+    ks_py::SecretBuffer key(confirm ? 0 : key_len);
+    check(ks_sm2_kx_respond(kx_, pr.data(), pr.size(), r, confirm ? tag : nullptr,
+                            confirm ? nullptr : key.data(), confirm ? 0 : key_len));
+    return {to_bytes(r, sizeof r),
+            confirm ? to_bytes(tag, sizeof tag) : to_bytes(key.data(), key_len)};
+  }
+  // (K, S_A); S_A is empty without confirmation.
+  std::tuple<nb::bytes, nb::bytes> finish(nb::handle peer_r, nb::handle peer_tag,
+                                          size_t key_len) {
+    Buffer pr(peer_r, "peer R");
+    const bool confirm = !peer_tag.is_none();
+    std::unique_ptr<Buffer> pt;
+    if (confirm) {
+      pt = std::make_unique<Buffer>(peer_tag, "peer tag");
+      require_size(*pt, KS_SM2_CONFIRM_BYTES, "peer tag");
+    }
+    uint8_t tag[KS_SM2_CONFIRM_BYTES];
+    ks_py::SecretBuffer key(key_len);
+    check(ks_sm2_kx_finish(kx_, pr.data(), pr.size(), confirm ? pt->data() : nullptr, key.data(),
+                           key_len, confirm ? tag : nullptr));
+    return {to_bytes(key.data(), key_len), to_bytes(tag, confirm ? sizeof tag : 0)};
+  }
+  nb::bytes confirm(nb::handle peer_tag, size_t key_len) {
+    Buffer pt(peer_tag, "peer tag");
+    require_size(pt, KS_SM2_CONFIRM_BYTES, "peer tag");
+    ks_py::SecretBuffer key(key_len);
+    check(ks_sm2_kx_confirm(kx_, pt.data(), key.data(), key_len));
+    return to_bytes(key.data(), key_len);
+  }
+
+ private:
+  ks_sm2_kx* kx_ = nullptr;
+};
+
 }  // namespace
 
 void bind_sm2(nb::module_& m, nb::class_<ks_py::Context>& context) {
@@ -302,6 +359,16 @@ void bind_sm2(nb::module_& m, nb::class_<ks_py::Context>& context) {
       .def("sign", &Key::sign, nb::arg("id"), nb::arg("message"), nb::arg("nonce"))
       .def("sign_digest", &Key::sign_digest, nb::arg("digest"), nb::arg("nonce"))
       .def("decrypt", &Key::decrypt, nb::arg("ciphertext"), nb::arg("form"));
+  nb::class_<Exchange>(m, "Sm2Exchange")
+      .def(nb::init<int, const Key&, nb::handle, const Pub&, nb::handle, bool>(), nb::arg("role"),
+           nb::arg("key"), nb::arg("id"), nb::arg("peer"), nb::arg("peer_id"),
+           nb::arg("confirm"))
+      .def("start", &Exchange::start)
+      .def("respond", &Exchange::respond, nb::arg("peer_r"), nb::arg("confirm"),
+           nb::arg("key_len"))
+      .def("finish", &Exchange::finish, nb::arg("peer_r"), nb::arg("peer_tag").none(),
+           nb::arg("key_len"))
+      .def("confirm", &Exchange::confirm, nb::arg("peer_tag"), nb::arg("key_len"));
   m.attr("SM2_C1C3C2") = int(KS_SM2_C1C3C2);
   m.attr("SM2_C1C2C3") = int(KS_SM2_C1C2C3);
   m.attr("SM2_CIPHER_DER") = int(KS_SM2_CIPHER_DER);

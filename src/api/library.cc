@@ -70,6 +70,10 @@ const char* ks_strerror(int code) {
     case KS_ERR_BAD_CIPHERTEXT: return "malformed SM2 ciphertext (length, encoding or C1)";
     case KS_ERR_CIPHERTEXT_MISMATCH:
       return "the SM2 ciphertext's check value does not match (wrong key or damaged ciphertext)";
+    case KS_ERR_STATE:
+      return "SM2 key exchange: a step called out of order, or after the exchange failed";
+    case KS_ERR_CONFIRMATION:
+      return "SM2 key exchange: the peer's confirmation value does not match (no key released)";
     case KS_ERR_ID_LENGTH: return "SM2 distinguishing ID longer than 8191 bytes";
     case KS_ERR_ZERO_SHARED_SECRET:
       return "X25519: the peer's public value has small order (the shared secret is all zero, "

@@ -224,6 +224,10 @@ const char* error_string(Error e) {
       return "malformed ciphertext";
     case Error::kCiphertextMismatch:
       return "ciphertext check failed";
+    case Error::kBadState:
+      return "key exchange step out of order";
+    case Error::kConfirmMismatch:
+      return "key confirmation failed";
   }
   return "unknown error";
 }

@@ -21,7 +21,7 @@ enum class Error {
   kOk = 0,
   kBadPrivateKey = 1,        // d not a 32-byte integer in [1, n-2]
   kBadPublicKey = 2,         // bad encoding, coordinate >= p, off the curve
-  kPointAtInfinity = 3,      // reserved: no function here returns it yet (see below)
+  kPointAtInfinity = 3,      // key exchange: U, V or P_peer + [x-bar]R_peer at infinity
   kSignatureOutOfRange = 4,  // r or s outside [1, n-1], or r + s = n
   kVerifyFailed = 5,         // well-formed signature that does not verify
   kRngFailure = 6,           // the OS random source failed
@@ -29,6 +29,8 @@ enum class Error {
   kBadNonce = 8,             // a caller-fixed k (test hook) outside [1, n-1] or unusable
   kBadCiphertext = 9,        // encryption: too short, malformed, C1 off the curve
   kCiphertextMismatch = 10,  // encryption: C3 does not match (wrong key or damaged)
+  kBadState = 11,            // key exchange: a step out of order, or after a failure
+  kConfirmMismatch = 12,     // key exchange: the peer's S_B or S_A does not match
 };
 
 // "ok", "bad private key", ... for messages.

@@ -33,6 +33,8 @@ inline int to_status(sm2::Error e) {
     case sm2::Error::kBadNonce: return KS_ERR_INTERNAL;
     case sm2::Error::kBadCiphertext: return KS_ERR_BAD_CIPHERTEXT;
     case sm2::Error::kCiphertextMismatch: return KS_ERR_CIPHERTEXT_MISMATCH;
+    case sm2::Error::kBadState: return KS_ERR_STATE;
+    case sm2::Error::kConfirmMismatch: return KS_ERR_CONFIRMATION;
   }
   return KS_ERR_INTERNAL;
 }

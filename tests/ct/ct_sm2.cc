@@ -11,7 +11,8 @@
 // SEC1 decoding with the private key's bytes secret, PEM's base64 both ways,
 // HMAC-SM3 under a secret key, and encryption (k, the shared point and the
 // message secret) and decryption (the private key secret, and so the shared
-// point and the plaintext) in every form. valgrind emulates a CPU without ADX and
+// point and the plaintext) in every form, and key exchange with
+// confirmation (static and ephemeral keys secret). valgrind emulates a CPU without ADX and
 // AVX-512, so only the MSan build checks those paths.
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "kuaisuo.h"
 #include "sm2/sm2.h"
 #include "sm2/sm2_encrypt.h"
+#include "sm2/sm2_exchange.h"
 #include "ct_tally.h"
 
 namespace {
@@ -79,6 +81,33 @@ void encryption() {
     expect(ks::ct_public(decrypt(key, ct, n, form, back, sizeof back, &m)) ==
                Error::kCiphertextMismatch,
            "decrypt refuses a damaged ciphertext");
+  }
+}
+
+// Key exchange with confirmation: both static keys and both ephemeral
+// ones secret; R_A, R_B, the tags (once on the wire) and the verdicts
+// public.
+void key_exchange() {
+  using namespace ks::sm2;
+  PrivateKey a, b;
+  expect(is_ok(generate_key(a)) && is_ok(generate_key(b)), "generate_key");
+  for (bool forged : {false, true}) {
+    KeyExchange ia, rb;
+    expect(is_ok(ia.init(ExchangeRole::kInitiator, a, id(), kDefaultIdBytes, b.pub, id(),
+                         kDefaultIdBytes, true)) &&
+               is_ok(rb.init(ExchangeRole::kResponder, b, id(), kDefaultIdBytes, a.pub, id(),
+                             kDefaultIdBytes, true)),
+           "key exchange init");
+    uint8_t r_a[65], r_b[65], s_b[32], s_a[32], key_a[48], key_b[48];
+    expect(is_ok(ia.start(r_a)), "start");
+    expect(is_ok(rb.respond(r_a, sizeof r_a, r_b, s_b, nullptr, 0)), "respond");
+    ks::ct_declassify(s_b, sizeof s_b);  // sent
+    expect(is_ok(ia.finish(r_b, sizeof r_b, s_b, key_a, sizeof key_a, s_a)), "finish");
+    ks::ct_declassify(s_a, sizeof s_a);
+    if (forged) s_a[0] ^= 1;
+    const Error e = rb.confirm(s_a, key_b, sizeof key_b);
+    expect(ks::ct_public(e) == (forged ? Error::kConfirmMismatch : Error::kOk),
+           forged ? "confirm refuses a forged tag" : "confirm");
   }
 }
 
@@ -227,6 +256,7 @@ int main(int argc, char** argv) {
   }
   key_formats();
   encryption();
+  key_exchange();
   hmac_under_secret_key();
   taint_reaches_the_results();
   ks_ctx_free(ctx);

@@ -222,6 +222,31 @@ def corpus_sm2_decrypt():
     return seeds
 
 
+def corpus_sm2_exchange():
+    """fuzz_sm2_exchange: side and confirmation flags, R's length, R, a tag;
+    R values from GM/T 0003.5's key exchange example."""
+    r_a = mul(0xD4DE15474DB74D06491C440D305E012400990F3E390C7E87153C12DB2EA60BB3)
+    r_b = mul(0x7E07124814B309489125EAED101113164EBF0F3458C5BD88335C1F9D596243D6)
+    assert r_a[0] >> 192 == 0x64CED1BDBC99D590, hex(r_a[0])
+    s_a = bytes.fromhex("18C7894B3816DF16CF07B05C5EC0BEF5D655D58F779CC1B400A4F3884644DB88")
+    s_b = bytes.fromhex("D3A0FE15DEE185CEAE907A6B595CC32A266ED7B3367E9983A896DC32FA20F8EB")
+
+    def message(flags, r, tag=b""):
+        return bytes([flags, len(r)]) + r + tag
+    off = uncompressed(r_a)[:-1] + bytes([uncompressed(r_a)[-1] ^ 1])
+    return {
+        "responder": message(0, uncompressed(r_a)),
+        "responder_confirm": message(2, uncompressed(r_a), s_a),
+        "initiator": message(1, uncompressed(r_b)),
+        "initiator_confirm": message(3, uncompressed(r_b), s_b),
+        "compressed": message(0, compressed(r_a)),
+        "raw_64": message(1, uncompressed(r_b)[1:]),
+        "off_curve": message(0, off),
+        "infinity": message(2, b"\x00", s_a),
+        "empty": message(3, b""),
+    }
+
+
 def corpus_pubkey_raw():
     pub = mul(D_EXAMPLE)
     bad_x = next(x for x in range(2, 100) if lift_x(x) is None)
@@ -593,6 +618,7 @@ def main():
     corpora = {
         "fuzz_sig_der": corpus_sig_der,
         "fuzz_sm2_decrypt": corpus_sm2_decrypt,
+        "fuzz_sm2_exchange": corpus_sm2_exchange,
         "fuzz_pubkey_raw": corpus_pubkey_raw,
         "fuzz_pubkey_der_pem": lambda: corpus_pubkey_der_pem(openssl()),
         "fuzz_privkey_der_pem": lambda: corpus_privkey_der_pem(openssl()),

@@ -1,5 +1,6 @@
 """An independent model of SM2 encryption (GB/T 32918.4-2016 clauses 6.1
-and 7.1) in plain Python integers, for the tests: affine arithmetic on
+and 7.1) and key exchange (GB/T 32918.3-2016 clause 6.1) in plain Python
+integers, for the tests: affine arithmetic on
 sm2p256v1 (GB/T 32918.5), the SM3 KDF (clause 5.4.3) with SM3 taken from
 the caller (pyca/cryptography's, so that nothing of kuaisuo is used)."""
 
@@ -65,3 +66,30 @@ def decrypt(sm3, d, ct):
     c3, c2 = ct[65:97], ct[97:]
     msg = bytes(a ^ b for a, b in zip(c2, kdf(sm3, b32(x2) + b32(y2), len(c2))))
     return msg if sm3(b32(x2) + msg + b32(y2)) == c3 else None
+
+
+def za(sm3, pub, uid):
+    """Z = SM3(ENTL || ID || a || b || xG || yG || x || y) (GB/T 32918.2 5.5)."""
+    return sm3((8 * len(uid)).to_bytes(2, "big") + uid + b32(A) + b32(B) + b32(G[0]) +
+               b32(G[1]) + b32(pub[0]) + b32(pub[1]))
+
+
+def x_bar(x):
+    """2^127 + (x mod 2^127): w = ceil(ceil(log2 n) / 2) - 1 = 127."""
+    return (1 << 127) | (x & ((1 << 127) - 1))
+
+
+def exchange(sm3, initiator, d, r, peer_pub, peer_r, z_a, z_b, klen):
+    """One side of the exchange (A4-A10 or B3-B10): (K, S_B, S_A), from the
+    side's static key d and ephemeral r, and the peer's static and
+    ephemeral points; None when the shared point is at infinity."""
+    own_r = mul(r)
+    t = (d + x_bar(own_r[0]) * r) % N
+    shared = mul(t, add(peer_pub, mul(x_bar(peer_r[0]), peer_r)))
+    if shared is None:
+        return None
+    xu, yu = b32(shared[0]), b32(shared[1])
+    r_a, r_b = (own_r, peer_r) if initiator else (peer_r, own_r)
+    inner = sm3(xu + z_a + z_b + b32(r_a[0]) + b32(r_a[1]) + b32(r_b[0]) + b32(r_b[1]))
+    return (kdf(sm3, xu + yu + z_a + z_b, klen), sm3(b"\x02" + yu + inner),
+            sm3(b"\x03" + yu + inner))

@@ -184,7 +184,9 @@ TEST(Sm2Encrypt, OpenSslBothWays) {
     for (int form : kForms) {
       const Bytes ct = encrypt(keys, form, msg);
       ASSERT_LE(ct.size(), ks_sm2_ciphertext_bound(len, form));
-      if (form != KS_SM2_CIPHER_DER) ASSERT_EQ(ct.size(), len + KS_SM2_CIPHERTEXT_OVERHEAD);
+      if (form != KS_SM2_CIPHER_DER) {
+        ASSERT_EQ(ct.size(), len + KS_SM2_CIPHERTEXT_OVERHEAD);
+      }
       ASSERT_EQ(decrypt(keys, form, ct, &back), KS_OK);
       ASSERT_EQ(back, msg);
       if (form == KS_SM2_CIPHER_DER && len > 0) {
