@@ -51,7 +51,8 @@ typedef enum ks_sm2_nonce {
  * cached (1 + d)^-1 mod n); wiped when freed. Immutable: may be shared by
  * threads. */
 typedef struct ks_sm2_key ks_sm2_key;
-/* A validated public key (on the curve, not infinity). Immutable. */
+/* A validated public key (on the curve, not infinity). Immutable, but for
+ * the table ks_sm2_pubkey_precompute may add (safely, at any time). */
 typedef struct ks_sm2_pubkey ks_sm2_pubkey;
 
 KS_API int ks_sm2_key_generate(ks_sm2_key** out);
@@ -79,6 +80,15 @@ KS_API int ks_sm2_pubkey_to_bytes(const ks_sm2_pubkey* key, int compressed, uint
 KS_API int ks_sm2_pubkey_encode(const ks_sm2_pubkey* key, int pem, uint8_t* out,
                                 size_t out_cap, size_t* out_len);
 KS_API void ks_sm2_pubkey_free(ks_sm2_pubkey* key);
+/* Builds the key's fixed-base table (KS_SM2_PUBKEY_TABLE_BYTES of memory,
+ * about a millisecond) for a key used many times: one recipient, one
+ * signing key checked by the million. ks_sm2_encrypt to this key then costs
+ * two fixed-base multiplications instead of a fixed-base and a
+ * variable-base one, and ks_sm2_verify / ks_sm2_verify_digest under it two
+ * fixed-base combs instead of a double-scalar chain. Idempotent; safe while
+ * other threads use the key. KS_OK or KS_ERR_NO_MEMORY. */
+#define KS_SM2_PUBKEY_TABLE_BYTES 151552 /* 37 windows x 64 points x 64 bytes */
+KS_API int ks_sm2_pubkey_precompute(ks_sm2_pubkey* key);
 
 /* Z_A = SM3(ENTL || ID || a || b || xG || yG || xA || yA) and
  * e = SM3(Z_A || M) (GB/T 32918.2 clause 5.5). */

@@ -195,6 +195,15 @@ class SM2PublicKey:
         each call: C1 = [k]G, C2 = data ^ KDF([k]P), C3 = SM3(x2 || data || y2)."""
         return self._k.encrypt(data, _format(format))
 
+    def precompute(self) -> "SM2PublicKey":
+        """Builds this key's fixed-base table (148 KiB, about a millisecond),
+        for a key used many times: encryption to it then costs two
+        fixed-base multiplications, and verification under it two combs
+        instead of a double-scalar chain (about 2.5x and 4x faster). Safe to
+        call at any time; returns the key."""
+        self._k.precompute()
+        return self
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SM2PublicKey) and self.public_bytes_raw() == other.public_bytes_raw()
 

@@ -93,6 +93,7 @@ class Pub {
           "format");
     return to_bytes(out.data(), n);
   }
+  void precompute() { check(ks_sm2_pubkey_precompute(k_)); }
   const ks_sm2_pubkey* get() const { return k_; }
 
  private:
@@ -348,7 +349,8 @@ void bind_sm2(nb::module_& m, nb::class_<ks_py::Context>& context) {
       .def("digest", &Pub::digest, nb::arg("id"), nb::arg("message"))
       .def("verify", &Pub::verify, nb::arg("id"), nb::arg("message"), nb::arg("signature"))
       .def("verify_digest", &Pub::verify_digest, nb::arg("digest"), nb::arg("signature"))
-      .def("encrypt", &Pub::encrypt, nb::arg("data"), nb::arg("form"));
+      .def("encrypt", &Pub::encrypt, nb::arg("data"), nb::arg("form"))
+      .def("precompute", &Pub::precompute);
   nb::class_<Key>(m, "Sm2Key")
       .def_static("generate", &Key::generate)
       .def_static("from_bytes", &Key::from_bytes, nb::arg("data"))

@@ -32,17 +32,11 @@ void print_table(FILE* out) {
           "namespace ks {\nnamespace curve {\n"
           "alignas(64) static const Affine kSm2CombTable[%d][%d] = {\n",
           kCombWindowBits, kCombWindows, kCombEntries);
-  Jacobian base = Jacobian::from_affine(kG);  // 2^(7i) G
-  for (int i = 0; i < kCombWindows; ++i) {
-    fprintf(out, "{\n");
-    Jacobian multiple = base;
-    for (int j = 1; j <= kCombEntries; ++j) {
-      print_point(out, to_affine(multiple));
-      multiple = add_vartime(multiple, base);
-    }
-    fprintf(out, "},\n");
-    for (int b = 0; b < kCombWindowBits; ++b) base = dbl(base);
-  }
+  comb_points(kG, [out](int, int j, const Jacobian& multiple) {
+    if (j == 0) fprintf(out, "{\n");
+    print_point(out, to_affine(multiple));
+    if (j == kCombEntries - 1) fprintf(out, "},\n");
+  });
   fprintf(out, "};\n");
   // kSm2GOddMultiples[j] = (2j + 1) G
   fprintf(out, "alignas(64) static const Affine kSm2GOddMultiples[%d] = {\n", kGWnafEntries);

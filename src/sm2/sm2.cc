@@ -367,23 +367,26 @@ Error sign_digest_with_fixed_nonce(uint8_t sig[kSignatureBytes], const PrivateKe
 
 // Clause 7.1, steps B1-B7 (B3-B4, hashing, happen in verify_message).
 Error verify_digest(const PublicKey& key, const uint8_t e[kDigestBytes],
-                    const uint8_t sig[kSignatureBytes]) {
+                    const uint8_t sig[kSignatureBytes], const curve::PointTable* table) {
   const U256 r = field::from_be_bytes(sig);
   const U256 s = field::from_be_bytes(sig + kScalarBytes);
   if (!Fn::in_range_nonzero(r) || !Fn::in_range_nonzero(s))
     return Error::kSignatureOutOfRange;  // B1, B2
   const U256 t = Fn::add(r, s);          // B5
   if (field::is_zero_mask(t)) return Error::kSignatureOutOfRange;
-  const curve::Jacobian p1 = curve::mul_base_add_point_vartime(s, t, key.point);  // B6
+  const curve::Jacobian p1 = table != nullptr  // B6
+                                 ? curve::mul_base_add_table_vartime(s, t, *table)
+                                 : curve::mul_base_add_point_vartime(s, t, key.point);
   if (p1.is_infinity()) return Error::kVerifyFailed;
   return x_matches(p1, Fn::sub(r, digest_mod_n(e))) ? Error::kOk : Error::kVerifyFailed;
 }
 
 Error verify_message(const PublicKey& key, const uint8_t* id, size_t id_len, const uint8_t* msg,
-                     size_t msg_len, const uint8_t sig[kSignatureBytes]) {
+                     size_t msg_len, const uint8_t sig[kSignatureBytes],
+                     const curve::PointTable* table) {
   uint8_t e[kDigestBytes];
   const Error err = message_digest(e, key, id, id_len, msg, msg_len);
-  return err != Error::kOk ? err : verify_digest(key, e, sig);
+  return err != Error::kOk ? err : verify_digest(key, e, sig, table);
 }
 
 }  // namespace sm2

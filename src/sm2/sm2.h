@@ -14,6 +14,9 @@
 #include "sm2/sm2_params.h"
 
 namespace ks {
+namespace curve {
+struct PointTable;  // sm2/sm2_curve.h
+}  // namespace curve
 namespace sm2 {
 
 // Values are fixed: the C API and the GPU status words mirror them.
@@ -122,11 +125,13 @@ Error sign_digest_with_fixed_nonce(uint8_t sig[kSignatureBytes], const PrivateKe
                                    const uint8_t e[kDigestBytes], const uint8_t k[kScalarBytes]);
 
 // kOk only for a valid signature; kSignatureOutOfRange for r or s outside
-// [1, n-1] or r + s = n, kVerifyFailed otherwise.
+// [1, n-1] or r + s = n, kVerifyFailed otherwise. table, when given, is
+// key's comb table (curve::make_point_table): [s]G + [t]P from two combs.
 Error verify_digest(const PublicKey& key, const uint8_t e[kDigestBytes],
-                    const uint8_t sig[kSignatureBytes]);
+                    const uint8_t sig[kSignatureBytes], const curve::PointTable* table = nullptr);
 Error verify_message(const PublicKey& key, const uint8_t* id, size_t id_len, const uint8_t* msg,
-                     size_t msg_len, const uint8_t sig[kSignatureBytes]);
+                     size_t msg_len, const uint8_t sig[kSignatureBytes],
+                     const curve::PointTable* table = nullptr);
 
 }  // namespace sm2
 }  // namespace ks

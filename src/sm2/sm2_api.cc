@@ -140,6 +140,19 @@ int ks_sm2_pubkey_encode(const ks_sm2_pubkey* key, int pem, uint8_t* out, size_t
 
 void ks_sm2_pubkey_free(ks_sm2_pubkey* key) { delete key; }
 
+static_assert(KS_SM2_PUBKEY_TABLE_BYTES == ks::curve::kPointTableBytes, "the header's size");
+
+int ks_sm2_pubkey_precompute(ks_sm2_pubkey* key) try {
+  if (key == nullptr) return KS_ERR_NULL_POINTER;
+  if (key->point_table() != nullptr) return KS_OK;
+  ks::curve::PointTablePtr made = ks::curve::make_point_table(key->key.point);
+  if (made == nullptr) return KS_ERR_NO_MEMORY;
+  ks::curve::PointTable* expected = nullptr;
+  if (key->table.compare_exchange_strong(expected, made.get(), std::memory_order_acq_rel))
+    made.release();  // another thread's table won otherwise; ours is freed
+  return KS_OK;
+} KS_API_CATCH
+
 // ---- Digests, signatures ------------------------------------------------------
 
 int ks_sm2_za(const ks_sm2_pubkey* key, const uint8_t* id, size_t id_len,
@@ -183,13 +196,14 @@ int ks_sm2_verify(const ks_sm2_pubkey* key, const uint8_t* id, size_t id_len,
   int rc = check_id(id, id_len);
   if (rc == KS_OK) rc = check_buffer(msg, msg_len);
   if (rc != KS_OK) return rc;
-  return to_status(ks::sm2::verify_message(key->key, id, id_len, msg, msg_len, sig));
+  return to_status(
+      ks::sm2::verify_message(key->key, id, id_len, msg, msg_len, sig, key->point_table()));
 } KS_API_CATCH
 
 int ks_sm2_verify_digest(const ks_sm2_pubkey* key, const uint8_t e[KS_SM2_DIGEST_BYTES],
                          const uint8_t sig[KS_SM2_SIGNATURE_BYTES]) try {
   if (key == nullptr || e == nullptr || sig == nullptr) return KS_ERR_NULL_POINTER;
-  return to_status(ks::sm2::verify_digest(key->key, e, sig));
+  return to_status(ks::sm2::verify_digest(key->key, e, sig, key->point_table()));
 } KS_API_CATCH
 
 int ks_sm2_signature_to_der(const uint8_t sig[KS_SM2_SIGNATURE_BYTES], uint8_t* out,

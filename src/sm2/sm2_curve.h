@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <memory>
+
 #include "sm2/sm2_params.h"
 
 namespace ks {
@@ -27,6 +29,25 @@ Jacobian mul_point(const U256& k, const Affine& p);
 // doubling chain for both: t by width-5 wNAF, s by width-12 wNAF over the
 // build-time odd multiples of G.
 Jacobian mul_base_add_point_vartime(const U256& s, const U256& t, const Affine& p);
+
+// The comb table of a fixed public point P, G's layout (sm2_params.h):
+// [k]P then costs what [k]G does, and [s]G + [t]P needs no doubling. 148
+// KiB (kPointTableBytes), built in about a millisecond; for a key used many
+// times (one recipient, one signer's key checked millions of times).
+struct PointTable;
+constexpr size_t kPointTableBytes = size_t(kCombWindows) * kCombEntries * sizeof(Affine);
+struct PointTableDeleter {
+  void operator()(PointTable* t) const;
+};
+using PointTablePtr = std::unique_ptr<PointTable, PointTableDeleter>;
+// nullptr when memory is short. p must be on the curve.
+PointTablePtr make_point_table(const Affine& p);
+// [k]P from P's table in constant time (the comb of mul_base, every
+// sub-table scanned in full); k in [0, n-1].
+Affine mul_table_affine(const PointTable& table, const U256& k);
+// [s]G + [t]P in variable time (public inputs only: verification under
+// one key): both combs, 74 mixed additions at most and no doubling.
+Jacobian mul_base_add_table_vartime(const U256& s, const U256& t, const PointTable& table);
 
 // Affine form in constant time (the field inversion of [ZHU22 table 4]);
 // the point at infinity gives (0, 0).

@@ -61,10 +61,14 @@ uint64_t mask_and_hash(const uint8_t xy[kPointBytes], const uint8_t* in, uint8_t
   return len == 0 ? 0 : ct_is_zero_mask(any);
 }
 
-// x2 || y2 of [k]P: the shared point, in constant time.
-void shared_point(uint8_t xy[kPointBytes], const U256& k, const curve::Affine& p) {
+// x2 || y2 of [k]P: the shared point, in constant time (from P's comb
+// table where there is one).
+void shared_point(uint8_t xy[kPointBytes], const U256& k, const curve::Affine& p,
+                  const curve::PointTable* table = nullptr) {
   uint8_t enc[kPublicKeyBytes];
-  curve::encode_point_uncompressed(enc, curve::affine_of(curve::mul_point(k, p)));
+  curve::encode_point_uncompressed(enc, table != nullptr
+                                            ? curve::mul_table_affine(*table, k)
+                                            : curve::affine_of(curve::mul_point(k, p)));
   memcpy(xy, enc + 1, kPointBytes);
   secure_wipe(enc, sizeof enc);
 }
@@ -123,7 +127,8 @@ size_t ciphertext_bound(size_t len, CipherForm form) {
 }
 
 Error encrypt(const PublicKey& pub, const uint8_t* msg, size_t len, CipherForm form,
-              uint8_t* out, size_t out_cap, size_t* out_len, const uint8_t fixed_k[kScalarBytes]) {
+              uint8_t* out, size_t out_cap, size_t* out_len, const uint8_t fixed_k[kScalarBytes],
+              const curve::PointTable* table) {
   *out_len = 0;
   if (uint64_t(len) > sm3::kKdfMaxBytes) return Error::kBadCiphertext;
   U256 k;
@@ -139,7 +144,7 @@ Error encrypt(const PublicKey& pub, const uint8_t* msg, size_t len, CipherForm f
     }
     curve::encode_point_uncompressed(c1, curve::mul_base_affine(k));  // A2
     ct_declassify(c1, sizeof c1);  // C1 is public: the ciphertext carries it (and DER sizes it)
-    shared_point(xy, k, pub.point);  // A3 (h = 1: P_B is a finite point) and A4
+    shared_point(xy, k, pub.point, table);  // A3 (h = 1: P_B is a finite point) and A4
     // The layout: where C2 goes, and the bytes around it.
     Bytes prefix;
     size_t c2_at = kPublicKeyBytes, c3_at = kPublicKeyBytes, total = len + kCiphertextOverhead;

@@ -35,10 +35,12 @@ size_t ciphertext_bound(size_t len, CipherForm form);
 // *out_len). out must not overlap msg. k is drawn from os_random (again
 // when t is all zero, clause 6.1 A5); fixed_k, a test hook for the
 // standard's examples, fixes it (kBadNonce if outside [1, n-1] or t is all
-// zero). Constant time in k and the message.
+// zero). table, when given, is pub's comb table (curve::make_point_table):
+// [k]P_B then costs what [k]G does. Constant time in k and the message.
 Error encrypt(const PublicKey& pub, const uint8_t* msg, size_t len, CipherForm form,
               uint8_t* out, size_t out_cap, size_t* out_len,
-              const uint8_t fixed_k[kScalarBytes] = nullptr);
+              const uint8_t fixed_k[kScalarBytes] = nullptr,
+              const curve::PointTable* table = nullptr);
 
 // The plaintext length of a ciphertext in form, or kBadCiphertext for one
 // that is malformed (too short, bad DER, trailing bytes); C1 is not

@@ -43,7 +43,8 @@ int ks_sm2_encrypt(const ks_sm2_pubkey* key, int form, const uint8_t* msg, size_
   if (bound == 0) return KS_ERR_OVERFLOW;
   *out_len = bound;
   if (out_cap < bound) return KS_ERR_LENGTH;
-  return ks::api::to_status(ks::sm2::encrypt(key->key, msg, len, f, out, out_cap, out_len));
+  return ks::api::to_status(
+      ks::sm2::encrypt(key->key, msg, len, f, out, out_cap, out_len, nullptr, key->point_table()));
 } KS_API_CATCH
 
 int ks_sm2_decrypt(const ks_sm2_key* key, int form, const uint8_t* ct, size_t ct_len,

@@ -6,15 +6,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <atomic>
+
 #include "api/checks.h"
 #include "kuaisuo/sm2.h"
 #include "sm2/sm2.h"
+#include "sm2/sm2_curve.h"
 
 struct ks_sm2_key {
   ks::sm2::PrivateKey key;
 };
+// The key's comb table, once ks_sm2_pubkey_precompute built it: published
+// with one atomic exchange, so that threads using the key meanwhile see
+// either no table or the whole of it.
 struct ks_sm2_pubkey {
   ks::sm2::PublicKey key;
+  std::atomic<ks::curve::PointTable*> table{nullptr};
+  const ks::curve::PointTable* point_table() const {
+    return table.load(std::memory_order_acquire);
+  }
+  ~ks_sm2_pubkey() { ks::curve::PointTableDeleter()(table.load()); }
 };
 
 namespace ks {

@@ -32,6 +32,23 @@ constexpr int kCombWindowBits = 7;
 constexpr int kCombWindows = (256 + kCombWindowBits) / kCombWindowBits;
 constexpr int kCombEntries = 1 << (kCombWindowBits - 1);
 
+// The comb's points for base point p, in variable time (p is public):
+// entry(i, j - 1, j * 2^(7i) * p) for every window i and j = 1..64. G's
+// table at build time, a public key's at run time (sm2_curve.h).
+template <class F, class Entry>
+void comb_points(const AffinePoint<F>& p, Entry entry) {
+  JacobianPoint<F> base = JacobianPoint<F>::from_affine(p);  // 2^(7i) p
+  for (int i = 0; i < kCombWindows; ++i) {
+    JacobianPoint<F> multiple = base;
+    const CachedJacobian<F> cached = with_z_powers(base);
+    for (int j = 0; j < kCombEntries; ++j) {
+      entry(i, j, multiple);
+      multiple = add_vartime(multiple, cached);
+    }
+    for (int b = 0; b < kCombWindowBits; ++b) base = dbl(base);
+  }
+}
+
 // The odd multiples of G for verification's interleaved width-12 wNAF of s
 // (also written by src/sm2/gen_sm2_tables.cc): entry j = (2j + 1) G, affine,
 // for j < 1024 (64 KiB). [s]G then costs ~20 mixed additions inside the

@@ -8,12 +8,13 @@
 // Covered: single operations on the field the CPU dispatch picks (MULX/ADX
 // where present; KS_CPU_FEATURES=portable for the portable one), the batch
 // calls (8-lane AVX-512 IFMA where present) through the C API, PKCS#8 and
-// SEC1 decoding with the private key's bytes secret, PEM's base64 both ways,
-// HMAC-SM3 under a secret key, and encryption (k, the shared point and the
-// message secret) and decryption (the private key secret, and so the shared
-// point and the plaintext) in every form, and key exchange with
-// confirmation (static and ephemeral keys secret). valgrind emulates a CPU without ADX and
-// AVX-512, so only the MSan build checks those paths.
+// SEC1 decoding with the private key's bytes secret, PEM's base64 both
+// ways, HMAC-SM3 under a secret key, encryption (k, the shared point and
+// the message secret; with and without the recipient's comb table) and
+// decryption (the private key secret, and so the shared point and the
+// plaintext) in every form, and key exchange with confirmation (static and
+// ephemeral keys secret). valgrind emulates a CPU without ADX and AVX-512,
+// so only the MSan build checks those paths.
 #include <stdio.h>
 #include <string.h>
 
@@ -71,8 +72,12 @@ void encryption() {
   expect(is_ok(generate_key(key)), "generate_key");
   uint8_t msg[300], ct[300 + kCiphertextOverhead + kDerExtraBytes], back[300];
   ks_ct::secret_random(msg, sizeof msg);
+  const ks::curve::PointTablePtr table = ks::curve::make_point_table(key.pub.point);
   for (CipherForm form : {CipherForm::kC1C3C2, CipherForm::kC1C2C3, CipherForm::kDer}) {
     size_t n = 0, m = 0;
+    expect(is_ok(encrypt(key.pub, msg, sizeof msg, form, ct, sizeof ct, &n, nullptr,
+                         table.get())),
+           "encrypt with the key's comb table");
     expect(is_ok(encrypt(key.pub, msg, sizeof msg, form, ct, sizeof ct, &n)), "encrypt");
     ks::ct_declassify(ct, sizeof ct);  // what goes on the wire
     ks::ct_declassify(&n, sizeof n);

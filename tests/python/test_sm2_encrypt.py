@@ -108,3 +108,16 @@ def test_kdf_is_x963_over_sm3():
         want = X963KDF(algorithm=hashes.SM3(), length=n, sharedinfo=None).derive(z)
         assert kuaisuo.sm3_kdf(z, n) == want
     assert kuaisuo.sm3_kdf(b"z", 0) == b""
+
+
+def test_precomputed_key_encrypts_and_verifies_as_without():
+    key = sm2.SM2PrivateKey.generate()
+    pub = key.public_key()
+    table_pub = sm2.SM2PublicKey.from_public_bytes(pub.public_bytes_raw()).precompute()
+    for msg in (b"", b"x", os.urandom(200)):
+        for fmt in ("c1c3c2", "c1c2c3", "der"):
+            assert key.decrypt(table_pub.encrypt(msg, format=fmt), format=fmt) == msg
+        sig = key.sign(msg)
+        table_pub.verify(sig, msg)
+        with pytest.raises(kuaisuo.InvalidSignature):
+            table_pub.verify(sig, msg + b"!")

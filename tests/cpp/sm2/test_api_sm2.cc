@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kuaisuo.h"
@@ -227,6 +228,51 @@ TEST(Sm2Api, OpenSslSignaturesVerifyWithOurs) {
     EXPECT_EQ(ks_sm2_verify(pub.get(), other_id.data(), other_id.size(), msg.data(), msg.size(), rs.data()),
               KS_ERR_VERIFY_FAILED);
   }
+}
+
+// Verification under a key with its comb table gives the verdicts it
+// gives without, for OpenSSL's signatures and damaged ones, also while
+// other threads build the table and verify at the same time.
+TEST(Sm2Api, PrecomputedKeyVerifiesAsWithout) {
+  Pkey theirs = openssl_generate();
+  const Bytes spki = openssl_public_der(theirs.get());
+  ks_sm2_pubkey *raw = nullptr, *plain_raw = nullptr;
+  ASSERT_EQ(ks_sm2_pubkey_decode(spki.data(), spki.size(), &raw), KS_OK);
+  ASSERT_EQ(ks_sm2_pubkey_decode(spki.data(), spki.size(), &plain_raw), KS_OK);
+  Pub pub(raw), plain(plain_raw);
+  struct Item {
+    Bytes id, msg, rs;
+  };
+  std::vector<Item> items;
+  for (int i = 0; i < 24; ++i) {
+    Item it{random_id(), random_message(), Bytes(64)};
+    const Bytes der = openssl_sign(theirs.get(), it.id, it.msg);
+    EXPECT_EQ(ks_sm2_signature_from_der(der.data(), der.size(), it.rs.data()), KS_OK);
+    if (i % 3 == 1) it.rs[i % 64] ^= 0x10;  // damaged: r or s changes
+    if (i % 3 == 2) it.msg.push_back('x');
+    items.push_back(it);
+  }
+  auto verify_all = [&](const ks_sm2_pubkey* key, std::vector<int>* out) {
+    for (const Item& it : items)
+      out->push_back(ks_sm2_verify(key, it.id.data(), it.id.size(), it.msg.data(), it.msg.size(),
+                                   it.rs.data()));
+  };
+  std::vector<int> want;
+  verify_all(plain.get(), &want);
+  std::vector<std::vector<int>> got(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      if (t % 2 == 0) EXPECT_EQ(ks_sm2_pubkey_precompute(pub.get()), KS_OK);
+      verify_all(pub.get(), &got[t]);
+    });
+  for (std::thread& t : threads) t.join();
+  for (const auto& g : got) EXPECT_EQ(g, want);
+  std::vector<int> after;
+  verify_all(pub.get(), &after);  // the table is there now
+  EXPECT_EQ(after, want);
+  EXPECT_EQ(std::count(want.begin(), want.end(), KS_OK), 8);
+  EXPECT_EQ(ks_sm2_pubkey_precompute(nullptr), KS_ERR_NULL_POINTER);
 }
 
 TEST(Sm2Api, KeysRoundTripThroughOpenSsl) {

@@ -133,6 +133,34 @@ TEST_F(CurveSm2, DoubleScalarMatches) {
   expect_same(mul_base_add_point_vartime(s, zero, kG), &s, &zero, &kG);
 }
 
+// A public point's comb table: [k]P and [s]G + [t]P from it equal
+// OpenSSL's, for P random, G and -G (the sums that double or cancel).
+TEST_F(CurveSm2, PointTableMatches) {
+  Rng rng(17);
+  const auto ks = scalars(30);
+  for (int round = 0; round < 4; ++round) {
+    const Affine p = round == 0 ? kG : round == 1 ? Affine{kG.x, Fp::neg(kG.y)} : random_point(rng);
+    const PointTablePtr table = make_point_table(p);
+    ASSERT_NE(table, nullptr);
+    for (size_t i = 0; i < ks.size(); ++i) {
+      const U256& s = ks[i];
+      const U256& t = ks[(i * 5 + 1) % ks.size()];
+      expect_same(Jacobian::from_affine(mul_table_affine(*table, t)), nullptr, &t, &p);
+      expect_same(mul_base_add_table_vartime(s, t, *table), &s, &t, &p);
+    }
+  }
+  const U256 zero{{0, 0, 0, 0}}, s{{99, 0, 0, 0}};
+  const PointTablePtr g_table = make_point_table(kG);
+  const Affine minus_g{kG.x, Fp::neg(kG.y)};
+  const PointTablePtr minus_table = make_point_table(minus_g);
+  EXPECT_TRUE(mul_base_add_table_vartime(s, s, *minus_table).is_infinity());
+  expect_same(mul_base_add_table_vartime(s, s, *g_table), &s, &s, &kG);
+  expect_same(mul_base_add_table_vartime(zero, s, *g_table), &zero, &s, &kG);
+  expect_same(mul_base_add_table_vartime(s, zero, *g_table), &s, &zero, &kG);
+  const Affine none = mul_table_affine(*g_table, zero);  // infinity: (0, 0)
+  EXPECT_TRUE(Fp::is_zero(none.x) && Fp::is_zero(none.y));
+}
+
 TEST_F(CurveSm2, EncodingsRoundTripAndMatchOpenSsl) {
   Rng rng(17);
   for (int i = 0; i < 50; ++i) {
