@@ -168,6 +168,12 @@ struct Sm2Worker {
   std::vector<uint8_t> digests, msgs, sigs, der, cts;  // kPool of each
   std::vector<size_t> der_len, ct_len;
   size_t msg_bytes = 0;
+  // Key exchange (prepare_exchange): the responder's static key and the
+  // kPool ephemeral points R_B it answered with; OpenSSL's ECDH peers.
+  ks_sm2_key* kx_peer_key = nullptr;
+  ks_sm2_pubkey* kx_peer_pub = nullptr;
+  std::vector<uint8_t> kx_r, kx_key;  // kPool R_B of 65 bytes; the key out
+  OpenSslPeer::Sm2Ecdh* ecdh = nullptr;
 
   Sm2Worker(bool openssl, size_t msg_len) : msg_bytes(msg_len) {
     ks_ctx_config cfg;
@@ -192,7 +198,10 @@ struct Sm2Worker {
     ks_ctx_free(keygen_ctx);
     ks_sm2_key_free(key);
     ks_sm2_pubkey_free(pub);
+    ks_sm2_key_free(kx_peer_key);
+    ks_sm2_pubkey_free(kx_peer_pub);
     OpenSslPeer::get().sm2_free_signer(peer);
+    OpenSslPeer::get().sm2_ecdh_free(ecdh);
   }
   bool ready() const { return pub != nullptr || peer != nullptr; }
   size_t ct_stride() const { return std::max<size_t>(1, msg_bytes) + 128; }  // DER form
@@ -210,6 +219,7 @@ struct Sm2Worker {
       return ks_sm2_keygen_batch(keygen_ctx, 1, d, sizeof d, p, sizeof p, nullptr) == KS_OK;
     }
     if (c.op == "encrypt" || c.op == "decrypt") return crypt(c.op == "encrypt", j);
+    if (c.op == "key-exchange") return exchange(j);
     if (c.op == "sign") {
       size_t& len = der_len[j];
       len = 80;
@@ -247,6 +257,76 @@ struct Sm2Worker {
            n == msg_bytes;
   }
 
+  // One SM2 key exchange (GB/T 32918.3) between our static key (the
+  // initiator's) and kx_peer_key's (the responder's), with or without key
+  // confirmation: true if both ends derive the same key of kx_key's
+  // length. R_B is written to rb.
+  bool exchange_both_ways(bool confirm, uint8_t rb[65]) {
+    ks_sm2_kx *a = nullptr, *b = nullptr;
+    std::vector<uint8_t> ka(kx_key.size(), 0), kb(kx_key.size(), 0xff);
+    uint8_t ra[65], sa[KS_SM2_CONFIRM_BYTES], sb[KS_SM2_CONFIRM_BYTES];
+    const size_t n = kx_key.size();
+    const bool ok =
+        ks_sm2_kx_new(KS_SM2_INITIATOR, key, kId, kIdLen, kx_peer_pub, kId, kIdLen, confirm,
+                      &a) == KS_OK &&
+        ks_sm2_kx_new(KS_SM2_RESPONDER, kx_peer_key, kId, kIdLen, pub, kId, kIdLen, confirm,
+                      &b) == KS_OK &&
+        ks_sm2_kx_start(a, ra) == KS_OK &&
+        ks_sm2_kx_respond(b, ra, sizeof ra, rb, confirm ? sb : nullptr,
+                          confirm ? nullptr : kb.data(), confirm ? 0 : n) == KS_OK &&
+        ks_sm2_kx_finish(a, rb, 65, confirm ? sb : nullptr, ka.data(), n,
+                         confirm ? sa : nullptr) == KS_OK &&
+        (!confirm || ks_sm2_kx_confirm(b, sa, kb.data(), n) == KS_OK) && ka == kb;
+    ks_sm2_kx_free(a);
+    ks_sm2_kx_free(b);
+    return ok;
+  }
+
+  // Before timing the key exchange: ours, a responder's static key and
+  // kPool whole exchanges with it (no confirmation, as timed), each checked
+  // to give both ends the same key of key_len bytes, their R_B kept as the
+  // pool, and one more exchange with key confirmation, checked likewise;
+  // OpenSSL's, its ECDH peers (checked to agree both ways).
+  bool prepare_exchange(size_t key_len) {
+    if (key_len == 0 || key_len > 4096) return false;
+    kx_key.assign(key_len, 0);
+    if (peer != nullptr) {
+      ecdh = OpenSslPeer::get().sm2_ecdh_new(kPool);
+      return ecdh != nullptr;
+    }
+    if (pub == nullptr || ks_sm2_key_generate(&kx_peer_key) != KS_OK ||
+        ks_sm2_key_public(kx_peer_key, &kx_peer_pub) != KS_OK)
+      return false;
+    kx_r.assign(65 * kPool, 0);
+    for (size_t j = 0; j < kPool; ++j)
+      if (!exchange_both_ways(false, &kx_r[65 * j])) return false;
+    uint8_t rb[65];
+    return exchange_both_ways(true, rb);
+  }
+
+  // One party's whole side of a key exchange, the initiator's: a state
+  // object for it (ks_sm2_kx_new: the Z values of both IDs), R_A
+  // (ks_sm2_kx_start), then the key from the responder's R_B, pool slot j
+  // (ks_sm2_kx_finish: R_B checked, the shared point, the KDF), the object
+  // freed. No key confirmation: its tags need a responder that saw this
+  // R_A. OpenSSL's: an ephemeral EC key on the SM2 curve and ECDH with a
+  // peer's (sm2_ecdh_exchange), OpenSSL having no SM2 key exchange.
+  bool exchange(size_t j) {
+    if (ecdh != nullptr) {
+      uint8_t shared[32];
+      return OpenSslPeer::get().sm2_ecdh_exchange(ecdh, j, shared);
+    }
+    ks_sm2_kx* kx = nullptr;
+    uint8_t ra[65];
+    const bool ok = ks_sm2_kx_new(KS_SM2_INITIATOR, key, kId, kIdLen, kx_peer_pub, kId, kIdLen,
+                                  0, &kx) == KS_OK &&
+                    ks_sm2_kx_start(kx, ra) == KS_OK &&
+                    ks_sm2_kx_finish(kx, &kx_r[65 * j], 65, nullptr, kx_key.data(),
+                                     kx_key.size(), nullptr) == KS_OK;
+    ks_sm2_kx_free(kx);
+    return ok;
+  }
+
   // Ciphertexts of the pool, for the decrypt benchmarks.
   bool encrypt_pool() {
     for (size_t j = 0; j < kPool; ++j)
@@ -266,8 +346,13 @@ struct Sm2Worker {
 
 bool run_sm2_single(const Case& c, Result* result, std::string* error) {
   const bool openssl = c.impl == "openssl";
+  const bool kx = c.op == "key-exchange";  // msg_bytes: the key's length
   if (openssl && !OpenSslPeer::get().ok()) {
     *error = OpenSslPeer::get().error();
+    return false;
+  }
+  if (openssl && kx && !OpenSslPeer::get().sm2_ecdh_error().empty()) {
+    *error = OpenSslPeer::get().sm2_ecdh_error();
     return false;
   }
   std::vector<std::unique_ptr<Sm2Worker>> workers;
@@ -276,6 +361,12 @@ bool run_sm2_single(const Case& c, Result* result, std::string* error) {
     if (!workers.back()->ready() || (c.op == "verify" && !workers.back()->sign_pool(c)) ||
         (c.op == "decrypt" && !workers.back()->encrypt_pool())) {
       *error = "could not prepare SM2 keys, signatures and ciphertexts";
+      return false;
+    }
+    if (kx && !workers.back()->prepare_exchange(c.msg_bytes)) {
+      *error = c.msg_bytes == 0 || c.msg_bytes > 4096
+                   ? "SM2 key exchange: the key length (msg_bytes) must be 1 to 4096"
+                   : "could not prepare SM2 key exchanges (or both ends disagreed)";
       return false;
     }
   }
@@ -397,6 +488,10 @@ bool run_sm2(const Case& c, Result* result, std::string* error) {
   const bool crypt = c.op == "encrypt" || c.op == "decrypt";
   if (crypt && c.batch > 1) {
     *error = "SM2 encryption has no batch call yet";
+    return false;
+  }
+  if (c.op == "key-exchange" && c.batch > 1) {
+    *error = "SM2 key exchange has no batch call";
     return false;
   }
   if (c.impl == "openssl" || c.batch <= 1) return run_sm2_single(c, result, error);
@@ -965,7 +1060,7 @@ struct Benchmark {
 
 const Benchmark kBenchmarks[] = {
     {"sm3", {"hash"}, run_sm3},
-    {"sm2", {"keygen", "sign", "verify", "encrypt", "decrypt"}, run_sm2},
+    {"sm2", {"keygen", "sign", "verify", "encrypt", "decrypt", "key-exchange"}, run_sm2},
     {"ed25519", {"keygen", "sign", "verify"}, run_ed25519},
     {"x25519", {"keygen", "derive"}, run_x25519},
     {"sm4", {"ecb", "cbc", "cbc-dec", "cfb", "ofb", "ctr", "gcm", "setkey"}, run_sm4},

@@ -29,12 +29,13 @@ OpenSslPeer::OpenSslPeer() {
     if (lib_ != nullptr) break;
   }
   if (lib_ == nullptr) {
-    error_ = curve_error_ = "cannot load libcrypto.so.3 (install OpenSSL 3)";
+    error_ = curve_error_ = ecdh_error_ = "cannot load libcrypto.so.3 (install OpenSSL 3)";
     for (std::string& e : sm4_error_) e = error_;
     return;
   }
   load_curve25519();  // on its own: a libcrypto without SM2 may still have it
   load_sm4();         // likewise
+  load_sm2_ecdh();    // likewise
   auto version = reinterpret_cast<const char* (*)(int)>(sym("OpenSSL_version"));
   auto fetch = reinterpret_cast<const void* (*)(void*, const char*, const char*)>(
       sym("EVP_MD_fetch"));
@@ -171,6 +172,81 @@ bool OpenSslPeer::sm2_verify_message(Sm2Signer* s, const uint8_t* id, size_t id_
     return evp_.digest_verify_init(md, nullptr, evp_.sm3_md(), nullptr, s->pkey) == 1 &&
            evp_.digest_verify(md, der, der_len, msg, len) == 1;
   });
+}
+
+// ---- ECDH on the SM2 curve (the key-exchange rows) ---------------------------------
+
+struct OpenSslPeer::Sm2Ecdh {
+  void* keygen_ctx = nullptr;  // EVP_PKEY_CTX "EC", keygen-initialised, group "SM2"
+  std::vector<void*> peers;    // EVP_PKEY, the other party's ephemeral keys
+};
+
+void OpenSslPeer::load_sm2_ecdh() {
+  std::string* e = &ecdh_error_;
+  bind(evp_.pkey_ctx_new_from_name, sym_into("EVP_PKEY_CTX_new_from_name", e));
+  bind(evp_.pkey_ctx_new, sym_into("EVP_PKEY_CTX_new", e));
+  bind(evp_.pkey_ctx_free, sym_into("EVP_PKEY_CTX_free", e));
+  bind(evp_.keygen_init, sym_into("EVP_PKEY_keygen_init", e));
+  bind(evp_.keygen, sym_into("EVP_PKEY_keygen", e));
+  bind(evp_.pkey_free, sym_into("EVP_PKEY_free", e));
+  bind(ecdh_.set_group_name, sym_into("EVP_PKEY_CTX_set_group_name", e));
+  bind(ecdh_.derive_init, sym_into("EVP_PKEY_derive_init", e));
+  bind(ecdh_.derive_set_peer_ex, sym_into("EVP_PKEY_derive_set_peer_ex", e));
+  bind(ecdh_.derive, sym_into("EVP_PKEY_derive", e));
+  if (!e->empty()) return;
+  Sm2Ecdh* probe = sm2_ecdh_new(1);
+  if (probe == nullptr) *e = "this libcrypto has no ECDH on the SM2 curve";
+  sm2_ecdh_free(probe);
+}
+
+// EVP_PKEY_derive of pkey with peer (32 bytes out), on a context made for pkey.
+bool OpenSslPeer::ecdh_derive(void* pkey, void* peer, uint8_t out[32]) const {
+  void* ctx = evp_.pkey_ctx_new(pkey, nullptr);
+  size_t len = 32;
+  const bool ok = ctx != nullptr && ecdh_.derive_init(ctx) == 1 &&
+                  ecdh_.derive_set_peer_ex(ctx, peer, 0) == 1 &&
+                  ecdh_.derive(ctx, out, &len) == 1 && len == 32;
+  if (ctx != nullptr) evp_.pkey_ctx_free(ctx);
+  return ok;
+}
+
+OpenSslPeer::Sm2Ecdh* OpenSslPeer::sm2_ecdh_new(size_t peers) const {
+  auto* e = new Sm2Ecdh;
+  // One context per party: EVP_PKEY_keygen on a shared one is not thread-safe.
+  e->keygen_ctx = evp_.pkey_ctx_new_from_name(nullptr, "EC", nullptr);
+  bool ok = peers > 0 && e->keygen_ctx != nullptr && evp_.keygen_init(e->keygen_ctx) == 1 &&
+            ecdh_.set_group_name(e->keygen_ctx, "SM2") == 1;
+  for (size_t i = 0; ok && i < peers; ++i) {
+    void* peer = nullptr;
+    ok = evp_.keygen(e->keygen_ctx, &peer) == 1;
+    if (peer != nullptr) e->peers.push_back(peer);
+  }
+  // One exchange, both ways: the same shared secret.
+  void* mine = nullptr;
+  uint8_t ab[32] = {}, ba[32] = {1};
+  ok = ok && evp_.keygen(e->keygen_ctx, &mine) == 1 && ecdh_derive(mine, e->peers[0], ab) &&
+       ecdh_derive(e->peers[0], mine, ba) && memcmp(ab, ba, 32) == 0;
+  if (mine != nullptr) evp_.pkey_free(mine);
+  if (!ok) {
+    sm2_ecdh_free(e);
+    return nullptr;
+  }
+  return e;
+}
+
+void OpenSslPeer::sm2_ecdh_free(Sm2Ecdh* e) const {
+  if (e == nullptr) return;
+  for (void* peer : e->peers) evp_.pkey_free(peer);
+  if (e->keygen_ctx != nullptr) evp_.pkey_ctx_free(e->keygen_ctx);
+  delete e;
+}
+
+bool OpenSslPeer::sm2_ecdh_exchange(Sm2Ecdh* e, size_t peer, uint8_t out[32]) const {
+  void* eph = nullptr;
+  if (evp_.keygen(e->keygen_ctx, &eph) != 1) return false;
+  const bool ok = ecdh_derive(eph, e->peers[peer % e->peers.size()], out);
+  evp_.pkey_free(eph);
+  return ok;
 }
 
 // ---- Ed25519 and X25519 ---------------------------------------------------------

@@ -46,6 +46,27 @@ class OpenSslPeer {
   bool sm2_verify_message(Sm2Signer* s, const uint8_t* id, size_t id_len, const uint8_t* msg,
                           size_t len, const uint8_t* der, size_t der_len) const;
 
+  // OpenSSL's nearest equivalent of one party's side of an SM2 key
+  // exchange, which OpenSSL 3 lacks: ECDH on the SM2 curve, with EC keys of
+  // group "SM2" (an EVP_PKEY_SM2 key refuses EVP_PKEY_derive). Independent
+  // of SM2 signing; sm2_ecdh_error() is "" when usable.
+  const std::string& sm2_ecdh_error() const { return ecdh_error_; }
+  // A keygen context ("EC", group "SM2") made once and `peers` peer keys
+  // (the other party's ephemeral keys), with one exchange checked to agree
+  // both ways; nullptr on failure.
+  struct Sm2Ecdh;
+  Sm2Ecdh* sm2_ecdh_new(size_t peers) const;
+  void sm2_ecdh_free(Sm2Ecdh* e) const;
+  // One party's side: a fresh ephemeral key (EVP_PKEY_keygen on the
+  // context) and EVP_PKEY_derive with peer i's public key into out (the
+  // shared x coordinate), on a derive context made for the new key. The
+  // peer is set without OpenSSL's per-derive public-key check
+  // (EVP_PKEY_derive_set_peer_ex, validate 0): that check multiplies the
+  // point by the group order, a third scalar multiplication ours does not
+  // do (the curve's cofactor is 1: being on the curve, which the peers are
+  // by construction, suffices), and it would weigh on OpenSSL alone.
+  bool sm2_ecdh_exchange(Sm2Ecdh* e, size_t peer, uint8_t out[32]) const;
+
   // Ed25519 and X25519 through EVP, independent of SM2: a libcrypto without
   // SM2 still has them. curve25519_error() is "" when they are usable.
   bool curve25519_ok() const { return lib_ != nullptr && curve_error_.empty(); }
@@ -96,6 +117,8 @@ class OpenSslPeer {
   void load_sm2();
   void load_curve25519();
   void load_sm4();
+  void load_sm2_ecdh();
+  bool ecdh_derive(void* pkey, void* peer, uint8_t out[32]) const;
   int sm4_index(const std::string& mode) const;  // into sm4_cipher_, or -1
   bool keygen_named(const char* alg, void** pkey) const;
   template <class Body>
@@ -140,6 +163,14 @@ class OpenSslPeer {
     int (*derive)(void*, unsigned char*, size_t*);
   } curve_{};
   std::string curve_error_;
+  // The further entry points ECDH on the SM2 curve needs.
+  struct Ecdh {
+    int (*set_group_name)(void*, const char*);
+    int (*derive_init)(void*);
+    int (*derive_set_peer_ex)(void*, void*, int);
+    int (*derive)(void*, unsigned char*, size_t*);
+  } ecdh_{};
+  std::string ecdh_error_;
   // The EVP_CIPHER entry points SM4 needs, and the fetched ciphers.
   struct Cipher {
     void* (*fetch)(void*, const char*, const char*);

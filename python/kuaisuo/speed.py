@@ -32,6 +32,7 @@ class Case:
     batch: int
     msg_bytes: int
     input: str = "message"  # sm2 sign/verify: "digest" when e is given; x25519: "key";
+    # sm2 key-exchange: "initiator" (the side timed; msg_bytes is the key's length);
     # Ed25519/X25519 GPU rows: "wide-table" (KS_GPU_WIDE_BASE_TABLE)
     pinned: bool = False  # GPU batches: buffers from ks_host_alloc (page-locked)
 
@@ -39,6 +40,8 @@ class Case:
         """The operand column: a digest, or a message of some size."""
         if self.op in ("keygen", "derive", "setkey"):
             return "-"
+        if self.op == "key-exchange":
+            return f"{self.input}, {human_bytes(self.msg_bytes)} key"
         if self.input == "schedule":
             return human_bytes(self.msg_bytes) + ", key reused"
         return "digest" if self.input == "digest" else human_bytes(self.msg_bytes)
@@ -106,7 +109,14 @@ def plan_sm2(opt: Options) -> List[Comparison]:
     """keygen, sign and verify (digest-in, and 64-byte messages with the
     default ID) at one thread as single operations, then batches on every
     thread, each against OpenSSL's EVP SM2 on as many threads; encryption
-    and decryption of 64-byte messages (the DER form) on one thread."""
+    and decryption of 64-byte messages (the DER form) on one thread; and
+    key exchange (GB/T 32918.3) on one thread: one party's whole side, the
+    initiator's (ks_sm2_kx_new, _start, _finish with a responder's R_B made
+    beforehand, a 16-byte key, no confirmation; checked beforehand that
+    whole exchanges, with confirmation and without, give both ends the same
+    key), against OpenSSL's nearest equivalent, which has no SM2 key
+    exchange: an ephemeral EC key on the SM2 curve and ECDH with a peer's
+    (OPENSSL_STAND_INS)."""
     plan: List[Comparison] = []
     ops = [("keygen", "digest", 0), ("sign", "digest", 32), ("sign", "message", 64),
            ("verify", "digest", 32), ("verify", "message", 64)]
@@ -119,6 +129,8 @@ def plan_sm2(opt: Options) -> List[Comparison]:
         for op in ("encrypt", "decrypt"):  # one at a time (no batch call yet), DER form
             ours = Case("sm2", op, "kuaisuo", "cpu", 1, 1, 64, "message")
             plan.append(Comparison(ours, replace(ours, impl="openssl")))
+        ours = Case("sm2", "key-exchange", "kuaisuo", "cpu", 1, 1, 16, "initiator")
+        plan.append(Comparison(ours, replace(ours, impl="openssl")))
     if opt.gpu:
         batch = opt.batch or (1 << 20)
         for op, kind, msg in ops:
@@ -308,6 +320,33 @@ def plan_skinny(opt: Options) -> List[Comparison]:
     return plan
 
 
+# Rows where OpenSSL lacks the operation and runs its nearest equivalent
+# instead, (alg, op) -> (what it runs, what it lacks): the table says so
+# beside the row, the JSON in "theirs_note", the plot in the row's label.
+OPENSSL_STAND_INS: Dict[Tuple[str, str], Tuple[str, str]] = {
+    ("sm2", "key-exchange"): ("ephemeral EC keygen + ECDH derive on curve SM2",
+                              "SM2 key exchange"),
+}
+
+# Rows no optional peer measures, though the peer has the algorithm:
+# gmssl-pyx exposes no SM2 key exchange.
+NO_PEER_OPS = {("sm2", "key-exchange")}
+
+
+def stand_in_note(case: Case) -> Optional[str]:
+    """What OpenSSL runs on this row where it lacks the operation, else None."""
+    found = OPENSSL_STAND_INS.get((case.alg, case.op)) if case.impl == "openssl" else None
+    return None if found is None else found[0]
+
+
+def stand_in_text(case: Case) -> str:
+    """The table's note for such a row ("" for the others), e.g.
+    "(openssl ran: ephemeral EC keygen + ECDH derive on curve SM2; it has
+    no SM2 key exchange)"."""
+    found = OPENSSL_STAND_INS.get((case.alg, case.op)) if case.impl == "openssl" else None
+    return "" if found is None else f"(openssl ran: {found[0]}; it has no {found[1]})"
+
+
 PLANS: Dict[str, Callable[[Options], List[Comparison]]] = {
     "sm3": plan_sm3, "sm2": plan_sm2, "ed25519": plan_ed25519, "x25519": plan_x25519,
     "sm4": plan_sm4, "skinny128-256": plan_skinny}
@@ -349,7 +388,8 @@ def help_description(width: int = 78) -> str:
         "Measured beside kuaisuo:\n" + "\n".join(
             [item("OpenSSL (libcrypto through EVP, loaded at run time): always, on every "
                   "row (skinny128-256, which OpenSSL lacks, is measured against kuaisuo's "
-                  "table-based baseline in that column).")] +
+                  "table-based baseline in that column; SM2 key exchange, which it lacks "
+                  "too, against its ephemeral ECDH on the SM2 curve, the row saying so).")] +
             [item(f"{name} via {package} ({installed(module)}): {what}; on the "
                   "one-thread single-operation rows.")
              for name, package, module, what in OPTIONAL_PEERS]),
@@ -508,7 +548,8 @@ def attach_peers(plan: List[Comparison]) -> List[Comparison]:
         # Not where the input is ours alone: a buffer on a context, or a
         # key schedule kept (the peers' calls take the key every time).
         if (c.backend == "cpu" and c.threads == 1 and c.batch == 1
-                and c.input not in ("buffer", "schedule") and c.op != "setkey"):
+                and c.input not in ("buffer", "schedule") and c.op != "setkey"
+                and (c.alg, c.op) not in NO_PEER_OPS):
             names = tuple(name for name, _ in _peers.available(c.alg))
             cmp = replace(cmp, peers=tuple(replace(c, impl=name) for name in names))
         out.append(cmp)
@@ -695,7 +736,8 @@ def format_table(plan: List[Comparison], results: Dict[Case, dict]) -> str:
                     (f"{best.impl} {rate_text(results[best], c.msg_bytes)}",
                      _ratio(o, results[best])))
         rows.append(row)
-        notes.append(noisy_note(cmp, results, best))
+        notes.append(" ".join(n for n in (stand_in_text(cmp.theirs),
+                                          noisy_note(cmp, results, best)) if n))
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = [("  ".join(cell.rjust(w) if i >= 4 else cell.ljust(w)
                         for i, (cell, w) in enumerate(zip(r, widths))) +
@@ -732,8 +774,9 @@ def _case_key(case: Case) -> dict:
 def json_comparisons(plan: List[Comparison], results: Dict[Case, dict]) -> List[dict]:
     """The table's rows: which cases each compares (keys as in "results"),
     the ratio (null where a side failed, or is noisy: "noisy" true when a
-    side's spread exceeds NOISY_SPREAD_PCT), and the same for the best of
-    OpenSSL and the peers."""
+    side's spread exceeds NOISY_SPREAD_PCT), the same for the best of
+    OpenSSL and the peers, and "theirs_note": what OpenSSL ran where it
+    lacks the operation (OPENSSL_STAND_INS), else null."""
     out = []
     for cmp in plan:
         o, t = results[cmp.ours], results[cmp.theirs]
@@ -744,6 +787,7 @@ def json_comparisons(plan: List[Comparison], results: Dict[Case, dict]) -> List[
             "peers": [_case_key(p) for p in cmp.peers],
             "ratio": ratio(o, t), "noisy": is_noisy(o) or is_noisy(t),
             "spread_pct": {"ours": spread_pct(o), "theirs": spread_pct(t)},
+            "theirs_note": stand_in_note(cmp.theirs),  # what OpenSSL ran instead, or null
         }
         if cmp.peers:
             row["best_peer"] = None if best is None else best.impl
@@ -789,6 +833,8 @@ def plot_series(plan: List[Comparison], results: Dict[Case, dict]
         noisy = sorted(impl for impl, t in ran.items() if is_noisy(o) or is_noisy(t))
         c = cmp.ours
         label = f"{c.alg} {c.op} {c.what()} {c.where()} x{c.batch}"
+        if stand_in_note(cmp.theirs):
+            label += f" (OpenSSL: {stand_in_note(cmp.theirs)})"
         if noisy:
             label += " (noisy: " + ("all" if len(noisy) == len(ran) else
                                     ", ".join(PEER_NAMES.get(i, i) for i in noisy)) + ")"
