@@ -145,6 +145,35 @@ KS_API int ks_sm2_encrypt(const ks_sm2_pubkey* key, int form, const uint8_t* msg
 KS_API int ks_sm2_decrypt(const ks_sm2_key* key, int form, const uint8_t* ct, size_t ct_len,
                           uint8_t* out, size_t out_cap, size_t* out_len);
 
+/* Batches of encryptions and decryptions on the CPU threads of ctx (also
+ * for a GPU context: no GPU kernels for them yet), eight at a time in
+ * AVX-512 IFMA lanes where the CPU has them. Inputs in the flat layout of
+ * common.h: item i is data[offsets[i] .. offsets[i+1]) (count + 1
+ * offsets). encrypt: item i's ciphertext is written at out + offsets[i] +
+ * i * ks_sm2_ciphertext_bound(0, form) (its slot: the message's length
+ * plus that), so out_len >= data_len + count * ks_sm2_ciphertext_bound(0,
+ * form); lengths[i] gets its length. ks_sm2_encrypt_batch encrypts every
+ * item to one recipient (with the key's table, ks_sm2_pubkey_precompute,
+ * built for the call when the batch is large and the key has none);
+ * _keys takes count 65-byte 04||x||y keys, one per item.
+ * decrypt: item i's plaintext is written at out + offsets[i] (out_len >=
+ * data_len); lengths[i] gets its length. status[i]: KS_OK,
+ * KS_ERR_BAD_PUBLIC_KEY (_keys), KS_ERR_BAD_CIPHERTEXT or
+ * KS_ERR_CIPHERTEXT_MISMATCH; a failed item's slot is zeroed and its
+ * length 0. out may not overlap the inputs. */
+KS_API int ks_sm2_encrypt_batch(ks_ctx* ctx, const ks_sm2_pubkey* key, int form,
+                                const uint8_t* data, size_t data_len, const uint64_t* offsets,
+                                size_t count, uint8_t* out, size_t out_len, uint64_t* lengths,
+                                int* status);
+KS_API int ks_sm2_encrypt_batch_keys(ks_ctx* ctx, const uint8_t* public_keys, int form,
+                                     const uint8_t* data, size_t data_len,
+                                     const uint64_t* offsets, size_t count, uint8_t* out,
+                                     size_t out_len, uint64_t* lengths, int* status);
+KS_API int ks_sm2_decrypt_batch(ks_ctx* ctx, const ks_sm2_key* key, int form,
+                                const uint8_t* data, size_t data_len, const uint64_t* offsets,
+                                size_t count, uint8_t* out, size_t out_len, uint64_t* lengths,
+                                int* status);
+
 /* ---- SM2 key exchange (GB/T 32918.3-2016) -------------------------------
  * One party's side of the two-party exchange, as an object whose steps
  * run in the protocol's order only:

@@ -353,6 +353,38 @@ class SM2Batch:
     def __init__(self, native_ctx) -> None:
         self._ctx = native_ctx
 
+    def encrypt(self, messages: Sequence[Buffer],
+                public_key: Union[SM2PublicKey, Sequence[Buffer]], *,
+                format: CipherFormat = "c1c3c2") -> List[Optional[bytes]]:
+        """The SM2 ciphertexts of many messages, eight at a time on the
+        context's threads: to one recipient (an SM2PublicKey; its table,
+        SM2PublicKey.precompute, is built for large batches) or to one
+        65-byte public key per message (None for an item whose key is not a
+        point of the curve)."""
+        one = isinstance(public_key, SM2PublicKey)
+        keys = None if one else b"".join(bytes(k) for k in public_key)
+        return self._crypt(True, public_key._k if one else None, keys, None, messages, format)
+
+    def decrypt(self, key: SM2PrivateKey, ciphertexts: Sequence[Buffer], *,
+                format: CipherFormat = "c1c3c2") -> List[Optional[bytes]]:
+        """The plaintexts of many ciphertexts to key, eight at a time on the
+        context's threads; None for one that is malformed or does not check
+        (nothing of it is released)."""
+        return self._crypt(False, None, None, key._k, ciphertexts, format)
+
+    def _crypt(self, encrypting: bool, pub: Any, keys: Optional[bytes], key: Any,
+               items: Sequence[Buffer], format: CipherFormat) -> List[Optional[bytes]]:
+        data, offsets = _messages_in(items)
+        form = _format(format)
+        out, lengths, status = self._ctx.sm2_crypt_batch(encrypting, pub, keys, key, form, data,
+                                                        offsets)
+        extra = _native.sm2_ciphertext_bound(0, form) if encrypting else 0
+        lens = memoryview(lengths).cast("Q")
+        codes = _status_codes(status)
+        bounds = list(offsets)
+        return [out[bounds[i] + i * extra:bounds[i] + i * extra + lens[i]] if codes[i] == 0
+                else None for i in range(len(lens))]
+
     @overload
     def keygen(self, count: int, *, as_numpy: Literal[False] = ...) -> List[Tuple[bytes, bytes]]: ...
     @overload

@@ -260,6 +260,41 @@ nb::object verify_digest_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle 
   return status.finish(rc);
 }
 
+// Encryption and decryption batches: (out, lengths as n uint64 in bytes,
+// statuses); item i's result lies at slot i of out (kuaisuo.sm2 cuts it).
+std::tuple<nb::bytes, nb::bytes, nb::object> crypt_batch(ks_py::Context& ctx, bool encrypting,
+                                                         const Pub* pub, nb::handle pubs,
+                                                         const Key* key, int form,
+                                                         nb::handle data, nb::handle offsets) {
+  Buffer d(data, "data"), o(offsets, "offsets");
+  const std::vector<uint64_t> offs = ks_py::offsets_from(o);
+  const size_t n = offs.size() - 1;
+  std::unique_ptr<Buffer> keys;
+  if (!pubs.is_none()) {
+    keys = std::make_unique<Buffer>(pubs, "public_keys");
+    if (items_of(*keys, 65, "public_keys") != n)
+      throw nb::value_error("one 65-byte public key per message");
+  }
+  const size_t extra = encrypting ? ks_sm2_ciphertext_bound(0, form) : 0;
+  ks_py::SecretBuffer out(d.size() + n * extra + 1);
+  std::vector<uint64_t> lengths(n);
+  const ks_py::StatusOutput status(n);
+  const int rc = ks_py::nogil([&] {
+    if (!encrypting)
+      return ks_sm2_decrypt_batch(ctx.get(), key->get(), form, d.data(), d.size(), offs.data(), n,
+                                  out.data(), out.size(), lengths.data(), status.ints());
+    if (keys != nullptr)
+      return ks_sm2_encrypt_batch_keys(ctx.get(), keys->data(), form, d.data(), d.size(),
+                                       offs.data(), n, out.data(), out.size(), lengths.data(),
+                                       status.ints());
+    return ks_sm2_encrypt_batch(ctx.get(), pub->get(), form, d.data(), d.size(), offs.data(), n,
+                                out.data(), out.size(), lengths.data(), status.ints());
+  });
+  nb::object statuses = status.finish(rc);
+  return {to_bytes(out.data(), out.size() - 1),
+          to_bytes(reinterpret_cast<const uint8_t*>(lengths.data()), 8 * n), statuses};
+}
+
 std::tuple<nb::object, nb::object> digest_batch(ks_py::Context& ctx, nb::handle pubs,
                                                 nb::handle ids, nb::handle id_offsets,
                                                 nb::handle data, nb::handle offsets) {
@@ -374,6 +409,7 @@ void bind_sm2(nb::module_& m, nb::class_<ks_py::Context>& context) {
   m.attr("SM2_C1C3C2") = int(KS_SM2_C1C3C2);
   m.attr("SM2_C1C2C3") = int(KS_SM2_C1C2C3);
   m.attr("SM2_CIPHER_DER") = int(KS_SM2_CIPHER_DER);
+  m.def("sm2_ciphertext_bound", &ks_sm2_ciphertext_bound, nb::arg("length"), nb::arg("form"));
   m.def("sm2_signature_to_der", &sig_to_der, nb::arg("signature"));
   m.def("sm2_signature_from_der", &sig_from_der, nb::arg("der"));
   // out / *_out: None, or a writable buffer of the result's exact size to
@@ -384,6 +420,9 @@ void bind_sm2(nb::module_& m, nb::class_<ks_py::Context>& context) {
            nb::arg("public_out") = none)
       .def("sm2_sign_batch", &sign_batch, nb::arg("key"), nb::arg("id"), nb::arg("data"),
            nb::arg("offsets"), nb::arg("nonce"), nb::arg("out") = none)
+      .def("sm2_crypt_batch", &crypt_batch, nb::arg("encrypting"), nb::arg("pub").none(),
+           nb::arg("public_keys").none(), nb::arg("key").none(), nb::arg("form"),
+           nb::arg("data"), nb::arg("offsets"))
       .def("sm2_sign_digest_batch", &sign_digest_batch, nb::arg("key"), nb::arg("digests"),
            nb::arg("nonce"), nb::arg("out") = none)
       .def("sm2_verify_batch", &verify_batch, nb::arg("public_keys"), nb::arg("id"),

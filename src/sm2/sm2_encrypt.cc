@@ -9,6 +9,8 @@
 #include "field/fn.h"
 #include "sm2/sm2_curve.h"
 #include "sm2/sm2_detail.h"
+#include "sm2/sm2_curve_mb.h"
+#include "sm2/sm2_mb.h"
 #include "sm3/sm3_kdf.h"
 
 namespace ks {
@@ -126,13 +128,59 @@ size_t ciphertext_bound(size_t len, CipherForm form) {
   return len > SIZE_MAX - extra ? 0 : len + extra;
 }
 
+namespace {
+
+// A3-A8 once C1 and the shared point are known: the layout, C2 and C3.
+// *zero_t is set (and nothing released) when t came out all zero (A5: the
+// caller draws a new k).
+Error finish_encrypt(const uint8_t c1[kPublicKeyBytes], const uint8_t xy[kPointBytes],
+                     const uint8_t* msg, size_t len, CipherForm form, uint8_t* out,
+                     size_t out_cap, size_t* out_len, bool* zero_t) {
+  *zero_t = false;
+  Bytes prefix;
+  size_t c2_at = kPublicKeyBytes, c3_at = kPublicKeyBytes, total = len + kCiphertextOverhead;
+  if (form == CipherForm::kC1C3C2) c2_at += kC3Bytes;
+  if (form == CipherForm::kC1C2C3) c3_at += len;
+  if (form == CipherForm::kDer) {
+    der_prefix(c1, len, &prefix, &c3_at);
+    c2_at = prefix.size();
+    total = prefix.size() + len;
+  }
+  if (total > out_cap) {
+    *out_len = total;
+    return Error::kBadCiphertext;  // the caller maps a short buffer to a length error
+  }
+  uint8_t c3[kC3Bytes];
+  if (declassify(mask_and_hash(xy, msg, out + c2_at, len, false, c3))) {  // A5-A7
+    secure_wipe(out + c2_at, len);
+    *zero_t = true;
+    return Error::kOk;
+  }
+  if (form == CipherForm::kDer) {
+    memcpy(out, prefix.data(), prefix.size());
+  } else {
+    memcpy(out, c1, kPublicKeyBytes);
+  }
+  memcpy(out + c3_at, c3, kC3Bytes);  // A8
+  *out_len = total;
+  return Error::kOk;
+}
+
+// C1 = [k]G, public once made (the ciphertext carries it; DER sizes it).
+void encode_c1(uint8_t c1[kPublicKeyBytes], const curve::Affine& point) {
+  curve::encode_point_uncompressed(c1, point);
+  ct_declassify(c1, kPublicKeyBytes);
+}
+
+}  // namespace
+
 Error encrypt(const PublicKey& pub, const uint8_t* msg, size_t len, CipherForm form,
               uint8_t* out, size_t out_cap, size_t* out_len, const uint8_t fixed_k[kScalarBytes],
               const curve::PointTable* table) {
   *out_len = 0;
   if (uint64_t(len) > sm3::kKdfMaxBytes) return Error::kBadCiphertext;
   U256 k;
-  uint8_t c1[kPublicKeyBytes], xy[kPointBytes], c3[kC3Bytes];
+  uint8_t c1[kPublicKeyBytes], xy[kPointBytes];
   const WipeOnExit wipe_k(&k, sizeof k), wipe_xy(xy, sizeof xy);
   for (;;) {
     if (fixed_k != nullptr) {  // A1 with the caller's k
@@ -142,36 +190,12 @@ Error encrypt(const PublicKey& pub, const uint8_t* msg, size_t len, CipherForm f
       const Error e = detail::random_scalar(k, detail::n_minus(1));  // A1
       if (e != Error::kOk) return e;
     }
-    curve::encode_point_uncompressed(c1, curve::mul_base_affine(k));  // A2
-    ct_declassify(c1, sizeof c1);  // C1 is public: the ciphertext carries it (and DER sizes it)
-    shared_point(xy, k, pub.point, table);  // A3 (h = 1: P_B is a finite point) and A4
-    // The layout: where C2 goes, and the bytes around it.
-    Bytes prefix;
-    size_t c2_at = kPublicKeyBytes, c3_at = kPublicKeyBytes, total = len + kCiphertextOverhead;
-    if (form == CipherForm::kC1C3C2) c2_at += kC3Bytes;
-    if (form == CipherForm::kC1C2C3) c3_at += len;
-    if (form == CipherForm::kDer) {
-      der_prefix(c1, len, &prefix, &c3_at);
-      c2_at = prefix.size();
-      total = prefix.size() + len;
-    }
-    if (total > out_cap) {
-      *out_len = total;
-      return Error::kBadCiphertext;  // the caller maps a short buffer to a length error
-    }
-    const uint64_t zero_t = mask_and_hash(xy, msg, out + c2_at, len, false, c3);  // A5-A7
-    if (declassify(zero_t)) {
-      if (fixed_k != nullptr) return Error::kBadNonce;
-      continue;  // A5: a new k
-    }
-    if (form == CipherForm::kDer) {
-      memcpy(out, prefix.data(), prefix.size());
-    } else {
-      memcpy(out, c1, kPublicKeyBytes);
-    }
-    memcpy(out + c3_at, c3, kC3Bytes);  // A8
-    *out_len = total;
-    return Error::kOk;
+    encode_c1(c1, curve::mul_base_affine(k));  // A2
+    shared_point(xy, k, pub.point, table);      // A3 (h = 1: P_B is a finite point) and A4
+    bool zero_t = false;
+    const Error e = finish_encrypt(c1, xy, msg, len, form, out, out_cap, out_len, &zero_t);
+    if (e != Error::kOk || !zero_t) return e;
+    if (fixed_k != nullptr) return Error::kBadNonce;
   }
 }
 
@@ -182,21 +206,29 @@ Error plaintext_length(const uint8_t* ct, size_t ct_len, CipherForm form, size_t
   return e;
 }
 
-Error decrypt(const PrivateKey& key, const uint8_t* ct, size_t ct_len, CipherForm form,
-              uint8_t* out, size_t out_cap, size_t* out_len) {
+namespace {
+
+// B1-B2: the ciphertext's parts, the plaintext's length (*out_len, also
+// when out_cap is short) and C1, which must be a point of the curve other
+// than infinity (no encoding of infinity is accepted).
+Error open_ciphertext(const uint8_t* ct, size_t ct_len, CipherForm form, size_t out_cap,
+                      Layout* l, PublicKey* c1, size_t* out_len) {
   *out_len = 0;
-  Layout l;
-  Error e = parse(ct, ct_len, form, &l);
+  const Error e = parse(ct, ct_len, form, l);
   if (e != Error::kOk) return e;
-  if (l.c2_len > out_cap) {
-    *out_len = l.c2_len;
+  if (l->c2_len > out_cap) {
+    *out_len = l->c2_len;
     return Error::kBadCiphertext;
   }
-  PublicKey c1;  // B1-B2: on the curve, not infinity (no encoding of it is accepted)
-  if (public_key_from_bytes(c1, l.c1, l.c1_len) != Error::kOk) return Error::kBadCiphertext;
-  uint8_t xy[kPointBytes], c3[kC3Bytes];
-  const WipeOnExit wipe_xy(xy, sizeof xy), wipe_c3(c3, sizeof c3);
-  shared_point(xy, key.d, c1.point);  // B3
+  return public_key_from_bytes(*c1, l->c1, l->c1_len) == Error::kOk ? Error::kOk
+                                                                     : Error::kBadCiphertext;
+}
+
+// B4-B7 from the shared point x2 || y2.
+Error finish_decrypt(const Layout& l, const uint8_t xy[kPointBytes], uint8_t* out,
+                     size_t* out_len) {
+  uint8_t c3[kC3Bytes];
+  const WipeOnExit wipe_c3(c3, sizeof c3);
   const uint64_t zero_t = mask_and_hash(xy, l.c2, out, l.c2_len, true, c3);  // B4-B6
   uint64_t diff = 0;  // B6: u == C3, every byte compared
   for (size_t i = 0; i < kC3Bytes; ++i) diff |= uint64_t(c3[i] ^ l.c3[i]);
@@ -206,6 +238,100 @@ Error decrypt(const PrivateKey& key, const uint8_t* ct, size_t ct_len, CipherFor
   }
   *out_len = l.c2_len;
   return Error::kOk;
+}
+
+}  // namespace
+
+Error decrypt(const PrivateKey& key, const uint8_t* ct, size_t ct_len, CipherForm form,
+              uint8_t* out, size_t out_cap, size_t* out_len) {
+  Layout l;
+  PublicKey c1;
+  const Error e = open_ciphertext(ct, ct_len, form, out_cap, &l, &c1, out_len);
+  if (e != Error::kOk) return e;
+  uint8_t xy[kPointBytes];
+  const WipeOnExit wipe_xy(xy, sizeof xy);
+  shared_point(xy, key.d, c1.point);  // B3
+  return finish_decrypt(l, xy, out, out_len);
+}
+
+// --- Eight at a time ----------------------------------------------------------
+
+namespace {
+
+// out[j] = [k[j]]G for j < n (unused lanes hold k = 0): in IFMA lanes
+// where the CPU has them, else one by one; constant time in k.
+void base_points_x8(curve::Affine out[], const U256 k[], size_t n) {
+  if (mb::available()) {
+    curve::mb::mul_base_x8(out, k);
+  } else {
+    for (size_t j = 0; j < n; ++j) out[j] = curve::mul_base_affine(k[j]);
+  }
+}
+
+// xy[j] = x || y of [k[j]]P[j] for j < n, the same way.
+void shared_points_x8(uint8_t xy[][kPointBytes], const U256 k[], const curve::Affine p[],
+                      size_t n) {
+  for (size_t j = 0; j < n; ++j) shared_point(xy[j], k[j], p[j]);
+}
+
+}  // namespace
+
+void encrypt_x8(EncryptJob jobs[], size_t n, CipherForm form, const curve::PointTable* table) {
+  U256 k[mb::kLanes] = {};  // lanes past n and refused items stay 0
+  uint8_t c1[mb::kLanes][kPublicKeyBytes], xy[mb::kLanes][kPointBytes];
+  const WipeOnExit wipe_k(k, sizeof k), wipe_xy(xy, sizeof xy);
+  curve::Affine points[mb::kLanes] = {}, c1_points[mb::kLanes];
+  for (size_t j = 0; j < n; ++j) {
+    jobs[j].out_len = 0;
+    jobs[j].status = uint64_t(jobs[j].len) > sm3::kKdfMaxBytes
+                         ? Error::kBadCiphertext
+                         : detail::random_scalar(k[j], detail::n_minus(1));  // A1
+    points[j] = jobs[j].pub->point;
+  }
+  base_points_x8(c1_points, k, n);  // A2
+  if (table != nullptr) {
+    for (size_t j = 0; j < n; ++j) {
+      uint8_t enc[kPublicKeyBytes];
+      curve::encode_point_uncompressed(enc, curve::mul_table_affine(*table, k[j]));
+      memcpy(xy[j], enc + 1, kPointBytes);
+      secure_wipe(enc, sizeof enc);
+    }
+  } else {
+    shared_points_x8(xy, k, points, n);  // A3-A4
+  }
+  for (size_t j = 0; j < n; ++j) {
+    EncryptJob& job = jobs[j];
+    if (job.status != Error::kOk) continue;
+    encode_c1(c1[j], c1_points[j]);
+    bool zero_t = false;
+    job.status = finish_encrypt(c1[j], xy[j], job.msg, job.len, form, job.out, job.out_cap,
+                                &job.out_len, &zero_t);
+    if (job.status == Error::kOk && zero_t)  // A5 (probability 2^-256): a new k, alone
+      job.status = encrypt(*job.pub, job.msg, job.len, form, job.out, job.out_cap, &job.out_len,
+                           nullptr, table);
+  }
+}
+
+void decrypt_x8(DecryptJob jobs[], size_t n, CipherForm form) {
+  Layout layouts[mb::kLanes];
+  PublicKey c1[mb::kLanes];
+  U256 d[mb::kLanes] = {};
+  curve::Affine points[mb::kLanes] = {};
+  uint8_t xy[mb::kLanes][kPointBytes];
+  const WipeOnExit wipe_d(d, sizeof d), wipe_xy(xy, sizeof xy);
+  for (size_t j = 0; j < n; ++j) {
+    DecryptJob& job = jobs[j];
+    job.status = open_ciphertext(job.ct, job.ct_len, form, job.out_cap, &layouts[j], &c1[j],
+                                 &job.out_len);
+    if (job.status != Error::kOk) continue;  // public: the ciphertext is malformed
+    d[j] = job.key->d;
+    points[j] = c1[j].point;
+  }
+  // Lanes of refused items multiply (0, 0) by 0: a wasted lane, no branch on it.
+  shared_points_x8(xy, d, points, n);  // B3
+  for (size_t j = 0; j < n; ++j)
+    if (jobs[j].status == Error::kOk)
+      jobs[j].status = finish_decrypt(layouts[j], xy[j], jobs[j].out, &jobs[j].out_len);
 }
 
 }  // namespace sm2

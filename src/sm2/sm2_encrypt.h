@@ -55,6 +55,35 @@ Error plaintext_length(const uint8_t* ct, size_t ct_len, CipherForm form, size_t
 Error decrypt(const PrivateKey& key, const uint8_t* ct, size_t ct_len, CipherForm form,
               uint8_t* out, size_t out_cap, size_t* out_len);
 
+// --- Eight at a time (the batch calls) ------------------------------------
+// The point multiplications of up to eight items in AVX-512 IFMA lanes
+// where the CPU has them (sm2/sm2_curve_mb.h), the KDF and SM3 item by
+// item; per-item results as encrypt() and decrypt() give them (status and
+// out_len), constant time as they are.
+struct EncryptJob {
+  const PublicKey* pub;
+  const uint8_t* msg;
+  size_t len;
+  uint8_t* out;
+  size_t out_cap;
+  size_t out_len;
+  Error status;
+};
+// table, when given, is the comb table of every job's pub (one recipient).
+void encrypt_x8(EncryptJob jobs[], size_t n, CipherForm form,
+                const curve::PointTable* table = nullptr);
+
+struct DecryptJob {
+  const PrivateKey* key;
+  const uint8_t* ct;
+  size_t ct_len;
+  uint8_t* out;
+  size_t out_cap;
+  size_t out_len;
+  Error status;
+};
+void decrypt_x8(DecryptJob jobs[], size_t n, CipherForm form);
+
 }  // namespace sm2
 }  // namespace ks
 

@@ -1,10 +1,19 @@
-// C entry points for SM2 encryption (sm2/sm2_encrypt.h).
+// C entry points for SM2 encryption (sm2/sm2_encrypt.h), one message at a
+// time and in batches on the context's threads.
+#include <string.h>
+
+#include <vector>
+
 #include "api/batch.h"
 #include "api/checks.h"
+#include "api/context.h"
 #include "api/guard.h"
+#include "core/secure.h"
 #include "kuaisuo/sm2.h"
+#include "sm2/sm2_curve.h"
 #include "sm2/sm2_encrypt.h"
 #include "sm2/sm2_handles.h"
+#include "sm2/sm2_mb.h"
 
 namespace {
 
@@ -58,4 +67,154 @@ int ks_sm2_decrypt(const ks_sm2_key* key, int form, const uint8_t* ct, size_t ct
   *out_len = len;
   if (out_cap < len) return KS_ERR_LENGTH;
   return ks::api::to_status(ks::sm2::decrypt(key->key, ct, ct_len, f, out, out_cap, out_len));
+} KS_API_CATCH
+
+// ---- Batches ------------------------------------------------------------------
+
+namespace {
+
+using ks::sm2::DecryptJob;
+using ks::sm2::EncryptJob;
+
+// One recipient for this many items or more: a call builds the key's comb
+// table (about a millisecond) when the key has none; it pays for itself
+// within ~40 encryptions (tools/sm2_micro: 37.5k/s with it, 13.5k/s
+// without, on the EPYC).
+constexpr size_t kTableMinItems = 128;
+
+// The bytes a ciphertext of each item may add: its slot in out is its
+// message's length plus this.
+size_t slot_extra(CipherForm form) { return ks::sm2::ciphertext_bound(0, form); }
+
+// What every batch call checks: the context, the form, the flat input
+// (offsets validated), and the output (data_len bytes, plus each item's
+// slot_extra when encrypting), which overlaps none of the inputs.
+struct BatchArgs {
+  CipherForm form;
+  ks::api::OffsetsCopy offsets_copy;
+};
+
+int check_batch(ks_ctx* ctx, int form, bool encrypting, const uint8_t* data, size_t data_len,
+                const uint64_t** offsets, size_t count, const uint8_t* out, size_t out_len,
+                const uint64_t* lengths, const int* status, BatchArgs* args) {
+  int rc = ks::api::check_ctx(ctx);
+  if (rc == KS_OK && !form_of(form, &args->form)) rc = KS_ERR_INVALID_ARGUMENT;
+  size_t need = data_len;
+  if (rc == KS_OK && encrypting) {
+    const size_t extra = slot_extra(args->form);
+    if (count > (SIZE_MAX - data_len) / extra) return KS_ERR_OVERFLOW;
+    need += count * extra;
+  }
+  if (rc == KS_OK) rc = ks::api::check_items(lengths, count, sizeof(uint64_t));
+  if (rc == KS_OK) rc = ks::api::check_buffer(out, out_len);
+  if (rc == KS_OK)
+    rc = ks::api::checked_offsets(
+        ctx, data, data_len, offsets, count, &args->offsets_copy,
+        {{out, out_len}, {lengths, count * sizeof(uint64_t)},
+         ks::api::statuses_written(status, count)});
+  if (rc != KS_OK) return rc;
+  if (out_len < need) return KS_ERR_LENGTH;
+  return ks::api::overlap(data, data_len, out, out_len) ? KS_ERR_INVALID_ARGUMENT : KS_OK;
+}
+
+// Records item i's result: its length, or on failure a zeroed slot.
+void put_result(ks::sm2::Error e, size_t len, uint8_t* slot, size_t slot_len, uint64_t* length,
+                int* result) {
+  *result = ks::api::to_status(e);
+  *length = e == ks::sm2::Error::kOk ? len : 0;
+  if (e != ks::sm2::Error::kOk) ks::secure_wipe(slot, slot_len);
+}
+
+// Encrypts every item to pubs(i) (and table, for one recipient).
+template <class PubOf>
+void encrypt_items(ks_ctx* ctx, CipherForm form, const uint8_t* data, const uint64_t* offsets,
+                  size_t count, uint8_t* out, uint64_t* lengths, std::vector<int>& result,
+                  const ks::curve::PointTable* table, const PubOf& pub_of) {
+  const size_t extra = slot_extra(form);
+  ks::api::run_groups<ks::sm2::mb::kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
+    EncryptJob jobs[ks::sm2::mb::kLanes];
+    for (size_t j = 0; j < n; ++j) {
+      const size_t i = idx[j], len = size_t(offsets[i + 1] - offsets[i]);
+      jobs[j] = {pub_of(i), data + offsets[i], len, out + offsets[i] + i * extra, len + extra,
+                 0, ks::sm2::Error::kOk};
+    }
+    ks::sm2::encrypt_x8(jobs, n, form, table);
+    for (size_t j = 0; j < n; ++j)
+      put_result(jobs[j].status, jobs[j].out_len, jobs[j].out, jobs[j].out_cap,
+                 &lengths[idx[j]], &result[idx[j]]);
+  });
+}
+
+}  // namespace
+
+int ks_sm2_encrypt_batch(ks_ctx* ctx, const ks_sm2_pubkey* key, int form, const uint8_t* data,
+                         size_t data_len, const uint64_t* offsets, size_t count, uint8_t* out,
+                         size_t out_len, uint64_t* lengths, int* status) try {
+  if (key == nullptr) return KS_ERR_NULL_POINTER;
+  BatchArgs args;
+  const int rc = check_batch(ctx, form, true, data, data_len, &offsets, count, out, out_len,
+                             lengths, status, &args);
+  if (rc != KS_OK) return rc;
+  const ks::curve::PointTable* table = key->point_table();
+  ks::curve::PointTablePtr own;
+  if (table == nullptr && count >= kTableMinItems) {
+    own = ks::curve::make_point_table(key->key.point);
+    if (own == nullptr) return KS_ERR_NO_MEMORY;
+    table = own.get();
+  }
+  std::vector<int> result(count, KS_OK);
+  encrypt_items(ctx, args.form, data, offsets, count, out, lengths, result, table,
+                [&](size_t) { return &key->key; });
+  return ks::api::finish_statuses(result, status);
+} KS_API_CATCH
+
+int ks_sm2_encrypt_batch_keys(ks_ctx* ctx, const uint8_t* public_keys, int form,
+                              const uint8_t* data, size_t data_len, const uint64_t* offsets,
+                              size_t count, uint8_t* out, size_t out_len, uint64_t* lengths,
+                              int* status) try {
+  int rc = ks::api::check_items(public_keys, count, KS_SM2_PUBLIC_KEY_BYTES);
+  if (rc != KS_OK) return rc;
+  BatchArgs args;
+  rc = check_batch(ctx, form, true, data, data_len, &offsets, count, out, out_len, lengths,
+                   status, &args);
+  if (rc != KS_OK) return rc;
+  std::vector<ks::sm2::PublicKey> keys(count);
+  std::vector<int> result(count, KS_OK);
+  const size_t extra = slot_extra(args.form);
+  ctx->pool.parallel_for(count, 1024, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      const ks::sm2::Error e = ks::sm2::public_key_from_bytes(
+          keys[i], public_keys + KS_SM2_PUBLIC_KEY_BYTES * i, KS_SM2_PUBLIC_KEY_BYTES);
+      if (e != ks::sm2::Error::kOk)
+        put_result(ks::sm2::Error::kBadPublicKey, 0, out + offsets[i] + i * extra,
+                   size_t(offsets[i + 1] - offsets[i]) + extra, &lengths[i], &result[i]);
+    }
+  });
+  encrypt_items(ctx, args.form, data, offsets, count, out, lengths, result, nullptr,
+                [&](size_t i) { return &keys[i]; });
+  return ks::api::finish_statuses(result, status);
+} KS_API_CATCH
+
+int ks_sm2_decrypt_batch(ks_ctx* ctx, const ks_sm2_key* key, int form, const uint8_t* data,
+                         size_t data_len, const uint64_t* offsets, size_t count, uint8_t* out,
+                         size_t out_len, uint64_t* lengths, int* status) try {
+  if (key == nullptr) return KS_ERR_NULL_POINTER;
+  BatchArgs args;
+  const int rc = check_batch(ctx, form, false, data, data_len, &offsets, count, out, out_len,
+                             lengths, status, &args);
+  if (rc != KS_OK) return rc;
+  std::vector<int> result(count, KS_OK);
+  ks::api::run_groups<ks::sm2::mb::kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
+    DecryptJob jobs[ks::sm2::mb::kLanes];
+    for (size_t j = 0; j < n; ++j) {
+      const size_t i = idx[j], len = size_t(offsets[i + 1] - offsets[i]);
+      jobs[j] = {&key->key, data + offsets[i], len, out + offsets[i], len, 0,
+                 ks::sm2::Error::kOk};
+    }
+    ks::sm2::decrypt_x8(jobs, n, args.form);
+    for (size_t j = 0; j < n; ++j)
+      put_result(jobs[j].status, jobs[j].out_len, jobs[j].out, jobs[j].out_cap,
+                 &lengths[idx[j]], &result[idx[j]]);
+  });
+  return ks::api::finish_statuses(result, status);
 } KS_API_CATCH

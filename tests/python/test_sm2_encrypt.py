@@ -121,3 +121,31 @@ def test_precomputed_key_encrypts_and_verifies_as_without():
         table_pub.verify(sig, msg)
         with pytest.raises(kuaisuo.InvalidSignature):
             table_pub.verify(sig, msg + b"!")
+
+
+@needs_cryptography
+def test_batches_against_the_model():
+    """ctx.sm2.encrypt (one recipient, above the table's threshold, and one
+    key per item with a bad one) and ctx.sm2.decrypt, item by item against
+    the independent model."""
+    ctx = kuaisuo.Context(backend="cpu", threads=2)
+    key = sm2.SM2PrivateKey.generate()
+    d = int.from_bytes(key.private_bytes_raw(), "big")
+    msgs = [os.urandom(i % 90) for i in range(150)]
+    for ct, msg in zip(ctx.sm2.encrypt(msgs, key.public_key()), msgs):
+        assert sm2_model.decrypt(_sm3, d, ct) == msg
+    others = [sm2.SM2PrivateKey.generate() for _ in range(3)]
+    pubs = [others[i % 3].public_key().public_bytes_raw() for i in range(9)]
+    pubs[4] = pubs[4][:64] + bytes([pubs[4][64] ^ 1])
+    cts = ctx.sm2.encrypt(msgs[:9], pubs, format="c1c2c3")
+    assert cts[4] is None
+    for i, ct in enumerate(cts):
+        if i != 4:
+            assert others[i % 3].decrypt(ct, format="c1c2c3") == msgs[i]
+    made = []
+    for i, msg in enumerate(msgs[:40]):
+        k = int.from_bytes(os.urandom(32), "big") % (sm2_model.N - 1) + 1
+        ct = sm2_model.encrypt(_sm3, sm2_model.mul(d), msg, k)
+        made.append(ct if i % 4 else ct[:-1] + bytes([ct[-1] ^ 1]))
+    back = ctx.sm2.decrypt(key, made)
+    assert back == [None if i % 4 == 0 else msg for i, msg in enumerate(msgs[:40])]

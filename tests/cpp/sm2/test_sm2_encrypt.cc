@@ -317,4 +317,198 @@ TEST(Sm2Encrypt, BadCiphertextsReleaseNothing) {
   EXPECT_EQ(ks_sm2_ciphertext_bound(SIZE_MAX - 10, KS_SM2_C1C3C2), 0u);
 }
 
+// ---- Batches ------------------------------------------------------------------
+
+struct Ctx {
+  ks_ctx* ctx = nullptr;
+  explicit Ctx(int threads) {
+    ks_ctx_config config;
+    ks_ctx_config_init(&config);
+    config.backend = KS_BACKEND_CPU;
+    config.cpu_threads = threads;
+    EXPECT_EQ(ks_ctx_new(&config, &ctx), KS_OK);
+  }
+  ~Ctx() { ks_ctx_free(ctx); }
+};
+
+// Messages of every length class, flat.
+struct Flat {
+  std::vector<Bytes> items;
+  Bytes data;
+  std::vector<uint64_t> offsets{0};
+  void add(const Bytes& b) {
+    items.push_back(b);
+    data.insert(data.end(), b.begin(), b.end());
+    offsets.push_back(data.size());
+  }
+  size_t count() const { return items.size(); }
+};
+
+Flat random_messages(size_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Flat f;
+  for (size_t i = 0; i < count; ++i) {
+    Bytes m(i % 7 == 0 ? 0 : rng() % 300);
+    for (auto& b : m) b = uint8_t(rng());
+    f.add(m);
+  }
+  return f;
+}
+
+// The ciphertexts of an encryption batch, one per item.
+std::vector<Bytes> slots(const Bytes& out, const Flat& f, const std::vector<uint64_t>& lengths,
+                         int form) {
+  const size_t extra = ks_sm2_ciphertext_bound(0, form);
+  std::vector<Bytes> cts;
+  for (size_t i = 0; i < f.count(); ++i) {
+    const size_t at = f.offsets[i] + i * extra;
+    cts.emplace_back(out.begin() + at, out.begin() + at + lengths[i]);
+  }
+  return cts;
+}
+
+// One recipient, below and above the size that builds the key's table:
+// every ciphertext decrypts one at a time, and OpenSSL opens the DER ones.
+TEST(Sm2EncryptBatch, OneRecipientDecryptsOneAtATime) {
+  Keys keys;
+  Ctx ctx(2);
+  for (size_t count : {1, 9, 200}) {
+    const Flat f = random_messages(count, uint32_t(count));
+    for (int form : kForms) {
+      SCOPED_TRACE("count " + std::to_string(count) + " form " + std::to_string(form));
+      Bytes out(f.data.size() + count * ks_sm2_ciphertext_bound(0, form));
+      std::vector<uint64_t> lengths(count);
+      std::vector<int> status(count, 99);
+      ASSERT_EQ(ks_sm2_encrypt_batch(ctx.ctx, keys.pub, form, f.data.data(), f.data.size(),
+                                     f.offsets.data(), count, out.data(), out.size(),
+                                     lengths.data(), status.data()),
+                KS_OK);
+      const std::vector<Bytes> cts = slots(out, f, lengths, form);
+      for (size_t i = 0; i < count; ++i) {
+        EXPECT_EQ(status[i], KS_OK);
+        Bytes back;
+        ASSERT_EQ(decrypt(keys, form, cts[i], &back), KS_OK) << i;
+        EXPECT_EQ(back, f.items[i]);
+        if (form == KS_SM2_CIPHER_DER && !f.items[i].empty() && i % 17 == 1) {
+          bool ok = false;
+          EXPECT_EQ(openssl_crypt(keys.evp, false, cts[i], &ok), f.items[i]);
+          EXPECT_TRUE(ok);
+        }
+      }
+    }
+  }
+}
+
+TEST(Sm2EncryptBatch, PerItemKeysWithABadOne) {
+  Keys a, b;
+  Ctx ctx(2);
+  const Flat f = random_messages(19, 3);
+  Bytes pubs;
+  for (size_t i = 0; i < f.count(); ++i) {
+    Bytes p(65);
+    size_t n = 0;
+    EXPECT_EQ(ks_sm2_pubkey_to_bytes(i % 2 ? a.pub : b.pub, 0, p.data(), 65, &n), KS_OK);
+    if (i == 5) p[64] ^= 1;  // off the curve
+    pubs.insert(pubs.end(), p.begin(), p.end());
+  }
+  const int form = KS_SM2_C1C2C3;
+  Bytes out(f.data.size() + f.count() * 97, 0xEE);
+  std::vector<uint64_t> lengths(f.count());
+  std::vector<int> status(f.count());
+  ASSERT_EQ(ks_sm2_encrypt_batch_keys(ctx.ctx, pubs.data(), form, f.data.data(), f.data.size(),
+                                      f.offsets.data(), f.count(), out.data(), out.size(),
+                                      lengths.data(), status.data()),
+            KS_ERR_BATCH_ITEMS);
+  const std::vector<Bytes> cts = slots(out, f, lengths, form);
+  for (size_t i = 0; i < f.count(); ++i) {
+    if (i == 5) {
+      EXPECT_EQ(status[i], KS_ERR_BAD_PUBLIC_KEY);
+      EXPECT_EQ(lengths[i], 0u);
+      const size_t at = f.offsets[i] + i * 97, len = f.items[i].size() + 97;
+      EXPECT_EQ(Bytes(out.begin() + at, out.begin() + at + len), Bytes(len, 0));
+      continue;
+    }
+    ASSERT_EQ(status[i], KS_OK);
+    Bytes back;
+    ASSERT_EQ(decrypt(i % 2 ? a : b, form, cts[i], &back), KS_OK);
+    EXPECT_EQ(back, f.items[i]);
+  }
+}
+
+// Decryption batches give what one-at-a-time decryption gives, item by
+// item: plaintexts, and the errors of damaged or foreign ciphertexts.
+TEST(Sm2EncryptBatch, DecryptMatchesOneAtATime) {
+  Keys keys, other;
+  Ctx ctx(2);
+  for (int form : kForms) {
+    const Flat msgs = random_messages(43, uint32_t(form) + 10);
+    Flat cts;
+    std::vector<int> want;
+    for (size_t i = 0; i < msgs.count(); ++i) {
+      Bytes ct = encrypt(i % 5 == 3 ? other : keys, form, msgs.items[i]);
+      if (i % 5 == 1) ct.back() ^= 1;
+      if (i % 5 == 2) ct.resize(i % 3);  // malformed
+      if (i % 5 == 4 && form != KS_SM2_CIPHER_DER) ct[64] ^= 1;  // C1 off the curve
+      Bytes back;
+      want.push_back(decrypt(keys, form, ct, &back));
+      cts.add(ct);
+    }
+    Bytes out(cts.data.size() + 1, 0xEE);
+    std::vector<uint64_t> lengths(cts.count());
+    std::vector<int> status(cts.count());
+    const int rc = ks_sm2_decrypt_batch(ctx.ctx, keys.key, form, cts.data.data(), cts.data.size(),
+                                        cts.offsets.data(), cts.count(), out.data(), out.size(),
+                                        lengths.data(), status.data());
+    EXPECT_EQ(rc, KS_ERR_BATCH_ITEMS);
+    EXPECT_EQ(status, want);
+    for (size_t i = 0; i < cts.count(); ++i) {
+      const auto at = out.begin() + cts.offsets[i];
+      if (status[i] == KS_OK) {
+        EXPECT_EQ(Bytes(at, at + lengths[i]), msgs.items[i]);
+      } else {
+        EXPECT_EQ(lengths[i], 0u);
+        EXPECT_EQ(Bytes(at, at + cts.items[i].size()), Bytes(cts.items[i].size(), 0));
+      }
+    }
+  }
+}
+
+TEST(Sm2EncryptBatch, BadArgumentsWriteNothing) {
+  Keys keys;
+  Ctx ctx(1);
+  const Flat f = random_messages(4, 1);
+  std::vector<uint64_t> lengths(4, 7);
+  std::vector<int> status(4, 7);
+  Bytes out(f.data.size() + 4 * 97 - 1, 0xEE);  // one byte short
+  EXPECT_EQ(ks_sm2_encrypt_batch(ctx.ctx, keys.pub, KS_SM2_C1C3C2, f.data.data(), f.data.size(),
+                                 f.offsets.data(), 4, out.data(), out.size(), lengths.data(),
+                                 status.data()),
+            KS_ERR_LENGTH);
+  EXPECT_EQ(ks_sm2_encrypt_batch(ctx.ctx, keys.pub, 3, f.data.data(), f.data.size(),
+                                 f.offsets.data(), 4, out.data(), out.size() + 1, lengths.data(),
+                                 status.data()),
+            KS_ERR_INVALID_ARGUMENT);
+  std::vector<uint64_t> bad = f.offsets;
+  bad[2] = bad[3] + 1;
+  EXPECT_EQ(ks_sm2_decrypt_batch(ctx.ctx, keys.key, KS_SM2_C1C3C2, f.data.data(), f.data.size(),
+                                 bad.data(), 4, out.data(), out.size(), lengths.data(),
+                                 status.data()),
+            KS_ERR_OFFSETS);
+  Bytes in_place = f.data;
+  EXPECT_EQ(ks_sm2_decrypt_batch(ctx.ctx, keys.key, KS_SM2_C1C3C2, in_place.data(),
+                                 in_place.size(), f.offsets.data(), 4, in_place.data(),
+                                 in_place.size(), lengths.data(), status.data()),
+            KS_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(out, Bytes(out.size(), 0xEE));
+  EXPECT_EQ(lengths, std::vector<uint64_t>(4, 7));
+  EXPECT_EQ(status, std::vector<int>(4, 7));
+  EXPECT_EQ(ks_sm2_encrypt_batch(ctx.ctx, nullptr, 0, nullptr, 0, f.offsets.data(), 0, nullptr,
+                                 0, nullptr, nullptr),
+            KS_ERR_NULL_POINTER);
+  const uint64_t zero = 0;
+  EXPECT_EQ(ks_sm2_decrypt_batch(ctx.ctx, keys.key, 0, nullptr, 0, &zero, 0, nullptr, 0,
+                                 nullptr, nullptr),
+            KS_OK);  // an empty batch
+}
+
 }  // namespace
