@@ -361,9 +361,10 @@ class SM2Batch:
         SM2PublicKey.precompute, is built for large batches) or to one
         65-byte public key per message (None for an item whose key is not a
         point of the curve)."""
-        one = isinstance(public_key, SM2PublicKey)
-        keys = None if one else b"".join(bytes(k) for k in public_key)
-        return self._crypt(True, public_key._k if one else None, keys, None, messages, format)
+        if isinstance(public_key, SM2PublicKey):
+            return self._crypt(True, public_key._k, None, None, messages, format)
+        keys = b"".join(bytes(k) for k in public_key)
+        return self._crypt(True, None, keys, None, messages, format)
 
     def decrypt(self, key: SM2PrivateKey, ciphertexts: Sequence[Buffer], *,
                 format: CipherFormat = "c1c3c2") -> List[Optional[bytes]]:
