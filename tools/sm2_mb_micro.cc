@@ -2,10 +2,17 @@
 // (sm2/sm2_mb.h) against the scalar path (sm2/sm2.h) and OpenSSL's
 // EVP SM2, all in the same process: keygen (d, P), sign (digest, random
 // nonces from the OS, as in production; and deterministic nonces), verify
-// (digest). Each measurement runs ~0.25 s of this thread's CPU time; the
-// three alternate, and the median of the repetitions is reported.
+// (digest), and the constant-time variable-base multiplication [k]P to
+// affine (curve::mb::mul_point_x8 against curve::mul_point + affine_of and
+// OpenSSL's EC_POINT_mul + EC_POINT_get_affine_coordinates on SM2), the
+// core of decryption and encryption. Each measurement runs ~0.25 s of this
+// thread's CPU time; the three alternate, and the median of the
+// repetitions is reported.
 //   sm2_mb_micro [repetitions]
+#include <openssl/bn.h>
+#include <openssl/ec.h>
 #include <openssl/evp.h>
+#include <openssl/obj_mac.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,8 +20,11 @@
 #include <vector>
 
 #include "core/cpu_features.h"
+#include "field/u256.h"
 #include "micro_timing.h"
 #include "sm2/sm2.h"
+#include "sm2/sm2_curve.h"
+#include "sm2/sm2_curve_mb.h"
 #include "sm2/sm2_mb.h"
 
 namespace {
@@ -70,6 +80,50 @@ int main(int argc, char** argv) {
   check(EVP_PKEY_sign(sign_ctx, der, &der_len, e[0], kDigestBytes) == 1, "OpenSSL sign");
   check(EVP_PKEY_verify(verify_ctx, der, der_len, e[0], kDigestBytes) == 1, "OpenSSL verify");
 
+  // [k]P: a key's point per lane, scalars below 2^255 < n
+  ks::field::U256 k[kLanes];
+  ks::curve::Affine points[kLanes], kp[kLanes];
+  for (size_t l = 0; l < kLanes; ++l) {
+    for (int j = 0; j < 4; ++j) k[l].w[j] = 0x9E3779B97F4A7C15ull * (4 * l + j + 1);
+    k[l].w[3] >>= 1;
+    points[l] = pubs[l]->point;
+  }
+  ks::curve::mb::mul_point_x8(kp, k, points);
+  for (size_t l = 0; l < kLanes; ++l) {
+    const ks::curve::Affine want = ks::curve::affine_of(ks::curve::mul_point(k[l], points[l]));
+    check(ks::field::eq_mask(kp[l].x, want.x) && ks::field::eq_mask(kp[l].y, want.y),
+          "mul_point x8");
+  }
+  const ks::curve::Affine kp0 = kp[0];
+  EC_GROUP* group = EC_GROUP_new_by_curve_name(NID_sm2);
+  EC_POINT* ossl_p = EC_POINT_new(group);
+  EC_POINT* ossl_kp = EC_POINT_new(group);
+  BN_CTX* bn_ctx = BN_CTX_new();
+  BIGNUM *ossl_k = BN_new(), *bx = BN_new(), *by = BN_new();
+  {
+    uint8_t be[3][32];
+    ks::field::to_be_bytes(be[0], k[0]);
+    ks::field::to_be_bytes(be[1], points[0].x);
+    ks::field::to_be_bytes(be[2], points[0].y);
+    BN_bin2bn(be[0], 32, ossl_k);
+    BN_bin2bn(be[1], 32, bx);
+    BN_bin2bn(be[2], 32, by);
+  }
+  check(group && EC_POINT_set_affine_coordinates(group, ossl_p, bx, by, bn_ctx) == 1,
+        "OpenSSL point");
+  const std::function<void()> ossl_mul_point = [&] {
+    EC_POINT_mul(group, ossl_kp, nullptr, ossl_p, ossl_k, bn_ctx);
+    EC_POINT_get_affine_coordinates(group, ossl_kp, bx, by, bn_ctx);
+  };
+  ossl_mul_point();
+  {
+    uint8_t be[32];
+    ks::field::to_be_bytes(be, kp0.x);
+    BIGNUM* want = BN_bin2bn(be, 32, nullptr);
+    check(want != nullptr && BN_cmp(want, bx) == 0, "OpenSSL mul_point");
+    BN_free(want);
+  }
+
   struct Row {
     const char* name;
     std::function<void()> x8, scalar, openssl;
@@ -100,6 +154,9 @@ int main(int argc, char** argv) {
       {"verify", [&] { mb::verify_digests_x8(pubs, e, sig, status); },
        [&] { verify_digest(keys[0].pub, e[0], sig[0]); },
        [&] { EVP_PKEY_verify(verify_ctx, der, der_len, e[0], kDigestBytes); }},
+      {"mul_point", [&] { ks::curve::mb::mul_point_x8(kp, k, points); },
+       [&] { kp[0] = ks::curve::affine_of(ks::curve::mul_point(k[0], points[0])); },
+       ossl_mul_point},
   };
   printf("CPU: %s [%s], one thread, median of %d runs of 0.25 s CPU time, ops/s\n",
          ks::cpu_model_name().c_str(), ks::cpu_feature_string(ks::cpu_features()).c_str(), reps);
@@ -116,6 +173,13 @@ int main(int argc, char** argv) {
     printf("%-17s %11.0f %11.0f %11.0f %8.1fx %8.2fx\n", row.name, x8, scalar, ossl, x8 / ossl,
            x8 / scalar);
   }
+  BN_free(ossl_k);
+  BN_free(bx);
+  BN_free(by);
+  BN_CTX_free(bn_ctx);
+  EC_POINT_free(ossl_kp);
+  EC_POINT_free(ossl_p);
+  EC_GROUP_free(group);
   EVP_PKEY_CTX_free(sign_ctx);
   EVP_PKEY_CTX_free(verify_ctx);
   EVP_PKEY_free(okey);

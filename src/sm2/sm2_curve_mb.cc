@@ -149,15 +149,26 @@ KS_IFMA_FN P8 comb_x8(const __m512i k[4]) {
   return acc;
 }
 
-// Out-of-line point operations for the verification loop: each inlined
-// copy of a formula is several kilobytes of AVX-512 code (the call costs
-// nothing measurable and keeps the object small).
+// Out-of-line point operations for the variable-base loop (mul_point_x8,
+// verify_x8) and its table: each inlined copy of a formula is several
+// kilobytes of AVX-512 code (the call costs nothing measurable and keeps
+// the object small).
 KS_IFMA_FN __attribute__((noinline)) void dbl_n(P8* p, int n) {
   P8 r = *p;
   for (int i = 0; i < n; ++i) r = dbl(r);
   *p = r;
 }
 KS_IFMA_FN __attribute__((noinline)) void add_to(P8* acc, const P8& q) { *acc = add(*acc, q); }
+// add_to where *acc == q may occur: the doubling is computed as well and
+// taken in the lanes where the two coincide (both always computed).
+KS_IFMA_FN __attribute__((noinline)) void add_or_dbl_to(P8* acc, const P8& q) {
+  AddCase cases;
+  P8 r = add_generic(*acc, with_z_powers(q), &cases);
+  const uint64_t acc_inf = acc->is_infinity(), q_inf = q.is_infinity();
+  r = select(cases.same_point & ~acc_inf & ~q_inf, dbl(*acc), r);
+  r = select(acc_inf, q, r);
+  *acc = select(q_inf, *acc, r);
+}
 
 KS_IFMA_FN void store_canonical(U256 out_x[], size_t stride_words, const Fe8& a_mont) {
   uint64_t t[kLanes][4];
@@ -174,26 +185,20 @@ KS_IFMA_FN Fe8 load_mont(const U256* a, size_t stride_words) {
   return Fp8::to_mont(Fp8::load(t));
 }
 
-}  // namespace
-
-KS_IFMA_FN void mul_base_x8(Affine out[kLanes], const U256 k[kLanes]) {
-  __m512i kv[4];
-  load_scalars(kv, k);
-  const P8 p = comb_x8(kv);
+// out[i] = lane i of p in affine form (infinity gives (0, 0), as
+// affine_of): a lane-wise Fermat inversion (0 -> 0), canonical coordinates.
+KS_IFMA_FN void store_affine(Affine out[kLanes], const P8& p) {
   const Fe8 zinv = Fp8::inv(p.z);
   const Fe8 zinv2 = Fp8::sqr(zinv);
   static_assert(sizeof(Affine) == 8 * sizeof(uint64_t), "Affine is x then y, 4 limbs each");
   store_canonical(&out[0].x, 8, Fp8::mul(p.x, zinv2));
   store_canonical(&out[0].y, 8, Fp8::mul(p.y, Fp8::mul(zinv2, zinv)));
-  secure_wipe(kv, sizeof kv);
 }
 
-KS_IFMA_FN unsigned verify_x8(const U256 s[kLanes], const U256 t[kLanes], const Affine p[kLanes],
-                              const U256 c[kLanes], const U256 c2[kLanes], unsigned c2_valid,
-                              unsigned* fallback) {
-  // [t]P: signed 5-bit fixed windows over 1P..16P (Sm2Mul::point), which
-  // never adds a point to itself for t in [1, n-1].
-  P8 table[kPointEntries];
+// table[j - 1] = jP per lane for j = 1..16 (Sm2Mul::point's table): even
+// multiples by doubling, odd ones as (j - 1)P + P, never a doubling in
+// disguise since (j - 2)P != O for j <= 16.
+KS_IFMA_FN void point_table(P8 table[kPointEntries], const Affine p[kLanes]) {
   table[0] = P8::from_affine(A8{load_mont(&p[0].x, 8), load_mont(&p[0].y, 8)});
   for (int j = 2; j <= kPointEntries; ++j)
     if (j % 2 == 0) {
@@ -203,20 +208,75 @@ KS_IFMA_FN unsigned verify_x8(const U256 s[kLanes], const U256 t[kLanes], const 
       table[j - 1] = table[j - 2];
       add_to(&table[j - 1], table[0]);
     }
-  __m512i tv[4], sv[4];
-  load_scalars(tv, t);
-  load_scalars(sv, s);
+}
+
+// [k]P per lane over point_table's multiples: the signed 5-bit fixed
+// windows of Sm2Mul::point (sm2/sm2_curve.cc), from the top, five
+// doublings and one addition each, the entry chosen by a scan of all 16
+// multiples with lane-wise compare masks (no load depends on a digit) and
+// negated by the digit's sign. k per lane in [0, n-1].
+//
+// When the sum meets P == Q (which add() does not handle): write b_i for
+// the value of the windows i and up, sum_{j >= i} d_j 2^(5(j - i)); Booth
+// digits make it floor((k + 2^(5i - 1)) / 2^(5i)) for i >= 1 (b_0 = k),
+// never negative. Window i adds [d_i]P to [b_i - d_i]P = [32 b_(i+1)]P.
+// They coincide when 32 b_(i+1) = d_i (mod n), with 0 <= 32 b_(i+1) <=
+// b_i + 16 and |d_i| <= 16. For i >= 1, b_i < n / 32 + 1, so only
+// 32 b_(i+1) = d_i is possible, i.e. both are 0: both sides are infinity,
+// which add() takes. In the last window (i = 0), 32 b_1 <= k + 16 < n + 16
+// also allows 32 b_1 = n + d_0, i.e. d_0 = -n mod 32 = -3 (SM2's n is 3
+// mod 32) and k = n + 2 d_0 = n - 6: [n - 3]P + [-3]P. That single scalar
+// is a doubling, so the last window adds with add_or_dbl_to (one doubling
+// more per multiplication). P == -Q gives Z3 = 0 by itself (infinity).
+KS_IFMA_FN P8 point_x8(const __m512i k[4], const P8 table[kPointEntries]) {
   P8 acc = P8::infinity();
   for (int i = kPointWindows - 1; i >= 0; --i) {
     dbl_n(&acc, kPointWindowBits);
-    const Digits8 d = booth_digits(tv, i * kPointWindowBits, kPointWindowBits);
+    const Digits8 d = booth_digits(k, i * kPointWindowBits, kPointWindowBits);
     P8 entry = {Fp8::zero(), Fp8::zero(), Fp8::zero()};  // magnitude 0: infinity
     for (int j = 0; j < kPointEntries; ++j) {
       const uint64_t hit = _mm512_cmpeq_epi64_mask(d.magnitude, _mm512_set1_epi64(j + 1));
       entry = select(hit, table[j], entry);
     }
-    add_to(&acc, negate_if<Fp8>(d.negative, entry));
+    entry = negate_if<Fp8>(d.negative, entry);
+    if (i > 0)
+      add_to(&acc, entry);
+    else
+      add_or_dbl_to(&acc, entry);
   }
+  return acc;
+}
+
+}  // namespace
+
+KS_IFMA_FN void mul_base_x8(Affine out[kLanes], const U256 k[kLanes]) {
+  __m512i kv[4];
+  load_scalars(kv, k);
+  store_affine(out, comb_x8(kv));
+  secure_wipe(kv, sizeof kv);
+}
+
+KS_IFMA_FN void mul_point_x8(Affine out[kLanes], const U256 k[kLanes], const Affine p[kLanes]) {
+  P8 table[kPointEntries];
+  point_table(table, p);
+  __m512i kv[4];
+  load_scalars(kv, k);
+  store_affine(out, point_x8(kv, table));
+  secure_wipe(kv, sizeof kv);
+  secure_wipe(table, sizeof table);
+}
+
+KS_IFMA_FN unsigned verify_x8(const U256 s[kLanes], const U256 t[kLanes], const Affine p[kLanes],
+                              const U256 c[kLanes], const U256 c2[kLanes], unsigned c2_valid,
+                              unsigned* fallback) {
+  // [t]P: the windows of mul_point_x8 (exact for every t in [0, n-1],
+  // t = n - 6 included)
+  P8 table[kPointEntries];
+  point_table(table, p);
+  __m512i tv[4], sv[4];
+  load_scalars(tv, t);
+  load_scalars(sv, s);
+  const P8 acc = point_x8(tv, table);
   const P8 sg = comb_x8(sv);
   // acc + sg with the doubling case detected rather than handled
   AddCase cases;

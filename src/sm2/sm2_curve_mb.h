@@ -21,6 +21,13 @@ constexpr int kLanes = 8;
 // a lane-wise Fermat inversion. Constant time in k.
 void mul_base_x8(Affine out[kLanes], const U256 k[kLanes]);
 
+// out[i] = [k[i]]P[i] in affine form (infinity, from k = 0, gives (0, 0)),
+// k[i] in [0, n-1], P[i] on the curve: the signed 5-bit windows of
+// sm2/sm2_curve.cc's mul_point over a per-lane table of 1P..16P, every
+// entry scanned for every lane, then a lane-wise Fermat inversion.
+// Constant time in k and in P (decryption's [d]C1, encryption's [k]P_B).
+void mul_point_x8(Affine out[kLanes], const U256 k[kLanes], const Affine p[kLanes]);
+
 // Verification core for public inputs: for lane i computes
 // R = [s[i]]G + [t[i]]P[i] (s, t in [1, n-1], P[i] a valid public key) and
 // tests x(R) == c[i] (mod p), or x(R) == c2[i] where bit i of c2_valid is

@@ -1,8 +1,9 @@
 // The 8-lane AVX-512 IFMA SM2 path against the scalar oracle: field
-// operations lane by lane vs Fp, signatures with fixed and deterministic
-// nonces equal to the scalar signer's, random-nonce signatures accepted by
-// the scalar verifier and by OpenSSL's EVP SM2, batch verification agreeing
-// with verify_digest on valid and invalid inputs, keygen.
+// operations lane by lane vs Fp, the variable-base multiplication lane by
+// lane vs mul_point, signatures with fixed and deterministic nonces equal to
+// the scalar signer's, random-nonce signatures accepted by the scalar
+// verifier and by OpenSSL's EVP SM2, batch verification agreeing with
+// verify_digest on valid and invalid inputs, keygen.
 #include <gtest/gtest.h>
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
@@ -12,9 +13,12 @@
 #include <vector>
 
 #include "core/cpu_features.h"
+#include "curve/recode.h"
 #include "field/fn.h"
 #include "field/fp.h"
 #include "field/fp_ifma.h"
+#include "sm2/sm2_curve.h"
+#include "sm2/sm2_curve_mb.h"
 #include "sm2/sm2_mb.h"
 #include "test_sm2_util.h"
 
@@ -104,6 +108,186 @@ TEST(MbField, LanesMatchScalarFp) {
     }
     const unsigned eq = ifma::eq_x8(a, b);
     for (size_t i = 0; i < kLanes; ++i) EXPECT_EQ(same(a[i], b[i]), bool(eq >> i & 1));
+  }
+}
+
+// --- Variable-base multiplication -------------------------------------------
+
+namespace cv = ks::curve;
+
+bool same(const cv::Affine& a, const cv::Affine& b) { return same(a.x, b.x) && same(a.y, b.y); }
+
+std::string hex(const cv::Affine& a) { return hex(a.x) + "," + hex(a.y); }
+
+U256 n_minus(uint64_t k) {
+  U256 r;
+  ks::field::sub_borrow(r, Fn::kModulus, U256{{k, 0, 0, 0}});
+  return r;
+}
+
+// The scalar oracle: Sm2Mul::point and the affine conversion.
+cv::Affine scalar_mul_point(const U256& k, const cv::Affine& p) {
+  return cv::affine_of(cv::mul_point(k, p));
+}
+
+cv::Affine negated(const cv::Affine& p) { return {p.x, Fp::neg(p.y)}; }
+
+cv::Affine random_point(Rng& rng) {
+  U256 d = rng.below(Fn::kModulus);
+  if (ks::field::is_zero_mask(d)) d = U256{{1, 0, 0, 0}};
+  return cv::mul_base_affine(d);
+}
+
+// Bit b of the result is bit (b mod period) of pattern, over 256 bits,
+// reduced below n.
+U256 repeated_bits(uint64_t pattern, int period) {
+  U256 r{{0, 0, 0, 0}};
+  for (int b = 0; b < 256; ++b)
+    if (pattern >> (b % period) & 1) r.w[b / 64] |= uint64_t(1) << (b % 64);
+  return Fn::reduce_once(r);
+}
+
+// Scalars that stress the 5-bit Booth windows: edges of [0, n), single
+// bits, CurveSm2's patterns, and bits repeating with period 5 or 10 that
+// put the digits at their extremes (+-16, +-15, +-1) in every window.
+// n - 6 is left to MulPointX8AddsADoublingInTheLastWindow (see there).
+std::vector<U256> point_edge_scalars() {
+  std::vector<U256> v;
+  for (uint64_t k : {0, 1, 2, 3, 4, 5, 6, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65}) {
+    v.push_back(U256{{k, 0, 0, 0}});
+    if (k != 0 && k != 6) v.push_back(n_minus(k));
+  }
+  for (int bit = 0; bit < 256; bit += 13) {
+    U256 b{{0, 0, 0, 0}};
+    b.w[bit / 64] = uint64_t(1) << (bit % 64);
+    v.push_back(Fn::reduce_once(b));
+  }
+  for (uint64_t pattern : {0x4040404040404040ull, 0x8102040810204081ull, 0x7F7F7F7F7F7F7F7Full,
+                           0xAAAAAAAAAAAAAAAAull}) {
+    v.push_back(Fn::reduce_once(U256{{pattern, pattern, pattern, pattern >> 1}}));
+  }
+  for (uint64_t pattern : {0x0Full, 0x10ull, 0x1Full, 0x01ull, 0x11ull, 0x0Eull})
+    v.push_back(repeated_bits(pattern, 5));
+  for (uint64_t pattern : {0x1FFull, 0x20Full, 0x210ull, 0x3E0ull, 0x1F0ull})
+    v.push_back(repeated_bits(pattern, 10));
+  return v;
+}
+
+// The digits of windows 1-51 span [-16, 16]; window 0 (no bit below it)
+// spans [-16, 15].
+TEST(MbCurve, MulPointX8EdgeScalarsReachBoothExtremes) {
+  bool plus16 = false, minus16 = false, plus15_low = false, minus16_low = false;
+  for (const U256& k : point_edge_scalars())
+    for (int i = 0; i < 52; ++i) {
+      const ks::curve::SignedDigit d = ks::curve::booth_digit(k, 5 * i, 5);
+      if (d.magnitude == 16) (d.negative ? minus16 : plus16) = true;
+      if (i == 0 && d.magnitude == 16 && d.negative) minus16_low = true;
+      if (i == 0 && d.magnitude == 15 && !d.negative) plus15_low = true;
+    }
+  EXPECT_TRUE(plus16);
+  EXPECT_TRUE(minus16);
+  EXPECT_TRUE(plus15_low);
+  EXPECT_TRUE(minus16_low);
+}
+
+// out[i] == scalar_mul_point(k[i], p[i]) for every lane.
+void expect_lanes_match_scalar(const U256 k[kLanes], const cv::Affine p[kLanes], const char* what) {
+  cv::Affine out[kLanes];
+  cv::mb::mul_point_x8(out, k, p);
+  for (size_t i = 0; i < kLanes; ++i)
+    EXPECT_TRUE(same(scalar_mul_point(k[i], p[i]), out[i]))
+        << what << " lane " << i << " k=" << hex(k[i]) << " P=" << hex(p[i]) << " got "
+        << hex(out[i]);
+}
+
+TEST(MbCurve, MulPointX8MatchesScalarOnRandomInputs) {
+  REQUIRE_IFMA();
+  Rng rng(21);
+  for (int round = 0; round < 40; ++round) {
+    U256 k[kLanes];
+    cv::Affine p[kLanes];
+    for (size_t i = 0; i < kLanes; ++i) {
+      k[i] = rng.below(Fn::kModulus);
+      p[i] = random_point(rng);
+    }
+    expect_lanes_match_scalar(k, p, "random");
+  }
+}
+
+TEST(MbCurve, MulPointX8EdgeScalars) {
+  REQUIRE_IFMA();
+  Rng rng(22);
+  const std::vector<U256> scalars = point_edge_scalars();
+  const cv::Affine one_point = random_point(rng);
+  for (int config = 0; config < 4; ++config) {
+    const char* what[] = {"a point per lane", "one point in all lanes", "G", "-G"};
+    // each configuration deals the scalars to other lanes
+    for (size_t base = 0; base < scalars.size(); base += kLanes) {
+      U256 k[kLanes];
+      cv::Affine p[kLanes];
+      for (size_t i = 0; i < kLanes; ++i) {
+        const size_t at = base + (i + size_t(config) * 3) % kLanes;
+        k[i] = at < scalars.size() ? scalars[at] : rng.below(Fn::kModulus);
+        p[i] = config == 0   ? random_point(rng)
+               : config == 1 ? one_point
+               : config == 2 ? cv::kG
+                             : negated(cv::kG);
+      }
+      expect_lanes_match_scalar(k, p, what[config]);
+      if (config < 2) continue;
+      // G's multiples once more from the comb: an independent oracle
+      cv::Affine out[kLanes];
+      cv::mb::mul_point_x8(out, k, p);
+      for (size_t i = 0; i < kLanes; ++i) {
+        const cv::Affine kg = cv::mul_base_affine(k[i]);
+        const bool zero = ks::field::is_zero_mask(k[i]) != 0;
+        EXPECT_TRUE(same(config == 2 || zero ? kg : negated(kg), out[i]))
+            << what[config] << " lane " << i << " k=" << hex(k[i]);
+      }
+    }
+  }
+}
+
+TEST(MbCurve, MulPointX8ZeroScalarGivesZeroPoint) {
+  REQUIRE_IFMA();
+  Rng rng(23);
+  U256 k[kLanes];
+  cv::Affine p[kLanes], out[kLanes];
+  for (size_t i = 0; i < kLanes; ++i) {
+    k[i] = i % 2 ? rng.below(Fn::kModulus) : U256{{0, 0, 0, 0}};
+    p[i] = random_point(rng);
+  }
+  cv::mb::mul_point_x8(out, k, p);
+  for (size_t i = 0; i < kLanes; i += 2) EXPECT_TRUE(same(cv::Affine{}, out[i])) << i;
+  for (size_t i = 1; i < kLanes; i += 2) EXPECT_TRUE(same(scalar_mul_point(k[i], p[i]), out[i]));
+}
+
+// k = n - 6 is the one scalar in [0, n) whose last window adds a point to
+// itself ([n - 3]P + [-3]P: n = 3 mod 32, see point_x8 in
+// sm2/sm2_curve_mb.cc). The oracle is -[6]P.
+TEST(MbCurve, MulPointX8AddsADoublingInTheLastWindow) {
+  REQUIRE_IFMA();
+  const U256 k_bad = n_minus(6);
+  const ks::curve::SignedDigit d0 = ks::curve::booth_digit(k_bad, 0, 5);
+  ASSERT_TRUE(d0.magnitude == 3 && d0.negative);
+  Rng rng(24);
+  for (int round = 0; round < 4; ++round) {
+    U256 k[kLanes];
+    cv::Affine p[kLanes], out[kLanes];
+    for (size_t i = 0; i < kLanes; ++i) {
+      k[i] = (i + size_t(round)) % 2 ? rng.below(Fn::kModulus) : k_bad;
+      p[i] = i == 0 ? cv::kG : i == 1 ? negated(cv::kG) : random_point(rng);
+    }
+    cv::mb::mul_point_x8(out, k, p);
+    for (size_t i = 0; i < kLanes; ++i) {
+      const bool bad = same(k[i], k_bad);
+      const cv::Affine want =
+          bad ? negated(scalar_mul_point(U256{{6, 0, 0, 0}}, p[i])) : scalar_mul_point(k[i], p[i]);
+      EXPECT_TRUE(same(want, out[i])) << "round " << round << " lane " << i;
+      if (bad && i == 0) {
+        EXPECT_TRUE(same(cv::mul_base_affine(k_bad), out[i]));
+      }
+    }
   }
 }
 
@@ -357,6 +541,43 @@ TEST(MbVerify, DegenerateFinalAdditionFallsBack) {
   for (size_t i = 0; i < kLanes; ++i) {
     EXPECT_EQ(verify_digest(*pubs[i], e[i], sig[i]), status[i]) << "lane " << i;
     EXPECT_EQ(i == 2 ? Error::kVerifyFailed : Error::kOk, status[i]) << "lane " << i;
+  }
+}
+
+TEST(MbVerify, ValidSignatureWithTInTheDoublingCase) {
+  // t = r + s = n - 6 makes the last window of [t]P add a point to itself
+  // (MulPointX8AddsADoublingInTheLastWindow); e is chosen to make (r, s)
+  // valid: r = e + x([s]G + [t]P) mod n. Odd lanes are ordinary signatures.
+  Rng rng(25);
+  Keys keys(rng);
+  uint8_t e[kLanes][32], sig[kLanes][64];
+  const PublicKey* pubs[kLanes];
+  for (size_t i = 0; i < kLanes; ++i) {
+    pubs[i] = &keys.keys[i].pub;
+    if (i % 2 == 0) {
+      const U256 t = n_minus(6);
+      U256 s = rng.below(Fn::kModulus), r;
+      for (;;) {
+        r = Fn::sub(t, s);
+        if (!ks::field::is_zero_mask(s) && !ks::field::is_zero_mask(r)) break;
+        s = rng.below(Fn::kModulus);
+      }
+      cv::Affine x;
+      ASSERT_TRUE(cv::to_affine_checked(x, cv::mul_base_add_point_vartime(s, t, pubs[i]->point)));
+      ks::field::to_be_bytes(sig[i], r);
+      ks::field::to_be_bytes(sig[i] + 32, s);
+      ks::field::to_be_bytes(e[i], Fn::sub(r, Fn::reduce_once(x.x)));
+      if (i == 4) e[i][31] ^= 1;  // and an invalid one
+    } else {
+      random_digests(rng, &e[i], 1);
+      ASSERT_EQ(Error::kOk, sign_digest(sig[i], keys.keys[i], e[i], Nonce::kDeterministic));
+    }
+  }
+  Error status[kLanes];
+  mb::verify_digests_x8(pubs, e, sig, status);
+  for (size_t i = 0; i < kLanes; ++i) {
+    EXPECT_EQ(verify_digest(*pubs[i], e[i], sig[i]), status[i]) << "lane " << i;
+    EXPECT_EQ(i == 4 ? Error::kVerifyFailed : Error::kOk, status[i]) << "lane " << i;
   }
 }
 
