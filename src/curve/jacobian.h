@@ -160,13 +160,25 @@ KS_HD JacobianPoint<F> add_mixed_generic(const JacobianPoint<F>& p, const Affine
 }
 
 // P + Q in constant time, infinity on either side handled by selects.
-// P == Q is NOT handled: the constant-time scalar multiplications never add a
-// point to itself for scalars in [1, n-1] (see sm2/sm2_curve.cc), and
-// checking would cost a doubling per addition.
+// P == Q is NOT handled (the formulas then give infinity): the windowed
+// multiplications prove where it cannot happen and take add_or_dbl where
+// it can (see sm2/sm2_curve.cc); checking every time would cost a doubling
+// per addition.
 template <class F>
 KS_HD JacobianPoint<F> add(const JacobianPoint<F>& p, const JacobianPoint<F>& q) {
   AddCase c;
   JacobianPoint<F> r = add_generic(p, with_z_powers(q), &c);
+  r = select(p.is_infinity(), q, r);
+  return select(q.is_infinity(), p, r);
+}
+
+// P + Q in constant time for every P and Q: add() with 2P selected where
+// P == Q (both finite). One doubling more than add().
+template <class F>
+KS_HD JacobianPoint<F> add_or_dbl(const JacobianPoint<F>& p, const JacobianPoint<F>& q) {
+  AddCase c;
+  JacobianPoint<F> r = add_generic(p, with_z_powers(q), &c);
+  r = select(c.same_point & ~p.is_infinity() & ~q.is_infinity(), dbl(p), r);
   r = select(p.is_infinity(), q, r);
   return select(q.is_infinity(), p, r);
 }

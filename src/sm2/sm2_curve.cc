@@ -141,9 +141,13 @@ struct Sm2Mul {
     return unbind(acc);
   }
 
-  // Same argument as base(): after the doublings the accumulator is
-  // [32 a]P with a != 0 or infinity, the entry [d]P with |d| <= 16, so they
-  // never coincide for k in [1, n-1].
+  // Before the last window the accumulator and the entry never coincide:
+  // after window i's doublings the accumulator is [32a]P, a the value of
+  // the digits above (|32a| < 2^252 < n for i >= 1), the entry [d]P with
+  // |d| <= 16, and 32a = d mod n then needs a = d = 0 (infinity, which add
+  // handles). The last window can: with k = n - 6 (n = 3 mod 32) the
+  // digits above give [n - 3]P = [-3]P and the last digit is -3. It adds
+  // with add_or_dbl.
   static Jacobian point(const U256& k, const Affine& p) {
     FJacobian table[kPointEntries];  // table[j - 1] = jP
     table[0] = FJacobian::from_affine(rebind(p));
@@ -155,7 +159,8 @@ struct Sm2Mul {
       for (int b = 0; b < kPointWindowBits; ++b) acc = dbl(acc);
       const SignedDigit d = booth_digit(k, i * kPointWindowBits, kPointWindowBits);
       // magnitude 0 reads all-zero words: Z = 0, the point at infinity
-      acc = add(acc, negate_if<F>(d.negative, ct_lookup(table, kPointEntries, d.magnitude)));
+      const FJacobian entry = negate_if<F>(d.negative, ct_lookup(table, kPointEntries, d.magnitude));
+      acc = i > 0 ? add(acc, entry) : add_or_dbl(acc, entry);
     }
     secure_wipe(table, sizeof table);
     return unbind(acc);
