@@ -268,10 +268,23 @@ void base_points_x8(curve::Affine out[], const U256 k[], size_t n) {
   }
 }
 
-// xy[j] = x || y of [k[j]]P[j] for j < n, the same way.
+// xy[j] = x || y of [k[j]]P[j] for j < n, the same way (lanes past n and
+// refused items hold k = 0 and P = G).
 void shared_points_x8(uint8_t xy[][kPointBytes], const U256 k[], const curve::Affine p[],
                       size_t n) {
-  for (size_t j = 0; j < n; ++j) shared_point(xy[j], k[j], p[j]);
+  if (!mb::available()) {
+    for (size_t j = 0; j < n; ++j) shared_point(xy[j], k[j], p[j]);
+    return;
+  }
+  curve::Affine shared[mb::kLanes];
+  curve::mb::mul_point_x8(shared, k, p);
+  for (size_t j = 0; j < n; ++j) {
+    uint8_t enc[kPublicKeyBytes];
+    curve::encode_point_uncompressed(enc, shared[j]);
+    memcpy(xy[j], enc + 1, kPointBytes);
+    secure_wipe(enc, sizeof enc);
+  }
+  secure_wipe(shared, sizeof shared);
 }
 
 }  // namespace
@@ -280,7 +293,8 @@ void encrypt_x8(EncryptJob jobs[], size_t n, CipherForm form, const curve::Point
   U256 k[mb::kLanes] = {};  // lanes past n and refused items stay 0
   uint8_t c1[mb::kLanes][kPublicKeyBytes], xy[mb::kLanes][kPointBytes];
   const WipeOnExit wipe_k(k, sizeof k), wipe_xy(xy, sizeof xy);
-  curve::Affine points[mb::kLanes] = {}, c1_points[mb::kLanes];
+  curve::Affine points[mb::kLanes], c1_points[mb::kLanes];
+  for (curve::Affine& p : points) p = curve::kG;
   for (size_t j = 0; j < n; ++j) {
     jobs[j].out_len = 0;
     jobs[j].status = uint64_t(jobs[j].len) > sm3::kKdfMaxBytes
@@ -316,7 +330,8 @@ void decrypt_x8(DecryptJob jobs[], size_t n, CipherForm form) {
   Layout layouts[mb::kLanes];
   PublicKey c1[mb::kLanes];
   U256 d[mb::kLanes] = {};
-  curve::Affine points[mb::kLanes] = {};
+  curve::Affine points[mb::kLanes];
+  for (curve::Affine& p : points) p = curve::kG;
   uint8_t xy[mb::kLanes][kPointBytes];
   const WipeOnExit wipe_d(d, sizeof d), wipe_xy(xy, sizeof xy);
   for (size_t j = 0; j < n; ++j) {
@@ -327,7 +342,7 @@ void decrypt_x8(DecryptJob jobs[], size_t n, CipherForm form) {
     d[j] = job.key->d;
     points[j] = c1[j].point;
   }
-  // Lanes of refused items multiply (0, 0) by 0: a wasted lane, no branch on it.
+  // Lanes of refused items multiply G by 0: a wasted lane, no branch on it.
   shared_points_x8(xy, d, points, n);  // B3
   for (size_t j = 0; j < n; ++j)
     if (jobs[j].status == Error::kOk)
