@@ -125,24 +125,37 @@ void put_result(ks::sm2::Error e, size_t len, uint8_t* slot, size_t slot_len, ui
   if (e != ks::sm2::Error::kOk) ks::secure_wipe(slot, slot_len);
 }
 
-// Encrypts every item to pubs(i) (and table, for one recipient).
-template <class PubOf>
-void encrypt_items(ks_ctx* ctx, CipherForm form, const uint8_t* data, const uint64_t* offsets,
-                  size_t count, uint8_t* out, uint64_t* lengths, std::vector<int>& result,
-                  const ks::curve::PointTable* table, const PubOf& pub_of) {
-  const size_t extra = slot_extra(form);
-  ks::api::run_groups<ks::sm2::mb::kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
-    EncryptJob jobs[ks::sm2::mb::kLanes];
-    for (size_t j = 0; j < n; ++j) {
-      const size_t i = idx[j], len = size_t(offsets[i + 1] - offsets[i]);
-      jobs[j] = {pub_of(i), data + offsets[i], len, out + offsets[i] + i * extra, len + extra,
-                 0, ks::sm2::Error::kOk};
-    }
-    ks::sm2::encrypt_x8(jobs, n, form, table);
+// Runs the items eight at a time: job_of(i) is item i's job (an
+// EncryptJob or a DecryptJob), run(jobs, n) does a group; results land in
+// lengths and result.
+template <class Job, class JobOf, class Run>
+void run_jobs(ks_ctx* ctx, size_t count, uint64_t* lengths, std::vector<int>& result,
+              const JobOf& job_of, const Run& run) {
+  constexpr size_t kLanes = ks::sm2::mb::kLanes;
+  ks::api::run_groups<kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
+    Job jobs[kLanes];
+    for (size_t j = 0; j < n; ++j) jobs[j] = job_of(idx[j]);
+    run(jobs, n);
     for (size_t j = 0; j < n; ++j)
       put_result(jobs[j].status, jobs[j].out_len, jobs[j].out, jobs[j].out_cap,
                  &lengths[idx[j]], &result[idx[j]]);
   });
+}
+
+// Encrypts every item to pub_of(i) (and table, for one recipient).
+template <class PubOf>
+void encrypt_items(ks_ctx* ctx, CipherForm form, const uint8_t* data, const uint64_t* offsets,
+                   size_t count, uint8_t* out, uint64_t* lengths, std::vector<int>& result,
+                   const ks::curve::PointTable* table, const PubOf& pub_of) {
+  const size_t extra = slot_extra(form);
+  run_jobs<EncryptJob>(
+      ctx, count, lengths, result,
+      [&](size_t i) {
+        const size_t len = size_t(offsets[i + 1] - offsets[i]);
+        return EncryptJob{pub_of(i), data + offsets[i], len, out + offsets[i] + i * extra,
+                          len + extra, 0, ks::sm2::Error::kOk};
+      },
+      [&](EncryptJob* jobs, size_t n) { ks::sm2::encrypt_x8(jobs, n, form, table); });
 }
 
 }  // namespace
@@ -204,17 +217,13 @@ int ks_sm2_decrypt_batch(ks_ctx* ctx, const ks_sm2_key* key, int form, const uin
                              lengths, status, &args);
   if (rc != KS_OK) return rc;
   std::vector<int> result(count, KS_OK);
-  ks::api::run_groups<ks::sm2::mb::kLanes>(ctx, count, result, [&](const size_t* idx, size_t n) {
-    DecryptJob jobs[ks::sm2::mb::kLanes];
-    for (size_t j = 0; j < n; ++j) {
-      const size_t i = idx[j], len = size_t(offsets[i + 1] - offsets[i]);
-      jobs[j] = {&key->key, data + offsets[i], len, out + offsets[i], len, 0,
-                 ks::sm2::Error::kOk};
-    }
-    ks::sm2::decrypt_x8(jobs, n, args.form);
-    for (size_t j = 0; j < n; ++j)
-      put_result(jobs[j].status, jobs[j].out_len, jobs[j].out, jobs[j].out_cap,
-                 &lengths[idx[j]], &result[idx[j]]);
-  });
+  run_jobs<DecryptJob>(
+      ctx, count, lengths, result,
+      [&](size_t i) {
+        const size_t len = size_t(offsets[i + 1] - offsets[i]);
+        return DecryptJob{&key->key, data + offsets[i], len, out + offsets[i], len, 0,
+                          ks::sm2::Error::kOk};
+      },
+      [&](DecryptJob* jobs, size_t n) { ks::sm2::decrypt_x8(jobs, n, args.form); });
   return ks::api::finish_statuses(result, status);
 } KS_API_CATCH
