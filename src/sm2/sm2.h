@@ -11,12 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sm2/sm2_curve.h"
 #include "sm2/sm2_params.h"
 
 namespace ks {
-namespace curve {
-struct PointTable;  // sm2/sm2_curve.h
-}  // namespace curve
 namespace sm2 {
 
 // Values are fixed: the C API and the GPU status words mirror them.
