@@ -253,6 +253,12 @@ PointTablePtr make_point_table(const Affine& p) {
   return table;
 }
 
+void point_table_window(const PointTable& table, int i, Affine out[kCombEntries]) {
+  using F = field::FpMontField<field::fp_detail::MulPortable>;  // same form as MontAdx's
+  for (int j = 0; j < kCombEntries; ++j)
+    out[j] = Affine{F::to_plain(table.entries[i][j].x), F::to_plain(table.entries[i][j].y)};
+}
+
 Affine mul_table_affine(const PointTable& table, const U256& k) {
   return use_adx() ? FastMul::comb_affine(table.entries, k)
                    : PortableMul::comb_affine(table.entries, k);

@@ -49,6 +49,10 @@ Affine mul_table_affine(const PointTable& table, const U256& k);
 // one key): both combs, 74 mixed additions at most and no doubling.
 Jacobian mul_base_add_table_vartime(const U256& s, const U256& t, const PointTable& table);
 
+// Window i of the table in plain coordinates (the IFMA lanes convert it
+// to their own form, sm2_curve_mb.h).
+void point_table_window(const PointTable& table, int i, Affine out[kCombEntries]);
+
 // Affine form in constant time (the field inversion of [ZHU22 table 4]);
 // the point at infinity gives (0, 0).
 Affine affine_of(const Jacobian& p);

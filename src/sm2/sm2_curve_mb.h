@@ -7,6 +7,9 @@
 
 #include <stdint.h>
 
+#include <memory>
+
+#include "sm2/sm2_curve.h"
 #include "sm2/sm2_params.h"
 
 namespace ks {
@@ -39,6 +42,23 @@ void mul_point_x8(Affine out[kLanes], const U256 k[kLanes], const Affine p[kLane
 unsigned verify_x8(const U256 s[kLanes], const U256 t[kLanes], const Affine p[kLanes],
                    const U256 c[kLanes], const U256 c2[kLanes], unsigned c2_valid,
                    unsigned* fallback);
+
+// A public point's comb (curve::make_point_table) in the lanes' form, as
+// G's is held here: 189 KiB. nullptr when memory is short.
+struct LaneTable;
+struct LaneTableDeleter {
+  void operator()(LaneTable* t) const;
+};
+using LaneTablePtr = std::unique_ptr<LaneTable, LaneTableDeleter>;
+LaneTablePtr make_lane_table(const PointTable& table);
+
+// verify_x8 with one public key P for every lane, from its comb: R = [s]G +
+// [t]P walks both combs (74 mixed additions, no doubling). Lanes where an
+// addition meets P == Q (only for forged inputs) are reported in
+// *fallback, their result bit 0.
+unsigned verify_table_x8(const U256 s[kLanes], const U256 t[kLanes], const LaneTable& table,
+                         const U256 c[kLanes], const U256 c2[kLanes], unsigned c2_valid,
+                         unsigned* fallback);
 
 }  // namespace mb
 }  // namespace curve

@@ -281,16 +281,24 @@ void keygen_x8(uint8_t d[][kScalarBytes], PublicKey pub[], Error status[], size_
 #endif
 }
 
-void verify_digests_x8(const PublicKey* const keys[], const uint8_t e[][kDigestBytes],
-                       const uint8_t sig[][kSignatureBytes], Error status[], size_t count) {
+namespace {
+
+// Verification in lanes around core(s, t, p, c, c2, c2_valid, &fallback),
+// which returns the lanes that verify: B1, B2 and B5 per item, c = (r - e)
+// mod n and c2 = c + n when below p for the x check (sm2/sm2.cc's
+// x_matches). Groups too small for lanes, and lanes the core reports in
+// fallback, go to verify_one(i).
+template <class Core, class One>
+void verify_lanes(const PublicKey* const keys[], const uint8_t e[][kDigestBytes],
+                  const uint8_t sig[][kSignatureBytes], Error status[], size_t count,
+                  const Core& core, const One& verify_one) {
   if (count > kLanes) count = kLanes;
   if (count == 0) return;
   if (!lanes_pay(count)) {
-    for (size_t i = 0; i < count; ++i) status[i] = verify_digest(*keys[i], e[i], sig[i]);
+    for (size_t i = 0; i < count; ++i) status[i] = verify_one(i);
     return;
   }
-#if defined(__x86_64__)
-  // Idle or rejected lanes compute [1]G + [2]G, a harmless finite sum.
+  // Idle or rejected lanes compute [1]G + [2]P, a harmless finite sum.
   U256 s[kLanes], t[kLanes], c[kLanes], c2[kLanes];
   curve::Affine p[kLanes];
   unsigned active = 0, c2_valid = 0;
@@ -310,7 +318,6 @@ void verify_digests_x8(const PublicKey* const keys[], const uint8_t e[][kDigestB
     s[i] = si;
     t[i] = ti;
     p[i] = keys[i]->point;
-    // x1 == (r - e) mod n + {0, n} (see sm2/sm2.cc's x_matches)
     c[i] = Fn::sub(r, digest_mod_n(e[i]));
     if (!field::add_carry(c2[i], c[i], Fn::kModulus) && field::lt_mask(c2[i], Fp::kModulus))
       c2_valid |= 1u << i;
@@ -319,15 +326,47 @@ void verify_digests_x8(const PublicKey* const keys[], const uint8_t e[][kDigestB
     active |= 1u << i;
   }
   unsigned fallback = 0;
-  const unsigned ok = curve::mb::verify_x8(s, t, p, c, c2, c2_valid, &fallback);
+  const unsigned ok = core(s, t, p, c, c2, c2_valid, &fallback);
   for (size_t i = 0; i < count; ++i) {
     if (!(active >> i & 1)) continue;
     if (fallback >> i & 1)
-      status[i] = verify_digest(*keys[i], e[i], sig[i]);
+      status[i] = verify_one(i);
     else
       status[i] = (ok >> i & 1) ? Error::kOk : Error::kVerifyFailed;
   }
+}
+
+}  // namespace
+
+void verify_digests_x8(const PublicKey* const keys[], const uint8_t e[][kDigestBytes],
+                       const uint8_t sig[][kSignatureBytes], Error status[], size_t count) {
+  verify_lanes(keys, e, sig, status, count,
+               [](const U256* s, const U256* t, const curve::Affine* p, const U256* c,
+                  const U256* c2, unsigned c2_valid, unsigned* fallback) {
+#if defined(__x86_64__)
+                 return curve::mb::verify_x8(s, t, p, c, c2, c2_valid, fallback);
+#else
+                 return 0u;
 #endif
+               },
+               [&](size_t i) { return verify_digest(*keys[i], e[i], sig[i]); });
+}
+
+void verify_digests_one_key_x8(const OneKey& key, const uint8_t e[][kDigestBytes],
+                               const uint8_t sig[][kSignatureBytes], Error status[],
+                               size_t count) {
+  const PublicKey* keys[kLanes];
+  for (const PublicKey*& k : keys) k = key.key;
+  verify_lanes(keys, e, sig, status, count,
+               [&](const U256* s, const U256* t, const curve::Affine*, const U256* c,
+                   const U256* c2, unsigned c2_valid, unsigned* fallback) {
+#if defined(__x86_64__)
+                 return curve::mb::verify_table_x8(s, t, *key.lanes, c, c2, c2_valid, fallback);
+#else
+                 return 0u;
+#endif
+               },
+               [&](size_t i) { return verify_digest(*key.key, e[i], sig[i], key.table); });
 }
 
 Error message_digests(uint8_t e[][kDigestBytes], const PublicKey* const keys[], const uint8_t* id,

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "sm2/sm2.h"
+#include "sm2/sm2_curve_mb.h"
 
 namespace ks {
 namespace sm2 {
@@ -53,6 +54,18 @@ void keygen_x8(uint8_t d[][kScalarBytes], PublicKey pub[], Error status[], size_
 // or kVerifyFailed), variable time (all inputs public).
 void verify_digests_x8(const PublicKey* const keys[], const uint8_t e[][kDigestBytes],
                        const uint8_t sig[][kSignatureBytes], Error status[], size_t count = kLanes);
+
+// The same with one public key for every item, from its comb tables: the
+// scalar one (curve::make_point_table) and its lanes' form
+// (curve::mb::make_lane_table, needed only where available()).
+struct OneKey {
+  const PublicKey* key;
+  const curve::PointTable* table;
+  const curve::mb::LaneTable* lanes;
+};
+void verify_digests_one_key_x8(const OneKey& key, const uint8_t e[][kDigestBytes],
+                               const uint8_t sig[][kSignatureBytes], Error status[],
+                               size_t count = kLanes);
 
 // --- Messages (Z_A || M hashed in lanes) -------------------------------------
 // e[i] = SM3(Z_A(*keys[i], id) || msgs[i]) for any number n of items, as

@@ -581,6 +581,64 @@ TEST(MbVerify, ValidSignatureWithTInTheDoublingCase) {
   }
 }
 
+// One key for every lane, from its comb tables: the statuses of the
+// scalar verifier, for valid, tampered and out-of-range signatures, and
+// for the forged shape where a partial sum meets an entry (d = 2, r = 1,
+// s = n - 2: [s]G = -2G and [t]P = -2G, which the walk over both combs
+// may add to each other), reported to the scalar fallback.
+TEST(MbVerify, OneKeyFromItsTablesAgreesWithScalar) {
+  Rng rng(31);
+  for (uint64_t small : {0, 2}) {  // a random key, then d = 2
+    PrivateKey key;
+    if (small == 0) {
+      ASSERT_EQ(Error::kOk, generate_key(key));
+    } else {
+      uint8_t d[32] = {};
+      d[31] = uint8_t(small);
+      ASSERT_EQ(Error::kOk, private_key_from_bytes(key, d));
+    }
+    const cv::PointTablePtr table = cv::make_point_table(key.pub.point);
+    ASSERT_NE(table, nullptr);
+    cv::mb::LaneTablePtr lanes;
+    mb::OneKey with_lanes = {&key.pub, table.get(), nullptr};
+    if (ks::cpu_features().avx512ifma) {
+      lanes = cv::mb::make_lane_table(*table);
+      with_lanes.lanes = lanes.get();
+    }
+    for (int round = 0; round < 30; ++round) {
+      uint8_t e[kLanes][32], sig[kLanes][64];
+      random_digests(rng, e, kLanes);
+      for (size_t i = 0; i < kLanes; ++i) {
+        ASSERT_EQ(Error::kOk, sign_digest(sig[i], key, e[i], Nonce::kDeterministic));
+        switch ((round + i) % 6) {
+          case 0: e[i][rng.word() % 32] ^= 1; break;
+          case 1: sig[i][rng.word() % 64] ^= 0x01; break;
+          case 2: memset(sig[i], 0xFF, 64); break;
+          case 3:
+            if (small == 2) {  // the forged shape of DegenerateFinalAdditionFallsBack
+              PrivateKey four;
+              uint8_t d4[32] = {};
+              d4[31] = 4;
+              ASSERT_EQ(Error::kOk, private_key_from_bytes(four, d4));
+              const U256 r = U256{{1, 0, 0, 0}};
+              ks::field::to_be_bytes(sig[i], r);
+              ks::field::to_be_bytes(sig[i] + 32, Fn::neg(U256{{2, 0, 0, 0}}));
+              ks::field::to_be_bytes(e[i], Fn::sub(r, Fn::reduce_once(four.pub.point.x)));
+            }
+            break;
+          default: break;
+        }
+      }
+      Error status[kLanes];
+      const size_t count = round == 5 ? 3 : kLanes;
+      mb::verify_digests_one_key_x8(with_lanes, e, sig, status, count);
+      for (size_t i = 0; i < count; ++i)
+        EXPECT_EQ(verify_digest(key.pub, e[i], sig[i]), status[i])
+            << "key " << small << " round " << round << " lane " << i;
+    }
+  }
+}
+
 TEST(MbKeygen, PublicKeysMatchScalar) {
   for (int round = 0; round < 4; ++round) {
     uint8_t d[kLanes][32];
