@@ -5,21 +5,33 @@
 // integer field and the DPF one side by side), timed with CUDA events after
 // a warm-up, inputs random (valid keys, distinct nonces, valid
 // signatures). Prints JSON.
-//   sm2_gpu_bench [max_batch_log2] [sweep]
+//   sm2_gpu_bench [max_batch_log2] [sweep | one_key [min_batch_log2]]
 // With "sweep", also keygen and sign (one key) with 1, 2, 4 and 8 items per
 // thread forced (ops keygen_m1 .. sign_one_key_m8), batches 2^14 up.
+// With "one_key", only verification, under one public key against
+// per-item keys (issue 44), batches 2^16 (or 2^min_batch_log2) up in
+// steps of 4x: the key table's build (wall
+// clock, CPU part included; batch 1), the one-key kernel for each window
+// width and register cap beside the per-item kernel (kernel-only, CUDA
+// events), and ks_sm2_verify_digest_batch / ks_sm2_verify_batch (64-byte
+// messages) on a GPU context from ordinary host buffers, end to end (wall
+// clock, ops *_e2e; its kernel_ms is then the call's time): one key with
+// its table kept from the previous call, one key with the table built in
+// the call (two keys alternating), per-item keys.
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "field/fp_dpf.cuh"
 #include "field/fp_gpu.cuh"
+#include "kuaisuo.h"
 #include "sm3/gpu/sm3_gpu.h"
 #include "sm2/sm2.h"
 #include "sm2/gpu/sm2_gpu.h"
@@ -197,6 +209,171 @@ void sweep_items(Timer& timer, std::mt19937_64& rng, size_t batch, std::vector<R
   }
 }
 
+// --- One public key for the batch (issue 44) -------------------------------------------
+// Median wall-clock seconds of `reps` runs of f after one warm-up run.
+double median_wall(const std::function<void()>& f, int reps) {
+  f();
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+template <class T>
+std::vector<T> to_host(const T* dev, size_t count) {
+  std::vector<T> h(count);
+  CHECK(cudaMemcpy(h.data(), dev, count * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+// The statuses of the last launch: all kOk, or exit.
+void check_all_ok(const int* status, size_t n, const char* what) {
+  const std::vector<int> s = to_host(status, n);
+  const size_t failed = n - std::count(s.begin(), s.end(), 0);
+  if (failed != 0) {
+    fprintf(stderr, "batch %zu: %zu items of %s did not verify\n", n, failed, what);
+    exit(1);
+  }
+}
+
+ks::sm2::PublicKey decoded_key(const uint8_t* pub) {
+  ks::sm2::PublicKey key;
+  if (ks::sm2::public_key_from_bytes(key, pub, 65) != ks::sm2::Error::kOk) {
+    fprintf(stderr, "a generated public key does not decode\n");
+    exit(1);
+  }
+  return key;
+}
+
+// The key table's build for each window width (wall clock: the bases on
+// the CPU, their copy and the kernel), for the public key pub.
+void bench_key_tables(const uint8_t* pub, std::vector<Row>& rows) {
+  static const char* const kNames[] = {"key_table_build_w8", "key_table_build_w12",
+                                       "key_table_build_w16"};
+  const ks::sm2::PublicKey key = decoded_key(pub);
+  for (int k = 0; k < 3; ++k) {
+    const int bits = gpu::kKeyTableBits[k];
+    const DeviceVector<uint8_t> table(gpu::key_table_bytes(bits));
+    const double t = median_wall(
+        [&] {
+          CHECK(gpu::launch_build_key_table(key, bits, table, 0));
+          CHECK(cudaDeviceSynchronize());
+        },
+        5);
+    rows.push_back({kNames[k], 1, t});
+  }
+}
+
+void bench_one_key(Timer& timer, std::mt19937_64& rng, size_t n, ks_ctx* ctx,
+                   std::vector<Row>& rows) {
+  const Batch b(rng, n);
+  static const uint8_t kId[] = "1234567812345678";
+  const int reps = n >= (1u << 20) ? 3 : 5;
+  CHECK(gpu::launch_keygen(b.priv, b.pub, b.status, n, 0));
+  const gpu::SignKey* keys = b.keys;
+  // Signatures on the digests: per-item keys, key 0 for all, key 1 for all.
+  const DeviceVector<uint8_t> sig_one(64 * n), sig_other(64 * n);
+  CHECK(gpu::launch_sign_digest(b.digest, keys, 1, b.nonce, b.sig, b.status, n, 0));
+  CHECK(gpu::launch_sign_digest(b.digest, keys, 0, b.nonce, sig_one, b.status, n, 0));
+  CHECK(gpu::launch_sign_digest(b.digest, keys + 1, 0, b.nonce, sig_other, b.status, n, 0));
+  const std::vector<uint8_t> pubs = to_host<uint8_t>(b.pub, 65 * n);
+  const ks::sm2::PublicKey key0 = decoded_key(&pubs[0]);
+  if (rows.empty()) bench_key_tables(&pubs[0], rows);
+
+  // Kernel-only: the per-item kernel, then the one-key kernel at each width.
+  rows.push_back({"verify_per_item_key", n, b.verify(timer)});
+  check_all_ok(b.status, n, "verify_per_item_key");
+  struct Variant {
+    const char* name;
+    int bits, min_blocks;
+  };
+  for (const Variant v : {Variant{"verify_one_key_w16", 16, 3}, Variant{"verify_one_key_w16_minb4", 16, 4},
+                          Variant{"verify_one_key_w12", 12, 3}, Variant{"verify_one_key_w12_minb4", 12, 4},
+                          Variant{"verify_one_key_w8", 8, 3}}) {
+    const DeviceVector<uint8_t> table(gpu::key_table_bytes(v.bits));
+    CHECK(gpu::launch_build_key_table(key0, v.bits, table, 0));
+    const double t = timer.median(
+        [&] {
+          CHECK(gpu::launch_verify_digest_one_key(table, v.bits, b.digest, sig_one, b.status, n,
+                                                  0, v.min_blocks));
+        },
+        reps);
+    check_all_ok(b.status, n, v.name);
+    rows.push_back({v.name, n, t});
+  }
+
+  // End to end through the C API from ordinary (pageable) host buffers.
+  const std::vector<uint8_t> digests = to_host<uint8_t>(b.digest, 32 * n);
+  const std::vector<uint8_t> sigs = to_host<uint8_t>(b.sig, 64 * n);
+  const std::vector<uint8_t> sigs_one = to_host<uint8_t>(sig_one, 64 * n);
+  const std::vector<uint8_t> sigs_other = to_host<uint8_t>(sig_other, 64 * n);
+  std::vector<uint8_t> pubs_one(65 * n), pubs_other(65 * n);
+  for (size_t i = 0; i < n; ++i) {
+    memcpy(&pubs_one[65 * i], &pubs[0], 65);
+    memcpy(&pubs_other[65 * i], &pubs[65], 65);
+  }
+  std::vector<int> status(n);
+  int rc = KS_OK;
+  auto verify = [&](const std::vector<uint8_t>& p, const std::vector<uint8_t>& s) {
+    rc |= ks_sm2_verify_digest_batch(ctx, p.data(), digests.data(), n, s.data(), status.data());
+  };
+  auto check = [&](const char* what) {
+    if (rc != KS_OK || std::count(status.begin(), status.end(), KS_OK) != ptrdiff_t(n)) {
+      fprintf(stderr, "batch %zu: %s failed (rc %d)\n", n, what, rc);
+      exit(1);
+    }
+  };
+  rows.push_back({"verify_one_key_e2e", n, median_wall([&] { verify(pubs_one, sigs_one); }, reps)});
+  check("verify_one_key_e2e");
+  std::vector<double> fresh;  // the other key first: the table is built in the timed call
+  for (int r = 0; r < reps; ++r) {
+    verify(pubs_other, sigs_other);
+    const auto t0 = std::chrono::steady_clock::now();
+    verify(pubs_one, sigs_one);
+    fresh.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(fresh.begin(), fresh.end());
+  check("verify_one_key_e2e_new_key");
+  rows.push_back({"verify_one_key_e2e_new_key", n, fresh[fresh.size() / 2]});
+  rows.push_back({"verify_per_item_key_e2e", n, median_wall([&] { verify(pubs, sigs); }, reps)});
+  check("verify_per_item_key_e2e");
+
+  // 64-byte messages, end to end: e = SM3(Z_A || M) signed on the device
+  // under key 0, and under each item's key.
+  uint8_t za0[32];
+  ks::sm2::compute_za(za0, key0, kId, 16);
+  CHECK(cudaMemcpy(b.za, za0, 32, cudaMemcpyHostToDevice));
+  ks::sm3::gpu::DeviceItems items;
+  items.prefix = b.za;
+  items.prefix_len = 32;
+  items.data = b.msg;
+  items.data_stride = 64;
+  items.data_len = 64;
+  CHECK(ks::sm3::gpu::launch_digests(items, n, b.e, 0));
+  CHECK(gpu::launch_sign_digest(b.e, keys, 0, b.nonce, sig_one, b.status, n, 0));
+  b.message_digests(true);
+  CHECK(gpu::launch_sign_digest(b.e, keys, 1, b.nonce, b.sig, b.status, n, 0));
+  const std::vector<uint8_t> msgs = to_host<uint8_t>(b.msg, 64 * n);
+  const std::vector<uint8_t> msg_sigs = to_host<uint8_t>(b.sig, 64 * n);
+  const std::vector<uint8_t> msg_sigs_one = to_host<uint8_t>(sig_one, 64 * n);
+  std::vector<uint64_t> offsets(n + 1);
+  for (size_t i = 0; i <= n; ++i) offsets[i] = 64 * i;
+  auto verify_msgs = [&](const std::vector<uint8_t>& p, const std::vector<uint8_t>& s) {
+    rc |= ks_sm2_verify_batch(ctx, p.data(), kId, 16, msgs.data(), msgs.size(), offsets.data(), n,
+                              s.data(), status.data());
+  };
+  rows.push_back({"verify_msg64_one_key_e2e", n,
+                  median_wall([&] { verify_msgs(pubs_one, msg_sigs_one); }, reps)});
+  check("verify_msg64_one_key_e2e");
+  rows.push_back({"verify_msg64_per_item_key_e2e", n,
+                  median_wall([&] { verify_msgs(pubs, msg_sigs); }, reps)});
+  check("verify_msg64_per_item_key_e2e");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -216,8 +393,24 @@ int main(int argc, char** argv) {
                dpf_sqr_rate = field_rate<ks::field::FpDpf, true>(timer, sms);
   std::mt19937_64 rng(12345);
   std::vector<Row> rows;
-  for (int lg = 16; lg <= max_log2; lg += 2) bench_batch(timer, rng, size_t(1) << lg, rows);
-  if (argc > 2 && std::string(argv[2]) == "sweep")
+  const std::string mode = argc > 2 ? argv[2] : "";
+  if (mode == "one_key") {
+    ks_ctx_config cfg;
+    ks_ctx_config_init(&cfg);
+    cfg.backend = KS_BACKEND_GPU;
+    ks_ctx* ctx = nullptr;
+    if (ks_ctx_new(&cfg, &ctx) != KS_OK) {
+      fprintf(stderr, "no GPU context\n");
+      return 1;
+    }
+    const int min_log2 = argc > 3 ? atoi(argv[3]) : 16;
+    for (int lg = min_log2; lg <= max_log2; lg += 2)
+      bench_one_key(timer, rng, size_t(1) << lg, ctx, rows);
+    ks_ctx_free(ctx);
+  } else {
+    for (int lg = 16; lg <= max_log2; lg += 2) bench_batch(timer, rng, size_t(1) << lg, rows);
+  }
+  if (mode == "sweep")
     for (int lg = 14; lg <= max_log2; ++lg) sweep_items(timer, rng, size_t(1) << lg, rows);
 
   printf("{\n  \"device\": \"%s\",\n  \"sms\": %d,\n  \"table_init_s\": %.3f,\n", prop.name,

@@ -108,16 +108,31 @@ __device__ __forceinline__ AffOf<F> base_entry(const uint4* table, int window, S
   return curve::negate_if<F>(d.negative, a);
 }
 
-// Next 16-bit window of k (consumed from the bottom: k >>= 16) with the
-// bit below it, as booth() wants it.
-__device__ __forceinline__ SignedDigit next_base_digit(U32x8& k, uint32_t& below) {
-  const uint32_t chunk = k.w[0] & 0xFFFF;
+// Next kBits-bit window of k (consumed from the bottom: k >>= kBits) with
+// the bit below it, as booth() wants it.
+template <int kBits>
+__device__ __forceinline__ SignedDigit next_digit(U32x8& k, uint32_t& below) {
+  const uint32_t chunk = k.w[0] & ((1u << kBits) - 1);
   const uint32_t v = (chunk << 1) | below;
-  below = chunk >> 15;
+  below = chunk >> (kBits - 1);
 #pragma unroll
-  for (int i = 0; i < 7; ++i) k.w[i] = __funnelshift_r(k.w[i], k.w[i + 1], 16);
-  k.w[7] >>= 16;
-  return booth(v, kBaseWindowBits);
+  for (int i = 0; i < 7; ++i) k.w[i] = __funnelshift_r(k.w[i], k.w[i + 1], kBits);
+  k.w[7] >>= kBits;
+  return booth(v, kBits);
+}
+
+__device__ __forceinline__ SignedDigit next_base_digit(U32x8& k, uint32_t& below) {
+  return next_digit<kBaseWindowBits>(k, below);
+}
+
+// k <- min(k, n - k) for k in [0, n-1], below 2^255; all ones where k was
+// replaced (the multiple is then negated).
+__device__ __forceinline__ uint32_t fold_scalar(U32x8& k) {
+  U32x8 n_minus_k;
+  field::gpu_detail::sub_n<8>(n_minus_k.w, field::gpu_detail::kN, k.w);
+  const uint32_t flip = 0u - (k.w[7] >> 31);
+  k = select_u32(flip, n_minus_k, k);
+  return flip;
 }
 
 // [k]G for k in [0, n-1], constant time. k is replaced by n - k when
@@ -128,10 +143,7 @@ __device__ __forceinline__ SignedDigit next_base_digit(U32x8& k, uint32_t& below
 // a - d 2^(16i) is nonzero and below 2^255 + 2^240 < n in magnitude.
 template <class F>
 __device__ JacOf<F> mul_base(U32x8 k, const uint4* table) {
-  U32x8 n_minus_k;
-  field::gpu_detail::sub_n<8>(n_minus_k.w, field::gpu_detail::kN, k.w);
-  const uint32_t flip = 0u - (k.w[7] >> 31);
-  k = select_u32(flip, n_minus_k, k);
+  const uint32_t flip = fold_scalar(k);
 
   uint32_t below = 0;
   SignedDigit d = next_base_digit(k, below);
@@ -327,13 +339,14 @@ __device__ __forceinline__ U32x8 curve_b() {
 
 // x(Q) == c mod n for Q = (X, Y, Z) finite, without inverting Z: x(Q) < p
 // and c < n, so x(Q) is c or c + n (when below p); X == x Z^2.
-__device__ __forceinline__ uint32_t x_matches(const JacV& q, const U32x8& c) {
-  const U32x8 z2 = Fv::sqr(q.z);
+template <class F>
+__device__ __forceinline__ uint32_t x_matches(const JacOf<F>& q, const U32x8& c) {
+  const U32x8 z2 = F::sqr(q.z);
   U32x8 c_plus_n;
   const uint32_t carry = field::gpu_detail::add_n<8>(c_plus_n.w, c.w, field::gpu_detail::kN);
-  const uint32_t second_ok = Fv::lt_p_mask(c_plus_n) & (0u - (carry ^ 1));
-  const uint32_t first = uint32_t(Fv::eq(q.x, Fv::mul(c, z2)));
-  const uint32_t second = uint32_t(Fv::eq(q.x, Fv::mul(c_plus_n, z2))) & second_ok;
+  const uint32_t second_ok = F::lt_p_mask(c_plus_n) & (0u - (carry ^ 1));
+  const uint32_t first = uint32_t(F::eq(q.x, F::mul(c, z2)));
+  const uint32_t second = uint32_t(F::eq(q.x, F::mul(c_plus_n, z2))) & second_ok;
   return (first | second) & ~uint32_t(q.is_infinity());
 }
 
@@ -352,6 +365,137 @@ __device__ int verify_one(const uint8_t* pub, const uint8_t* digest, const uint8
   const uint32_t match = x_matches(q, FnGpu::sub(r, e));
   return !key_ok ? kBadPublicKey : !range_ok ? kSignatureOutOfRange : match ? kOk : kVerifyFailed;
 }
+
+// --- One public key for the batch ([s]G + [t]P over two tables) ----------------------
+// Verification of many signatures under one key P whose table (the key
+// table layout of sm2_gpu_host.h, windows of kBits bits) is in device
+// memory: s over G's table (16 windows) and t over P's (key_windows(kBits)
+// windows), each nonzero Booth digit one mixed addition of a table entry,
+// no doubling: 32 additions for kBits = 16 against the ~260 doublings and
+// ~68 additions of verify_one. Public data only: the digits, and the rare
+// cases of the addition formulas, may branch.
+// Resident blocks per SM of its kernel: 3 (164 registers, no spill) is
+// what the tests have run on the device; 4 (128 registers, 80 bytes
+// spilled) ran 1-2% faster on an H200 at 2^18..2^22 items and 10% at 2^16
+// (bench/results/h200-2026-12-02-sm2-one-key-verify.json; both are built,
+// sm2_gpu.h's min_blocks), with only valid signatures checked there.
+#ifndef KS_MINB_ONE_KEY
+#define KS_MINB_ONE_KEY 3
+#endif
+
+// 2P out of line: reached only where the accumulator meets the entry it
+// adds (P == Q), which no honest input does; inlined it would double the
+// loop's code.
+template <class F>
+__device__ __noinline__ JacOf<F> dbl_rare(JacOf<F> p) {
+  return curve::dbl<F>(p);
+}
+
+// P + Q for affine Q, every case (jacobian.h's add_mixed_vartime with the
+// doubling out of line): infinity + Q = Q, P + P = 2P, and P + (-P) gives
+// Z = 0 by the generic formulas.
+template <class F>
+__device__ __forceinline__ JacOf<F> add_affine_vartime(const JacOf<F>& p, const AffOf<F>& q) {
+  if (p.is_infinity()) return JacOf<F>::from_affine(q);
+  curve::AddCase c;
+  const JacOf<F> r = curve::add_mixed_generic(p, q, &c);
+  if (c.same_point) return dbl_rare<F>(p);
+  return r;
+}
+
+// The affine entry at e (16 words: x then y).
+template <class F>
+__device__ __forceinline__ AffOf<F> load_entry(const uint4* e) {
+  const uint4 q0 = __ldg(e), q1 = __ldg(e + 1), q2 = __ldg(e + 2), q3 = __ldg(e + 3);
+  return {{{q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w}},
+          {{q2.x, q2.y, q2.z, q2.w, q3.x, q3.y, q3.z, q3.w}}};
+}
+
+// The digit of step `step` of base_add_key_vartime's loop (G's windows,
+// then P's) and its entry's address (of entry |digit| - 1, absent for 0).
+template <int kBits>
+struct KeyWalk {
+  U32x8 s, t;  // what is left of each scalar (consumed from the bottom)
+  uint32_t below_s = 0, below_t = 0, flip_s, flip_t;
+  const uint4 *g_table, *p_table;
+
+  __device__ __forceinline__ SignedDigit next(int step, const uint4** entry, uint32_t* negative) {
+    SignedDigit d;
+    const uint4* window;
+    if (step < kBaseWindows) {
+      d = next_digit<kBaseWindowBits>(s, below_s);
+      window = g_table + size_t(step) * kBaseEntries * 4;
+      *negative = d.negative ^ flip_s;
+    } else {
+      d = next_digit<kBits>(t, below_t);
+      window = p_table + (size_t(step - kBaseWindows) << (kBits - 1)) * 4;
+      *negative = d.negative ^ flip_t;
+    }
+    *entry = window + size_t(d.magnitude - (d.magnitude != 0)) * 4;
+    return d;
+  }
+};
+
+// [s]G + [t]P for s, t in [1, n-1]: both folded below 2^255 (fold_scalar),
+// then one loop over G's windows and P's with one addition site (code
+// size). Each step asks L2 for the next step's entry first: with 32 MiB
+// of G's table and up to 32 MiB of P's, most entries come from DRAM, and
+// the address depends on the digits only.
+template <int kBits, class F>
+__device__ JacOf<F> base_add_key_vartime(const U32x8& s, const U32x8& t, const uint4* g_table,
+                                         const uint4* p_table) {
+  constexpr int kSteps = kBaseWindows + key_windows(kBits);
+  KeyWalk<kBits> walk;
+  walk.s = s;
+  walk.t = t;
+  walk.flip_s = fold_scalar(walk.s);
+  walk.flip_t = fold_scalar(walk.t);
+  walk.g_table = g_table;
+  walk.p_table = p_table;
+  const uint4* entry;
+  uint32_t negative;
+  SignedDigit d = walk.next(0, &entry, &negative);
+  JacOf<F> acc = JacOf<F>::infinity();
+#pragma unroll 1
+  for (int step = 0; step < kSteps; ++step) {
+    const uint4* next_entry = entry;
+    uint32_t next_negative = 0;
+    SignedDigit next_d = {0, 0};
+    if (step + 1 < kSteps) {
+      next_d = walk.next(step + 1, &next_entry, &next_negative);
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(next_entry));
+    }
+    if (d.magnitude != 0) {
+      AffOf<F> q = load_entry<F>(entry);
+      q.y = F::select(uint64_t(0) - (negative & 1), F::neg(q.y), q.y);
+      acc = add_affine_vartime<F>(acc, q);
+    }
+    d = next_d;
+    entry = next_entry;
+    negative = next_negative;
+  }
+  return acc;
+}
+
+// Clause 7.1 steps B1-B7 under the batch's key (checked on the CPU): the
+// statuses of verify_one for a valid key.
+template <int kBits, class F>
+__device__ int verify_one_key(const uint8_t* digest, const uint8_t* sig, const uint4* g_table,
+                              const uint4* p_table) {
+  const U32x8 r = load_be(sig), s = load_be(sig + 32);
+  const U32x8 t = FnGpu::add(r, s);
+  const uint32_t range_ok = FnGpu::in_range_nonzero(r) & FnGpu::in_range_nonzero(s) &
+                            ~uint32_t(FpGpu::is_zero(t));
+  if (!range_ok) return kSignatureOutOfRange;
+  const JacOf<F> q = base_add_key_vartime<kBits, F>(s, t, g_table, p_table);
+  const U32x8 e = FnGpu::reduce_once(load_be(digest));
+  return x_matches<F>(q, FnGpu::sub(load_be(sig), e)) ? kOk : kVerifyFailed;
+}
+
+// Entries a thread of the key table's build computes: a run of consecutive
+// multiples j B, .., (j + kKeyRun - 1) B of a window's base B, one
+// inversion for all of them.
+constexpr int kKeyRun = 16;
 
 // --- Kernels ---------------------------------------------------------------------------
 __device__ __forceinline__ size_t item_index() { return size_t(blockIdx.x) * blockDim.x + threadIdx.x; }
@@ -376,6 +520,57 @@ __global__ void __launch_bounds__(kThreads, KS_MINB_VERIFY)
                   size_t count, const uint4* table) {
   const size_t i = item_index();
   if (i < count) status[i] = verify_one(pubs + 65 * i, digests + 32 * i, sigs + 64 * i, table);
+}
+
+template <int kBits, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    verify_one_key_kernel(const uint8_t* digests, const uint8_t* sigs, int* status, size_t count,
+                          const uint4* g_table, const uint4* p_table) {
+  const size_t i = item_index();
+  if (i < count)
+    status[i] = verify_one_key<kBits, FpGpu>(digests + 32 * i, sigs + 64 * i, g_table, p_table);
+}
+
+// Window `window`'s entries j B for j in this thread's run, B = bases[window]
+// (16 words, affine): [first] B by double-and-add, the run by additions of
+// B, then affine through one batch inversion. Public data; the compact
+// field (a one-off kernel: code size matters more than speed).
+template <int kBits>
+__global__ void __launch_bounds__(kThreads)
+    build_key_table_kernel(const uint32_t* bases, uint4* table) {
+  constexpr int kEntries = 1 << (kBits - 1);
+  constexpr int kRuns = kEntries / kKeyRun;
+  static_assert(kEntries % kKeyRun == 0, "whole runs");
+  const size_t id = item_index();
+  if (id >= size_t(key_windows(kBits)) * kRuns) return;
+  const int window = int(id / kRuns), run = int(id % kRuns);
+  const AffV b = {load_words(bases + 16 * window), load_words(bases + 16 * window + 8)};
+  const uint32_t first = uint32_t(run) * kKeyRun + 1;
+  JacV acc = JacV::from_affine(b);
+#pragma unroll 1
+  for (int bit = 30 - __clz(first); bit >= 0; --bit) {
+    acc = curve::dbl<Fv, kDblSquareZ>(acc);
+    if ((first >> bit) & 1) acc = curve::add_mixed_vartime(acc, b);
+  }
+  JacV points[kKeyRun];
+  U32x8 z[kKeyRun], prefix[kKeyRun];
+#pragma unroll 1
+  for (int j = 0; j < kKeyRun; ++j) {
+    points[j] = acc;
+    z[j] = acc.z;
+    if (j + 1 < kKeyRun) acc = curve::add_mixed_vartime(acc, b);
+  }
+  field::batch_invert<Fv>(z, prefix, kKeyRun);  // no z is 0: j B != O for j < n
+  uint4* out = table + (size_t(window) * kEntries + size_t(run) * kKeyRun) * 4;
+#pragma unroll 1
+  for (int j = 0; j < kKeyRun; ++j) {
+    const U32x8 z2 = Fv::sqr(z[j]);
+    const U32x8 x = Fv::mul(points[j].x, z2), y = Fv::mul(points[j].y, Fv::mul(z2, z[j]));
+    out[4 * j] = make_uint4(x.w[0], x.w[1], x.w[2], x.w[3]);
+    out[4 * j + 1] = make_uint4(x.w[4], x.w[5], x.w[6], x.w[7]);
+    out[4 * j + 2] = make_uint4(y.w[0], y.w[1], y.w[2], y.w[3]);
+    out[4 * j + 3] = make_uint4(y.w[4], y.w[5], y.w[6], y.w[7]);
+  }
 }
 
 __global__ void prepare_keys_kernel(const uint8_t* priv, SignKey* keys, size_t count) {
@@ -497,6 +692,56 @@ cudaError_t launch_verify_digest(const uint8_t* pubs, const uint8_t* digests, co
   if (err != cudaSuccess || count == 0) return err;
   verify_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(pubs, digests, sigs, status,
                                                                        count, table);
+  return cudaGetLastError();
+}
+
+size_t key_table_bytes(int bits) {
+  return (key_table_entries(bits) + size_t(key_windows(bits))) * 64;  // entries, then the bases
+}
+
+cudaError_t launch_build_key_table(const PublicKey& key, int bits, uint8_t* table,
+                                   cudaStream_t stream) {
+  if (bits != 8 && bits != 12 && bits != 16) return cudaErrorInvalidValue;
+  std::vector<uint32_t> bases(16 * size_t(key_windows(bits)));
+  key_table_bases(key, bits, bases.data());
+  auto* dev_bases = reinterpret_cast<uint32_t*>(table + key_table_entries(bits) * 64);
+  // From pageable memory: staged before this returns, so `bases` may go.
+  cudaError_t err = cudaMemcpyAsync(dev_bases, bases.data(), bases.size() * sizeof(uint32_t),
+                                    cudaMemcpyHostToDevice, stream);
+  if (err != cudaSuccess) return err;
+  const size_t threads = key_table_entries(bits) / kKeyRun;
+  auto* out = reinterpret_cast<uint4*>(table);
+  const unsigned blocks = blocks_for(threads, kThreads);
+  switch (bits) {
+    case 8: build_key_table_kernel<8><<<blocks, kThreads, 0, stream>>>(dev_bases, out); break;
+    case 12: build_key_table_kernel<12><<<blocks, kThreads, 0, stream>>>(dev_bases, out); break;
+    default: build_key_table_kernel<16><<<blocks, kThreads, 0, stream>>>(dev_bases, out); break;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_verify_digest_one_key(const uint8_t* key_table, int bits,
+                                         const uint8_t* digests, const uint8_t* sigs, int* status,
+                                         size_t count, cudaStream_t stream, int min_blocks) {
+  if (min_blocks == 0) min_blocks = KS_MINB_ONE_KEY;
+  if ((bits != 8 && bits != 12 && bits != 16) || (min_blocks != 3 && min_blocks != 4))
+    return cudaErrorInvalidValue;
+  const uint4* g_table = nullptr;
+  const cudaError_t err = table_for_current_device(&g_table);
+  if (err != cudaSuccess || count == 0) return err;
+  const auto* p_table = reinterpret_cast<const uint4*>(key_table);
+  auto launch = [&](auto kernel) {
+    kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(digests, sigs, status, count,
+                                                                  g_table, p_table);
+  };
+  switch (bits * 10 + min_blocks) {
+    case 83: launch(verify_one_key_kernel<8, 3>); break;
+    case 84: launch(verify_one_key_kernel<8, 4>); break;
+    case 123: launch(verify_one_key_kernel<12, 3>); break;
+    case 124: launch(verify_one_key_kernel<12, 4>); break;
+    case 163: launch(verify_one_key_kernel<16, 3>); break;
+    default: launch(verify_one_key_kernel<16, 4>); break;
+  }
   return cudaGetLastError();
 }
 

@@ -61,6 +61,25 @@ cudaError_t launch_sign_digest(const uint8_t* digests, const SignKey* keys, size
 cudaError_t launch_verify_digest(const uint8_t* pubs, const uint8_t* digests, const uint8_t* sigs,
                                  int* status, size_t count, cudaStream_t stream);
 
+// One public key for a whole batch (sm2_gpu_host.h's key table): its
+// table's bytes in device memory for window width `bits` (8, 12 or 16),
+// then the table of `key` (a valid public key) written to `table` (that
+// many bytes): the windows' bases on the CPU (copied from pageable memory
+// before this returns), the entries by a kernel on `stream`.
+size_t key_table_bytes(int bits);
+cudaError_t launch_build_key_table(const PublicKey& key, int bits, uint8_t* table,
+                                   cudaStream_t stream);
+// status[i] = verification of sig_i on digest e_i under the key whose
+// table (built as above with the same `bits`) is key_table: kOk,
+// kSignatureOutOfRange or kVerifyFailed, as launch_verify_digest gives for
+// that key. [s]G + [t]P costs 16 + key_windows(bits) mixed additions.
+// min_blocks: the kernel's resident blocks per SM for __launch_bounds__
+// (3: no spill, the default; 4: 128 registers, a few spilled), 0 for the
+// default (benchmarks compare).
+cudaError_t launch_verify_digest_one_key(const uint8_t* key_table, int bits,
+                                         const uint8_t* digests, const uint8_t* sigs, int* status,
+                                         size_t count, cudaStream_t stream, int min_blocks = 0);
+
 }  // namespace gpu
 }  // namespace sm2
 }  // namespace ks

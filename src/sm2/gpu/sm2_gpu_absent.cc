@@ -18,13 +18,14 @@ int sign_messages_batch(ks::gpu::Engine&, const PrivateKey&, const uint8_t*, con
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 int verify_digest_batch(ks::gpu::Engine&, const uint8_t*, const uint8_t*, const uint8_t*, size_t,
-                        int*) {
+                        int*, bool) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 int verify_messages_batch(ks::gpu::Engine&, const uint8_t*, const uint8_t*, size_t,
-                          const uint8_t*, const uint64_t*, size_t, const uint8_t*, int*) {
+                          const uint8_t*, const uint64_t*, size_t, const uint8_t*, int*, bool) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
+uint64_t one_key_batches() { return 0; }
 
 }  // namespace gpu
 }  // namespace sm2

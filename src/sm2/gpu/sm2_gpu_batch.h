@@ -30,15 +30,26 @@ int sign_digest_batch(ks::gpu::Engine& engine, const PrivateKey* key, const uint
 int sign_messages_batch(ks::gpu::Engine& engine, const PrivateKey& key, const uint8_t za[32],
                         const uint8_t* data, const uint64_t* offsets, size_t count, uint8_t* sigs,
                         int* status);
-// Public keys 04||x||y (65 bytes each, checked on the device).
+// Public keys 04||x||y (65 bytes each, checked on the device). one_key:
+// the caller found every item's key to be the same bytes, pubs[0..65):
+// the key is checked once on the CPU (kBadPublicKey for every item if it
+// fails) and the batch runs over its table ([s]G + [t]P with no doubling;
+// sm2_gpu.h's launch_verify_digest_one_key), built on the device for this
+// batch or kept from the previous one under the same key (one table per
+// device: 32 MiB, or 2.75 MiB for a batch below 2^18 items), except for a
+// small batch under a key not kept (below 4096 items), which takes the
+// per-item path. Same statuses either way.
 int verify_digest_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* digests,
-                        const uint8_t* sigs, size_t count, int* status);
+                        const uint8_t* sigs, size_t count, int* status, bool one_key = false);
 // Messages under per-item keys and one ID: za_prefix is ENTL || ID || a ||
 // b || x_G || y_G (sm2::za_prefix); Z_A, e and the verification run on the
-// device.
+// device. one_key as above (Z_A is then hashed once, on the CPU).
 int verify_messages_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* za_prefix,
                           size_t za_prefix_len, const uint8_t* data, const uint64_t* offsets,
-                          size_t count, const uint8_t* sigs, int* status);
+                          size_t count, const uint8_t* sigs, int* status, bool one_key = false);
+// Batches that ran over a key's table since the process started (tests
+// check which path a batch took).
+uint64_t one_key_batches();
 
 }  // namespace gpu
 }  // namespace sm2

@@ -75,6 +75,16 @@ void build_base_table(uint32_t* out) {
   for (auto& w : workers) w.join();
 }
 
+void key_table_bases(const PublicKey& key, int bits, uint32_t* out) {
+  std::vector<Jacobian> bases(key_windows(bits));
+  Jacobian base = Jacobian::from_affine(key.point);
+  for (Jacobian& b : bases) {
+    b = base;
+    for (int i = 0; i < bits; ++i) base = curve::dbl(base);
+  }
+  store_affine_batch(out, bases);
+}
+
 SignKey sign_key_from(const PrivateKey& key) {
   SignKey k;
   put_words(k.d_mont, key.d_mont);

@@ -8,10 +8,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/hd.h"
+
 namespace ks {
 namespace sm2 {
 
 struct PrivateKey;
+struct PublicKey;
 
 namespace gpu {
 
@@ -47,6 +50,23 @@ constexpr int kBaseEntries = 1 << (kBaseWindowBits - 1);
 constexpr size_t kBaseTableWords = size_t(kBaseWindows) * kBaseEntries * 16;
 // out[kBaseTableWords], on the CPU (a thread per window; about 0.1 s).
 void build_base_table(uint32_t* out);
+
+// One public key P for a whole verification batch: P's table in the same
+// layout with windows of `bits` bits (8, 12 or 16, kKeyTableBits): window
+// i has entries j 2^(bits i) P for j = 1..2^(bits-1), affine, 16 words
+// each. [s]G + [t]P then costs key_windows(bits) + 16 mixed additions and
+// no doubling, t first replaced by min(t, n - t) < 2^255 as k is for G
+// (hence ceil(256 / bits) windows). 16 bits: 16 windows, 32 MiB; 12 bits:
+// 22 windows, 2.75 MiB; 8 bits: 32 windows, 256 KiB. The entries are
+// computed on the device (sm2_gpu.h's launch_build_key_table) from the
+// windows' bases, which the CPU computes.
+constexpr int kKeyTableBits[] = {8, 12, 16};
+KS_HD constexpr int key_windows(int bits) { return (256 + bits - 1) / bits; }
+KS_HD constexpr size_t key_table_entries(int bits) {
+  return size_t(key_windows(bits)) << (bits - 1);
+}
+// out[16 key_windows(bits)]: 2^(bits i) P, affine, for i < key_windows(bits).
+void key_table_bases(const PublicKey& key, int bits, uint32_t* out);
 
 }  // namespace gpu
 }  // namespace sm2

@@ -3,11 +3,16 @@
 // results are ks::sm2::Error values; the C API maps them.
 #include <string.h>
 
+#include <atomic>
+#include <memory>
+#include <mutex>
+
 #include "core/chacha20_gpu.h"
 #include "core/secure.h"
 #include "gpu/gpu_engine.cuh"
 #include "gpu/gpu_jobs.cuh"
 #include "sm3/gpu/sm3_gpu.h"
+#include "sm3/sm3.h"
 #include "kuaisuo/sm2.h"
 #include "sm2/gpu/sm2_gpu.h"
 #include "sm2/gpu/sm2_gpu_batch.h"
@@ -218,7 +223,175 @@ class Sm2VerifyMessagesJob final : public MessagesJob {
   int* status_;
 };
 
+// --- One public key for a whole verification batch ---------------------------------
+// The key's table (sm2_gpu_host.h's key table) in device memory, with the
+// key bytes it was built for.
+struct KeyTable {
+  uint8_t key[65];
+  int bits = 0;
+  uint8_t* table = nullptr;
+  ~KeyTable() { cudaFree(table); }
+};
+using KeyTableRef = std::shared_ptr<const KeyTable>;
+
+// The last key's table on each device, kept for the next batch under the
+// same key (a server checking one signer's signatures batch after batch
+// builds it once): one table per device at most, 32 MiB (16-bit windows)
+// or 2.75 MiB (12-bit), until a batch under another key replaces it or the
+// process ends. Thread-safe: lookups and builds under one mutex; a batch
+// holds a reference to its table, so a replacement frees the old one only
+// once no batch runs on it.
+class KeyTableCache {
+ public:
+  static KeyTableCache& get() {
+    static KeyTableCache* cache = new KeyTableCache;  // never destroyed (device memory at exit)
+    return *cache;
+  }
+  // The cached table of `pub` on `device`, or null.
+  KeyTableRef find(int device, const uint8_t pub[65]) {
+    if (device < 0 || device >= kMaxDevices) return nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
+    const KeyTableRef& t = tables_[device];
+    return t != nullptr && memcmp(t->key, pub, 65) == 0 ? t : nullptr;
+  }
+  // The table of `key` (whose bytes are pub) with `bits`-bit windows on
+  // `device` (the current one): the cached one if it is that key's with at
+  // least as many bits, else built now (about half a millisecond) and
+  // cached for the next batch.
+  cudaError_t build(int device, const uint8_t pub[65], const PublicKey& key, int bits,
+                    KeyTableRef* out) {
+    if (device < 0 || device >= kMaxDevices) return cudaErrorInvalidDevice;
+    std::lock_guard<std::mutex> lock(mutex_);
+    KeyTableRef& slot = tables_[device];
+    if (slot != nullptr && slot->bits >= bits && memcmp(slot->key, pub, 65) == 0) {
+      *out = slot;
+      return cudaSuccess;
+    }
+    auto t = std::make_shared<KeyTable>();
+    memcpy(t->key, pub, 65);
+    t->bits = bits;
+    cudaError_t err = cudaMalloc(&t->table, key_table_bytes(bits));
+    cudaStream_t stream = nullptr;
+    if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    if (err == cudaSuccess) err = launch_build_key_table(key, bits, t->table, stream);
+    if (stream != nullptr) {
+      const cudaError_t sync = cudaStreamSynchronize(stream);
+      if (err == cudaSuccess) err = sync;
+      cudaStreamDestroy(stream);
+    }
+    if (err != cudaSuccess) return err;
+    slot = t;
+    *out = std::move(t);
+    return cudaSuccess;
+  }
+
+ private:
+  static constexpr int kMaxDevices = 64;
+  std::mutex mutex_;
+  KeyTableRef tables_[kMaxDevices];
+};
+
+// Window width of a table built for a batch of `count` items. On an H200
+// (bench/results/h200-2026-12-02-sm2-one-key-verify.json) the 12-bit
+// table's build took 0.33 ms and the 16-bit one's 0.53 ms, and the kernel
+// over 16 bits ran 1.1 ns an item faster: 16 bits pay from about 180,000
+// items. A batch below kOneKeyMinItems under a key not kept takes the
+// per-item path (a guess not yet measured: the per-item kernel's one wave
+// of threads took 3.5 ms for 2^16 items, against 0.33 ms for a build and
+// 0.55 ms for the one-key kernel, so the table likely pays for far smaller
+// batches; `sm2_gpu_bench 22 one_key 10` measures down to 2^10 items).
+constexpr size_t kOneKeyMinItems = 4096;
+constexpr size_t kKeyBits16MinItems = size_t(1) << 18;
+int key_bits_for(size_t count) { return count >= kKeyBits16MinItems ? 16 : 12; }
+
+std::atomic<uint64_t> g_one_key_batches{0};
+
+// Verification of (digest 32, r||s 64) pairs under one key whose table is
+// in device memory -> status (int).
+class Sm2VerifyOneKeyJob final : public FixedSizeJob {
+ public:
+  Sm2VerifyOneKeyJob(const KeyTable& key, const uint8_t* digests, const uint8_t* sigs, int* status)
+      : key_(key) {
+    add_input(digests, 32);
+    add_input(sigs, 64);
+    add_output(status, sizeof(int));
+  }
+  cudaError_t launch(size_t, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
+                     cudaStream_t stream) const override {
+    return launch_verify_digest_one_key(key_.table, key_.bits, in_part(dev_in, n, 0),
+                                        in_part(dev_in, n, 1), reinterpret_cast<int*>(dev_out),
+                                        n, stream);
+  }
+
+ private:
+  const KeyTable& key_;
+};
+
+// Messages under one key and one ID: the header is Z_A (computed once on
+// the CPU), e_i = SM3(Z_A || M_i) in device scratch, then the verification
+// over the key's table. Input per item: r||s (64), message. Output: status.
+class Sm2VerifyMessagesOneKeyJob final : public MessagesJob {
+ public:
+  Sm2VerifyMessagesOneKeyJob(const KeyTable& key, const uint8_t za[32], const uint8_t* data,
+                             const uint64_t* offsets, const uint8_t* sigs, int* status)
+      : MessagesJob(data, offsets), key_(key), status_(status) {
+    memcpy(za_, za, 32);
+    add_fixed_input(sigs, 64);
+  }
+  size_t out_bytes(size_t n) const override { return sizeof(int) * n; }
+  cudaError_t launch(size_t first, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
+                     cudaStream_t stream) const override {
+    uint8_t* e = dev_scratch(dev_in, first, n);
+    sm3::gpu::DeviceItems items;  // Z_A || M_i
+    items.prefix = dev_in;
+    items.prefix_len = 32;
+    items.data = dev_messages(dev_in, n);
+    items.offsets = dev_offsets(dev_in);
+    const cudaError_t err = sm3::gpu::launch_digests(items, n, e, stream);
+    if (err != cudaSuccess) return err;
+    return launch_verify_digest_one_key(key_.table, key_.bits, e, dev_fixed(dev_in, n, 0),
+                                        reinterpret_cast<int*>(dev_out), n, stream);
+  }
+  void deliver(size_t first, size_t n, const uint8_t* results, const Copier& copy) const override {
+    copy(status_ + first, results, sizeof(int) * n);
+  }
+
+ private:
+  size_t header_bytes() const override { return 32; }
+  void write_header(uint8_t* staging) const override { memcpy(staging, za_, 32); }
+  size_t scratch_item_bytes() const override { return 32; }  // e
+  const KeyTable& key_;
+  uint8_t za_[32];
+  int* status_;
+};
+
+// Where a batch's items all carry pubs[0..65): its table (kept from an
+// earlier batch or built now) in *table, or null where the per-item path
+// is taken (a batch below kOneKeyMinItems under a key not kept); or
+// *bad_key where the key does not decode.
+int one_key_table(ks::gpu::Engine& engine, const uint8_t* pub, size_t count, KeyTableRef* table,
+                  bool* bad_key) {
+  PublicKey key;
+  *bad_key = public_key_from_bytes(key, pub, 65) != Error::kOk;
+  if (*bad_key) return KS_OK;
+  const int device = engine.device();
+  const int bits = key_bits_for(count);
+  *table = KeyTableCache::get().find(device, pub);
+  if (*table != nullptr && (*table)->bits >= bits) return KS_OK;
+  if (*table == nullptr && count < kOneKeyMinItems) return KS_OK;
+  table->reset();
+  cudaError_t err = cudaSetDevice(device);
+  if (err == cudaSuccess) err = KeyTableCache::get().build(device, pub, key, bits, table);
+  return ks::gpu::to_status(err);
+}
+
+void fill_status(int* status, size_t count, int value) {
+  for (size_t i = 0; i < count; ++i) status[i] = value;
+}
+
 }  // namespace
+
+uint64_t one_key_batches() { return g_one_key_batches.load(std::memory_order_relaxed); }
 
 int keygen_batch(ks::gpu::Engine& engine, size_t count, uint8_t* priv, uint8_t* pub, int* status) {
   return run_with_drbg(engine, count, [&](const chacha20::Key& drbg) {
@@ -252,13 +425,48 @@ int sign_messages_batch(ks::gpu::Engine& engine, const PrivateKey& key, const ui
 }
 
 int verify_digest_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* digests,
-                        const uint8_t* sigs, size_t count, int* status) {
+                        const uint8_t* sigs, size_t count, int* status, bool one_key) {
+  if (one_key && count > 0) {
+    KeyTableRef table;
+    bool bad_key = false;
+    const int rc = one_key_table(engine, pubs, count, &table, &bad_key);
+    if (rc != KS_OK) return rc;
+    if (bad_key) {
+      fill_status(status, count, kBadPublicKey);
+      return KS_OK;
+    }
+    if (table != nullptr) {
+      g_one_key_batches.fetch_add(1, std::memory_order_relaxed);
+      return ks::gpu::CudaEngine::of(engine).run(
+          Sm2VerifyOneKeyJob(*table, digests, sigs, status), count);
+    }
+  }
   return ks::gpu::CudaEngine::of(engine).run(Sm2VerifyJob(pubs, digests, sigs, status), count);
 }
 
 int verify_messages_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* za_prefix,
                           size_t za_prefix_len, const uint8_t* data, const uint64_t* offsets,
-                          size_t count, const uint8_t* sigs, int* status) {
+                          size_t count, const uint8_t* sigs, int* status, bool one_key) {
+  if (one_key && count > 0) {
+    KeyTableRef table;
+    bool bad_key = false;
+    const int rc = one_key_table(engine, pubs, count, &table, &bad_key);
+    if (rc != KS_OK) return rc;
+    if (bad_key) {
+      fill_status(status, count, kBadPublicKey);
+      return KS_OK;
+    }
+    if (table != nullptr) {
+      uint8_t za[32];  // SM3(ENTL || ID || a || b || x_G || y_G || x_A || y_A)
+      sm3::Sm3 h;
+      h.update(za_prefix, za_prefix_len);
+      h.update(pubs + 1, 64);
+      h.finish(za);
+      g_one_key_batches.fetch_add(1, std::memory_order_relaxed);
+      return ks::gpu::CudaEngine::of(engine).run(
+          Sm2VerifyMessagesOneKeyJob(*table, za, data, offsets, sigs, status), count);
+    }
+  }
   return ks::gpu::CudaEngine::of(engine).run(
       Sm2VerifyMessagesJob(za_prefix, za_prefix_len, pubs, data, offsets, sigs, status), count);
 }

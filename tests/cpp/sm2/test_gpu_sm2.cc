@@ -1,7 +1,9 @@
 // SM2 on the GPU against the CPU implementation (the oracle): field
 // arithmetic on random and edge values, keygen, signatures with given
 // nonces, and verification of valid and invalid inputs, >= 100,000 fresh
-// items per operation. Skipped where no GPU is present.
+// items per operation; batches under one public key through the C API on a
+// GPU context (the key's table path) against the CPU. Skipped where no GPU
+// is present.
 #include <gtest/gtest.h>
 #include <string.h>
 
@@ -12,6 +14,7 @@
 #include "sm2/sm2_curve.h"
 #include "kuaisuo.h"
 #include "sm2/sm2.h"
+#include "sm2/gpu/sm2_gpu_batch.h"
 #include "sm2/gpu/sm2_gpu_host.h"
 #include "testing/sm2_gpu_testing.h"
 #include "test_sm2_util.h"
@@ -315,6 +318,221 @@ TEST_F(GpuSm2, VerifyAgreesWithCpu) {
   }
   EXPECT_EQ(bad, 0u);
   EXPECT_GT(valid, kItems / 4);
+}
+
+// ---- One public key for the batch (the key's table on the device) ----------------
+// ks_status of a verification's ks::sm2::Error (the C API's mapping).
+int api_status(Error e) {
+  switch (e) {
+    case Error::kOk: return KS_OK;
+    case Error::kBadPublicKey: return KS_ERR_BAD_PUBLIC_KEY;
+    case Error::kSignatureOutOfRange: return KS_ERR_SIGNATURE_RANGE;
+    case Error::kVerifyFailed: return KS_ERR_VERIFY_FAILED;
+    default: return KS_ERR_INTERNAL;
+  }
+}
+
+// A batch of (key, digest, signature) items, as the C API takes them.
+struct VerifyItems {
+  std::vector<uint8_t> pubs, e, sigs;
+  size_t count() const { return e.size() / 32; }
+};
+
+U256 scalar_mod_n(const U256& a) { return ks::field::subtract_if_ge(a, 0, Fn::kModulus); }
+
+// Items under P = G (d = 1) whose additions meet the cases honest data
+// never does, for every key table width (8, 12, 16 bits): s = a and t = a
+// + 2^16 X with a < 2^7, so that G's table gives [a]G and P's first window
+// adds [a]G again (the doubling); t = 2^16 X - a (P's first entry is -[a]G:
+// the sum is infinity mid-way); valid signatures for both (e chosen). And t
+// = n - s: [s]G + [t]P is the point at infinity (fails).
+void exceptional_item(int kind, ks_test::Rng& rng, uint8_t* e, uint8_t* sig) {
+  const uint64_t a = 1 + rng.word() % 127;
+  U256 s = {{a, 0, 0, 0}}, t;
+  U256 x = rng.any();
+  x.w[3] >>= 20;  // X < 2^236: t < 2^252, below n and not folded
+  const U256 shifted = {{x.w[0] << 16, (x.w[1] << 16) | (x.w[0] >> 48),
+                         (x.w[2] << 16) | (x.w[1] >> 48), (x.w[3] << 16) | (x.w[2] >> 48)}};
+  if (kind == 0) {
+    ks::field::add_carry(t, shifted, s);
+  } else if (kind == 1) {
+    ks::field::sub_borrow(t, shifted, s);
+  } else {
+    s = rng.below(Fn::kModulus);
+    if (ks::field::is_zero_mask(s)) s = U256{{3, 0, 0, 0}};
+    t = Fn::sub(U256{{0, 0, 0, 0}}, s);
+  }
+  const U256 r = Fn::sub(t, s);
+  ks::field::to_be_bytes(sig, r);
+  ks::field::to_be_bytes(sig + 32, s);
+  if (kind == 2) return;  // e stays random
+  const ks::curve::Affine q = ks::curve::affine_of(ks::curve::mul_base(Fn::add(s, t)));
+  ks::field::to_be_bytes(e, Fn::sub(r, scalar_mod_n(q.x)));  // r = e + x1 mod n
+}
+
+// count items under one key (d = 1 where key_is_g, else a random one):
+// CPU signatures, one item in three left valid, the others tampered in
+// every way that keeps the key (e, r, s, r or s = 0, = n, > n, r + s = n;
+// and the unusable nonces of make_sign_batch give r = s = 0); with P = G,
+// one item in five is one of exceptional_item's.
+VerifyItems one_key_items(ks_test::Rng& rng, size_t count, bool key_is_g) {
+  SignBatch b;
+  make_sign_batch(b, rng, count, 1);  // keys[0] has d = 1 (random_private_keys' first)
+  ks::sm2::PrivateKey key = b.keys[0];
+  if (!key_is_g) {
+    const std::vector<uint8_t> d = random_private_keys(rng, 8);
+    EXPECT_EQ(ks::sm2::private_key_from_bytes(key, &d[32 * 7]), Error::kOk);
+  }
+  VerifyItems v;
+  v.e = b.digests;
+  v.sigs.assign(64 * count, 0);
+  if (!key_is_g) {  // sign again under the random key
+    ks_test::parallel_for(count, [&](size_t i) {
+      ks::sm2::sign_digest_with_fixed_nonce(&v.sigs[64 * i], key, &v.e[32 * i], &b.nonces[32 * i]);
+    });
+  } else {
+    v.sigs = b.cpu_sigs;
+  }
+  uint8_t pub[65];
+  ks::sm2::public_key_to_bytes(pub, key.pub);
+  v.pubs.resize(65 * count);
+  static const int kKeptKey[] = {0, 1, 2, 3, 5, 6, 7, 8, 12};  // tamper kinds that keep the key
+  for (size_t i = 0; i < count; ++i) {
+    memcpy(&v.pubs[65 * i], pub, 65);
+    if (key_is_g && i % 5 == 4) {
+      exceptional_item(int(rng.word() % 3), rng, &v.e[32 * i], &v.sigs[64 * i]);
+      continue;
+    }
+    const int kind = (i % 3 == 0) ? 0 : kKeptKey[rng.word() % 9];
+    tamper(kind, &v.pubs[65 * i], &v.e[32 * i], &v.sigs[64 * i], pub, rng);
+  }
+  return v;
+}
+
+// The CPU's verdict on each item (ks::sm2::verify_digest), as ks_status.
+std::vector<int> cpu_statuses(const VerifyItems& v) {
+  std::vector<int> want(v.count());
+  ks_test::parallel_for(v.count(), [&](size_t i) {
+    ks::sm2::PublicKey key;
+    const Error decoded = ks::sm2::public_key_from_bytes(key, &v.pubs[65 * i], 65);
+    want[i] = api_status(decoded != Error::kOk
+                             ? decoded
+                             : ks::sm2::verify_digest(key, &v.e[32 * i], &v.sigs[64 * i]));
+  });
+  return want;
+}
+
+// ks_sm2_verify_digest_batch on a GPU context against the CPU, item by
+// item; whether the batch ran over a key table must be `one_key_path`.
+void expect_gpu_matches_cpu(const VerifyItems& v, bool one_key_path) {
+  ks_test::Context gpu_ctx(KS_BACKEND_GPU);
+  ASSERT_EQ(gpu_ctx.rc, KS_OK);
+  const size_t n = v.count();
+  std::vector<int> status(n, -1);
+  const uint64_t before = gpu::one_key_batches();
+  const int rc =
+      ks_sm2_verify_digest_batch(gpu_ctx.ctx, v.pubs.data(), v.e.data(), n, v.sigs.data(),
+                                 status.data());
+  EXPECT_EQ(gpu::one_key_batches() - before, one_key_path ? 1u : 0u);
+  const std::vector<int> want = cpu_statuses(v);
+  size_t bad = 0, valid = 0;
+  for (size_t i = 0; i < n; ++i) {
+    valid += want[i] == KS_OK;
+    if (status[i] != want[i] && bad++ < 5)
+      ADD_FAILURE() << "item " << i << " gpu " << status[i] << " cpu " << want[i];
+  }
+  EXPECT_EQ(bad, 0u);
+  EXPECT_EQ(rc, valid == n ? KS_OK : KS_ERR_BATCH_ITEMS);
+}
+
+// 100,000 items: below 2^18, a 12-bit table (or the cached one).
+TEST_F(GpuSm2, OneKeyBatchAgreesWithCpu) {
+  ks_test::Rng rng(ks_test::random_u32());
+  const VerifyItems v = one_key_items(rng, kItems, false);
+  expect_gpu_matches_cpu(v, true);
+  expect_gpu_matches_cpu(v, true);  // again: the table kept from the first call
+}
+
+// P = G, so that the exceptional additions are reached, with both the
+// 12-bit table (a batch below 2^18) and the 16-bit one (2^18 and more).
+TEST_F(GpuSm2, OneKeyExceptionalAdditionsAgreeWithCpu) {
+  ks_test::Rng rng(ks_test::random_u32());
+  expect_gpu_matches_cpu(one_key_items(rng, 20000, true), true);
+  expect_gpu_matches_cpu(one_key_items(rng, (size_t(1) << 18) + 1000, true), true);
+}
+
+// One item's key differs: the per-item path, same statuses.
+TEST_F(GpuSm2, KeysDifferingInOneItemTakeThePerItemPath) {
+  ks_test::Rng rng(ks_test::random_u32());
+  VerifyItems v = one_key_items(rng, kItems, false);
+  const size_t odd = rng.word() % kItems;
+  const std::vector<uint8_t> d = random_private_keys(rng, 8);
+  ks::sm2::PrivateKey other;
+  ASSERT_EQ(ks::sm2::private_key_from_bytes(other, &d[32 * 7]), Error::kOk);
+  ks::sm2::public_key_to_bytes(&v.pubs[65 * odd], other.pub);
+  ASSERT_EQ(ks::sm2::sign_digest(&v.sigs[64 * odd], other, &v.e[32 * odd],
+                                 ks::sm2::Nonce::kRandom),
+            Error::kOk);
+  expect_gpu_matches_cpu(v, false);
+  v.pubs[65 * odd + 64] ^= 1;  // off the curve: that item alone fails with a bad key
+  expect_gpu_matches_cpu(v, false);
+}
+
+// One key that does not decode: every item kBadPublicKey, without the table.
+TEST_F(GpuSm2, OneBadKeyFailsEveryItem) {
+  ks_test::Rng rng(ks_test::random_u32());
+  VerifyItems v = one_key_items(rng, 8192, false);
+  for (size_t i = 0; i < v.count(); ++i) v.pubs[65 * i + 64] ^= 1;
+  expect_gpu_matches_cpu(v, false);
+}
+
+// A small batch under a key not kept takes the per-item path.
+TEST_F(GpuSm2, SmallOneKeyBatchUnderANewKey) {
+  ks_test::Rng rng(ks_test::random_u32());
+  expect_gpu_matches_cpu(one_key_items(rng, 1000, false), false);
+}
+
+// Messages under one key (ks_sm2_verify_batch): Z_A once on the CPU, e on
+// the device, then the key's table; against a CPU context item by item.
+TEST_F(GpuSm2, OneKeyMessagesAgreeWithCpu) {
+  ks_test::Rng rng(ks_test::random_u32());
+  const size_t n = 20000;
+  const std::vector<uint8_t> d = random_private_keys(rng, 8);
+  ks::sm2::PrivateKey key;
+  ASSERT_EQ(ks::sm2::private_key_from_bytes(key, &d[32 * 7]), Error::kOk);
+  static const uint8_t kId[] = "ALICE123@YAHOO.COM";
+  const size_t id_len = 18;
+  std::vector<uint64_t> offsets(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + rng.word() % 200;
+  std::vector<uint8_t> data = ks_test::random_bytes(offsets[n]), sigs(64 * n), pubs(65 * n);
+  uint8_t pub[65];
+  ks::sm2::public_key_to_bytes(pub, key.pub);
+  ks_test::parallel_for(n, [&](size_t i) {
+    memcpy(&pubs[65 * i], pub, 65);
+    ks::sm2::sign_message(&sigs[64 * i], key, kId, id_len, data.data() + offsets[i],
+                          size_t(offsets[i + 1] - offsets[i]), ks::sm2::Nonce::kRandom);
+  });
+  for (size_t i = 1; i < n; i += 3) {  // tampered messages (non-empty) and signatures
+    const size_t len = size_t(offsets[i + 1] - offsets[i]);
+    if (i % 2 == 1 && len > 0) data[offsets[i] + rng.word() % len] ^= 1;
+    else sigs[64 * i + rng.word() % 64] ^= uint8_t(1 << (rng.word() % 8));
+  }
+  ks_test::Context gpu_ctx(KS_BACKEND_GPU), cpu_ctx(KS_BACKEND_CPU, 0);
+  ASSERT_EQ(gpu_ctx.rc, KS_OK);
+  std::vector<int> got(n, -1), want(n, -2);
+  const uint64_t before = gpu::one_key_batches();
+  ks_sm2_verify_batch(gpu_ctx.ctx, pubs.data(), kId, id_len, data.data(), data.size(),
+                      offsets.data(), n, sigs.data(), got.data());
+  EXPECT_EQ(gpu::one_key_batches() - before, 1u);
+  ks_sm2_verify_batch(cpu_ctx.ctx, pubs.data(), kId, id_len, data.data(), data.size(),
+                      offsets.data(), n, sigs.data(), want.data());
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (got[i] != want[i] && bad++ < 5)
+      ADD_FAILURE() << "item " << i << " gpu " << got[i] << " cpu " << want[i];
+  EXPECT_EQ(bad, 0u);
+  EXPECT_GT(std::count(want.begin(), want.end(), KS_OK), ptrdiff_t(n / 2));
+  EXPECT_GT(std::count(want.begin(), want.end(), KS_ERR_VERIFY_FAILED), ptrdiff_t(n / 4));
 }
 
 }  // namespace
