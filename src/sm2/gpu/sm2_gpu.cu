@@ -216,8 +216,9 @@ __device__ __forceinline__ uint32_t bits_at(const U32x8& k, int pos, int width) 
 
 // [t]P for t in [1, n-1], signed 5-bit windows from the top, table 1P..16P
 // in Jacobian form ([ZHU22 table 5] with signed digits: P0 = infinity is
-// the all-zero magnitude, no branch on digits). jacobian.h's add() suffices:
-// the argument of sm2/sm2_curve.cc's mul_point applies unchanged. Code
+// the all-zero magnitude). jacobian.h's add() suffices but in the last
+// window, where t = n - 6 adds [-3]P to itself (the argument of
+// sm2/sm2_curve.cc's mul_point): add_vartime there, t being public. Code
 // size, not arithmetic, bounds this loop (the inlined field products made
 // it larger than the instruction caches): hence Fv's out-of-line products
 // and the doublings' rolled loop (docs/design/0008).
@@ -247,7 +248,12 @@ __device__ JacOf<F> mul_point(const U32x8& t, const AffOf<F>& p) {
     const uint32_t magnitude = digit < 0 ? -digit : digit;
     JacOf<F> e = table[magnitude - (magnitude != 0)];
     e.z = F::select(zero_mask(magnitude), F::zero(), e.z);
-    acc = curve::add(acc, curve::negate_if<F>(0 - uint64_t(digit < 0), e));
+    e = curve::negate_if<F>(0 - uint64_t(digit < 0), e);
+    if (i > 0) {
+      acc = curve::add(acc, e);
+    } else {
+      acc = curve::add_vartime(acc, e);  // t = n - 6 doubles here (t is public)
+    }
   }
   return acc;
 }

@@ -263,7 +263,9 @@ TEST(Sm2Api, PrecomputedKeyVerifiesAsWithout) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&, t] {
-      if (t % 2 == 0) EXPECT_EQ(ks_sm2_pubkey_precompute(pub.get()), KS_OK);
+      if (t % 2 == 0) {
+        EXPECT_EQ(ks_sm2_pubkey_precompute(pub.get()), KS_OK);
+      }
       verify_all(pub.get(), &got[t]);
     });
   for (std::thread& t : threads) t.join();

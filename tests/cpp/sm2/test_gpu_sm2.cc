@@ -320,6 +320,44 @@ TEST_F(GpuSm2, VerifyAgreesWithCpu) {
   EXPECT_GT(valid, kItems / 4);
 }
 
+// t = r + s = n - 6 makes the last 5-bit window of [t]P a doubling (n = 3
+// mod 32): valid signatures of that shape, e chosen to fit, under keys
+// that differ item to item, verify on the device as on the CPU; every
+// third is made invalid.
+TEST_F(GpuSm2, VerifyWithTInTheDoublingCase) {
+  ks_test::Rng rng(ks_test::random_u32());
+  constexpr size_t kCount = 4096;
+  std::vector<uint8_t> pubs(65 * kCount), e(32 * kCount), sigs(64 * kCount);
+  U256 t;
+  ks::field::sub_borrow(t, Fn::kModulus, U256{{6, 0, 0, 0}});
+  for (size_t i = 0; i < kCount; ++i) {
+    ks::sm2::PrivateKey key;
+    const std::vector<uint8_t> d = random_private_keys(rng, 1);
+    ASSERT_EQ(ks::sm2::private_key_from_bytes(key, d.data()), Error::kOk);
+    ks::sm2::public_key_to_bytes(&pubs[65 * i], key.pub);
+    U256 s = rng.below(Fn::kModulus), r = Fn::sub(t, s);
+    while (ks::field::is_zero_mask(s) || ks::field::is_zero_mask(r)) {
+      s = rng.below(Fn::kModulus);
+      r = Fn::sub(t, s);
+    }
+    ks::curve::Affine x;
+    ASSERT_TRUE(ks::curve::to_affine_checked(
+        x, ks::curve::mul_base_add_point_vartime(s, t, key.pub.point)));
+    ks::field::to_be_bytes(&sigs[64 * i], r);
+    ks::field::to_be_bytes(&sigs[64 * i + 32], s);
+    ks::field::to_be_bytes(&e[32 * i], Fn::sub(r, Fn::reduce_once(x.x)));
+    if (i % 3 == 2) e[32 * i + 31] ^= 1;
+  }
+  std::vector<int> status(kCount, -1);
+  ASSERT_EQ(gpu::run_verify_digest(pubs.data(), e.data(), sigs.data(), status.data(), kCount), 0);
+  size_t bad = 0;
+  for (size_t i = 0; i < kCount; ++i) {
+    const int want = i % 3 == 2 ? int(Error::kVerifyFailed) : int(Error::kOk);
+    if (status[i] != want && bad++ < 5) ADD_FAILURE() << "item " << i << " gpu " << status[i];
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
 // ---- One public key for the batch (the key's table on the device) ----------------
 // ks_status of a verification's ks::sm2::Error (the C API's mapping).
 int api_status(Error e) {
