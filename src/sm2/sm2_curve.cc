@@ -309,8 +309,12 @@ bool decode_point(Affine& out, const uint8_t* in, size_t len) {
 
 void encode_point_uncompressed(uint8_t out[65], const Affine& p) {
   out[0] = 0x04;
-  Fp::to_bytes(out + 1, p.x);
-  Fp::to_bytes(out + 33, p.y);
+  encode_point_xy(out + 1, p);
+}
+
+void encode_point_xy(uint8_t out[64], const Affine& p) {
+  Fp::to_bytes(out, p.x);
+  Fp::to_bytes(out + 32, p.y);
 }
 
 void encode_point_compressed(uint8_t out[33], const Affine& p) {

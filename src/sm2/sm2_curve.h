@@ -69,6 +69,8 @@ bool is_on_curve(const Affine& p);
 // encoding here and is never returned.
 bool decode_point(Affine& out, const uint8_t* in, size_t len);
 void encode_point_uncompressed(uint8_t out[65], const Affine& p);
+// x || y (64 bytes): what SM2 encryption and key exchange hash.
+void encode_point_xy(uint8_t out[64], const Affine& p);
 void encode_point_compressed(uint8_t out[33], const Affine& p);
 
 }  // namespace curve

@@ -67,12 +67,8 @@ uint64_t mask_and_hash(const uint8_t xy[kPointBytes], const uint8_t* in, uint8_t
 // table where there is one).
 void shared_point(uint8_t xy[kPointBytes], const U256& k, const curve::Affine& p,
                   const curve::PointTable* table = nullptr) {
-  uint8_t enc[kPublicKeyBytes];
-  curve::encode_point_uncompressed(enc, table != nullptr
-                                            ? curve::mul_table_affine(*table, k)
-                                            : curve::affine_of(curve::mul_point(k, p)));
-  memcpy(xy, enc + 1, kPointBytes);
-  secure_wipe(enc, sizeof enc);
+  curve::encode_point_xy(xy, table != nullptr ? curve::mul_table_affine(*table, k)
+                                              : curve::affine_of(curve::mul_point(k, p)));
 }
 
 // The DER form's bytes before C2: SEQUENCE and OCTET STRING headers around
@@ -278,12 +274,7 @@ void shared_points_x8(uint8_t xy[][kPointBytes], const U256 k[], const curve::Af
   }
   curve::Affine shared[mb::kLanes];
   curve::mb::mul_point_x8(shared, k, p);
-  for (size_t j = 0; j < n; ++j) {
-    uint8_t enc[kPublicKeyBytes];
-    curve::encode_point_uncompressed(enc, shared[j]);
-    memcpy(xy[j], enc + 1, kPointBytes);
-    secure_wipe(enc, sizeof enc);
-  }
+  for (size_t j = 0; j < n; ++j) curve::encode_point_xy(xy[j], shared[j]);
   secure_wipe(shared, sizeof shared);
 }
 
@@ -303,13 +294,8 @@ void encrypt_x8(EncryptJob jobs[], size_t n, CipherForm form, const curve::Point
     points[j] = jobs[j].pub->point;
   }
   base_points_x8(c1_points, k, n);  // A2
-  if (table != nullptr) {
-    for (size_t j = 0; j < n; ++j) {
-      uint8_t enc[kPublicKeyBytes];
-      curve::encode_point_uncompressed(enc, curve::mul_table_affine(*table, k[j]));
-      memcpy(xy[j], enc + 1, kPointBytes);
-      secure_wipe(enc, sizeof enc);
-    }
+  if (table != nullptr) {  // A3-A4: one recipient, from its comb
+    for (size_t j = 0; j < n; ++j) shared_point(xy[j], k[j], points[j], table);
   } else {
     shared_points_x8(xy, k, points, n);  // A3-A4
   }

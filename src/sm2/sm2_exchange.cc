@@ -98,10 +98,7 @@ Error KeyExchange::agree(const uint8_t* peer_r, size_t peer_r_len) {
   if (!curve::to_affine_checked(q_affine, q)) return Error::kPointAtInfinity;
   const curve::Jacobian u = curve::mul_point(t, q_affine);  // A7 / B6 (h = 1)
   if (declassify(u.is_infinity())) return Error::kPointAtInfinity;
-  uint8_t enc[kPublicKeyBytes];
-  curve::encode_point_uncompressed(enc, curve::affine_of(u));
-  memcpy(shared_, enc + 1, kPointBytes);
-  secure_wipe(enc, sizeof enc);
+  curve::encode_point_xy(shared_, curve::affine_of(u));
   const bool initiator = role_ == ExchangeRole::kInitiator;
   sm3::Sm3 h;  // SM3(x_U || Z_A || Z_B || x1 || y1 || x2 || y2)
   h.update(shared_, kScalarBytes);

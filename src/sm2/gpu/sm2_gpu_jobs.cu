@@ -424,8 +424,14 @@ int sign_messages_batch(ks::gpu::Engine& engine, const PrivateKey& key, const ui
   return rc;
 }
 
-int verify_digest_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* digests,
-                        const uint8_t* sigs, size_t count, int* status, bool one_key) {
+namespace {
+
+// A verification batch: over the key's table when every item carries the
+// same key (one_key) and the table is there (over_table(table)), every
+// item failed when that key is bad, else per_item().
+template <class OverTable, class PerItem>
+int verify_batch(ks::gpu::Engine& engine, const uint8_t* pubs, size_t count, int* status,
+                 bool one_key, const OverTable& over_table, const PerItem& per_item) {
   if (one_key && count > 0) {
     KeyTableRef table;
     bool bad_key = false;
@@ -437,38 +443,45 @@ int verify_digest_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint
     }
     if (table != nullptr) {
       g_one_key_batches.fetch_add(1, std::memory_order_relaxed);
-      return ks::gpu::CudaEngine::of(engine).run(
-          Sm2VerifyOneKeyJob(*table, digests, sigs, status), count);
+      return over_table(*table);
     }
   }
-  return ks::gpu::CudaEngine::of(engine).run(Sm2VerifyJob(pubs, digests, sigs, status), count);
+  return per_item();
+}
+
+}  // namespace
+
+int verify_digest_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* digests,
+                        const uint8_t* sigs, size_t count, int* status, bool one_key) {
+  ks::gpu::CudaEngine& cuda = ks::gpu::CudaEngine::of(engine);
+  return verify_batch(
+      engine, pubs, count, status, one_key,
+      [&](const auto& table) {
+        return cuda.run(Sm2VerifyOneKeyJob(table, digests, sigs, status), count);
+      },
+      [&] { return cuda.run(Sm2VerifyJob(pubs, digests, sigs, status), count); });
 }
 
 int verify_messages_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* za_prefix,
                           size_t za_prefix_len, const uint8_t* data, const uint64_t* offsets,
                           size_t count, const uint8_t* sigs, int* status, bool one_key) {
-  if (one_key && count > 0) {
-    KeyTableRef table;
-    bool bad_key = false;
-    const int rc = one_key_table(engine, pubs, count, &table, &bad_key);
-    if (rc != KS_OK) return rc;
-    if (bad_key) {
-      fill_status(status, count, kBadPublicKey);
-      return KS_OK;
-    }
-    if (table != nullptr) {
-      uint8_t za[32];  // SM3(ENTL || ID || a || b || x_G || y_G || x_A || y_A)
-      sm3::Sm3 h;
-      h.update(za_prefix, za_prefix_len);
-      h.update(pubs + 1, 64);
-      h.finish(za);
-      g_one_key_batches.fetch_add(1, std::memory_order_relaxed);
-      return ks::gpu::CudaEngine::of(engine).run(
-          Sm2VerifyMessagesOneKeyJob(*table, za, data, offsets, sigs, status), count);
-    }
-  }
-  return ks::gpu::CudaEngine::of(engine).run(
-      Sm2VerifyMessagesJob(za_prefix, za_prefix_len, pubs, data, offsets, sigs, status), count);
+  ks::gpu::CudaEngine& cuda = ks::gpu::CudaEngine::of(engine);
+  return verify_batch(
+      engine, pubs, count, status, one_key,
+      [&](const auto& table) {
+        uint8_t za[32];  // SM3(ENTL || ID || a || b || x_G || y_G || x_A || y_A)
+        sm3::Sm3 h;
+        h.update(za_prefix, za_prefix_len);
+        h.update(pubs + 1, 64);
+        h.finish(za);
+        return cuda.run(Sm2VerifyMessagesOneKeyJob(table, za, data, offsets, sigs, status),
+                        count);
+      },
+      [&] {
+        return cuda.run(
+            Sm2VerifyMessagesJob(za_prefix, za_prefix_len, pubs, data, offsets, sigs, status),
+            count);
+      });
 }
 
 }  // namespace gpu
