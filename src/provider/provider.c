@@ -188,6 +188,37 @@ static const OSSL_ITEM* get_reason_strings(void* provctx) {
   return reason_strings;
 }
 
+/* ---- TLS capabilities ---------------------------------------------------------- */
+/* libssl (3.0) offers a TLS group only when the keymgmt its properties
+ * fetch comes from a provider that declares the group: with kuaisuo
+ * preferred, x25519 must be declared here or TLS loses it. The values are
+ * the default provider's (RFC 8446 codepoint 0x001d, TLS 1.0 and DTLS 1.0
+ * up). */
+static unsigned int x25519_group_id = 0x001d;
+static unsigned int x25519_security_bits = 128;
+static int x25519_min_tls = 0x0301, x25519_max_tls = 0;
+static int x25519_min_dtls = 0xfeff, x25519_max_dtls = 0;
+static unsigned int x25519_is_kem = 0;
+
+static const OSSL_PARAM x25519_group[] = {
+    OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME, "x25519", sizeof "x25519"),
+    OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_NAME_INTERNAL, "X25519", sizeof "X25519"),
+    OSSL_PARAM_utf8_string(OSSL_CAPABILITY_TLS_GROUP_ALG, "X25519", sizeof "X25519"),
+    OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_ID, &x25519_group_id),
+    OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_SECURITY_BITS, &x25519_security_bits),
+    OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_TLS, &x25519_min_tls),
+    OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_TLS, &x25519_max_tls),
+    OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MIN_DTLS, &x25519_min_dtls),
+    OSSL_PARAM_int(OSSL_CAPABILITY_TLS_GROUP_MAX_DTLS, &x25519_max_dtls),
+    OSSL_PARAM_uint(OSSL_CAPABILITY_TLS_GROUP_IS_KEM, &x25519_is_kem),
+    OSSL_PARAM_END};
+
+static int get_capabilities(void* provctx, const char* capability, OSSL_CALLBACK* cb, void* arg) {
+  (void)provctx;
+  if (OPENSSL_strcasecmp(capability, "TLS-GROUP") == 0) return cb(x25519_group, arg);
+  return 0;
+}
+
 static void teardown(void* provctx) { OPENSSL_free(provctx); }
 
 static const OSSL_DISPATCH provider_functions[] = {
@@ -196,6 +227,7 @@ static const OSSL_DISPATCH provider_functions[] = {
     {OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))get_params},
     {OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))query_operation},
     {OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, (void (*)(void))get_reason_strings},
+    {OSSL_FUNC_PROVIDER_GET_CAPABILITIES, (void (*)(void))get_capabilities},
     {0, NULL}};
 
 __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HANDLE* handle,
