@@ -396,10 +396,12 @@ static int get_params(void* keydata, OSSL_PARAM params[]) {
   if ((p = OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_MAX_SIZE)) != NULL &&
       !OSSL_PARAM_set_int(p, s.max_size))
     return 0;
+  /* A key without its halves yet (EVP_PKEY_copy_parameters' target) has
+   * no public key to give: the parameter is left unanswered. */
   const char* pub_names[] = {OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, OSSL_PKEY_PARAM_PUB_KEY};
-  for (size_t i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < 2 && k->has_public; ++i) {
     if ((p = OSSL_PARAM_locate(params, pub_names[i])) != NULL &&
-        (!k->has_public || !OSSL_PARAM_set_octet_string(p, k->pub, k->pub_len)))
+        !OSSL_PARAM_set_octet_string(p, k->pub, k->pub_len))
       return 0;
   }
   if (k->type == KS_PROV_SM2) {

@@ -2,6 +2,7 @@
  * algorithms it offers under which names, its parameters (name, version,
  * the operation counters), and errors reported through the core. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -244,7 +245,8 @@ __attribute__((visibility("default"))) int OSSL_provider_init(const OSSL_CORE_HA
       default: break;
     }
   }
-  fill_reason_strings();
+  static pthread_once_t reasons_once = PTHREAD_ONCE_INIT;
+  pthread_once(&reasons_once, fill_reason_strings); /* one table for every load */
   ks_prov_ctx* pc = OPENSSL_zalloc(sizeof *pc);
   if (pc == NULL) return 0;
   pc->handle = handle;
