@@ -708,6 +708,102 @@ static void test_bad_input(void) {
   EVP_PKEY_free(x);
 }
 
+/* ---- Random parameters ---------------------------------------------------------- */
+/* Every parameter entry point of the provider (key import, generation,
+ * signature, key exchange, encryption and cipher contexts) fed random
+ * OSSL_PARAM arrays: names it knows and others, every type, random sizes
+ * and bytes (strings NUL-terminated, as OSSL_PARAM requires). Nothing may
+ * crash or read outside the buffers (run it under valgrind to see); a key
+ * the import accepts must be a consistent one. */
+static const char* const param_names[] = {
+    OSSL_PKEY_PARAM_PUB_KEY, OSSL_PKEY_PARAM_PRIV_KEY, OSSL_PKEY_PARAM_GROUP_NAME,
+    OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, OSSL_PKEY_PARAM_DIST_ID, OSSL_SIGNATURE_PARAM_DIGEST,
+    OSSL_SIGNATURE_PARAM_DIGEST_SIZE, OSSL_CIPHER_PARAM_PADDING, OSSL_CIPHER_PARAM_KEYLEN,
+    OSSL_CIPHER_PARAM_AEAD_IVLEN, OSSL_CIPHER_PARAM_AEAD_TAG, OSSL_ASYM_CIPHER_PARAM_DIGEST,
+    "unknown"};
+
+static void random_params(OSSL_PARAM* params, uint8_t data[][80], size_t n) {
+  static const char* const strings[] = {"SM2", "sm2", "SM3", "x25519", "X25519", "ED25519", "",
+                                        "SHA256", "1.2.156.10197.1.401"};
+  for (size_t i = 0; i < n; ++i) {
+    const char* name = param_names[random_below(sizeof param_names / sizeof param_names[0])];
+    size_t len = random_below(72);
+    random_bytes(data[i], len);
+    switch (random_below(5)) {
+      case 0: params[i] = OSSL_PARAM_construct_octet_string(name, data[i], len); break;
+      case 1: params[i] = OSSL_PARAM_construct_BN(name, data[i], len); break;
+      case 2: params[i] = OSSL_PARAM_construct_size_t(name, (size_t*)data[i]); break;
+      case 3: params[i] = OSSL_PARAM_construct_uint(name, (unsigned int*)data[i]); break;
+      default: {
+        const char* text = strings[random_below(sizeof strings / sizeof strings[0])];
+        strcpy((char*)data[i], text);
+        params[i] = OSSL_PARAM_construct_utf8_string(name, (char*)data[i], strlen(text));
+      }
+    }
+    /* now and then a known key's real encoding, so that imports succeed */
+    if (random_below(4) == 0 && strcmp(name, OSSL_PKEY_PARAM_PRIV_KEY) == 0) {
+      params[i] = OSSL_PARAM_construct_octet_string(name, data[i], 32);
+      if (random_below(2)) params[i] = OSSL_PARAM_construct_BN(name, data[i], 32);
+      data[i][31] &= 0x7f; /* an SM2 d below n */
+    }
+  }
+  params[n] = OSSL_PARAM_construct_end();
+}
+
+static void test_random_params(void) {
+  static const char* const types[] = {"SM2", "ED25519", "X25519"};
+  static const int selections[] = {EVP_PKEY_KEYPAIR, EVP_PKEY_PUBLIC_KEY, EVP_PKEY_KEY_PARAMETERS};
+  EVP_PKEY* keys[3] = {keygen("SM2", KS), keygen("ED25519", KS), keygen("X25519", KS)};
+  EVP_CIPHER* gcm = EVP_CIPHER_fetch(libctx, "SM4-GCM", KS);
+  EVP_CIPHER* cbc = EVP_CIPHER_fetch(libctx, "SM4-CBC", KS);
+  uint8_t key[16] = {1}, iv[16] = {2};
+  int accepted = 0;
+  for (int i = 0; i < 3000; ++i) {
+    OSSL_PARAM params[4];
+    uint8_t data[3][80];
+    random_params(params, data, 1 + random_below(3));
+    int t = (int)random_below(3);
+    /* import */
+    EVP_PKEY_CTX* c = EVP_PKEY_CTX_new_from_name(libctx, types[t], KS);
+    EVP_PKEY* k = NULL;
+    int selection = selections[random_below(3)];
+    if (c != NULL && EVP_PKEY_fromdata_init(c) == 1 &&
+        EVP_PKEY_fromdata(c, &k, selection, params) == 1) {
+      ++accepted;
+      EVP_PKEY_CTX* kc = EVP_PKEY_CTX_new_from_pkey(libctx, k, KS);
+      /* a private key imported: the pair it makes must check */
+      if (selection == EVP_PKEY_KEYPAIR && OSSL_PARAM_locate(params, OSSL_PKEY_PARAM_PRIV_KEY))
+        CHECK(kc != NULL && EVP_PKEY_pairwise_check(kc) == 1);
+      EVP_PKEY_CTX_free(kc);
+    }
+    EVP_PKEY_free(k);
+    EVP_PKEY_CTX_free(c);
+    /* generation */
+    c = EVP_PKEY_CTX_new_from_name(libctx, types[t], KS);
+    if (c != NULL && EVP_PKEY_keygen_init(c) == 1) EVP_PKEY_CTX_set_params(c, params);
+    EVP_PKEY_CTX_free(c);
+    /* operations on a key */
+    c = EVP_PKEY_CTX_new_from_pkey(libctx, keys[t], KS);
+    if (c != NULL) {
+      int ok = t == 2 ? EVP_PKEY_derive_init(c) : t == 0 && i % 2 ? EVP_PKEY_encrypt_init(c)
+                                                                  : EVP_PKEY_sign_init(c);
+      if (ok == 1) EVP_PKEY_CTX_set_params(c, params);
+    }
+    EVP_PKEY_CTX_free(c);
+    EVP_PKEY_set_params(keys[t], params);
+    /* ciphers */
+    EVP_CIPHER_CTX* cc = EVP_CIPHER_CTX_new();
+    if (cc != NULL && EVP_CipherInit_ex2(cc, i % 2 ? gcm : cbc, key, iv, i % 3 == 0, NULL))
+      EVP_CIPHER_CTX_set_params(cc, params);
+    EVP_CIPHER_CTX_free(cc);
+    ERR_clear_error();
+  }
+  CHECK(accepted > 0); /* the random keys did reach kuaisuo's import */
+  EVP_CIPHER_free(gcm);
+  EVP_CIPHER_free(cbc);
+  for (int t = 0; t < 3; ++t) EVP_PKEY_free(keys[t]);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s <directory holding kuaisuo.so>\n", argv[0]);
@@ -731,6 +827,7 @@ int main(int argc, char** argv) {
   test_x25519();
   test_sm2_encryption();
   test_bad_input();
+  test_random_params();
   printf("provider tests: %d checks, %d failed\n", checks, failures);
   OSSL_PROVIDER_unload(ks_prov);
   OSSL_PROVIDER_unload(def);
