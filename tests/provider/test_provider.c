@@ -391,6 +391,10 @@ static void test_keys(void) {
       EVP_PKEY_CTX_free(bc);
       EVP_PKEY_free(back);
     }
+    /* EVP_PKEY_dup (kuaisuo's dup) keeps both halves in kuaisuo */
+    EVP_PKEY* dup = EVP_PKEY_dup(k);
+    CHECK(dup != NULL && provider_is(dup, "kuaisuo") && EVP_PKEY_eq(dup, k) == 1);
+    EVP_PKEY_free(dup);
     /* -check: the pair and the public key */
     EVP_PKEY_CTX* c = EVP_PKEY_CTX_new_from_pkey(libctx, k, KS);
     CHECK(c != NULL && EVP_PKEY_check(c) == 1 && EVP_PKEY_public_check(c) == 1);
@@ -564,6 +568,22 @@ static void test_x25519(void) {
     EVP_PKEY_free(ours);
     EVP_PKEY_free(theirs);
   }
+  /* A TLS peer as libssl makes it: an empty key of our type
+   * (EVP_PKEY_copy_parameters) given the peer's encoded public key */
+  EVP_PKEY* ours = keygen("X25519", KS);
+  EVP_PKEY* theirs = keygen("X25519", DEF);
+  EVP_PKEY* peer = EVP_PKEY_new();
+  unsigned char* encoded = NULL;
+  size_t encoded_len = theirs == NULL ? 0 : EVP_PKEY_get1_encoded_public_key(theirs, &encoded);
+  CHECK(ours != NULL && peer != NULL && encoded_len == 32 &&
+        EVP_PKEY_copy_parameters(peer, ours) == 1 &&
+        EVP_PKEY_set1_encoded_public_key(peer, encoded, encoded_len) == 1 &&
+        provider_is(peer, "kuaisuo") && derive(ours, peer, KS, s1) &&
+        derive(theirs, ours, DEF, s2) && memcmp(s1, s2, 32) == 0);
+  OPENSSL_free(encoded);
+  EVP_PKEY_free(peer);
+  EVP_PKEY_free(ours);
+  EVP_PKEY_free(theirs);
   /* A peer of small order (u = 0): no secret, an error */
   uint8_t zero[32] = {0};
   EVP_PKEY* k = keygen("X25519", KS);
