@@ -118,9 +118,12 @@ model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.sta
 doc = {"benchmark": "provider_nginx_handshakes",
        "command": "src/provider/nginx_bench.sh BUILD/ossl-modules %s %s" % (sys.argv[1], sys.argv[2]),
        "device": "%s, %d online CPUs (server, clients and other work share them)" % (model, os.cpu_count()),
+       "loadavg_end": os.getloadavg()[0],
        "setup": "nginx 1 worker, TLS 1.3, Ed25519 certificate, X25519, no resumption; h2load: one request per connection; latency: Python ssl, sequential handshakes",
        "rounds": [dict(variant=v, cpu_us_per_handshake=int(c), handshakes_per_s=float(r), p50_ms=float(a), p99_ms=float(b)) for v, c, r, a, b in rows],
        "best": best,
-       "cpu_ratio_default_over_kuaisuo": round(best["default"]["cpu_us_per_handshake"] / best["kuaisuo"]["cpu_us_per_handshake"], 3)}
+       "cpu_ratio_default_over_kuaisuo": round(best["default"]["cpu_us_per_handshake"] / best["kuaisuo"]["cpu_us_per_handshake"], 3),
+       "paired_cpu_ratios": [round(int(a[1]) / int(b[1]), 3) for a, b in zip(rows[0::2], rows[1::2])]}
+doc["paired_cpu_ratio_median"] = sorted(doc["paired_cpu_ratios"])[len(doc["paired_cpu_ratios"]) // 2]
 print(json.dumps(doc, indent=1))
 ' "$rounds" "$conns"
