@@ -5,7 +5,8 @@
 // integer field and the DPF one side by side), timed with CUDA events after
 // a warm-up, inputs random (valid keys, distinct nonces, valid
 // signatures). Prints JSON.
-//   sm2_gpu_bench [max_batch_log2] [sweep | one_key [min_batch_log2]]
+//   sm2_gpu_bench [max_batch_log2] [sweep | one_key [min_batch_log2] | crypt [min_batch_log2]]
+// With "crypt", only encryption and decryption (bench_crypt says what).
 // With "sweep", also keygen and sign (one key) with 1, 2, 4 and 8 items per
 // thread forced (ops keygen_m1 .. sign_one_key_m8), batches 2^14 up.
 // With "one_key", only verification, under one public key against
@@ -289,17 +290,16 @@ void bench_one_key(Timer& timer, std::mt19937_64& rng, size_t n, ks_ctx* ctx,
   check_all_ok(b.status, n, "verify_per_item_key");
   struct Variant {
     const char* name;
-    int bits, min_blocks;
+    int bits;
   };
-  for (const Variant v : {Variant{"verify_one_key_w16", 16, 3}, Variant{"verify_one_key_w16_minb4", 16, 4},
-                          Variant{"verify_one_key_w12", 12, 3}, Variant{"verify_one_key_w12_minb4", 12, 4},
-                          Variant{"verify_one_key_w8", 8, 3}}) {
+  for (const Variant v : {Variant{"verify_one_key_w16", 16}, Variant{"verify_one_key_w12", 12},
+                          Variant{"verify_one_key_w8", 8}}) {
     const DeviceVector<uint8_t> table(gpu::key_table_bytes(v.bits));
     CHECK(gpu::launch_build_key_table(key0, v.bits, table, 0));
     const double t = timer.median(
         [&] {
           CHECK(gpu::launch_verify_digest_one_key(table, v.bits, b.digest, sig_one, b.status, n,
-                                                  0, v.min_blocks));
+                                                  0));
         },
         reps);
     check_all_ok(b.status, n, v.name);
@@ -374,6 +374,119 @@ void bench_one_key(Timer& timer, std::mt19937_64& rng, size_t n, ks_ctx* ctx,
   check("verify_msg64_per_item_key_e2e");
 }
 
+// --- Encryption and decryption (issue 44) ------------------------------------------
+// 64-byte messages, C1C3C2. Kernel-only (CUDA events): the point kernel and
+// the KDF/C3 kernel of encryption to per-item keys and to one recipient
+// (its 16-bit table built first), and of decryption under one key. End to
+// end from ordinary host buffers (wall clock, *_e2e): ks_sm2_encrypt_batch,
+// ks_sm2_encrypt_batch_keys and ks_sm2_decrypt_batch on the GPU context
+// and, up to 2^20 items, on the CPU context beside it (the AUTO
+// crossover: api/auto_gpu.h).
+void bench_crypt(Timer& timer, std::mt19937_64& rng, size_t n, ks_ctx* gpu_ctx, ks_ctx* cpu_ctx,
+                 std::vector<Row>& rows) {
+  const Batch b(rng, n);
+  CHECK(gpu::launch_keygen(b.priv, b.pub, b.status, n, 0));
+  const std::vector<uint8_t> pubs = to_host<uint8_t>(b.pub, 65 * n);
+  const std::vector<uint8_t> privs = to_host<uint8_t>(b.priv, 32 * n);
+  const ks::sm2::PublicKey key0 = decoded_key(&pubs[0]);
+  const DeviceVector<uint8_t> table(gpu::key_table_bytes(16)), points(128 * n), out(161 * n);
+  const DeviceVector<uint64_t> offsets_dev(n + 1), lengths(n);
+  CHECK(gpu::launch_build_key_table(key0, 16, table, 0));
+  std::vector<uint64_t> offsets(n + 1);
+  for (size_t i = 0; i <= n; ++i) offsets[i] = 64 * i;
+  CHECK(cudaMemcpy(offsets_dev, offsets.data(), 8 * (n + 1), cudaMemcpyHostToDevice));
+  gpu::CryptItems items;
+  items.data = b.msg;
+  items.offsets = offsets_dev;
+  items.count = n;
+  items.form = KS_SM2_C1C3C2;
+  items.out = out;
+  items.extra = 97;
+  items.lengths = lengths;
+  items.status = b.status;
+  auto check_ok = [&](const char* what) { check_all_ok(b.status, n, what); };
+  auto encrypt = [&](const uint8_t* per_item, const uint8_t* key_table) {
+    CHECK(gpu::launch_encrypt_points(per_item, key_table, b.nonce, points, b.status, n, 0));
+    CHECK(gpu::launch_encrypt_finish(items, points, 0));
+  };
+  rows.push_back({"encrypt_per_item_key", n,
+                  timer.median([&] { encrypt(b.pub, nullptr); }, b.reps)});
+  check_ok("encrypt_per_item_key");
+  rows.push_back({"encrypt_one_key", n, timer.median([&] { encrypt(nullptr, table); }, b.reps)});
+  check_ok("encrypt_one_key");
+
+  // Decryption of those ciphertexts (all to key 0) under private key 0.
+  const std::vector<uint8_t> cts = to_host<uint8_t>(out, 161 * n);
+  std::vector<gpu::CiphertextLayout> layouts(n);
+  for (size_t i = 0; i < n; ++i) {
+    memcpy(layouts[i].c1, &cts[161 * i + 1], 64);
+    layouts[i].c3_at = 65;
+    layouts[i].c2_at = 97;
+    layouts[i].c2_len = 64;
+    layouts[i].status = 0;
+  }
+  const DeviceVector<gpu::CiphertextLayout> layouts_dev(layouts);
+  const DeviceVector<uint8_t> ct_dev(cts), plain(161 * n), xy(64 * n), d0(std::vector<uint8_t>(privs.begin(), privs.begin() + 32));
+  std::vector<uint64_t> ct_offsets(n + 1);
+  for (size_t i = 0; i <= n; ++i) ct_offsets[i] = 161 * i;
+  const DeviceVector<uint64_t> ct_offsets_dev(ct_offsets);
+  gpu::CryptItems dec = items;
+  dec.data = ct_dev;
+  dec.offsets = ct_offsets_dev;
+  dec.out = plain;
+  dec.extra = 0;
+  rows.push_back({"decrypt", n, timer.median([&] {
+                    CHECK(gpu::launch_decrypt_points(d0, layouts_dev, xy, b.status, n, 0));
+                    CHECK(gpu::launch_decrypt_finish(dec, layouts_dev, xy, 0));
+                  }, b.reps)});
+  check_ok("decrypt");
+
+  // End to end through the C API from ordinary host buffers.
+  const std::vector<uint8_t> msgs = to_host<uint8_t>(b.msg, 64 * n);
+  ks_sm2_key* key = nullptr;
+  ks_sm2_pubkey* pub = nullptr;
+  if (ks_sm2_key_from_bytes(privs.data(), 32, &key) != KS_OK || ks_sm2_key_public(key, &pub) != KS_OK) {
+    fprintf(stderr, "key 0 does not load\n");
+    exit(1);
+  }
+  std::vector<uint8_t> ct_host(161 * n), plain_host(161 * n);
+  std::vector<uint64_t> lens(n);
+  std::vector<int> status(n);
+  int rc = KS_OK;
+  auto run = [&](const char* name, const std::function<int()>& call) {
+    rows.push_back({name, n, median_wall([&] { rc |= call(); }, n >= (1u << 20) ? 3 : 5)});
+    if (rc != KS_OK || std::count(status.begin(), status.end(), KS_OK) != ptrdiff_t(n)) {
+      fprintf(stderr, "batch %zu: %s failed (rc %d)\n", n, name, rc);
+      exit(1);
+    }
+  };
+  for (const bool on_gpu : {true, false}) {
+    if (!on_gpu && n > (size_t(1) << 20)) break;
+    ks_ctx* ctx = on_gpu ? gpu_ctx : cpu_ctx;
+    run(on_gpu ? "encrypt_one_key_e2e" : "encrypt_one_key_e2e_cpu", [&] {
+      return ks_sm2_encrypt_batch(ctx, pub, KS_SM2_C1C3C2, msgs.data(), msgs.size(),
+                                  offsets.data(), n, ct_host.data(), ct_host.size(), lens.data(),
+                                  status.data());
+    });
+    run(on_gpu ? "decrypt_e2e" : "decrypt_e2e_cpu", [&] {
+      return ks_sm2_decrypt_batch(ctx, key, KS_SM2_C1C3C2, ct_host.data(), ct_host.size(),
+                                  ct_offsets.data(), n, plain_host.data(), plain_host.size(),
+                                  lens.data(), status.data());
+    });
+    if (memcmp(plain_host.data() + 161 * (n - 1), msgs.data() + 64 * (n - 1), 64) != 0) {
+      fprintf(stderr, "batch %zu: a decryption differs\n", n);
+      exit(1);
+    }
+    run(on_gpu ? "encrypt_per_item_key_e2e" : "encrypt_per_item_key_e2e_cpu", [&] {
+      return ks_sm2_encrypt_batch_keys(ctx, pubs.data(), KS_SM2_C1C3C2, msgs.data(), msgs.size(),
+                                       offsets.data(), n, ct_host.data(), ct_host.size(),
+                                       lens.data(), status.data());
+    });
+  }
+  ks_sm2_key_free(key);
+  ks_sm2_pubkey_free(pub);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -394,7 +507,23 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(12345);
   std::vector<Row> rows;
   const std::string mode = argc > 2 ? argv[2] : "";
-  if (mode == "one_key") {
+  if (mode == "crypt") {
+    ks_ctx_config cfg;
+    ks_ctx_config_init(&cfg);
+    cfg.backend = KS_BACKEND_GPU;
+    ks_ctx *gpu_ctx = nullptr, *cpu_ctx = nullptr;
+    const int rc = ks_ctx_new(&cfg, &gpu_ctx);
+    cfg.backend = KS_BACKEND_CPU;
+    if (rc != KS_OK || ks_ctx_new(&cfg, &cpu_ctx) != KS_OK) {
+      fprintf(stderr, "no GPU or CPU context\n");
+      return 1;
+    }
+    const int min_log2 = argc > 3 ? atoi(argv[3]) : 10;
+    for (int lg = min_log2; lg <= max_log2; lg += 2)
+      bench_crypt(timer, rng, size_t(1) << lg, gpu_ctx, cpu_ctx, rows);
+    ks_ctx_free(gpu_ctx);
+    ks_ctx_free(cpu_ctx);
+  } else if (mode == "one_key") {
     ks_ctx_config cfg;
     ks_ctx_config_init(&cfg);
     cfg.backend = KS_BACKEND_GPU;

@@ -30,6 +30,13 @@ constexpr size_t kAutoGpuMinSm2 = 1024;
 // and wins from 1,024 (7.3e5/s against 4.0e5/s; same file).
 constexpr size_t kAutoGpuMinSm2Verify = 1024;
 
+// Encryption and decryption (GB/T 32918.4), 64-byte messages: measured
+// on an H200 beside its 16 host threads
+// (bench/results/h200-2026-12-02-sm2-encrypt-gpu.json, sm2_gpu_bench's
+// crossover rows).
+constexpr size_t kAutoGpuMinSm2Encrypt = 4096;
+constexpr size_t kAutoGpuMinSm2Decrypt = 4096;
+
 // --- Ed25519 and X25519 (curve25519/*_api.cc), items ---------------------------------
 // Ed25519 keygen, public keys and signing, 64-byte messages: at 4,096
 // items the GPU signs 8.49e6/s against 3.92e6/s and makes 4.28e6 keys/s

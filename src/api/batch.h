@@ -194,11 +194,12 @@ class DeviceResults {
   int* out_;
 };
 
-// A batch on the context's GPU: run(device_status) under the GPU lock
-// returns the call's ks_status; each item's scheme status is then mapped
-// by to_status into the caller's array.
-template <class Run, class ToStatus>
-int run_on_gpu(ks_ctx* ctx, size_t count, int* status, const Run& run, const ToStatus& to_status) {
+// A batch on the context's GPU whose items the CPU may finish: run(device
+// statuses) under the GPU lock returns the call's ks_status; item(i, device
+// status i) -> ks_status then runs for every item on the CPU threads (it
+// may redo an item the device left) into the caller's array.
+template <class Run, class Item>
+int run_on_gpu_items(ks_ctx* ctx, size_t count, int* status, const Run& run, const Item& item) {
   const DeviceResults device(status, count);
   if (device.get() == nullptr) return KS_ERR_NO_MEMORY;
   int rc;
@@ -207,7 +208,14 @@ int run_on_gpu(ks_ctx* ctx, size_t count, int* status, const Run& run, const ToS
     rc = run(device.get());
   }
   if (rc != KS_OK) return rc;
-  return run_items(ctx, count, 4096, status, [&](size_t i) { return to_status(device[i]); });
+  return run_items(ctx, count, 4096, status, [&](size_t i) { return item(i, device[i]); });
+}
+
+// The same where each item's scheme status is only mapped by to_status.
+template <class Run, class ToStatus>
+int run_on_gpu(ks_ctx* ctx, size_t count, int* status, const Run& run, const ToStatus& to_status) {
+  return run_on_gpu_items(ctx, count, status, run,
+                          [&](size_t, int device) { return to_status(device); });
 }
 
 // A batch on the context's GPU whose items cannot fail one by one (digests,

@@ -20,7 +20,7 @@ namespace gpu {
 
 // Tags that separate the DRBG streams (core/chacha20_gpu.h) of different
 // uses under one key.
-enum DrbgTag : uint32_t { kTagPrivateKeys = 1, kTagNonces = 2 };
+enum DrbgTag : uint32_t { kTagPrivateKeys = 1, kTagNonces = 2, kTagEncryptNonces = 3 };
 
 // Fixed-size items: each input array contributes in_item bytes per item and
 // each output array out_item bytes; stage/deliver copy the slices. Caller
@@ -40,7 +40,7 @@ class FixedSizeJob : public ChunkJob {
   size_t staged_bytes(size_t, size_t n) const override {
     return header_bytes() + n * in_item_bytes();
   }
-  size_t out_bytes(size_t n) const override { return n * out_item_bytes(); }
+  size_t out_bytes(size_t, size_t n) const override { return n * out_item_bytes(); }
   // Staging and device memory share one layout: [header][input 0 ..].
   void stage(size_t first, size_t n, uint8_t* staging, const Copier& copy) const override {
     write_header(staging);
@@ -174,17 +174,26 @@ class MessagesJob : public ChunkJob {
     uint64_t* rebased = reinterpret_cast<uint64_t*>(staging + header_bytes());
     const uint64_t base = offsets_[first];
     for (size_t i = 0; i <= n; ++i) rebased[i] = offsets_[first + i] - base;
-    for (int j = 0; j < n_fixed_; ++j)
-      copy(staging + fixed_at(n, j), fixed_[j].host + first * fixed_[j].item, n * fixed_[j].item);
+    for (int j = 0; j < n_fixed_; ++j) {
+      uint8_t* dst = staging + fixed_at(n, j);
+      if (fixed_[j].host != nullptr) {
+        copy(dst, fixed_[j].host + first * fixed_[j].item, n * fixed_[j].item);
+      } else {
+        fill_fixed(j, first, n, dst);
+      }
+    }
     copy(staging + messages_at(n), data_ + base, message_bytes(first, n));
   }
 
  protected:
   // Per-item inputs of fixed size (e.g. public keys), staged after the
-  // offsets.
+  // offsets: copied from host, or, with host null, written by fill_fixed.
   void add_fixed_input(const void* host, size_t item) {
     fixed_[n_fixed_++] = Fixed{static_cast<const uint8_t*>(host), item};
   }
+  // Fixed input j of items [first, first + n) into staging at dst (one
+  // that add_fixed_input gave no host array: derived from the messages).
+  virtual void fill_fixed(int j, size_t first, size_t n, uint8_t* dst) const {}
   virtual size_t header_bytes() const { return 0; }  // a multiple of 8
   virtual void write_header(uint8_t*) const {}
   virtual size_t scratch_item_bytes() const { return 0; }

@@ -43,7 +43,8 @@ class ChunkJob {
   // copied from staging, the rest is device scratch.
   virtual size_t in_bytes(size_t first, size_t n) const = 0;
   virtual size_t staged_bytes(size_t first, size_t n) const { return in_bytes(first, n); }
-  virtual size_t out_bytes(size_t n) const = 0;
+  // Result bytes of items [first, first + n).
+  virtual size_t out_bytes(size_t first, size_t n) const = 0;
   // Writes the inputs of items [first, first + n) to pinned staging memory.
   virtual void stage(size_t first, size_t n, uint8_t* staging, const Copier& copy) const = 0;
   // Enqueues the work of those items on `stream`; dev_in holds what stage
@@ -55,8 +56,8 @@ class ChunkJob {
   virtual size_t secret_staged_bytes(size_t first, size_t n) const { return 0; }
   // Leading result bytes that hold secrets (private keys, shared secrets):
   // wiped from pinned memory once delivered.
-  virtual size_t secret_result_bytes(size_t n) const { return 0; }
-  // Hands the results (pinned host memory, out_bytes(n)) to the caller.
+  virtual size_t secret_result_bytes(size_t first, size_t n) const { return 0; }
+  // Hands the results (pinned host memory, out_bytes(first, n)) to the caller.
   virtual void deliver(size_t first, size_t n, const uint8_t* results,
                        const Copier& copy) const = 0;
   // Enqueue the chunk's copies: by default staging -> dev_in whole, and
@@ -69,7 +70,8 @@ class ChunkJob {
   }
   virtual cudaError_t copy_out(size_t first, size_t n, const uint8_t* dev_out, uint8_t* results,
                                cudaStream_t stream) const {
-    return cudaMemcpyAsync(results, dev_out, out_bytes(n), cudaMemcpyDeviceToHost, stream);
+    return cudaMemcpyAsync(results, dev_out, out_bytes(first, n), cudaMemcpyDeviceToHost,
+                           stream);
   }
 };
 

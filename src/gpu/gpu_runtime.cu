@@ -135,7 +135,7 @@ cudaError_t Pipeline::run(const ChunkJob& job, size_t count) {
 }
 
 cudaError_t Pipeline::enqueue(Slot& slot, const ChunkJob& job, size_t first, size_t n) {
-  const size_t in = job.in_bytes(first, n), out = job.out_bytes(n);
+  const size_t in = job.in_bytes(first, n), out = job.out_bytes(first, n);
   const size_t staged = job.staged_bytes(first, n);
   cudaError_t err = slot.host_in.reserve(staged);
   if (err == cudaSuccess) err = slot.dev_in.reserve(in);
@@ -161,7 +161,7 @@ cudaError_t Pipeline::finish(Slot& slot) {
   if (err == cudaSuccess && slot.enqueued_ok)
     slot.pending->deliver(slot.first, slot.n, slot.host_out.get(), copy_);
   copy_.wipe(slot.host_in.get(), slot.pending->secret_staged_bytes(slot.first, slot.n));
-  copy_.wipe(slot.host_out.get(), slot.pending->secret_result_bytes(slot.n));
+  copy_.wipe(slot.host_out.get(), slot.pending->secret_result_bytes(slot.first, slot.n));
   slot.pending = nullptr;
   return err;
 }

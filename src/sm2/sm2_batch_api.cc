@@ -27,7 +27,6 @@ using ks::api::check_buffer;
 using ks::api::check_ctx;
 using ks::api::check_id;
 using ks::api::check_items;
-using ks::api::DeviceResults;
 using ks::api::finish_statuses;
 using ks::api::parse_nonce;
 using ks::api::run_groups;
@@ -75,24 +74,11 @@ std::vector<uint8_t> hash_messages(ks_ctx* ctx, const ks::sm2::PublicKey& pub, c
   return e;
 }
 
-// A batch on the GPU whose items the CPU may finish: run(device statuses)
-// under the context's GPU lock (api/batch.h's runner, which writes no
-// statuses of its own here), then item(i, device status i) -> ks_status
-// for every item on the CPU threads.
-template <class Run, class Item>
-int on_gpu(ks_ctx* ctx, size_t count, int* status, const Run& run, const Item& item) {
-  const DeviceResults device(status, count);
-  if (device.get() == nullptr) return KS_ERR_NO_MEMORY;
-  const int rc = ks::api::run_on_gpu_whole(ctx, 0, nullptr, [&] { return run(device.get()); });
-  if (rc != KS_OK) return rc;
-  return run_items(ctx, count, 4096, status, [&](size_t i) { return item(i, device[i]); });
-}
-
 int gpu_keygen(ks_ctx* ctx, size_t count, uint8_t* priv, uint8_t* pub, int* status) {
   const auto run = [&](int* device) {
     return ks::sm2::gpu::keygen_batch(*ctx->gpu, count, priv, pub, device);
   };
-  return on_gpu(ctx, count, status, run, [&](size_t i, int device) -> int {
+  return ks::api::run_on_gpu_items(ctx, count, status, run, [&](size_t i, int device) -> int {
     if (device == int(Error::kOk)) return KS_OK;
     ks::sm2::PublicKey p;  // the device drew d >= n - 1 or 0: draw again here
     const Error err = ks::sm2::generate_keypair(priv + 32 * i, p);
@@ -118,7 +104,7 @@ int gpu_sign_digests(ks_ctx* ctx, const ks::sm2::PrivateKey* key, const uint8_t*
   const auto run = [&](int* device) {
     return ks::sm2::gpu::sign_digest_batch(*ctx->gpu, key, keys, digests, count, sigs, device);
   };
-  return on_gpu(ctx, count, status, run, [&](size_t i, int device) -> int {
+  return ks::api::run_on_gpu_items(ctx, count, status, run, [&](size_t i, int device) -> int {
     if (keys != nullptr && !ks::sm2::private_key_in_range(keys + 32 * i)) {
       memset(sigs + 64 * i, 0, 64);
       return KS_ERR_BAD_PRIVATE_KEY;
@@ -142,7 +128,7 @@ int gpu_sign_messages(ks_ctx* ctx, const ks::sm2::PrivateKey& key, const uint8_t
     return ks::sm2::gpu::sign_messages_batch(*ctx->gpu, key, za, data, offsets, count, sigs,
                                              device);
   };
-  return on_gpu(ctx, count, status, run, [&](size_t i, int device) -> int {
+  return ks::api::run_on_gpu_items(ctx, count, status, run, [&](size_t i, int device) -> int {
     Error err = static_cast<Error>(device);
     if (err == Error::kBadNonce) {  // e = SM3(Z_A || M_i) again, then a fresh nonce
       uint8_t e[32];
@@ -220,7 +206,7 @@ int gpu_verify(ks_ctx* ctx, const uint8_t* pubs, const uint8_t* digests,
                                                      messages->offsets, count, sigs, device,
                                                      one_key);
   };
-  return on_gpu(ctx, count, status, run,
+  return ks::api::run_on_gpu_items(ctx, count, status, run,
                 [](size_t, int device) { return to_status(static_cast<Error>(device)); });
 }
 

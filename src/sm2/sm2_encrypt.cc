@@ -24,16 +24,6 @@ using field::U256;
 constexpr size_t kChunk = 4096;  // KDF and SM3 a piece at a time: no copy of the message
 constexpr size_t kPointBytes = 2 * kScalarBytes;  // x || y
 
-// Where a ciphertext's parts are.
-struct Layout {
-  const uint8_t* c1;  // the point's encoding (65 or 33 bytes), or x and y (DER)
-  size_t c1_len;
-  const uint8_t* c3;
-  const uint8_t* c2;
-  size_t c2_len;
-  uint8_t der_xy[kPublicKeyBytes];  // DER: 04 || x || y from the INTEGERs
-};
-
 // Streams t = KDF(x2 || y2, len) over in into out = in ^ t and hashes
 // x2 || plain || y2 into c3, where plain is in (encrypting) or out
 // (decrypting). Returns all ones if t was all zero (clause 6.1 A5, 7.1
@@ -87,7 +77,9 @@ void der_prefix(const uint8_t c1[kPublicKeyBytes], size_t len, Bytes* prefix,
   prefix->insert(prefix->end(), inner.begin(), inner.end());
 }
 
-Error parse(const uint8_t* ct, size_t ct_len, CipherForm form, Layout* l) {
+}  // namespace
+
+Error parse_ciphertext(const uint8_t* ct, size_t ct_len, CipherForm form, CiphertextParts* l) {
   if (form == CipherForm::kDer) {
     der::Reader r(ct, ct_len), seq, hash, c2;
     l->der_xy[0] = 0x04;
@@ -116,8 +108,6 @@ Error parse(const uint8_t* ct, size_t ct_len, CipherForm form, Layout* l) {
   l->c2_len = c2_len;
   return Error::kOk;
 }
-
-}  // namespace
 
 size_t ciphertext_bound(size_t len, CipherForm form) {
   const size_t extra = kCiphertextOverhead + (form == CipherForm::kDer ? kDerExtraBytes : 0);
@@ -196,8 +186,8 @@ Error encrypt(const PublicKey& pub, const uint8_t* msg, size_t len, CipherForm f
 }
 
 Error plaintext_length(const uint8_t* ct, size_t ct_len, CipherForm form, size_t* len) {
-  Layout l;
-  const Error e = parse(ct, ct_len, form, &l);
+  CiphertextParts l;
+  const Error e = parse_ciphertext(ct, ct_len, form, &l);
   *len = e == Error::kOk ? l.c2_len : 0;
   return e;
 }
@@ -208,9 +198,9 @@ namespace {
 // when out_cap is short) and C1, which must be a point of the curve other
 // than infinity (no encoding of infinity is accepted).
 Error open_ciphertext(const uint8_t* ct, size_t ct_len, CipherForm form, size_t out_cap,
-                      Layout* l, PublicKey* c1, size_t* out_len) {
+                      CiphertextParts* l, PublicKey* c1, size_t* out_len) {
   *out_len = 0;
-  const Error e = parse(ct, ct_len, form, l);
+  const Error e = parse_ciphertext(ct, ct_len, form, l);
   if (e != Error::kOk) return e;
   if (l->c2_len > out_cap) {
     *out_len = l->c2_len;
@@ -221,7 +211,7 @@ Error open_ciphertext(const uint8_t* ct, size_t ct_len, CipherForm form, size_t 
 }
 
 // B4-B7 from the shared point x2 || y2.
-Error finish_decrypt(const Layout& l, const uint8_t xy[kPointBytes], uint8_t* out,
+Error finish_decrypt(const CiphertextParts& l, const uint8_t xy[kPointBytes], uint8_t* out,
                      size_t* out_len) {
   uint8_t c3[kC3Bytes];
   const WipeOnExit wipe_c3(c3, sizeof c3);
@@ -240,7 +230,7 @@ Error finish_decrypt(const Layout& l, const uint8_t xy[kPointBytes], uint8_t* ou
 
 Error decrypt(const PrivateKey& key, const uint8_t* ct, size_t ct_len, CipherForm form,
               uint8_t* out, size_t out_cap, size_t* out_len) {
-  Layout l;
+  CiphertextParts l;
   PublicKey c1;
   const Error e = open_ciphertext(ct, ct_len, form, out_cap, &l, &c1, out_len);
   if (e != Error::kOk) return e;
@@ -313,7 +303,7 @@ void encrypt_x8(EncryptJob jobs[], size_t n, CipherForm form, const curve::Point
 }
 
 void decrypt_x8(DecryptJob jobs[], size_t n, CipherForm form) {
-  Layout layouts[mb::kLanes];
+  CiphertextParts layouts[mb::kLanes];
   PublicKey c1[mb::kLanes];
   U256 d[mb::kLanes] = {};
   curve::Affine points[mb::kLanes];

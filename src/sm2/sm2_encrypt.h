@@ -42,6 +42,19 @@ Error encrypt(const PublicKey& pub, const uint8_t* msg, size_t len, CipherForm f
               const uint8_t fixed_k[kScalarBytes] = nullptr,
               const curve::PointTable* table = nullptr);
 
+// Where a ciphertext's parts are (clause 7.1 B1's parse; C1 not decoded).
+struct CiphertextParts {
+  const uint8_t* c1;  // the point's encoding (65 or 33 bytes), or der_xy (DER)
+  size_t c1_len;
+  const uint8_t* c3;
+  const uint8_t* c2;
+  size_t c2_len;
+  uint8_t der_xy[kPublicKeyBytes];  // DER: 04 || x || y from the INTEGERs
+};
+// kBadCiphertext for one that is malformed (too short, bad DER, trailing
+// bytes). parts may point into itself (der_xy): do not copy it.
+Error parse_ciphertext(const uint8_t* ct, size_t ct_len, CipherForm form, CiphertextParts* parts);
+
 // The plaintext length of a ciphertext in form, or kBadCiphertext for one
 // that is malformed (too short, bad DER, trailing bytes); C1 is not
 // checked here.

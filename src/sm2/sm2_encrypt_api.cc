@@ -4,12 +4,15 @@
 
 #include <vector>
 
+#include "api/auto_gpu.h"
 #include "api/batch.h"
 #include "api/checks.h"
 #include "api/context.h"
 #include "api/guard.h"
 #include "core/secure.h"
 #include "kuaisuo/sm2.h"
+#include "sm2/gpu/sm2_gpu_batch.h"
+#include "sm2/gpu/sm2_gpu_host.h"
 #include "sm2/sm2_curve.h"
 #include "sm2/sm2_encrypt.h"
 #include "sm2/sm2_handles.h"
@@ -158,6 +161,26 @@ void encrypt_items(ks_ctx* ctx, CipherForm form, const uint8_t* data, const uint
       [&](EncryptJob* jobs, size_t n) { ks::sm2::encrypt_x8(jobs, n, form, table); });
 }
 
+// A batch on the context's GPU (sm2/gpu/sm2_gpu_batch.h): run(device
+// statuses) fills out, lengths and the statuses; the items the device left
+// to the host (kRedoOnHost) are then done one at a time here, redo(i,
+// &len) writing item i's slot.
+template <class Run, class Redo>
+int on_gpu(ks_ctx* ctx, size_t count, uint64_t* lengths, int* status, const Run& run,
+           const Redo& redo) {
+  return ks::api::run_on_gpu_items(ctx, count, status, run, [&](size_t i, int device) {
+    if (device != ks::sm2::gpu::kRedoOnHost) return ks::api::to_status(ks::sm2::Error(device));
+    size_t len = 0;
+    int result = KS_OK;
+    uint8_t* slot = nullptr;
+    size_t slot_len = 0;
+    const ks::sm2::Error e = redo(i, &len, &slot, &slot_len);
+    put_result(e, len, slot, slot_len, &lengths[i], &result);
+    if (e == ks::sm2::Error::kOk) memset(slot + len, 0, slot_len - len);  // as the device does
+    return result;
+  });
+}
+
 }  // namespace
 
 int ks_sm2_encrypt_batch(ks_ctx* ctx, const ks_sm2_pubkey* key, int form, const uint8_t* data,
@@ -169,6 +192,24 @@ int ks_sm2_encrypt_batch(ks_ctx* ctx, const ks_sm2_pubkey* key, int form, const 
                              lengths, status, &args);
   if (rc != KS_OK) return rc;
   const ks::curve::PointTable* table = key->point_table();
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2Encrypt)) {
+    const size_t extra = slot_extra(args.form);
+    uint8_t pub[KS_SM2_PUBLIC_KEY_BYTES];
+    ks::sm2::public_key_to_bytes(pub, key->key);
+    return on_gpu(
+        ctx, count, lengths, status,
+        [&](int* device) {
+          return ks::sm2::gpu::encrypt_batch(*ctx->gpu, pub, nullptr, form, data, offsets, count,
+                                             out, lengths, device);
+        },
+        [&](size_t i, size_t* len, uint8_t** slot, size_t* slot_len) {
+          const size_t msg_len = size_t(offsets[i + 1] - offsets[i]);
+          *slot = out + offsets[i] + i * extra;
+          *slot_len = msg_len + extra;
+          return ks::sm2::encrypt(key->key, data + offsets[i], msg_len, args.form, *slot,
+                                  *slot_len, len, nullptr, table);
+        });
+  }
   ks::curve::PointTablePtr own;
   if (table == nullptr && count >= kTableMinItems) {
     own = ks::curve::make_point_table(key->key.point);
@@ -191,9 +232,28 @@ int ks_sm2_encrypt_batch_keys(ks_ctx* ctx, const uint8_t* public_keys, int form,
   rc = check_batch(ctx, form, true, data, data_len, &offsets, count, out, out_len, lengths,
                    status, &args);
   if (rc != KS_OK) return rc;
+  const size_t extra = slot_extra(args.form);
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2Encrypt))
+    return on_gpu(
+        ctx, count, lengths, status,
+        [&](int* device) {
+          return ks::sm2::gpu::encrypt_batch(*ctx->gpu, nullptr, public_keys, form, data, offsets,
+                                             count, out, lengths, device);
+        },
+        [&](size_t i, size_t* len, uint8_t** slot, size_t* slot_len) {
+          const size_t msg_len = size_t(offsets[i + 1] - offsets[i]);
+          *slot = out + offsets[i] + i * extra;
+          *slot_len = msg_len + extra;
+          ks::sm2::PublicKey pub;
+          ks::sm2::Error e = ks::sm2::public_key_from_bytes(
+              pub, public_keys + KS_SM2_PUBLIC_KEY_BYTES * i, KS_SM2_PUBLIC_KEY_BYTES);
+          if (e == ks::sm2::Error::kOk)
+            e = ks::sm2::encrypt(pub, data + offsets[i], msg_len, args.form, *slot, *slot_len,
+                                 len);
+          return e;
+        });
   std::vector<ks::sm2::PublicKey> keys(count);
   std::vector<int> result(count, KS_OK);
-  const size_t extra = slot_extra(args.form);
   ctx->pool.parallel_for(count, 1024, [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
       const ks::sm2::Error e = ks::sm2::public_key_from_bytes(
@@ -216,6 +276,20 @@ int ks_sm2_decrypt_batch(ks_ctx* ctx, const ks_sm2_key* key, int form, const uin
   const int rc = check_batch(ctx, form, false, data, data_len, &offsets, count, out, out_len,
                              lengths, status, &args);
   if (rc != KS_OK) return rc;
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2Decrypt))
+    return on_gpu(
+        ctx, count, lengths, status,
+        [&](int* device) {
+          return ks::sm2::gpu::decrypt_batch(*ctx->gpu, key->key, form, data, offsets, count, out,
+                                             lengths, device);
+        },
+        [&](size_t i, size_t* len, uint8_t** slot, size_t* slot_len) {
+          const size_t ct_len = size_t(offsets[i + 1] - offsets[i]);
+          *slot = out + offsets[i];
+          *slot_len = ct_len;
+          return ks::sm2::decrypt(key->key, data + offsets[i], ct_len, args.form, *slot, ct_len,
+                                  len);
+        });
   std::vector<int> result(count, KS_OK);
   run_jobs<DecryptJob>(
       ctx, count, lengths, result,

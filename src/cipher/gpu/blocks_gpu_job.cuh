@@ -46,7 +46,7 @@ class BufferJob final : public gpu::FixedSizeJob {
   size_t secret_staged_bytes(size_t first, size_t n) const override {
     return secret_input_ && !input_pinned(0) ? staged_bytes(first, n) : 0;
   }
-  size_t secret_result_bytes(size_t n) const override {
+  size_t secret_result_bytes(size_t, size_t n) const override {
     return !secret_input_ && !output_pinned(0) ? 16 * n : 0;
   }
   cudaError_t launch(size_t first, size_t n, const uint8_t* dev_in, uint8_t* dev_out,

@@ -39,7 +39,7 @@ class X25519Job final : public FixedSizeJob {
   size_t secret_staged_bytes(size_t first, size_t n) const override {
     return staged_bytes(first, n);
   }
-  size_t secret_result_bytes(size_t n) const override { return 32 * n; }
+  size_t secret_result_bytes(size_t, size_t n) const override { return 32 * n; }
   cudaError_t launch(size_t, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                      cudaStream_t stream) const override {
     const uint8_t* keys = one_key_ != nullptr ? dev_in : in_part(dev_in, n, 1);
@@ -69,7 +69,7 @@ class Ed25519VerifyJob final : public MessagesJob {
     add_fixed_input(pubs, 32);
     add_fixed_input(sigs, 64);
   }
-  size_t out_bytes(size_t n) const override { return sizeof(int) * n; }
+  size_t out_bytes(size_t, size_t n) const override { return sizeof(int) * n; }
   cudaError_t launch(size_t, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                      cudaStream_t stream) const override {
     return launch_ed25519_verify(Field::kDpf, Layout::kOutOfLineFourBlocks, dev_fixed(dev_in, n, 0),
@@ -130,7 +130,7 @@ class KeygenJob final : public FixedSizeJob {
     add_output(pubs, 32);
   }
   ~KeygenJob() override { secure_wipe(&drbg_, sizeof drbg_); }
-  size_t secret_result_bytes(size_t n) const override { return 32 * n; }
+  size_t secret_result_bytes(size_t, size_t n) const override { return 32 * n; }
   cudaError_t launch(size_t first, size_t n, const uint8_t*, uint8_t* dev_out,
                      cudaStream_t stream) const override {
     uint8_t* secrets = out_part(dev_out, n, 0);
@@ -160,7 +160,7 @@ class Ed25519SignJob final : public MessagesJob {
     if (one_key_ == nullptr) add_fixed_input(seeds, 32);
   }
   size_t secret_staged_bytes(size_t, size_t n) const override { return messages_at(n); }
-  size_t out_bytes(size_t n) const override { return 64 * n; }
+  size_t out_bytes(size_t, size_t n) const override { return 64 * n; }
   cudaError_t launch(size_t, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                      cudaStream_t stream) const override {
     return launch_ed25519_sign(Field::kDpf, Layout::kInline,

@@ -214,6 +214,28 @@ __device__ __forceinline__ uint32_t bits_at(const U32x8& k, int pos, int width) 
   return __funnelshift_r(k.w[limb], hi, shift) & ((1u << width) - 1);
 }
 
+// The signed 5-bit digits of t (at most 256 bits), least significant
+// first; bits_at's positions are compile-time constants once unrolled.
+__device__ __forceinline__ void point_digits(const U32x8& t, int8_t digits[kPointWindows]) {
+#pragma unroll
+  for (int i = 0; i < kPointWindows; ++i) {
+    const SignedDigit d = booth(bits_at(t, kPointWindowBits * i - 1, kPointWindowBits + 1),
+                                kPointWindowBits);
+    digits[i] = int8_t((d.magnitude ^ d.negative) - d.negative);
+  }
+}
+
+// table[j - 1] = jP for j = 1..16, Jacobian (P public: the doublings and
+// additions meet no exceptional case, jP != O for j < n).
+template <class F>
+__device__ void point_multiples(JacOf<F> table[kPointEntries], const AffOf<F>& p) {
+  table[0] = JacOf<F>::from_affine(p);
+#pragma unroll 1
+  for (int j = 2; j <= kPointEntries; ++j)
+    table[j - 1] = (j % 2 == 0) ? curve::dbl<F, kDblSquareZ>(table[j / 2 - 1])
+                                : curve::add(table[j - 2], table[0]);
+}
+
 // [t]P for t in [1, n-1], signed 5-bit windows from the top, table 1P..16P
 // in Jacobian form ([ZHU22 table 5] with signed digits: P0 = infinity is
 // the all-zero magnitude). jacobian.h's add() suffices but in the last
@@ -224,20 +246,10 @@ __device__ __forceinline__ uint32_t bits_at(const U32x8& k, int pos, int width) 
 // and the doublings' rolled loop (docs/design/0008).
 template <class F>
 __device__ JacOf<F> mul_point(const U32x8& t, const AffOf<F>& p) {
-  JacOf<F> table[kPointEntries];  // table[j - 1] = jP; indexed by public digits
-  table[0] = JacOf<F>::from_affine(p);
-#pragma unroll 1
-  for (int j = 2; j <= kPointEntries; ++j)
-    table[j - 1] = (j % 2 == 0) ? curve::dbl<F, kDblSquareZ>(table[j / 2 - 1])
-                                : curve::add(table[j - 2], table[0]);
-
+  JacOf<F> table[kPointEntries];  // indexed by public digits
+  point_multiples<F>(table, p);
   int8_t digits[kPointWindows];
-#pragma unroll
-  for (int i = 0; i < kPointWindows; ++i) {
-    const SignedDigit d = booth(bits_at(t, kPointWindowBits * i - 1, kPointWindowBits + 1),
-                                kPointWindowBits);
-    digits[i] = int8_t((d.magnitude ^ d.negative) - d.negative);
-  }
+  point_digits(t, digits);
 
   JacOf<F> acc = JacOf<F>::infinity();
 #pragma unroll 1
@@ -254,6 +266,45 @@ __device__ JacOf<F> mul_point(const U32x8& t, const AffOf<F>& p) {
     } else {
       acc = curve::add_vartime(acc, e);  // t = n - 6 doubles here (t is public)
     }
+  }
+  return acc;
+}
+
+// table[magnitude - 1], or infinity for magnitude 0, reading every entry
+// (the address sequence is the same for every magnitude).
+template <class F>
+__device__ __forceinline__ JacOf<F> scan_entry(const JacOf<F> table[kPointEntries],
+                                               uint32_t magnitude) {
+  JacOf<F> e = JacOf<F>::infinity();
+#pragma unroll 1
+  for (int j = 0; j < kPointEntries; ++j)
+    e = curve::select(uint64_t(0) - uint64_t(uint32_t(j + 1) == magnitude), table[j], e);
+  return e;
+}
+
+// [k]P for a secret k in [1, n-1] and a public P of order n (a
+// recipient's key, a ciphertext's C1 checked on the curve), in constant
+// time: mul_point's windows with every table entry read (scan_entry) and
+// no branch on k; the last window adds with add_or_dbl, where k = n - 6
+// meets P == Q (sm2/sm2_curve.cc's Sm2Mul::point argues the other windows
+// cannot).
+template <class F>
+__device__ JacOf<F> mul_point_ct(const U32x8& k, const AffOf<F>& p) {
+  JacOf<F> table[kPointEntries];
+  point_multiples<F>(table, p);
+  int8_t digits[kPointWindows];  // secret values at public indices
+  point_digits(k, digits);
+
+  JacOf<F> acc = JacOf<F>::infinity();
+#pragma unroll 1
+  for (int i = kPointWindows - 1; i >= 0; --i) {
+#pragma unroll 1
+    for (int b = 0; b < kPointWindowBits; ++b) acc = curve::dbl<F, kDblSquareZ>(acc);
+    const int digit = digits[i];
+    const uint32_t negative = uint32_t(digit >> 31);  // all ones if negative
+    const JacOf<F> e = curve::negate_if<F>(uint64_t(0) - (negative & 1),
+                                           scan_entry<F>(table, (digit ^ negative) - negative));
+    acc = i > 0 ? curve::add(acc, e) : curve::add_or_dbl(acc, e);
   }
   return acc;
 }
@@ -380,14 +431,13 @@ __device__ int verify_one(const uint8_t* pub, const uint8_t* digest, const uint8
 // no doubling: 32 additions for kBits = 16 against the ~260 doublings and
 // ~68 additions of verify_one. Public data only: the digits, and the rare
 // cases of the addition formulas, may branch.
-// Resident blocks per SM of its kernel: 3 (164 registers, no spill) is
-// what the tests have run on the device; 4 (128 registers, 80 bytes
-// spilled) ran 1-2% faster on an H200 at 2^18..2^22 items and 10% at 2^16
-// (bench/results/h200-2026-12-02-sm2-one-key-verify.json; both are built,
-// sm2_gpu.h's min_blocks), with only valid signatures checked there.
-#ifndef KS_MINB_ONE_KEY
-#define KS_MINB_ONE_KEY 3
-#endif
+// Resident blocks per SM of its kernel: 3 (164 registers, no spill). 4
+// (128 registers, 80 bytes spilled) ran 1-2% faster on an H200 at
+// 2^18..2^22 items and 10% at 2^16
+// (bench/results/h200-2026-12-02-sm2-one-key-verify.json), with only
+// valid signatures checked there: not worth a second copy of the kernel
+// in every build.
+constexpr int kMinBlocksOneKey = 3;
 
 // 2P out of line: reached only where the accumulator meets the entry it
 // adds (P == Q), which no honest input does; inlined it would double the
@@ -498,6 +548,82 @@ __device__ int verify_one_key(const uint8_t* digest, const uint8_t* sig, const u
   return x_matches<F>(q, FnGpu::sub(load_be(sig), e)) ? kOk : kVerifyFailed;
 }
 
+// --- Encryption and decryption (GB/T 32918.4): the point multiplications ---------------
+// Writes x || y of p[j] (affine through zinv[j] = Z^-1), 64 bytes at out.
+__device__ __forceinline__ void store_affine(uint8_t* out, const Jac& p, const U32x8& zinv) {
+  const U32x8 z2 = FpGpu::sqr(zinv);
+  store_be(out, FpGpu::mul(p.x, z2));
+  store_be(out + 32, FpGpu::mul(p.y, FpGpu::mul(z2, zinv)));
+}
+
+// 04 || x || y with x, y < p on the curve, as a mask (GB/T 32918.1 6.2's
+// checks; SM2's cofactor is 1, so such a point has order n).
+__device__ __forceinline__ uint32_t point_ok(const uint8_t* xy, AffV* p) {
+  *p = {load_be(xy), load_be(xy + 32)};
+  return Fv::lt_p_mask(p->x) & Fv::lt_p_mask(p->y) & uint32_t(curve::on_curve(*p, curve_b()));
+}
+
+__device__ __forceinline__ Jac from_compact(const JacV& q) { return {q.x, q.y, q.z}; }
+
+// Clause 6.1 A1-A4 for this thread's items: C1 = [k]G and [k]P_B, affine
+// through one batch inversion, as x1 || y1 || x2 || y2 (128 bytes) per item.
+// kOneKey: P_B's table (key_table, 16-bit windows: G's table layout), read
+// as G's is (sm2_gpu.h's side-channel note); else each item's key (65
+// bytes, 04 || x || y) by the constant-time ladder. status kOk,
+// kBadPublicKey (a key not on the curve), or kRedoOnHost for k outside
+// [1, n-1] (the host encrypts that item itself).
+template <int M, bool kOneKey>
+__device__ void encrypt_points_items(const uint8_t* pubs, const uint4* key_table,
+                                     const uint8_t* nonces, uint8_t* points, int* status,
+                                     size_t count, const uint4* g_table) {
+  Jac p[2 * M];
+  U32x8 z[2 * M];
+  int verdict[M];
+#pragma unroll 1
+  for (int j = 0; j < M; ++j) {
+    const size_t i = item_of<M>(j);
+    const U32x8 k = i < count ? load_be(nonces + 32 * i) : FpGpu::one();
+    uint32_t key_ok = ~0u;
+    p[2 * j] = mul_base<FpGpu>(k, g_table);
+    if constexpr (kOneKey) {
+      p[2 * j + 1] = mul_base<FpGpu>(k, key_table);
+    } else {
+      AffV q = load_entry<Fv>(g_table), key;  // G (entry 1 of window 0) for bad keys
+      if (i < count) {
+        key_ok = (pubs[65 * i] == 0x04 ? ~0u : 0u) & point_ok(pubs + 65 * i + 1, &key);
+        if (key_ok) q = key;  // public
+      }
+      p[2 * j + 1] = from_compact(mul_point_ct<Fv>(k, q));
+    }
+    verdict[j] = !key_ok ? kBadPublicKey : FnGpu::in_range_nonzero(k) ? kOk : kRedoOnHost;
+    z[2 * j] = p[2 * j].z;
+    z[2 * j + 1] = p[2 * j + 1].z;
+  }
+  batch_invert<2 * M>(z);
+#pragma unroll 1
+  for (int j = 0; j < M; ++j) {
+    const size_t i = item_of<M>(j);
+    if (i >= count) break;
+    store_affine(points + 128 * i, p[2 * j], z[2 * j]);
+    store_affine(points + 128 * i + 64, p[2 * j + 1], z[2 * j + 1]);
+    status[i] = verdict[j];
+  }
+}
+
+// Clause 7.1 B1 and B3 for each item whose parts the host found
+// (layouts[i].status kOk): C1 checked on the curve (kBadCiphertext
+// otherwise), then x2 || y2 of [d]C1 (64 bytes per item) by the
+// constant-time ladder. Items the host refused keep its status.
+__device__ void decrypt_point_item(const uint8_t* d_be, const CiphertextLayout& layout,
+                                   uint8_t* xy, int* status) {
+  AffV c1;
+  const uint32_t ok = layout.status == kOk ? point_ok(layout.c1, &c1) : 0u;
+  if (!ok) c1 = {FpGpu::one(), FpGpu::one()};  // public: the item fails, its result unused
+  const JacV q = mul_point_ct<Fv>(load_be(d_be), c1);
+  store_affine(xy, from_compact(q), Fv::inv(q.z));
+  *status = layout.status != kOk ? layout.status : ok ? kOk : kBadCiphertext;
+}
+
 // Entries a thread of the key table's build computes: a run of consecutive
 // multiples j B, .., (j + kKeyRun - 1) B of a window's base B, one
 // inversion for all of them.
@@ -528,13 +654,33 @@ __global__ void __launch_bounds__(kThreads, KS_MINB_VERIFY)
   if (i < count) status[i] = verify_one(pubs + 65 * i, digests + 32 * i, sigs + 64 * i, table);
 }
 
-template <int kBits, int kMinBlocks>
-__global__ void __launch_bounds__(kThreads, kMinBlocks)
+template <int kBits>
+__global__ void __launch_bounds__(kThreads, kMinBlocksOneKey)
     verify_one_key_kernel(const uint8_t* digests, const uint8_t* sigs, int* status, size_t count,
                           const uint4* g_table, const uint4* p_table) {
   const size_t i = item_index();
   if (i < count)
     status[i] = verify_one_key<kBits, FpGpu>(digests + 32 * i, sigs + 64 * i, g_table, p_table);
+}
+
+// Encryption's and decryption's point multiplications: the constant-time
+// ladder's kernels run at KS_MINB_CRYPT resident blocks per SM.
+#ifndef KS_MINB_CRYPT
+#define KS_MINB_CRYPT 4
+#endif
+
+template <int M, bool kOneKey>
+__global__ void __launch_bounds__(kThreads, kOneKey ? KS_MINB_SIGN : KS_MINB_CRYPT)
+    encrypt_points_kernel(const uint8_t* pubs, const uint4* key_table, const uint8_t* nonces,
+                          uint8_t* points, int* status, size_t count, const uint4* g_table) {
+  encrypt_points_items<M, kOneKey>(pubs, key_table, nonces, points, status, count, g_table);
+}
+
+__global__ void __launch_bounds__(kThreads, KS_MINB_CRYPT)
+    decrypt_points_kernel(const uint8_t* d, const CiphertextLayout* layouts, uint8_t* xy,
+                          int* status, size_t count) {
+  const size_t i = item_index();
+  if (i < count) decrypt_point_item(d, layouts[i], xy + 64 * i, status + i);
 }
 
 // Window `window`'s entries j B for j in this thread's run, B = bases[window]
@@ -728,10 +874,8 @@ cudaError_t launch_build_key_table(const PublicKey& key, int bits, uint8_t* tabl
 
 cudaError_t launch_verify_digest_one_key(const uint8_t* key_table, int bits,
                                          const uint8_t* digests, const uint8_t* sigs, int* status,
-                                         size_t count, cudaStream_t stream, int min_blocks) {
-  if (min_blocks == 0) min_blocks = KS_MINB_ONE_KEY;
-  if ((bits != 8 && bits != 12 && bits != 16) || (min_blocks != 3 && min_blocks != 4))
-    return cudaErrorInvalidValue;
+                                         size_t count, cudaStream_t stream) {
+  if (bits != 8 && bits != 12 && bits != 16) return cudaErrorInvalidValue;
   const uint4* g_table = nullptr;
   const cudaError_t err = table_for_current_device(&g_table);
   if (err != cudaSuccess || count == 0) return err;
@@ -740,14 +884,38 @@ cudaError_t launch_verify_digest_one_key(const uint8_t* key_table, int bits,
     kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(digests, sigs, status, count,
                                                                   g_table, p_table);
   };
-  switch (bits * 10 + min_blocks) {
-    case 83: launch(verify_one_key_kernel<8, 3>); break;
-    case 84: launch(verify_one_key_kernel<8, 4>); break;
-    case 123: launch(verify_one_key_kernel<12, 3>); break;
-    case 124: launch(verify_one_key_kernel<12, 4>); break;
-    case 163: launch(verify_one_key_kernel<16, 3>); break;
-    default: launch(verify_one_key_kernel<16, 4>); break;
+  switch (bits) {
+    case 8: launch(verify_one_key_kernel<8>); break;
+    case 12: launch(verify_one_key_kernel<12>); break;
+    default: launch(verify_one_key_kernel<16>); break;
   }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_encrypt_points(const uint8_t* pubs, const uint8_t* key_table,
+                                  const uint8_t* nonces, uint8_t* points, int* status,
+                                  size_t count, cudaStream_t stream, int per_thread) {
+  const uint4* g_table = nullptr;
+  const cudaError_t err = table_for_current_device(&g_table);
+  if (err != cudaSuccess || count == 0) return err;
+  const auto* p_table = reinterpret_cast<const uint4*>(key_table);
+  if (key_table == nullptr) {  // the ladder's cost dwarfs the inversion's: one item a thread
+    encrypt_points_kernel<1, false><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(
+        pubs, nullptr, nonces, points, status, count, g_table);
+    return cudaGetLastError();
+  }
+  return dispatch_items(count, per_thread, [&](auto m) {
+    constexpr int M = decltype(m)::value;
+    encrypt_points_kernel<M, true><<<blocks_for(count, kThreads * M), kThreads, 0, stream>>>(
+        nullptr, p_table, nonces, points, status, count, g_table);
+  });
+}
+
+cudaError_t launch_decrypt_points(const uint8_t* d, const CiphertextLayout* layouts, uint8_t* xy,
+                                  int* status, size_t count, cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  decrypt_points_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(d, layouts, xy,
+                                                                             status, count);
   return cudaGetLastError();
 }
 

@@ -13,7 +13,10 @@
 // an attacker who can observe L2/DRAM access patterns or time contention
 // (co-resident kernels, MPS), that leaks information on the digits; on a
 // dedicated GPU it does not. Scanning all 2^15 entries per window is what
-// closing it would cost. Verification handles public data only.
+// closing it would cost. Encryption to one recipient reads that
+// recipient's key table the same way; encryption to per-item keys and
+// decryption multiply by a constant-time ladder (every table entry read).
+// Verification handles public data only.
 #ifndef KS_SCHEME_SM2_GPU_H_
 #define KS_SCHEME_SM2_GPU_H_
 
@@ -73,12 +76,55 @@ cudaError_t launch_build_key_table(const PublicKey& key, int bits, uint8_t* tabl
 // table (built as above with the same `bits`) is key_table: kOk,
 // kSignatureOutOfRange or kVerifyFailed, as launch_verify_digest gives for
 // that key. [s]G + [t]P costs 16 + key_windows(bits) mixed additions.
-// min_blocks: the kernel's resident blocks per SM for __launch_bounds__
-// (3: no spill, the default; 4: 128 registers, a few spilled), 0 for the
-// default (benchmarks compare).
 cudaError_t launch_verify_digest_one_key(const uint8_t* key_table, int bits,
                                          const uint8_t* digests, const uint8_t* sigs, int* status,
-                                         size_t count, cudaStream_t stream, int min_blocks = 0);
+                                         size_t count, cudaStream_t stream);
+
+// --- Encryption and decryption (GB/T 32918.4) ------------------------------------
+// The point multiplications of encryption (clause 6.1 A1-A4): for nonce
+// k_i (32 bytes, the caller's: fresh, secret, never reused), points[128 i
+// ..] = x1 || y1 || x2 || y2 of C1 = [k_i]G and [k_i]P_B. P_B is one
+// recipient's key through its 16-bit key table (key_table, built by
+// launch_build_key_table), or, with key_table null, each item's pubs[65 i
+// ..] (04 || x || y) by a constant-time ladder. status[i] kOk,
+// kBadPublicKey (a key not on the curve) or kRedoOnHost (k outside [1,
+// n-1]). per_thread as launch_keygen's (one recipient only).
+cudaError_t launch_encrypt_points(const uint8_t* pubs, const uint8_t* key_table,
+                                  const uint8_t* nonces, uint8_t* points, int* status,
+                                  size_t count, cudaStream_t stream, int per_thread = 0);
+// Decryption's (clause 7.1 B1, B3): for each layout the host made (status
+// kOk), C1 checked on the curve, then xy[64 i ..] = x2 || y2 of [d]C1 by
+// the constant-time ladder; d is 32 bytes big-endian in [1, n-2]. status[i]
+// kOk, kBadCiphertext (C1 not a point of the curve) or the layout's status.
+cudaError_t launch_decrypt_points(const uint8_t* d, const CiphertextLayout* layouts, uint8_t* xy,
+                                  int* status, size_t count, cudaStream_t stream);
+
+// The rest of both, one thread per item (sm2_gpu_crypt.cu). Item i's
+// message or ciphertext is data[offsets[i] .. offsets[i + 1]); its result
+// goes to out + offsets[i] + i * extra (extra: ks_sm2_ciphertext_bound(0,
+// form) when encrypting, 0 when decrypting), its length to lengths[i] (0
+// on failure, when the slot is zeroed). form: sm2::CipherForm's values.
+struct CryptItems {
+  const uint8_t* data;
+  const uint64_t* offsets;
+  size_t count;
+  int form;
+  uint8_t* out;
+  size_t extra;
+  uint64_t* lengths;
+  int* status;  // in: the point kernel's verdicts; out: the item's
+};
+// A5-A8 from points (launch_encrypt_points): t = KDF(x2 || y2, klen), C2,
+// C3 and the ciphertext in its form; kRedoOnHost where t is all zero or
+// the message is longer than kGpuMaxItemBytes.
+cudaError_t launch_encrypt_finish(const CryptItems& items, const uint8_t* points,
+                                  cudaStream_t stream);
+// B4-B7 from xy (launch_decrypt_points): M' = C2 ^ KDF(x2 || y2, klen), u
+// = SM3(x2 || M' || y2) compared with C3 in constant time
+// (kCiphertextMismatch; kBadCiphertext where t is all zero). A failed
+// item's plaintext is zeroed; bytes of a slot past the plaintext too.
+cudaError_t launch_decrypt_finish(const CryptItems& items, const CiphertextLayout* layouts,
+                                  const uint8_t* xy, cudaStream_t stream);
 
 }  // namespace gpu
 }  // namespace sm2

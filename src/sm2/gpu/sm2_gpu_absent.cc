@@ -25,6 +25,14 @@ int verify_messages_batch(ks::gpu::Engine&, const uint8_t*, const uint8_t*, size
                           const uint8_t*, const uint64_t*, size_t, const uint8_t*, int*, bool) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
+int encrypt_batch(ks::gpu::Engine&, const uint8_t*, const uint8_t*, int, const uint8_t*,
+                  const uint64_t*, size_t, uint8_t*, uint64_t*, int*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+int decrypt_batch(ks::gpu::Engine&, const PrivateKey&, int, const uint8_t*, const uint64_t*,
+                  size_t, uint8_t*, uint64_t*, int*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
 uint64_t one_key_batches() { return 0; }
 
 }  // namespace gpu

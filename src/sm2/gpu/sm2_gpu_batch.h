@@ -47,6 +47,24 @@ int verify_digest_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint
 int verify_messages_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* za_prefix,
                           size_t za_prefix_len, const uint8_t* data, const uint64_t* offsets,
                           size_t count, const uint8_t* sigs, int* status, bool one_key = false);
+// Encryption (GB/T 32918.4) of messages (flat layout, offsets validated)
+// in form (sm2::CipherForm's values) to one recipient one_pub (65 bytes,
+// 04 || x || y: its 16-bit table built on the device, or kept from the
+// previous batch under that key, one per device as for verification) or,
+// with one_pub null, to pubs[65 i ..] each. Item i's ciphertext goes to out
+// + offsets[i] + i * ks_sm2_ciphertext_bound(0, form), its length to
+// lengths[i], its status (sm2::Error, or sm2_gpu_host.h's kRedoOnHost for
+// the items the host must encrypt itself) to status[i]. A bad one_pub is
+// KS_ERR_BAD_PUBLIC_KEY for the call.
+int encrypt_batch(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_t* pubs, int form,
+                  const uint8_t* data, const uint64_t* offsets, size_t count, uint8_t* out,
+                  uint64_t* lengths, int* status);
+// Decryption under key of ciphertexts in form: item i's plaintext to out +
+// offsets[i] (the rest of its slot zeroed), statuses as above
+// (kRedoOnHost: a compressed C1, or a C2 past kGpuMaxItemBytes).
+int decrypt_batch(ks::gpu::Engine& engine, const PrivateKey& key, int form, const uint8_t* data,
+                  const uint64_t* offsets, size_t count, uint8_t* out, uint64_t* lengths,
+                  int* status);
 // Batches that ran over a key's table since the process started (tests
 // check which path a batch took).
 uint64_t one_key_batches();

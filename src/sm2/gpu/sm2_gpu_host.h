@@ -27,6 +27,26 @@ enum Status : int {
   kSignatureOutOfRange = 4,   // verify: r or s outside [1, n-1], or r + s = n
   kVerifyFailed = 5,          // verify: well formed, does not verify
   kBadNonce = 8,              // sign: k outside [1, n-1], or r = 0, r + k = n, s = 0
+  kBadCiphertext = 9,         // decrypt: malformed, C1 not on the curve, or t all zero
+  kCiphertextMismatch = 10,   // decrypt: C3 does not match
+  // Not an sm2::Error: the host does this item itself (encryption: k out
+  // of range or t all zero, a new k; a message or ciphertext longer than
+  // kGpuMaxItemBytes, or a compressed C1).
+  kRedoOnHost = 100,
+};
+
+// The longest message (or C2) an encryption or decryption batch item has
+// on the device: one thread hashes it, so a long one would hold its whole
+// batch back; the host does longer ones.
+constexpr uint64_t kGpuMaxItemBytes = 64 << 10;
+
+// A ciphertext's parts as the host parsed them (GB/T 32918.4 clause 7.1
+// B1), for the device: status kOk, kBadCiphertext (malformed) or
+// kRedoOnHost; C3 and C2 at these offsets in the item.
+struct CiphertextLayout {
+  uint8_t c1[64];  // x1 || y1, big-endian (not yet checked on the curve)
+  uint32_t c3_at, c2_at, c2_len;
+  int32_t status;
 };
 
 // A private key prepared for signing, as the kernels read it: d and

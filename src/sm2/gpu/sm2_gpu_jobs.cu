@@ -16,6 +16,7 @@
 #include "kuaisuo/sm2.h"
 #include "sm2/gpu/sm2_gpu.h"
 #include "sm2/gpu/sm2_gpu_batch.h"
+#include "sm2/sm2_encrypt.h"
 
 namespace ks {
 namespace sm2 {
@@ -24,6 +25,7 @@ namespace {
 
 using ks::gpu::Copier;
 using ks::gpu::FixedSizeJob;
+using ks::gpu::kTagEncryptNonces;
 using ks::gpu::kTagNonces;
 using ks::gpu::kTagPrivateKeys;
 using ks::gpu::MessagesJob;
@@ -44,7 +46,7 @@ class Sm2KeygenJob final : public FixedSizeJob {
     add_output(status, sizeof(int));
   }
   ~Sm2KeygenJob() override { secure_wipe(&drbg_, sizeof drbg_); }
-  size_t secret_result_bytes(size_t n) const override { return 32 * n; }  // the keys d
+  size_t secret_result_bytes(size_t, size_t n) const override { return 32 * n; }  // the keys d
   cudaError_t launch(size_t first, size_t n, const uint8_t*, uint8_t* dev_out,
                      cudaStream_t stream) const override {
     uint8_t* d = out_part(dev_out, n, 0);
@@ -138,7 +140,7 @@ class Sm2SignMessagesJob final : public MessagesJob {
     secure_wipe(&header_, sizeof header_);
   }
   size_t secret_staged_bytes(size_t, size_t) const override { return sizeof(Header); }
-  size_t out_bytes(size_t n) const override { return (64 + sizeof(int)) * n; }
+  size_t out_bytes(size_t, size_t n) const override { return (64 + sizeof(int)) * n; }
   cudaError_t launch(size_t first, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                      cudaStream_t stream) const override {
     const auto* header = reinterpret_cast<const Header*>(dev_in);
@@ -186,7 +188,7 @@ class Sm2VerifyMessagesJob final : public MessagesJob {
     add_fixed_input(pubs, 65);
     add_fixed_input(sigs, 64);
   }
-  size_t out_bytes(size_t n) const override { return sizeof(int) * n; }
+  size_t out_bytes(size_t, size_t n) const override { return sizeof(int) * n; }
   cudaError_t launch(size_t first, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                      cudaStream_t stream) const override {
     const uint8_t* pubs = dev_fixed(dev_in, n, 0);
@@ -338,7 +340,7 @@ class Sm2VerifyMessagesOneKeyJob final : public MessagesJob {
     memcpy(za_, za, 32);
     add_fixed_input(sigs, 64);
   }
-  size_t out_bytes(size_t n) const override { return sizeof(int) * n; }
+  size_t out_bytes(size_t, size_t n) const override { return sizeof(int) * n; }
   cudaError_t launch(size_t first, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                      cudaStream_t stream) const override {
     uint8_t* e = dev_scratch(dev_in, first, n);
@@ -384,6 +386,152 @@ int one_key_table(ks::gpu::Engine& engine, const uint8_t* pub, size_t count, Key
   if (err == cudaSuccess) err = KeyTableCache::get().build(device, pub, key, bits, table);
   return ks::gpu::to_status(err);
 }
+
+// --- Encryption and decryption (GB/T 32918.4) ------------------------------------
+// What both jobs share: messages (or ciphertexts) in, and per chunk of n
+// items from `first` the results [lengths, n uint64][status, n int][slots],
+// the slots laid out as the caller's out from item first on (item i's at
+// offsets[i] + i * extra).
+class Sm2CryptJob : public MessagesJob {
+ public:
+  size_t out_bytes(size_t first, size_t n) const override {
+    return n * (sizeof(uint64_t) + sizeof(int)) + slot_bytes(first, n);
+  }
+  void deliver(size_t first, size_t n, const uint8_t* results, const Copier& copy) const override {
+    copy(lengths_ + first, results, sizeof(uint64_t) * n);
+    copy(status_ + first, results + sizeof(uint64_t) * n, sizeof(int) * n);
+    copy(out_ + offsets_[first] + first * extra_, results + slots_at(n), slot_bytes(first, n));
+  }
+
+ protected:
+  Sm2CryptJob(int form, size_t extra, const uint8_t* data, const uint64_t* offsets, uint8_t* out,
+              uint64_t* lengths, int* status)
+      : MessagesJob(data, offsets), form_(form), extra_(extra), offsets_(offsets), out_(out),
+        lengths_(lengths), status_(status) {}
+  // The kernels' view of a chunk (sm2_gpu.h's CryptItems).
+  CryptItems items(const uint8_t* dev_in, uint8_t* dev_out, size_t n) const {
+    CryptItems c;
+    c.data = dev_messages(dev_in, n);
+    c.offsets = dev_offsets(dev_in);
+    c.count = n;
+    c.form = form_;
+    c.out = dev_out + slots_at(n);
+    c.extra = extra_;
+    c.lengths = reinterpret_cast<uint64_t*>(dev_out);
+    c.status = reinterpret_cast<int*>(dev_out + sizeof(uint64_t) * n);
+    return c;
+  }
+  size_t slot_bytes(size_t first, size_t n) const {
+    return size_t(offsets_[first + n] - offsets_[first]) + n * extra_;
+  }
+  static size_t slots_at(size_t n) { return n * (sizeof(uint64_t) + sizeof(int)); }
+  const int form_;
+  const size_t extra_;
+  const uint64_t* offsets_;
+
+ private:
+  uint8_t* out_;
+  uint64_t* lengths_;
+  int* status_;
+};
+
+// Encryption to one recipient (key_table: its 16-bit table in device
+// memory) or to per-item keys (pubs, 65 bytes each). Nonces from the
+// device DRBG; scratch per item: k (32) and the points (128).
+class Sm2EncryptJob final : public Sm2CryptJob {
+ public:
+  Sm2EncryptJob(const chacha20::Key& drbg, const uint8_t* key_table, const uint8_t* pubs,
+                int form, const uint8_t* data, const uint64_t* offsets, uint8_t* out,
+                uint64_t* lengths, int* status)
+      : Sm2CryptJob(form, ciphertext_bound(0, CipherForm(form)), data, offsets, out, lengths,
+                    status),
+        drbg_(drbg), key_table_(key_table) {
+    if (pubs != nullptr) add_fixed_input(pubs, 65);
+  }
+  ~Sm2EncryptJob() override { secure_wipe(&drbg_, sizeof drbg_); }
+  // Every staged byte but the offsets and keys: the plaintexts.
+  size_t secret_staged_bytes(size_t first, size_t n) const override {
+    return staged_bytes(first, n);
+  }
+  cudaError_t launch(size_t first, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
+                     cudaStream_t stream) const override {
+    const CryptItems c = items(dev_in, dev_out, n);
+    uint8_t* nonces = dev_scratch(dev_in, first, n);
+    uint8_t* points = nonces + 32 * n;
+    cudaError_t err =
+        chacha20::launch_random_bytes32(drbg_, first, kTagEncryptNonces, n, nonces, stream);
+    if (err == cudaSuccess)
+      err = launch_encrypt_points(key_table_ == nullptr ? dev_fixed(dev_in, n, 0) : nullptr,
+                                  key_table_, nonces, points, c.status, n, stream);
+    return err == cudaSuccess ? launch_encrypt_finish(c, points, stream) : err;
+  }
+
+ private:
+  size_t scratch_item_bytes() const override { return 32 + 128; }
+  chacha20::Key drbg_;
+  const uint8_t* key_table_;
+};
+
+// The parts of ciphertext ct (ct_len bytes) for the device.
+CiphertextLayout layout_of(const uint8_t* ct, size_t ct_len, CipherForm form) {
+  CiphertextLayout l = {};
+  CiphertextParts parts;
+  if (parse_ciphertext(ct, ct_len, form, &parts) != Error::kOk) {
+    l.status = kBadCiphertext;
+  } else if (parts.c1_len != kPublicKeyBytes || parts.c2_len > kGpuMaxItemBytes) {
+    l.status = kRedoOnHost;  // a compressed C1 (its square root on the host), or a long C2
+  } else {
+    memcpy(l.c1, parts.c1 + 1, 64);
+    l.c3_at = uint32_t(parts.c3 - ct);
+    l.c2_at = uint32_t(parts.c2 - ct);
+    l.c2_len = uint32_t(parts.c2_len);
+    l.status = kOk;
+  }
+  return l;
+}
+
+// Decryption under one private key, staged as the header (32 bytes,
+// wiped); each item's CiphertextLayout is made on the host while staging.
+// Scratch per item: x2 || y2 (64). Results: plaintexts (wiped from pinned
+// memory once delivered).
+class Sm2DecryptJob final : public Sm2CryptJob {
+ public:
+  Sm2DecryptJob(const uint8_t d[32], int form, const uint8_t* data, const uint64_t* offsets,
+                uint8_t* out, uint64_t* lengths, int* status)
+      : Sm2CryptJob(form, 0, data, offsets, out, lengths, status), data_(data) {
+    memcpy(d_, d, 32);
+    add_fixed_input(nullptr, sizeof(CiphertextLayout));
+  }
+  ~Sm2DecryptJob() override { secure_wipe(d_, sizeof d_); }
+  size_t secret_staged_bytes(size_t first, size_t n) const override {
+    return staged_bytes(first, n);  // the key, and the C1 copies beside it
+  }
+  size_t secret_result_bytes(size_t first, size_t n) const override {
+    return out_bytes(first, n);
+  }
+  void fill_fixed(int, size_t first, size_t n, uint8_t* dst) const override {
+    auto* layouts = reinterpret_cast<CiphertextLayout*>(dst);
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t at = offsets_[first + i];
+      layouts[i] = layout_of(data_ + at, size_t(offsets_[first + i + 1] - at), CipherForm(form_));
+    }
+  }
+  cudaError_t launch(size_t first, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
+                     cudaStream_t stream) const override {
+    const CryptItems c = items(dev_in, dev_out, n);
+    const auto* layouts = reinterpret_cast<const CiphertextLayout*>(dev_fixed(dev_in, n, 0));
+    uint8_t* xy = dev_scratch(dev_in, first, n);
+    const cudaError_t err = launch_decrypt_points(dev_in, layouts, xy, c.status, n, stream);
+    return err == cudaSuccess ? launch_decrypt_finish(c, layouts, xy, stream) : err;
+  }
+
+ private:
+  size_t header_bytes() const override { return 32; }
+  void write_header(uint8_t* staging) const override { memcpy(staging, d_, 32); }
+  size_t scratch_item_bytes() const override { return 64; }
+  const uint8_t* data_;
+  uint8_t d_[32];
+};
 
 void fill_status(int* status, size_t count, int value) {
   for (size_t i = 0; i < count; ++i) status[i] = value;
@@ -482,6 +630,36 @@ int verify_messages_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const ui
             Sm2VerifyMessagesJob(za_prefix, za_prefix_len, pubs, data, offsets, sigs, status),
             count);
       });
+}
+
+int encrypt_batch(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_t* pubs, int form,
+                  const uint8_t* data, const uint64_t* offsets, size_t count, uint8_t* out,
+                  uint64_t* lengths, int* status) {
+  KeyTableRef table;
+  if (one_pub != nullptr) {
+    PublicKey key;
+    if (public_key_from_bytes(key, one_pub, 65) != Error::kOk) return KS_ERR_BAD_PUBLIC_KEY;
+    const int device = engine.device();
+    cudaError_t err = cudaSetDevice(device);
+    if (err == cudaSuccess) err = KeyTableCache::get().build(device, one_pub, key, 16, &table);
+    if (err != cudaSuccess) return ks::gpu::to_status(err);
+  }
+  return run_with_drbg(engine, count, [&](const chacha20::Key& drbg) {
+    return Sm2EncryptJob(drbg, table != nullptr ? table->table : nullptr,
+                         table != nullptr ? nullptr : pubs, form, data, offsets, out, lengths,
+                         status);
+  });
+}
+
+int decrypt_batch(ks::gpu::Engine& engine, const PrivateKey& key, int form, const uint8_t* data,
+                  const uint64_t* offsets, size_t count, uint8_t* out, uint64_t* lengths,
+                  int* status) {
+  uint8_t d[32];
+  field::to_be_bytes(d, key.d);
+  const int rc = ks::gpu::CudaEngine::of(engine).run(
+      Sm2DecryptJob(d, form, data, offsets, out, lengths, status), count);
+  secure_wipe(d, sizeof d);
+  return rc;
 }
 
 }  // namespace gpu

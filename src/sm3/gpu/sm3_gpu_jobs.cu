@@ -17,7 +17,7 @@ class Sm3Job final : public MessagesJob {
  public:
   Sm3Job(const uint8_t* data, const uint64_t* offsets, uint8_t* digests)
       : MessagesJob(data, offsets), digests_(digests) {}
-  size_t out_bytes(size_t n) const override { return 32 * n; }
+  size_t out_bytes(size_t, size_t n) const override { return 32 * n; }
   cudaError_t launch(size_t, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                      cudaStream_t stream) const override {
     DeviceItems items;
