@@ -414,6 +414,19 @@ void bench_crypt(Timer& timer, std::mt19937_64& rng, size_t n, ks_ctx* gpu_ctx, 
   check_ok("encrypt_per_item_key");
   rows.push_back({"encrypt_one_key", n, timer.median([&] { encrypt(nullptr, table); }, b.reps)});
   check_ok("encrypt_one_key");
+  if (n >= (size_t(1) << 22)) {  // items per thread forced, and the point kernel alone
+    static const char* const kNames[] = {"encrypt_one_key_m1", "encrypt_one_key_m2", nullptr,
+                                         "encrypt_one_key_m4", nullptr, nullptr, nullptr,
+                                         "encrypt_one_key_m8"};
+    for (int m : {1, 2, 4, 8})
+      rows.push_back({kNames[m - 1], n, timer.median([&] {
+                        CHECK(gpu::launch_encrypt_points(nullptr, table, b.nonce, points, b.status,
+                                                         n, 0, m));
+                      }, b.reps)});
+    rows.push_back({"encrypt_finish", n, timer.median([&] {
+                      CHECK(gpu::launch_encrypt_finish(items, points, 0));
+                    }, b.reps)});
+  }
 
   // Decryption of those ciphertexts (all to key 0) under private key 0.
   const std::vector<uint8_t> cts = to_host<uint8_t>(out, 161 * n);

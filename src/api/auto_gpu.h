@@ -30,12 +30,15 @@ constexpr size_t kAutoGpuMinSm2 = 1024;
 // and wins from 1,024 (7.3e5/s against 4.0e5/s; same file).
 constexpr size_t kAutoGpuMinSm2Verify = 1024;
 
-// Encryption and decryption (GB/T 32918.4), 64-byte messages: measured
-// on an H200 beside its 16 host threads
-// (bench/results/h200-2026-12-02-sm2-encrypt-gpu.json, sm2_gpu_bench's
-// crossover rows).
-constexpr size_t kAutoGpuMinSm2Encrypt = 4096;
-constexpr size_t kAutoGpuMinSm2Decrypt = 4096;
+// Encryption and decryption (GB/T 32918.4), 64-byte messages, against
+// the 16 host threads of an H200 machine: the GPU led at every size
+// measured, from 256 items (one recipient 7.8e5/s against 7.4e4, per-item
+// keys 1.6e5 against 7.9e4, decryption 1.7e5 against 9.2e4; one launch's
+// latency, ~1.5 ms, bounds the GPU there)
+// (bench/results/h200-2026-12-02-sm2-encrypt-gpu.json). Below 256 items
+// not measured: the CPU keeps them.
+constexpr size_t kAutoGpuMinSm2Encrypt = 256;
+constexpr size_t kAutoGpuMinSm2Decrypt = 256;
 
 // --- Ed25519 and X25519 (curve25519/*_api.cc), items ---------------------------------
 // Ed25519 keygen, public keys and signing, 64-byte messages: at 4,096

@@ -192,7 +192,11 @@ TEST_F(GpuSm2Encrypt, PerItemKeysWithBadOnesOpenOnTheCpu) {
     ASSERT_EQ(Bytes(mine.out.begin() + cts.offsets[i], mine.out.begin() + cts.offsets[i] +
                                                            mine.lengths[i]),
               msgs.items[i]);
-    ASSERT_EQ(theirs.status[i], KS_ERR_CIPHERTEXT_MISMATCH) << i;
+    // Another key's x2 || y2: C3 differs, or (a short message) its t is
+    // all zero, which B4 refuses first.
+    ASSERT_TRUE(theirs.status[i] == KS_ERR_CIPHERTEXT_MISMATCH ||
+                (theirs.status[i] == KS_ERR_BAD_CIPHERTEXT && msgs.items[i].size() <= 2))
+        << i << " " << theirs.status[i];
   }
 }
 
