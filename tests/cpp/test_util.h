@@ -49,6 +49,20 @@ void parallel_for(size_t count, F f) {
   for (auto& t : pool) t.join();
 }
 
+// Messages of a batch call, one by one and in the flat layout (data and
+// offsets, offsets[i + 1] - offsets[i] bytes each).
+struct FlatMessages {
+  std::vector<std::vector<uint8_t>> items;
+  std::vector<uint8_t> data;
+  std::vector<uint64_t> offsets{0};
+  void add(const std::vector<uint8_t>& b) {
+    items.push_back(b);
+    data.insert(data.end(), b.begin(), b.end());
+    offsets.push_back(data.size());
+  }
+  size_t count() const { return items.size(); }
+};
+
 // A context on one backend with `threads` CPU threads, freed on scope exit;
 // rc is ks_ctx_new's answer (tests assert on it where a backend may be
 // missing).

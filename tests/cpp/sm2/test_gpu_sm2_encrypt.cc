@@ -48,17 +48,7 @@ struct KeyPair {
   }
 };
 
-struct Flat {
-  std::vector<Bytes> items;
-  Bytes data;
-  std::vector<uint64_t> offsets{0};
-  void add(const Bytes& b) {
-    items.push_back(b);
-    data.insert(data.end(), b.begin(), b.end());
-    offsets.push_back(data.size());
-  }
-  size_t count() const { return items.size(); }
-};
+using Flat = ks_test::FlatMessages;
 
 // Random messages, mostly of 0..160 bytes, every 9973rd past the device's
 // 64 KiB per-item limit (the host encrypts those).

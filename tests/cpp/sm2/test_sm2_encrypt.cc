@@ -332,17 +332,7 @@ struct Ctx {
 };
 
 // Messages of every length class, flat.
-struct Flat {
-  std::vector<Bytes> items;
-  Bytes data;
-  std::vector<uint64_t> offsets{0};
-  void add(const Bytes& b) {
-    items.push_back(b);
-    data.insert(data.end(), b.begin(), b.end());
-    offsets.push_back(data.size());
-  }
-  size_t count() const { return items.size(); }
-};
+using Flat = ks_test::FlatMessages;
 
 Flat random_messages(size_t count, uint32_t seed) {
   std::mt19937 rng(seed);
