@@ -11,6 +11,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
+#include "cipher_common.h"
 #include "ks_prov.h"
 
 typedef struct sm4_ctx {
@@ -138,19 +139,13 @@ static int sm4_final(void* vctx, unsigned char* out, size_t* outl, size_t outsiz
 static int sm4_get_ctx_params(void* vctx, OSSL_PARAM params[]) {
   sm4_ctx* c = vctx;
   OSSL_PARAM* p;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
-      !OSSL_PARAM_set_size_t(p, KS_SM4_KEY_BYTES))
-    return 0;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
-      !OSSL_PARAM_set_size_t(p, iv_bytes(c->mode)))
+  if (!ks_prov_sm4_get_key_iv_params(params, iv_bytes(c->mode),
+                                     c->mode != KS_SM4_ECB ? c->iv : NULL))
     return 0;
   if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL &&
       !OSSL_PARAM_set_uint(p, (unsigned)c->padding))
     return 0;
   if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL && !OSSL_PARAM_set_uint(p, 0))
-    return 0;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL && c->mode != KS_SM4_ECB &&
-      !OSSL_PARAM_set_octet_string(p, c->iv, KS_SM4_BLOCK_BYTES))
     return 0;
   return 1;
 }
@@ -166,11 +161,8 @@ static int sm4_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
       return KS_PROV_MISUSE(c->pc, "SM4 padding changed after the first update");
     c->padding = pad != 0;
   }
-  if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
-    size_t keylen;
-    if (!OSSL_PARAM_get_size_t(p, &keylen) || keylen != KS_SM4_KEY_BYTES)
-      return KS_PROV_RAISE(c->pc, KS_ERR_LENGTH, "SM4 key length");
-  }
+  if (!ks_prov_sm4_keylen_param_ok(params))
+    return KS_PROV_RAISE(c->pc, KS_ERR_LENGTH, "SM4 key length");
   return 1;
 }
 
@@ -193,52 +185,11 @@ static const OSSL_PARAM* sm4_settable_ctx_params(void* vctx, void* provctx) {
   return params;
 }
 
-/* The constants EVP_CIPHER_fetch caches, as the default provider's. */
-static int sm4_get_params(OSSL_PARAM params[], unsigned int evp_mode, size_t ivlen,
-                          size_t blocksize) {
-  OSSL_PARAM* p;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL &&
-      !OSSL_PARAM_set_uint(p, evp_mode))
-    return 0;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
-      !OSSL_PARAM_set_size_t(p, KS_SM4_KEY_BYTES))
-    return 0;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
-      !OSSL_PARAM_set_size_t(p, ivlen))
-    return 0;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL &&
-      !OSSL_PARAM_set_size_t(p, blocksize))
-    return 0;
-  const char* zero_flags[] = {OSSL_CIPHER_PARAM_AEAD, OSSL_CIPHER_PARAM_CUSTOM_IV,
-                              OSSL_CIPHER_PARAM_CTS, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK,
-                              OSSL_CIPHER_PARAM_HAS_RAND_KEY};
-  for (size_t i = 0; i < sizeof zero_flags / sizeof zero_flags[0]; ++i) {
-    if ((p = OSSL_PARAM_locate(params, zero_flags[i])) != NULL && !OSSL_PARAM_set_int(p, 0))
-      return 0;
-  }
-  return 1;
-}
-
-static const OSSL_PARAM* sm4_gettable_params(void* provctx) {
-  (void)provctx;
-  static const OSSL_PARAM params[] = {OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
-                                      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-                                      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-                                      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
-                                      OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, NULL),
-                                      OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, NULL),
-                                      OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, NULL),
-                                      OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, NULL),
-                                      OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL),
-                                      OSSL_PARAM_END};
-  return params;
-}
-
 /* One dispatch table per mode: only newctx and get_params differ. */
 #define KS_SM4_MODE(name, ks_mode, evp_mode)                                                     \
   static void* name##_newctx(void* provctx) { return sm4_newctx(provctx, ks_mode); }            \
   static int name##_get_params(OSSL_PARAM params[]) {                                            \
-    return sm4_get_params(params, evp_mode, iv_bytes(ks_mode), block_bytes(ks_mode));            \
+    return ks_prov_sm4_get_params(params, evp_mode, iv_bytes(ks_mode), block_bytes(ks_mode), 0); \
   }                                                                                              \
   const OSSL_DISPATCH ks_prov_##name##_functions[] = {                                           \
       {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))name##_newctx},                                  \
@@ -249,7 +200,7 @@ static const OSSL_PARAM* sm4_gettable_params(void* provctx) {
       {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))sm4_freectx},                                   \
       {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))sm4_dupctx},                                     \
       {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))name##_get_params},                          \
-      {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))sm4_gettable_params},                   \
+      {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))ks_prov_sm4_gettable_params},           \
       {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))sm4_get_ctx_params},                     \
       {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))sm4_set_ctx_params},                     \
       {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))sm4_gettable_ctx_params},           \

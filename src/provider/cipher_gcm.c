@@ -12,6 +12,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
+#include "cipher_common.h"
 #include "ks_prov.h"
 
 #define GCM_DEFAULT_IV_BYTES 12
@@ -136,17 +137,9 @@ static int gcm_final(void* vctx, unsigned char* out, size_t* outl, size_t outsiz
 static int gcm_get_ctx_params(void* vctx, OSSL_PARAM params[]) {
   gcm_ctx* c = vctx;
   OSSL_PARAM* p;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
-      !OSSL_PARAM_set_size_t(p, KS_SM4_KEY_BYTES))
-    return 0;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
-      !OSSL_PARAM_set_size_t(p, c->iv_len))
-    return 0;
+  if (!ks_prov_sm4_get_key_iv_params(params, c->iv_len, c->have_iv ? c->iv : NULL)) return 0;
   if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) != NULL &&
       !OSSL_PARAM_set_size_t(p, c->tag_len))
-    return 0;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL && c->have_iv &&
-      !OSSL_PARAM_set_octet_string(p, c->iv, c->iv_len))
     return 0;
   if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL) {
     /* The caller asks for as many bytes as it wants (a prefix of the tag). */
@@ -188,11 +181,8 @@ static int gcm_set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
   if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG)) != NULL &&
       !set_tag(c, p))
     return 0;
-  if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL) {
-    size_t keylen;
-    if (!OSSL_PARAM_get_size_t(p, &keylen) || keylen != KS_SM4_KEY_BYTES)
-      return KS_PROV_RAISE(c->pc, KS_ERR_LENGTH, "SM4-GCM key length");
-  }
+  if (!ks_prov_sm4_keylen_param_ok(params))
+    return KS_PROV_RAISE(c->pc, KS_ERR_LENGTH, "SM4-GCM key length");
   return 1;
 }
 
@@ -218,47 +208,9 @@ static const OSSL_PARAM* gcm_settable_ctx_params(void* vctx, void* provctx) {
   return params;
 }
 
+/* The constants EVP_CIPHER_fetch caches: an AEAD with a custom IV. */
 static int gcm_get_params(OSSL_PARAM params[]) {
-  OSSL_PARAM* p;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL &&
-      !OSSL_PARAM_set_uint(p, EVP_CIPH_GCM_MODE))
-    return 0;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL &&
-      !OSSL_PARAM_set_size_t(p, KS_SM4_KEY_BYTES))
-    return 0;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL &&
-      !OSSL_PARAM_set_size_t(p, GCM_DEFAULT_IV_BYTES))
-    return 0;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL &&
-      !OSSL_PARAM_set_size_t(p, 1))
-    return 0;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD)) != NULL && !OSSL_PARAM_set_int(p, 1))
-    return 0;
-  if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CUSTOM_IV)) != NULL &&
-      !OSSL_PARAM_set_int(p, 1))
-    return 0;
-  const char* zero_flags[] = {OSSL_CIPHER_PARAM_CTS, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK,
-                              OSSL_CIPHER_PARAM_HAS_RAND_KEY};
-  for (size_t i = 0; i < sizeof zero_flags / sizeof zero_flags[0]; ++i) {
-    if ((p = OSSL_PARAM_locate(params, zero_flags[i])) != NULL && !OSSL_PARAM_set_int(p, 0))
-      return 0;
-  }
-  return 1;
-}
-
-static const OSSL_PARAM* gcm_gettable_params(void* provctx) {
-  (void)provctx;
-  static const OSSL_PARAM params[] = {OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
-                                      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-                                      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-                                      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
-                                      OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, NULL),
-                                      OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, NULL),
-                                      OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, NULL),
-                                      OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, NULL),
-                                      OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL),
-                                      OSSL_PARAM_END};
-  return params;
+  return ks_prov_sm4_get_params(params, EVP_CIPH_GCM_MODE, GCM_DEFAULT_IV_BYTES, 1, 1);
 }
 
 const OSSL_DISPATCH ks_prov_sm4_gcm_functions[] = {
@@ -270,7 +222,7 @@ const OSSL_DISPATCH ks_prov_sm4_gcm_functions[] = {
     {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))gcm_freectx},
     {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))gcm_dupctx},
     {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))gcm_get_params},
-    {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))gcm_gettable_params},
+    {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))ks_prov_sm4_gettable_params},
     {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))gcm_get_ctx_params},
     {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))gcm_set_ctx_params},
     {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))gcm_gettable_ctx_params},

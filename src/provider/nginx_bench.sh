@@ -12,6 +12,8 @@
 # Best round of each (the machine is shared). JSON on stdout.
 # Usage: nginx_bench.sh <directory holding kuaisuo.so> [rounds] [connections]
 set -eu
+# shellcheck source=provider_lib.sh
+. "$(dirname "$0")/provider_lib.sh"
 modules=$(cd "$1" && pwd)
 rounds=${2:-3}
 conns=${3:-2000}
@@ -23,16 +25,12 @@ work=$(mktemp -d)
 chmod 755 "$work"
 stop() { [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2> /dev/null; sleep 0.3; rm -f "$work/nginx.pid"; }
 trap 'stop; rm -rf "$work"' EXIT
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(ks_free_port)
 
-openssl genpkey -algorithm ED25519 -out "$work/ed.key"
-openssl req -x509 -new -key "$work/ed.key" -subj /CN=localhost -days 1 -out "$work/ed.crt" 2> /dev/null
+ks_ed25519_cert "$work"
 printf '%s\n' 'openssl_conf = openssl_init' '[openssl_init]' 'providers = provider_sect' \
   '[provider_sect]' 'default = default_sect' '[default_sect]' 'activate = 1' > "$work/default.cnf"
-printf '%s\n' 'openssl_conf = openssl_init' '[openssl_init]' 'providers = provider_sect' \
-  'alg_section = algorithm_sect' '[provider_sect]' 'default = default_sect' 'kuaisuo = kuaisuo_sect' \
-  '[default_sect]' 'activate = 1' '[kuaisuo_sect]' 'activate = 1' '[algorithm_sect]' \
-  'default_properties = ?provider=kuaisuo' > "$work/kuaisuo.cnf"
+ks_openssl_cnf > "$work/kuaisuo.cnf"
 mkdir "$work/tmp"
 cat > "$work/nginx.conf" <<CONF
 daemon on;
@@ -42,22 +40,9 @@ pid $work/nginx.pid;
 error_log $work/error.log error;
 events { worker_connections 8192; }
 http {
-  access_log off;
-  client_body_temp_path $work/tmp;
-  proxy_temp_path $work/tmp;
-  fastcgi_temp_path $work/tmp;
-  uwsgi_temp_path $work/tmp;
-  scgi_temp_path $work/tmp;
   ssl_session_tickets off;
   ssl_session_cache off;
-  server {
-    listen 127.0.0.1:$port ssl http2;
-    ssl_certificate $work/ed.crt;
-    ssl_certificate_key $work/ed.key;
-    ssl_protocols TLSv1.3;
-    ssl_ecdh_curve X25519;
-    location / { return 200 "ok\n"; }
-  }
+$(ks_nginx_http "$work" "$port" "ssl http2" ok)
 }
 CONF
 

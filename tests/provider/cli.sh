@@ -8,6 +8,8 @@
 # was ours. Last, the same through an OPENSSL_CONF file.
 # Usage: cli.sh <directory holding kuaisuo.so> [openssl binary]
 set -eu
+# shellcheck source=../../src/provider/provider_lib.sh
+. "$(cd "$(dirname "$0")" && pwd)/../../src/provider/provider_lib.sh"
 modules=$(cd "$1" && pwd)
 OPENSSL=${2:-openssl}
 work=$(mktemp -d)
@@ -112,21 +114,7 @@ def req -x509 -new -key SM2.default.key -sm3 -subj /CN=default-sm2 -days 1 -out 
 want="verify SM2"; ks verify -check_ss_sig -CAfile sm2d.crt sm2d.crt > /dev/null; ok
 
 # OPENSSL_CONF (docs/PROVIDER.md): kuaisuo beside default, preferred
-cat > openssl.cnf <<CNF
-openssl_conf = openssl_init
-[openssl_init]
-providers = provider_sect
-alg_section = algorithm_sect
-[provider_sect]
-default = default_sect
-kuaisuo = kuaisuo_sect
-[default_sect]
-activate = 1
-[kuaisuo_sect]
-activate = 1
-[algorithm_sect]
-default_properties = ?provider=kuaisuo
-CNF
+ks_openssl_cnf > openssl.cnf
 : > trace
 OPENSSL_CONF=openssl.cnf OPENSSL_MODULES="$modules" $OPENSSL dgst -sm3 msg > /dev/null || fail "conf: dgst"
 OPENSSL_CONF=openssl.cnf OPENSSL_MODULES="$modules" \

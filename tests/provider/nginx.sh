@@ -8,6 +8,8 @@
 # kuaisuo. Started and stopped here; exit 77 (skipped) without nginx or curl.
 # Usage: nginx.sh <directory holding kuaisuo.so>
 set -eu
+# shellcheck source=../../src/provider/provider_lib.sh
+. "$(cd "$(dirname "$0")" && pwd)/../../src/provider/provider_lib.sh"
 modules=$(cd "$1" && pwd)
 NGINX=$(command -v nginx || ls /usr/sbin/nginx 2> /dev/null || true)
 if [ -z "$NGINX" ] || ! command -v curl > /dev/null; then
@@ -22,26 +24,10 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAILED: $*" >&2; [ -f "$work/error.log" ] && tail -5 "$work/error.log" >&2; exit 1; }
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2> /dev/null || echo 28443)
+port=$(ks_free_port 2> /dev/null || echo 28443)
 
-openssl genpkey -algorithm ED25519 -out "$work/ed.key"
-openssl req -x509 -new -key "$work/ed.key" -subj /CN=localhost -addext subjectAltName=DNS:localhost \
-  -days 1 -out "$work/ed.crt" 2> /dev/null
-cat > "$work/openssl.cnf" <<CNF
-openssl_conf = openssl_init
-[openssl_init]
-providers = provider_sect
-alg_section = algorithm_sect
-[provider_sect]
-default = default_sect
-kuaisuo = kuaisuo_sect
-[default_sect]
-activate = 1
-[kuaisuo_sect]
-activate = 1
-[algorithm_sect]
-default_properties = ?provider=kuaisuo
-CNF
+ks_ed25519_cert "$work" -addext subjectAltName=DNS:localhost
+ks_openssl_cnf > "$work/openssl.cnf"
 mkdir "$work/tmp"
 cat > "$work/nginx.conf" <<CONF
 daemon on;
@@ -51,20 +37,7 @@ error_log $work/error.log notice;
 env KUAISUO_PROVIDER_TRACE;
 events { worker_connections 64; }
 http {
-  access_log off;
-  client_body_temp_path $work/tmp;
-  proxy_temp_path $work/tmp;
-  fastcgi_temp_path $work/tmp;
-  uwsgi_temp_path $work/tmp;
-  scgi_temp_path $work/tmp;
-  server {
-    listen 127.0.0.1:$port ssl;
-    ssl_certificate $work/ed.crt;
-    ssl_certificate_key $work/ed.key;
-    ssl_protocols TLSv1.3;
-    ssl_ecdh_curve X25519;
-    location / { return 200 "hello from nginx\n"; }
-  }
+$(ks_nginx_http "$work" "$port" ssl "hello from nginx")
 }
 CONF
 : > "$work/trace"

@@ -22,6 +22,8 @@
 #include <openssl/provider.h>
 #include <openssl/rand.h>
 
+#include "ks_evp_client.h"
+
 #define KS "provider=kuaisuo"
 #define DEF "provider=default"
 
@@ -334,11 +336,7 @@ static void test_sm4_gcm(void) {
 
 /* ---- Keys ------------------------------------------------------------------ */
 static EVP_PKEY* keygen(const char* type, const char* propq) {
-  EVP_PKEY* pkey = NULL;
-  EVP_PKEY_CTX* c = EVP_PKEY_CTX_new_from_name(libctx, type, propq);
-  if (c == NULL || EVP_PKEY_keygen_init(c) <= 0 || EVP_PKEY_keygen(c, &pkey) <= 0) pkey = NULL;
-  EVP_PKEY_CTX_free(c);
-  return pkey;
+  return ks_evp_keygen(libctx, type, propq);
 }
 
 /* Which provider holds the key: its keymgmt's description ("kuaisuo SM2"
