@@ -81,7 +81,8 @@ def test_speed_sm2_prints_the_key_exchange_row(tmp_path):
                         "--json", str(out)], capture_output=True, timeout=600)
     assert r.returncode == 0, r.stderr
     [line] = [ln for ln in r.stdout.decode().splitlines() if ln.startswith("sm2  key-exchange")]
-    assert "initiator, 16 B key" in line and line.endswith(NOTE) and "n/a" not in line, line
+    # The note closes the row; a noisy run may add its spread after it.
+    assert "initiator, 16 B key" in line and NOTE in line and "n/a" not in line, line
     doc = json.loads(out.read_text())
     rows = {row["impl"]: row for row in doc["results"] if row["op"] == "key-exchange"}
     assert set(rows) == {"kuaisuo", "openssl"}
