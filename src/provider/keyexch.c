@@ -8,8 +8,8 @@
 
 typedef struct kex_ctx {
   ks_prov_ctx* pc;
-  ks_prov_key* key;  /* both owned by their EVP_PKEYs */
-  ks_prov_key* peer;
+  ks_prov_key* key;  /* both referenced (ks_prov_key_up_ref): EVP may */
+  ks_prov_key* peer; /* free the peer's EVP_PKEY before the derive */
 } kex_ctx;
 
 static void* kex_newctx(void* provctx) {
@@ -18,12 +18,28 @@ static void* kex_newctx(void* provctx) {
   return c;
 }
 
-static void kex_freectx(void* vctx) { OPENSSL_free(vctx); }
+static void kex_freectx(void* vctx) {
+  kex_ctx* c = vctx;
+  if (c == NULL) return;
+  ks_prov_key_free(c->key);
+  ks_prov_key_free(c->peer);
+  OPENSSL_free(c);
+}
 
 static void* kex_dupctx(void* vctx) {
   kex_ctx* c = OPENSSL_malloc(sizeof *c);
-  if (c != NULL) *c = *(const kex_ctx*)vctx;
+  if (c == NULL) return NULL;
+  *c = *(const kex_ctx*)vctx;
+  if (c->key != NULL) ks_prov_key_up_ref(c->key);
+  if (c->peer != NULL) ks_prov_key_up_ref(c->peer);
   return c;
+}
+
+/* *slot = k, holding a reference to k and none to what it held. */
+static void kex_hold(ks_prov_key** slot, ks_prov_key* k) {
+  ks_prov_key_up_ref(k);
+  ks_prov_key_free(*slot);
+  *slot = k;
 }
 
 static int kex_init(void* vctx, void* keydata, const OSSL_PARAM params[]) {
@@ -33,7 +49,7 @@ static int kex_init(void* vctx, void* keydata, const OSSL_PARAM params[]) {
   if (k == NULL || k->type != KS_PROV_X25519)
     return KS_PROV_RAISE(c->pc, KS_ERR_KEY_ALGORITHM, "X25519 key");
   if (!k->has_private) return KS_PROV_RAISE(c->pc, KS_ERR_BAD_PRIVATE_KEY, "X25519 key");
-  c->key = k;
+  kex_hold(&c->key, k);
   return 1;
 }
 
@@ -43,7 +59,7 @@ static int kex_set_peer(void* vctx, void* peerdata) {
   if (p == NULL || p->type != KS_PROV_X25519)
     return KS_PROV_RAISE(c->pc, KS_ERR_KEY_ALGORITHM, "X25519 peer");
   if (!p->has_public) return KS_PROV_RAISE(c->pc, KS_ERR_BAD_PUBLIC_KEY, "X25519 peer");
-  c->peer = p;
+  kex_hold(&c->peer, p);
   return 1;
 }
 

@@ -29,18 +29,23 @@ static ks_prov_key* key_new(ks_prov_ctx* pc, ks_prov_key_type type) {
   if (k == NULL) return NULL;
   k->pc = pc;
   k->type = type;
+  k->refs = 1;
   return k;
 }
 
+void ks_prov_key_up_ref(ks_prov_key* k) { __atomic_add_fetch(&k->refs, 1, __ATOMIC_RELAXED); }
+
 static void key_free(void* keydata) {
   ks_prov_key* k = keydata;
-  if (k == NULL) return;
+  if (k == NULL || __atomic_sub_fetch(&k->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
   ks_sm2_key_free(k->sm2); /* kuaisuo's objects wipe their secrets */
   ks_sm2_pubkey_free(k->sm2_pub);
   ks_ed25519_key_free(k->ed);
   ks_ed25519_pubkey_free(k->ed_pub);
   OPENSSL_clear_free(k, sizeof *k); /* x25519_private */
 }
+
+void ks_prov_key_free(ks_prov_key* k) { key_free(k); }
 
 static size_t public_bytes(ks_prov_key_type type) {
   return type == KS_PROV_SM2 ? KS_SM2_PUBLIC_KEY_BYTES : KS_X25519_KEY_BYTES;

@@ -61,6 +61,7 @@ typedef enum ks_prov_key_type { KS_PROV_SM2 = 0, KS_PROV_ED25519, KS_PROV_X25519
 typedef struct ks_prov_key {
   ks_prov_ctx* pc;
   ks_prov_key_type type;
+  int refs; /* the keymgmt's reference and each operation's (atomic) */
   int has_public;
   int has_private;
   uint8_t pub[KS_SM2_PUBLIC_KEY_BYTES];
@@ -74,6 +75,16 @@ typedef struct ks_prov_key {
 
 /* The algorithm's name as OpenSSL spells it ("SM2", "ED25519", "X25519"). */
 const char* ks_prov_key_name(ks_prov_key_type type);
+
+/* An operation that keeps a key past the call that gave it (a key
+ * exchange's key and peer) takes a reference, as the default provider's
+ * do: EVP may free the EVP_PKEY, and with it the keymgmt's reference,
+ * before the operation ends (OpenSSL 3.0.13's pkeyutl frees the peer key
+ * right after EVP_PKEY_derive_set_peer, and that version's EVP_PKEY_CTX
+ * holds no reference to the peer; 3.0.19's keeps it alive).
+ * ks_prov_key_free drops one reference (NULL is fine). */
+void ks_prov_key_up_ref(ks_prov_key* k);
+void ks_prov_key_free(ks_prov_key* k);
 
 /* ---- Dispatch tables, one family per file --------------------------------- */
 extern const OSSL_DISPATCH ks_prov_sm3_functions[];

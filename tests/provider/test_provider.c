@@ -367,6 +367,28 @@ static EVP_PKEY* pem_round_trip(EVP_PKEY* pkey, int pub, const char* read_propq)
   return back;
 }
 
+/* Whether the default provider reads back its own SM2 private key through
+ * OSSL_DECODER_CTX_new_for_pkey: OpenSSL 3.0.13 cannot (its PKCS#8 SM2
+ * key, id-ecPublicKey with the SM2 curve, gives "No supported data to
+ * decode" with no provider of ours loaded at all; 3.0.19 can), so our
+ * key's round trip is skipped where the default's own fails. */
+static int default_reads_sm2_private(void) {
+  static int answer = -1;
+  if (answer < 0) {
+    EVP_PKEY* dk = keygen("SM2", DEF);
+    EVP_PKEY* back = dk == NULL ? NULL : pem_round_trip(dk, 0, DEF);
+    answer = back != NULL;
+    if (!answer) {
+      ERR_clear_error();
+      printf("note: this OpenSSL's decoder cannot read an SM2 private key PEM (its own): "
+             "that round trip is skipped\n");
+    }
+    EVP_PKEY_free(back);
+    EVP_PKEY_free(dk);
+  }
+  return answer;
+}
+
 static void test_keys(void) {
   static const char* const types[] = {"SM2", "ED25519", "X25519"};
   static const int bits[] = {256, 256, 253}, sizes[] = {72, 64, 32};
@@ -382,6 +404,7 @@ static void test_keys(void) {
      * in OpenSSL 3.0 builds the key in the default's keymgmt, whatever the
      * properties): the same key, which our keymgmt then imports and checks. */
     for (int pub = 0; pub < 2; ++pub) {
+      if (t == 0 && !pub && !default_reads_sm2_private()) continue;
       EVP_PKEY* back = pem_round_trip(k, pub, "?" KS);
       CHECK(back != NULL && EVP_PKEY_eq(back, k) == 1);
       EVP_PKEY_CTX* bc = back == NULL ? NULL : EVP_PKEY_CTX_new_from_pkey(libctx, back, KS);
@@ -567,6 +590,27 @@ static void test_x25519(void) {
     CHECK(derive(theirs, ours, KS, s2) && memcmp(s1, s2, 32) == 0);
     EVP_PKEY_free(ours);
     EVP_PKEY_free(theirs);
+  }
+  /* The peer freed between EVP_PKEY_derive_set_peer and EVP_PKEY_derive, as
+   * OpenSSL 3.0.13's pkeyutl does: the peer's copy in our keymgmt (an export
+   * of the default's key) must outlive its EVP_PKEY, so the exchange holds
+   * a reference (3.0.13's EVP_PKEY_CTX keeps none of the peer; 3.0.19's does). */
+  {
+    EVP_PKEY* k1 = keygen("X25519", KS);
+    EVP_PKEY* k2 = keygen("X25519", DEF);
+    EVP_PKEY_CTX* c = k1 == NULL ? NULL : EVP_PKEY_CTX_new_from_pkey(libctx, k1, KS);
+    size_t n = 32;
+    int ok = k2 != NULL && c != NULL && EVP_PKEY_derive_init(c) == 1 &&
+             EVP_PKEY_derive_set_peer(c, k2) == 1;
+    EVP_PKEY_free(k2);
+    EVP_PKEY_CTX* dup = ok ? EVP_PKEY_CTX_dup(c) : NULL;
+    ok = ok && EVP_PKEY_derive(c, s1, &n) == 1 && n == 32;
+    EVP_PKEY_CTX_free(c); /* the dup holds its own references */
+    n = 32;
+    CHECK(ok && dup != NULL && EVP_PKEY_derive(dup, s2, &n) == 1 && n == 32 &&
+          memcmp(s1, s2, 32) == 0);
+    EVP_PKEY_CTX_free(dup);
+    EVP_PKEY_free(k1);
   }
   /* A TLS peer as libssl makes it: an empty key of our type
    * (EVP_PKEY_copy_parameters) given the peer's encoded public key */
