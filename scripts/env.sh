@@ -41,6 +41,13 @@ export -f ks_has_header
 # An already active virtual environment is used as it is; where venv itself
 # is missing, the system Python is used directly.
 ks_python_env() {
+  ks_python_select
+  ks_python_packages "${1:-}"
+}
+
+# The Python ks_python_env installs into (venv, active venv or system):
+# activated here, in the calling shell.
+ks_python_select() {
   KS_PIP_FLAGS=()
   if python3 -c 'import sys; sys.exit(sys.prefix == sys.base_prefix)'; then
     ks_log "using the active virtual environment $(python3 -c 'import sys; print(sys.prefix)')"
@@ -54,6 +61,11 @@ ks_python_env() {
     python() { python3 "$@"; }
     KS_PIP_FLAGS=(--break-system-packages)
   fi
+}
+
+# The build and test requirements, into the selected Python; `speed`: only
+# what scripts/speed needs.
+ks_python_packages() {
   local want=() mod spec
   for spec in scikit_build_core:scikit-build-core nanobind:nanobind pytest:pytest numpy:numpy; do
     mod=${spec%%:*}
@@ -79,6 +91,7 @@ ks_python_env() {
   ks_pip_optional grpc_tools "grpcio-tools" "grpcio-tools unavailable"
   ks_pip_optional "ray, pyarrow" "ray[serve,data]>=2.10 pyarrow" "ray unavailable: its tests skip"
   ks_pip_optional mypy "mypy" "mypy unavailable: the typing tests skip"
+  ks_pip_optional xdist "pytest-xdist" "pytest-xdist unavailable: pytest runs on one core"
 }
 
 # Installs the packages (space-separated pip requirements) for the modules
@@ -140,11 +153,22 @@ ks_install_wheel() {
 # is reachable (the caller then tests in the project's venv).
 ks_fresh_wheel_venv() {
   [ "${KS_EXPECT_MANYLINUX:-0}" = 1 ] || return 1
-  local venv=$KS_ROOT/build/wheel-venv wheel pkg
+  local venv=$KS_ROOT/build/wheel-venv wheel
+  [ -x "$venv/bin/python" ] || ks_fresh_venv_prepare || return 1
   wheel=$(ls -t "$KS_ROOT"/dist/kuaisuo-*manylinux*.whl | head -1)
+  "$venv/bin/python" -m pip install -q --force-reinstall "$wheel" >&2 || return 1
+  echo "$venv/bin/python"
+}
+
+# That venv's requirements, without the wheel (scripts/test prepares it in
+# the background while it compiles); no venv is left where they cannot be
+# installed.
+ks_fresh_venv_prepare() {
+  local venv=$KS_ROOT/build/wheel-venv pkg
   rm -rf "$venv"
   python3 -m venv "$venv" >&2 || return 1
-  "$venv/bin/python" -m pip install -q "$wheel" pytest numpy >&2 || { rm -rf "$venv"; return 1; }
+  "$venv/bin/python" -m pip install -q pytest pytest-xdist numpy >&2 ||
+    { rm -rf "$venv"; return 1; }
   # The oracles and mypy, as in ks_python_env: optional, their tests skip.
   "$venv/bin/python" -m pip install -q cryptography pynacl gmssl-pyx gmalg mypy >&2 2>/dev/null ||
     for pkg in cryptography pynacl gmssl-pyx gmalg mypy; do
@@ -157,7 +181,16 @@ ks_fresh_wheel_venv() {
     2>/dev/null || ks_log "fresh venv: the serve extras unavailable (the serve tests skip)"
   "$venv/bin/python" -m pip install -q "ray[serve,data]>=2.10" pyarrow >&2 2>/dev/null ||
     ks_log "fresh venv: ray unavailable (the Ray tests skip)"
-  echo "$venv/bin/python"
+}
+
+# pytest-xdist's arguments for PYTHON's pytest: a worker a core (four at
+# most), each test file on one worker (its servers and fixtures stay
+# together); none where xdist is missing or there is one core.
+ks_pytest_workers() {
+  local n
+  n=$(nproc)
+  [ "$n" -gt 4 ] && n=4
+  if [ "$n" -gt 1 ] && "$1" -c "import xdist" 2>/dev/null; then echo "-n $n --dist loadfile"; fi
 }
 
 # clang with its sanitizer and libFuzzer runtimes (the sanitizer build,
@@ -173,11 +206,34 @@ ks_clang_sanitizers() {
 # Everything the tests need; `ks_setup speed`: only what scripts/speed needs
 # (no GoogleTest, no test-only Python packages).
 ks_setup() {
+  ks_setup_system "${1:-}"
+  ks_python_env "${1:-}"
+}
+
+# The system packages of ks_setup (compilers, CMake, OpenSSL, Python's venv).
+ks_setup_system() {
   local tests="ks_has_header gtest/gtest.h:libgtest-dev"
   [ "${1:-}" = speed ] && tests="true:"
   ks_apt_install "command -v g++:g++" "command -v cmake:cmake" "command -v ninja:ninja-build" \
     "ks_has_header openssl/evp.h:libssl-dev" "$tests" \
     "python3 -c 'import ensurepip':python3-venv" \
     "ks_has_header Python.h \$(python3-config --includes):python3-dev"
-  ks_python_env "${1:-}"
+}
+
+# ks_background NAME COMMAND...: COMMAND (a function too) in a subshell in
+# the background, its output in build/NAME.log; ks_join NAME waits for it,
+# prints that log and returns its status. scripts/test installs Python
+# packages (network-bound) while it compiles.
+ks_background() {
+  local name=$1
+  shift
+  mkdir -p "$KS_ROOT/build"
+  ("$@") >"$KS_ROOT/build/$name.log" 2>&1 &
+  printf -v "KS_BG_${name//-/_}" %s $!
+}
+ks_join() {
+  local var="KS_BG_${1//-/_}" rc=0
+  wait "${!var}" || rc=$?
+  cat "$KS_ROOT/build/$1.log" >&2
+  return $rc
 }

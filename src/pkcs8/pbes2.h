@@ -36,11 +36,7 @@ struct Params {
 // that a hostile one cannot hang the reader: 10^7 (OpenSSL writes 2,048 by
 // default; OWASP's 2023 advice for PBKDF2-HMAC-SHA256 is 600,000). A
 // reader's own maximum (decrypt's max_iterations) is at most this.
-#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-constexpr uint32_t kMaxIterations = 4096;  // fuzz builds: an input must not become a timeout
-#else
 constexpr uint32_t kMaxIterations = 10000000;
-#endif
 
 // The PrivateKeyInfo DER inside an EncryptedPrivateKeyInfo DER. A file
 // with more than max_iterations iterations (capped at kMaxIterations) is
