@@ -1,5 +1,6 @@
 // What the GPU benchmarks share: a checked CUDA call, a CUDA-event timer
-// taking the median of repeated runs after a warm-up, device buffers
+// taking the median of repeated runs after a warm-up (and a wall clock for
+// end-to-end rows), device buffers
 // (gpu/launch.cuh's, exiting on failure), and the JSON rows every
 // benchmark prints (bench/results/ keeps them).
 #ifndef KS_TOOLS_GPU_BENCH_UTIL_CUH_
@@ -12,6 +13,8 @@
 #include <string.h>
 
 #include <algorithm>
+#include <chrono>
+#include <functional>
 #include <vector>
 
 #include "gpu/launch.cuh"
@@ -57,6 +60,20 @@ struct Timer {
     return t[t.size() / 2];
   }
 };
+
+// Median wall-clock seconds of `reps` runs of f after one warm-up run (f
+// synchronizes: end-to-end rows, the host's part included).
+inline double median_wall(const std::function<void()>& f, int reps) {
+  f();
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
 
 // Random bytes fast enough for a GiB (splitmix64).
 inline void fill_random(uint8_t* p, size_t n, uint64_t seed) {

@@ -8,7 +8,10 @@
 //  - end to end from pinned host memory, cut (from 1 MiB) into 16 pieces
 //    over kStreams streams so that copies overlap the kernels (copy in, kernel, copy out
 //    timed together), next to the pinned copies alone: in then out, and
-//    overlapped in the same pieces and streams (the bound for end to end).
+//    overlapped in the same pieces and streams (the bound for end to end);
+//  - device memory through the C API (ks_skinny128_256_crypt_buffer on a
+//    GPU context, "device, C API" rows): wall clock from the call to the
+//    end of its stream.
 // The seed's baseline is measured in the same run: the table-based CPU code
 // (ks::skinny::table_*), one thread, over 16 MiB (the seed's size), median
 // of 3; every GPU row carries its speedup over it ("x_cpu_table_x1", the
@@ -26,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "kuaisuo.h"
 #include "skinny/skinny128_256.h"
 #include "skinny/gpu/skinny_gpu.h"
 #include "testing/skinny_gpu_testing.h"
@@ -115,6 +119,11 @@ int main(int argc, char** argv) {
   fill_random(h_in, max_bytes, 3);
   cudaStream_t streams[kStreams];
   for (cudaStream_t& s : streams) CHECK(cudaStreamCreate(&s));
+  ks_ctx* ctx = nullptr;
+  ks_ctx_config cfg;
+  ks_ctx_config_init(&cfg);
+  cfg.backend = KS_BACKEND_GPU;
+  if (ks_ctx_new(&cfg, &ctx) != KS_OK) return fprintf(stderr, "no GPU context\n"), 1;
   Timer timer;
   std::vector<Result> results;
   bool ok = true;
@@ -172,6 +181,24 @@ int main(int argc, char** argv) {
         results.push_back({sg::kernel_name(k), mode, "end to end, pinned, overlapped", bytes, e2e});
       }
     }
+    // Device memory through the C API (kuaisuo/common.h, "Device memory"),
+    // the library's kernel: wall clock from the call to the end of its
+    // stream.
+    for (const uint8_t* ctr : {static_cast<const uint8_t*>(nullptr),
+                               static_cast<const uint8_t*>(counter)}) {
+      CHECK(cudaMemset(d_out, 0, bytes));
+      const double device = ks_bench::median_wall([&] {
+        const int rc = ks_skinny128_256_crypt_buffer(
+            ctx, ctr == nullptr ? KS_SKINNY_ECB : KS_SKINNY_CTR, KS_ENCRYPT, tweakey, ctr,
+            ctr == nullptr ? 0 : 16, d_in, bytes, d_out);
+        if (rc != KS_OK) fprintf(stderr, "skinny on device memory: %s\n", ks_strerror(rc)), exit(1);
+        CHECK(cudaStreamSynchronize(0));
+      }, 5);
+      CHECK(cudaMemcpy(h_out, d_out, bytes, cudaMemcpyDeviceToHost));
+      ok &= matches(key, ctr, h_in, h_out, bytes);
+      results.push_back({sg::kernel_name(sg::kDefaultKernel), ctr == nullptr ? "ecb" : "ctr",
+                         "device, C API", bytes, device});
+    }
   }
   printf("{\n  \"benchmark\": \"skinny_gpu_bench\",\n  \"device\": \"%s\",\n"
          "  \"cpu_table_x1_gbit_per_s\": {\"ecb\": %.3f, \"ctr\": %.3f},\n  \"results\": [\n",
@@ -190,5 +217,6 @@ int main(int argc, char** argv) {
   }
   printf("  ],\n  \"checked_against_cpu\": %s\n}\n", ok ? "true" : "false");
   ks::skinny::wipe_key(&key);
+  ks_ctx_free(ctx);
   return ok ? 0 : 1;
 }

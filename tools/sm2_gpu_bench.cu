@@ -46,6 +46,7 @@ namespace gpu = ks::sm2::gpu;
 using ks_bench::DeviceVector;
 using ks_bench::Row;
 using ks_bench::Timer;
+using ks_bench::median_wall;
 using ks_bench::field_rate;
 using ks_bench::print_rows;
 
@@ -211,19 +212,6 @@ void sweep_items(Timer& timer, std::mt19937_64& rng, size_t batch, std::vector<R
 }
 
 // --- One public key for the batch (issue 44) -------------------------------------------
-// Median wall-clock seconds of `reps` runs of f after one warm-up run.
-double median_wall(const std::function<void()>& f, int reps) {
-  f();
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 template <class T>
 std::vector<T> to_host(const T* dev, size_t count) {
   std::vector<T> h(count);

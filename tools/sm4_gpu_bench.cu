@@ -3,6 +3,9 @@
 // 16 MiB, 256 MiB and 1 GiB (up to 2^max_log2 bytes):
 //  - kernel only: device buffers, CUDA events around the launch(es), median
 //    of runs after a warm-up (GCM: CTR kernel, GHASH kernels, tag);
+//  - device memory through the C API (ks_sm4_crypt_buffer and
+//    ks_sm4_gcm_seal_buffer on a GPU context, "device" rows): wall clock
+//    from the call to the end of its stream;
 //  - end to end: copy in + kernel + copy out timed together, from ordinary
 //    pageable host memory, from pinned host memory on one stream, and from
 //    pinned memory cut into pieces over kStreams streams so that copies
@@ -42,6 +45,7 @@ namespace {
 namespace sg = ks::sm4::gpu;
 using ks_bench::fill_random;
 using ks_bench::Timer;
+using ks_bench::median_wall;
 
 constexpr int kStreams = 4;
 constexpr size_t kPieces = 16;  // pieces of an overlapped end-to-end run
@@ -60,6 +64,7 @@ struct Case {
   sg::Kernel kernel;
   Mode mode;
   const ks::sm4::Key* key;
+  const uint8_t* key_bytes;  // the same key, for the C API
   const uint8_t* counter;  // CTR: the first counter block
   const uint8_t* iv;       // GCM
   const uint8_t* aad;
@@ -80,6 +85,26 @@ void enqueue(const Case& c, const uint8_t* d_in, uint8_t* d_out, uint8_t* d_tag,
   } else {
     CHECK(cudaError_t(
         sg::gcm_seal(c.kernel, c.key->enc, c.iv, c.aad, c.aad_len, d_in, n, d_out, d_tag, s)));
+  }
+}
+
+// The same operation over the whole message through the C API on device
+// memory (kuaisuo/common.h, "Device memory"): queued on ctx's stream (the
+// default stream here).
+void api_device(const Case& c, ks_ctx* ctx, const uint8_t* d_in, uint8_t* d_out, uint8_t* d_tag,
+                size_t n) {
+  const uint32_t flags = c.kernel == sg::Kernel::kTable ? KS_SM4_GPU_TABLES : 0;
+  const bool ctr = c.mode == Mode::kCtr;
+  const int rc =
+      c.mode == Mode::kGcm
+          ? ks_sm4_gcm_seal_buffer(ctx, flags, c.key_bytes, c.iv, 12, c.aad, c.aad_len, d_in, n,
+                                   d_out, d_tag, 16)
+          : ks_sm4_crypt_buffer(ctx, ctr ? KS_SM4_CTR : KS_SM4_ECB, KS_ENCRYPT, flags,
+                                c.key_bytes, ctr ? c.counter : nullptr, ctr ? 16 : 0, d_in, n,
+                                d_out);
+  if (rc != KS_OK) {
+    fprintf(stderr, "ks_sm4 on device memory: %s\n", ks_strerror(rc));
+    exit(1);
   }
 }
 
@@ -130,24 +155,9 @@ void check(const Case& c, const uint8_t* in, const uint8_t* out, const uint8_t* 
   }
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// Median of reps runs of f after a warm-up, steady clock (f synchronizes).
-double median_wall(const std::function<void()>& f, int reps) {
-  f();
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    t.push_back(seconds_since(t0));
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 struct Buffers {
+  ks_ctx* gpu_ctx;  // for the C API on device memory
   uint8_t *d_in, *d_out, *d_tag;
   uint8_t *pin_in, *pin_out;
   std::vector<uint8_t> page_in, page_out;
@@ -164,6 +174,20 @@ void bench_case(Timer& timer, Buffers& b, const Case& c, size_t n, std::vector<R
   CHECK(cudaMemcpy(tag, b.d_tag, 16, cudaMemcpyDeviceToHost));
   check(c, b.page_in.data(), b.page_out.data(), tag, n, "kernel");
   rows.push_back({kn, mn, "kernel", n, k});
+  // Device memory through the C API: wall clock from the call to the end
+  // of its stream (key schedule, pointer checks, launches, GCM's host
+  // GHASH of the AAD included).
+  CHECK(cudaMemset(b.d_out, 0, n));
+  const double dv = median_wall(
+      [&] {
+        api_device(c, b.gpu_ctx, b.d_in, b.d_out, b.d_tag, n);
+        CHECK(cudaStreamSynchronize(0));
+      },
+      reps);
+  CHECK(cudaMemcpy(b.page_out.data(), b.d_out, n, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(tag, b.d_tag, 16, cudaMemcpyDeviceToHost));
+  check(c, b.page_in.data(), b.page_out.data(), tag, n, "device");
+  rows.push_back({kn, mn, "device", n, dv});
   // End to end from pageable memory.
   const double pg = median_wall(
       [&] {
@@ -286,6 +310,13 @@ int main(int argc, char** argv) {
   const uint64_t seed = uint64_t(rd()) << 32 | rd();
 
   Buffers b;
+  ks_ctx_config cfg;
+  ks_ctx_config_init(&cfg);
+  cfg.backend = KS_BACKEND_GPU;
+  if (ks_ctx_new(&cfg, &b.gpu_ctx) != KS_OK) {
+    fprintf(stderr, "sm4_gpu_bench: no GPU context\n");
+    return 1;
+  }
   b.page_in.resize(max_n);
   b.page_out.resize(max_n);
   fill_random(b.page_in.data(), max_n, seed);
@@ -316,7 +347,7 @@ int main(int argc, char** argv) {
     for (sg::Kernel k : {sg::Kernel::kTable, sg::Kernel::kBitsliced})
       for (Mode m : {Mode::kEcb, Mode::kCtr, Mode::kGcm}) {
         CHECK(cudaMemcpy(b.d_in, b.page_in.data(), n, cudaMemcpyHostToDevice));
-        const Case c = {k, m, &key, counter, iv, aad, sizeof aad};
+        const Case c = {k, m, &key, key_bytes, counter, iv, aad, sizeof aad};
         bench_case(timer, b, c, n, rows);
       }
     bench_copies(b, n, rows);
@@ -338,6 +369,7 @@ int main(int argc, char** argv) {
   }
   printf("  ]\n}\n");
   ks::sm4::wipe_key(&key);
+  ks_ctx_free(b.gpu_ctx);
   for (cudaStream_t s : b.streams) cudaStreamDestroy(s);
   cudaFree(b.d_in);
   cudaFree(b.d_out);

@@ -98,6 +98,9 @@ typedef enum ks_status {
   KS_ERR_UNSUPPORTED = -11,        /* this operation has no implementation on the backend */
   KS_ERR_INTERNAL = -12,
   KS_ERR_THREADS = -13,            /* the OS refused to create worker threads */
+  KS_ERR_MEMORY_MIX = -14,         /* host and device memory mixed in one call, or device
+                                      memory of another device than the context's */
+  KS_ERR_ALIGNMENT = -15,          /* a device buffer is not 16-byte aligned */
   /* Decoding (each says what was wrong with the input) */
   KS_ERR_DER_TRUNCATED = -20,       /* input ends inside a DER element */
   KS_ERR_DER_TAG = -21,             /* unexpected DER element */
@@ -195,6 +198,31 @@ KS_API void ks_ctx_free(ks_ctx* ctx);
  * (AUTO resolves per call; this returns GPU if one is available to it). */
 KS_API int ks_ctx_backend(const ks_ctx* ctx);
 KS_API uint32_t ks_ctx_cpu_threads(const ks_ctx* ctx);
+
+/* ---- Device memory ----------------------------------------------------
+ * On a context with a GPU (KS_BACKEND_GPU, or AUTO that opened one), the
+ * buffer calls ks_sm4_crypt_buffer, ks_sm4_gcm_seal_buffer /
+ * _open_buffer and ks_skinny128_256_crypt_buffer take data already on the
+ * device: when their input and output (and GCM's tag) are device (or
+ * managed) memory of the context's device, as cudaPointerGetAttributes
+ * reports it (cudaMalloc, CuPy, PyTorch), they run on it in place, with no
+ * host copies, asynchronously on the context's stream: the call returns
+ * once the work is queued, and the caller synchronises with the stream.
+ * GCM open is the exception: its return value is the tag's verdict, so it
+ * waits for it on the stream (the plaintext is never written on a
+ * mismatch); GCM on the device needs a 96-bit IV (KS_ERR_UNSUPPORTED).
+ * Host and device memory mixed in one call is KS_ERR_MEMORY_MIX; device
+ * buffers must be 16-byte aligned (cudaMalloc's are 256): KS_ERR_ALIGNMENT.
+ * Keys, IVs and GCM's AAD stay host arguments; the round keys reach the
+ * device as kernel parameters and are wiped from the host when the call
+ * returns. CPU contexts do not look at pointers: device memory needs a GPU
+ * context. docs/design/0013-device-memory.md says why this is a rule on
+ * the existing calls and not a second set of calls. */
+/* The CUDA stream (a cudaStream_t) device-memory calls on ctx are queued
+ * on; NULL (the default) is the legacy default stream. KS_ERR_BACKEND_
+ * UNAVAILABLE on a context without a GPU. The context does not own it. */
+KS_API int ks_ctx_set_stream(ks_ctx* ctx, void* stream);
+KS_API void* ks_ctx_stream(const ks_ctx* ctx);
 
 /* Whether this build has the CUDA backend, and how many devices it sees. */
 KS_API int ks_gpu_built(void);

@@ -58,3 +58,12 @@ int ks_ctx_backend(const ks_ctx* ctx) try {
 uint32_t ks_ctx_cpu_threads(const ks_ctx* ctx) {
   return ctx == nullptr ? 0 : ctx->pool.threads();
 }
+
+int ks_ctx_set_stream(ks_ctx* ctx, void* stream) {
+  if (ctx == nullptr) return KS_ERR_NULL_POINTER;
+  if (ctx->gpu == nullptr) return KS_ERR_BACKEND_UNAVAILABLE;
+  ctx->stream = stream;
+  return KS_OK;
+}
+
+void* ks_ctx_stream(const ks_ctx* ctx) { return ctx == nullptr ? nullptr : ctx->stream; }

@@ -26,6 +26,7 @@ struct ks_ctx {
   std::unique_ptr<ks::gpu::Engine> gpu;  // null on CPU contexts
   std::mutex gpu_mutex;                  // one batch at a time on the engine
   uint32_t gpu_flags = 0;                // ks_ctx_config.gpu_flags
+  void* stream = nullptr;                // device-memory calls' cudaStream_t (ks_ctx_set_stream)
 };
 
 #endif  // KS_ENGINE_CONTEXT_H_

@@ -36,6 +36,10 @@ const char* ks_strerror(int code) {
     case KS_ERR_INTERNAL: return "internal error";
     case KS_ERR_THREADS:
       return "the operating system refused to create the worker threads (process or memory limits)";
+    case KS_ERR_MEMORY_MIX:
+      return "host and device memory mixed in one call, or device memory of another device "
+             "than the context's (device buffers need a GPU context on their device)";
+    case KS_ERR_ALIGNMENT: return "a device buffer is not 16-byte aligned";
     case KS_ERR_DER_TRUNCATED: return "DER: the input ends inside an element";
     case KS_ERR_DER_TAG: return "DER: unexpected element (wrong tag)";
     case KS_ERR_DER_LENGTH: return "DER: indefinite, non-minimal or oversized length";

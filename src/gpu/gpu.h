@@ -24,6 +24,24 @@ int host_alloc(size_t bytes, void** out);
 void host_free(void* p);
 // Whether p lies in page-locked memory the device copies directly.
 bool host_pinned(const void* p);
+// Whether p lies in device or managed memory (cudaPointerGetAttributes);
+// if so, *device is its device.
+bool device_memory(const void* p, int* device);
+
+// Makes `device` current on this thread for the scope (the device-memory
+// calls launch on the context's device) and restores the caller's.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+  int status() const { return status_; }  // a ks_status
+
+ private:
+  int previous_ = -1;
+  int status_;
+};
 
 struct DeviceInfo {
   std::string name;

@@ -17,6 +17,9 @@ int host_alloc(size_t bytes, void** out) {
 
 void host_free(void* p) { free(p); }
 bool host_pinned(const void*) { return false; }
+bool device_memory(const void*, int*) { return false; }
+DeviceScope::DeviceScope(int) : status_(KS_ERR_BACKEND_UNAVAILABLE) {}
+DeviceScope::~DeviceScope() = default;
 bool device_info(int, DeviceInfo*) { return false; }
 
 std::unique_ptr<Engine> open_engine(int, ThreadPool*, int* status) {

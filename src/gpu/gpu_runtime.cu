@@ -177,6 +177,30 @@ bool is_pinned(const void* p) {
 
 bool host_pinned(const void* p) { return is_pinned(p); }
 
+bool device_memory(const void* p, int* device) {
+  cudaPointerAttributes attr;
+  if (p == nullptr || cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged) return false;
+  *device = attr.device;
+  return true;
+}
+
+DeviceScope::DeviceScope(int device) {
+  cudaError_t err = cudaGetDevice(&previous_);
+  if (err == cudaSuccess && previous_ != device) err = cudaSetDevice(device);
+  if (err != cudaSuccess) previous_ = -1;
+  status_ = to_status(err);
+}
+
+DeviceScope::~DeviceScope() {
+  int now = -1;
+  if (previous_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous_)
+    cudaSetDevice(previous_);
+}
+
 int host_alloc(size_t bytes, void** out) {
   *out = nullptr;
   if (device_count() > 0 && cudaMallocHost(out, bytes > 0 ? bytes : 1) == cudaSuccess)

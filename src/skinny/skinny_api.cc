@@ -9,6 +9,7 @@
 #include "api/batch.h"
 #include "api/checks.h"
 #include "api/cipher_buffer.h"
+#include "api/device_memory.h"
 #include "api/guard.h"
 #include "api/stream_state.h"
 #include "cipher/modes.h"
@@ -103,10 +104,18 @@ int ks_skinny128_256_crypt_buffer(ks_ctx* ctx, int mode, int encrypt,
                                   const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t len,
                                   uint8_t* out) try {
   if (ctx == nullptr) return KS_ERR_NULL_POINTER;
-  const int rc = check_buffer_args(mode, tweakey, iv, iv_len, in, len, out);
+  int rc = check_buffer_args(mode, tweakey, iv, iv_len, in, len, out);
+  if (rc != KS_OK) return rc;
+  bool on_device = false;
+  rc = ks::api::device_buffers(ctx, {in, out}, &on_device);
   if (rc != KS_OK) return rc;
   const ScopedKey key(tweakey);
   const uint8_t* counter = counter_of(mode, iv);
+  if (on_device) {  // ECB decryption has no GPU kernel
+    if (encrypt == 0 && counter == nullptr) return KS_ERR_UNSUPPORTED;
+    return ks::skinny::gpu::crypt_device(*ctx->gpu, key.k.rtk, counter, in, out, len,
+                                         ctx->stream);
+  }
   const size_t auto_gpu_min = ks::api::auto_gpu_min_bytes(
       in, out, ks::api::kAutoGpuMinSkinnyPinnedBytes, ks::api::kAutoGpuMinSkinnyPageableBytes);
   if ((encrypt != 0 || counter != nullptr) && ctx->use_gpu(len, auto_gpu_min))

@@ -7,6 +7,7 @@
 
 #include "api/auto_gpu.h"
 #include "api/batch.h"
+#include "api/device_memory.h"
 #include "api/cipher_buffer.h"
 #include "api/checks.h"
 #include "api/guard.h"
@@ -689,10 +690,17 @@ int ks_sm4_crypt_buffer(ks_ctx* ctx, int mode, int encrypt, uint32_t flags,
   if (rc == KS_OK) rc = check_buffer(out, len);
   if (rc == KS_OK && mode == KS_SM4_ECB && len % kBlock != 0) rc = KS_ERR_LENGTH;
   if (rc != KS_OK) return rc;
+  bool on_device = false;
+  rc = ks::api::device_buffers(ctx, {in, out}, &on_device);
+  if (rc != KS_OK) return rc;
   const uint8_t* counter = mode == KS_SM4_CTR ? iv : nullptr;
   ks::sm4::Key k;
   const ks::WipeOnExit wipe_key(&k, sizeof k);
   ks::sm4::set_key(&k, key);
+  if (on_device)
+    return ks::sm4::gpu::crypt_device(*ctx->gpu, gpu_kernel(flags),
+                                      encrypt || counter ? k.enc : k.dec, counter, in, out, len,
+                                      ctx->stream);
   const size_t blocks = len / kBlock;  // whole ones; a partial last one only in CTR
   if (ctx->use_gpu(len, auto_gpu_min_bytes(in, out))) {
     const auto kernel = gpu_kernel(flags);
@@ -722,6 +730,19 @@ bool gcm_on_gpu(ks_ctx* ctx, size_t iv_len, const void* in, const void* out, siz
   return iv_len == 12 && ctx->use_gpu(len, auto_gpu_min_bytes(in, out));
 }
 
+// The device-memory rule for GCM: in, out and the tag all on the device or
+// all on the host; the AAD (GHASHed on the host) in host memory either
+// way. A device call needs a 96-bit IV.
+int gcm_device_buffers(const ks_ctx* ctx, const void* in, const void* out, const void* tag,
+                       const void* aad, size_t iv_len, bool* on_device) {
+  int rc = ks::api::device_buffers(ctx, {in, out, tag}, on_device);
+  int ordinal = -1;
+  if (rc == KS_OK && ctx->gpu != nullptr && ks::gpu::device_memory(aad, &ordinal))
+    rc = KS_ERR_MEMORY_MIX;
+  if (rc == KS_OK && *on_device && iv_len != 12) rc = KS_ERR_UNSUPPORTED;
+  return rc;
+}
+
 }  // namespace
 
 int ks_sm4_gcm_seal_buffer(ks_ctx* ctx, uint32_t flags, const uint8_t key[KS_SM4_KEY_BYTES],
@@ -731,12 +752,17 @@ int ks_sm4_gcm_seal_buffer(ks_ctx* ctx, uint32_t flags, const uint8_t key[KS_SM4
   if (ctx == nullptr) return KS_ERR_NULL_POINTER;
   if ((flags & ~KS_SM4_GPU_TABLES) != 0) return KS_ERR_INVALID_ARGUMENT;
   int rc = check_gcm_args(key, iv, iv_len, aad, aad_len, in, len, out, tag, tag_len);
+  bool on_device = false;
+  if (rc == KS_OK) rc = gcm_device_buffers(ctx, in, out, tag, aad, iv_len, &on_device);
   if (rc != KS_OK) return rc;
-  if (!gcm_on_gpu(ctx, iv_len, in, out, len))
+  if (!on_device && !gcm_on_gpu(ctx, iv_len, in, out, len))
     return ks_sm4_gcm_seal(key, iv, iv_len, aad, aad_len, in, len, out, tag, tag_len);
   ks::sm4::Key k;
   const ks::WipeOnExit wipe(&k, sizeof k);
   ks::sm4::set_key(&k, key);
+  if (on_device)
+    return ks::sm4::gpu::gcm_seal_device(*ctx->gpu, gpu_kernel(flags), k.enc, iv, aad, aad_len,
+                                         in, len, out, tag, tag_len, ctx->stream);
   uint8_t full_tag[KS_SM4_GCM_TAG_BYTES];
   rc = ks::api::run_on_gpu_whole(ctx, 0, nullptr, [&] {
     return ks::sm4::gpu::gcm_seal_buffer(*ctx->gpu, gpu_kernel(flags), k.enc, iv, aad, aad_len,
@@ -753,12 +779,17 @@ int ks_sm4_gcm_open_buffer(ks_ctx* ctx, uint32_t flags, const uint8_t key[KS_SM4
   if (ctx == nullptr) return KS_ERR_NULL_POINTER;
   if ((flags & ~KS_SM4_GPU_TABLES) != 0) return KS_ERR_INVALID_ARGUMENT;
   int rc = check_gcm_args(key, iv, iv_len, aad, aad_len, in, len, out, tag, tag_len);
+  bool on_device = false;
+  if (rc == KS_OK) rc = gcm_device_buffers(ctx, in, out, tag, aad, iv_len, &on_device);
   if (rc != KS_OK) return rc;
-  if (!gcm_on_gpu(ctx, iv_len, in, out, len))
+  if (!on_device && !gcm_on_gpu(ctx, iv_len, in, out, len))
     return ks_sm4_gcm_open(key, iv, iv_len, aad, aad_len, in, len, tag, tag_len, out);
   ks::sm4::Key k;
   const ks::WipeOnExit wipe(&k, sizeof k);
   ks::sm4::set_key(&k, key);
+  if (on_device)
+    return ks::sm4::gpu::gcm_open_device(*ctx->gpu, gpu_kernel(flags), k.enc, iv, aad, aad_len,
+                                         in, len, tag, tag_len, out, ctx->stream);
   return ks::api::run_on_gpu_whole(ctx, 0, nullptr, [&] {
     return ks::sm4::gpu::gcm_open_buffer(*ctx->gpu, gpu_kernel(flags), k.enc, iv, aad, aad_len,
                                          in, len, tag, tag_len, out);

@@ -1,15 +1,17 @@
 // One buffer of a 128-bit block cipher in ECB or CTR on the GPU engine's
 // pipeline (gpu/gpu_pipeline.cuh), written once for every cipher: the
-// job of ks_sm4_crypt_buffer and ks_skinny128_256_crypt_buffer. A cipher
-// supplies a launcher, a value that holds its keys (and wipes them when
-// destroyed) and enqueues whole blocks on a stream:
+// job of ks_sm4_crypt_buffer and ks_skinny128_256_crypt_buffer, and their
+// path for buffers already in device memory. A cipher supplies a launcher,
+// a value that holds its keys (and wipes them when destroyed) and enqueues
+// nbytes bytes on a stream (whole blocks in ECB; in CTR the last block may
+// be partial):
 //
 //   cudaError_t operator()(const uint8_t* counter,  // null: ECB
-//                          const uint8_t* d_in, uint8_t* d_out, size_t nblocks,
+//                          const uint8_t* d_in, uint8_t* d_out, size_t nbytes,
 //                          cudaStream_t stream) const;
 //
-// counter is the chunk's first counter block (host memory, 128-bit
-// big-endian); the launcher may not keep it.
+// counter is the first counter block (host memory, 128-bit big-endian);
+// the launcher may not keep it.
 #ifndef KS_CIPHER_BLOCKS_GPU_JOB_CUH_
 #define KS_CIPHER_BLOCKS_GPU_JOB_CUH_
 
@@ -53,11 +55,11 @@ class BufferJob final : public gpu::FixedSizeJob {
                      cudaStream_t stream) const override {
     const uint8_t* in = in_part(dev_in, n, 0);
     uint8_t* out = out_part(dev_out, n, 0);
-    if (!ctr_) return launcher_(nullptr, in, out, n, stream);
+    if (!ctr_) return launcher_(nullptr, in, out, 16 * n, stream);
     uint8_t counter[16];
     memcpy(counter, counter_, 16);
     modes::ctr128_add(counter, first);
-    return launcher_(counter, in, out, n, stream);
+    return launcher_(counter, in, out, 16 * n, stream);
   }
 
  private:
@@ -72,6 +74,17 @@ int crypt_buffer(gpu::Engine& engine, const Launcher& launcher, const uint8_t* c
                  const uint8_t* in, uint8_t* out, size_t nblocks, bool secret_input) {
   return gpu::CudaEngine::of(engine).run(
       BufferJob<Launcher>(launcher, counter, in, out, secret_input), nblocks);
+}
+
+// The buffer already in device memory of the engine's device: nbytes from
+// d_in to d_out in place on `stream`, no staging, returning once queued
+// (kuaisuo/common.h, "Device memory"); a ks_status for the launch.
+template <class Launcher>
+int crypt_device(gpu::Engine& engine, const Launcher& launcher, const uint8_t* counter,
+                 const uint8_t* d_in, uint8_t* d_out, size_t nbytes, cudaStream_t stream) {
+  const gpu::DeviceScope scope(engine.device());
+  if (scope.status() != KS_OK || nbytes == 0) return scope.status();
+  return gpu::to_status(launcher(counter, d_in, d_out, nbytes, stream));
 }
 
 }  // namespace blocks_gpu

@@ -52,8 +52,13 @@ struct SkinnySliced {
 
 int crypt(const RoundTweakeys& rtk, const uint8_t* counter, const uint8_t* d_in, uint8_t* d_out,
           size_t nblocks, cudaStream_t stream) {
-  if (nblocks == 0) return cudaSuccess;
-  sliced_gpu::Job j = {d_in, d_out, 16 * nblocks, {0, 0, 0, 0}, nullptr};
+  return crypt_bytes(rtk, counter, d_in, d_out, 16 * nblocks, stream);
+}
+
+int crypt_bytes(const RoundTweakeys& rtk, const uint8_t* counter, const uint8_t* d_in,
+                uint8_t* d_out, size_t nbytes, cudaStream_t stream) {
+  if (nbytes == 0) return cudaSuccess;
+  sliced_gpu::Job j = {d_in, d_out, nbytes, {0, 0, 0, 0}, nullptr};
   if (counter == nullptr)
     return sliced_gpu::launch<SkinnySliced, sliced_gpu::Mode::kEcb>(rtk, j, stream);
   const uint64_t hi = load_be64(counter), lo = load_be64(counter + 8);

@@ -34,6 +34,10 @@ namespace gpu {
 // int (0 = success).
 int crypt(const skinny::RoundTweakeys& rtk, const uint8_t* counter, const uint8_t* d_in,
           uint8_t* d_out, size_t nblocks, cudaStream_t stream);
+// The same over nbytes bytes: whole blocks in ECB, the last block may be
+// partial in CTR.
+int crypt_bytes(const skinny::RoundTweakeys& rtk, const uint8_t* counter, const uint8_t* d_in,
+                uint8_t* d_out, size_t nbytes, cudaStream_t stream);
 
 // ks_skinny128_256_crypt_buffer on a GPU engine: out = ECB encryption of
 // in, or in ^ the CTR keystream from counter (not advanced here), over
@@ -45,6 +49,13 @@ int crypt(const skinny::RoundTweakeys& rtk, const uint8_t* counter, const uint8_
 int crypt_buffer(ks::gpu::Engine& engine, const skinny::RoundTweakeys& rtk,
                  const uint8_t* counter, const uint8_t* in, uint8_t* out, size_t nblocks,
                  bool secret_input);
+
+// crypt_bytes over device memory of the engine's device, in place on
+// stream (a cudaStream_t), returning once queued: the device-memory path
+// of ks_skinny128_256_crypt_buffer. A ks_status.
+int crypt_device(ks::gpu::Engine& engine, const skinny::RoundTweakeys& rtk,
+                 const uint8_t* counter, const uint8_t* d_in, uint8_t* d_out, size_t nbytes,
+                 void* stream);
 
 }  // namespace gpu
 }  // namespace skinny

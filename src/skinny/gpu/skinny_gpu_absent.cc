@@ -11,6 +11,11 @@ int crypt_buffer(ks::gpu::Engine&, const skinny::RoundTweakeys&, const uint8_t*,
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
+int crypt_device(ks::gpu::Engine&, const skinny::RoundTweakeys&, const uint8_t*, const uint8_t*,
+                 uint8_t*, size_t, void*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
 }  // namespace gpu
 }  // namespace skinny
 }  // namespace ks

@@ -19,9 +19,9 @@ struct SkinnyBlocks {
   explicit SkinnyBlocks(const skinny::RoundTweakeys& r) : rtk(r) {}
   SkinnyBlocks(const SkinnyBlocks& o) : SkinnyBlocks(o.rtk) {}
   ~SkinnyBlocks() { secure_wipe(&rtk, sizeof rtk); }
-  cudaError_t operator()(const uint8_t* counter, const uint8_t* in, uint8_t* out, size_t n,
+  cudaError_t operator()(const uint8_t* counter, const uint8_t* in, uint8_t* out, size_t nbytes,
                          cudaStream_t stream) const {
-    return cudaError_t(crypt(rtk, counter, in, out, n, stream));
+    return cudaError_t(crypt_bytes(rtk, counter, in, out, nbytes, stream));
   }
 };
 
@@ -32,6 +32,13 @@ int crypt_buffer(ks::gpu::Engine& engine, const skinny::RoundTweakeys& rtk,
                  bool secret_input) {
   return blocks_gpu::crypt_buffer(engine, SkinnyBlocks(rtk), counter, in, out, nblocks,
                                   secret_input);
+}
+
+int crypt_device(ks::gpu::Engine& engine, const skinny::RoundTweakeys& rtk,
+                 const uint8_t* counter, const uint8_t* d_in, uint8_t* d_out, size_t nbytes,
+                 void* stream) {
+  return blocks_gpu::crypt_device(engine, SkinnyBlocks(rtk), counter, d_in, d_out, nbytes,
+                                  static_cast<cudaStream_t>(stream));
 }
 
 }  // namespace gpu

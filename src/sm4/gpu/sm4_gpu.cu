@@ -250,7 +250,9 @@ struct Final {
   Gf128 k;          // Y_A H^c ^ L, see (*)
   uint8_t ek_j0[16];  // E(J0)
   uint8_t expect[16];  // GCM-AD: the tag to match
+  const uint8_t* d_expect;  // GCM-AD: or this device copy of it (null: expect)
   unsigned tag_len;    // GCM-AD: bytes of it compared (0: GCM-AE)
+  unsigned write_len;  // GCM-AE: bytes of the tag written
 };
 
 // Y = (k ^ root H) H (root: G H^-1, null when there is no text); the tag
@@ -268,12 +270,14 @@ __global__ void ghash_final_kernel(const Final f, const Gf128* root, uint8_t* ta
   }
   if (f.tag_len == 0) {
 #pragma unroll
-    for (int i = 0; i < 16; ++i) tag[i] = t[i];
+    for (unsigned i = 0; i < 16; ++i)
+      if (i < f.write_len) tag[i] = t[i];
     return;
   }
   uint8_t diff = 0;
 #pragma unroll
-  for (unsigned i = 0; i < 16; ++i) diff |= i < f.tag_len ? t[i] ^ f.expect[i] : 0;
+  for (unsigned i = 0; i < 16; ++i)
+    if (i < f.tag_len) diff |= t[i] ^ (f.d_expect != nullptr ? f.d_expect[i] : f.expect[i]);
   *ok = diff == 0 ? 1 : 0;
 }
 
@@ -331,6 +335,8 @@ void gcm_setup(const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad, 
   const Gf128 ya_hc = gf_mul(gf_load(y), gf_pow(s->f.h, (uint64_t(len) + 15) / 16));
   s->f.k = gf_xor(ya_hc, Gf128{uint64_t(aad_len) * 8, uint64_t(len) * 8});
   s->f.tag_len = 0;
+  s->f.write_len = 16;
+  s->f.d_expect = nullptr;
   secure_wipe(&hk, sizeof hk);
   secure_wipe(h, sizeof h);
   secure_wipe(y, sizeof y);
@@ -395,19 +401,23 @@ cudaError_t alloc_scratch(size_t nbytes, Gf128** scratch, cudaStream_t stream) {
 
 const char* kernel_name(Kernel k) { return k == Kernel::kTable ? "table" : "bitsliced"; }
 
+int crypt(Kernel k, const uint32_t rk[32], const uint8_t* counter, const uint8_t* d_in,
+          uint8_t* d_out, size_t nbytes, cudaStream_t stream) {
+  if (!aligned16(d_in) || !aligned16(d_out)) return cudaErrorInvalidValue;
+  Job j = {d_in, d_out, nbytes, {0, 0, 0, 0}, nullptr};
+  if (counter == nullptr) return launch<Mode::kEcb>(k, keys_of(rk), j, stream);
+  words_of(counter, j.ctr);
+  return launch<Mode::kCtr128>(k, keys_of(rk), j, stream);
+}
+
 int ecb(Kernel k, const uint32_t rk[32], const uint8_t* d_in, uint8_t* d_out, size_t nblocks,
         cudaStream_t stream) {
-  if (!aligned16(d_in) || !aligned16(d_out)) return cudaErrorInvalidValue;
-  const Job j = {d_in, d_out, 16 * nblocks, {0, 0, 0, 0}, nullptr};
-  return launch<Mode::kEcb>(k, keys_of(rk), j, stream);
+  return crypt(k, rk, nullptr, d_in, d_out, 16 * nblocks, stream);
 }
 
 int ctr(Kernel k, const uint32_t rk[32], uint8_t counter[16], const uint8_t* d_in,
         uint8_t* d_out, size_t nblocks, cudaStream_t stream) {
-  if (!aligned16(d_in) || !aligned16(d_out)) return cudaErrorInvalidValue;
-  Job j = {d_in, d_out, 16 * nblocks, {0, 0, 0, 0}, nullptr};
-  words_of(counter, j.ctr);
-  const int e = launch<Mode::kCtr128>(k, keys_of(rk), j, stream);
+  const int e = crypt(k, rk, counter, d_in, d_out, 16 * nblocks, stream);
   if (e == cudaSuccess) sm4::ctr128_add(counter, nblocks);
   return e;
 }
@@ -415,10 +425,18 @@ int ctr(Kernel k, const uint32_t rk[32], uint8_t counter[16], const uint8_t* d_i
 int gcm_seal(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
              size_t aad_len, const uint8_t* d_in, size_t len, uint8_t* d_out, uint8_t* d_tag,
              cudaStream_t stream) {
-  if (!aligned16(d_in) || !aligned16(d_out) || uint64_t(len) > gcm::kMaxTextBytes)
+  return gcm_seal_tag(k, rk, iv, aad, aad_len, d_in, len, d_out, d_tag, 16, stream);
+}
+
+int gcm_seal_tag(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
+                 size_t aad_len, const uint8_t* d_in, size_t len, uint8_t* d_out,
+                 uint8_t* d_tag, size_t tag_len, cudaStream_t stream) {
+  if (!aligned16(d_in) || !aligned16(d_out) || uint64_t(len) > gcm::kMaxTextBytes ||
+      tag_len == 0 || tag_len > 16)
     return cudaErrorInvalidValue;
   GcmSetup s;
   gcm_setup(rk, iv, aad, aad_len, len, &s);
+  s.f.write_len = unsigned(tag_len);
   Job j = {d_in, d_out, len, {s.ctr[0], s.ctr[1], s.ctr[2], s.ctr[3]}, nullptr};
   cudaError_t e = cudaError_t(launch<Mode::kGctr>(k, keys_of(rk), j, stream));
   Gf128* scratch = nullptr;
@@ -437,12 +455,23 @@ int gcm_seal(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_
 int gcm_open(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
              size_t aad_len, const uint8_t* d_in, size_t len, const uint8_t* tag,
              size_t tag_len, uint8_t* d_out, int* d_ok, cudaStream_t stream) {
+  return gcm_open_tag(k, rk, iv, aad, aad_len, d_in, len, tag, tag_len, false, d_out, d_ok,
+                      stream);
+}
+
+int gcm_open_tag(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
+                 size_t aad_len, const uint8_t* d_in, size_t len, const uint8_t* tag,
+                 size_t tag_len, bool device_tag, uint8_t* d_out, int* d_ok,
+                 cudaStream_t stream) {
   if (!aligned16(d_in) || !aligned16(d_out) || uint64_t(len) > gcm::kMaxTextBytes ||
       !gcm::valid_tag_length(tag_len))
     return cudaErrorInvalidValue;
   GcmSetup s;
   gcm_setup(rk, iv, aad, aad_len, len, &s);
-  memcpy(s.f.expect, tag, tag_len);
+  if (device_tag)
+    s.f.d_expect = tag;
+  else
+    memcpy(s.f.expect, tag, tag_len);
   s.f.tag_len = unsigned(tag_len);
   Gf128* scratch = nullptr;
   cudaError_t e = alloc_scratch(len, &scratch, stream);

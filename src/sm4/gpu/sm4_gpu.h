@@ -43,6 +43,12 @@ enum class Kernel { kTable = 0, kBitsliced = 1 };
 // "table" or "bitsliced".
 const char* kernel_name(Kernel k);
 
+// out = ECB(in) under rk (counter null), or in ^ the CTR keystream from
+// counter (not advanced), over nbytes bytes: whole blocks in ECB, the last
+// block may be partial in CTR.
+int crypt(Kernel k, const uint32_t rk[32], const uint8_t* counter, const uint8_t* d_in,
+          uint8_t* d_out, size_t nbytes, cudaStream_t stream);
+
 // out[i] = SM4(in[i]) for nblocks 16-byte blocks, under round keys rk (host
 // memory, 32 words): the encryption keys to encrypt, the reversed ones to
 // decrypt (ks::sm4::Key's enc and dec).
@@ -72,6 +78,17 @@ int gcm_seal(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_
 int gcm_open(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
              size_t aad_len, const uint8_t* d_in, size_t len, const uint8_t* tag,
              size_t tag_len, uint8_t* d_out, int* d_ok, cudaStream_t stream);
+
+// gcm_seal writing the first tag_len (1..16) bytes of the tag to d_tag;
+// gcm_open with the tag in device memory when device_tag (the
+// device-memory paths of ks_sm4_gcm_seal_buffer and _open_buffer).
+int gcm_seal_tag(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
+                 size_t aad_len, const uint8_t* d_in, size_t len, uint8_t* d_out,
+                 uint8_t* d_tag, size_t tag_len, cudaStream_t stream);
+int gcm_open_tag(Kernel k, const uint32_t rk[32], const uint8_t iv[12], const uint8_t* aad,
+                 size_t aad_len, const uint8_t* d_in, size_t len, const uint8_t* tag,
+                 size_t tag_len, bool device_tag, uint8_t* d_out, int* d_ok,
+                 cudaStream_t stream);
 
 // --- From host memory: copy in, launch, copy out, wait --------------------
 // in == out runs the kernel in place on one device buffer.

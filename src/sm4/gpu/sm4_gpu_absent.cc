@@ -12,6 +12,21 @@ int crypt_buffer(ks::gpu::Engine&, Kernel, const uint32_t*, const uint8_t*, cons
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
+int crypt_device(ks::gpu::Engine&, Kernel, const uint32_t*, const uint8_t*, const uint8_t*,
+                 uint8_t*, size_t, void*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
+int gcm_seal_device(ks::gpu::Engine&, Kernel, const uint32_t*, const uint8_t*, const uint8_t*,
+                    size_t, const uint8_t*, size_t, uint8_t*, uint8_t*, size_t, void*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
+int gcm_open_device(ks::gpu::Engine&, Kernel, const uint32_t*, const uint8_t*, const uint8_t*,
+                    size_t, const uint8_t*, size_t, const uint8_t*, size_t, uint8_t*, void*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
 int gcm_seal_buffer(ks::gpu::Engine&, Kernel, const uint32_t*, const uint8_t*, const uint8_t*,
                     size_t, const uint8_t*, size_t, uint8_t*, uint8_t*) {
   return KS_ERR_BACKEND_UNAVAILABLE;

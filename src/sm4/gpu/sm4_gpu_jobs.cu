@@ -23,12 +23,9 @@ struct Sm4Blocks {
   Sm4Blocks(Kernel k, const uint32_t keys[32]) : kernel(k) { memcpy(rk, keys, sizeof rk); }
   Sm4Blocks(const Sm4Blocks& o) : Sm4Blocks(o.kernel, o.rk) {}
   ~Sm4Blocks() { secure_wipe(rk, sizeof rk); }
-  cudaError_t operator()(const uint8_t* counter, const uint8_t* in, uint8_t* out, size_t n,
+  cudaError_t operator()(const uint8_t* counter, const uint8_t* in, uint8_t* out, size_t nbytes,
                          cudaStream_t stream) const {
-    if (counter == nullptr) return cudaError_t(ecb(kernel, rk, in, out, n, stream));
-    uint8_t c[16];
-    memcpy(c, counter, 16);  // ctr() advances its copy
-    return cudaError_t(ctr(kernel, rk, c, in, out, n, stream));
+    return cudaError_t(crypt(kernel, rk, counter, in, out, nbytes, stream));
   }
 };
 
@@ -39,6 +36,47 @@ int crypt_buffer(ks::gpu::Engine& engine, Kernel kernel, const uint32_t rk[32],
                  bool secret_input) {
   return blocks_gpu::crypt_buffer(engine, Sm4Blocks(kernel, rk), counter, in, out, nblocks,
                                   secret_input);
+}
+
+int crypt_device(ks::gpu::Engine& engine, Kernel kernel, const uint32_t rk[32],
+                 const uint8_t* counter, const uint8_t* d_in, uint8_t* d_out, size_t nbytes,
+                 void* stream) {
+  return blocks_gpu::crypt_device(engine, Sm4Blocks(kernel, rk), counter, d_in, d_out, nbytes,
+                                  static_cast<cudaStream_t>(stream));
+}
+
+int gcm_seal_device(ks::gpu::Engine& engine, Kernel kernel, const uint32_t rk[32],
+                    const uint8_t iv[12], const uint8_t* aad, size_t aad_len, const uint8_t* d_in,
+                    size_t len, uint8_t* d_out, uint8_t* d_tag, size_t tag_len, void* stream) {
+  const ks::gpu::DeviceScope scope(engine.device());
+  if (scope.status() != KS_OK) return scope.status();
+  return ks::gpu::to_status(cudaError_t(gcm_seal_tag(kernel, rk, iv, aad, aad_len, d_in, len,
+                                                     d_out, d_tag, tag_len,
+                                                     static_cast<cudaStream_t>(stream))));
+}
+
+int gcm_open_device(ks::gpu::Engine& engine, Kernel kernel, const uint32_t rk[32],
+                    const uint8_t iv[12], const uint8_t* aad, size_t aad_len, const uint8_t* d_in,
+                    size_t len, const uint8_t* d_tag, size_t tag_len, uint8_t* d_out,
+                    void* stream) {
+  const ks::gpu::DeviceScope scope(engine.device());
+  if (scope.status() != KS_OK) return scope.status();
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  int* d_ok = nullptr;
+  int verdict = 0;
+  cudaError_t e = cudaMallocAsync(reinterpret_cast<void**>(&d_ok), sizeof(int), s);
+  if (e == cudaSuccess)
+    e = cudaError_t(gcm_open_tag(kernel, rk, iv, aad, aad_len, d_in, len, d_tag, tag_len, true,
+                                 d_out, d_ok, s));
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(&verdict, d_ok, sizeof verdict, cudaMemcpyDeviceToHost, s);
+  if (d_ok != nullptr) {
+    const cudaError_t f = cudaFreeAsync(d_ok, s);
+    if (e == cudaSuccess) e = f;
+  }
+  if (e == cudaSuccess) e = cudaStreamSynchronize(s);  // the verdict is the return value
+  if (e != cudaSuccess) return ks::gpu::to_status(e);
+  return verdict == 1 ? KS_OK : KS_ERR_TAG_MISMATCH;
 }
 
 int gcm_seal_buffer(ks::gpu::Engine& engine, Kernel kernel, const uint32_t rk[32],

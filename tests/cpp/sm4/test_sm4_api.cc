@@ -530,3 +530,15 @@ TEST(Sm4Api, GcmBufferOnACpuContextIsTheOneShot) {
   EXPECT_EQ(ks_sm4_gcm_open_buffer(ctx.ctx, 0, key.data(), buf, 12, nullptr, 0, buf, 16, tag, 3,
                                    buf), KS_ERR_LENGTH);
 }
+
+// Device memory needs a GPU context: a CPU context has no stream to take
+// (kuaisuo/common.h, "Device memory"), and says so.
+TEST(Sm4Api, StreamsBelongToGpuContexts) {
+  ks_test::Context ctx(KS_BACKEND_CPU, 1);
+  ASSERT_EQ(ctx.rc, KS_OK);
+  int token = 0;
+  EXPECT_EQ(ks_ctx_set_stream(ctx.ctx, &token), KS_ERR_BACKEND_UNAVAILABLE);
+  EXPECT_EQ(ks_ctx_stream(ctx.ctx), nullptr);
+  EXPECT_EQ(ks_ctx_set_stream(nullptr, nullptr), KS_ERR_NULL_POINTER);
+  EXPECT_NE(std::string(ks_strerror(KS_ERR_ALIGNMENT)).find("16-byte"), std::string::npos);
+}

@@ -1,0 +1,51 @@
+// The device-memory rule of the buffer calls (kuaisuo/common.h, "Device
+// memory"; docs/design/0013-device-memory.md): on a context with a GPU a
+// call's data buffers are either all host memory (staged through the
+// pipeline) or all device memory of the context's device (used in place
+// on the context's stream). CPU contexts never query pointers.
+#ifndef KS_API_DEVICE_MEMORY_H_
+#define KS_API_DEVICE_MEMORY_H_
+
+#include <stdint.h>
+
+#include <initializer_list>
+
+#include "api/context.h"
+#include "gpu/gpu.h"
+#include "kuaisuo/common.h"
+
+namespace ks {
+namespace api {
+
+// KS_OK, with *on_device telling whether the non-null `buffers` are all
+// device memory of ctx's device; KS_ERR_MEMORY_MIX where host and device
+// memory are mixed or the device memory is another device's;
+// KS_ERR_ALIGNMENT where a device buffer is not 16-byte aligned.
+inline int device_buffers(const ks_ctx* ctx, std::initializer_list<const void*> buffers,
+                          bool* on_device) {
+  *on_device = false;
+  if (ctx->gpu == nullptr) return KS_OK;
+  size_t host = 0, device = 0;
+  bool foreign = false, misaligned = false;
+  for (const void* p : buffers) {
+    int ordinal = -1;
+    if (p == nullptr) continue;
+    if (!gpu::device_memory(p, &ordinal)) {
+      ++host;
+      continue;
+    }
+    ++device;
+    foreign |= ordinal != ctx->gpu->device();
+    misaligned |= (reinterpret_cast<uintptr_t>(p) & 15) != 0;
+  }
+  if (device == 0) return KS_OK;
+  if (host != 0 || foreign) return KS_ERR_MEMORY_MIX;
+  if (misaligned) return KS_ERR_ALIGNMENT;
+  *on_device = true;
+  return KS_OK;
+}
+
+}  // namespace api
+}  // namespace ks
+
+#endif  // KS_API_DEVICE_MEMORY_H_

@@ -1,0 +1,52 @@
+// Device memory for tests and tools that exercise the library's
+// device-memory paths (kuaisuo/common.h, "Device memory") from C++
+// compiled without the CUDA headers: buffers, streams, and work queued on
+// a stream before and after a call. Built into kuaisuo_testing (CUDA
+// builds only), not into libkuaisuo.
+#ifndef KS_TESTING_GPU_MEMORY_TESTING_H_
+#define KS_TESTING_GPU_MEMORY_TESTING_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <vector>
+
+namespace ks {
+namespace testing {
+
+// n bytes of device memory (cudaMalloc, or cudaMallocManaged when
+// `managed`) on the current device; freed with the object.
+class DeviceBytes {
+ public:
+  explicit DeviceBytes(size_t n, bool managed = false);
+  ~DeviceBytes();
+  DeviceBytes(const DeviceBytes&) = delete;
+  DeviceBytes& operator=(const DeviceBytes&) = delete;
+  bool ok() const { return ptr_ != nullptr; }
+  uint8_t* get() const { return ptr_; }
+  size_t size() const { return n_; }
+  // Host bytes to [at, at + len), and back (synchronous).
+  bool upload(const uint8_t* src, size_t len, size_t at = 0);
+  std::vector<uint8_t> download(size_t len, size_t at = 0) const;
+
+ private:
+  uint8_t* ptr_ = nullptr;
+  size_t n_;
+};
+
+// A non-blocking stream (a cudaStream_t) and its end.
+void* stream_create();
+void stream_destroy(void* stream);
+bool stream_sync(void* stream);  // false on a CUDA error
+// Queues on stream a kernel that spins about `microseconds`, then copies
+// n bytes from src to dst (device memory): work before a call that the
+// call must wait for.
+bool spin_then_copy(void* stream, uint8_t* dst, const uint8_t* src, size_t n,
+                    unsigned microseconds);
+// Queues a device-to-device copy on stream (work after a call).
+bool copy_async(void* stream, uint8_t* dst, const uint8_t* src, size_t n);
+
+}  // namespace testing
+}  // namespace ks
+
+#endif  // KS_TESTING_GPU_MEMORY_TESTING_H_
