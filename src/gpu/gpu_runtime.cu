@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "core/stream_copy.h"
 #include "core/thread_pool.h"
 #include "gpu/gpu.h"
+#include "gpu/launch.cuh"
 #include "gpu/gpu_engine.cuh"
 #include "gpu/gpu_pipeline.cuh"
 #include "kuaisuo/common.h"
@@ -176,6 +179,33 @@ bool is_pinned(const void* p) {
 }
 
 bool host_pinned(const void* p) { return is_pinned(p); }
+
+cudaError_t scratch_alloc_async(void** p, size_t bytes, cudaStream_t stream) {
+  static std::mutex mutex;
+  static std::map<int, cudaMemPool_t> pools;  // never destroyed: kernels in flight use them
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  cudaMemPool_t pool = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = pools.find(device);
+    if (it == pools.end()) {
+      cudaMemPoolProps props = {};
+      props.allocType = cudaMemAllocationTypePinned;
+      props.location.type = cudaMemLocationTypeDevice;
+      props.location.id = device;
+      err = cudaMemPoolCreate(&pool, &props);
+      uint64_t keep = UINT64_MAX;
+      if (err == cudaSuccess)
+        err = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+      if (err != cudaSuccess) return err;
+      it = pools.emplace(device, pool).first;
+    }
+    pool = it->second;
+  }
+  return cudaMallocFromPoolAsync(p, bytes > 0 ? bytes : 1, pool, stream);
+}
 
 bool device_memory(const void* p, int* device) {
   cudaPointerAttributes attr;

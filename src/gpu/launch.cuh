@@ -15,6 +15,15 @@
 namespace ks {
 namespace gpu {
 
+// --- Stream-ordered scratch -------------------------------------------------------
+// Device scratch of a call queued on a caller's stream (GCM's GHASH
+// partial sums, a verdict), from the library's own memory pool on the
+// current device, freed with cudaFreeAsync. The pool keeps what it holds
+// across synchronisations: the device's default pool returns freed memory
+// at each one (release threshold 0), and a GCM call on device memory paid
+// ~45 us to map it again.
+cudaError_t scratch_alloc_async(void** p, size_t bytes, cudaStream_t stream);
+
 // --- Grid sizes ----------------------------------------------------------------
 // Blocks of `threads` threads for one thread per item.
 inline unsigned blocks_for(size_t count, unsigned threads) {

@@ -394,7 +394,7 @@ cudaError_t enqueue_ghash(const Gf128& h, const uint8_t* data, size_t nbytes, Gf
 
 cudaError_t alloc_scratch(size_t nbytes, Gf128** scratch, cudaStream_t stream) {
   const size_t values = scratch_values((nbytes + 15) / 16);
-  return cudaMallocAsync(reinterpret_cast<void**>(scratch), values * sizeof(Gf128), stream);
+  return ks::gpu::scratch_alloc_async(reinterpret_cast<void**>(scratch), values * sizeof(Gf128), stream);
 }
 
 }  // namespace

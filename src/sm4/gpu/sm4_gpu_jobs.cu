@@ -8,6 +8,7 @@
 #include "sm4/gpu/sm4_gpu_batch.h"
 #include "core/secure.h"
 #include "gpu/gpu_engine.cuh"
+#include "gpu/launch.cuh"
 #include "kuaisuo/sm4.h"
 
 namespace ks {
@@ -64,7 +65,7 @@ int gcm_open_device(ks::gpu::Engine& engine, Kernel kernel, const uint32_t rk[32
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
   int* d_ok = nullptr;
   int verdict = 0;
-  cudaError_t e = cudaMallocAsync(reinterpret_cast<void**>(&d_ok), sizeof(int), s);
+  cudaError_t e = ks::gpu::scratch_alloc_async(reinterpret_cast<void**>(&d_ok), sizeof(int), s);
   if (e == cudaSuccess)
     e = cudaError_t(gcm_open_tag(kernel, rk, iv, aad, aad_len, d_in, len, d_tag, tag_len, true,
                                  d_out, d_ok, s));
