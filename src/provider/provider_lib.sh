@@ -1,6 +1,6 @@
 # provider_lib.sh: shell helpers shared by the scripts that run programs
 # with kuaisuo's provider (tests/provider/cli.sh and nginx.sh,
-# src/provider/nginx_bench.sh). Sourced (`. .../provider_lib.sh`), POSIX sh.
+# bench/provider_nginx.sh). Sourced (`. .../provider_lib.sh`), POSIX sh.
 
 # ks_openssl_cnf: on stdout, the OPENSSL_CONF file of docs/PROVIDER.md:
 # kuaisuo activated beside the default provider and preferred over it.

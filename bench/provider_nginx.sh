@@ -1,5 +1,5 @@
 #!/bin/sh
-# nginx_bench.sh: what the provider buys a TLS server. nginx (one worker,
+# provider_nginx.sh: what the provider buys a TLS server. nginx (one worker,
 # TLS 1.3 only, an Ed25519 certificate, X25519) is run with the default
 # provider alone and with kuaisuo preferred (OPENSSL_CONF), in alternating
 # rounds, under the same load from clients on the same machine:
@@ -10,10 +10,10 @@
 #  - a Python client makes M handshakes one after another: the p50 and p99
 #    of a handshake's latency (TCP connect to handshake done).
 # Best round of each (the machine is shared). JSON on stdout.
-# Usage: nginx_bench.sh <directory holding kuaisuo.so> [rounds] [connections]
+# Usage: bench/provider_nginx.sh <directory holding kuaisuo.so> [rounds] [connections]
 set -eu
-# shellcheck source=provider_lib.sh
-. "$(dirname "$0")/provider_lib.sh"
+# shellcheck source=../src/provider/provider_lib.sh
+. "$(cd "$(dirname "$0")" && pwd)/../src/provider/provider_lib.sh"
 modules=$(cd "$1" && pwd)
 rounds=${2:-3}
 conns=${3:-2000}
@@ -101,7 +101,7 @@ for v, cpu, rate, p50, p99 in rows:
     b["p50_ms"] = min(b["p50_ms"], float(p50)); b["p99_ms"] = min(b["p99_ms"], float(p99))
 model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "CPU")
 doc = {"benchmark": "provider_nginx_handshakes",
-       "command": "src/provider/nginx_bench.sh BUILD/ossl-modules %s %s" % (sys.argv[1], sys.argv[2]),
+       "command": "bench/provider_nginx.sh BUILD/ossl-modules %s %s" % (sys.argv[1], sys.argv[2]),
        "device": "%s, %d online CPUs (server, clients and other work share them)" % (model, os.cpu_count()),
        "loadavg_end": os.getloadavg()[0],
        "setup": "nginx 1 worker, TLS 1.3, Ed25519 certificate, X25519, no resumption; h2load: one request per connection; latency: Python ssl, sequential handshakes",
