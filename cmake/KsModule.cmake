@@ -32,6 +32,11 @@ function(ks_module_tests module)
     list(FILTER sources EXCLUDE REGEX "/test_gpu_[^/]*\\.cc$")
   endif()
   add_executable(test_${module} ${sources})
+  if(KS_TEST_QUICK_BUILD)
+    # The tests' own code (assertions, reference values, loops around
+    # library calls) at -O1; the library keeps its build type's flags.
+    target_compile_options(test_${module} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O1>)
+  endif()
   target_link_libraries(test_${module} PRIVATE kuaisuo_testing OpenSSL::Crypto GTest::gtest_main)
   target_include_directories(test_${module} PRIVATE ${PROJECT_SOURCE_DIR}/tests/cpp)
   gtest_discover_tests(test_${module} DISCOVERY_TIMEOUT 60)
