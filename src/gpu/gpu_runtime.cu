@@ -169,14 +169,23 @@ cudaError_t Pipeline::finish(Slot& slot) {
   return err;
 }
 
-bool is_pinned(const void* p) {
-  cudaPointerAttributes attr;
+namespace {
+
+// What the runtime says of p: its memory type (cudaMemoryTypeUnregistered
+// for ordinary host memory or a failed query) and device.
+cudaPointerAttributes attributes_of(const void* p) {
+  cudaPointerAttributes attr = {};
+  attr.type = cudaMemoryTypeUnregistered;
   if (p == nullptr || cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
     cudaGetLastError();  // not an error to keep
-    return false;
+    attr.type = cudaMemoryTypeUnregistered;
   }
-  return attr.type == cudaMemoryTypeHost;
+  return attr;
 }
+
+}  // namespace
+
+bool is_pinned(const void* p) { return attributes_of(p).type == cudaMemoryTypeHost; }
 
 bool host_pinned(const void* p) { return is_pinned(p); }
 
@@ -208,11 +217,7 @@ cudaError_t scratch_alloc_async(void** p, size_t bytes, cudaStream_t stream) {
 }
 
 bool device_memory(const void* p, int* device) {
-  cudaPointerAttributes attr;
-  if (p == nullptr || cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
+  const cudaPointerAttributes attr = attributes_of(p);
   if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged) return false;
   *device = attr.device;
   return true;

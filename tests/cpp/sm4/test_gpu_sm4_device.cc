@@ -27,19 +27,13 @@ class Sm4Device : public ::testing::Test {
  protected:
   void SetUp() override {
     if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-    ks_ctx_config c;
-    ks_ctx_config_init(&c);
-    c.backend = KS_BACKEND_GPU;
-    ASSERT_EQ(ks_ctx_new(&c, &gpu_), KS_OK);
-    c.backend = KS_BACKEND_CPU;
-    ASSERT_EQ(ks_ctx_new(&c, &cpu_), KS_OK);
+    ASSERT_EQ(gpu_ctx_.rc, KS_OK);
+    ASSERT_EQ(cpu_ctx_.rc, KS_OK);
+    gpu_ = gpu_ctx_.ctx;
+    cpu_ = cpu_ctx_.ctx;
     const uint64_t seed = std::random_device{}() * 0x100000000ull + std::random_device{}();
     rng_.seed(seed);
     trace_ = "seed " + std::to_string(seed);
-  }
-  void TearDown() override {
-    ks_ctx_free(gpu_);
-    ks_ctx_free(cpu_);
   }
   Bytes random(size_t n) { return ks_test::random_bytes(rng_, n); }
 
@@ -64,6 +58,8 @@ class Sm4Device : public ::testing::Test {
     ASSERT_EQ((in_place ? d_in : d_out).download(len), want);
   }
 
+  ks_test::Context gpu_ctx_{KS_BACKEND_GPU, 2};
+  ks_test::Context cpu_ctx_{KS_BACKEND_CPU, 4};
   std::mt19937_64 rng_;
   std::string trace_;
   ks_ctx* gpu_ = nullptr;
