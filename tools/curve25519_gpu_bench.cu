@@ -9,7 +9,8 @@
 // Ed25519 verification kernel-only and end to end (flat layout: public
 // keys, signatures, 64-byte messages) for each field and code layout, on
 // distinct valid signatures made on the CPU under 4096 keys; every status
-// must be kOk; Ed25519 and X25519 public keys (the comb) and one-key
+// must be kOk (at the largest size also through ks_ed25519_verify_batch on
+// device memory, "ed25519_verify_device_c_api"); Ed25519 and X25519 public keys (the comb) and one-key
 // Ed25519 signatures kernel-only. Prints JSON.
 //   curve25519_gpu_bench [max_batch_log2 [x25519|verify|sign]]
 #include <cuda_runtime.h>
@@ -27,6 +28,7 @@
 #include "field/fe25519_dpf.cuh"
 #include "field/fe25519_gpu.cuh"
 #include "gpu_bench_util.cuh"
+#include "kuaisuo.h"
 #include "curve25519/gpu/curve25519_gpu.h"
 #include "testing/curve25519_gpu_testing.h"
 #include "curve25519/ed25519.h"
@@ -39,6 +41,7 @@ using ks_bench::DeviceVector;
 using ks_bench::Row;
 using ks_bench::Timer;
 using ks_bench::field_rate;
+using ks_bench::median_wall;
 using ks_bench::print_rows;
 
 std::vector<uint8_t> random_bytes(std::mt19937_64& rng, size_t n) {
@@ -156,6 +159,34 @@ struct LayoutCase {
   const char* name;
 };
 
+// ks_ed25519_verify_batch on a GPU context with every buffer in device
+// memory (kuaisuo/common.h, "Device memory"): from the call to the end of
+// the work it queued on the default stream, statuses mapped on the device.
+void bench_verify_device(const uint8_t* pubs, const uint8_t* sigs, const uint8_t* data,
+                         size_t data_len, const uint64_t* offsets, int* status, size_t n,
+                         std::vector<Row>& rows, std::vector<std::string>& names) {
+  static ks_ctx* ctx = [] {
+    ks_ctx_config cfg;
+    ks_ctx_config_init(&cfg);
+    cfg.backend = KS_BACKEND_GPU;
+    ks_ctx* c = nullptr;
+    if (ks_ctx_new(&cfg, &c) != KS_OK) exit(1);
+    return c;
+  }();
+  const double s = median_wall(
+      [&] {
+        if (ks_ed25519_verify_batch(ctx, pubs, data, data_len, offsets, n, sigs, status) != KS_OK)
+          exit(1);
+        CHECK(cudaDeviceSynchronize());
+      },
+      3);
+  std::vector<int> got(n, -1);
+  CHECK(cudaMemcpy(got.data(), status, sizeof(int) * n, cudaMemcpyDeviceToHost));
+  names.push_back("ed25519_verify_device_c_api");
+  expect_all_ok(got, names.back().c_str());
+  rows.push_back({names.back().c_str(), n, s});
+}
+
 // Kernel-only verification at n items for one field and layout; end to end
 // (allocation, copies, kernel: run_ed25519_verify) where asked.
 void bench_verify(Timer& timer, const SignedItems& items, const FieldCase& fc,
@@ -172,14 +203,17 @@ void bench_verify(Timer& timer, const SignedItems& items, const FieldCase& fc,
     const DeviceVector<int> dst(n);
     const double s = timer.median(
         [&] {
-          CHECK(c25519::launch_ed25519_verify(fc.field, lc.layout, dpub, dsig, ddata, doff, dst, n,
-                                              0));
+          CHECK(c25519::launch_ed25519_verify(fc.field, lc.layout, dpub, dsig, ddata,
+                                              data.size(), doff, dst, n, 0));
         },
         n >= (1u << 20) ? 3 : 5);
     CHECK(cudaMemcpy(status.data(), dst, sizeof(int) * n, cudaMemcpyDeviceToHost));
     names.push_back(std::string("ed25519_verify_") + fc.name + "_" + lc.name);
     expect_all_ok(status, names.back().c_str());
     rows.push_back({names.back().c_str(), n, s});
+    if (end_to_end && fc.field == c25519::Field::kDpf &&
+        lc.layout == c25519::Layout::kOutOfLineFourBlocks)  // the library's kernel
+      bench_verify_device(dpub, dsig, ddata, data.size(), doff, dst, n, rows, names);
   }
   if (!end_to_end) return;
   std::vector<double> t;

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any, List, Literal, Optional, Tuple, Union, overload
 
-from . import _native
+from . import _device, _native
 from ._native import InvalidSignature
 from ._items import Buffer, ByteRows, StatusArray, count_in, count_of, fixed, messages_in
 from ._items import deprecated, output, require_valid, rows, split, status_output, statuses, view
@@ -248,20 +248,32 @@ class Ed25519Batch:
 
     @overload
     def verify(self, public_keys: Any, messages: Any, signatures: Any, *, offsets: Any = ...,
-               as_numpy: Literal[False] = ...) -> List[int]: ...
+               as_numpy: Literal[False] = ..., stream: Any = ...) -> List[int]: ...
     @overload
     def verify(self, public_keys: Any, messages: Any, signatures: Any, *, offsets: Any = ...,
-               as_numpy: Literal[True], out: Any = ...) -> StatusArray: ...
+               as_numpy: Literal[True], out: Any = ..., stream: Any = ...) -> StatusArray: ...
 
     def verify(self, public_keys: Any, messages: Any, signatures: Any, *,
-               offsets: Any = None, as_numpy: bool = False, out: Any = None) -> Any:
+               offsets: Any = None, as_numpy: bool = False, out: Any = None,
+               stream: Any = None) -> Any:
         """Per-item status of (public key, message, signature) triples: 0
         for valid, else a kuaisuo error code (kuaisuo.strerror(code) says
         which): -44 does not verify, -43 malformed signature (S >= L, bad
         R), -41 bad public key (non-canonical or of small order). Public
         keys are one Ed25519PublicKey for the whole batch, or one per item
         (key objects or 32 raw bytes); signatures must be 64 bytes each
-        (ValueError otherwise)."""
+        (ValueError otherwise).
+
+        With arrays in GPU memory (CuPy, PyTorch CUDA, DLPack: flat uint8
+        messages with offsets=, public_keys and signatures as uint8 arrays
+        of 32 and 64 bytes an item) on a GPU context, the batch runs there
+        with no host copies, queued on `stream` (default: the array
+        library's current stream); the statuses are an int32 array of the
+        same library on the device (out= or a new one), an item whose
+        offsets fall outside messages getting -5 (KS_ERR_OFFSETS)."""
+        if _device.any_device(public_keys, messages, signatures, offsets, out):
+            return self._verify_device(public_keys, messages, signatures, offsets, out, stream)
+        _device.host_only(stream)
         data, offs = messages_in(messages, offsets)
         n = len(offs) - 1
         if isinstance(public_keys, Ed25519PublicKey):
@@ -275,6 +287,35 @@ class Ed25519Batch:
         out = status_output(as_numpy, out)
         return statuses(self._ctx.ed25519_verify_batch(keys, data, offs, sigs, out), as_numpy,
                         out)
+
+    def _verify_device(self, public_keys: Any, messages: Any, signatures: Any, offsets: Any,
+                       out: Any, stream: Any) -> Any:
+        _device.require_gpu_context(self._ctx)
+        if offsets is None:
+            raise ValueError("messages in GPU memory need offsets= (count + 1 uint64 or int64 "
+                             "in GPU memory)")
+        s = _device.stream_of(messages, stream)
+        data = _device.view(messages, "messages", s)
+        _device.require(data, "messages", ("u1",))
+        offs = _device.view(offsets, "offsets", s)
+        _device.require(offs, "offsets", ("u8", "i8"))
+        if len(offs.shape) != 1 or offs.shape[0] < 1:
+            raise ValueError("offsets must be one-dimensional, count + 1 entries")
+        n = offs.shape[0] - 1
+        keys = _device.view(public_keys, "public_keys", s)
+        sigs = _device.view(signatures, "signatures", s)
+        for a, what, size in ((keys, "public_keys", PUBLIC_KEY_BYTES),
+                              (sigs, "signatures", SIGNATURE_BYTES)):
+            _device.require(a, what, ("u1",))
+            if a.nbytes != size * n:
+                raise ValueError(f"{what} must hold {size} bytes for each of the {n} items, "
+                                 f"not {a.nbytes} bytes")
+        status_obj = out if out is not None else _device.empty(messages, (n,), "i4")
+        status = _device.view(status_obj, "out", s)
+        _device.require(status, "out", ("i4",), (n,))
+        self._ctx.ed25519_verify_device(keys.ptr, data.ptr, data.nbytes, offs.ptr, n, sigs.ptr,
+                                        status.ptr, s)
+        return status_obj
 
 
 __all__ = ["Ed25519Batch", "Ed25519PrivateKey", "Ed25519PublicKey", "MAX_CONTEXT_BYTES",

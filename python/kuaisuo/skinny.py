@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, List, Literal, Optional, Tuple
 
-from . import _native
+from . import _device, _native
 from ._items import Buffer, fixed, messages_in, named_mode, split_at, statuses, view
 
 TWEAKEY_BYTES = 32
@@ -71,15 +71,29 @@ class SkinnyBatch:
     def __init__(self, ctx: _native.Context) -> None:
         self._ctx = ctx
 
-    def encrypt_buffer(self, tweakey: Buffer, data: Buffer, *, mode: Mode,
-                       iv: Optional[Buffer] = None) -> bytes:
-        """One large buffer, split over the context's threads."""
-        return self._ctx.skinny_crypt_buffer(_mode(mode), True, tweakey, iv, data)
+    def encrypt_buffer(self, tweakey: Buffer, data: Any, *, mode: Mode,
+                       iv: Optional[Buffer] = None, out: Any = None, stream: Any = None) -> Any:
+        """One large buffer, split over the context's threads; bytes in,
+        bytes out. data in GPU memory (a CuPy array, a PyTorch CUDA tensor,
+        any DLPack object: kuaisuo._device) on a GPU context runs there in
+        place of host copies, queued on `stream` (default: the array
+        library's current stream), and returns an array of its library
+        (out=, which may be data itself, or a new one)."""
+        return self._buffer(True, tweakey, data, mode, iv, out, stream)
 
-    def decrypt_buffer(self, tweakey: Buffer, data: Buffer, *, mode: Mode,
-                       iv: Optional[Buffer] = None) -> bytes:
+    def decrypt_buffer(self, tweakey: Buffer, data: Any, *, mode: Mode,
+                       iv: Optional[Buffer] = None, out: Any = None, stream: Any = None) -> Any:
         """The inverse of encrypt_buffer."""
-        return self._ctx.skinny_crypt_buffer(_mode(mode), False, tweakey, iv, data)
+        return self._buffer(False, tweakey, data, mode, iv, out, stream)
+
+    def _buffer(self, encrypt: bool, tweakey: Buffer, data: Any, mode: str,
+                iv: Optional[Buffer], out: Any, stream: Any) -> Any:
+        code = _mode(mode)
+        if _device.is_device(data):
+            return _device.crypt(self._ctx, lambda src, dst, n, s: self._ctx.skinny_crypt_device(
+                code, encrypt, tweakey, iv, src, dst, n, s), data, out, stream)
+        _device.host_only(out, stream)
+        return self._ctx.skinny_crypt_buffer(code, encrypt, tweakey, iv, data)
 
     def encrypt(self, tweakeys: Any, messages: Any, *, mode: Mode, ivs: Any = None,
                 offsets: Any = None) -> Tuple[List[bytes], List[int]]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 from typing import Any, List, Literal, Optional, Sequence, Tuple, Union
 
-from . import _native
+from . import _device, _native
 from ._items import (Buffer, count_in, fixed, flat, messages_in, named_mode, split_at,
                      status_codes, statuses, view)
 from ._pkcs8 import EncryptableKey, Password, load
@@ -227,18 +227,84 @@ class SM4Batch:
     def __init__(self, ctx) -> None:
         self._ctx = ctx
 
-    def encrypt_buffer(self, key: Buffer, data: Buffer, *, mode: BufferMode,
-                       iv: Optional[Buffer] = None, tables: bool = False) -> bytes:
+    def encrypt_buffer(self, key: Buffer, data: Any, *, mode: BufferMode,
+                       iv: Optional[Buffer] = None, tables: bool = False, out: Any = None,
+                       stream: Any = None) -> Any:
         """ECB (whole blocks) or CTR (iv: the first counter block) of data.
         tables=True lets the GPU use its T-table kernel: faster, but its
         memory addresses depend on the key and data, which another tenant
-        of the same GPU may observe; the default kernel is constant time."""
-        return self._ctx.sm4_crypt_buffer(_mode(mode), True, key, iv, data, tables)
+        of the same GPU may observe; the default kernel is constant time.
+        data in GPU memory (a CuPy array, a PyTorch CUDA tensor, any DLPack
+        object) on a GPU context is encrypted there with no host copies,
+        queued on `stream` (default: the array library's current stream):
+        the result is an array of its library, out= (data itself to work
+        in place) or a new one like data."""
+        return self._buffer(True, key, data, mode, iv, tables, out, stream)
 
-    def decrypt_buffer(self, key: Buffer, data: Buffer, *, mode: BufferMode,
-                       iv: Optional[Buffer] = None, tables: bool = False) -> bytes:
+    def decrypt_buffer(self, key: Buffer, data: Any, *, mode: BufferMode,
+                       iv: Optional[Buffer] = None, tables: bool = False, out: Any = None,
+                       stream: Any = None) -> Any:
         """The inverse of encrypt_buffer."""
-        return self._ctx.sm4_crypt_buffer(_mode(mode), False, key, iv, data, tables)
+        return self._buffer(False, key, data, mode, iv, tables, out, stream)
+
+    def _buffer(self, encrypt: bool, key: Buffer, data: Any, mode: str, iv: Optional[Buffer],
+                tables: bool, out: Any, stream: Any) -> Any:
+        code = _mode(mode)
+        if _device.is_device(data):
+            return _device.crypt(self._ctx, lambda src, dst, n, s: self._ctx.sm4_crypt_device(
+                code, encrypt, key, iv, src, dst, n, s, tables), data, out, stream)
+        _device.host_only(out, stream)
+        return self._ctx.sm4_crypt_buffer(code, encrypt, key, iv, data, tables)
+
+    def gcm_seal_buffer(self, key: Buffer, nonce: Buffer, data: Any,
+                        associated_data: Optional[Buffer] = None, *,
+                        tag_length: int = TAG_BYTES, tables: bool = False, out: Any = None,
+                        tag_out: Any = None, stream: Any = None) -> Tuple[Any, Any]:
+        """SM4-GCM of one large buffer on the context (its GPU for a GPU
+        context): (ciphertext, tag). Host data gives bytes. data in GPU
+        memory stays there (12-byte nonces): the ciphertext goes to out=
+        (data itself to seal in place) or a new array like data, and the
+        tag to tag_out= or a new uint8 array of tag_length on the same
+        device, both queued on `stream`. The AAD is host bytes."""
+        aad = b"" if associated_data is None else associated_data
+        if not _device.is_device(data):
+            _device.host_only(out, stream, tag_out)
+            ct, tag = self._ctx.sm4_gcm_buffer(True, key, nonce, aad, data, b"", tag_length,
+                                               tables)
+            return ct, tag
+        _device.require_gpu_context(self._ctx)
+        s = _device.stream_of(data, stream)
+        src = _device.view(data, "data", s)
+        dst = _device.output(out, src, s)
+        tag_obj = tag_out if tag_out is not None else _device.empty(data, (tag_length,), "u1")
+        tag = _device.view(tag_obj, "tag_out", s)
+        if tag.nbytes != tag_length:
+            raise ValueError(f"tag_out must hold tag_length ({tag_length}) bytes")
+        self._ctx.sm4_gcm_device(True, key, nonce, aad, src.ptr, dst.ptr, src.nbytes, tag.ptr,
+                                 tag_length, s, tables)
+        return dst.obj, tag_obj
+
+    def gcm_open_buffer(self, key: Buffer, nonce: Buffer, data: Any, tag: Any,
+                        associated_data: Optional[Buffer] = None, *, tables: bool = False,
+                        out: Any = None, stream: Any = None) -> Any:
+        """The inverse of gcm_seal_buffer: the plaintext, or InvalidTag
+        with nothing written. In GPU memory, data and tag are arrays on the
+        same device; the call waits on `stream` for the tag's verdict,
+        which is checked before any plaintext is written (out=, which may
+        be data itself, or a new array like data)."""
+        aad = b"" if associated_data is None else associated_data
+        if not _device.is_device(data):
+            _device.host_only(out, stream)
+            plain, _ = self._ctx.sm4_gcm_buffer(False, key, nonce, aad, data, tag, 0, tables)
+            return plain
+        _device.require_gpu_context(self._ctx)
+        s = _device.stream_of(data, stream)
+        src = _device.view(data, "data", s)
+        t = _device.view(tag, "tag", s)
+        dst = _device.output(out, src, s)
+        self._ctx.sm4_gcm_device(False, key, nonce, aad, src.ptr, dst.ptr, src.nbytes, t.ptr,
+                                 t.nbytes, s, tables)
+        return dst.obj
 
     def encrypt(self, keys: Any, messages: Any, *, mode: Mode, ivs: Any = None,
                 offsets: Any = None) -> Tuple[List[bytes], List[int]]:

@@ -169,6 +169,7 @@ void bind_sm2(nb::module_& m, nb::class_<ks_py::Context>& context);
 void bind_curve25519(nb::module_& m, nb::class_<ks_py::Context>& context);
 void bind_sm4(nb::module_& m, nb::class_<ks_py::Context>& context);
 void bind_skinny(nb::module_& m, nb::class_<ks_py::Context>& context);
+void bind_device(nb::module_& m, nb::class_<ks_py::Context>& context);
 
 NB_MODULE(_native, m) {
   m.doc() = "kuaisuo native core (see the kuaisuo package for the documented API)";
@@ -215,5 +216,6 @@ NB_MODULE(_native, m) {
   bind_curve25519(m, context);
   bind_sm4(m, context);
   bind_skinny(m, context);
+  bind_device(m, context);
   bind_bench(m);
 }

@@ -4,6 +4,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -73,9 +74,23 @@ class Context {
   }
 
   ks_ctx* ctx_ = nullptr;
+  std::mutex stream_mutex_;
 
  public:
   ks_ctx* get() const { return ctx_; }
+
+  // f(ctx) with the context's stream set to `stream` (a cudaStream_t; 0
+  // the legacy default stream) and the GIL released: a call on device
+  // memory (kuaisuo/_device.py). The stream is the context's, so one such
+  // call at a time sets it and queues its work.
+  template <class F>
+  int on_stream(uintptr_t stream, const F& f) {
+    return nogil([&] {
+      std::lock_guard<std::mutex> lock(stream_mutex_);
+      const int rc = ks_ctx_set_stream(ctx_, reinterpret_cast<void*>(stream));
+      return rc != KS_OK ? rc : f(ctx_);
+    });
+  }
 };
 
 }  // namespace ks_py

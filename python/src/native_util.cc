@@ -113,6 +113,12 @@ void register_errors(nb::module_& m) {
   m.attr("InvalidTag") = nb::handle(g_bad_tag);
 }
 
+std::vector<uint8_t> copy_of(nb::handle obj, const char* what) {
+  if (obj.is_none()) return {};
+  Buffer b(obj, what);
+  return std::vector<uint8_t>(b.data(), b.data() + b.size());
+}
+
 void require_size(const Buffer& b, size_t n, const char* what) {
   if (b.size() != n)
     throw nb::value_error((std::string(what) + " must be " + std::to_string(n) + " bytes, not " +

@@ -97,6 +97,10 @@ void check(int status, const char* what = nullptr);
 [[noreturn]] void raise_status(int status, const std::string& message);
 void register_errors(nb::module_& m);
 
+// The bytes of a bytes-like object (empty for None), copied: for small
+// inputs such as IVs that a call reads with the GIL released.
+std::vector<uint8_t> copy_of(nb::handle obj, const char* what);
+
 // Exactly n bytes, or ValueError naming the argument.
 void require_size(const Buffer& b, size_t n, const char* what);
 

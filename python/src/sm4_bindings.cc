@@ -144,6 +144,32 @@ nb::object crypt_buffer(ks_py::Context& ctx, int mode, bool encrypt, nb::handle 
   }));
 }
 
+// One GCM buffer on a context (ks_sm4_gcm_seal_buffer / _open_buffer):
+// (ciphertext, tag of tag_len) when sealing, (plaintext, b"") when
+// opening `tag`; a failed open releases nothing.
+std::tuple<nb::object, nb::bytes> gcm_buffer(ks_py::Context& ctx, bool seal, nb::handle key_obj,
+                                             nb::handle nonce_obj, nb::handle aad_obj,
+                                             nb::handle data_obj, nb::handle tag_obj,
+                                             size_t tag_len, bool tables) {
+  Buffer key(key_obj, "key"), data(data_obj, "data"), aad(aad_obj, "aad"), tag_in(tag_obj, "tag");
+  const std::vector<uint8_t> nonce = ks_py::copy_of(nonce_obj, "nonce");
+  uint8_t tag[KS_SM4_GCM_TAG_BYTES] = {};
+  if (seal && (tag_len == 0 || tag_len > sizeof tag)) check(KS_ERR_LENGTH, "tag_length (4 to 16)");
+  const uint8_t* k = key_of(key);
+  const uint32_t flags = tables ? KS_SM4_GPU_TABLES : 0;
+  const ks_py::Output out(nb::none(), data.size(), "out");
+  const int rc = ks_py::nogil([&] {
+    return seal ? ks_sm4_gcm_seal_buffer(ctx.get(), flags, k, nonce.data(), nonce.size(),
+                                         aad.data(), aad.size(), data.data(), data.size(),
+                                         out.data(), tag, tag_len)
+                : ks_sm4_gcm_open_buffer(ctx.get(), flags, k, nonce.data(), nonce.size(),
+                                         aad.data(), aad.size(), data.data(), data.size(),
+                                         tag_in.data(), tag_in.size(), out.data());
+  });
+  nb::object result = out.finish(rc);
+  return {result, to_bytes(tag, seal ? tag_len : 0)};
+}
+
 // Many messages, each with its own key and IV (ks_sm4_batch): outputs at
 // the inputs' offsets, the GCM tags (empty for other modes) and per-item
 // statuses. aad_offsets is None for no AAD; tags are read when decrypting
@@ -203,6 +229,9 @@ nb::bytes key_decode(nb::handle data_obj) {
 void bind_sm4(nb::module_& m, nb::class_<ks_py::Context>& context) {
   context.def("sm4_crypt_buffer", &crypt_buffer, nb::arg("mode"), nb::arg("encrypt"),
               nb::arg("key"), nb::arg("iv").none(), nb::arg("data"), nb::arg("tables") = false);
+  context.def("sm4_gcm_buffer", &gcm_buffer, nb::arg("seal"), nb::arg("key"), nb::arg("nonce"),
+              nb::arg("aad"), nb::arg("data"), nb::arg("tag"), nb::arg("tag_len"),
+              nb::arg("tables") = false);
   context.def("sm4_batch", &batch, nb::arg("mode"), nb::arg("encrypt"), nb::arg("keys"),
               nb::arg("ivs"), nb::arg("iv_len"), nb::arg("data"), nb::arg("offsets"),
               nb::arg("aad"), nb::arg("aad_offsets").none(), nb::arg("tags"),

@@ -6,6 +6,7 @@
 #ifndef KS_API_DEVICE_MEMORY_H_
 #define KS_API_DEVICE_MEMORY_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <initializer_list>
@@ -43,6 +44,20 @@ inline int device_buffers(const ks_ctx* ctx, std::initializer_list<const void*> 
   if (misaligned) return KS_ERR_ALIGNMENT;
   *on_device = true;
   return KS_OK;
+}
+
+// The checks a batch call on device memory makes before run() queues it:
+// what the host can check without reading device memory (offsets and
+// statuses given, sizes that do not overflow). Offsets are read by the
+// kernels only, which report a range outside data_len per item
+// (KS_ERR_OFFSETS); an empty batch queues nothing.
+template <class Run>
+int device_batch(const void* data, size_t data_len, const uint64_t* offsets,
+                 size_t count, const int* status, const Run& run) {
+  if (offsets == nullptr || status == nullptr) return KS_ERR_NULL_POINTER;
+  if (data == nullptr && data_len != 0) return KS_ERR_NULL_POINTER;
+  if (count >= SIZE_MAX / sizeof(uint64_t)) return KS_ERR_OVERFLOW;
+  return count == 0 ? KS_OK : run();
 }
 
 }  // namespace api

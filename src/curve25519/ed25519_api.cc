@@ -11,6 +11,7 @@
 #include "api/auto_gpu.h"
 #include "api/batch.h"
 #include "api/checks.h"
+#include "api/device_memory.h"
 #include "api/guard.h"
 #include "api/objects.h"
 #include "core/os_random.h"
@@ -51,6 +52,17 @@ int to_status(Error e) {
     case Error::kBadContext: return KS_ERR_CONTEXT_LENGTH;
   }
   return KS_ERR_INTERNAL;
+}
+
+// Verification statuses as ks_status values, for the device's batches.
+ks::gpu::StatusMap verify_status_map() {
+  ks::gpu::StatusMap map;
+  for (int& code : map.codes) code = KS_ERR_INTERNAL;
+  for (Error e : {Error::kOk, Error::kBadPublicKey, Error::kBadSignature, Error::kVerifyFailed})
+    map.codes[int(e)] = to_status(e);
+  map.codes[ks::curve25519::gpu::kBadItemOffsets] = KS_ERR_OFFSETS;
+  map.other = KS_ERR_INTERNAL;
+  return map;
 }
 
 int parse_domain(int flavor, const uint8_t* context, size_t context_len,
@@ -380,6 +392,15 @@ int ks_ed25519_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8
   int rc = check_ctx(ctx);
   if (rc == KS_OK) rc = check_items(public_keys, count, 32);
   if (rc == KS_OK) rc = check_items(sigs, count, 64);
+  bool on_device = false;
+  if (rc == KS_OK)
+    rc = ks::api::device_buffers(ctx, {public_keys, data, offsets, sigs, status}, &on_device);
+  if (rc == KS_OK && on_device)
+    return ks::api::device_batch(data, data_len, offsets, count, status, [&] {
+      return ks::curve25519::gpu::ed25519_verify_device(*ctx->gpu, public_keys, data, data_len,
+                                                        offsets, count, sigs, status,
+                                                        verify_status_map(), ctx->stream);
+    });
   ks::api::OffsetsCopy offsets_copy;
   if (rc == KS_OK)
     rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,

@@ -28,6 +28,16 @@ bool host_pinned(const void* p);
 // if so, *device is its device.
 bool device_memory(const void* p, int* device);
 
+// How the statuses a kernel wrote in device memory become ks_status
+// values there (batches on device memory return before the host could map
+// them): codes[c] for a scheme's kernel code c, `other` for any value
+// outside 0 .. kCodes - 1.
+struct StatusMap {
+  static constexpr int kCodes = 16;
+  int codes[kCodes];
+  int other;
+};
+
 // Makes `device` current on this thread for the scope (the device-memory
 // calls launch on the context's device) and restores the caller's.
 class DeviceScope {

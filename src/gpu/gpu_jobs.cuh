@@ -212,6 +212,10 @@ class MessagesJob : public ChunkJob {
   // Staged bytes before the messages: header, offsets and fixed inputs
   // (the leading bytes a job with secret fixed inputs, e.g. seeds, wipes).
   size_t messages_at(size_t n) const { return fixed_at(n, n_fixed_); }
+  // Message bytes of items [first, first + n).
+  size_t message_bytes(size_t first, size_t n) const {
+    return size_t(offsets_[first + n] - offsets_[first]);
+  }
 
  private:
   struct Fixed {
@@ -219,9 +223,6 @@ class MessagesJob : public ChunkJob {
     size_t item = 0;
   };
   static size_t round16(size_t x) { return (x + 15) & ~size_t(15); }
-  size_t message_bytes(size_t first, size_t n) const {
-    return size_t(offsets_[first + n] - offsets_[first]);
-  }
   size_t fixed_item_bytes() const {
     size_t s = 0;
     for (int j = 0; j < n_fixed_; ++j) s += fixed_[j].item;

@@ -216,6 +216,25 @@ cudaError_t scratch_alloc_async(void** p, size_t bytes, cudaStream_t stream) {
   return cudaMallocFromPoolAsync(p, bytes > 0 ? bytes : 1, pool, stream);
 }
 
+namespace {
+
+__global__ void map_statuses_kernel(int* status, size_t count, StatusMap map) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
+       i += size_t(gridDim.x) * blockDim.x) {
+    const int c = status[i];
+    status[i] = c >= 0 && c < StatusMap::kCodes ? map.codes[c] : map.other;
+  }
+}
+
+}  // namespace
+
+cudaError_t map_statuses(int* status, size_t count, const StatusMap& map, cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  constexpr unsigned kThreads = 256;
+  map_statuses_kernel<<<grid_for(count, kThreads, 8), kThreads, 0, stream>>>(status, count, map);
+  return cudaGetLastError();
+}
+
 bool device_memory(const void* p, int* device) {
   const cudaPointerAttributes attr = attributes_of(p);
   if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged) return false;

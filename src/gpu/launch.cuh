@@ -12,6 +12,8 @@
 
 #include <algorithm>
 
+#include "gpu/gpu.h"
+
 namespace ks {
 namespace gpu {
 
@@ -23,6 +25,11 @@ namespace gpu {
 // at each one (release threshold 0), and a GCM call on device memory paid
 // ~45 us to map it again.
 cudaError_t scratch_alloc_async(void** p, size_t bytes, cudaStream_t stream);
+
+// --- Statuses of device batches ---------------------------------------------------
+// status[i] = map's ks_status for the kernel code in status[i], i < count,
+// queued on stream (gpu.h's StatusMap).
+cudaError_t map_statuses(int* status, size_t count, const StatusMap& map, cudaStream_t stream);
 
 // --- Grid sizes ----------------------------------------------------------------
 // Blocks of `threads` threads for one thread per item.

@@ -81,7 +81,7 @@ int run_ed25519_verify(Field field, Layout layout, const uint8_t* pubs, const ui
   DeviceArray<int> dst(count);
   const int rc = run_sync(
       [&] {
-        return launch_ed25519_verify(field, layout, dpub.get(), dsig.get(), ddata.get(),
+        return launch_ed25519_verify(field, layout, dpub.get(), dsig.get(), ddata.get(), data_len,
                                      doff.get(), dst.get(), count, nullptr);
       },
       dpub, dsig, ddata, doff, dst);

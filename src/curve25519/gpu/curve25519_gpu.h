@@ -28,10 +28,11 @@ cudaError_t launch_x25519(Field field, const uint8_t* k, size_t k_stride, const 
 
 // status[i] = the Ed25519 verification of (pubs[i], message i, sigs[i])
 // (curve25519/ed25519_verify_one.h: curve25519/ed25519.h's Error values), message
-// i being data[offsets[i] .. offsets[i + 1]). Uploads the comb table to the
-// current device on first use.
+// i being data[offsets[i] .. offsets[i + 1]), or kBadItemOffsets
+// (curve25519_gpu_host.h) where that range is not within data_len bytes.
+// Uploads the comb table to the current device on first use.
 cudaError_t launch_ed25519_verify(Field field, Layout layout, const uint8_t* pubs,
-                                  const uint8_t* sigs, const uint8_t* data,
+                                  const uint8_t* sigs, const uint8_t* data, uint64_t data_len,
                                   const uint64_t* offsets, int* status, size_t count,
                                   cudaStream_t stream);
 

@@ -15,6 +15,12 @@ int ed25519_verify_batch(ks::gpu::Engine&, const uint8_t*, const uint8_t*, const
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
+int ed25519_verify_device(ks::gpu::Engine&, const uint8_t*, const uint8_t*, size_t,
+                          const uint64_t*, size_t, const uint8_t*, int*,
+                          const ks::gpu::StatusMap&, void*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
 int ed25519_keygen_batch(ks::gpu::Engine&, BaseTable, size_t, uint8_t*, uint8_t*) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }

@@ -31,6 +31,16 @@ int ed25519_verify_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uin
                          const uint64_t* offsets, size_t count, const uint8_t* sigs,
                          int* status);
 
+// The same on buffers in device memory of the engine's device, queued on
+// `stream` (a cudaStream_t) without waiting: offsets unchecked by the host
+// (an item whose range is not within data_len gets kBadItemOffsets, of
+// curve25519_gpu.h), and statuses turned into ks_status values on the
+// device through `map`.
+int ed25519_verify_device(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* data,
+                          size_t data_len, const uint64_t* offsets, size_t count,
+                          const uint8_t* sigs, int* status, const ks::gpu::StatusMap& map,
+                          void* stream);
+
 // The calls below compute [k]B for secret k through the fixed-base table
 // `base` (curve25519/gpu/curve25519_gpu_host.h): the constant-time comb unless the
 // context asked for the wide table.

@@ -12,6 +12,11 @@ namespace ks {
 namespace curve25519 {
 namespace gpu {
 
+// The status of a verification whose message range lies outside the data
+// (offsets in device memory, which only the kernel reads); above every
+// curve25519/ed25519.h Error value.
+constexpr int kBadItemOffsets = 15;
+
 // Which GF(2^255 - 19) a kernel computes in: the FP64 one ([DPFECC20]'s DPF
 // arithmetic, field/fe25519_dpf.cuh) or the integer one
 // (field/fe25519_gpu.cuh).

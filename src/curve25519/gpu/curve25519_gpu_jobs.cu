@@ -6,6 +6,7 @@
 #include "core/secure.h"
 #include "gpu/gpu_engine.cuh"
 #include "gpu/gpu_jobs.cuh"
+#include "gpu/launch.cuh"
 #include "kuaisuo/curve25519.h"
 #include "curve25519/gpu/curve25519_gpu.h"
 #include "curve25519/gpu/curve25519_gpu_batch.h"
@@ -56,11 +57,15 @@ class X25519Job final : public FixedSizeJob {
   const uint8_t* one_key_;
 };
 
+// The verification kernel: the DPF field's with products out of line and
+// four blocks per SM, the fastest of the six measured
+// (tools/curve25519_gpu_bench.cu).
+constexpr Field kVerifyField = Field::kDpf;
+constexpr Layout kVerifyLayout = Layout::kOutOfLineFourBlocks;
+
 // Ed25519 verification of (public key, message, signature) triples in the
 // flat layout: keys and signatures ride as fixed inputs beside the
-// messages. Output: status (int: curve25519/ed25519.h's Error). The kernel is
-// the DPF field's with products out of line and four blocks per SM: the
-// fastest of the six measured (tools/curve25519_gpu_bench.cu).
+// messages. Output: status (int: curve25519/ed25519.h's Error).
 class Ed25519VerifyJob final : public MessagesJob {
  public:
   Ed25519VerifyJob(const uint8_t* pubs, const uint8_t* data, const uint64_t* offsets,
@@ -70,11 +75,12 @@ class Ed25519VerifyJob final : public MessagesJob {
     add_fixed_input(sigs, 64);
   }
   size_t out_bytes(size_t, size_t n) const override { return sizeof(int) * n; }
-  cudaError_t launch(size_t, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
+  cudaError_t launch(size_t first, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                      cudaStream_t stream) const override {
-    return launch_ed25519_verify(Field::kDpf, Layout::kOutOfLineFourBlocks, dev_fixed(dev_in, n, 0),
+    return launch_ed25519_verify(kVerifyField, kVerifyLayout, dev_fixed(dev_in, n, 0),
                                  dev_fixed(dev_in, n, 1), dev_messages(dev_in, n),
-                                 dev_offsets(dev_in), reinterpret_cast<int*>(dev_out), n, stream);
+                                 message_bytes(first, n), dev_offsets(dev_in),
+                                 reinterpret_cast<int*>(dev_out), n, stream);
   }
   void deliver(size_t first, size_t n, const uint8_t* results,
                const ks::gpu::Copier& copy) const override {
@@ -224,6 +230,19 @@ int ed25519_verify_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uin
                          int* status) {
   return ks::gpu::CudaEngine::of(engine).run(Ed25519VerifyJob(pubs, data, offsets, sigs, status),
                                              count);
+}
+
+int ed25519_verify_device(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* data,
+                          size_t data_len, const uint64_t* offsets, size_t count,
+                          const uint8_t* sigs, int* status, const ks::gpu::StatusMap& map,
+                          void* stream) {
+  const ks::gpu::DeviceScope scope(engine.device());
+  if (scope.status() != KS_OK) return scope.status();
+  const auto s = static_cast<cudaStream_t>(stream);
+  cudaError_t err = launch_ed25519_verify(kVerifyField, kVerifyLayout, pubs, sigs, data, data_len,
+                                          offsets, status, count, s);
+  if (err == cudaSuccess) err = ks::gpu::map_statuses(status, count, map, s);
+  return ks::gpu::to_status(err);
 }
 
 int x25519_batch(ks::gpu::Engine& engine, const uint8_t* keys, bool per_item_keys,

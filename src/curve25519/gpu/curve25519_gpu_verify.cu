@@ -17,27 +17,34 @@ namespace {
 template <class F, int MinBlocks>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
     ed25519_verify_kernel(const uint8_t* pubs, const uint8_t* sigs, const uint8_t* data,
-                          const uint64_t* offsets, int* status, size_t count,
+                          uint64_t data_len, const uint64_t* offsets, int* status, size_t count,
                           const uint64_t* comb) {
   const size_t i = item_index();
   if (i >= count) return;
-  const uint64_t begin = offsets[i];
-  status[i] = ed25519::one_thread::Verifier<F>::verify(pubs + 32 * i, data + begin,
-                                                       offsets[i + 1] - begin, sigs + 64 * i, comb);
+  // Offsets in device memory reach the kernel unchecked (the host cannot
+  // read them without waiting): an item whose range is not within data
+  // verifies an empty message and reports kBadItemOffsets.
+  uint64_t begin = offsets[i], end = offsets[i + 1];
+  const bool in_range = begin <= end && end <= data_len;
+  if (!in_range) begin = end = 0;
+  const int verdict = ed25519::one_thread::Verifier<F>::verify(pubs + 32 * i, data + begin,
+                                                               end - begin, sigs + 64 * i, comb);
+  status[i] = in_range ? verdict : kBadItemOffsets;
 }
 
 }  // namespace
 
 
 cudaError_t launch_ed25519_verify(Field field, Layout layout, const uint8_t* pubs,
-                                  const uint8_t* sigs, const uint8_t* data,
+                                  const uint8_t* sigs, const uint8_t* data, uint64_t data_len,
                                   const uint64_t* offsets, int* status, size_t count,
                                   cudaStream_t stream) {
   return launch_ed25519(g_comb, field, layout, count, 1,
                         [&](auto min_blocks, auto* f, const uint64_t* comb, unsigned blocks) {
     using G = std::remove_pointer_t<decltype(f)>;
     ed25519_verify_kernel<G, decltype(min_blocks)::value>
-        <<<blocks, kThreads, 0, stream>>>(pubs, sigs, data, offsets, status, count, comb);
+        <<<blocks, kThreads, 0, stream>>>(pubs, sigs, data, data_len, offsets, status, count,
+                                                      comb);
   });
 }
 

@@ -1,0 +1,208 @@
+"""Arrays already in GPU memory: CuPy arrays, PyTorch CUDA tensors and any
+object with ``__dlpack__`` / ``__dlpack_device__`` (DLPack) or
+``__cuda_array_interface__`` (version 2 or 3), for the Context methods
+that take them (README "Data on the GPU"; kuaisuo/common.h, "Device
+memory", for the C rule underneath).
+
+DLPack is asked first, with the stream the call runs on, so that the
+array's library orders its pending work before ours (DLPack's stream
+contract); ``__cuda_array_interface__`` serves objects without DLPack, and
+then the caller orders the work. The stream is ``stream=`` when given (an
+int ``cudaStream_t``, a ``torch.cuda.Stream`` or a ``cupy.cuda.Stream``),
+else the current stream of the array's library (PyTorch, CuPy), else the
+legacy default stream. Results are new arrays of the same library on the
+same device, or ``out=``; nothing here imports CuPy or PyTorch unless an
+array of theirs is passed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Optional, Sequence, Tuple
+
+from . import _native
+
+_CUDA, _CUDA_HOST, _CUDA_MANAGED = 2, 3, 13  # DLPack device types
+_LEGACY_DEFAULT = 1  # DLPack's number for the legacy default stream
+
+
+class DeviceArray(NamedTuple):
+    """A C-contiguous array in device memory: its address, size, device
+    ordinal, element type ('u1', 'i8', 'f4', ...) and the object itself."""
+    ptr: int
+    nbytes: int
+    device: int
+    dtype: str
+    shape: Tuple[int, ...]
+    obj: Any
+
+
+def _library(obj: Any) -> str:
+    return type(obj).__module__.split(".")[0]
+
+
+def is_device(obj: Any) -> bool:
+    """Whether obj is an array in CUDA device or managed memory."""
+    if obj is None or isinstance(obj, (bytes, bytearray, memoryview)):
+        return False
+    probe = getattr(obj, "__dlpack_device__", None)
+    if probe is not None:
+        try:
+            kind, _ = probe()
+        except Exception:  # noqa: BLE001 - an object that cannot say is not ours
+            return False
+        return int(kind) in (_CUDA, _CUDA_MANAGED)
+    try:
+        return getattr(obj, "__cuda_array_interface__", None) is not None
+    except Exception:  # noqa: BLE001 - e.g. a CPU tensor refusing the attribute
+        return False
+
+
+def any_device(*objs: Any) -> bool:
+    return any(is_device(o) for o in objs)
+
+
+def stream_of(obj: Any, stream: Any) -> int:
+    """The cudaStream_t a call on obj runs on (0: the legacy default)."""
+    if stream is None:
+        library = _library(obj)
+        if library == "torch":
+            import torch
+            return int(torch.cuda.current_stream(obj.device).cuda_stream)
+        if library == "cupy":
+            import cupy
+            return int(cupy.cuda.get_current_stream().ptr)
+        return 0
+    if isinstance(stream, int):
+        return stream
+    for attr in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy.cuda.Stream
+        if hasattr(stream, attr):
+            return int(getattr(stream, attr))
+    raise TypeError("stream must be an int cudaStream_t, a torch.cuda.Stream or a "
+                    f"cupy.cuda.Stream, not {type(stream).__name__}")
+
+
+_DLPACK_TYPES = {0: "i", 1: "u", 2: "f", 4: "b", 5: "c"}  # kDLInt, kDLUInt, kDLFloat, kDLBfloat..
+
+
+def _contiguous(shape: Sequence[int], strides: Optional[Sequence[int]], item: int) -> bool:
+    """C order, strides in elements (DLPack) or None."""
+    if strides is None:
+        return True
+    want = 1
+    for extent, stride in zip(reversed(shape), reversed(strides)):
+        if extent != 1 and stride != want:
+            return False
+        want *= extent
+    return True
+
+
+def _size(shape: Sequence[int]) -> int:
+    n = 1
+    for extent in shape:
+        n *= int(extent)
+    return n
+
+
+def view(obj: Any, what: str, stream: int) -> DeviceArray:
+    """obj as a DeviceArray; TypeError for host memory, ValueError for an
+    array that is not C-contiguous."""
+    if not is_device(obj):
+        raise TypeError(f"{what} must be an array in GPU memory (CuPy, PyTorch CUDA, DLPack) "
+                        f"like the call's other arrays, not {type(obj).__name__}")
+    if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+        capsule = obj.__dlpack__(stream=stream if stream != 0 else _LEGACY_DEFAULT)
+        ptr, kind, device, shape, strides, (code, bits, lanes) = _native.dlpack_info(capsule)
+        item = bits * lanes // 8
+        dtype = f"{_DLPACK_TYPES.get(code, '?')}{item}"
+        if not _contiguous(shape, strides, item):
+            raise ValueError(f"{what} must be C-contiguous (call .contiguous() / "
+                             "cupy.ascontiguousarray first)")
+        return DeviceArray(ptr, _size(shape) * item, device, dtype, tuple(shape), obj)
+    cai = obj.__cuda_array_interface__
+    shape = tuple(int(x) for x in cai["shape"])
+    typestr = cai["typestr"]
+    item = int(typestr[2:])
+    strides = cai.get("strides")
+    if strides is not None and not _contiguous(shape, [s // item for s in strides], item):
+        raise ValueError(f"{what} must be C-contiguous")
+    if strides is not None and any(s % item for s in strides):
+        raise ValueError(f"{what} must be C-contiguous")
+    ptr, _ = cai["data"]
+    # The interface names no device: the library checks the pointer
+    # against the context's (KS_ERR_MEMORY_MIX).
+    return DeviceArray(int(ptr or 0), _size(shape) * item, -1, typestr[1:], shape, obj)
+
+
+def require(a: DeviceArray, what: str, dtypes: Sequence[str],
+            shape: Optional[Tuple[int, ...]] = None) -> None:
+    if a.dtype not in dtypes:
+        raise TypeError(f"{what} must have dtype {' or '.join(dtypes)}, not {a.dtype}")
+    if shape is not None and a.shape != shape:
+        raise ValueError(f"{what} must have shape {shape}, not {a.shape}")
+
+
+def empty(like: Any, shape: Tuple[int, ...], dtype: str) -> Any:
+    """A new array of like's library on like's device (uninitialised)."""
+    library = _library(like)
+    if library == "torch":
+        import torch
+        types = {"u1": torch.uint8, "i4": torch.int32}
+        return torch.empty(shape, dtype=types[dtype], device=like.device)
+    if library == "cupy":
+        import cupy
+        with cupy.cuda.Device(like.device.id):
+            return cupy.empty(shape, dtype=dtype)
+    raise TypeError(f"give out= for arrays of {library} (kuaisuo allocates CuPy and PyTorch "
+                    "arrays only)")
+
+
+def empty_like(like: Any) -> Any:
+    """A new array with like's library, device, shape and dtype."""
+    library = _library(like)
+    if library == "torch":
+        import torch
+        return torch.empty_like(like, memory_format=torch.contiguous_format)
+    if library == "cupy":
+        import cupy
+        with cupy.cuda.Device(like.device.id):
+            return cupy.empty_like(like, order="C")
+    raise TypeError(f"give out= for arrays of {library} (kuaisuo allocates CuPy and PyTorch "
+                    "arrays only)")
+
+
+def output(out: Any, like: DeviceArray, stream: int, what: str = "out") -> DeviceArray:
+    """out (a device array of like's size), or a new one like it."""
+    if out is None:
+        out = empty_like(like.obj)
+    a = view(out, what, stream)
+    if a.nbytes != like.nbytes:
+        raise ValueError(f"{what} must hold {like.nbytes} bytes, not {a.nbytes}")
+    return a
+
+
+_ERR_BACKEND_UNAVAILABLE = -7  # KS_ERR_BACKEND_UNAVAILABLE
+
+
+def require_gpu_context(ctx: Any) -> None:
+    if ctx.backend != "gpu":
+        raise _native.BackendUnavailableError(
+            _ERR_BACKEND_UNAVAILABLE, "arrays in GPU memory need a context with a GPU "
+            "(Context('gpu'), or 'auto' where one is present)")
+
+
+def host_only(*device_args: Any) -> None:
+    """out=, tag_out= and stream= belong to data in GPU memory."""
+    if any(a is not None for a in device_args):
+        raise TypeError("out=, tag_out= and stream= are for data in GPU memory; host data "
+                        "gives bytes")
+
+
+def crypt(ctx: Any, run: Any, data: Any, out: Any, stream: Any) -> Any:
+    """A buffer cipher on a device array: run(src, dst, nbytes, stream)
+    queues it; returns the output array (out, or a new one)."""
+    require_gpu_context(ctx)
+    s = stream_of(data, stream)
+    src = view(data, "data", s)
+    dst = output(out, src, s)
+    run(src.ptr, dst.ptr, src.nbytes, s)
+    return dst.obj

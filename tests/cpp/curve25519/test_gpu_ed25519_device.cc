@@ -1,0 +1,178 @@
+// Ed25519 verification of batches already in device memory
+// (kuaisuo/common.h, "Device memory"): ks_ed25519_verify_batch with
+// device pointers on a GPU context against a CPU context on fresh random
+// items (valid ones and every kind of bad one of ed25519_verify_cases.h),
+// on the default stream and on a user stream with work queued before and
+// after the call; offsets outside the data reported per item; mixed host
+// and device arguments and misaligned buffers refused. Skipped where no
+// GPU is present.
+#include <gtest/gtest.h>
+#include <string.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ed25519_verify_cases.h"
+#include "kuaisuo.h"
+#include "testing/gpu_memory_testing.h"
+#include "test_util.h"
+
+namespace {
+
+using ks::testing::DeviceBytes;
+
+constexpr size_t kItems = 100003;
+
+const uint8_t* bytes_of(const std::vector<uint64_t>& v) {
+  return reinterpret_cast<const uint8_t*>(v.data());
+}
+
+// A batch's inputs in device memory, and room for its statuses.
+struct DeviceBatch {
+  explicit DeviceBatch(const ks_test::VerifyItems& items)
+      : pubs(items.pubs.size()),
+        sigs(items.sigs.size()),
+        data(items.data.size()),
+        offsets(8 * items.offsets.size()),
+        status(sizeof(int) * items.count()) {
+    ok = pubs.ok() && sigs.ok() && data.ok() && offsets.ok() && status.ok() &&
+         pubs.upload(items.pubs.data(), items.pubs.size()) &&
+         sigs.upload(items.sigs.data(), items.sigs.size()) &&
+         data.upload(items.data.data(), items.data.size()) &&
+         offsets.upload(bytes_of(items.offsets), offsets.size());
+  }
+  int verify(ks_ctx* ctx, size_t data_len, size_t count) const {
+    return ks_ed25519_verify_batch(ctx, pubs.get(), data.get(), data_len,
+                                   reinterpret_cast<const uint64_t*>(offsets.get()), count,
+                                   sigs.get(), reinterpret_cast<int*>(status.get()));
+  }
+  std::vector<int> statuses(const DeviceBytes& from, size_t count) const {
+    const std::vector<uint8_t> raw = from.download(sizeof(int) * count);
+    std::vector<int> out(count);
+    memcpy(out.data(), raw.data(), raw.size());
+    return out;
+  }
+  DeviceBytes pubs, sigs, data, offsets, status;
+  bool ok = false;
+};
+
+class Ed25519VerifyDevice : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    ASSERT_EQ(gpu_ctx_.rc, KS_OK);
+    ASSERT_EQ(cpu_ctx_.rc, KS_OK);
+    const uint64_t seed = std::random_device{}() * 0x100000000ull + std::random_device{}();
+    rng_.seed(seed);
+    trace_ = "seed " + std::to_string(seed);
+  }
+  // The CPU context's statuses of items (KS_ERR_BATCH_ITEMS: some are bad).
+  std::vector<int> cpu_statuses(const ks_test::VerifyItems& items) {
+    std::vector<int> want(items.count(), 98);
+    EXPECT_EQ(ks_ed25519_verify_batch(cpu_ctx_.ctx, items.pubs.data(), items.data.data(),
+                                      items.data.size(), items.offsets.data(), items.count(),
+                                      items.sigs.data(), want.data()),
+              KS_ERR_BATCH_ITEMS);
+    return want;
+  }
+
+  ks_test::Context gpu_ctx_{KS_BACKEND_GPU, 2};
+  ks_test::Context cpu_ctx_{KS_BACKEND_CPU, 0};
+  std::mt19937_64 rng_;
+  std::string trace_;
+};
+
+TEST_F(Ed25519VerifyDevice, MatchesTheCpuOnTheDefaultStream) {
+  SCOPED_TRACE(trace_);
+  const ks_test::VerifyItems items = ks_test::make_verify_items(kItems, 512, rng_);
+  const std::vector<int> want = cpu_statuses(items);
+  const DeviceBatch d(items);
+  ASSERT_TRUE(d.ok);
+  ASSERT_EQ(d.verify(gpu_ctx_.ctx, items.data.size(), kItems), KS_OK);  // queued
+  ASSERT_TRUE(ks::testing::stream_sync(nullptr));
+  const std::vector<int> got = d.statuses(d.status, kItems);
+  for (size_t i = 0; i < kItems; ++i) ASSERT_EQ(got[i], want[i]) << "item " << i;
+}
+
+// The offsets arrive by a copy queued behind a spinning kernel on the
+// user's stream, and the statuses leave by a copy queued after the call:
+// the call runs between them, on that stream.
+TEST_F(Ed25519VerifyDevice, RunsInOrderOnTheContextsStream) {
+  SCOPED_TRACE(trace_);
+  const ks_test::VerifyItems items = ks_test::make_verify_items(kItems, 64, rng_);
+  const std::vector<int> want = cpu_statuses(items);
+  DeviceBatch d(items);
+  ASSERT_TRUE(d.ok);
+  DeviceBytes staged_offsets(d.offsets.size()), after(d.status.size());
+  ASSERT_TRUE(staged_offsets.upload(bytes_of(items.offsets), d.offsets.size()));
+  const std::vector<uint8_t> ones(d.offsets.size(), 0xFF);
+  ASSERT_TRUE(d.offsets.upload(ones.data(), ones.size()));  // every range bad until the copy
+  void* stream = ks::testing::stream_create();
+  ASSERT_NE(stream, nullptr);
+  ASSERT_EQ(ks_ctx_set_stream(gpu_ctx_.ctx, stream), KS_OK);
+  ASSERT_TRUE(ks::testing::spin_then_copy(stream, d.offsets.get(), staged_offsets.get(),
+                                          d.offsets.size(), 20000));
+  ASSERT_EQ(d.verify(gpu_ctx_.ctx, items.data.size(), kItems), KS_OK);
+  ASSERT_TRUE(ks::testing::copy_async(stream, after.get(), d.status.get(), d.status.size()));
+  ASSERT_TRUE(ks::testing::stream_sync(stream));
+  ASSERT_EQ(ks_ctx_set_stream(gpu_ctx_.ctx, nullptr), KS_OK);
+  ks::testing::stream_destroy(stream);
+  const std::vector<int> got = d.statuses(after, kItems);
+  for (size_t i = 0; i < kItems; ++i) ASSERT_EQ(got[i], want[i]) << "item " << i;
+}
+
+// Ranges that descend or end past data_len fail alone with
+// KS_ERR_OFFSETS; every other item keeps the CPU's status.
+TEST_F(Ed25519VerifyDevice, OffsetsOutsideTheDataFailPerItem) {
+  SCOPED_TRACE(trace_);
+  ks_test::VerifyItems items = ks_test::make_verify_items(4099, 16, rng_);
+  std::vector<int> want = cpu_statuses(items);
+  const size_t n = items.count();
+  std::vector<uint64_t> bad = items.offsets;
+  for (size_t k = 7; k < n; k += 331) {  // items k - 1 (ends past) and k (descends)
+    bad[k] = items.data.size() + 1 + rng_() % 1000;
+    want[k - 1] = want[k] = KS_ERR_OFFSETS;
+  }
+  bad[n] = UINT64_MAX;  // the last item ends past the data
+  want[n - 1] = KS_ERR_OFFSETS;
+  DeviceBatch d(items);
+  ASSERT_TRUE(d.ok);
+  ASSERT_TRUE(d.offsets.upload(bytes_of(bad), d.offsets.size()));
+  ASSERT_EQ(d.verify(gpu_ctx_.ctx, items.data.size(), n), KS_OK);
+  ASSERT_TRUE(ks::testing::stream_sync(nullptr));
+  const std::vector<int> got = d.statuses(d.status, n);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << "item " << i;
+}
+
+TEST_F(Ed25519VerifyDevice, MixedMisalignedAndMissingBuffersAreRefused) {
+  const ks_test::VerifyItems items = ks_test::make_verify_items(64, 4, rng_);
+  const DeviceBatch d(items);
+  ASSERT_TRUE(d.ok);
+  const auto* offsets = reinterpret_cast<const uint64_t*>(d.offsets.get());
+  int* status = reinterpret_cast<int*>(d.status.get());
+  std::vector<int> host_status(64, 7);
+  ks_ctx* ctx = gpu_ctx_.ctx;
+  const size_t len = items.data.size();
+  EXPECT_EQ(ks_ed25519_verify_batch(ctx, d.pubs.get(), d.data.get(), len, offsets, 64,
+                                    d.sigs.get(), host_status.data()),
+            KS_ERR_MEMORY_MIX);
+  EXPECT_EQ(host_status, std::vector<int>(64, 7));  // not written
+  EXPECT_EQ(ks_ed25519_verify_batch(ctx, items.pubs.data(), d.data.get(), len, offsets, 64,
+                                    d.sigs.get(), status),
+            KS_ERR_MEMORY_MIX);
+  EXPECT_EQ(ks_ed25519_verify_batch(ctx, d.pubs.get(), d.data.get(), len,
+                                    items.offsets.data(), 64, d.sigs.get(), status),
+            KS_ERR_MEMORY_MIX);
+  EXPECT_EQ(ks_ed25519_verify_batch(ctx, d.pubs.get(), d.data.get() + 1, len - 1, offsets, 64,
+                                    d.sigs.get(), status),
+            KS_ERR_ALIGNMENT);
+  EXPECT_EQ(ks_ed25519_verify_batch(ctx, d.pubs.get(), d.data.get(), len, offsets, 64,
+                                    d.sigs.get(), nullptr),
+            KS_ERR_NULL_POINTER);
+  EXPECT_EQ(ks_ed25519_verify_batch(ctx, d.pubs.get(), d.data.get(), len, offsets, 0,
+                                    d.sigs.get(), status),
+            KS_OK);  // nothing to queue
+}
+
+}  // namespace

@@ -1,0 +1,276 @@
+"""Arrays already in GPU memory (kuaisuo._device; README "Data on the
+GPU"): SM4 ECB/CTR/GCM, SKINNY and Ed25519 verification on CuPy arrays and
+PyTorch CUDA tensors against the CPU context byte for byte on fresh random
+inputs, in place and on user streams; the PyTorch state_dict round trip
+of the README; clear errors for non-contiguous, wrong-dtype, mixed host
+and device arguments and CPU contexts. The first tests need no GPU (the
+package works without CuPy and PyTorch); the rest skip without a GPU and
+the array library they use."""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import kuaisuo
+from kuaisuo import _device
+from conftest import requires_gpu
+
+
+class _HostInterface:
+    """An object that claims __cuda_array_interface__ (over host memory,
+    never dereferenced): what the Python layer sees of a device array."""
+
+    def __init__(self, nbytes):
+        self._buf = np.zeros(nbytes, np.uint8)
+        self.__cuda_array_interface__ = {
+            "shape": (nbytes,), "typestr": "|u1", "data": (self._buf.ctypes.data, False),
+            "version": 3, "strides": None, "stream": None}
+
+
+def test_host_data_keeps_working_and_imports_no_array_library():
+    ctx = kuaisuo.Context("cpu", threads=2)
+    key, iv, data = os.urandom(16), os.urandom(16), os.urandom(1000)
+    ct = ctx.sm4.encrypt_buffer(key, data, mode="ctr", iv=iv)
+    assert ct == kuaisuo.sm4.encrypt(key, data, mode="ctr", iv=iv)
+    sealed, tag = ctx.sm4.gcm_seal_buffer(key, iv[:12], data, b"aad")
+    assert sealed + tag == kuaisuo.sm4.SM4GCM(key).encrypt(iv[:12], data, b"aad")
+    assert ctx.sm4.gcm_open_buffer(key, iv[:12], sealed, tag, b"aad") == data
+    with pytest.raises(kuaisuo.InvalidTag):
+        ctx.sm4.gcm_open_buffer(key, iv[:12], sealed, bytes(16), b"aad")
+    assert not _device.is_device(data) and not _device.is_device(np.zeros(4, np.uint8))
+    if "torch" not in sys.modules:
+        assert "cupy" not in sys.modules
+
+
+def test_device_only_arguments_are_refused_for_host_data():
+    ctx = kuaisuo.Context("cpu", threads=1)
+    with pytest.raises(TypeError, match="GPU memory"):
+        ctx.sm4.encrypt_buffer(bytes(16), bytes(32), mode="ecb", out=bytearray(32))
+    with pytest.raises(TypeError, match="GPU memory"):
+        ctx.skinny.encrypt_buffer(bytes(32), bytes(16), mode="ecb", stream=0)
+
+
+def test_device_arrays_need_a_gpu_context():
+    ctx = kuaisuo.Context("cpu", threads=1)
+    fake = _HostInterface(64)
+    with pytest.raises(kuaisuo.BackendUnavailableError, match="context with a GPU"):
+        ctx.sm4.encrypt_buffer(bytes(16), fake, mode="ecb", out=_HostInterface(64))
+    with pytest.raises(kuaisuo.BackendUnavailableError, match="context with a GPU"):
+        ctx.ed25519.verify(_HostInterface(32), fake, _HostInterface(64),
+                           offsets=_HostInterface(16))
+
+
+def test_strided_interfaces_are_refused():
+    fake = _HostInterface(64)
+    fake.__cuda_array_interface__ = dict(fake.__cuda_array_interface__, shape=(32,),
+                                         strides=(2,))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _device.view(fake, "data", 0)
+
+
+# --- On a GPU --------------------------------------------------------------
+
+
+def _gpu_ctx():
+    ctx = kuaisuo.Context("gpu", threads=4)
+    return ctx, kuaisuo.Context("cpu")
+
+
+@pytest.fixture(scope="module")
+def contexts():
+    if kuaisuo.gpu_device_count() == 0:
+        pytest.skip("no CUDA device")
+    return _gpu_ctx()
+
+
+@pytest.fixture(scope="module")
+def cp():
+    return pytest.importorskip("cupy")
+
+
+@pytest.fixture(scope="module")
+def torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch without CUDA")
+    return torch
+
+
+SIZES = [1, 15, 16, 17, 1000, 16 * 1024 + 5, 1 << 20, (64 << 20) + 7]
+
+
+@requires_gpu
+@pytest.mark.parametrize("size", SIZES)
+def test_sm4_ctr_and_ecb_on_cupy_match_the_cpu(contexts, cp, size):
+    gpu, cpu = contexts
+    key, iv, data = os.urandom(16), os.urandom(16), os.urandom(size)
+    d = cp.asarray(np.frombuffer(data, np.uint8))
+    ct = gpu.sm4.encrypt_buffer(key, d, mode="ctr", iv=iv)
+    assert isinstance(ct, cp.ndarray) and ct.device == d.device
+    assert ct.get().tobytes() == cpu.sm4.encrypt_buffer(key, data, mode="ctr", iv=iv)
+    gpu.sm4.decrypt_buffer(key, ct, mode="ctr", iv=iv, out=ct)  # in place
+    assert ct.get().tobytes() == data
+    whole = size // 16 * 16
+    e = gpu.sm4.encrypt_buffer(key, d[:whole], mode="ecb", tables=size % 2 == 1)
+    assert e.get().tobytes() == cpu.sm4.encrypt_buffer(key, data[:whole], mode="ecb")
+
+
+@requires_gpu
+def test_one_gib_in_place_on_cupy(contexts, cp):
+    gpu, cpu = contexts
+    key, iv = os.urandom(16), os.urandom(16)
+    d = cp.random.randint(0, 256, size=1 << 30, dtype=cp.uint8)
+    want = cpu.sm4.encrypt_buffer(key, d.get(), mode="ctr", iv=iv)
+    gpu.sm4.encrypt_buffer(key, d, mode="ctr", iv=iv, out=d)
+    assert d.get().tobytes() == want
+
+
+@requires_gpu
+def test_user_streams_order_the_work(contexts, cp):
+    gpu, cpu = contexts
+    key, iv, data = os.urandom(16), os.urandom(16), os.urandom(8 << 20)
+    host = np.frombuffer(data, np.uint8)
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        d = cp.empty(len(data), cp.uint8)
+        d.set(host, stream=stream)  # queued before the call, on the same stream
+        ct = gpu.sm4.encrypt_buffer(key, d, mode="ctr", iv=iv)
+        after = ct.copy()  # queued after it
+    stream.synchronize()
+    assert after.get().tobytes() == cpu.sm4.encrypt_buffer(key, data, mode="ctr", iv=iv)
+    other = cp.cuda.Stream(non_blocking=True)
+    out = cp.zeros_like(d)
+    gpu.sm4.encrypt_buffer(key, d, mode="ctr", iv=iv, out=out, stream=other)
+    other.synchronize()
+    assert out.get().tobytes() == after.get().tobytes()
+
+
+@requires_gpu
+@pytest.mark.parametrize("size", [0, 1, 4097, (16 << 20) + 3])
+def test_sm4_gcm_on_cupy_matches_the_cpu_and_refuses_a_wrong_tag(contexts, cp, size):
+    gpu, cpu = contexts
+    key, nonce, data, aad = os.urandom(16), os.urandom(12), os.urandom(size), os.urandom(20)
+    d = cp.asarray(np.frombuffer(data, np.uint8)) if size else cp.empty(0, cp.uint8)
+    ct, tag = gpu.sm4.gcm_seal_buffer(key, nonce, d, aad)
+    want_ct, want_tag = cpu.sm4.gcm_seal_buffer(key, nonce, data, aad)
+    assert ct.get().tobytes() == want_ct and tag.get().tobytes() == want_tag
+    assert gpu.sm4.gcm_open_buffer(key, nonce, ct, tag, aad).get().tobytes() == data
+    bad = tag.copy()
+    bad[0] ^= 1
+    out = cp.full(size, 7, cp.uint8)
+    with pytest.raises(kuaisuo.InvalidTag):
+        gpu.sm4.gcm_open_buffer(key, nonce, ct, bad, aad, out=out)
+    assert bool((out == 7).all())  # nothing written
+
+
+@requires_gpu
+def test_skinny_ctr_on_cupy_matches_the_cpu(contexts, cp):
+    gpu, cpu = contexts
+    tk, iv, data = os.urandom(32), os.urandom(16), os.urandom((4 << 20) + 9)
+    d = cp.asarray(np.frombuffer(data, np.uint8))
+    ct = gpu.skinny.encrypt_buffer(tk, d, mode="ctr", iv=iv)
+    assert ct.get().tobytes() == cpu.skinny.encrypt_buffer(tk, data, mode="ctr", iv=iv)
+
+
+@requires_gpu
+def test_bad_device_arguments_get_clear_errors(contexts, cp):
+    gpu, _ = contexts
+    key, iv = os.urandom(16), os.urandom(16)
+    d = cp.zeros(4096, cp.uint8)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        gpu.sm4.encrypt_buffer(key, d[::2], mode="ctr", iv=iv)
+    with pytest.raises(TypeError, match="GPU memory"):
+        gpu.sm4.encrypt_buffer(key, d, mode="ctr", iv=iv, out=np.zeros(4096, np.uint8))
+    with pytest.raises(ValueError, match="4096 bytes"):
+        gpu.sm4.encrypt_buffer(key, d, mode="ctr", iv=iv, out=cp.zeros(4095, cp.uint8))
+    with pytest.raises(kuaisuo.KuaisuoError):  # KS_ERR_ALIGNMENT
+        gpu.sm4.encrypt_buffer(key, d[1:], mode="ctr", iv=iv)
+    with pytest.raises(kuaisuo.KuaisuoError):  # a 16-byte nonce: not on the device
+        gpu.sm4.gcm_seal_buffer(key, os.urandom(16), d)
+    with pytest.raises(TypeError, match="GPU memory"):  # a host tag beside device data
+        gpu.sm4.gcm_open_buffer(key, os.urandom(12), d, bytes(16))
+
+
+def _signed_items(ctx, n, rng):
+    """n (key, message, signature) items under 64 keys, about a quarter
+    altered (key, signature or message): flat arrays and offsets."""
+    keys = [kuaisuo.ed25519.Ed25519PrivateKey.generate() for _ in range(64)]
+    lens = rng.integers(0, 300, n)
+    offsets = np.zeros(n + 1, np.uint64)
+    offsets[1:] = np.cumsum(lens)
+    data = np.frombuffer(os.urandom(int(offsets[-1])), np.uint8).copy()
+    which = rng.integers(0, 64, n)
+    pubs = np.stack([np.frombuffer(keys[w].public_key().public_bytes_raw(), np.uint8)
+                     for w in which])
+    sigs = np.zeros((n, 64), np.uint8)
+    for w in range(64):
+        idx = np.nonzero(which == w)[0]
+        msgs = [data[offsets[i]:offsets[i + 1]].tobytes() for i in idx]
+        sigs[idx] = ctx.ed25519.sign(keys[w], msgs, as_numpy=True)
+    bad = rng.integers(0, 12, n)
+    sigs[bad == 0, 5] ^= 1
+    pubs[bad == 1, 3] ^= 4
+    sigs[bad == 2, 63] |= 0x80
+    return pubs, data, offsets, sigs
+
+
+@requires_gpu
+def test_ed25519_verify_on_cupy_matches_the_cpu(contexts, cp):
+    gpu, cpu = contexts
+    n = 100_003
+    pubs, data, offsets, sigs = _signed_items(cpu, n, np.random.default_rng())
+    want = cpu.ed25519.verify(pubs, data, sigs, offsets=offsets, as_numpy=True)
+    assert (want != 0).any() and (want == 0).any()
+    got = gpu.ed25519.verify(cp.asarray(pubs), cp.asarray(data), cp.asarray(sigs),
+                             offsets=cp.asarray(offsets))
+    assert isinstance(got, cp.ndarray) and got.dtype == cp.int32
+    np.testing.assert_array_equal(got.get(), want)
+    bad_offsets = offsets.copy()
+    bad_offsets[10] = len(data) + 5  # items 9 and 10 fall outside the data
+    got = gpu.ed25519.verify(cp.asarray(pubs), cp.asarray(data), cp.asarray(sigs),
+                             offsets=cp.asarray(bad_offsets)).get()
+    assert got[9] == got[10] == -5  # KS_ERR_OFFSETS
+    np.testing.assert_array_equal(np.delete(got, [9, 10]), np.delete(want, [9, 10]))
+    with pytest.raises(TypeError, match="dtype"):
+        gpu.ed25519.verify(cp.asarray(pubs), cp.asarray(data), cp.asarray(sigs),
+                           offsets=cp.asarray(offsets.astype(np.int32)))
+    with pytest.raises(TypeError, match="GPU memory"):
+        gpu.ed25519.verify(pubs, cp.asarray(data), cp.asarray(sigs),
+                           offsets=cp.asarray(offsets))
+
+
+@requires_gpu
+def test_torch_tensors_and_the_state_dict_round_trip(contexts, torch):
+    gpu, cpu = contexts
+    model = torch.nn.Sequential(torch.nn.Linear(1000, 513), torch.nn.ReLU(),
+                                torch.nn.Linear(513, 10)).cuda()
+    state = model.state_dict()
+    before = {name: t.clone() for name, t in state.items()}
+    key = os.urandom(16)
+    sealed = {}
+    for name, t in state.items():  # README "Data on the GPU"
+        raw = t.view(-1).view(torch.uint8)
+        nonce = os.urandom(12)
+        _, tag = gpu.sm4.gcm_seal_buffer(key, nonce, raw, name.encode(), out=raw)
+        sealed[name] = (nonce, tag)
+    torch.cuda.synchronize()
+    for name, t in state.items():
+        assert not torch.equal(t, before[name])
+        nonce, tag = sealed[name]
+        want_ct, want_tag = cpu.sm4.gcm_seal_buffer(
+            key, nonce, before[name].view(-1).view(torch.uint8).cpu().numpy(), name.encode())
+        assert t.view(-1).view(torch.uint8).cpu().numpy().tobytes() == want_ct
+        assert tag.cpu().numpy().tobytes() == want_tag
+    for name, t in state.items():
+        raw = t.view(-1).view(torch.uint8)
+        nonce, tag = sealed[name]
+        gpu.sm4.gcm_open_buffer(key, nonce, raw, tag, name.encode(), out=raw)
+    for name, t in state.items():
+        assert torch.equal(t, before[name])  # bit for bit
+    x = torch.randn(4096, device="cuda")
+    y = gpu.sm4.encrypt_buffer(key, x, mode="ctr", iv=bytes(16))
+    assert isinstance(y, torch.Tensor) and y.dtype == x.dtype and y.device == x.device
+    with pytest.raises(ValueError, match="C-contiguous"):
+        gpu.sm4.encrypt_buffer(key, x.view(64, 64).t(), mode="ctr", iv=bytes(16))
