@@ -86,7 +86,7 @@ _DLPACK_TYPES = {0: "i", 1: "u", 2: "f", 4: "b", 5: "c"}  # kDLInt, kDLUInt, kDL
 
 def _contiguous(shape: Sequence[int], strides: Optional[Sequence[int]], item: int) -> bool:
     """C order, strides in elements (DLPack) or None."""
-    if strides is None:
+    if strides is None or 0 in shape:
         return True
     want = 1
     for extent, stride in zip(reversed(shape), reversed(strides)):
