@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, List, Literal, Optional, Union, overload
 
-from . import _native, ed25519, skinny, sm2, sm4, x25519
+from . import _device, _native, ed25519, skinny, sm2, sm4, x25519
 from ._items import (Buffer, ByteRows, count_in, deprecated, messages_in, output, rows,
                      split)
 from ._native import BackendUnavailableError, InvalidSignature, InvalidTag, KuaisuoError
@@ -154,17 +154,28 @@ class SM3Batch:
 
     @overload
     def hash(self, messages: Any, offsets: Any = ..., *,
-             as_numpy: Literal[False] = ...) -> List[bytes]: ...
+             as_numpy: Literal[False] = ..., stream: Any = ...) -> List[bytes]: ...
     @overload
     def hash(self, messages: Any, offsets: Any = ..., *, as_numpy: Literal[True],
-             out: Any = ...) -> ByteRows: ...
+             out: Any = ..., stream: Any = ...) -> ByteRows: ...
 
     def hash(self, messages: Any, offsets: Any = None, *, as_numpy: bool = False,
-             out: Any = None) -> Any:
+             out: Any = None, stream: Any = None) -> Any:
         """SM3 of each message: a list of 32-byte digests, or with
         as_numpy=True a (count, 32) uint8 array (into out when given).
         messages: a sequence of bytes-like objects, or one flat buffer with
-        offsets (count + 1 uint64 entries; read in place, not copied)."""
+        offsets (count + 1 uint64 entries; read in place, not copied).
+
+        A flat uint8 array in GPU memory (CuPy, PyTorch CUDA, DLPack) with
+        offsets there too, on a GPU context, is hashed there with no host
+        copies, queued on `stream` (default: the array library's current
+        stream): the result is (digests, statuses), a (count, 32) uint8
+        array (out= or a new one) and int32 statuses of the same library,
+        a status being 0, or -5 (KS_ERR_OFFSETS) with a zero digest for an
+        item whose offsets fall outside messages."""
+        if _device.any_device(messages, offsets, out):
+            return _device.sm3_batch(self._ctx, messages, offsets, out, stream)
+        _device.host_only(stream)
         if offsets is None and not as_numpy:
             return self._ctx.sm3_batch(messages)
         data, offs = messages_in(messages, offsets)

@@ -206,3 +206,35 @@ def crypt(ctx: Any, run: Any, data: Any, out: Any, stream: Any) -> Any:
     dst = output(out, src, s)
     run(src.ptr, dst.ptr, src.nbytes, s)
     return dst.obj
+
+
+def flat_messages(ctx: Any, messages: Any, offsets: Any, s: int) -> Tuple[DeviceArray,
+                                                                         DeviceArray, int]:
+    """A device batch's flat uint8 messages and uint64/int64 offsets, and
+    its count."""
+    require_gpu_context(ctx)
+    if offsets is None:
+        raise ValueError("messages in GPU memory need offsets= (count + 1 uint64 or int64 "
+                         "in GPU memory)")
+    data = view(messages, "messages", s)
+    require(data, "messages", ("u1",))
+    offs = view(offsets, "offsets", s)
+    require(offs, "offsets", ("u8", "i8"))
+    if len(offs.shape) != 1 or offs.shape[0] < 1:
+        raise ValueError("offsets must be one-dimensional, count + 1 entries")
+    return data, offs, offs.shape[0] - 1
+
+
+def sm3_batch(ctx: Any, messages: Any, offsets: Any, out: Any, stream: Any) -> Tuple[Any, Any]:
+    """ctx.sm3.hash on device arrays: (digests, statuses)."""
+    s = stream_of(messages, stream)
+    data, offs, n = flat_messages(ctx, messages, offsets, s)
+    digests_obj = out if out is not None else empty(messages, (n, 32), "u1")
+    digests = view(digests_obj, "out", s)
+    require(digests, "out", ("u1",))
+    if digests.nbytes != 32 * n:
+        raise ValueError(f"out must hold 32 bytes for each of the {n} items")
+    status_obj = empty(messages, (n,), "i4")
+    status = view(status_obj, "statuses", s)
+    ctx.sm3_batch_device(data.ptr, data.nbytes, offs.ptr, n, digests.ptr, status.ptr, s)
+    return digests_obj, status_obj

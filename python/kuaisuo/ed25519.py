@@ -290,18 +290,8 @@ class Ed25519Batch:
 
     def _verify_device(self, public_keys: Any, messages: Any, signatures: Any, offsets: Any,
                        out: Any, stream: Any) -> Any:
-        _device.require_gpu_context(self._ctx)
-        if offsets is None:
-            raise ValueError("messages in GPU memory need offsets= (count + 1 uint64 or int64 "
-                             "in GPU memory)")
         s = _device.stream_of(messages, stream)
-        data = _device.view(messages, "messages", s)
-        _device.require(data, "messages", ("u1",))
-        offs = _device.view(offsets, "offsets", s)
-        _device.require(offs, "offsets", ("u8", "i8"))
-        if len(offs.shape) != 1 or offs.shape[0] < 1:
-            raise ValueError("offsets must be one-dimensional, count + 1 entries")
-        n = offs.shape[0] - 1
+        data, offs, n = _device.flat_messages(self._ctx, messages, offsets, s)
         keys = _device.view(public_keys, "public_keys", s)
         sigs = _device.view(signatures, "signatures", s)
         for a, what, size in ((keys, "public_keys", PUBLIC_KEY_BYTES),

@@ -138,6 +138,15 @@ void ed25519_verify(ks_py::Context& ctx, uintptr_t pubs, uintptr_t data, size_t 
   }));
 }
 
+// Digests and statuses of count flat messages, written on the device.
+void sm3_batch(ks_py::Context& ctx, uintptr_t data, size_t data_len, uintptr_t offsets,
+               size_t count, uintptr_t digests, uintptr_t status, uintptr_t stream) {
+  check(ctx.on_stream(stream, [&](ks_ctx* c) {
+    return ks_sm3_batch(c, at<const uint8_t>(data), data_len, at<const uint64_t>(offsets), count,
+                        at<uint8_t>(digests), 32 * count, at<int>(status));
+  }));
+}
+
 }  // namespace
 
 void bind_device(nb::module_& m, nb::class_<ks_py::Context>& context) {
@@ -152,6 +161,9 @@ void bind_device(nb::module_& m, nb::class_<ks_py::Context>& context) {
       .def("skinny_crypt_device", &skinny_crypt, nb::arg("mode"), nb::arg("encrypt"),
            nb::arg("tweakey"), nb::arg("iv").none(), nb::arg("src"), nb::arg("dst"),
            nb::arg("nbytes"), nb::arg("stream"))
+      .def("sm3_batch_device", &sm3_batch, nb::arg("data"), nb::arg("data_len"),
+           nb::arg("offsets"), nb::arg("count"), nb::arg("digests"), nb::arg("status"),
+           nb::arg("stream"))
       .def("ed25519_verify_device", &ed25519_verify, nb::arg("public_keys"), nb::arg("data"),
            nb::arg("data_len"), nb::arg("offsets"), nb::arg("count"), nb::arg("signatures"),
            nb::arg("status"), nb::arg("stream"));

@@ -4,6 +4,7 @@
 #include "api/auto_gpu.h"
 #include "api/batch.h"
 #include "api/checks.h"
+#include "api/device_memory.h"
 #include "core/secure.h"
 #include "api/context.h"
 #include "sm3/sm3.h"
@@ -148,6 +149,13 @@ int ks_sm3_batch(ks_ctx* ctx, const uint8_t* data, size_t data_len, const uint64
   // The output check comes first: it rejects absurd counts before the
   // offsets array is read.
   int rc = ks::api::check_output(digests, digests_len, count, KS_SM3_DIGEST_BYTES);
+  bool on_device = false;
+  if (rc == KS_OK) rc = ks::api::device_buffers(ctx, {data, offsets, digests, status}, &on_device);
+  if (rc == KS_OK && on_device)
+    return ks::api::device_batch(data, data_len, offsets, count, status, [&] {
+      return ks::sm3::gpu::digest_device(*ctx->gpu, data, data_len, offsets, count, digests,
+                                         status, ctx->stream);
+    });
   ks::api::OffsetsCopy offsets_copy;
   if (rc == KS_OK)
     rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,

@@ -28,8 +28,11 @@ DeviceBytes::DeviceBytes(size_t n, bool managed) : n_(n) {
   cudaGetLastError();
 }
 
-DeviceBytes::~DeviceBytes() {
+DeviceBytes::~DeviceBytes() { release(); }
+
+void DeviceBytes::release() {
   if (ptr_ != nullptr) cudaFree(ptr_);
+  ptr_ = nullptr;
 }
 
 bool DeviceBytes::upload(const uint8_t* src, size_t len, size_t at) {

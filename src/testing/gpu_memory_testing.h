@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <vector>
 
@@ -19,6 +20,11 @@ namespace testing {
 class DeviceBytes {
  public:
   explicit DeviceBytes(size_t n, bool managed = false);
+  // A copy of a host vector (ok() false where it could not be made).
+  template <class T>
+  explicit DeviceBytes(const std::vector<T>& v) : DeviceBytes(sizeof(T) * v.size()) {
+    if (ok() && !upload(reinterpret_cast<const uint8_t*>(v.data()), n_)) release();
+  }
   ~DeviceBytes();
   DeviceBytes(const DeviceBytes&) = delete;
   DeviceBytes& operator=(const DeviceBytes&) = delete;
@@ -28,8 +34,21 @@ class DeviceBytes {
   // Host bytes to [at, at + len), and back (synchronous).
   bool upload(const uint8_t* src, size_t len, size_t at = 0);
   std::vector<uint8_t> download(size_t len, size_t at = 0) const;
+  // The first count values of type T (an empty vector on failure).
+  template <class T>
+  std::vector<T> download_as(size_t count) const {
+    const std::vector<uint8_t> raw = download(sizeof(T) * count);
+    std::vector<T> out(raw.size() / sizeof(T));
+    if (!out.empty()) memcpy(out.data(), raw.data(), raw.size());
+    return out;
+  }
+  template <class T>
+  T* as() const {
+    return reinterpret_cast<T*>(ptr_);
+  }
 
  private:
+  void release();
   uint8_t* ptr_ = nullptr;
   size_t n_;
 };

@@ -274,3 +274,25 @@ def test_torch_tensors_and_the_state_dict_round_trip(contexts, torch):
     assert isinstance(y, torch.Tensor) and y.dtype == x.dtype and y.device == x.device
     with pytest.raises(ValueError, match="C-contiguous"):
         gpu.sm4.encrypt_buffer(key, x.view(64, 64).t(), mode="ctr", iv=bytes(16))
+
+
+@requires_gpu
+def test_sm3_on_cupy_matches_the_cpu_and_reports_bad_offsets(contexts, cp):
+    gpu, cpu = contexts
+    rng = np.random.default_rng()
+    n = 100_003
+    offsets = np.zeros(n + 1, np.uint64)
+    offsets[1:] = np.cumsum(rng.integers(0, 200, n))
+    data = np.frombuffer(os.urandom(int(offsets[-1])), np.uint8)
+    want = cpu.sm3.hash(data, offsets, as_numpy=True)
+    digests, status = gpu.sm3.hash(cp.asarray(data), cp.asarray(offsets))
+    assert isinstance(digests, cp.ndarray) and digests.shape == (n, 32)
+    np.testing.assert_array_equal(digests.get(), want)
+    assert not status.get().any()
+    bad = offsets.copy()
+    bad[7] = offsets[-1] + 1  # items 6 and 7 fall outside the data
+    digests, status = gpu.sm3.hash(cp.asarray(data), cp.asarray(bad))
+    status, digests = status.get(), digests.get()
+    assert status[6] == status[7] == -5 and not digests[6:8].any()
+    np.testing.assert_array_equal(np.delete(digests, [6, 7], axis=0),
+                                  np.delete(want, [6, 7], axis=0))

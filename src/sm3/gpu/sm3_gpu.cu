@@ -1,5 +1,6 @@
 // SM3 batches on the GPU (sm3/gpu/sm3_gpu.h): one thread per message.
 #include "gpu/launch.cuh"
+#include "kuaisuo/common.h"
 #include "sm3/sm3_compress.h"
 #include "sm3/gpu/sm3_gpu.h"
 
@@ -60,7 +61,36 @@ __global__ void digests_kernel(DeviceItems items, size_t count, uint8_t* digests
   }
 }
 
+// The device-memory form of ks_sm3_batch: offsets straight from the
+// caller, so each thread checks its own range first; one outside the data
+// hashes nothing, gets KS_ERR_OFFSETS and a zero digest.
+__global__ void checked_digests_kernel(const uint8_t* data, uint64_t data_len,
+                                       const uint64_t* offsets, size_t count, uint8_t* digests,
+                                       int* status) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const uint64_t begin = offsets[i], end = offsets[i + 1];
+  uint8_t* out = digests + 32 * i;
+  if (begin > end || end > data_len) {
+    for (int b = 0; b < 32; ++b) out[b] = 0;
+    status[i] = KS_ERR_OFFSETS;
+    return;
+  }
+  digest_one(nullptr, 0, data + begin, end - begin, out);
+  status[i] = KS_OK;
+}
+
 }  // namespace
+
+cudaError_t launch_digests_checked(const uint8_t* data, uint64_t data_len,
+                                   const uint64_t* offsets, size_t count, uint8_t* digests,
+                                   int* status, cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  constexpr unsigned kThreads = 256;
+  checked_digests_kernel<<<ks::gpu::blocks_for(count, kThreads), kThreads, 0, stream>>>(
+      data, data_len, offsets, count, digests, status);
+  return cudaGetLastError();
+}
 
 cudaError_t launch_digests(const DeviceItems& items, size_t count, uint8_t* digests,
                            cudaStream_t stream) {

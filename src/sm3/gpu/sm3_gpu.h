@@ -30,6 +30,14 @@ struct DeviceItems {
 cudaError_t launch_digests(const DeviceItems& items, size_t count, uint8_t* digests,
                            cudaStream_t stream);
 
+// digests[32*i ..] = SM3(data[offsets[i] .. offsets[i + 1])) and
+// status[i] = KS_OK, for offsets no host has checked: an item whose range
+// is not within data_len gets KS_ERR_OFFSETS and 32 zero bytes. Enqueued
+// on `stream`.
+cudaError_t launch_digests_checked(const uint8_t* data, uint64_t data_len,
+                                   const uint64_t* offsets, size_t count, uint8_t* digests,
+                                   int* status, cudaStream_t stream);
+
 }  // namespace gpu
 }  // namespace sm3
 }  // namespace ks

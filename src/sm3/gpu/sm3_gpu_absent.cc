@@ -10,6 +10,11 @@ int digest_batch(ks::gpu::Engine&, const uint8_t*, const uint64_t*, size_t, uint
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
+int digest_device(ks::gpu::Engine&, const uint8_t*, size_t, const uint64_t*, size_t, uint8_t*,
+                  int*, void*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
 }  // namespace gpu
 }  // namespace sm3
 }  // namespace ks

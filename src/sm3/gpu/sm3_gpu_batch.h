@@ -18,6 +18,13 @@ namespace gpu {
 int digest_batch(ks::gpu::Engine& engine, const uint8_t* data, const uint64_t* offsets,
                  size_t count, uint8_t* digests);
 
+// The same on buffers in device memory of the engine's device, queued on
+// `stream` (a cudaStream_t) without waiting: status[i] is KS_OK, or
+// KS_ERR_OFFSETS for an item whose range lies outside data_len.
+int digest_device(ks::gpu::Engine& engine, const uint8_t* data, size_t data_len,
+                  const uint64_t* offsets, size_t count, uint8_t* digests, int* status,
+                  void* stream);
+
 }  // namespace gpu
 }  // namespace sm3
 }  // namespace ks

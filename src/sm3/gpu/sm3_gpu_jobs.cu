@@ -40,6 +40,15 @@ int digest_batch(ks::gpu::Engine& engine, const uint8_t* data, const uint64_t* o
   return ks::gpu::CudaEngine::of(engine).run(Sm3Job(data, offsets, digests), count);
 }
 
+int digest_device(ks::gpu::Engine& engine, const uint8_t* data, size_t data_len,
+                  const uint64_t* offsets, size_t count, uint8_t* digests, int* status,
+                  void* stream) {
+  const ks::gpu::DeviceScope scope(engine.device());
+  if (scope.status() != KS_OK) return scope.status();
+  return ks::gpu::to_status(launch_digests_checked(data, data_len, offsets, count, digests,
+                                                   status, static_cast<cudaStream_t>(stream)));
+}
+
 }  // namespace gpu
 }  // namespace sm3
 }  // namespace ks

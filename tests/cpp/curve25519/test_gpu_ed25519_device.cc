@@ -24,34 +24,20 @@ using ks::testing::DeviceBytes;
 
 constexpr size_t kItems = 100003;
 
-const uint8_t* bytes_of(const std::vector<uint64_t>& v) {
-  return reinterpret_cast<const uint8_t*>(v.data());
-}
-
 // A batch's inputs in device memory, and room for its statuses.
 struct DeviceBatch {
   explicit DeviceBatch(const ks_test::VerifyItems& items)
-      : pubs(items.pubs.size()),
-        sigs(items.sigs.size()),
-        data(items.data.size()),
-        offsets(8 * items.offsets.size()),
+      : pubs(items.pubs),
+        sigs(items.sigs),
+        data(items.data),
+        offsets(items.offsets),
         status(sizeof(int) * items.count()) {
-    ok = pubs.ok() && sigs.ok() && data.ok() && offsets.ok() && status.ok() &&
-         pubs.upload(items.pubs.data(), items.pubs.size()) &&
-         sigs.upload(items.sigs.data(), items.sigs.size()) &&
-         data.upload(items.data.data(), items.data.size()) &&
-         offsets.upload(bytes_of(items.offsets), offsets.size());
+    ok = pubs.ok() && sigs.ok() && data.ok() && offsets.ok() && status.ok();
   }
   int verify(ks_ctx* ctx, size_t data_len, size_t count) const {
     return ks_ed25519_verify_batch(ctx, pubs.get(), data.get(), data_len,
-                                   reinterpret_cast<const uint64_t*>(offsets.get()), count,
-                                   sigs.get(), reinterpret_cast<int*>(status.get()));
-  }
-  std::vector<int> statuses(const DeviceBytes& from, size_t count) const {
-    const std::vector<uint8_t> raw = from.download(sizeof(int) * count);
-    std::vector<int> out(count);
-    memcpy(out.data(), raw.data(), raw.size());
-    return out;
+                                   offsets.as<const uint64_t>(), count, sigs.get(),
+                                   status.as<int>());
   }
   DeviceBytes pubs, sigs, data, offsets, status;
   bool ok = false;
@@ -91,7 +77,7 @@ TEST_F(Ed25519VerifyDevice, MatchesTheCpuOnTheDefaultStream) {
   ASSERT_TRUE(d.ok);
   ASSERT_EQ(d.verify(gpu_ctx_.ctx, items.data.size(), kItems), KS_OK);  // queued
   ASSERT_TRUE(ks::testing::stream_sync(nullptr));
-  const std::vector<int> got = d.statuses(d.status, kItems);
+  const std::vector<int> got = d.status.download_as<int>(kItems);
   for (size_t i = 0; i < kItems; ++i) ASSERT_EQ(got[i], want[i]) << "item " << i;
 }
 
@@ -104,8 +90,8 @@ TEST_F(Ed25519VerifyDevice, RunsInOrderOnTheContextsStream) {
   const std::vector<int> want = cpu_statuses(items);
   DeviceBatch d(items);
   ASSERT_TRUE(d.ok);
-  DeviceBytes staged_offsets(d.offsets.size()), after(d.status.size());
-  ASSERT_TRUE(staged_offsets.upload(bytes_of(items.offsets), d.offsets.size()));
+  const DeviceBytes staged_offsets(items.offsets);
+  DeviceBytes after(d.status.size());
   const std::vector<uint8_t> ones(d.offsets.size(), 0xFF);
   ASSERT_TRUE(d.offsets.upload(ones.data(), ones.size()));  // every range bad until the copy
   void* stream = ks::testing::stream_create();
@@ -118,7 +104,7 @@ TEST_F(Ed25519VerifyDevice, RunsInOrderOnTheContextsStream) {
   ASSERT_TRUE(ks::testing::stream_sync(stream));
   ASSERT_EQ(ks_ctx_set_stream(gpu_ctx_.ctx, nullptr), KS_OK);
   ks::testing::stream_destroy(stream);
-  const std::vector<int> got = d.statuses(after, kItems);
+  const std::vector<int> got = after.download_as<int>(kItems);
   for (size_t i = 0; i < kItems; ++i) ASSERT_EQ(got[i], want[i]) << "item " << i;
 }
 
@@ -138,10 +124,10 @@ TEST_F(Ed25519VerifyDevice, OffsetsOutsideTheDataFailPerItem) {
   want[n - 1] = KS_ERR_OFFSETS;
   DeviceBatch d(items);
   ASSERT_TRUE(d.ok);
-  ASSERT_TRUE(d.offsets.upload(bytes_of(bad), d.offsets.size()));
+  ASSERT_TRUE(d.offsets.upload(reinterpret_cast<const uint8_t*>(bad.data()), d.offsets.size()));
   ASSERT_EQ(d.verify(gpu_ctx_.ctx, items.data.size(), n), KS_OK);
   ASSERT_TRUE(ks::testing::stream_sync(nullptr));
-  const std::vector<int> got = d.statuses(d.status, n);
+  const std::vector<int> got = d.status.download_as<int>(n);
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << "item " << i;
 }
 
@@ -149,8 +135,8 @@ TEST_F(Ed25519VerifyDevice, MixedMisalignedAndMissingBuffersAreRefused) {
   const ks_test::VerifyItems items = ks_test::make_verify_items(64, 4, rng_);
   const DeviceBatch d(items);
   ASSERT_TRUE(d.ok);
-  const auto* offsets = reinterpret_cast<const uint64_t*>(d.offsets.get());
-  int* status = reinterpret_cast<int*>(d.status.get());
+  const auto* offsets = d.offsets.as<const uint64_t>();
+  int* status = d.status.as<int>();
   std::vector<int> host_status(64, 7);
   ks_ctx* ctx = gpu_ctx_.ctx;
   const size_t len = items.data.size();
