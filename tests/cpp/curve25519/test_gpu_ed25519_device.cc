@@ -16,6 +16,7 @@
 #include "ed25519_verify_cases.h"
 #include "kuaisuo.h"
 #include "testing/gpu_memory_testing.h"
+#include "gpu_fixture.h"
 #include "test_util.h"
 
 namespace {
@@ -43,16 +44,9 @@ struct DeviceBatch {
   bool ok = false;
 };
 
-class Ed25519VerifyDevice : public ::testing::Test {
+class Ed25519VerifyDevice : public ks_test::GpuAgainstCpu {
  protected:
-  void SetUp() override {
-    if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-    ASSERT_EQ(gpu_ctx_.rc, KS_OK);
-    ASSERT_EQ(cpu_ctx_.rc, KS_OK);
-    const uint64_t seed = std::random_device{}() * 0x100000000ull + std::random_device{}();
-    rng_.seed(seed);
-    trace_ = "seed " + std::to_string(seed);
-  }
+  Ed25519VerifyDevice() : GpuAgainstCpu(2, 0) {}
   // The CPU context's statuses of items (KS_ERR_BATCH_ITEMS: some are bad).
   std::vector<int> cpu_statuses(const ks_test::VerifyItems& items) {
     std::vector<int> want(items.count(), 98);
@@ -63,10 +57,6 @@ class Ed25519VerifyDevice : public ::testing::Test {
     return want;
   }
 
-  ks_test::Context gpu_ctx_{KS_BACKEND_GPU, 2};
-  ks_test::Context cpu_ctx_{KS_BACKEND_CPU, 0};
-  std::mt19937_64 rng_;
-  std::string trace_;
 };
 
 TEST_F(Ed25519VerifyDevice, MatchesTheCpuOnTheDefaultStream) {

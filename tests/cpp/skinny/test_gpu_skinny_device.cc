@@ -13,6 +13,7 @@
 
 #include "kuaisuo.h"
 #include "testing/gpu_memory_testing.h"
+#include "gpu_fixture.h"
 #include "test_util.h"
 
 namespace {
@@ -20,33 +21,21 @@ namespace {
 using Bytes = std::vector<uint8_t>;
 using ks::testing::DeviceBytes;
 
-class SkinnyDevice : public ::testing::Test {
+class SkinnyDevice : public ks_test::GpuAgainstCpu {
  protected:
-  void SetUp() override {
-    if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-    ASSERT_EQ(gpu_.rc, KS_OK);
-    ASSERT_EQ(cpu_.rc, KS_OK);
-    const uint64_t seed = std::random_device{}() * 0x100000000ull + std::random_device{}();
-    rng_.seed(seed);
-    trace_ = "seed " + std::to_string(seed);
-  }
-  Bytes random(size_t n) { return ks_test::random_bytes(rng_, n); }
+  SkinnyDevice() : GpuAgainstCpu(2, 4) {}
 
   // The CPU context's bytes for the call.
   Bytes expected(int mode, int encrypt, const Bytes& tk, const Bytes& iv, const Bytes& in) {
     Bytes out(in.size());
     const bool ctr = mode == KS_SKINNY_CTR;
-    EXPECT_EQ(ks_skinny128_256_crypt_buffer(cpu_.ctx, mode, encrypt, tk.data(),
+    EXPECT_EQ(ks_skinny128_256_crypt_buffer(cpu_ctx_.ctx, mode, encrypt, tk.data(),
                                             ctr ? iv.data() : nullptr, ctr ? 16 : 0, in.data(),
                                             in.size(), out.data()),
               KS_OK);
     return out;
   }
 
-  ks_test::Context gpu_{KS_BACKEND_GPU, 2};
-  ks_test::Context cpu_{KS_BACKEND_CPU, 4};
-  std::mt19937_64 rng_;
-  std::string trace_;
 };
 
 TEST_F(SkinnyDevice, CtrAndEcbMatchTheCpu) {
@@ -62,7 +51,7 @@ TEST_F(SkinnyDevice, CtrAndEcbMatchTheCpu) {
       const bool in_place = n % 2 == 1;
       uint8_t* out = in_place ? d_in.get() : d_out.get();
       const bool ctr = mode == KS_SKINNY_CTR;
-      ASSERT_EQ(ks_skinny128_256_crypt_buffer(gpu_.ctx, mode, KS_ENCRYPT, tk.data(),
+      ASSERT_EQ(ks_skinny128_256_crypt_buffer(gpu_ctx_.ctx, mode, KS_ENCRYPT, tk.data(),
                                               ctr ? iv.data() : nullptr, ctr ? 16 : 0,
                                               d_in.get(), n, out),
                 KS_OK);
@@ -75,20 +64,20 @@ TEST_F(SkinnyDevice, CtrAndEcbMatchTheCpu) {
 TEST_F(SkinnyDevice, RunsInOrderOnTheContextsStream) {
   void* stream = ks::testing::stream_create();
   ASSERT_NE(stream, nullptr);
-  ASSERT_EQ(ks_ctx_set_stream(gpu_.ctx, stream), KS_OK);
+  ASSERT_EQ(ks_ctx_set_stream(gpu_ctx_.ctx, stream), KS_OK);
   const size_t len = (size_t(2) << 20) + 1;
   const Bytes tk = random(KS_SKINNY_TWEAKEY_BYTES), iv = random(16), in = random(len);
   const Bytes want = expected(KS_SKINNY_CTR, KS_DECRYPT, tk, iv, in);
   DeviceBytes staged(len), d(len), after(len);
   ASSERT_TRUE(staged.upload(in.data(), len));
   ASSERT_TRUE(ks::testing::spin_then_copy(stream, d.get(), staged.get(), len, 20000));
-  ASSERT_EQ(ks_skinny128_256_crypt_buffer(gpu_.ctx, KS_SKINNY_CTR, KS_DECRYPT, tk.data(),
+  ASSERT_EQ(ks_skinny128_256_crypt_buffer(gpu_ctx_.ctx, KS_SKINNY_CTR, KS_DECRYPT, tk.data(),
                                           iv.data(), 16, d.get(), len, d.get()),
             KS_OK);
   ASSERT_TRUE(ks::testing::copy_async(stream, after.get(), d.get(), len));
   ASSERT_TRUE(ks::testing::stream_sync(stream));
   EXPECT_EQ(after.download(len), want);
-  ASSERT_EQ(ks_ctx_set_stream(gpu_.ctx, nullptr), KS_OK);
+  ASSERT_EQ(ks_ctx_set_stream(gpu_ctx_.ctx, nullptr), KS_OK);
   ks::testing::stream_destroy(stream);
 }
 
@@ -96,11 +85,11 @@ TEST_F(SkinnyDevice, EcbDecryptionAndMixedArgumentsAreRefused) {
   const Bytes tk = random(KS_SKINNY_TWEAKEY_BYTES), iv = random(16), in = random(64);
   DeviceBytes d(64);
   ASSERT_TRUE(d.upload(in.data(), 64));
-  EXPECT_EQ(ks_skinny128_256_crypt_buffer(gpu_.ctx, KS_SKINNY_ECB, KS_DECRYPT, tk.data(),
+  EXPECT_EQ(ks_skinny128_256_crypt_buffer(gpu_ctx_.ctx, KS_SKINNY_ECB, KS_DECRYPT, tk.data(),
                                           nullptr, 0, d.get(), 64, d.get()),
             KS_ERR_UNSUPPORTED);
   Bytes host(64, 7);
-  EXPECT_EQ(ks_skinny128_256_crypt_buffer(gpu_.ctx, KS_SKINNY_CTR, KS_ENCRYPT, tk.data(),
+  EXPECT_EQ(ks_skinny128_256_crypt_buffer(gpu_ctx_.ctx, KS_SKINNY_CTR, KS_ENCRYPT, tk.data(),
                                           iv.data(), 16, d.get(), 64, host.data()),
             KS_ERR_MEMORY_MIX);
   EXPECT_EQ(host, Bytes(64, 7));

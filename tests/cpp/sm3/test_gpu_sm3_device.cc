@@ -13,6 +13,7 @@
 
 #include "kuaisuo.h"
 #include "testing/gpu_memory_testing.h"
+#include "gpu_fixture.h"
 #include "test_util.h"
 
 namespace {
@@ -28,16 +29,9 @@ struct Messages {
   size_t count() const { return offsets.size() - 1; }
 };
 
-class Sm3Device : public ::testing::Test {
+class Sm3Device : public ks_test::GpuAgainstCpu {
  protected:
-  void SetUp() override {
-    if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-    ASSERT_EQ(gpu_ctx_.rc, KS_OK);
-    ASSERT_EQ(cpu_ctx_.rc, KS_OK);
-    const uint64_t seed = std::random_device{}() * 0x100000000ull + std::random_device{}();
-    rng_.seed(seed);
-    trace_ = "seed " + std::to_string(seed);
-  }
+  Sm3Device() : GpuAgainstCpu(2, 0) {}
   // n messages, every fourth 64 bytes long, the rest 0 to 300.
   Messages messages(size_t n) {
     Messages m;
@@ -53,10 +47,6 @@ class Sm3Device : public ::testing::Test {
     return want;
   }
 
-  ks_test::Context gpu_ctx_{KS_BACKEND_GPU, 2};
-  ks_test::Context cpu_ctx_{KS_BACKEND_CPU, 0};
-  std::mt19937_64 rng_;
-  std::string trace_;
 };
 
 TEST_F(Sm3Device, MatchesTheCpuOnAUserStreamBetweenOtherWork) {

@@ -16,6 +16,7 @@
 
 #include "kuaisuo.h"
 #include "testing/gpu_memory_testing.h"
+#include "gpu_fixture.h"
 #include "test_util.h"
 
 namespace {
@@ -23,19 +24,14 @@ namespace {
 using Bytes = std::vector<uint8_t>;
 using ks::testing::DeviceBytes;
 
-class Sm4Device : public ::testing::Test {
+class Sm4Device : public ks_test::GpuAgainstCpu {
  protected:
+  Sm4Device() : GpuAgainstCpu(2, 4) {}
   void SetUp() override {
-    if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-    ASSERT_EQ(gpu_ctx_.rc, KS_OK);
-    ASSERT_EQ(cpu_ctx_.rc, KS_OK);
+    GpuAgainstCpu::SetUp();
     gpu_ = gpu_ctx_.ctx;
     cpu_ = cpu_ctx_.ctx;
-    const uint64_t seed = std::random_device{}() * 0x100000000ull + std::random_device{}();
-    rng_.seed(seed);
-    trace_ = "seed " + std::to_string(seed);
   }
-  Bytes random(size_t n) { return ks_test::random_bytes(rng_, n); }
 
   // ECB or CTR of `plain` on the device (in place or not) and on the CPU.
   void check_crypt(int mode, int encrypt, uint32_t flags, size_t len, bool in_place) {
@@ -58,10 +54,6 @@ class Sm4Device : public ::testing::Test {
     ASSERT_EQ((in_place ? d_in : d_out).download(len), want);
   }
 
-  ks_test::Context gpu_ctx_{KS_BACKEND_GPU, 2};
-  ks_test::Context cpu_ctx_{KS_BACKEND_CPU, 4};
-  std::mt19937_64 rng_;
-  std::string trace_;
   ks_ctx* gpu_ = nullptr;
   ks_ctx* cpu_ = nullptr;
 };
