@@ -18,7 +18,10 @@
 // messages) on a GPU context from ordinary host buffers, end to end (wall
 // clock, ops *_e2e; its kernel_ms is then the call's time): one key with
 // its table kept from the previous call, one key with the table built in
-// the call (two keys alternating), per-item keys.
+// the call (two keys alternating), per-item keys; and the same two calls
+// with every buffer in device memory, per-item keys (ops *_device: from
+// the call to the end of its stream), beside the kernels alone
+// (verify_per_item_key, verify_msg64_per_item_key).
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +260,22 @@ void bench_key_tables(const uint8_t* pub, std::vector<Row>& rows) {
   }
 }
 
+// The C API on device memory (kuaisuo/common.h, "Device memory"): call()
+// on ctx with every buffer on the device, from the call to the end of the
+// work it queued on the default stream; its statuses must all be KS_OK.
+template <class Call>
+void device_row(const char* name, size_t n, int reps, const int* status, const Call& call,
+                std::vector<Row>& rows) {
+  const double t = median_wall(
+      [&] {
+        if (call() != KS_OK) exit(1);
+        CHECK(cudaDeviceSynchronize());
+      },
+      reps);
+  check_all_ok(status, n, name);
+  rows.push_back({name, n, t});
+}
+
 void bench_one_key(Timer& timer, std::mt19937_64& rng, size_t n, ks_ctx* ctx,
                    std::vector<Row>& rows) {
   const Batch b(rng, n);
@@ -329,6 +348,10 @@ void bench_one_key(Timer& timer, std::mt19937_64& rng, size_t n, ks_ctx* ctx,
   rows.push_back({"verify_one_key_e2e_new_key", n, fresh[fresh.size() / 2]});
   rows.push_back({"verify_per_item_key_e2e", n, median_wall([&] { verify(pubs, sigs); }, reps)});
   check("verify_per_item_key_e2e");
+  const DeviceVector<int> device_status(n);
+  device_row("verify_per_item_key_device", n, reps, device_status, [&] {
+    return ks_sm2_verify_digest_batch(ctx, b.pub, b.digest, n, b.sig, device_status);
+  }, rows);
 
   // 64-byte messages, end to end: e = SM3(Z_A || M) signed on the device
   // under key 0, and under each item's key.
@@ -360,6 +383,16 @@ void bench_one_key(Timer& timer, std::mt19937_64& rng, size_t n, ks_ctx* ctx,
   rows.push_back({"verify_msg64_per_item_key_e2e", n,
                   median_wall([&] { verify_msgs(pubs, msg_sigs); }, reps)});
   check("verify_msg64_per_item_key_e2e");
+
+  // Messages under per-item keys: the kernels alone (Z_A, e, verify; new
+  // keys and signatures), then the C API on those device buffers.
+  rows.push_back({"verify_msg64_per_item_key", n, b.verify_messages(timer)});
+  check_all_ok(b.status, n, "verify_msg64_per_item_key");
+  const DeviceVector<uint64_t> device_offsets(offsets);
+  device_row("verify_msg64_per_item_key_device", n, reps, device_status, [&] {
+    return ks_sm2_verify_batch(ctx, b.pub, kId, 16, b.msg, 64 * n, device_offsets, n, b.sig,
+                               device_status);
+  }, rows);
 }
 
 // --- Encryption and decryption (issue 44) ------------------------------------------

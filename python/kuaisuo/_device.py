@@ -238,3 +238,22 @@ def sm3_batch(ctx: Any, messages: Any, offsets: Any, out: Any, stream: Any) -> T
     status = view(status_obj, "statuses", s)
     ctx.sm3_batch_device(data.ptr, data.nbytes, offs.ptr, n, digests.ptr, status.ptr, s)
     return digests_obj, status_obj
+
+
+def fixed_items(obj: Any, what: str, size: int, n: int, s: int) -> DeviceArray:
+    """A device array of n items of `size` bytes (uint8)."""
+    a = view(obj, what, s)
+    require(a, what, ("u1",))
+    if a.nbytes != size * n:
+        raise ValueError(f"{what} must hold {size} bytes for each of the {n} items, "
+                         f"not {a.nbytes} bytes")
+    return a
+
+
+def status_output(like: Any, out: Any, n: int, s: int) -> Tuple[Any, DeviceArray]:
+    """The int32 status array of a device batch: out, or a new one of
+    like's library; and its view."""
+    obj = out if out is not None else empty(like, (n,), "i4")
+    status = view(obj, "out", s)
+    require(status, "out", ("i4",), (n,))
+    return obj, status

@@ -292,17 +292,9 @@ class Ed25519Batch:
                        out: Any, stream: Any) -> Any:
         s = _device.stream_of(messages, stream)
         data, offs, n = _device.flat_messages(self._ctx, messages, offsets, s)
-        keys = _device.view(public_keys, "public_keys", s)
-        sigs = _device.view(signatures, "signatures", s)
-        for a, what, size in ((keys, "public_keys", PUBLIC_KEY_BYTES),
-                              (sigs, "signatures", SIGNATURE_BYTES)):
-            _device.require(a, what, ("u1",))
-            if a.nbytes != size * n:
-                raise ValueError(f"{what} must hold {size} bytes for each of the {n} items, "
-                                 f"not {a.nbytes} bytes")
-        status_obj = out if out is not None else _device.empty(messages, (n,), "i4")
-        status = _device.view(status_obj, "out", s)
-        _device.require(status, "out", ("i4",), (n,))
+        keys = _device.fixed_items(public_keys, "public_keys", PUBLIC_KEY_BYTES, n, s)
+        sigs = _device.fixed_items(signatures, "signatures", SIGNATURE_BYTES, n, s)
+        status_obj, status = _device.status_output(messages, out, n, s)
         self._ctx.ed25519_verify_device(keys.ptr, data.ptr, data.nbytes, offs.ptr, n, sigs.ptr,
                                         status.ptr, s)
         return status_obj

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, overload
 
-from . import _native
+from . import _device, _native
 from ._native import InvalidSignature, KuaisuoError
 from ._items import Buffer, count_of as _count_of, fixed as _fixed, flat as _flat
 from ._items import ByteRows, StatusArray, ids_in as _ids_in, rows as _rows
@@ -450,22 +450,42 @@ class SM2Batch:
     @overload
     def verify(self, public_keys: Any, messages: Any, signatures: Any, id: Ids = ...,
                encoding: Encoding = ..., *, offsets: Any = ...,
-               as_numpy: Literal[False] = ...) -> List[int]: ...
+               as_numpy: Literal[False] = ..., stream: Any = ...) -> List[int]: ...
     @overload
     def verify(self, public_keys: Any, messages: Any, signatures: Any, id: Ids = ...,
                encoding: Encoding = ..., *, offsets: Any = ...,
-               as_numpy: Literal[True], out: Any = ...) -> StatusArray: ...
+               as_numpy: Literal[True], out: Any = ..., stream: Any = ...) -> StatusArray: ...
 
     def verify(self, public_keys: Any, messages: Any, signatures: Any,
                id: Ids = DEFAULT_ID, encoding: Encoding = "der", *,
-               offsets: Any = None, as_numpy: bool = False, out: Any = None) -> Any:
+               offsets: Any = None, as_numpy: bool = False, out: Any = None,
+               stream: Any = None) -> Any:
         """Per-item status: 0 for valid, else a kuaisuo error code
         (kuaisuo.strerror(code) says which; a malformed DER signature gets
         its decoding error). public_keys: one SM2PublicKey for the whole
         batch, or one per item (SM2PublicKey objects or 65-byte 04||x||y,
         as a sequence or one flat buffer). messages: a sequence of buffers,
         or flat data with offsets=. Raw signatures may be one flat buffer
-        too."""
+        too.
+
+        With arrays in GPU memory (CuPy, PyTorch CUDA, DLPack: uint8 keys of
+        65 bytes an item, flat messages with offsets=, raw r||s signatures
+        with encoding="raw", one ID) on a GPU context, the batch runs there
+        with no host copies, queued on `stream` (default: the array
+        library's current stream), and the statuses are an int32 array of
+        the same library on the device (out= or a new one); an item whose
+        offsets fall outside messages gets -5 (KS_ERR_OFFSETS)."""
+        if _device.any_device(public_keys, messages, signatures, offsets, out):
+            s = _device.stream_of(messages, stream)
+            data, offs, n = _device.flat_messages(self._ctx, messages, offsets, s)
+            if not _one_id(id):
+                raise ValueError("a batch in GPU memory takes one ID for every item")
+            keys, sigs = self._device_items(public_keys, signatures, encoding, n, s)
+            status_obj, status = _device.status_output(messages, out, n, s)
+            self._ctx.sm2_verify_device(keys.ptr, id, data.ptr, data.nbytes, offs.ptr, n,
+                                        sigs.ptr, status.ptr, s)
+            return status_obj
+        _device.host_only(stream)
         data, offs = _messages_in(messages, offsets)
         n = len(offs) - 1
         keys = self._keys(public_keys, n)
@@ -481,17 +501,30 @@ class SM2Batch:
 
     @overload
     def verify_digests(self, public_keys: Any, digests: Any, signatures: Any,
-                       encoding: Encoding = ..., *, as_numpy: Literal[False] = ...) -> List[int]: ...
+                       encoding: Encoding = ..., *, as_numpy: Literal[False] = ...,
+                       stream: Any = ...) -> List[int]: ...
     @overload
     def verify_digests(self, public_keys: Any, digests: Any, signatures: Any,
                        encoding: Encoding = ..., *, as_numpy: Literal[True],
-                       out: Any = ...) -> StatusArray: ...
+                       out: Any = ..., stream: Any = ...) -> StatusArray: ...
 
     def verify_digests(self, public_keys: Any, digests: Any, signatures: Any,
                        encoding: Encoding = "der", *, as_numpy: bool = False,
-                       out: Any = None) -> Any:
+                       out: Any = None, stream: Any = None) -> Any:
         """As verify, on 32-byte digests e (a sequence, or one flat buffer
-        or numpy array of count * 32 bytes)."""
+        or numpy array of count * 32 bytes); arrays in GPU memory as
+        verify takes them."""
+        if _device.any_device(public_keys, digests, signatures, out):
+            _device.require_gpu_context(self._ctx)
+            s = _device.stream_of(digests, stream)
+            e = _device.view(digests, "digests", s)
+            n = e.nbytes // 32
+            e = _device.fixed_items(digests, "digests", 32, n, s)
+            keys, sigs = self._device_items(public_keys, signatures, encoding, n, s)
+            status_obj, status = _device.status_output(digests, out, n, s)
+            self._ctx.sm2_verify_digest_device(keys.ptr, e.ptr, n, sigs.ptr, status.ptr, s)
+            return status_obj
+        _device.host_only(stream)
         flat = _fixed(digests, 32, "digests")
         n = _count_of(flat, 32)
         keys = self._keys(public_keys, n)
@@ -499,6 +532,15 @@ class SM2Batch:
         out = _status_output(as_numpy, out)
         status = self._ctx.sm2_verify_digest_batch(keys, flat, raw, out)
         return _with_codes(_statuses(status, as_numpy, out), bad)
+
+    @staticmethod
+    def _device_items(public_keys: Any, signatures: Any, encoding: str, n: int,
+                      s: int) -> Tuple[Any, Any]:
+        """A device batch's 65-byte keys and raw 64-byte signatures."""
+        if encoding != "raw":
+            raise ValueError("signatures in GPU memory are raw r||s: pass encoding='raw'")
+        return (_device.fixed_items(public_keys, "public_keys", 65, n, s),
+                _device.fixed_items(signatures, "signatures", 64, n, s))
 
     def digests(self, public_keys: Any, messages: Any, id: Ids = DEFAULT_ID, *,
                 offsets: Any = None) -> Tuple[List[bytes], List[int]]:

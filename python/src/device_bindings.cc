@@ -138,6 +138,27 @@ void ed25519_verify(ks_py::Context& ctx, uintptr_t pubs, uintptr_t data, size_t 
   }));
 }
 
+// SM2 verification of count (key, message, raw signature) items under one
+// ID; statuses written on the device.
+void sm2_verify(ks_py::Context& ctx, uintptr_t pubs, nb::handle id_obj, uintptr_t data,
+                size_t data_len, uintptr_t offsets, size_t count, uintptr_t sigs,
+                uintptr_t status, uintptr_t stream) {
+  const std::vector<uint8_t> id = copy_of(id_obj, "id");
+  check(ctx.on_stream(stream, [&](ks_ctx* c) {
+    return ks_sm2_verify_batch(c, at<const uint8_t>(pubs), id.data(), id.size(),
+                               at<const uint8_t>(data), data_len, at<const uint64_t>(offsets),
+                               count, at<const uint8_t>(sigs), at<int>(status));
+  }));
+}
+
+void sm2_verify_digests(ks_py::Context& ctx, uintptr_t pubs, uintptr_t digests, size_t count,
+                        uintptr_t sigs, uintptr_t status, uintptr_t stream) {
+  check(ctx.on_stream(stream, [&](ks_ctx* c) {
+    return ks_sm2_verify_digest_batch(c, at<const uint8_t>(pubs), at<const uint8_t>(digests),
+                                      count, at<const uint8_t>(sigs), at<int>(status));
+  }));
+}
+
 // Digests and statuses of count flat messages, written on the device.
 void sm3_batch(ks_py::Context& ctx, uintptr_t data, size_t data_len, uintptr_t offsets,
                size_t count, uintptr_t digests, uintptr_t status, uintptr_t stream) {
@@ -163,6 +184,12 @@ void bind_device(nb::module_& m, nb::class_<ks_py::Context>& context) {
            nb::arg("nbytes"), nb::arg("stream"))
       .def("sm3_batch_device", &sm3_batch, nb::arg("data"), nb::arg("data_len"),
            nb::arg("offsets"), nb::arg("count"), nb::arg("digests"), nb::arg("status"),
+           nb::arg("stream"))
+      .def("sm2_verify_device", &sm2_verify, nb::arg("public_keys"), nb::arg("id"),
+           nb::arg("data"), nb::arg("data_len"), nb::arg("offsets"), nb::arg("count"),
+           nb::arg("signatures"), nb::arg("status"), nb::arg("stream"))
+      .def("sm2_verify_digest_device", &sm2_verify_digests, nb::arg("public_keys"),
+           nb::arg("digests"), nb::arg("count"), nb::arg("signatures"), nb::arg("status"),
            nb::arg("stream"))
       .def("ed25519_verify_device", &ed25519_verify, nb::arg("public_keys"), nb::arg("data"),
            nb::arg("data_len"), nb::arg("offsets"), nb::arg("count"), nb::arg("signatures"),

@@ -46,18 +46,24 @@ inline int device_buffers(const ks_ctx* ctx, std::initializer_list<const void*> 
   return KS_OK;
 }
 
-// The checks a batch call on device memory makes before run() queues it:
-// what the host can check without reading device memory (offsets and
-// statuses given, sizes that do not overflow). Offsets are read by the
-// kernels only, which report a range outside data_len per item
-// (KS_ERR_OFFSETS); an empty batch queues nothing.
+// The checks a batch call on device memory makes before run() queues it,
+// those the host can make without reading device memory: statuses given
+// (the call reports per item); an empty batch queues nothing.
 template <class Run>
-int device_batch(const void* data, size_t data_len, const uint64_t* offsets,
-                 size_t count, const int* status, const Run& run) {
-  if (offsets == nullptr || status == nullptr) return KS_ERR_NULL_POINTER;
-  if (data == nullptr && data_len != 0) return KS_ERR_NULL_POINTER;
-  if (count >= SIZE_MAX / sizeof(uint64_t)) return KS_ERR_OVERFLOW;
+int device_batch(size_t count, const int* status, const Run& run) {
+  if (status == nullptr) return KS_ERR_NULL_POINTER;
   return count == 0 ? KS_OK : run();
+}
+
+// The same for flat messages: offsets given, data given unless empty, and
+// a count whose offsets fit in memory. The offsets are read by the kernels
+// only, which report a range outside data_len per item (KS_ERR_OFFSETS).
+template <class Run>
+int device_messages_batch(const void* data, size_t data_len, const uint64_t* offsets,
+                          size_t count, const int* status, const Run& run) {
+  if (offsets == nullptr || (data == nullptr && data_len != 0)) return KS_ERR_NULL_POINTER;
+  if (count >= SIZE_MAX / sizeof(uint64_t)) return KS_ERR_OVERFLOW;
+  return device_batch(count, status, run);
 }
 
 }  // namespace api

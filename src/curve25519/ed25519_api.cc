@@ -396,7 +396,7 @@ int ks_ed25519_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8
   if (rc == KS_OK)
     rc = ks::api::device_buffers(ctx, {public_keys, data, offsets, sigs, status}, &on_device);
   if (rc == KS_OK && on_device)
-    return ks::api::device_batch(data, data_len, offsets, count, status, [&] {
+    return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {
       return ks::curve25519::gpu::ed25519_verify_device(*ctx->gpu, public_keys, data, data_len,
                                                         offsets, count, sigs, status,
                                                         verify_status_map(), ctx->stream);

@@ -218,20 +218,24 @@ cudaError_t scratch_alloc_async(void** p, size_t bytes, cudaStream_t stream) {
 
 namespace {
 
-__global__ void map_statuses_kernel(int* status, size_t count, StatusMap map) {
+__global__ void map_statuses_kernel(int* status, size_t count, StatusMap map,
+                                    const int* overrides) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
        i += size_t(gridDim.x) * blockDim.x) {
     const int c = status[i];
-    status[i] = c >= 0 && c < StatusMap::kCodes ? map.codes[c] : map.other;
+    const int mapped = c >= 0 && c < StatusMap::kCodes ? map.codes[c] : map.other;
+    status[i] = overrides != nullptr && overrides[i] != 0 ? overrides[i] : mapped;
   }
 }
 
 }  // namespace
 
-cudaError_t map_statuses(int* status, size_t count, const StatusMap& map, cudaStream_t stream) {
+cudaError_t map_statuses(int* status, size_t count, const StatusMap& map, cudaStream_t stream,
+                         const int* overrides) {
   if (count == 0) return cudaSuccess;
   constexpr unsigned kThreads = 256;
-  map_statuses_kernel<<<grid_for(count, kThreads, 8), kThreads, 0, stream>>>(status, count, map);
+  map_statuses_kernel<<<grid_for(count, kThreads, 8), kThreads, 0, stream>>>(status, count, map,
+                                                                           overrides);
   return cudaGetLastError();
 }
 

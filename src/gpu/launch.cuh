@@ -28,8 +28,11 @@ cudaError_t scratch_alloc_async(void** p, size_t bytes, cudaStream_t stream);
 
 // --- Statuses of device batches ---------------------------------------------------
 // status[i] = map's ks_status for the kernel code in status[i], i < count,
-// queued on stream (gpu.h's StatusMap).
-cudaError_t map_statuses(int* status, size_t count, const StatusMap& map, cudaStream_t stream);
+// queued on stream (gpu.h's StatusMap); where `overrides` is given, a
+// nonzero overrides[i] (a ks_status an earlier kernel found, e.g. a bad
+// offsets range) is taken instead.
+cudaError_t map_statuses(int* status, size_t count, const StatusMap& map, cudaStream_t stream,
+                         const int* overrides = nullptr);
 
 // --- Grid sizes ----------------------------------------------------------------
 // Blocks of `threads` threads for one thread per item.

@@ -152,7 +152,7 @@ int ks_sm3_batch(ks_ctx* ctx, const uint8_t* data, size_t data_len, const uint64
   bool on_device = false;
   if (rc == KS_OK) rc = ks::api::device_buffers(ctx, {data, offsets, digests, status}, &on_device);
   if (rc == KS_OK && on_device)
-    return ks::api::device_batch(data, data_len, offsets, count, status, [&] {
+    return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {
       return ks::sm3::gpu::digest_device(*ctx->gpu, data, data_len, offsets, count, digests,
                                          status, ctx->stream);
     });

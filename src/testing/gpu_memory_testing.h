@@ -12,6 +12,8 @@
 
 #include <vector>
 
+#include "kuaisuo.h"
+
 namespace ks {
 namespace testing {
 
@@ -64,6 +66,26 @@ bool spin_then_copy(void* stream, uint8_t* dst, const uint8_t* src, size_t n,
                     unsigned microseconds);
 // Queues a device-to-device copy on stream (work after a call).
 bool copy_async(void* stream, uint8_t* dst, const uint8_t* src, size_t n);
+
+// Runs call() (a ks_* call on ctx) between other work on a new
+// non-blocking stream set on ctx: before it, a copy of n bytes from `late`
+// to `input` queued behind a spinning kernel (the call's input arrives
+// late); after it, a copy of result_n bytes from `result` to `after`.
+// Waits for the stream and gives ctx back its default stream. Returns
+// call()'s status, or KS_ERR_DEVICE where the stream's own work failed.
+template <class Call>
+int run_between(ks_ctx* ctx, uint8_t* input, const uint8_t* late, size_t n, const Call& call,
+                uint8_t* after, const uint8_t* result, size_t result_n) {
+  void* stream = stream_create();
+  if (stream == nullptr) return KS_ERR_DEVICE;
+  int rc = ks_ctx_set_stream(ctx, stream);
+  if (rc == KS_OK) rc = spin_then_copy(stream, input, late, n, 20000) ? call() : KS_ERR_DEVICE;
+  const bool copied = rc == KS_OK && copy_async(stream, after, result, result_n);
+  if (!stream_sync(stream) || (rc == KS_OK && !copied)) rc = KS_ERR_DEVICE;
+  ks_ctx_set_stream(ctx, nullptr);
+  stream_destroy(stream);
+  return rc;
+}
 
 }  // namespace testing
 }  // namespace ks

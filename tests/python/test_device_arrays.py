@@ -296,3 +296,35 @@ def test_sm3_on_cupy_matches_the_cpu_and_reports_bad_offsets(contexts, cp):
     assert status[6] == status[7] == -5 and not digests[6:8].any()
     np.testing.assert_array_equal(np.delete(digests, [6, 7], axis=0),
                                   np.delete(want, [6, 7], axis=0))
+
+
+@requires_gpu
+def test_sm2_verify_on_cupy_matches_the_cpu(contexts, cp):
+    gpu, cpu = contexts
+    rng = np.random.default_rng()
+    n = 20_011
+    keys = [kuaisuo.sm2.SM2PrivateKey.generate() for _ in range(16)]
+    offsets = np.zeros(n + 1, np.uint64)
+    offsets[1:] = np.cumsum(rng.integers(0, 200, n))
+    data = np.frombuffer(os.urandom(int(offsets[-1])), np.uint8).copy()
+    pubs = np.stack([np.frombuffer(keys[i % 16].public_key().public_bytes_raw(), np.uint8)
+                     for i in range(n)])
+    sigs = np.zeros((n, 64), np.uint8)
+    for w in range(16):
+        idx = np.arange(w, n, 16)
+        msgs = [data[offsets[i]:offsets[i + 1]].tobytes() for i in idx]
+        signed = cpu.sm2.sign(keys[w], msgs, encoding="raw")
+        sigs[idx] = np.frombuffer(b"".join(signed), np.uint8).reshape(-1, 64)
+    sigs[rng.integers(0, 10, n) == 0, 7] ^= 1
+    pubs[rng.integers(0, 10, n) == 0, 30] ^= 1
+    want = cpu.sm2.verify(pubs, data, sigs, encoding="raw", offsets=offsets, as_numpy=True)
+    assert (want == 0).any() and (want != 0).any()
+    d_pubs, d_data, d_sigs = cp.asarray(pubs), cp.asarray(data), cp.asarray(sigs)
+    got = gpu.sm2.verify(d_pubs, d_data, d_sigs, encoding="raw", offsets=cp.asarray(offsets))
+    np.testing.assert_array_equal(got.get(), want)
+    digests, _ = cpu.sm2.digests(pubs, data, offsets=offsets)
+    d_digests = cp.asarray(np.frombuffer(b"".join(digests), np.uint8))
+    got = gpu.sm2.verify_digests(d_pubs, d_digests, d_sigs, encoding="raw")
+    np.testing.assert_array_equal(got.get(), want)
+    with pytest.raises(ValueError, match="raw"):
+        gpu.sm2.verify(d_pubs, d_data, d_sigs, offsets=cp.asarray(offsets))

@@ -25,6 +25,15 @@ int verify_messages_batch(ks::gpu::Engine&, const uint8_t*, const uint8_t*, size
                           const uint8_t*, const uint64_t*, size_t, const uint8_t*, int*, bool) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
+int verify_digest_device(ks::gpu::Engine&, const uint8_t*, const uint8_t*, const uint8_t*, size_t,
+                         int*, const ks::gpu::StatusMap&, void*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+int verify_messages_device(ks::gpu::Engine&, const uint8_t*, const uint8_t*, size_t,
+                           const uint8_t*, size_t, const uint64_t*, size_t, const uint8_t*, int*,
+                           const ks::gpu::StatusMap&, void*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
 int encrypt_batch(ks::gpu::Engine&, const uint8_t*, const uint8_t*, int, const uint8_t*,
                   const uint64_t*, size_t, uint8_t*, uint64_t*, int*) {
   return KS_ERR_BACKEND_UNAVAILABLE;

@@ -47,6 +47,19 @@ int verify_digest_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint
 int verify_messages_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* za_prefix,
                           size_t za_prefix_len, const uint8_t* data, const uint64_t* offsets,
                           size_t count, const uint8_t* sigs, int* status, bool one_key = false);
+// The same two on buffers in device memory of the engine's device, queued
+// on `stream` (a cudaStream_t) without waiting, every item under its own
+// key (no one-key table: the host does not read the keys): offsets
+// unchecked by the host (a range outside data_len gets KS_ERR_OFFSETS),
+// statuses made ks_status values on the device through `map`.
+int verify_digest_device(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* digests,
+                         const uint8_t* sigs, size_t count, int* status,
+                         const ks::gpu::StatusMap& map, void* stream);
+int verify_messages_device(ks::gpu::Engine& engine, const uint8_t* pubs,
+                           const uint8_t* za_prefix, size_t za_prefix_len, const uint8_t* data,
+                           size_t data_len, const uint64_t* offsets, size_t count,
+                           const uint8_t* sigs, int* status, const ks::gpu::StatusMap& map,
+                           void* stream);
 // Encryption (GB/T 32918.4) of messages (flat layout, offsets validated)
 // in form (sm2::CipherForm's values) to one recipient one_pub (65 bytes,
 // 04 || x || y: its 16-bit table built on the device, or kept from the

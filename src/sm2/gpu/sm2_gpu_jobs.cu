@@ -11,6 +11,7 @@
 #include "core/secure.h"
 #include "gpu/gpu_engine.cuh"
 #include "gpu/gpu_jobs.cuh"
+#include "gpu/launch.cuh"
 #include "sm3/gpu/sm3_gpu.h"
 #include "sm3/sm3.h"
 #include "kuaisuo/sm2.h"
@@ -173,11 +174,39 @@ class Sm2SignMessagesJob final : public MessagesJob {
   int* status_;
 };
 
-// SM2 verification of messages under per-item public keys and one ID
-// (clause 7.1 B3-B4 on the device): Z_A_i = SM3(ENTL || ID || a || b || x_G
-// || y_G || x_i || y_i) with the key-independent part as the staged header,
-// then e_i = SM3(Z_A_i || M_i), then the digest verification. Inputs per
-// item: public key 04||x||y (65), r||s (64), message. Output: status (int).
+// e_i = SM3(Z_A_i || M_i) for n items under per-item public keys (04||x||y,
+// 65 bytes) and one ID (clause 7.1 B3-B4 on the device): Z_A_i = SM3(ENTL ||
+// ID || a || b || x_G || y_G || x_i || y_i), its key-independent part at
+// dev_prefix, into za, then e into e. Offsets that no host has checked come
+// with offsets_status (sm3_gpu.h's DeviceItems).
+cudaError_t launch_message_digests(const uint8_t* dev_prefix, size_t prefix_len,
+                                   const uint8_t* pubs, const uint8_t* data,
+                                   const uint64_t* offsets, size_t n, uint8_t* za, uint8_t* e,
+                                   cudaStream_t stream, uint64_t data_bytes = 0,
+                                   int* offsets_status = nullptr) {
+  sm3::gpu::DeviceItems za_items;  // key-independent part || x_i || y_i
+  za_items.prefix = dev_prefix;
+  za_items.prefix_len = unsigned(prefix_len);
+  za_items.data = pubs + 1;
+  za_items.data_stride = 65;
+  za_items.data_len = 64;
+  const cudaError_t err = sm3::gpu::launch_digests(za_items, n, za, stream);
+  if (err != cudaSuccess) return err;
+  sm3::gpu::DeviceItems e_items;  // Z_A_i || M_i
+  e_items.prefix = za;
+  e_items.prefix_len = 32;
+  e_items.prefix_stride = 32;
+  e_items.data = data;
+  e_items.offsets = offsets;
+  e_items.data_bytes = data_bytes;
+  e_items.offsets_status = offsets_status;
+  return sm3::gpu::launch_digests(e_items, n, e, stream);
+}
+
+// SM2 verification of messages under per-item public keys and one ID:
+// launch_message_digests with the key-independent part of Z_A as the
+// staged header, then the digest verification. Inputs per item: public key
+// 04||x||y (65), r||s (64), message. Output: status (int).
 class Sm2VerifyMessagesJob final : public MessagesJob {
  public:
   Sm2VerifyMessagesJob(const uint8_t* za_prefix, size_t za_prefix_len, const uint8_t* pubs,
@@ -194,20 +223,9 @@ class Sm2VerifyMessagesJob final : public MessagesJob {
     const uint8_t* pubs = dev_fixed(dev_in, n, 0);
     uint8_t* za = dev_scratch(dev_in, first, n);
     uint8_t* e = za + 32 * n;
-    sm3::gpu::DeviceItems za_items;  // key-independent part || x_i || y_i
-    za_items.prefix = dev_in;
-    za_items.prefix_len = unsigned(prefix_len_);
-    za_items.data = pubs + 1;
-    za_items.data_stride = 65;
-    za_items.data_len = 64;
-    cudaError_t err = sm3::gpu::launch_digests(za_items, n, za, stream);
-    sm3::gpu::DeviceItems e_items;  // Z_A_i || M_i
-    e_items.prefix = za;
-    e_items.prefix_len = 32;
-    e_items.prefix_stride = 32;
-    e_items.data = dev_messages(dev_in, n);
-    e_items.offsets = dev_offsets(dev_in);
-    if (err == cudaSuccess) err = sm3::gpu::launch_digests(e_items, n, e, stream);
+    const cudaError_t err = launch_message_digests(dev_in, prefix_len_, pubs,
+                                                   dev_messages(dev_in, n), dev_offsets(dev_in),
+                                                   n, za, e, stream);
     if (err != cudaSuccess) return err;
     return launch_verify_digest(pubs, e, dev_fixed(dev_in, n, 1),
                                           reinterpret_cast<int*>(dev_out), n, stream);
@@ -630,6 +648,46 @@ int verify_messages_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const ui
             Sm2VerifyMessagesJob(za_prefix, za_prefix_len, pubs, data, offsets, sigs, status),
             count);
       });
+}
+
+int verify_digest_device(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* digests,
+                         const uint8_t* sigs, size_t count, int* status,
+                         const ks::gpu::StatusMap& map, void* stream) {
+  const ks::gpu::DeviceScope scope(engine.device());
+  if (scope.status() != KS_OK) return scope.status();
+  const auto s = static_cast<cudaStream_t>(stream);
+  cudaError_t err = launch_verify_digest(pubs, digests, sigs, status, count, s);
+  if (err == cudaSuccess) err = ks::gpu::map_statuses(status, count, map, s);
+  return ks::gpu::to_status(err);
+}
+
+int verify_messages_device(ks::gpu::Engine& engine, const uint8_t* pubs,
+                           const uint8_t* za_prefix, size_t za_prefix_len, const uint8_t* data,
+                           size_t data_len, const uint64_t* offsets, size_t count,
+                           const uint8_t* sigs, int* status, const ks::gpu::StatusMap& map,
+                           void* stream) {
+  if (count > SIZE_MAX / 128) return KS_ERR_OVERFLOW;
+  const ks::gpu::DeviceScope scope(engine.device());
+  if (scope.status() != KS_OK) return scope.status();
+  const auto s = static_cast<cudaStream_t>(stream);
+  // Scratch from the stream's pool: [Z_A prefix][Z_A_i][e_i][offsets statuses].
+  const size_t prefix_bytes = (za_prefix_len + 15) & ~size_t(15);
+  uint8_t* scratch = nullptr;
+  cudaError_t err = ks::gpu::scratch_alloc_async(reinterpret_cast<void**>(&scratch),
+                                                 prefix_bytes + (64 + sizeof(int)) * count, s);
+  if (err != cudaSuccess) return ks::gpu::to_status(err);
+  uint8_t* za = scratch + prefix_bytes;
+  uint8_t* e = za + 32 * count;
+  int* offsets_status = reinterpret_cast<int*>(e + 32 * count);
+  // From pageable memory: staged before this returns (the prefix is ours).
+  err = cudaMemcpyAsync(scratch, za_prefix, za_prefix_len, cudaMemcpyHostToDevice, s);
+  if (err == cudaSuccess)
+    err = launch_message_digests(scratch, za_prefix_len, pubs, data, offsets, count, za, e, s,
+                                 data_len, offsets_status);
+  if (err == cudaSuccess) err = launch_verify_digest(pubs, e, sigs, status, count, s);
+  if (err == cudaSuccess) err = ks::gpu::map_statuses(status, count, map, s, offsets_status);
+  const cudaError_t freed = cudaFreeAsync(scratch, s);
+  return ks::gpu::to_status(err != cudaSuccess ? err : freed);
 }
 
 int encrypt_batch(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_t* pubs, int form,

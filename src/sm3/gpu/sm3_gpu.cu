@@ -52,9 +52,13 @@ __global__ void digests_kernel(DeviceItems items, size_t count, uint8_t* digests
   if (i >= count) return;
   const uint8_t* prefix = items.prefix + items.prefix_stride * i;
   if (items.offsets != nullptr) {
-    const uint64_t begin = items.offsets[i];
-    digest_one(prefix, items.prefix_len, items.data + begin, items.offsets[i + 1] - begin,
-               digests + 32 * i);
+    uint64_t begin = items.offsets[i], end = items.offsets[i + 1];
+    if (items.offsets_status != nullptr) {
+      const bool in_range = begin <= end && end <= items.data_bytes;
+      items.offsets_status[i] = in_range ? KS_OK : KS_ERR_OFFSETS;
+      if (!in_range) begin = end = 0;
+    }
+    digest_one(prefix, items.prefix_len, items.data + begin, end - begin, digests + 32 * i);
   } else {
     digest_one(prefix, items.prefix_len, items.data + items.data_stride * i, items.data_len,
                digests + 32 * i);

@@ -16,6 +16,9 @@ namespace gpu {
 //               prefix for every item; prefix_len 0: none);
 //   message_i = data[offsets[i] .. offsets[i + 1]) when offsets is set,
 //               else data + data_stride * i, data_len bytes.
+// Offsets no host has checked (device-memory batches) come with
+// offsets_status: a range that descends or passes data_bytes is hashed as
+// an empty message and gets KS_ERR_OFFSETS there, every other item 0.
 struct DeviceItems {
   const uint8_t* prefix = nullptr;
   unsigned prefix_len = 0;
@@ -24,6 +27,8 @@ struct DeviceItems {
   const uint64_t* offsets = nullptr;
   size_t data_stride = 0;
   unsigned data_len = 0;
+  uint64_t data_bytes = 0;
+  int* offsets_status = nullptr;
 };
 
 // digests[32*i ..] = SM3(item i) for i < count. Enqueued on `stream`.

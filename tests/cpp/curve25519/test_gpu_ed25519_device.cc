@@ -84,16 +84,11 @@ TEST_F(Ed25519VerifyDevice, RunsInOrderOnTheContextsStream) {
   DeviceBytes after(d.status.size());
   const std::vector<uint8_t> ones(d.offsets.size(), 0xFF);
   ASSERT_TRUE(d.offsets.upload(ones.data(), ones.size()));  // every range bad until the copy
-  void* stream = ks::testing::stream_create();
-  ASSERT_NE(stream, nullptr);
-  ASSERT_EQ(ks_ctx_set_stream(gpu_ctx_.ctx, stream), KS_OK);
-  ASSERT_TRUE(ks::testing::spin_then_copy(stream, d.offsets.get(), staged_offsets.get(),
-                                          d.offsets.size(), 20000));
-  ASSERT_EQ(d.verify(gpu_ctx_.ctx, items.data.size(), kItems), KS_OK);
-  ASSERT_TRUE(ks::testing::copy_async(stream, after.get(), d.status.get(), d.status.size()));
-  ASSERT_TRUE(ks::testing::stream_sync(stream));
-  ASSERT_EQ(ks_ctx_set_stream(gpu_ctx_.ctx, nullptr), KS_OK);
-  ks::testing::stream_destroy(stream);
+  ASSERT_EQ(ks::testing::run_between(
+                gpu_ctx_.ctx, d.offsets.get(), staged_offsets.get(), d.offsets.size(),
+                [&] { return d.verify(gpu_ctx_.ctx, items.data.size(), kItems); }, after.get(),
+                d.status.get(), d.status.size()),
+            KS_OK);
   const std::vector<int> got = after.download_as<int>(kItems);
   for (size_t i = 0; i < kItems; ++i) ASSERT_EQ(got[i], want[i]) << "item " << i;
 }

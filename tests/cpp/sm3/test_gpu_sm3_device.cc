@@ -60,18 +60,13 @@ TEST_F(Sm3Device, MatchesTheCpuOnAUserStreamBetweenOtherWork) {
               status.ok());
   const Bytes ones(offsets.size(), 0xFF);
   ASSERT_TRUE(offsets.upload(ones.data(), ones.size()));  // every range bad until the copy
-  void* stream = ks::testing::stream_create();
-  ASSERT_NE(stream, nullptr);
-  ASSERT_EQ(ks_ctx_set_stream(gpu_ctx_.ctx, stream), KS_OK);
-  ASSERT_TRUE(ks::testing::spin_then_copy(stream, offsets.get(), staged.get(), offsets.size(),
-                                          20000));
-  ASSERT_EQ(ks_sm3_batch(gpu_ctx_.ctx, data.get(), m.data.size(), offsets.as<const uint64_t>(),
-                         kItems, digests.get(), want.size(), status.as<int>()),
+  const auto call = [&] {
+    return ks_sm3_batch(gpu_ctx_.ctx, data.get(), m.data.size(), offsets.as<const uint64_t>(),
+                        kItems, digests.get(), want.size(), status.as<int>());
+  };
+  ASSERT_EQ(ks::testing::run_between(gpu_ctx_.ctx, offsets.get(), staged.get(), offsets.size(),
+                                     call, after.get(), digests.get(), want.size()),
             KS_OK);
-  ASSERT_TRUE(ks::testing::copy_async(stream, after.get(), digests.get(), want.size()));
-  ASSERT_TRUE(ks::testing::stream_sync(stream));
-  ASSERT_EQ(ks_ctx_set_stream(gpu_ctx_.ctx, nullptr), KS_OK);
-  ks::testing::stream_destroy(stream);
   EXPECT_EQ(after.download(want.size()), want);
   EXPECT_EQ(status.download_as<int>(kItems), std::vector<int>(kItems, KS_OK));
 }
