@@ -215,15 +215,18 @@ KS_API uint32_t ks_ctx_cpu_threads(const ks_ctx* ctx);
  * buffers must be 16-byte aligned (cudaMalloc's are 256): KS_ERR_ALIGNMENT.
  * Keys, IVs and GCM's AAD stay host arguments; the round keys reach the
  * device as kernel parameters and are wiped from the host when the call
- * returns. The batch calls ks_sm3_batch and ks_ed25519_verify_batch follow
- * the same rule for all their arrays (data, offsets, keys, signatures,
- * digests, statuses): on the device they never read the offsets on the
- * host, so an item whose range descends or passes data_len gets
- * KS_ERR_OFFSETS in its status (SM3: and a zero digest) where a host call
- * would fail as a whole, and the call returns KS_OK once queued; statuses
- * must be given. CPU contexts do not look at pointers: device memory needs a GPU
- * context. docs/design/0013-device-memory.md says why this is a rule on
- * the existing calls and not a second set of calls. */
+ * returns. The batch calls ks_sm3_batch, ks_ed25519_verify_batch,
+ * ks_sm2_verify_batch and ks_sm2_verify_digest_batch follow the same rule
+ * for all their arrays (data, offsets, keys, signatures, digests,
+ * statuses; SM2's ID stays on the host): on the device they never read the
+ * offsets, keys or signatures on the host, so an item whose range
+ * descends or passes data_len gets KS_ERR_OFFSETS in its status (SM3: and
+ * a zero digest) where a host call would fail as a whole, and the call
+ * returns KS_OK once queued; statuses must be given. CPU contexts do not
+ * look at pointers: device memory needs a GPU context.
+ * docs/design/0013-device-memory.md says why this is a rule on the
+ * existing calls and not a second set of calls; docs/DEVICE.md shows it
+ * from C and Python. */
 /* The CUDA stream (a cudaStream_t) device-memory calls on ctx are queued
  * on; NULL (the default) is the legacy default stream. KS_ERR_BACKEND_
  * UNAVAILABLE on a context without a GPU. The context does not own it. */
