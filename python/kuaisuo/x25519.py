@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, List, Literal, Optional, Tuple, Union, overload
 
-from . import _native
+from . import _device, _native
 from ._items import Buffer, ByteRows, StatusArray, count_of, fixed, output, rows, split
 from ._items import statuses, view
 from ._pkcs8 import EncryptableKey, Password, load
@@ -177,20 +177,31 @@ class X25519Batch:
 
     @overload
     def derive(self, private_keys: Any, peer_public_keys: Any, *,
-               as_numpy: Literal[False] = ...) -> Tuple[List[bytes], List[int]]: ...
+               as_numpy: Literal[False] = ..., stream: Any = ...) -> Tuple[List[bytes], List[int]]: ...
     @overload
     def derive(self, private_keys: Any, peer_public_keys: Any, *,
-               as_numpy: Literal[True], out: Any = ...) -> Tuple[ByteRows, StatusArray]: ...
+               as_numpy: Literal[True], out: Any = ...,
+               stream: Any = ...) -> Tuple[ByteRows, StatusArray]: ...
 
     def derive(self, private_keys: Any, peer_public_keys: Any, *, as_numpy: bool = False,
-               out: Any = None) -> Any:
+               out: Any = None, stream: Any = None) -> Any:
         """Shared secrets with many peers, and their per-item status: 0, or
         -46 (kuaisuo.strerror(-46)) where the peer's value has small order,
         whose secret is then all zero. private_keys is one key for every
         peer (an X25519PrivateKey, or 32 raw bytes) or one key per peer (a
         sequence of keys, or a flat buffer of count * 32 bytes). out= (with
         as_numpy=True) receives the secrets: a writable (count, 32) uint8
-        array, returned."""
+        array, returned.
+
+        With uint8 arrays in GPU memory (CuPy, PyTorch CUDA, DLPack: the
+        peers, and the private key or keys: 32 bytes, or 32 for each peer)
+        on a GPU context, the secrets are derived there with no host
+        copies, queued on `stream` (default: the array library's current
+        stream): (secrets, statuses), a (count, 32) uint8 array (out= or a
+        new one) and int32 statuses of the same library on the device."""
+        if _device.any_device(private_keys, peer_public_keys, out):
+            return self._derive_device(private_keys, peer_public_keys, out, stream)
+        _device.host_only(stream)
         peers = fixed(peer_public_keys, KEY_BYTES, "peer_public_keys", _public_of)
         out = output(count_of(peers, KEY_BYTES), KEY_BYTES, as_numpy, out)
         if isinstance(private_keys, X25519PrivateKey):
@@ -201,6 +212,25 @@ class X25519Batch:
             keys = fixed(private_keys, KEY_BYTES, "private_keys", _private_of)
             shared, status = self._ctx.x25519_batch(keys, True, peers, out)
         return rows(shared, KEY_BYTES, as_numpy), statuses(status, as_numpy)
+
+    def _derive_device(self, private_keys: Any, peer_public_keys: Any, out: Any,
+                       stream: Any) -> Tuple[Any, Any]:
+        _device.require_gpu_context(self._ctx)
+        s = _device.stream_of(peer_public_keys, stream)
+        peers = _device.view(peer_public_keys, "peer_public_keys", s)
+        n = peers.nbytes // KEY_BYTES
+        peers = _device.fixed_items(peer_public_keys, "peer_public_keys", KEY_BYTES, n, s)
+        keys = _device.view(private_keys, "private_keys", s)
+        per_item = keys.nbytes != KEY_BYTES or n == 1
+        keys = _device.fixed_items(private_keys, "private_keys", KEY_BYTES, n if per_item else 1,
+                                   s)
+        shared_obj = out if out is not None else _device.empty(peer_public_keys, (n, KEY_BYTES),
+                                                               "u1")
+        shared = _device.fixed_items(shared_obj, "out", KEY_BYTES, n, s)
+        status_obj, status = _device.status_output(peer_public_keys, None, n, s)
+        self._ctx.x25519_derive_device(keys.ptr, per_item, peers.ptr, n, shared.ptr, status.ptr,
+                                       s)
+        return shared_obj, status_obj
 
 
 def _nbytes(obj: Any) -> Optional[int]:

@@ -159,6 +159,17 @@ void sm2_verify_digests(ks_py::Context& ctx, uintptr_t pubs, uintptr_t digests, 
   }));
 }
 
+// X25519 shared secrets and statuses of count peers under one key or a key
+// each, written on the device.
+void x25519_derive(ks_py::Context& ctx, uintptr_t keys, bool per_item_keys, uintptr_t peers,
+                   size_t count, uintptr_t shared, uintptr_t status, uintptr_t stream) {
+  const auto derive = per_item_keys ? ks_x25519_derive_batch_keys : ks_x25519_derive_batch;
+  check(ctx.on_stream(stream, [&](ks_ctx* c) {
+    return derive(c, at<const uint8_t>(keys), at<const uint8_t>(peers), count,
+                  at<uint8_t>(shared), 32 * count, at<int>(status));
+  }));
+}
+
 // Digests and statuses of count flat messages, written on the device.
 void sm3_batch(ks_py::Context& ctx, uintptr_t data, size_t data_len, uintptr_t offsets,
                size_t count, uintptr_t digests, uintptr_t status, uintptr_t stream) {
@@ -191,6 +202,9 @@ void bind_device(nb::module_& m, nb::class_<ks_py::Context>& context) {
       .def("sm2_verify_digest_device", &sm2_verify_digests, nb::arg("public_keys"),
            nb::arg("digests"), nb::arg("count"), nb::arg("signatures"), nb::arg("status"),
            nb::arg("stream"))
+      .def("x25519_derive_device", &x25519_derive, nb::arg("private_keys"),
+           nb::arg("per_item_keys"), nb::arg("peers"), nb::arg("count"), nb::arg("shared"),
+           nb::arg("status"), nb::arg("stream"))
       .def("ed25519_verify_device", &ed25519_verify, nb::arg("public_keys"), nb::arg("data"),
            nb::arg("data_len"), nb::arg("offsets"), nb::arg("count"), nb::arg("signatures"),
            nb::arg("status"), nb::arg("stream"));

@@ -10,6 +10,7 @@
 
 #include "api/auto_gpu.h"
 #include "api/batch.h"
+#include "api/device_memory.h"
 #include "api/checks.h"
 #include "api/guard.h"
 #include "api/objects.h"
@@ -199,7 +200,22 @@ int derive_batch(ks_ctx* ctx, const uint8_t* private_keys, bool per_item_keys,
   if (rc == KS_OK) rc = check_items(private_keys, count == 0 ? 0 : per_item_keys ? count : 1, 32);
   if (rc == KS_OK) rc = check_items(peer_public_keys, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(shared, shared_len, count, 32);
+  bool on_device = false;
+  if (rc == KS_OK)
+    rc = ks::api::device_buffers(ctx, {private_keys, peer_public_keys, shared, status},
+                                 &on_device);
   if (rc != KS_OK) return rc;
+  if (on_device)
+    return ks::api::device_batch(count, status, [&] {
+      ks::gpu::StatusMap map;
+      for (int& code : map.codes) code = KS_ERR_INTERNAL;
+      map.codes[int(Error::kOk)] = KS_OK;
+      map.codes[int(Error::kZeroSharedSecret)] = to_status(Error::kZeroSharedSecret);
+      map.other = KS_ERR_INTERNAL;
+      return ks::curve25519::gpu::x25519_device(*ctx->gpu, private_keys, per_item_keys,
+                                                peer_public_keys, count, shared, status, map,
+                                                ctx->stream);
+    });
   if (ctx->use_gpu(count, ks::api::kAutoGpuMinX25519))
     return gpu_shared_secrets(ctx, private_keys, per_item_keys, peer_public_keys, count,
                               shared, status);

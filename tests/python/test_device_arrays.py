@@ -328,3 +328,18 @@ def test_sm2_verify_on_cupy_matches_the_cpu(contexts, cp):
     np.testing.assert_array_equal(got.get(), want)
     with pytest.raises(ValueError, match="raw"):
         gpu.sm2.verify(d_pubs, d_data, d_sigs, offsets=cp.asarray(offsets))
+
+
+@requires_gpu
+def test_x25519_derive_on_cupy_matches_the_cpu(contexts, cp):
+    gpu, cpu = contexts
+    n = 50_001
+    keys = np.frombuffer(os.urandom(32 * n), np.uint8).reshape(n, 32)
+    peers = np.frombuffer(os.urandom(32 * n), np.uint8).reshape(n, 32).copy()
+    peers[::997] = 0  # small order: a zero secret, -46
+    for private in (keys, keys[0]):
+        want, want_status = cpu.x25519.derive(private.tobytes() if private.ndim == 1 else private,
+                                              peers, as_numpy=True)
+        shared, status = gpu.x25519.derive(cp.asarray(private), cp.asarray(peers))
+        np.testing.assert_array_equal(shared.get(), want)
+        np.testing.assert_array_equal(status.get(), want_status)

@@ -10,6 +10,11 @@ int x25519_batch(ks::gpu::Engine&, const uint8_t*, bool, const uint8_t*, size_t,
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
+int x25519_device(ks::gpu::Engine&, const uint8_t*, bool, const uint8_t*, size_t, uint8_t*, int*,
+                  const ks::gpu::StatusMap&, void*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
 int ed25519_verify_batch(ks::gpu::Engine&, const uint8_t*, const uint8_t*, const uint64_t*, size_t,
                          const uint8_t*, int*) {
   return KS_ERR_BACKEND_UNAVAILABLE;

@@ -24,6 +24,13 @@ namespace gpu {
 int x25519_batch(ks::gpu::Engine& engine, const uint8_t* keys, bool per_item_keys,
                  const uint8_t* peers, size_t count, uint8_t* shared, int* status);
 
+// The same on buffers in device memory of the engine's device (the one key
+// too), queued on `stream` (a cudaStream_t) without waiting, statuses made
+// ks_status values on the device through `map`.
+int x25519_device(ks::gpu::Engine& engine, const uint8_t* keys, bool per_item_keys,
+                  const uint8_t* peers, size_t count, uint8_t* shared, int* status,
+                  const ks::gpu::StatusMap& map, void* stream);
+
 // status[i] = the Ed25519 verification of (pubs[i], message i, sigs[i]),
 // message i being data[offsets[i] .. offsets[i + 1]) (validated offsets):
 // curve25519/ed25519.h's Error values, under the rules of the CPU path.

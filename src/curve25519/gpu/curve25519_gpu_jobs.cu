@@ -245,6 +245,18 @@ int ed25519_verify_device(ks::gpu::Engine& engine, const uint8_t* pubs, const ui
   return ks::gpu::to_status(err);
 }
 
+int x25519_device(ks::gpu::Engine& engine, const uint8_t* keys, bool per_item_keys,
+                  const uint8_t* peers, size_t count, uint8_t* shared, int* status,
+                  const ks::gpu::StatusMap& map, void* stream) {
+  const ks::gpu::DeviceScope scope(engine.device());
+  if (scope.status() != KS_OK) return scope.status();
+  const auto s = static_cast<cudaStream_t>(stream);
+  cudaError_t err = launch_x25519(Field::kDpf, keys, per_item_keys ? 1 : 0, peers, shared, status,
+                                  count, s);
+  if (err == cudaSuccess) err = ks::gpu::map_statuses(status, count, map, s);
+  return ks::gpu::to_status(err);
+}
+
 int x25519_batch(ks::gpu::Engine& engine, const uint8_t* keys, bool per_item_keys,
                  const uint8_t* peers, size_t count, uint8_t* shared, int* status) {
   return ks::gpu::CudaEngine::of(engine).run(

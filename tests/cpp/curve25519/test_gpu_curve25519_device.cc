@@ -1,5 +1,7 @@
-// Ed25519 verification of batches already in device memory
-// (kuaisuo/common.h, "Device memory"): ks_ed25519_verify_batch with
+// Curve25519 batches already in device memory (kuaisuo/common.h, "Device
+// memory"): X25519 key agreement (one key and a key per item, small-order
+// peers mixed in) against a CPU context byte for byte, and Ed25519
+// verification: ks_ed25519_verify_batch with
 // device pointers on a GPU context against a CPU context on fresh random
 // items (valid ones and every kind of bad one of ed25519_verify_cases.h),
 // on the default stream and on a user stream with work queued before and
@@ -144,6 +146,42 @@ TEST_F(Ed25519VerifyDevice, MixedMisalignedAndMissingBuffersAreRefused) {
   EXPECT_EQ(ks_ed25519_verify_batch(ctx, d.pubs.get(), d.data.get(), len, offsets, 0,
                                     d.sigs.get(), status),
             KS_OK);  // nothing to queue
+}
+
+class X25519Device : public ks_test::GpuAgainstCpu {
+ protected:
+  X25519Device() : GpuAgainstCpu(2, 0) {}
+};
+
+TEST_F(X25519Device, DeriveMatchesTheCpuWithOneKeyAndPerItemKeys) {
+  SCOPED_TRACE(trace_);
+  const size_t n = kItems;
+  const std::vector<uint8_t> keys = random(32 * n);
+  std::vector<uint8_t> peers = random(32 * n);
+  for (size_t i = 5; i < n; i += 1009) memset(&peers[32 * i], 0, 32);  // u = 0: small order
+  const DeviceBytes d_keys(keys), d_peers(peers);
+  DeviceBytes d_shared(32 * n), d_status(sizeof(int) * n);
+  for (int per_item : {1, 0}) {
+    const auto derive = per_item ? ks_x25519_derive_batch_keys : ks_x25519_derive_batch;
+    std::vector<uint8_t> want(32 * n);
+    std::vector<int> want_status(n, 98);
+    ASSERT_EQ(derive(cpu_ctx_.ctx, keys.data(), peers.data(), n, want.data(), want.size(),
+                     want_status.data()),
+              KS_ERR_BATCH_ITEMS);  // the small-order peers
+    ASSERT_EQ(derive(gpu_ctx_.ctx, d_keys.get(), d_peers.get(), n, d_shared.get(), 32 * n,
+                     d_status.as<int>()),
+              KS_OK);  // queued
+    ASSERT_TRUE(ks::testing::stream_sync(nullptr));
+    EXPECT_EQ(d_status.download_as<int>(n), want_status) << "per_item " << per_item;
+    EXPECT_EQ(d_shared.download(32 * n), want) << "per_item " << per_item;
+  }
+  std::vector<int> host_status(n, 7);
+  EXPECT_EQ(ks_x25519_derive_batch_keys(gpu_ctx_.ctx, d_keys.get(), d_peers.get(), n,
+                                        d_shared.get(), 32 * n, host_status.data()),
+            KS_ERR_MEMORY_MIX);
+  EXPECT_EQ(ks_x25519_derive_batch(gpu_ctx_.ctx, keys.data(), d_peers.get(), n, d_shared.get(),
+                                   32 * n, d_status.as<int>()),
+            KS_ERR_MEMORY_MIX);  // a host key beside device peers
 }
 
 }  // namespace
