@@ -10,7 +10,10 @@ The smallest batch at which the GPU beats the CPU is the AUTO crossover.
 
 SM4-CTR and SKINNY-CTR rows sweep one buffer's size instead (64 KiB ..
 1 GiB), then SM4 batches of 16 KiB messages with a key and IV each
-(`--only sm4:batch`).
+(`--only sm4:batch`). Where CuPy is installed, the same calls on arrays
+already in GPU memory follow (host_memory "device", `--only device`): SM3,
+SM2 and Ed25519 verification and X25519 batches against their size, and
+SM4-CTR, SM4-GCM and SKINNY-CTR against the buffer's size.
 
 Usage: python3 bench/gpu_sweep.py OUT.json [--seconds S] [--only ALG[:OP] ...]
 """
@@ -21,7 +24,7 @@ import os
 import sys
 import time
 
-from kuaisuo import _native
+from kuaisuo import _device_bench, _native
 
 OPS = [("sm2", "keygen", "digest", 0), ("sm2", "sign", "digest", 32),
        ("sm2", "sign", "message", 64), ("sm2", "verify", "digest", 32),
@@ -75,6 +78,52 @@ def sweep_buffers(rows, alg, threads, seconds):
             where = f"{r['backend']} {r['input']}" + (" pinned" if r["host_memory"] == "pinned" else "")
             line.append(f"{where} {r['bytes_per_s'] / 1e9:.2f} GB/s")
         print("  ".join(line), flush=True)
+
+
+# Rows on CuPy arrays already in GPU memory (host_memory "device",
+# kuaisuo/_device_bench.py): batches against their size, and one buffer
+# against its size.
+DEVICE_BATCH_OPS = [("sm3", "hash", "message", 64), ("sm2", "verify", "digest", 32),
+                    ("sm2", "verify", "message", 64), ("ed25519", "verify", "message", 64),
+                    ("x25519", "derive", "key", 0)]
+DEVICE_BUFFER_OPS = [("sm4", "ctr"), ("sm4", "gcm"), ("skinny128-256", "ctr")]
+
+
+def device_case(alg, op, batch, msg, kind, seconds):
+    r = _device_bench.measure(alg, op, batch, msg, kind, seconds)
+    if "error" in r:
+        print(f"  {alg} {op} {kind} device batch {batch}: {r['error']}", file=sys.stderr)
+        return None
+    buffer = alg in ("sm4", "skinny128-256")
+    return {"alg": alg, "op": op, "input": "buffer" if buffer else kind, "impl": "kuaisuo",
+            "backend": "gpu", "threads": os.cpu_count() or 1, "batch": batch,
+            "msg_bytes": msg, "host_memory": "device", "ops_per_s": r["ops_per_s"],
+            "bytes_per_s": r["bytes_per_s"], "latency_ms": 1e3 * (1 if buffer else batch)
+            / r["ops_per_s"]}
+
+
+def sweep_device(rows, seconds, only):
+    """The device-memory rows, where CuPy is installed."""
+    for alg, op, kind, msg in DEVICE_BATCH_OPS:
+        if only and alg not in only and f"{alg}:{op}" not in only and "device" not in only:
+            continue
+        for batch in GPU_BATCHES:
+            r = device_case(alg, op, batch, msg, kind, seconds)
+            if r is None:
+                return
+            rows.append(r)
+            print(f"{alg} {op:6} {kind:7} batch {batch:>8}  device "
+                  f"{r['ops_per_s']:.3e}/s {r['latency_ms']:.2f} ms", flush=True)
+    for alg, op in DEVICE_BUFFER_OPS:
+        if only and alg not in only and "device" not in only:
+            continue
+        for size in BUFFER_BYTES:
+            r = device_case(alg, op, 1, size, "buffer", seconds)
+            if r is None:
+                return
+            rows.append(r)
+            print(f"{alg} {op} buffer {size:>11} B  device {r['bytes_per_s'] / 1e9:.2f} GB/s "
+                  f"{r['latency_ms']:.3f} ms", flush=True)
 
 
 SM4_BATCHES = [1 << k for k in range(6, 17, 2)]  # 64 .. 65536 messages of 16 KiB
@@ -140,6 +189,7 @@ def main():
             sweep_buffers(rows, alg, threads, args.seconds)
     if not args.only or "sm4" in args.only or "sm4:batch" in args.only:
         sweep_sm4_batches(rows, threads, args.seconds)
+    sweep_device(rows, args.seconds, args.only)
     machine = {"gpu": _native._gpu_info(0), "cpu_model": _native._cpu_model(),
                "online_cpus": threads, "seconds_per_case": args.seconds,
                "elapsed_s": time.monotonic() - started}

@@ -9,6 +9,7 @@ one kuaisuo case with the OpenSSL case it is measured against.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import platform
@@ -35,6 +36,7 @@ class Case:
     # sm2 key-exchange: "initiator" (the side timed; msg_bytes is the key's length);
     # Ed25519/X25519 GPU rows: "wide-table" (KS_GPU_WIDE_BASE_TABLE)
     pinned: bool = False  # GPU batches: buffers from ks_host_alloc (page-locked)
+    device: bool = False  # GPU rows on CuPy arrays already in GPU memory (_device_bench.py)
 
     def what(self) -> str:
         """The operand column: a digest, or a message of some size."""
@@ -52,7 +54,8 @@ class Case:
         if self.backend == "cpu":
             return f"cpu x{self.threads}"
         table = " wide table" if self.input == "wide-table" else ""
-        return ("gpu pinned" if self.pinned else "gpu") + table
+        memory = " device memory" if self.device else " pinned" if self.pinned else ""
+        return "gpu" + memory + table
 
     def label(self) -> str:
         where = f"{self.backend}, {self.threads} thr" if self.backend == "cpu" else self.where()
@@ -75,6 +78,7 @@ class Options:
     seconds: float
     gpu: bool  # a GPU is usable for this run
     max_bytes: int = 4 << 20  # the largest SM4 buffer (--max-bytes)
+    device_arrays: bool = False  # GPU rows on arrays already in GPU memory (CuPy installed)
 
 
 def human_bytes(n: int) -> str:
@@ -100,10 +104,12 @@ def plan_sm3(opt: Options) -> List[Comparison]:
             plan.append(Comparison(ours, theirs))
     if opt.gpu:
         gpu_batch = opt.batch or (1 << 20)
-        for size in (64, 1024):
-            ours = Case("sm3", "hash", "kuaisuo", "gpu", opt.threads, gpu_batch, size)
-            theirs = Case("sm3", "hash", "openssl", "cpu", opt.threads, 1, size)
-            plan.append(Comparison(ours, theirs))
+        for device in (False, True)[:1 + opt.device_arrays]:
+            for size in (64, 1024):
+                ours = Case("sm3", "hash", "kuaisuo", "gpu", opt.threads, gpu_batch, size,
+                            device=device)
+                theirs = Case("sm3", "hash", "openssl", "cpu", opt.threads, 1, size)
+                plan.append(Comparison(ours, theirs))
     return plan
 
 
@@ -152,17 +158,23 @@ def plan_sm2(opt: Options) -> List[Comparison]:
                 ours = Case("sm2", op, "kuaisuo", "gpu", opt.threads, batch, msg, kind, True)
                 theirs = Case("sm2", op, "openssl", "cpu", opt.threads, 1, msg, kind)
                 plan.append(Comparison(ours, theirs))
+        for kind, msg in (("digest", 32), ("message", 64)) if opt.device_arrays else ():
+            ours = Case("sm2", "verify", "kuaisuo", "gpu", opt.threads, batch, msg, kind,
+                        device=True)
+            theirs = Case("sm2", "verify", "openssl", "cpu", opt.threads, 1, msg, kind)
+            plan.append(Comparison(ours, theirs))
     return plan
 
 
 def plan_single_and_batches(alg: str, ops: List[Tuple[str, str, int]],
                             opt: Options,
-                            gpu_ops: Tuple[Tuple[str, str, int], ...] = ()) -> List[Comparison]:
+                            gpu_ops: Tuple[Tuple[str, str, int], ...] = (),
+                            device_ops: Tuple[str, ...] = ()) -> List[Comparison]:
     """Single operations at one thread, then CPU batches on one thread and
     on all threads, then GPU batches from ordinary and from pinned caller
-    buffers, each against OpenSSL's single operation (EVP) on as many
-    threads. ops holds (op, input, msg_bytes); gpu_ops, GPU-only variants
-    in the same form."""
+    buffers (and, for device_ops, on arrays already in GPU memory), each
+    against OpenSSL's single operation (EVP) on as many threads. ops holds
+    (op, input, msg_bytes); gpu_ops, GPU-only variants in the same form."""
     plan: List[Comparison] = []
     if opt.backend != "gpu":
         batch = opt.batch or 4096
@@ -182,6 +194,12 @@ def plan_single_and_batches(alg: str, ops: List[Tuple[str, str, int]],
                 theirs = Case(alg, op, "openssl", "cpu", opt.threads, 1, msg,
                               plain_input.get(op, kind))
                 plan.append(Comparison(ours, theirs))
+        for op, kind, msg in ops:  # arrays already in GPU memory
+            if opt.device_arrays and op in device_ops:
+                ours = Case(alg, op, "kuaisuo", "gpu", opt.threads, batch, msg, kind,
+                            device=True)
+                plan.append(Comparison(ours, replace(ours, impl="openssl", backend="cpu",
+                                                     batch=1, device=False)))
     return plan
 
 
@@ -195,14 +213,14 @@ def plan_ed25519(opt: Options) -> List[Comparison]:
     """Ed25519 keygen, and sign and verify of 64-byte messages (pure
     Ed25519); verify batches hold 16 distinct keys."""
     ops = [("keygen", "message", 0), ("sign", "message", 64), ("verify", "message", 64)]
-    return plan_single_and_batches("ed25519", ops, opt, WIDE_TABLE_OPS)
+    return plan_single_and_batches("ed25519", ops, opt, WIDE_TABLE_OPS, ("verify",))
 
 
 def plan_x25519(opt: Options) -> List[Comparison]:
     """X25519 keygen (a private key and its public key) and derive (a
     shared secret; batches with a private key per item)."""
     return plan_single_and_batches("x25519", [("keygen", "key", 0), ("derive", "key", 0)], opt,
-                                   WIDE_TABLE_OPS[:1])
+                                   WIDE_TABLE_OPS[:1], ("derive",))
 
 
 SM4_OPS = ("ecb", "cbc", "cbc-dec", "cfb", "ofb", "ctr", "gcm")
@@ -221,7 +239,8 @@ def plan_sm4(opt: Options) -> List[Comparison]:
     final on an EVP_CIPHER_CTX made once per thread. With a GPU: batches of
     1 KiB messages (2^20 unless --batch) on the device, end to end from
     ordinary host memory, every mode (CBC, CFB and OFB encryption through
-    the serial-mode chains), against OpenSSL on every thread."""
+    the serial-mode chains), against OpenSSL on every thread; and CTR and
+    GCM of one buffer already in GPU memory from 4 MiB up to --max-bytes."""
     plan: List[Comparison] = []
     if opt.backend != "gpu":
         for op in SM4_OPS:
@@ -242,6 +261,12 @@ def plan_sm4(opt: Options) -> List[Comparison]:
             ours = Case("sm4", op, "kuaisuo", "gpu", opt.threads, batch, 1 << 10)
             theirs = Case("sm4", op, "openssl", "cpu", opt.threads, 1, 1 << 10)
             plan.append(Comparison(ours, theirs))
+        for op in ("ctr", "gcm") if opt.device_arrays else ():  # one buffer in GPU memory
+            for size in (n for n in SM4_LARGE_SIZES if n <= opt.max_bytes):
+                ours = Case("sm4", op, "kuaisuo", "gpu", opt.threads, 1, size, "buffer",
+                            device=True)
+                theirs = Case("sm4", op, "openssl", "cpu", opt.threads, 1, size)
+                plan.append(Comparison(ours, theirs))
     return plan
 
 
@@ -326,6 +351,9 @@ def plan_skinny(opt: Options) -> List[Comparison]:
                 for pinned in (False, True):
                     ours = Case(alg, op, "kuaisuo", "gpu", opt.threads, 1, size, "buffer", pinned)
                     plan.append(Comparison(ours, Case(alg, op, "table", "cpu", 1, 1, size)))
+        for size in sizes if opt.device_arrays else ():  # CTR of a buffer in GPU memory
+            ours = Case(alg, "ctr", "kuaisuo", "gpu", opt.threads, 1, size, "buffer", device=True)
+            plan.append(Comparison(ours, Case(alg, "ctr", "table", "cpu", 1, 1, size)))
     return plan
 
 
@@ -590,6 +618,11 @@ def build_plan(algs: List[str], opt: Options) -> List[Comparison]:
 def _measure_case(case: Case, seconds: float) -> dict:
     from . import _peers
 
+    if case.device:
+        from . import _device_bench
+
+        return _device_bench.measure(case.alg, case.op, case.batch, case.msg_bytes, case.input,
+                                     seconds)
     if case.impl in _peers.PEERS:
         maker = _peers.PEERS[case.impl](case.alg)
         if maker is None:
@@ -757,6 +790,10 @@ def format_table(plan: List[Comparison], results: Dict[Case, dict]) -> str:
     return "\n".join(lines + [f"note: {e}" for e in errors])
 
 
+def _memory(case: Case) -> str:
+    return "device" if case.device else "pinned" if case.pinned else "pageable"
+
+
 def json_rows(results: Dict[Case, dict]) -> List[dict]:
     rows = []
     for case, r in results.items():
@@ -765,7 +802,7 @@ def json_rows(results: Dict[Case, dict]) -> List[dict]:
         rows.append({
             "alg": case.alg, "op": case.op, "impl": case.impl, "backend": r["backend"],
             "threads": case.threads, "batch": case.batch, "msg_bytes": case.msg_bytes,
-            "input": case.input, "host_memory": "pinned" if case.pinned else "pageable",
+            "input": case.input, "host_memory": _memory(case),
             "ops_per_s": r["ops_per_s"], "bytes_per_s": r["bytes_per_s"], "runs": r["runs"],
             "ops_per_s_min": r.get("ops_per_s_min", r["ops_per_s"]),
             "ops_per_s_max": r.get("ops_per_s_max", r["ops_per_s"]),
@@ -777,7 +814,7 @@ def json_rows(results: Dict[Case, dict]) -> List[dict]:
 def _case_key(case: Case) -> dict:
     return {"impl": case.impl, "backend": case.backend, "threads": case.threads,
             "batch": case.batch, "msg_bytes": case.msg_bytes, "input": case.input,
-            "host_memory": "pinned" if case.pinned else "pageable"}
+            "host_memory": _memory(case)}
 
 
 def json_comparisons(plan: List[Comparison], results: Dict[Case, dict]) -> List[dict]:
@@ -916,8 +953,10 @@ def run(algs: List[str], backend: str, threads: int, batch: Optional[int], secon
         why = "built without CUDA" if not _native.gpu_built() else "no CUDA device found"
         print(f"kuaisuo speed: --backend gpu, but {why}", file=sys.stderr)
         return 2
-    opt = Options(backend=backend, threads=threads, batch=batch, seconds=seconds,
-                  gpu=backend != "cpu" and gpu_count > 0, max_bytes=max_bytes)
+    gpu = backend != "cpu" and gpu_count > 0
+    opt = Options(backend=backend, threads=threads, batch=batch, seconds=seconds, gpu=gpu,
+                  max_bytes=max_bytes,
+                  device_arrays=gpu and importlib.util.find_spec("cupy") is not None)
     plan = build_plan(algs, opt)
     info = machine_info(opt.gpu)
     gpu_text = info["gpu"]["name"] if info["gpu"] else "none"

@@ -436,3 +436,19 @@ def test_peer_versions_read_what_the_package_exposes(monkeypatch):
                                            "library_version": "1.0.20"},
                                 "gmssl-pyx": {"installed": False}})
     assert text == "peers: pynacl 1.6.2 (libsodium 1.0.20)"
+
+
+def test_device_memory_rows_come_with_cupy_and_say_so():
+    opt = speed.Options(backend="gpu", threads=16, batch=None, seconds=1.0, gpu=True,
+                        max_bytes=64 << 20)
+    assert not any(c.ours.device for c in speed.build_plan(list(speed.ALGORITHMS), opt))
+    opt.device_arrays = True
+    device = [c for c in speed.build_plan(list(speed.ALGORITHMS), opt) if c.ours.device]
+    assert {(c.ours.alg, c.ours.op) for c in device} == {
+        ("sm3", "hash"), ("sm2", "verify"), ("ed25519", "verify"), ("x25519", "derive"),
+        ("sm4", "ctr"), ("sm4", "gcm"), ("skinny128-256", "ctr")}
+    for c in device:
+        assert c.ours.backend == "gpu" and c.ours.where().startswith("gpu device memory")
+        assert c.theirs.backend == "cpu" and not c.theirs.device
+        assert speed._memory(c.ours) == "device" and speed._memory(c.theirs) == "pageable"
+    assert {c.ours.msg_bytes for c in device if c.ours.alg == "sm4"} == {4 << 20, 64 << 20}
