@@ -165,14 +165,7 @@ struct LayoutCase {
 void bench_verify_device(const uint8_t* pubs, const uint8_t* sigs, const uint8_t* data,
                          size_t data_len, const uint64_t* offsets, int* status, size_t n,
                          std::vector<Row>& rows, std::vector<std::string>& names) {
-  static ks_ctx* ctx = [] {
-    ks_ctx_config cfg;
-    ks_ctx_config_init(&cfg);
-    cfg.backend = KS_BACKEND_GPU;
-    ks_ctx* c = nullptr;
-    if (ks_ctx_new(&cfg, &c) != KS_OK) exit(1);
-    return c;
-  }();
+  static ks_ctx* ctx = ks_bench::new_context(KS_BACKEND_GPU);
   const double s = median_wall(
       [&] {
         if (ks_ed25519_verify_batch(ctx, pubs, data, data_len, offsets, n, sigs, status) != KS_OK)

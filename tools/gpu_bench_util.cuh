@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gpu/launch.cuh"
+#include "kuaisuo.h"
 
 #define CHECK(call)                                                                  \
   do {                                                                               \
@@ -97,6 +98,19 @@ class DeviceVector : public ks::gpu::DeviceArray<T> {
   }
   operator T*() const { return this->get(); }
 };
+
+// A context on `backend` with every CPU thread (the C API rows), or exit.
+inline ks_ctx* new_context(int backend) {
+  ks_ctx_config cfg;
+  ks_ctx_config_init(&cfg);
+  cfg.backend = backend;
+  ks_ctx* ctx = nullptr;
+  if (ks_ctx_new(&cfg, &ctx) != KS_OK) {
+    fprintf(stderr, "no context on backend %d\n", backend);
+    exit(1);
+  }
+  return ctx;
+}
 
 // One measurement: `seconds` for `batch` operations named `op`.
 struct Row {

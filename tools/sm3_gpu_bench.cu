@@ -25,15 +25,6 @@ using ks_bench::median_wall;
 using ks_bench::Row;
 using ks_bench::Timer;
 
-ks_ctx* context(int backend) {
-  ks_ctx_config cfg;
-  ks_ctx_config_init(&cfg);
-  cfg.backend = backend;
-  ks_ctx* c = nullptr;
-  if (ks_ctx_new(&cfg, &c) != KS_OK) exit(1);
-  return c;
-}
-
 void require(bool ok, const char* what) {
   if (!ok) {
     fprintf(stderr, "%s: results differ from the CPU's\n", what);
@@ -88,8 +79,8 @@ int main(int argc, char** argv) {
   const int max_log2 = argc > 1 ? atoi(argv[1]) : 24;
   cudaDeviceProp prop;
   CHECK(cudaGetDeviceProperties(&prop, 0));
-  ks_ctx* gpu = context(KS_BACKEND_GPU);
-  ks_ctx* cpu = context(KS_BACKEND_CPU);
+  ks_ctx* gpu = ks_bench::new_context(KS_BACKEND_GPU);
+  ks_ctx* cpu = ks_bench::new_context(KS_BACKEND_CPU);
   Timer timer;
   std::vector<Row> rows;
   for (int lg = 16; lg <= max_log2; lg += 2) bench(timer, gpu, cpu, size_t(1) << lg, rows);
