@@ -46,6 +46,17 @@ inline int device_buffers(const ks_ctx* ctx, std::initializer_list<const void*> 
   return KS_OK;
 }
 
+// The StatusMap (gpu.h) of a scheme whose kernels write its Error values:
+// each of `codes` to to_status(code), any other value KS_ERR_INTERNAL.
+template <class Error, class ToStatus>
+gpu::StatusMap status_map(std::initializer_list<Error> codes, const ToStatus& to_status) {
+  gpu::StatusMap map;
+  for (int& code : map.codes) code = KS_ERR_INTERNAL;
+  for (Error e : codes) map.codes[int(e)] = to_status(e);
+  map.other = KS_ERR_INTERNAL;
+  return map;
+}
+
 // The checks a batch call on device memory makes before run() queues it,
 // those the host can make without reading device memory: statuses given
 // (the call reports per item); an empty batch queues nothing.

@@ -56,12 +56,9 @@ int to_status(Error e) {
 
 // Verification statuses as ks_status values, for the device's batches.
 ks::gpu::StatusMap verify_status_map() {
-  ks::gpu::StatusMap map;
-  for (int& code : map.codes) code = KS_ERR_INTERNAL;
-  for (Error e : {Error::kOk, Error::kBadPublicKey, Error::kBadSignature, Error::kVerifyFailed})
-    map.codes[int(e)] = to_status(e);
+  ks::gpu::StatusMap map = ks::api::status_map(
+      {Error::kOk, Error::kBadPublicKey, Error::kBadSignature, Error::kVerifyFailed}, to_status);
   map.codes[ks::curve25519::gpu::kBadItemOffsets] = KS_ERR_OFFSETS;
-  map.other = KS_ERR_INTERNAL;
   return map;
 }
 

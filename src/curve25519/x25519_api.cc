@@ -207,14 +207,9 @@ int derive_batch(ks_ctx* ctx, const uint8_t* private_keys, bool per_item_keys,
   if (rc != KS_OK) return rc;
   if (on_device)
     return ks::api::device_batch(count, status, [&] {
-      ks::gpu::StatusMap map;
-      for (int& code : map.codes) code = KS_ERR_INTERNAL;
-      map.codes[int(Error::kOk)] = KS_OK;
-      map.codes[int(Error::kZeroSharedSecret)] = to_status(Error::kZeroSharedSecret);
-      map.other = KS_ERR_INTERNAL;
-      return ks::curve25519::gpu::x25519_device(*ctx->gpu, private_keys, per_item_keys,
-                                                peer_public_keys, count, shared, status, map,
-                                                ctx->stream);
+      return ks::curve25519::gpu::x25519_device(
+          *ctx->gpu, private_keys, per_item_keys, peer_public_keys, count, shared, status,
+          ks::api::status_map({Error::kOk, Error::kZeroSharedSecret}, to_status), ctx->stream);
     });
   if (ctx->use_gpu(count, ks::api::kAutoGpuMinX25519))
     return gpu_shared_secrets(ctx, private_keys, per_item_keys, peer_public_keys, count,

@@ -213,13 +213,9 @@ int gpu_verify(ks_ctx* ctx, const uint8_t* pubs, const uint8_t* digests,
 
 // Verification statuses as ks_status values, for the device's batches.
 ks::gpu::StatusMap verify_status_map() {
-  ks::gpu::StatusMap map;
-  for (int c = 0; c < ks::gpu::StatusMap::kCodes; ++c) map.codes[c] = KS_ERR_INTERNAL;
-  for (Error e : {Error::kOk, Error::kBadPublicKey, Error::kSignatureOutOfRange,
-                  Error::kVerifyFailed})
-    map.codes[int(e)] = to_status(e);
-  map.other = KS_ERR_INTERNAL;
-  return map;
+  return ks::api::status_map({Error::kOk, Error::kBadPublicKey, Error::kSignatureOutOfRange,
+                              Error::kVerifyFailed},
+                             [](Error e) { return to_status(e); });
 }
 
 // A CPU batch under one key (every item's key the same bytes) from this
