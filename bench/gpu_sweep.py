@@ -131,13 +131,15 @@ SM4_BATCHES = [1 << k for k in range(6, 17, 2)]  # 64 .. 65536 messages of 16 Ki
 
 def sweep_sm4_batches(rows, threads, seconds):
     """SM4-CTR and -GCM over many 16 KiB messages, each with its own key and IV
-    (ks_sm4_batch), against the batch size: the GPU's many-message kernel
-    and the CPU on every thread."""
+    (ks_sm4_batch), against the batch size: the GPU's many-message kernels
+    on the pipeline from ordinary and from pinned caller memory, and the
+    CPU on every thread."""
     for op in ("ctr", "gcm"):
         for batch in SM4_BATCHES:
             first = len(rows)
-            for backend in ("gpu", "cpu"):
-                r = case("sm4", op, backend, threads, batch, 16 << 10, "message", seconds)
+            for backend, pinned in (("gpu", False), ("gpu", True), ("cpu", False)):
+                r = case("sm4", op, backend, threads, batch, 16 << 10, "message", seconds,
+                         pinned)
                 if r:
                     rows.append(r)
             print_batch_row(rows[first:], op, batch)
@@ -146,7 +148,8 @@ def sweep_sm4_batches(rows, threads, seconds):
 def print_batch_row(rows, op, batch):
     line = [f"sm4 {op} batch {batch:>6} x 16 KiB"]
     for r in rows:
-        line.append(f"{r['backend']} {r['bytes_per_s'] / 1e9:.2f} GB/s {r['latency_ms']:.2f} ms")
+        where = r["backend"] + (" pinned" if r["host_memory"] == "pinned" else "")
+        line.append(f"{where} {r['bytes_per_s'] / 1e9:.2f} GB/s {r['latency_ms']:.2f} ms")
     print("  ".join(line), flush=True)
 
 

@@ -893,16 +893,22 @@ struct Sm4Worker {
 };
 
 // Batches through ks_sm4_batch: n messages of msg_bytes in the flat layout,
-// each with its own random key and IV, on the context's threads.
+// each with its own random key and IV, on the context's threads; the text
+// in ordinary or pinned (Case::pinned) memory.
 bool run_sm4_batch(const Case& c, const Sm4Op& op, Result* result, std::string* error) {
   CtxPtr ctx = make_ctx(c, error);
   if (ctx == nullptr) return false;
   const size_t n = c.batch, iv_len = sm4_iv_len(op.mode);
   const bool gcm = op.mode == KS_SM4_GCM;
   const std::vector<uint8_t> keys = random_bytes(KS_SM4_KEY_BYTES * n),
-                             ivs = random_bytes(std::max<size_t>(1, iv_len * n)),
-                             data = random_bytes(std::max<size_t>(1, n * c.msg_bytes));
-  std::vector<uint8_t> out(data.size()), tags(gcm ? 16 * n : 1);
+                             ivs = random_bytes(std::max<size_t>(1, iv_len * n));
+  const size_t bytes = std::max<size_t>(1, n * c.msg_bytes);
+  HostBuffer data(bytes, c.pinned, random_bytes(bytes)), out(bytes, c.pinned);
+  if (data.data() == nullptr || out.data() == nullptr) {
+    *error = "no host memory";
+    return false;
+  }
+  std::vector<uint8_t> tags(gcm ? 16 * n : 1);
   std::vector<uint64_t> offsets(n + 1);
   for (size_t i = 0; i <= n; ++i) offsets[i] = i * c.msg_bytes;
   std::vector<int> status(n);
@@ -911,7 +917,7 @@ bool run_sm4_batch(const Case& c, const Sm4Op& op, Result* result, std::string* 
     for (size_t r = 0; r < iters && call_rc == KS_OK; ++r)
       call_rc = ks_sm4_batch(ctx.get(), op.mode, op.encrypt ? 1 : 0, 0, keys.data(),
                              iv_len != 0 ? ivs.data() : nullptr, iv_len, data.data(),
-                             n * c.msg_bytes, offsets.data(), n, out.data(), out.size(), nullptr,
+                             n * c.msg_bytes, offsets.data(), n, out.data(), bytes, nullptr,
                              0, nullptr, gcm ? tags.data() : nullptr, gcm ? 16 : 0,
                              status.data());
     return iters * n;

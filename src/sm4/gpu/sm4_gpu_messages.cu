@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include <algorithm>
-#include <optional>
 #include <vector>
 
 #include "cipher/gpu/gf128_gpu.cuh"
@@ -48,13 +47,13 @@ constexpr size_t kUnitBlocks = 32;
 // ciphertext block (the IV before block 0); CFB decryption encrypts the
 // previous ciphertext block (the IV) and XORs the data (NIST SP 800-38A 6.2,
 // 6.3). Both read the blocks next to their own, which another thread may
-// hold, so they write to a separate buffer (DeviceMessages::out).
+// hold: every mode writes to a buffer apart from its input
+// (DeviceMessages::out).
 enum class Blocks { kEcb, kCtr128, kGctr, kCbcDecrypt, kCfbDecrypt };
 
 struct DeviceMessages {
-  uint8_t* data;                // the messages, rebased to offset 0
-  uint8_t* out;                 // the output, rebased: data (in place) but for kCbc/kCfbDecrypt
-                                // (a buffer of its own)
+  const uint8_t* data;          // the messages, rebased to offset 0
+  uint8_t* out;                 // the output, rebased, apart from data
   const uint64_t* offsets;      // count + 1, rebased
   const uint64_t* unit_starts;  // count + 1: units before message i
   const uint32_t* rk;           // 32 round-key words per message
@@ -126,23 +125,17 @@ __device__ __forceinline__ void xor_words(const uint8_t* p, size_t n, uint32_t x
     if (size_t(b) < n) x[b / 4] ^= uint32_t(p[b]) << (24 - 8 * (b % 4));
 }
 
-// p[0 .. n) = (CTR: p ^) the bytes of the big-endian words x, n <= 16.
-template <bool kXor>
+// p[0 .. n) = the bytes of the big-endian words x, n <= 16.
 __device__ __forceinline__ void write_bytes(uint8_t* p, const uint32_t x[4], size_t n) {
   if (n == 16 && aligned16(p)) {
-    uint4 v = make_uint4(bswap32(x[0]), bswap32(x[1]), bswap32(x[2]), bswap32(x[3]));
-    if (kXor) {
-      const uint4 s = *reinterpret_cast<const uint4*>(p);
-      v.x ^= s.x, v.y ^= s.y, v.z ^= s.z, v.w ^= s.w;
-    }
-    *reinterpret_cast<uint4*>(p) = v;
+    *reinterpret_cast<uint4*>(p) =
+        make_uint4(bswap32(x[0]), bswap32(x[1]), bswap32(x[2]), bswap32(x[3]));
     return;
   }
   for (size_t b = 0; b < n; ++b) {
     // Selects, not an indexed array: an array would live in local memory.
     const uint32_t word = b < 8 ? (b < 4 ? x[0] : x[1]) : (b < 12 ? x[2] : x[3]);
-    const uint8_t k = uint8_t(word >> (24 - 8 * (b % 4)));
-    p[b] = kXor ? uint8_t(p[b] ^ k) : k;
+    p[b] = uint8_t(word >> (24 - 8 * (b % 4)));
   }
 }
 
@@ -214,8 +207,8 @@ __global__ void __launch_bounds__(kThreads) messages_kernel(const DeviceMessages
     uint32_t x[4] = {w[0].bit[l], w[1].bit[l], w[2].bit[l], w[3].bit[l]};
     const size_t n = min_size(16, bytes - 16 * size_t(l));
     if (B == Blocks::kCbcDecrypt) xor_words(first + l == 0 ? iv : p + 16 * l - 16, 16, x);
-    if (B == Blocks::kCfbDecrypt) xor_words(p + 16 * l, n, x);
-    write_bytes<kCtr>(q + 16 * l, x, n);
+    if (B == Blocks::kCfbDecrypt || kCtr) xor_words(p + 16 * l, n, x);
+    write_bytes(q + 16 * l, x, n);
   }
 }
 
@@ -231,7 +224,8 @@ constexpr unsigned kChainThreads = 32;  // a warp a block: few groups still spre
 constexpr uint64_t kNoMessage = ~uint64_t(0);
 
 struct DeviceChains {
-  uint8_t* data;            // the messages, rebased to offset 0; in place
+  const uint8_t* data;      // the messages, rebased to offset 0
+  uint8_t* out;             // the output, rebased, apart from data
   const ulonglong2* spans;  // [l * groups + g]: (start, length) of lane l's message (0: none)
   const uint4* ivs;         // [l * groups + g]: lane l's IV
   const uint4* planes;      // [(8 r + k / 4) * groups + g]: planes k .. k + 3 of round key r
@@ -314,15 +308,17 @@ __global__ void __launch_bounds__(kChainThreads) chains_kernel(const DeviceChain
     for (int l = 0; l < 32; ++l) {
       const ulonglong2 s = c.spans[size_t(l) * c.groups + g];
       if (at >= s.y) continue;
-      uint8_t* p = c.data + s.x + at;
+      const uint8_t* p = c.data + s.x + at;
       const size_t n = min_size(16, s.y - at);
       uint32_t x[4] = {w[0].bit[l], w[1].bit[l], w[2].bit[l], w[3].bit[l]};
-      if (C == Chain::kCfb) {  // C_j, the next step's input
+      if (C != Chain::kCbc) {  // CFB: C_j, the next step's input; OFB: the output
         xor_words(p, n, x);
+        if (C == Chain::kCfb) {
 #pragma unroll
-        for (int k = 0; k < 4; ++k) w[k].bit[l] = x[k];
+          for (int k = 0; k < 4; ++k) w[k].bit[l] = x[k];
+        }
       }
-      write_bytes<C == Chain::kOfb>(p, x, n);
+      write_bytes(c.out + s.x + at, x, n);
     }
   }
 }
@@ -388,266 +384,394 @@ __global__ void gcm_tags_kernel(const DeviceMessages m, const DeviceTags t) {
   if (t.expect != nullptr) t.ok[i] = diff == 0 ? 1 : 0;
 }
 
+// --- The batch on the engine's pipeline -------------------------------------------
+// A call is cut into chunks of whole messages (about kChunkMessageBytes of
+// text each) that run on the pipeline's streams (gpu/gpu_pipeline.cuh):
+// chunk c + 1 crosses the bus while chunk c runs and chunk c - 1 comes
+// back. Text in pinned caller memory (ks_host_alloc) is copied by the
+// device directly; ordinary memory through the pipeline's pinned staging.
+
+// What a call computes: kernel and direction.
+enum class Work {
+  kEcb, kCtr, kCbcDecrypt, kCfbDecrypt,  // blocks of one message a thread
+  kCbcEncrypt, kCfbEncrypt, kOfb,        // 32 messages a thread
+  kGcmSeal, kGcmOpen,
+};
+
+bool is_chained(Work w) { return w == Work::kCbcEncrypt || w == Work::kCfbEncrypt || w == Work::kOfb; }
+bool is_gcm(Work w) { return w == Work::kGcmSeal || w == Work::kGcmOpen; }
+
+// Chunks of 8 MiB of text: the 64 MiB a batch needs to reach the bus's
+// rate makes eight, so that copies in, kernels and copies out of
+// different chunks overlap on the pipeline's four streams.
+constexpr size_t kChunkMessageBytes = size_t(8) << 20;
+
 size_t round_up16(size_t x) { return (x + 15) & ~size_t(15); }
 
-// One device allocation for a call, carved into 16-byte aligned parts;
-// zeroed (plaintext, keys, round keys) and freed on every path.
-class DeviceArea {
+// The arguments of crypt_messages / gcm_messages.
+struct Batch {
+  Work work;
+  bool decrypt_keys;  // ECB and CBC decryption: the reversed schedule
+  bool secret_input;  // the input is plaintext (else the output is)
+  const uint8_t* keys;
+  const uint8_t* ivs;
+  size_t iv_stride;  // 0 (ECB), 12 (GCM) or 16
+  const uint8_t* data;
+  const uint64_t* offsets;
+  const uint8_t* skip;  // message i computed and written only where skip[i] == 0
+  uint8_t* out;
+  const uint8_t* aad;            // GCM
+  const uint64_t* aad_offsets;   // GCM; null: no AAD
+  uint8_t* tags;                 // GCM: written (seal) or checked (open)
+  size_t tag_len;
+  uint8_t* passed;  // GCM: per message, sealed or its tag matched
+};
+
+// A chunk of n messages, the same layout in pinned staging and in dev_in:
+// [keys][offsets][unit starts][IVs][AAD offsets][expected tags][AAD]
+// [lane tables][text], then device scratch [round keys][lane key planes].
+// Results (dev_out, and pinned results where copied back through them):
+// [text][GCM tags or verdicts]. Keys first: the leading bytes to wipe.
+struct Layout {
+  size_t offsets, starts, ivs, aad_offsets, expect, aad, spans, lane_ivs, lane_message, steps,
+      text, staged;
+  size_t rk, planes, in;
+  size_t out_tags, out;
+};
+
+class Carve {
  public:
-  // Reserves a part of n bytes (before allocate) and returns its offset.
-  size_t reserve(size_t n) {
-    const size_t at = bytes_;
-    bytes_ += round_up16(n);
+  size_t take(size_t n) {
+    const size_t at = at_;
+    at_ += round_up16(n);
     return at;
   }
-  cudaError_t allocate() {
-    memory_.emplace(bytes_, nullptr, ks::gpu::Wipe::kYes);
-    return memory_->error();
-  }
-  uint8_t* at(size_t offset) const { return memory_->get() + offset; }
+  size_t size() const { return at_; }
 
  private:
-  size_t bytes_ = 0;
-  std::optional<ks::gpu::DeviceArray<uint8_t>> memory_;
+  size_t at_ = 0;
 };
 
-cudaError_t to_device(uint8_t* dst, const void* src, size_t n) {
-  return n == 0 ? cudaSuccess : cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice);
-}
-
-// offsets[0 .. count] minus offsets[0].
-std::vector<uint64_t> rebase(const uint64_t* offsets, size_t count) {
-  std::vector<uint64_t> r(count + 1);
-  for (size_t i = 0; i <= count; ++i) r[i] = offsets[i] - offsets[0];
-  return r;
-}
-
-// Copies back the messages with keep[i] (all if keep is null), runs of
-// neighbours in one copy each.
-cudaError_t copy_back(const uint8_t* dev, const uint64_t* rebased, size_t count,
-                      const uint8_t* keep, uint8_t* out) {
-  size_t i = 0;
-  while (i < count) {
-    if (keep != nullptr && keep[i] == 0) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < count && (keep == nullptr || keep[j] != 0)) ++j;
-    const size_t from = rebased[i], len = rebased[j] - rebased[i];
-    if (len != 0) {
-      const cudaError_t e = cudaMemcpy(out + from, dev + from, len, cudaMemcpyDeviceToHost);
-      if (e != cudaSuccess) return e;
-    }
-    i = j;
-  }
-  return cudaSuccess;
-}
-
-// One call's messages on the device: the data, offsets, units, keys, IVs
-// and round keys copied in and the key schedules run.
-struct Staged {
-  DeviceArea area;
-  DeviceMessages m = {};
-  std::vector<uint64_t> offsets;  // rebased
-  size_t units = 0;
+// A chunk's units (32 blocks of one message each) and, for the chained
+// modes, its lanes: the computed non-empty messages, longest first.
+struct Shape {
+  size_t first = SIZE_MAX, n = 0;
+  size_t units = 0, groups = 0;
+  std::vector<size_t> order;  // chunk-relative message indices
 };
 
-cudaError_t stage(const uint8_t* keys, const uint8_t* ivs, size_t iv_stride,
-                  const uint8_t* data, const uint64_t* offsets, size_t count,
-                  const uint8_t* skip, bool decrypt_keys, Staged* s) {
-  s->offsets = rebase(offsets, count);
-  std::vector<uint64_t> starts(count + 1, 0);
-  constexpr uint64_t kUnitBytes = 16 * kUnitBlocks;
-  for (size_t i = 0; i < count; ++i) {
-    const uint64_t len = s->offsets[i + 1] - s->offsets[i];
-    const bool skipped = skip != nullptr && skip[i] != 0;
-    starts[i + 1] = starts[i] + (skipped ? 0 : (len + kUnitBytes - 1) / kUnitBytes);
-  }
-  s->units = size_t(starts[count]);
-  const size_t total = size_t(s->offsets[count]);
-  DeviceArea& a = s->area;
-  const size_t at_data = a.reserve(total), at_offsets = a.reserve(8 * (count + 1)),
-               at_starts = a.reserve(8 * (count + 1)), at_keys = a.reserve(16 * count),
-               at_ivs = a.reserve(iv_stride * count), at_rk = a.reserve(4 * kRounds * count);
-  cudaError_t e = a.allocate();
-  if (e == cudaSuccess) e = to_device(a.at(at_data), data + offsets[0], total);
-  if (e == cudaSuccess) e = to_device(a.at(at_offsets), s->offsets.data(), 8 * (count + 1));
-  if (e == cudaSuccess) e = to_device(a.at(at_starts), starts.data(), 8 * (count + 1));
-  if (e == cudaSuccess) e = to_device(a.at(at_keys), keys, 16 * count);
-  if (e == cudaSuccess && iv_stride != 0) e = to_device(a.at(at_ivs), ivs, iv_stride * count);
-  if (e != cudaSuccess) return e;
-  uint32_t* rk = reinterpret_cast<uint32_t*>(a.at(at_rk));
-  key_schedule_kernel<<<blocks_for(count, kThreads), kThreads>>>(a.at(at_keys), rk, count,
-                                                                  decrypt_keys);
-  s->m = {a.at(at_data),
-          a.at(at_data),
-          reinterpret_cast<const uint64_t*>(a.at(at_offsets)),
-          reinterpret_cast<const uint64_t*>(a.at(at_starts)),
-          rk,
-          a.at(at_ivs),
-          iv_stride,
-          nullptr,
-          count};
-  return cudaGetLastError();
-}
+class MessagesChunkJob final : public ks::gpu::ChunkJob {
+ public:
+  explicit MessagesChunkJob(const Batch& b)
+      : b_(b),
+        data_pinned_(ks::gpu::is_pinned(b.data + b.offsets[0])),
+        out_direct_(b.work != Work::kGcmOpen && ks::gpu::is_pinned(b.out + b.offsets[0])) {}
 
-template <Blocks B>
-cudaError_t launch_blocks(const Staged& s, const int* ok) {
-  if (s.units == 0) return cudaSuccess;
-  DeviceMessages m = s.m;
-  m.ok = ok;
-  messages_kernel<B><<<blocks_for(s.units, kThreads), kThreads>>>(m);
-  return cudaGetLastError();
-}
-
-// ECB, CTR, and CBC and CFB decryption: units of one message. skip is
-// never null here; keep = its complement.
-cudaError_t blocks_on_device(MessageMode mode, const uint8_t* keys, const uint8_t* ivs,
-                             const uint8_t* data, const uint64_t* offsets, size_t count,
-                             const uint8_t* skip, const uint8_t* keep, uint8_t* out) {
-  const bool ecb = mode == MessageMode::kEcbEncrypt || mode == MessageMode::kEcbDecrypt;
-  // CBC and CFB decryption read their neighbours' input: output apart.
-  const bool apart = mode == MessageMode::kCbcDecrypt || mode == MessageMode::kCfbDecrypt;
-  Staged s;
-  DeviceArea output;
-  cudaError_t e = stage(keys, ivs, ecb ? 0 : 16, data, offsets, count, skip,
-                        mode == MessageMode::kEcbDecrypt || mode == MessageMode::kCbcDecrypt, &s);
-  if (e == cudaSuccess && apart) {
-    output.reserve(size_t(s.offsets[count]));
-    e = output.allocate();
-    if (e == cudaSuccess) s.m.out = output.at(0);
+  size_t chunk_items(size_t first, size_t remaining) const override {
+    size_t lo = 1, hi = std::min(remaining, ks::gpu::kChunkMaxItems);
+    while (lo < hi) {  // the most messages whose text fits, at least one
+      const size_t mid = lo + (hi - lo + 1) / 2;
+      if (text_bytes(first, mid) + aad_bytes(first, mid) <= kChunkMessageBytes) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
   }
-  if (e == cudaSuccess) {
-    switch (mode) {
-      case MessageMode::kCtr: e = launch_blocks<Blocks::kCtr128>(s, nullptr); break;
-      case MessageMode::kCbcDecrypt: e = launch_blocks<Blocks::kCbcDecrypt>(s, nullptr); break;
-      case MessageMode::kCfbDecrypt: e = launch_blocks<Blocks::kCfbDecrypt>(s, nullptr); break;
-      default: e = launch_blocks<Blocks::kEcb>(s, nullptr); break;
+  size_t in_bytes(size_t first, size_t n) const override { return layout(first, n).in; }
+  size_t staged_bytes(size_t first, size_t n) const override {
+    const Layout l = layout(first, n);
+    return data_pinned_ ? l.text : l.staged;
+  }
+  size_t out_bytes(size_t first, size_t n) const override { return layout(first, n).out; }
+  // Keys always; the text where it is plaintext and was staged.
+  size_t secret_staged_bytes(size_t first, size_t n) const override {
+    const Layout l = layout(first, n);
+    return b_.secret_input ? staged_bytes(first, n) : l.offsets;
+  }
+  size_t secret_result_bytes(size_t first, size_t n) const override {
+    return !b_.secret_input && !out_direct_ ? layout(first, n).out_tags : 0;
+  }
+
+  void stage(size_t first, size_t n, uint8_t* staging, const ks::gpu::Copier& copy) const override;
+  cudaError_t copy_in(size_t first, size_t n, const uint8_t* staging, uint8_t* dev_in,
+                      cudaStream_t stream) const override;
+  cudaError_t launch(size_t first, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
+                     cudaStream_t stream) const override;
+  cudaError_t copy_out(size_t first, size_t n, const uint8_t* dev_out, uint8_t* results,
+                       cudaStream_t stream) const override;
+  void deliver(size_t first, size_t n, const uint8_t* results,
+               const ks::gpu::Copier& copy) const override;
+
+ private:
+  size_t text_bytes(size_t first, size_t n) const {
+    return size_t(b_.offsets[first + n] - b_.offsets[first]);
+  }
+  size_t aad_bytes(size_t first, size_t n) const {
+    return b_.aad_offsets != nullptr ? size_t(b_.aad_offsets[first + n] - b_.aad_offsets[first])
+                                     : 0;
+  }
+  size_t length(size_t i) const { return size_t(b_.offsets[i + 1] - b_.offsets[i]); }
+  Layout layout(size_t first, size_t n) const;
+  const Shape& shape(size_t first, size_t n) const;
+  void stage_lanes(size_t first, size_t n, const Layout& l, uint8_t* staging) const;
+  // f(i, j) for each run [i, j) of neighbouring chunk messages with
+  // keep(i), in order.
+  template <class Keep, class F>
+  static void for_each_run(size_t n, const Keep& keep, const F& f) {
+    for (size_t i = 0; i < n;) {
+      if (!keep(i)) {
+        ++i;
+        continue;
+      }
+      size_t j = i + 1;
+      while (j < n && keep(j)) ++j;
+      f(i, j);
+      i = j;
     }
   }
-  if (e == cudaSuccess) e = cudaDeviceSynchronize();
-  if (e == cudaSuccess) e = copy_back(s.m.out, s.offsets.data(), count, keep, out + offsets[0]);
-  return e;
+
+  const Batch b_;
+  const bool data_pinned_, out_direct_;
+  mutable Shape shape_;  // of the chunk last staged: launch follows stage
+};
+
+Layout MessagesChunkJob::layout(size_t first, size_t n) const {
+  const size_t groups = is_chained(b_.work) ? (n + 31) / 32 : 0, lanes = 32 * groups;
+  const bool gcm = is_gcm(b_.work);
+  Layout l;
+  Carve c;
+  c.take(16 * n);  // keys
+  l.offsets = c.take(8 * (n + 1));
+  l.starts = c.take(8 * (n + 1));
+  l.ivs = c.take(is_chained(b_.work) ? 0 : b_.iv_stride * n);
+  l.aad_offsets = c.take(gcm && b_.aad_offsets != nullptr ? 8 * (n + 1) : 0);
+  l.expect = c.take(b_.work == Work::kGcmOpen ? b_.tag_len * n : 0);
+  l.aad = c.take(aad_bytes(first, n));
+  l.spans = c.take(16 * lanes);
+  l.lane_ivs = c.take(16 * lanes);
+  l.lane_message = c.take(8 * lanes);
+  l.steps = c.take(8 * groups);
+  l.text = c.take(0);
+  l.staged = l.text + text_bytes(first, n);
+  c.take(text_bytes(first, n));
+  l.rk = c.take(4 * kRounds * n);
+  l.planes = c.take(16 * 8 * size_t(kRounds) * groups);
+  l.in = c.size();
+  Carve r;
+  r.take(text_bytes(first, n));
+  l.out_tags = r.take(b_.work == Work::kGcmSeal ? 16 * n : b_.work == Work::kGcmOpen ? 4 * n : 0);
+  l.out = r.size();
+  return l;
 }
 
-template <Chain C>
-cudaError_t launch_chains(const DeviceChains& c) {
-  chains_kernel<C><<<blocks_for(c.groups, kChainThreads), kChainThreads>>>(c);
-  return cudaGetLastError();
+const Shape& MessagesChunkJob::shape(size_t first, size_t n) const {
+  if (shape_.first == first && shape_.n == n) return shape_;
+  constexpr size_t kUnitBytes = 16 * kUnitBlocks;
+  Shape s;
+  s.first = first, s.n = n;
+  for (size_t i = 0; i < n; ++i) {
+    const size_t len = length(first + i);
+    if (b_.skip[first + i] != 0) continue;
+    s.units += (len + kUnitBytes - 1) / kUnitBytes;
+    if (is_chained(b_.work) && len != 0) s.order.push_back(i);
+  }
+  // Longest first (a stable sort: lengths are public).
+  std::stable_sort(s.order.begin(), s.order.end(),
+                   [&](size_t x, size_t y) { return length(first + x) > length(first + y); });
+  s.groups = (s.order.size() + 31) / 32;
+  shape_ = std::move(s);
+  return shape_;
 }
 
-// CBC and CFB encryption and OFB: groups of 32 messages (chains_kernel).
-// The messages computed (not skipped, not empty) sorted by length, longest
-// first (a stable sort: lengths are public), cut into groups; each
-// group's lanes, IVs and round-key planes laid out lane-major.
-cudaError_t chains_on_device(MessageMode mode, const uint8_t* keys, const uint8_t* ivs,
-                             const uint8_t* data, const uint64_t* offsets, size_t count,
-                             const uint8_t* skip, const uint8_t* keep, uint8_t* out) {
-  Staged s;  // the data in place, the key schedules (IVs go in the lanes' table)
-  cudaError_t e = stage(keys, nullptr, 0, data, offsets, count, skip, false, &s);
-  if (e != cudaSuccess) return e;
-  const uint64_t* at = s.offsets.data();
-  std::vector<size_t> order;
-  for (size_t i = 0; i < count; ++i)
-    if (skip[i] == 0 && at[i + 1] > at[i]) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t x, size_t y) { return at[x + 1] - at[x] > at[y + 1] - at[y]; });
-  const size_t groups = (order.size() + 31) / 32, lanes = 32 * groups;
-  std::vector<uint64_t> spans(2 * lanes, 0), lane_message(lanes, kNoMessage), steps(groups, 0);
-  std::vector<uint8_t> lane_ivs(16 * lanes, 0);
-  for (size_t n = 0; n < order.size(); ++n) {
-    const size_t i = order[n], g = n / 32, slot = (n % 32) * groups + g;
-    const uint64_t len = at[i + 1] - at[i];
-    spans[2 * slot] = at[i];
-    spans[2 * slot + 1] = len;
+// The chained modes' lanes, lane-major: lane l of group g at l * groups + g.
+void MessagesChunkJob::stage_lanes(size_t first, size_t n, const Layout& l,
+                                   uint8_t* staging) const {
+  const Shape& s = shape(first, n);
+  const size_t lanes = 32 * s.groups;
+  ulonglong2* spans = reinterpret_cast<ulonglong2*>(staging + l.spans);
+  uint8_t* ivs = staging + l.lane_ivs;
+  uint64_t* lane_message = reinterpret_cast<uint64_t*>(staging + l.lane_message);
+  uint64_t* steps = reinterpret_cast<uint64_t*>(staging + l.steps);
+  const uint64_t* rebased = reinterpret_cast<const uint64_t*>(staging + l.offsets);
+  memset(spans, 0, 16 * lanes);
+  memset(ivs, 0, 16 * lanes);
+  memset(steps, 0, 8 * s.groups);
+  for (size_t k = 0; k < lanes; ++k) lane_message[k] = kNoMessage;
+  for (size_t k = 0; k < s.order.size(); ++k) {
+    const size_t i = s.order[k], g = k / 32, slot = (k % 32) * s.groups + g;
+    const uint64_t len = rebased[i + 1] - rebased[i];
+    spans[slot] = make_ulonglong2(rebased[i], len);
     lane_message[slot] = i;
-    memcpy(lane_ivs.data() + 16 * slot, ivs + 16 * i, 16);
+    memcpy(ivs + 16 * slot, b_.ivs + 16 * (first + i), 16);
     steps[g] = std::max<uint64_t>(steps[g], (len + 15) / 16);
   }
-  DeviceArea t;  // lanes, IVs, steps and the round-key planes
-  const size_t at_spans = t.reserve(16 * lanes), at_ivs = t.reserve(16 * lanes),
-               at_lane_message = t.reserve(8 * lanes), at_steps = t.reserve(8 * groups),
-               at_planes = t.reserve(16 * 8 * size_t(kRounds) * groups);
-  e = t.allocate();
-  if (e == cudaSuccess) e = to_device(t.at(at_spans), spans.data(), 16 * lanes);
-  if (e == cudaSuccess) e = to_device(t.at(at_ivs), lane_ivs.data(), 16 * lanes);
-  if (e == cudaSuccess) e = to_device(t.at(at_lane_message), lane_message.data(), 8 * lanes);
-  if (e == cudaSuccess) e = to_device(t.at(at_steps), steps.data(), 8 * groups);
-  if (e == cudaSuccess && groups != 0) {
-    uint4* planes = reinterpret_cast<uint4*>(t.at(at_planes));
-    lane_key_planes_kernel<<<blocks_for(groups * kRounds, kThreads), kThreads>>>(
-        s.m.rk, reinterpret_cast<const uint64_t*>(t.at(at_lane_message)), planes, groups);
-    const DeviceChains c = {s.m.data,
-                            reinterpret_cast<const ulonglong2*>(t.at(at_spans)),
-                            reinterpret_cast<const uint4*>(t.at(at_ivs)),
-                            planes,
-                            reinterpret_cast<const uint64_t*>(t.at(at_steps)),
-                            groups};
-    e = cudaGetLastError();
-    if (e == cudaSuccess) {
-      switch (mode) {
-        case MessageMode::kCbcEncrypt: e = launch_chains<Chain::kCbc>(c); break;
-        case MessageMode::kCfbEncrypt: e = launch_chains<Chain::kCfb>(c); break;
-        default: e = launch_chains<Chain::kOfb>(c); break;
-      }
-    }
+}
+
+void MessagesChunkJob::stage(size_t first, size_t n, uint8_t* staging,
+                             const ks::gpu::Copier& copy) const {
+  const Layout l = layout(first, n);
+  memcpy(staging, b_.keys + 16 * first, 16 * n);
+  uint64_t* rebased = reinterpret_cast<uint64_t*>(staging + l.offsets);
+  uint64_t* starts = reinterpret_cast<uint64_t*>(staging + l.starts);
+  constexpr size_t kUnitBytes = 16 * kUnitBlocks;
+  starts[0] = 0;
+  for (size_t i = 0; i <= n; ++i) rebased[i] = b_.offsets[first + i] - b_.offsets[first];
+  for (size_t i = 0; i < n; ++i)
+    starts[i + 1] = starts[i] + (b_.skip[first + i] != 0
+                                     ? 0
+                                     : (length(first + i) + kUnitBytes - 1) / kUnitBytes);
+  if (!is_chained(b_.work) && b_.iv_stride != 0)
+    memcpy(staging + l.ivs, b_.ivs + b_.iv_stride * first, b_.iv_stride * n);
+  if (is_gcm(b_.work) && b_.aad_offsets != nullptr) {
+    uint64_t* aad_rebased = reinterpret_cast<uint64_t*>(staging + l.aad_offsets);
+    for (size_t i = 0; i <= n; ++i)
+      aad_rebased[i] = b_.aad_offsets[first + i] - b_.aad_offsets[first];
+    memcpy(staging + l.aad, b_.aad + b_.aad_offsets[first], aad_bytes(first, n));
   }
-  if (e == cudaSuccess) e = cudaDeviceSynchronize();
-  if (e == cudaSuccess) e = copy_back(s.m.data, s.offsets.data(), count, keep, out + offsets[0]);
+  if (b_.work == Work::kGcmOpen) memcpy(staging + l.expect, b_.tags + b_.tag_len * first, b_.tag_len * n);
+  if (is_chained(b_.work)) stage_lanes(first, n, l, staging);
+  if (!data_pinned_) copy(staging + l.text, b_.data + b_.offsets[first], text_bytes(first, n));
+}
+
+cudaError_t MessagesChunkJob::copy_in(size_t first, size_t n, const uint8_t* staging,
+                                      uint8_t* dev_in, cudaStream_t stream) const {
+  const Layout l = layout(first, n);
+  const size_t text = text_bytes(first, n);
+  cudaError_t e = cudaMemcpyAsync(dev_in, staging, data_pinned_ ? l.text : l.staged,
+                                  cudaMemcpyHostToDevice, stream);
+  if (e == cudaSuccess && data_pinned_ && text != 0)
+    e = cudaMemcpyAsync(dev_in + l.text, b_.data + b_.offsets[first], text,
+                        cudaMemcpyHostToDevice, stream);
   return e;
 }
 
-cudaError_t gcm_on_device(bool seal, const uint8_t* keys, const uint8_t* ivs, const uint8_t* aad,
-                          const uint64_t* aad_offsets, const uint8_t* data,
-                          const uint64_t* offsets, size_t count, uint8_t* tags, size_t tag_len,
-                          uint8_t* out, uint8_t* passed) {
-  Staged s;
-  DeviceArea t;  // AAD, its offsets, tags, verdicts
-  const std::vector<uint64_t> aad_rebased =
-      aad_offsets != nullptr ? rebase(aad_offsets, count) : std::vector<uint64_t>();
-  const size_t aad_total = aad_offsets != nullptr ? size_t(aad_rebased[count]) : 0;
-  const size_t at_aad = t.reserve(aad_total), at_aad_offsets = t.reserve(8 * (count + 1)),
-               at_tags = t.reserve(16 * count), at_expect = t.reserve(tag_len * count),
-               at_ok = t.reserve(sizeof(int) * count);
-  cudaError_t e = stage(keys, ivs, 12, data, offsets, count, nullptr, false, &s);
-  if (e == cudaSuccess) e = t.allocate();
-  if (e == cudaSuccess && aad_offsets != nullptr) {
-    e = to_device(t.at(at_aad), aad + aad_offsets[0], aad_total);
-    if (e == cudaSuccess) e = to_device(t.at(at_aad_offsets), aad_rebased.data(), 8 * (count + 1));
+cudaError_t MessagesChunkJob::launch(size_t first, size_t n, const uint8_t* dev_in,
+                                     uint8_t* dev_out, cudaStream_t stream) const {
+  const Layout l = layout(first, n);
+  const Shape& s = shape(first, n);
+  uint8_t* in = const_cast<uint8_t*>(dev_in);
+  uint32_t* rk = reinterpret_cast<uint32_t*>(in + l.rk);
+  key_schedule_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(in, rk, n,
+                                                                        b_.decrypt_keys);
+  DeviceMessages m = {in + l.text,
+                      dev_out,
+                      reinterpret_cast<const uint64_t*>(in + l.offsets),
+                      reinterpret_cast<const uint64_t*>(in + l.starts),
+                      rk,
+                      in + l.ivs,
+                      b_.iv_stride,
+                      nullptr,
+                      n};
+  const unsigned unit_grid = blocks_for(s.units, kThreads);
+  const DeviceTags t = {in + l.aad,
+                        b_.aad_offsets != nullptr
+                            ? reinterpret_cast<const uint64_t*>(in + l.aad_offsets)
+                            : nullptr,
+                        dev_out + l.out_tags,
+                        b_.work == Work::kGcmOpen ? in + l.expect : nullptr,
+                        unsigned(b_.tag_len),
+                        reinterpret_cast<int*>(dev_out + l.out_tags)};
+  const unsigned message_grid = blocks_for(n, kThreads);
+  switch (b_.work) {
+    case Work::kEcb: messages_kernel<Blocks::kEcb><<<unit_grid, kThreads, 0, stream>>>(m); break;
+    case Work::kCtr: messages_kernel<Blocks::kCtr128><<<unit_grid, kThreads, 0, stream>>>(m); break;
+    case Work::kCbcDecrypt:
+      messages_kernel<Blocks::kCbcDecrypt><<<unit_grid, kThreads, 0, stream>>>(m);
+      break;
+    case Work::kCfbDecrypt:
+      messages_kernel<Blocks::kCfbDecrypt><<<unit_grid, kThreads, 0, stream>>>(m);
+      break;
+    case Work::kGcmSeal: {  // encrypt, then hash the ciphertext
+      messages_kernel<Blocks::kGctr><<<unit_grid, kThreads, 0, stream>>>(m);
+      DeviceMessages c = m;
+      c.data = dev_out;
+      gcm_tags_kernel<<<message_grid, kThreads, 0, stream>>>(c, t);
+      break;
+    }
+    case Work::kGcmOpen:  // hash the ciphertext, then decrypt where the tag matched
+      gcm_tags_kernel<<<message_grid, kThreads, 0, stream>>>(m, t);
+      m.ok = t.ok;
+      messages_kernel<Blocks::kGctr><<<unit_grid, kThreads, 0, stream>>>(m);
+      break;
+    default: {  // chained
+      if (s.groups == 0) break;
+      uint4* planes = reinterpret_cast<uint4*>(in + l.planes);
+      lane_key_planes_kernel<<<blocks_for(s.groups * kRounds, kThreads), kThreads, 0, stream>>>(
+          rk, reinterpret_cast<const uint64_t*>(in + l.lane_message), planes, s.groups);
+      const DeviceChains c = {in + l.text,
+                              dev_out,
+                              reinterpret_cast<const ulonglong2*>(in + l.spans),
+                              reinterpret_cast<const uint4*>(in + l.lane_ivs),
+                              planes,
+                              reinterpret_cast<const uint64_t*>(in + l.steps),
+                              s.groups};
+      const unsigned grid = blocks_for(s.groups, kChainThreads);
+      if (b_.work == Work::kCbcEncrypt) chains_kernel<Chain::kCbc><<<grid, kChainThreads, 0, stream>>>(c);
+      else if (b_.work == Work::kCfbEncrypt) chains_kernel<Chain::kCfb><<<grid, kChainThreads, 0, stream>>>(c);
+      else chains_kernel<Chain::kOfb><<<grid, kChainThreads, 0, stream>>>(c);
+    }
   }
-  if (e == cudaSuccess && !seal) e = to_device(t.at(at_expect), tags, tag_len * count);
-  if (e != cudaSuccess) return e;
-  int* ok = reinterpret_cast<int*>(t.at(at_ok));
-  const DeviceTags dt = {t.at(at_aad),
-                         aad_offsets != nullptr
-                             ? reinterpret_cast<const uint64_t*>(t.at(at_aad_offsets))
-                             : nullptr,
-                         t.at(at_tags), seal ? nullptr : t.at(at_expect), unsigned(tag_len), ok};
-  const unsigned grid = blocks_for(count, kThreads);
-  if (seal) {  // encrypt, then hash the ciphertext
-    e = launch_blocks<Blocks::kGctr>(s, nullptr);
-    if (e == cudaSuccess) gcm_tags_kernel<<<grid, kThreads>>>(s.m, dt);
-  } else {  // hash the ciphertext, then decrypt only where the tag matched
-    gcm_tags_kernel<<<grid, kThreads>>>(s.m, dt);
-    e = launch_blocks<Blocks::kGctr>(s, ok);
-  }
-  if (e == cudaSuccess) e = cudaGetLastError();
-  if (e == cudaSuccess) e = cudaDeviceSynchronize();
-  if (e != cudaSuccess) return e;
-  if (seal) {
-    std::vector<uint8_t> full(16 * count);
-    e = cudaMemcpy(full.data(), t.at(at_tags), full.size(), cudaMemcpyDeviceToHost);
-    for (size_t i = 0; e == cudaSuccess && i < count; ++i)
-      memcpy(tags + tag_len * i, full.data() + 16 * i, tag_len);
-    memset(passed, 1, count);
-  } else {
-    std::vector<int> verdict(count);
-    e = cudaMemcpy(verdict.data(), ok, sizeof(int) * count, cudaMemcpyDeviceToHost);
-    for (size_t i = 0; i < count; ++i) passed[i] = e == cudaSuccess && verdict[i] != 0;
-  }
-  if (e == cudaSuccess) e = copy_back(s.m.data, s.offsets.data(), count, passed, out + offsets[0]);
+  cudaError_t e = cudaGetLastError();
+  // Keys, round keys, their planes and the text leave the device buffer.
+  if (e == cudaSuccess) e = cudaMemsetAsync(in, 0, l.in, stream);
   return e;
+}
+
+cudaError_t MessagesChunkJob::copy_out(size_t first, size_t n, const uint8_t* dev_out,
+                                       uint8_t* results, cudaStream_t stream) const {
+  const Layout l = layout(first, n);
+  cudaError_t e = cudaSuccess;
+  if (!out_direct_) {
+    e = cudaMemcpyAsync(results, dev_out, l.out, cudaMemcpyDeviceToHost, stream);
+  } else {
+    const uint64_t base = b_.offsets[first];
+    for_each_run(n, [&](size_t i) { return b_.skip[first + i] == 0; }, [&](size_t i, size_t j) {
+      const size_t at = size_t(b_.offsets[first + i] - base);
+      const size_t len = size_t(b_.offsets[first + j] - b_.offsets[first + i]);
+      if (e == cudaSuccess && len != 0)
+        e = cudaMemcpyAsync(b_.out + b_.offsets[first + i], dev_out + at, len,
+                            cudaMemcpyDeviceToHost, stream);
+    });
+    if (e == cudaSuccess && l.out > l.out_tags)
+      e = cudaMemcpyAsync(results + l.out_tags, dev_out + l.out_tags, l.out - l.out_tags,
+                          cudaMemcpyDeviceToHost, stream);
+  }
+  // The output (plaintext, when decrypting) leaves the device buffer.
+  if (e == cudaSuccess) e = cudaMemsetAsync(const_cast<uint8_t*>(dev_out), 0, l.out, stream);
+  return e;
+}
+
+void MessagesChunkJob::deliver(size_t first, size_t n, const uint8_t* results,
+                               const ks::gpu::Copier& copy) const {
+  const Layout l = layout(first, n);
+  std::vector<int> ok(n, 1);
+  if (b_.work == Work::kGcmSeal) {
+    for (size_t i = 0; i < n; ++i)
+      memcpy(b_.tags + b_.tag_len * (first + i), results + l.out_tags + 16 * i, b_.tag_len);
+  } else if (b_.work == Work::kGcmOpen) {
+    memcpy(ok.data(), results + l.out_tags, sizeof(int) * n);
+  }
+  if (is_gcm(b_.work))
+    for (size_t i = 0; i < n; ++i) b_.passed[first + i] = ok[i] != 0;
+  if (out_direct_) return;
+  const uint64_t base = b_.offsets[first];
+  for_each_run(n, [&](size_t i) { return b_.skip[first + i] == 0 && ok[i] != 0; },
+               [&](size_t i, size_t j) {
+                 copy(b_.out + b_.offsets[first + i], results + (b_.offsets[first + i] - base),
+                      size_t(b_.offsets[first + j] - b_.offsets[first + i]));
+               });
+}
+
+Work work_of(MessageMode mode) {
+  switch (mode) {
+    case MessageMode::kEcbEncrypt:
+    case MessageMode::kEcbDecrypt: return Work::kEcb;
+    case MessageMode::kCtr: return Work::kCtr;
+    case MessageMode::kCbcEncrypt: return Work::kCbcEncrypt;
+    case MessageMode::kCbcDecrypt: return Work::kCbcDecrypt;
+    case MessageMode::kCfbEncrypt: return Work::kCfbEncrypt;
+    case MessageMode::kCfbDecrypt: return Work::kCfbDecrypt;
+    default: return Work::kOfb;
+  }
 }
 
 }  // namespace
@@ -656,24 +780,23 @@ int crypt_messages(ks::gpu::Engine& engine, MessageMode mode, const uint8_t* key
                    const uint8_t* ivs, const uint8_t* data, const uint64_t* offsets,
                    size_t count, const uint8_t* skip, uint8_t* out) {
   if (count == 0) return KS_OK;
-  if (ivs == nullptr && mode != MessageMode::kEcbEncrypt && mode != MessageMode::kEcbDecrypt)
-    return KS_ERR_NULL_POINTER;
+  const bool ecb = mode == MessageMode::kEcbEncrypt || mode == MessageMode::kEcbDecrypt;
+  if (ivs == nullptr && !ecb) return KS_ERR_NULL_POINTER;
   // The messages skipped: the caller's, and CBC messages that are not
   // whole blocks.
   const bool cbc = mode == MessageMode::kCbcEncrypt || mode == MessageMode::kCbcDecrypt;
-  std::vector<uint8_t> skipped(count), keep(count);
-  for (size_t i = 0; i < count; ++i) {
-    const bool partial = (offsets[i + 1] - offsets[i]) % 16 != 0;
-    skipped[i] = (skip != nullptr && skip[i] != 0) || (cbc && partial);
-    keep[i] = skipped[i] == 0;
-  }
-  const bool chained = mode == MessageMode::kCbcEncrypt || mode == MessageMode::kCfbEncrypt ||
-                       mode == MessageMode::kOfb;
-  cudaError_t e = cudaSetDevice(engine.device());
-  if (e == cudaSuccess)
-    e = (chained ? chains_on_device : blocks_on_device)(mode, keys, ivs, data, offsets, count,
-                                                        skipped.data(), keep.data(), out);
-  return ks::gpu::to_status(e);
+  std::vector<uint8_t> skipped(count);
+  for (size_t i = 0; i < count; ++i)
+    skipped[i] = (skip != nullptr && skip[i] != 0) || (cbc && (offsets[i + 1] - offsets[i]) % 16 != 0);
+  Batch b = {};
+  b.work = work_of(mode);
+  b.decrypt_keys = mode == MessageMode::kEcbDecrypt || mode == MessageMode::kCbcDecrypt;
+  b.secret_input = mode == MessageMode::kEcbEncrypt || mode == MessageMode::kCtr ||
+                   mode == MessageMode::kCbcEncrypt || mode == MessageMode::kCfbEncrypt ||
+                   mode == MessageMode::kOfb;
+  b.keys = keys, b.ivs = ivs, b.iv_stride = ecb ? 0 : 16;
+  b.data = data, b.offsets = offsets, b.skip = skipped.data(), b.out = out;
+  return ks::gpu::CudaEngine::of(engine).run(MessagesChunkJob(b), count);
 }
 
 int gcm_messages(ks::gpu::Engine& engine, bool seal, const uint8_t* keys, const uint8_t* ivs,
@@ -681,11 +804,15 @@ int gcm_messages(ks::gpu::Engine& engine, bool seal, const uint8_t* keys, const 
                  const uint64_t* offsets, size_t count, uint8_t* tags, size_t tag_len,
                  uint8_t* out, uint8_t* passed) {
   if (count == 0) return KS_OK;
-  cudaError_t e = cudaSetDevice(engine.device());
-  if (e == cudaSuccess)
-    e = gcm_on_device(seal, keys, ivs, aad, aad_offsets, data, offsets, count, tags, tag_len,
-                      out, passed);
-  return ks::gpu::to_status(e);
+  const std::vector<uint8_t> none(count, 0);
+  Batch b = {};
+  b.work = seal ? Work::kGcmSeal : Work::kGcmOpen;
+  b.secret_input = seal;
+  b.keys = keys, b.ivs = ivs, b.iv_stride = 12;
+  b.data = data, b.offsets = offsets, b.skip = none.data(), b.out = out;
+  b.aad = aad, b.aad_offsets = aad_offsets, b.tags = tags, b.tag_len = tag_len;
+  b.passed = passed;
+  return ks::gpu::CudaEngine::of(engine).run(MessagesChunkJob(b), count);
 }
 
 }  // namespace gpu

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <string.h>
 
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -306,6 +307,27 @@ TEST(GpuSm4Api, GcmBufferMatchesTheCpu) {
   }
 }
 
+// A GPU context's ks_sm4_batch with caller buffers in ordinary or in
+// pinned memory (GetParam(): pinned; copied by the device directly), over
+// batches of tens of MiB, which the pipeline cuts into several chunks.
+class GpuSm4Batch : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    ASSERT_EQ(gpu_ctx.rc, KS_OK);
+    ASSERT_EQ(cpu_ctx.rc, KS_OK);
+  }
+  // A caller buffer holding v.
+  std::unique_ptr<ks_test::CallerBuffer> buffer(const Bytes& v) const {
+    auto b = std::make_unique<ks_test::CallerBuffer>(v.size(), GetParam());
+    EXPECT_EQ(b->rc, KS_OK);
+    memcpy(b->data(), v.data(), v.size());
+    return b;
+  }
+  static Bytes bytes(ks_test::CallerBuffer& b, size_t n) { return Bytes(b.data(), b.data() + n); }
+  ks_test::Context gpu_ctx{KS_BACKEND_GPU}, cpu_ctx{KS_BACKEND_CPU, 4};
+};
+
 // ks_sm4_batch on a GPU context (one key and IV per message, the
 // bitsliced many-message kernels): byte-identical to a CPU context over
 // thousands of messages of mixed lengths (empty, partial blocks, up to 64
@@ -313,11 +335,7 @@ TEST(GpuSm4Api, GcmBufferMatchesTheCpu) {
 // 2^128, in place and not, in every mode but GCM (CBC, CFB and OFB
 // encryption through the 32-messages-a-thread chains); an ECB or CBC
 // message that is not whole blocks fails alone and is left untouched.
-TEST(GpuSm4Api, BatchMatchesTheCpu) {
-  if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  ks_test::Context gpu_ctx(KS_BACKEND_GPU), cpu_ctx(KS_BACKEND_CPU, 4);
-  ASSERT_EQ(gpu_ctx.rc, KS_OK);
-  ASSERT_EQ(cpu_ctx.rc, KS_OK);
+TEST_P(GpuSm4Batch, MatchesTheCpu) {
   std::mt19937_64 rng(std::random_device{}());
   const size_t count = 3001;
   for (int mode : {KS_SM4_ECB, KS_SM4_CBC, KS_SM4_CFB, KS_SM4_OFB, KS_SM4_CTR}) {
@@ -345,35 +363,37 @@ TEST(GpuSm4Api, BatchMatchesTheCpu) {
     const uint8_t* ivp = mode == KS_SM4_ECB ? nullptr : ivs.data();
     const size_t iv_len = mode == KS_SM4_ECB ? 0 : 16;
     const Bytes data = ks_test::random_bytes(offsets[count] + 5);
+    const auto in = buffer(data);
     for (int encrypt : {1, 0}) {
       SCOPED_TRACE("mode " + std::to_string(mode) + " encrypt " + std::to_string(encrypt));
-      Bytes want(data.size(), 0xa5), got(data.size(), 0xa5);
+      Bytes want(data.size(), 0xa5);
+      const auto got = buffer(Bytes(data.size(), 0xa5));
       std::vector<int> want_st(count), got_st(count);
       const int want_rc = ks_sm4_batch(cpu_ctx.ctx, mode, encrypt, 0, keys.data(), ivp, iv_len,
                                        data.data(), data.size(), offsets.data(), count,
                                        want.data(), want.size(), nullptr, 0, nullptr, nullptr,
                                        0, want_st.data());
       const int got_rc = ks_sm4_batch(gpu_ctx.ctx, mode, encrypt, 0, keys.data(), ivp, iv_len,
-                                      data.data(), data.size(), offsets.data(), count,
-                                      got.data(), got.size(), nullptr, 0, nullptr, nullptr, 0,
+                                      in->data(), data.size(), offsets.data(), count,
+                                      got->data(), data.size(), nullptr, 0, nullptr, nullptr, 0,
                                       got_st.data());
       EXPECT_EQ(got_rc, want_rc);
       EXPECT_EQ(got_st, want_st);
-      EXPECT_EQ(got, want) << "the GPU's output differs from the CPU's";
+      EXPECT_EQ(bytes(*got, data.size()), want) << "the GPU's output differs from the CPU's";
       if (block) {
         EXPECT_EQ(want_rc, KS_ERR_BATCH_ITEMS);
       }
-      Bytes inplace = data;  // in place
+      const auto inplace = buffer(data);
       ASSERT_EQ(ks_sm4_batch(gpu_ctx.ctx, mode, encrypt, 0, keys.data(), ivp, iv_len,
-                             inplace.data(), inplace.size(), offsets.data(), count,
-                             inplace.data(), inplace.size(), nullptr, 0, nullptr, nullptr, 0,
+                             inplace->data(), data.size(), offsets.data(), count,
+                             inplace->data(), data.size(), nullptr, 0, nullptr, nullptr, 0,
                              got_st.data()), want_rc);
       for (size_t i = 0; i < count; ++i) {
         if (want_st[i] != KS_OK) {  // failed items stay as they were: the input, in place
           memcpy(want.data() + offsets[i], data.data() + offsets[i], offsets[i + 1] - offsets[i]);
         }
       }
-      EXPECT_EQ(memcmp(inplace.data() + 3, want.data() + 3, offsets[count] - 3), 0);
+      EXPECT_EQ(memcmp(inplace->data() + 3, want.data() + 3, offsets[count] - 3), 0);
     }
   }
 }
@@ -382,13 +402,9 @@ TEST(GpuSm4Api, BatchMatchesTheCpu) {
 // every length 4..16 equal to a CPU context's over mixed messages and AAD
 // (empty ones included); opened back on the GPU, a flipped tag bit fails
 // only its own item, which releases nothing.
-TEST(GpuSm4Api, GcmBatchMatchesTheCpu) {
-  if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  ks_test::Context gpu_ctx(KS_BACKEND_GPU), cpu_ctx(KS_BACKEND_CPU, 4);
-  ASSERT_EQ(gpu_ctx.rc, KS_OK);
-  ASSERT_EQ(cpu_ctx.rc, KS_OK);
+TEST_P(GpuSm4Batch, GcmMatchesTheCpu) {
   std::mt19937_64 rng(std::random_device{}());
-  const size_t count = 1201;
+  const size_t count = 3001;
   std::vector<uint64_t> offsets(count + 1, 0), aad_offsets(count + 1, 0);
   offsets[0] = 1;
   aad_offsets[0] = 2;
@@ -400,9 +416,11 @@ TEST(GpuSm4Api, GcmBatchMatchesTheCpu) {
   const Bytes keys = ks_test::random_bytes(16 * count), ivs = ks_test::random_bytes(12 * count),
               data = ks_test::random_bytes(offsets[count] + 3),
               aad = ks_test::random_bytes(aad_offsets[count] + 1);
+  const auto in = buffer(data);
   for (size_t tag_len : {size_t(16), size_t(12), size_t(4)}) {
     SCOPED_TRACE("tag length " + std::to_string(tag_len));
-    Bytes want(data.size(), 0xa5), got(data.size(), 0xa5);
+    Bytes want(data.size(), 0xa5);
+    const auto got = buffer(Bytes(data.size(), 0xa5));
     Bytes want_tags(tag_len * count), got_tags(tag_len * count);
     std::vector<int> want_st(count), got_st(count);
     ASSERT_EQ(ks_sm4_batch(cpu_ctx.ctx, KS_SM4_GCM, 1, 0, keys.data(), ivs.data(), 12,
@@ -410,32 +428,37 @@ TEST(GpuSm4Api, GcmBatchMatchesTheCpu) {
                            want.size(), aad.data(), aad.size(), aad_offsets.data(),
                            want_tags.data(), tag_len, want_st.data()), KS_OK);
     ASSERT_EQ(ks_sm4_batch(gpu_ctx.ctx, KS_SM4_GCM, 1, 0, keys.data(), ivs.data(), 12,
-                           data.data(), data.size(), offsets.data(), count, got.data(),
-                           got.size(), aad.data(), aad.size(), aad_offsets.data(),
+                           in->data(), data.size(), offsets.data(), count, got->data(),
+                           data.size(), aad.data(), aad.size(), aad_offsets.data(),
                            got_tags.data(), tag_len, got_st.data()), KS_OK);
-    EXPECT_EQ(got, want) << "ciphertexts";
+    EXPECT_EQ(bytes(*got, data.size()), want) << "ciphertexts";
     EXPECT_EQ(got_tags, want_tags) << "tags";
     // Open on the GPU with every 5th tag damaged.
     Bytes bad_tags = got_tags;
     for (size_t i = 0; i < count; i += 5) bad_tags[tag_len * i + rng() % tag_len] ^= 0x10;
-    Bytes back(data.size(), 0x3c);
+    const auto back = buffer(Bytes(data.size(), 0x3c));
     EXPECT_EQ(ks_sm4_batch(gpu_ctx.ctx, KS_SM4_GCM, 0, 0, keys.data(), ivs.data(), 12,
-                           got.data(), got.size(), offsets.data(), count, back.data(),
-                           back.size(), aad.data(), aad.size(), aad_offsets.data(),
+                           got->data(), data.size(), offsets.data(), count, back->data(),
+                           data.size(), aad.data(), aad.size(), aad_offsets.data(),
                            bad_tags.data(), tag_len, got_st.data()), KS_ERR_BATCH_ITEMS);
     for (size_t i = 0; i < count; ++i) {
       const size_t at = offsets[i], len = offsets[i + 1] - offsets[i];
       if (i % 5 == 0) {
-        EXPECT_EQ(got_st[i], KS_ERR_TAG_MISMATCH) << "item " << i;
-        EXPECT_EQ(Bytes(back.begin() + at, back.begin() + at + len), Bytes(len, 0x3c))
+        EXPECT_EQ(Bytes(back->data() + at, back->data() + at + len), Bytes(len, 0x3c))
             << "item " << i << " released plaintext under a wrong tag";
+        EXPECT_EQ(got_st[i], KS_ERR_TAG_MISMATCH) << "item " << i;
       } else {
         EXPECT_EQ(got_st[i], KS_OK) << "item " << i;
-        EXPECT_EQ(memcmp(back.data() + at, data.data() + at, len), 0) << "item " << i;
+        EXPECT_EQ(memcmp(back->data() + at, data.data() + at, len), 0) << "item " << i;
       }
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Memory, GpuSm4Batch, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& i) {
+                           return std::string(i.param ? "Pinned" : "Ordinary");
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Kernels, GpuSm4,
                          ::testing::Values(gpu::Kernel::kTable, gpu::Kernel::kBitsliced),
