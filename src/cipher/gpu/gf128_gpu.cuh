@@ -58,6 +58,14 @@ KS_HD Gf128 gf_mul(Gf128 x, Gf128 y) {
 KS_HD Gf128 gf_xor(Gf128 a, Gf128 b) { return {a.hi ^ b.hi, a.lo ^ b.lo}; }
 KS_HD Gf128 gf_one() { return {uint64_t(1) << 63, 0}; }
 
+// x^e by squaring and multiplying (e public: a length).
+KS_HD Gf128 gf_pow(Gf128 x, uint64_t e) {
+  Gf128 r = gf_one();
+  for (; e != 0; e >>= 1, x = gf_mul(x, x))
+    if (e & 1) r = gf_mul(r, x);
+  return r;
+}
+
 }  // namespace gf128_gpu
 }  // namespace ks
 

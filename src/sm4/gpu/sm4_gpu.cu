@@ -148,19 +148,12 @@ struct Sm4Sliced {
 using gf128_gpu::Gf128;
 using gf128_gpu::gf_mul;
 using gf128_gpu::gf_one;
+using gf128_gpu::gf_pow;
 using gf128_gpu::gf_xor;
 
 Gf128 gf_load(const uint8_t* p) {
   return {uint64_t(sm4::load_be32(p)) << 32 | sm4::load_be32(p + 4),
           uint64_t(sm4::load_be32(p + 8)) << 32 | sm4::load_be32(p + 12)};
-}
-
-// x^e by squaring and multiplying (e public: a length).
-Gf128 gf_pow(Gf128 x, uint64_t e) {
-  Gf128 r = gf_one();
-  for (; e != 0; e >>= 1, x = gf_mul(x, x))
-    if (e & 1) r = gf_mul(r, x);
-  return r;
 }
 
 // base^0 .. base^31: the weights of the 32 lanes (lane l takes [31 - l]).

@@ -323,12 +323,17 @@ __global__ void __launch_bounds__(kChainThreads) chains_kernel(const DeviceChain
   }
 }
 
-// GCM's tag of message i, one thread each (SP 800-38D 7.1 steps 5-6):
-// S = GHASH_H(A || 0* || C || 0* || [len(A)]64 || [len(C)]64), tag =
-// S ^ E(J0), H = E(0^128), J0 = IV || 0^31 || 1; C is the message's data
-// as it is on the device (the ciphertext: after GCTR when sealing, before
-// it when opening). Sealing writes the 16-byte tag; opening compares its
-// first tag_len bytes with expect in constant time into ok[i].
+// GCM's tag of message i (SP 800-38D 7.1 steps 5-6): S = GHASH_H(A || 0*
+// || C || 0* || L), L = [len(A)]64 || [len(C)]64, tag = S ^ E(J0), H =
+// E(0^128), J0 = IV || 0^31 || 1; C is the message's data as it is on the
+// device (the ciphertext: after GCTR when sealing, before it when
+// opening). With a blocks of A and c of C, S is the sum
+//   S = Y_A H^(c+1) ^ sum_k C_k H^(c-k+2) ^ L H,   Y_A = GHASH_H(A),
+// so the text is hashed in parallel, one thread per unit of 32 blocks
+// (the units of messages_kernel): Horner over its blocks, times H^(c - end
+// + 1) for the unit ending at block `end`, XORed into the message's sum.
+// Sealing writes the 16-byte tag; opening compares its first tag_len
+// bytes with expect in constant time into ok[i].
 struct DeviceTags {
   const uint8_t* aad;           // rebased to offset 0
   const uint64_t* aad_offsets;  // count + 1, rebased (null: no AAD)
@@ -336,6 +341,12 @@ struct DeviceTags {
   const uint8_t* expect;        // tag_len bytes per message (opening; null when sealing)
   unsigned tag_len;
   int* ok;
+};
+
+// A message's GHASH between the kernels: H, E(J0) and the running sum S.
+struct GcmState {
+  gf128_gpu::Gf128 h, mask;
+  unsigned long long sum_hi, sum_lo;
 };
 
 // Up to 16 bytes at p as a block, zero-padded (n public).
@@ -357,7 +368,12 @@ __device__ __forceinline__ gf128_gpu::Gf128 ghash_bytes(gf128_gpu::Gf128 y, gf12
   return y;
 }
 
-__global__ void gcm_tags_kernel(const DeviceMessages m, const DeviceTags t) {
+__device__ __forceinline__ uint64_t text_blocks(const DeviceMessages& m, size_t i) {
+  return (m.offsets[i + 1] - m.offsets[i] + 15) / 16;
+}
+
+// One thread a message: H, E(J0), and S = Y_A H^(c+1).
+__global__ void gcm_start_kernel(const DeviceMessages m, const DeviceTags t, GcmState* st) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= m.count) return;
   const uint32_t* rk = m.rk + kRounds * i;
@@ -369,19 +385,57 @@ __global__ void gcm_tags_kernel(const DeviceMessages m, const DeviceTags t) {
   for (int k = 0; k < 16; ++k) block[k] = k < 12 ? iv[k] : k == 15 ? 1 : 0;
   sm4::crypt_block(rk, block, mask);  // E(J0)
   const size_t aad_len = t.aad_offsets != nullptr ? t.aad_offsets[i + 1] - t.aad_offsets[i] : 0;
-  const size_t len = m.offsets[i + 1] - m.offsets[i];
   gf128_gpu::Gf128 y = {0, 0};
-  if (aad_len != 0) y = ghash_bytes(y, h, t.aad + t.aad_offsets[i], aad_len);
-  y = ghash_bytes(y, h, m.data + m.offsets[i], len);
-  y = gf128_gpu::gf_mul(gf128_gpu::gf_xor(y, {uint64_t(aad_len) * 8, uint64_t(len) * 8}), h);
+  if (aad_len != 0)
+    y = gf128_gpu::gf_mul(ghash_bytes(y, h, t.aad + t.aad_offsets[i], aad_len),
+                          gf128_gpu::gf_pow(h, text_blocks(m, i) + 1));
+  st[i] = {h, load_block(mask, 16), y.hi, y.lo};
+}
+
+// One thread a unit of 32 blocks: its part of S.
+__global__ void __launch_bounds__(kThreads) gcm_text_kernel(const DeviceMessages m, GcmState* st) {
+  const size_t u = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (u >= m.unit_starts[m.count]) return;
+  const size_t i = message_of(m, u);
+  const size_t first = kUnitBlocks * (u - m.unit_starts[i]);
+  const size_t bytes = min_size(m.offsets[i + 1] - m.offsets[i] - 16 * first, 16 * kUnitBlocks);
+  const gf128_gpu::Gf128 h = st[i].h;
+  const uint64_t end = first + (bytes + 15) / 16;
+  const gf128_gpu::Gf128 y =
+      gf128_gpu::gf_mul(ghash_bytes({0, 0}, h, m.data + m.offsets[i] + 16 * first, bytes),
+                        gf128_gpu::gf_pow(h, text_blocks(m, i) - end + 1));
+  atomicXor(&st[i].sum_hi, y.hi);
+  atomicXor(&st[i].sum_lo, y.lo);
+}
+
+// One thread a message: S ^= L H; the tag written, or compared.
+__global__ void gcm_finish_kernel(const DeviceMessages m, const DeviceTags t, const GcmState* st) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= m.count) return;
+  const size_t aad_len = t.aad_offsets != nullptr ? t.aad_offsets[i + 1] - t.aad_offsets[i] : 0;
+  const size_t len = m.offsets[i + 1] - m.offsets[i];
+  const GcmState s = st[i];
+  const gf128_gpu::Gf128 y = gf128_gpu::gf_xor(
+      {s.sum_hi, s.sum_lo},
+      gf128_gpu::gf_mul({uint64_t(aad_len) * 8, uint64_t(len) * 8}, s.h));
   uint8_t diff = 0;
 #pragma unroll
   for (int k = 0; k < 16; ++k) {
-    const uint8_t tag = uint8_t((k < 8 ? y.hi >> (56 - 8 * k) : y.lo >> (120 - 8 * k))) ^ mask[k];
+    const uint8_t tag = uint8_t(k < 8 ? (y.hi ^ s.mask.hi) >> (56 - 8 * k)
+                                      : (y.lo ^ s.mask.lo) >> (120 - 8 * k));
     if (t.expect == nullptr) t.tags[16 * i + k] = tag;
     else if (unsigned(k) < t.tag_len) diff |= tag ^ t.expect[size_t(t.tag_len) * i + k];
   }
   if (t.expect != nullptr) t.ok[i] = diff == 0 ? 1 : 0;
+}
+
+// The tags of a chunk's messages, as the device holds them (m.data).
+void enqueue_gcm_tags(const DeviceMessages& m, const DeviceTags& t, GcmState* st,
+                      unsigned unit_grid, cudaStream_t stream) {
+  const unsigned grid = blocks_for(m.count, kThreads);
+  gcm_start_kernel<<<grid, kThreads, 0, stream>>>(m, t, st);
+  gcm_text_kernel<<<unit_grid, kThreads, 0, stream>>>(m, st);
+  gcm_finish_kernel<<<grid, kThreads, 0, stream>>>(m, t, st);
 }
 
 // --- The batch on the engine's pipeline -------------------------------------------
@@ -429,13 +483,14 @@ struct Batch {
 
 // A chunk of n messages, the same layout in pinned staging and in dev_in:
 // [keys][offsets][unit starts][IVs][AAD offsets][expected tags][AAD]
-// [lane tables][text], then device scratch [round keys][lane key planes].
+// [lane tables][text], then device scratch [round keys][lane key planes]
+// [GHASH states].
 // Results (dev_out, and pinned results where copied back through them):
 // [text][GCM tags or verdicts]. Keys first: the leading bytes to wipe.
 struct Layout {
   size_t offsets, starts, ivs, aad_offsets, expect, aad, spans, lane_ivs, lane_message, steps,
       text, staged;
-  size_t rk, planes, in;
+  size_t rk, planes, gcm, in;
   size_t out_tags, out;
 };
 
@@ -555,6 +610,7 @@ Layout MessagesChunkJob::layout(size_t first, size_t n) const {
   c.take(text_bytes(first, n));
   l.rk = c.take(4 * kRounds * n);
   l.planes = c.take(16 * 8 * size_t(kRounds) * groups);
+  l.gcm = c.take(gcm ? sizeof(GcmState) * n : 0);
   l.in = c.size();
   Carve r;
   r.take(text_bytes(first, n));
@@ -661,7 +717,9 @@ cudaError_t MessagesChunkJob::launch(size_t first, size_t n, const uint8_t* dev_
                       b_.iv_stride,
                       nullptr,
                       n};
-  const unsigned unit_grid = blocks_for(s.units, kThreads);
+  // A grid of no blocks is a launch error: where there are no units
+  // (every message empty or skipped) one block starts and returns.
+  const unsigned unit_grid = blocks_for(std::max<size_t>(s.units, 1), kThreads);
   const DeviceTags t = {in + l.aad,
                         b_.aad_offsets != nullptr
                             ? reinterpret_cast<const uint64_t*>(in + l.aad_offsets)
@@ -670,7 +728,7 @@ cudaError_t MessagesChunkJob::launch(size_t first, size_t n, const uint8_t* dev_
                         b_.work == Work::kGcmOpen ? in + l.expect : nullptr,
                         unsigned(b_.tag_len),
                         reinterpret_cast<int*>(dev_out + l.out_tags)};
-  const unsigned message_grid = blocks_for(n, kThreads);
+  GcmState* gcm = reinterpret_cast<GcmState*>(in + l.gcm);
   switch (b_.work) {
     case Work::kEcb: messages_kernel<Blocks::kEcb><<<unit_grid, kThreads, 0, stream>>>(m); break;
     case Work::kCtr: messages_kernel<Blocks::kCtr128><<<unit_grid, kThreads, 0, stream>>>(m); break;
@@ -684,11 +742,11 @@ cudaError_t MessagesChunkJob::launch(size_t first, size_t n, const uint8_t* dev_
       messages_kernel<Blocks::kGctr><<<unit_grid, kThreads, 0, stream>>>(m);
       DeviceMessages c = m;
       c.data = dev_out;
-      gcm_tags_kernel<<<message_grid, kThreads, 0, stream>>>(c, t);
+      enqueue_gcm_tags(c, t, gcm, unit_grid, stream);
       break;
     }
     case Work::kGcmOpen:  // hash the ciphertext, then decrypt where the tag matched
-      gcm_tags_kernel<<<message_grid, kThreads, 0, stream>>>(m, t);
+      enqueue_gcm_tags(m, t, gcm, unit_grid, stream);
       m.ok = t.ok;
       messages_kernel<Blocks::kGctr><<<unit_grid, kThreads, 0, stream>>>(m);
       break;
