@@ -179,12 +179,13 @@ KS_API int ks_sm4_gcm_open_buffer(ks_ctx* ctx, uint32_t flags, const uint8_t key
  * contexts (KS_BACKEND_GPU) every mode but GCM with IVs other than 12
  * bytes runs on the GPU in the constant-time bitsliced kernels (key
  * schedules and GHASH on the device, GCM tags checked there before any
- * plaintext is released, the batch copied in and out whole; CBC, CFB and
- * OFB encryption, whose blocks wait for each other, 32 messages per
- * thread); the rest, and every mode under AUTO, run on the context's CPU
- * threads (AUTO: the GPU path's crossover is not measured in its favour
- * yet), where CBC, CFB and OFB encryption run 16 messages at once per
- * thread, one per SIMD lane.
+ * plaintext is released; CBC, CFB and OFB encryption, whose blocks wait
+ * for each other, 32 messages per thread), in chunks of whole messages
+ * whose copies overlap the kernels; data and out in pinned memory
+ * (ks_host_alloc) are copied directly. AUTO takes the GPU for batches of
+ * 16 MiB and more with data and out pinned; the rest runs on the
+ * context's CPU threads, where CBC, CFB and OFB encryption run 16
+ * messages at once per thread, one per SIMD lane.
  * Item i: key keys[16*i ..), IV ivs[iv_len*i ..) (iv_len: 16, or 0 for ECB,
  * or the GCM IV length, the same for every item), input
  * data[offsets[i] .. offsets[i+1]), output at the same offsets of out

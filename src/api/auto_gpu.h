@@ -69,12 +69,16 @@ constexpr size_t kAutoGpuMinSm4PinnedBytes = size_t(4) << 20;
 // The same from ordinary memory, staged by host copies: it trailed the
 // CPU's 24 GB/s at every size up to 1 GiB (same file), so never.
 constexpr size_t kAutoGpuMinSm4PageableBytes = SIZE_MAX;
-// Batches of messages with a key each (ks_sm4_batch): the GPU path copies
-// the whole batch in and out around the kernels (no pipeline yet). 16 KiB
-// messages from 256 to 65,536 items, CTR: 3.4-3.8 GB/s against the CPU's
-// 10-23; GCM: 1.4-3.9 against 11-16 (h100-sweep-2026-11-23-s7-sm4-batch.json).
-// Never under AUTO; GPU contexts always take it.
-constexpr size_t kAutoGpuMinSm4BatchBytes = SIZE_MAX;
+// Batches of messages with a key each (ks_sm4_batch), on the pipeline, 16
+// KiB messages against the 16 host threads of an H200 machine: from pinned
+// memory the GPU led from 16 MiB (CTR 29.0 GB/s against 26.7, GCM 25.6
+// against 20.7; at 4 MiB the CPU led, 16.8 against 22.5 and 12.7 against
+// 17.2) to 45.5 and 43.9 GB/s at 1 GiB. From ordinary memory, staged by
+// host copies (and plaintext wiped from the staging), 11-12 GB/s from 16
+// MiB on, below the CPU's 17-27 at every size: never
+// (bench/results/h200-2026-12-03-sm4-batch-pipeline.json).
+constexpr size_t kAutoGpuMinSm4BatchPinnedBytes = size_t(16) << 20;
+constexpr size_t kAutoGpuMinSm4BatchPageableBytes = SIZE_MAX;
 
 // --- SKINNY-128-256 (skinny/skinny_api.cc), bytes ----------------------------------------
 // One buffer, CTR. SKINNY costs ~10x SM4 per byte on the CPU, so the GPU

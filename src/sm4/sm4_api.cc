@@ -493,7 +493,7 @@ namespace {
 // which fail, stay on the CPU).
 bool gpu_batch_mode(int mode, size_t iv_len, const uint64_t* offsets, size_t count) {
   if (mode != KS_SM4_GCM) return true;
-  if (mode != KS_SM4_GCM || iv_len != 12) return false;
+  if (iv_len != 12) return false;
   for (size_t i = 0; i < count; ++i)
     if (offsets[i + 1] - offsets[i] > ks::gcm::kMaxTextBytes) return false;
   return true;
@@ -632,7 +632,9 @@ int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, const uint8
                              &copies);
   if (rc != KS_OK) return rc;
   if (count != 0 && gpu_batch_mode(mode, iv_len, offsets, count) &&
-      ctx->use_gpu(size_t(offsets[count] - offsets[0]), ks::api::kAutoGpuMinSm4BatchBytes)) {
+      ctx->use_gpu(size_t(offsets[count] - offsets[0]),
+                   ks::api::auto_gpu_min_bytes(data, out, ks::api::kAutoGpuMinSm4BatchPinnedBytes,
+                                               ks::api::kAutoGpuMinSm4BatchPageableBytes))) {
     if (mode != KS_SM4_GCM)
       return batch_on_gpu(ctx, mode, encrypt != 0, keys, ivs, data, offsets, count, out, status);
     return gcm_batch_on_gpu(ctx, encrypt != 0, keys, ivs, aad, aad_offsets, data, offsets, count,
