@@ -15,9 +15,11 @@
 //    the bound for end to end;
 //  - many messages (ks_sm4_batch on a GPU context): 1 KiB messages, each
 //    its own key and IV, in ECB, CTR, CBC, CFB and OFB encryption (the
-//    serial modes through the 32-messages-a-thread chains) and CBC
-//    decryption, end to end from ordinary host memory (the key schedules,
-//    copies and kernels of one call), checked against a CPU context.
+//    serial modes through the 32-messages-a-thread chains), CBC
+//    decryption and GCM sealing, end to end from ordinary host memory (the
+//    key schedules, copies and kernels of one call) and with every array
+//    in device memory (the call to the end of its stream), checked
+//    against a CPU context.
 // Every result is checked against the CPU (ks::sm4, ks::gcm): the first
 // and last 64 KiB of ECB/CTR output, GCM's whole ciphertext and tag.
 // Prints one JSON object; exits non-zero on any mismatch.
@@ -280,20 +282,58 @@ bool bench_messages(size_t count, uint64_t seed, std::vector<Result>& rows) {
     const char* name;
     int mode, encrypt;
   };
+  // The same arrays in device memory: the call on the default stream,
+  // timed to its end.
+  uint8_t *d_keys = nullptr, *d_ivs = nullptr, *d_data = nullptr, *d_out = nullptr,
+          *d_tags = nullptr;
+  uint64_t* d_offsets = nullptr;
+  int* d_status = nullptr;
+  CHECK(cudaMalloc(&d_keys, keys.size()));
+  CHECK(cudaMalloc(&d_ivs, ivs.size()));
+  CHECK(cudaMalloc(&d_data, data.size()));
+  CHECK(cudaMalloc(&d_out, data.size()));
+  CHECK(cudaMalloc(&d_tags, 16 * count));
+  CHECK(cudaMalloc(&d_offsets, 8 * (count + 1)));
+  CHECK(cudaMalloc(&d_status, sizeof(int) * count));
+  CHECK(cudaMemcpy(d_keys, keys.data(), keys.size(), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(d_ivs, ivs.data(), ivs.size(), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(d_data, data.data(), data.size(), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(d_offsets, offsets.data(), 8 * (count + 1), cudaMemcpyHostToDevice));
+  std::vector<uint8_t> tags(16 * count), want_tags(16 * count);
   bool ok = true;
   for (M m : {M{"ecb", KS_SM4_ECB, 1}, M{"ctr", KS_SM4_CTR, 1}, M{"cbc", KS_SM4_CBC, 1},
-              M{"cfb", KS_SM4_CFB, 1}, M{"ofb", KS_SM4_OFB, 1}, M{"cbc-dec", KS_SM4_CBC, 0}}) {
-    const size_t iv_len = m.mode == KS_SM4_ECB ? 0 : 16;
-    auto run = [&](ks_ctx* ctx, uint8_t* dst) {
-      return ks_sm4_batch(ctx, m.mode, m.encrypt, 0, keys.data(), iv_len ? ivs.data() : nullptr,
-                          iv_len, data.data(), data.size(), offsets.data(), count, dst,
-                          data.size(), nullptr, 0, nullptr, nullptr, 0, nullptr);
+              M{"cfb", KS_SM4_CFB, 1}, M{"ofb", KS_SM4_OFB, 1}, M{"cbc-dec", KS_SM4_CBC, 0},
+              M{"gcm", KS_SM4_GCM, 1}}) {
+    const bool gcm = m.mode == KS_SM4_GCM;
+    const size_t iv_len = m.mode == KS_SM4_ECB ? 0 : gcm ? 12 : 16;
+    auto run = [&](ks_ctx* ctx, const uint8_t* k, const uint8_t* v, const uint8_t* in,
+                   const uint64_t* off, uint8_t* dst, uint8_t* t, int* st) {
+      return ks_sm4_batch(ctx, m.mode, m.encrypt, 0, k, iv_len ? v : nullptr, iv_len, in,
+                          data.size(), off, count, dst, data.size(), nullptr, 0, nullptr,
+                          gcm ? t : nullptr, gcm ? 16 : 0, st);
     };
     int rc = KS_OK;
-    const double t = median_wall([&] { rc |= run(gpu, out.data()); }, 5);
-    ok &= rc == KS_OK && run(cpu, want.data()) == KS_OK && out == want;
+    const double t = median_wall(
+        [&] { rc |= run(gpu, keys.data(), ivs.data(), data.data(), offsets.data(), out.data(),
+                        tags.data(), nullptr); }, 5);
+    ok &= rc == KS_OK &&
+          run(cpu, keys.data(), ivs.data(), data.data(), offsets.data(), want.data(),
+              want_tags.data(), nullptr) == KS_OK &&
+          out == want && (!gcm || tags == want_tags);
     rows.push_back({"bitsliced", m.name, "messages, pageable, end to end", data.size(), t});
+    const double td = median_wall([&] {
+      rc |= run(gpu, d_keys, d_ivs, d_data, d_offsets, d_out, d_tags, d_status);
+      CHECK(cudaDeviceSynchronize());
+    }, 5);
+    std::vector<uint8_t> back(data.size());
+    CHECK(cudaMemcpy(back.data(), d_out, back.size(), cudaMemcpyDeviceToHost));
+    if (gcm) CHECK(cudaMemcpy(tags.data(), d_tags, tags.size(), cudaMemcpyDeviceToHost));
+    ok &= rc == KS_OK && back == want && (!gcm || tags == want_tags);
+    rows.push_back({"bitsliced", m.name, "messages, device memory", data.size(), td});
   }
+  for (void* p : {(void*)d_keys, (void*)d_ivs, (void*)d_data, (void*)d_out, (void*)d_tags,
+                  (void*)d_offsets, (void*)d_status})
+    cudaFree(p);
   ks_ctx_free(gpu);
   ks_ctx_free(cpu);
   return ok;

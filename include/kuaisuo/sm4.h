@@ -182,7 +182,10 @@ KS_API int ks_sm4_gcm_open_buffer(ks_ctx* ctx, uint32_t flags, const uint8_t key
  * plaintext is released; CBC, CFB and OFB encryption, whose blocks wait
  * for each other, 32 messages per thread), in chunks of whole messages
  * whose copies overlap the kernels; data and out in pinned memory
- * (ks_host_alloc) are copied directly. AUTO takes the GPU for batches of
+ * (ks_host_alloc) are copied directly; every array in device memory runs
+ * in place on the context's stream (kuaisuo/common.h, "Device memory":
+ * an item whose offsets descend or pass data_len or out_len gets
+ * KS_ERR_OFFSETS). AUTO takes the GPU for batches of
  * 16 MiB and more with data and out pinned; the rest runs on the
  * context's CPU threads, where CBC, CFB and OFB encryption run 16
  * messages at once per thread, one per SIMD lane.

@@ -221,17 +221,24 @@ struct BatchOffsets {
 
 // Checks a batch's arguments; on KS_OK *offsets and *aad_offsets (when not
 // null) point to their copies in copies.
-int check_batch(ks_ctx* ctx, int mode, uint32_t flags, const uint8_t* keys, const uint8_t* ivs,
-                size_t iv_len, const uint8_t* data, size_t data_len, const uint64_t** offsets,
-                size_t count, const uint8_t* out, size_t out_len, const uint8_t* aad,
-                size_t aad_len, const uint64_t** aad_offsets, const uint8_t* tags,
-                size_t tag_len, const int* status, BatchOffsets* copies) {
-  int rc = ks::api::check_ctx(ctx);
+// What ks_sm4_batch checks before it looks at any array.
+int check_batch_arguments(const ks_ctx* ctx, int mode, uint32_t flags, size_t iv_len) {
+  const int rc = ks::api::check_ctx(ctx);
   if (rc != KS_OK) return rc;
   if (mode < KS_SM4_ECB || mode > KS_SM4_GCM || flags != 0) return KS_ERR_INVALID_ARGUMENT;
   if (mode == KS_SM4_ECB ? iv_len != 0
                          : mode == KS_SM4_GCM ? !ks::gcm::valid_iv_length(iv_len) : iv_len != kBlock)
     return KS_ERR_LENGTH;
+  return KS_OK;
+}
+
+int check_batch(ks_ctx* ctx, int mode, uint32_t flags, const uint8_t* keys, const uint8_t* ivs,
+                size_t iv_len, const uint8_t* data, size_t data_len, const uint64_t** offsets,
+                size_t count, const uint8_t* out, size_t out_len, const uint8_t* aad,
+                size_t aad_len, const uint64_t** aad_offsets, const uint8_t* tags,
+                size_t tag_len, const int* status, BatchOffsets* copies) {
+  int rc = check_batch_arguments(ctx, mode, flags, iv_len);
+  if (rc != KS_OK) return rc;
   rc = ks::api::check_items(keys, count, KS_SM4_KEY_BYTES);
   if (rc == KS_OK && iv_len != 0) rc = ks::api::check_items(ivs, count, iv_len);
   // tags: written when GCM encrypts (their length checked below, before use).
@@ -619,6 +626,44 @@ int serial_batch_on_cpu(ks_ctx* ctx, int mode, const uint8_t* keys, const uint8_
   return ks::api::finish_statuses(result, status);
 }
 
+// ks_sm4_batch with every array in device memory (kuaisuo/common.h,
+// "Device memory"): the checks the host can make without reading them,
+// then the call queued on the context's stream.
+int batch_on_device(ks_ctx* ctx, int mode, bool encrypt, const uint8_t* keys, const uint8_t* ivs,
+                    size_t iv_len, const uint8_t* data, size_t data_len, const uint64_t* offsets,
+                    size_t count, uint8_t* out, size_t out_len, const uint8_t* aad,
+                    size_t aad_len, const uint64_t* aad_offsets, uint8_t* tags, size_t tag_len,
+                    int* status) {
+  if (keys == nullptr || (iv_len != 0 && ivs == nullptr) || (out == nullptr && out_len != 0))
+    return KS_ERR_NULL_POINTER;
+  if (mode != KS_SM4_GCM)
+    return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {
+      return ks::sm4::gpu::crypt_messages_device(*ctx->gpu, gpu_message_mode(mode, encrypt), keys,
+                                                 ivs, data, data_len, offsets, count, out,
+                                                 out_len, status, ctx->stream);
+    });
+  if (iv_len != 12) return KS_ERR_UNSUPPORTED;  // the kernels take J0 = IV || 1
+  if (!ks::gcm::valid_tag_length(tag_len)) return KS_ERR_LENGTH;
+  if (tags == nullptr || (aad == nullptr && aad_len != 0)) return KS_ERR_NULL_POINTER;
+  return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {
+    return ks::sm4::gpu::gcm_messages_device(*ctx->gpu, encrypt, keys, ivs, aad, aad_len,
+                                             aad_offsets, data, data_len, offsets, count, tags,
+                                             tag_len, out, out_len, status, ctx->stream);
+  });
+}
+
+// The arguments' memory: KS_OK with *on_device where every array is on the
+// context's device (kuaisuo/common.h, "Device memory").
+int batch_memory(const ks_ctx* ctx, const uint8_t* keys, const uint8_t* ivs, const uint8_t* data,
+                 const uint64_t* offsets, const uint8_t* out, const uint8_t* aad,
+                 const uint64_t* aad_offsets, const uint8_t* tags, const int* status,
+                 bool* on_device) {
+  *on_device = false;
+  if (ctx == nullptr) return KS_OK;  // check_batch reports it
+  return ks::api::device_buffers(ctx, {keys, ivs, data, offsets, out, aad, aad_offsets, tags, status},
+                                 on_device);
+}
+
 }  // namespace
 
 int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, const uint8_t* keys,
@@ -626,8 +671,19 @@ int ks_sm4_batch(ks_ctx* ctx, int mode, int encrypt, uint32_t flags, const uint8
                  const uint64_t* offsets, size_t count, uint8_t* out, size_t out_len,
                  const uint8_t* aad, size_t aad_len, const uint64_t* aad_offsets, uint8_t* tags,
                  size_t tag_len, int* status) try {
+  bool on_device = false;
+  int rc = batch_memory(ctx, keys, ivs, data, offsets, out, aad, aad_offsets, tags, status,
+                        &on_device);
+  if (rc != KS_OK) return rc;
+  if (on_device) {
+    rc = check_batch_arguments(ctx, mode, flags, iv_len);
+    if (rc != KS_OK) return rc;
+    return batch_on_device(ctx, mode, encrypt != 0, keys, ivs, iv_len, data, data_len, offsets,
+                           count, out, out_len, aad, aad_len, aad_offsets, tags, tag_len,
+                           status);
+  }
   BatchOffsets copies;
-  const int rc = check_batch(ctx, mode, flags, keys, ivs, iv_len, data, data_len, &offsets, count,
+  rc = check_batch(ctx, mode, flags, keys, ivs, iv_len, data, data_len, &offsets, count,
                              out, out_len, aad, aad_len, &aad_offsets, tags, tag_len, status,
                              &copies);
   if (rc != KS_OK) return rc;

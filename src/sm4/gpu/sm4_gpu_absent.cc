@@ -48,6 +48,18 @@ int gcm_messages(ks::gpu::Engine&, bool, const uint8_t*, const uint8_t*, const u
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
+int crypt_messages_device(ks::gpu::Engine&, MessageMode, const uint8_t*, const uint8_t*,
+                          const uint8_t*, size_t, const uint64_t*, size_t, uint8_t*, size_t, int*,
+                          void*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
+int gcm_messages_device(ks::gpu::Engine&, bool, const uint8_t*, const uint8_t*, const uint8_t*,
+                        size_t, const uint64_t*, const uint8_t*, size_t, const uint64_t*, size_t,
+                        uint8_t*, size_t, uint8_t*, size_t, int*, void*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
 }  // namespace gpu
 }  // namespace sm4
 }  // namespace ks

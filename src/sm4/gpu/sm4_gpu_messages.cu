@@ -20,9 +20,12 @@
 #include <cuda_runtime.h>
 #include <string.h>
 
+#include <cub/device/device_scan.cuh>
+
 #include <algorithm>
 #include <vector>
 
+#include "cipher/gcm.h"
 #include "cipher/gpu/gf128_gpu.cuh"
 #include "sm4/sm4_core.h"
 #include "sm4/gpu/sm4_gpu_rounds.cuh"
@@ -59,7 +62,9 @@ struct DeviceMessages {
   const uint32_t* rk;           // 32 round-key words per message
   const uint8_t* ivs;           // iv_stride bytes per message (CTR, GCTR)
   size_t iv_stride;
-  const int* ok;  // GCM-AD: message i only where ok[i] (null: all)
+  const int* status;  // message i only where status[i] == KS_OK (null: all): a
+                      // range or length the device found bad, a GCM tag that did
+                      // not match (nothing released)
   size_t count;
 };
 
@@ -151,13 +156,12 @@ __device__ __forceinline__ size_t message_of(const DeviceMessages& m, size_t u) 
   return lo;
 }
 
+// Unit u of the call's messages.
 template <Blocks B>
-__global__ void __launch_bounds__(kThreads) messages_kernel(const DeviceMessages m) {
+__device__ __forceinline__ void message_unit(const DeviceMessages& m, size_t u) {
   constexpr bool kCtr = B == Blocks::kCtr128 || B == Blocks::kGctr;
-  const size_t u = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (u >= m.unit_starts[m.count]) return;
   const size_t i = message_of(m, u);
-  if (m.ok != nullptr && m.ok[i] == 0) return;  // a tag that did not match: nothing released
+  if (m.status != nullptr && m.status[i] != KS_OK) return;
   const size_t first = kUnitBlocks * (u - m.unit_starts[i]);  // block index in the message
   const size_t bytes = min_size(m.offsets[i + 1] - m.offsets[i] - 16 * first, 16 * kUnitBlocks);
   const size_t nblocks = (bytes + 15) / 16;
@@ -210,6 +214,16 @@ __global__ void __launch_bounds__(kThreads) messages_kernel(const DeviceMessages
     if (B == Blocks::kCfbDecrypt || kCtr) xor_words(p + 16 * l, n, x);
     write_bytes(q + 16 * l, x, n);
   }
+}
+
+// Grid-stride over the units (the device-memory path sizes its grid
+// without reading their number).
+template <Blocks B>
+__global__ void __launch_bounds__(kThreads) messages_kernel(const DeviceMessages m) {
+  const size_t units = m.unit_starts[m.count];
+  for (size_t u = size_t(blockIdx.x) * blockDim.x + threadIdx.x; u < units;
+       u += size_t(gridDim.x) * blockDim.x)
+    message_unit<B>(m, u);
 }
 
 // --- Chained modes: 32 messages a thread ----------------------------------------
@@ -332,15 +346,15 @@ __global__ void __launch_bounds__(kChainThreads) chains_kernel(const DeviceChain
 // so the text is hashed in parallel, one thread per unit of 32 blocks
 // (the units of messages_kernel): Horner over its blocks, times H^(c - end
 // + 1) for the unit ending at block `end`, XORed into the message's sum.
-// Sealing writes the 16-byte tag; opening compares its first tag_len
-// bytes with expect in constant time into ok[i].
+// Sealing writes the first tag_len bytes of the tag; opening compares
+// them with expect in constant time into status[i].
 struct DeviceTags {
   const uint8_t* aad;           // rebased to offset 0
   const uint64_t* aad_offsets;  // count + 1, rebased (null: no AAD)
-  uint8_t* tags;                // 16 bytes per message (sealing)
+  uint8_t* tags;                // tag_len bytes per message (sealing)
   const uint8_t* expect;        // tag_len bytes per message (opening; null when sealing)
   unsigned tag_len;
-  int* ok;
+  int* status;  // as DeviceMessages::status; opening sets KS_ERR_TAG_MISMATCH
 };
 
 // A message's GHASH between the kernels: H, E(J0) and the running sum S.
@@ -375,7 +389,7 @@ __device__ __forceinline__ uint64_t text_blocks(const DeviceMessages& m, size_t 
 // One thread a message: H, E(J0), and S = Y_A H^(c+1).
 __global__ void gcm_start_kernel(const DeviceMessages m, const DeviceTags t, GcmState* st) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= m.count) return;
+  if (i >= m.count || (m.status != nullptr && m.status[i] != KS_OK)) return;
   const uint32_t* rk = m.rk + kRounds * i;
   uint8_t block[16] = {}, mask[16];
   sm4::crypt_block(rk, block, block);  // H
@@ -393,9 +407,7 @@ __global__ void gcm_start_kernel(const DeviceMessages m, const DeviceTags t, Gcm
 }
 
 // One thread a unit of 32 blocks: its part of S.
-__global__ void __launch_bounds__(kThreads) gcm_text_kernel(const DeviceMessages m, GcmState* st) {
-  const size_t u = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (u >= m.unit_starts[m.count]) return;
+__device__ __forceinline__ void gcm_text_unit(const DeviceMessages& m, GcmState* st, size_t u) {
   const size_t i = message_of(m, u);
   const size_t first = kUnitBlocks * (u - m.unit_starts[i]);
   const size_t bytes = min_size(m.offsets[i + 1] - m.offsets[i] - 16 * first, 16 * kUnitBlocks);
@@ -408,10 +420,17 @@ __global__ void __launch_bounds__(kThreads) gcm_text_kernel(const DeviceMessages
   atomicXor(&st[i].sum_lo, y.lo);
 }
 
+__global__ void __launch_bounds__(kThreads) gcm_text_kernel(const DeviceMessages m, GcmState* st) {
+  const size_t units = m.unit_starts[m.count];
+  for (size_t u = size_t(blockIdx.x) * blockDim.x + threadIdx.x; u < units;
+       u += size_t(gridDim.x) * blockDim.x)
+    gcm_text_unit(m, st, u);
+}
+
 // One thread a message: S ^= L H; the tag written, or compared.
 __global__ void gcm_finish_kernel(const DeviceMessages m, const DeviceTags t, const GcmState* st) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= m.count) return;
+  if (i >= m.count || (t.status != nullptr && t.status[i] != KS_OK)) return;
   const size_t aad_len = t.aad_offsets != nullptr ? t.aad_offsets[i + 1] - t.aad_offsets[i] : 0;
   const size_t len = m.offsets[i + 1] - m.offsets[i];
   const GcmState s = st[i];
@@ -423,10 +442,11 @@ __global__ void gcm_finish_kernel(const DeviceMessages m, const DeviceTags t, co
   for (int k = 0; k < 16; ++k) {
     const uint8_t tag = uint8_t(k < 8 ? (y.hi ^ s.mask.hi) >> (56 - 8 * k)
                                       : (y.lo ^ s.mask.lo) >> (120 - 8 * k));
-    if (t.expect == nullptr) t.tags[16 * i + k] = tag;
-    else if (unsigned(k) < t.tag_len) diff |= tag ^ t.expect[size_t(t.tag_len) * i + k];
+    if (unsigned(k) >= t.tag_len) continue;
+    if (t.expect == nullptr) t.tags[size_t(t.tag_len) * i + k] = tag;
+    else diff |= tag ^ t.expect[size_t(t.tag_len) * i + k];
   }
-  if (t.expect != nullptr) t.ok[i] = diff == 0 ? 1 : 0;
+  if (t.expect != nullptr) t.status[i] = diff == 0 ? KS_OK : KS_ERR_TAG_MISMATCH;
 }
 
 // The tags of a chunk's messages, as the device holds them (m.data).
@@ -614,7 +634,9 @@ Layout MessagesChunkJob::layout(size_t first, size_t n) const {
   l.in = c.size();
   Carve r;
   r.take(text_bytes(first, n));
-  l.out_tags = r.take(b_.work == Work::kGcmSeal ? 16 * n : b_.work == Work::kGcmOpen ? 4 * n : 0);
+  l.out_tags = r.take(b_.work == Work::kGcmSeal   ? b_.tag_len * n
+                      : b_.work == Work::kGcmOpen ? sizeof(int) * n
+                                                  : 0);
   l.out = r.size();
   return l;
 }
@@ -727,7 +749,8 @@ cudaError_t MessagesChunkJob::launch(size_t first, size_t n, const uint8_t* dev_
                         dev_out + l.out_tags,
                         b_.work == Work::kGcmOpen ? in + l.expect : nullptr,
                         unsigned(b_.tag_len),
-                        reinterpret_cast<int*>(dev_out + l.out_tags)};
+                        b_.work == Work::kGcmOpen ? reinterpret_cast<int*>(dev_out + l.out_tags)
+                                                  : nullptr};
   GcmState* gcm = reinterpret_cast<GcmState*>(in + l.gcm);
   switch (b_.work) {
     case Work::kEcb: messages_kernel<Blocks::kEcb><<<unit_grid, kThreads, 0, stream>>>(m); break;
@@ -746,8 +769,9 @@ cudaError_t MessagesChunkJob::launch(size_t first, size_t n, const uint8_t* dev_
       break;
     }
     case Work::kGcmOpen:  // hash the ciphertext, then decrypt where the tag matched
+      cudaMemsetAsync(t.status, 0, sizeof(int) * n, stream);  // KS_OK
       enqueue_gcm_tags(m, t, gcm, unit_grid, stream);
-      m.ok = t.ok;
+      m.status = t.status;
       messages_kernel<Blocks::kGctr><<<unit_grid, kThreads, 0, stream>>>(m);
       break;
     default: {  // chained
@@ -801,18 +825,16 @@ cudaError_t MessagesChunkJob::copy_out(size_t first, size_t n, const uint8_t* de
 void MessagesChunkJob::deliver(size_t first, size_t n, const uint8_t* results,
                                const ks::gpu::Copier& copy) const {
   const Layout l = layout(first, n);
-  std::vector<int> ok(n, 1);
-  if (b_.work == Work::kGcmSeal) {
-    for (size_t i = 0; i < n; ++i)
-      memcpy(b_.tags + b_.tag_len * (first + i), results + l.out_tags + 16 * i, b_.tag_len);
-  } else if (b_.work == Work::kGcmOpen) {
-    memcpy(ok.data(), results + l.out_tags, sizeof(int) * n);
-  }
+  std::vector<int> status(n, KS_OK);
+  if (b_.work == Work::kGcmSeal)
+    memcpy(b_.tags + b_.tag_len * first, results + l.out_tags, b_.tag_len * n);
+  else if (b_.work == Work::kGcmOpen)
+    memcpy(status.data(), results + l.out_tags, sizeof(int) * n);
   if (is_gcm(b_.work))
-    for (size_t i = 0; i < n; ++i) b_.passed[first + i] = ok[i] != 0;
+    for (size_t i = 0; i < n; ++i) b_.passed[first + i] = status[i] == KS_OK;
   if (out_direct_) return;
   const uint64_t base = b_.offsets[first];
-  for_each_run(n, [&](size_t i) { return b_.skip[first + i] == 0 && ok[i] != 0; },
+  for_each_run(n, [&](size_t i) { return b_.skip[first + i] == 0 && status[i] == KS_OK; },
                [&](size_t i, size_t j) {
                  copy(b_.out + b_.offsets[first + i], results + (b_.offsets[first + i] - base),
                       size_t(b_.offsets[first + j] - b_.offsets[first + i]));
@@ -830,6 +852,205 @@ Work work_of(MessageMode mode) {
     case MessageMode::kCfbDecrypt: return Work::kCfbDecrypt;
     default: return Work::kOfb;
   }
+}
+
+// --- The batch on device memory ------------------------------------------------------
+// Every array is the caller's device memory (kuaisuo/common.h, "Device
+// memory"): nothing is staged and the host reads none of it, so the
+// offsets are checked per message on the device, the units counted there
+// (a scan over the messages: cub::DeviceScan) and the kernels sized without their number
+// (grid-stride). The chained modes take messages in index order, 32 a
+// group (no sort by length: the lengths stay on the device). Scratch (round
+// keys, their lane planes, GHASH states) comes from the library's stream-
+// ordered pool and is wiped before it is freed.
+
+// Message i: status[i] = KS_ERR_OFFSETS where its range (or its AAD's)
+// descends or passes the buffer, KS_ERR_LENGTH where ECB or CBC has a
+// partial block or GCM a text over its limit, else KS_OK; units[i] its
+// units of 32 blocks (0 unless KS_OK).
+struct DeviceChecks {
+  const uint64_t* offsets;
+  uint64_t limit;  // min(data_len, out_len)
+  const uint64_t* aad_offsets;
+  uint64_t aad_len;
+  bool whole_blocks;
+  uint64_t max_len;
+  size_t count;
+  uint64_t* units;
+  int* status;
+};
+
+__global__ void device_check_kernel(const DeviceChecks c) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= c.count) return;
+  const uint64_t lo = c.offsets[i], hi = c.offsets[i + 1];
+  int st = KS_OK;
+  if (lo > hi || hi > c.limit) st = KS_ERR_OFFSETS;
+  else if (c.aad_offsets != nullptr &&
+           (c.aad_offsets[i] > c.aad_offsets[i + 1] || c.aad_offsets[i + 1] > c.aad_len))
+    st = KS_ERR_OFFSETS;
+  else if ((c.whole_blocks && (hi - lo) % 16 != 0) || hi - lo > c.max_len)
+    st = KS_ERR_LENGTH;
+  c.status[i] = st;
+  c.units[i] = st == KS_OK ? (hi - lo + 16 * kUnitBlocks - 1) / (16 * kUnitBlocks) : 0;
+}
+
+// The chained modes' lanes: group g is messages 32 g .. 32 g + 31, each
+// lane l at l * groups + g (as stage_lanes lays them out).
+__global__ void device_lanes_kernel(const uint64_t* offsets, const uint8_t* ivs, const int* status,
+                                    size_t count, size_t groups, ulonglong2* spans,
+                                    uint8_t* lane_ivs, uint64_t* lane_message, uint64_t* steps) {
+  const size_t g = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g >= groups) return;
+  uint64_t most = 0;
+  for (int l = 0; l < 32; ++l) {
+    const size_t i = 32 * g + l, slot = size_t(l) * groups + g;
+    const bool lane = i < count && status[i] == KS_OK && offsets[i + 1] > offsets[i];
+    const uint64_t len = lane ? offsets[i + 1] - offsets[i] : 0;
+    spans[slot] = make_ulonglong2(lane ? offsets[i] : 0, len);
+    lane_message[slot] = lane ? i : kNoMessage;
+    for (int b = 0; b < 16; ++b) lane_ivs[16 * slot + b] = lane ? ivs[16 * i + b] : 0;
+    most = max(most, (len + 15) / 16);
+  }
+  steps[g] = most;
+}
+
+// Stream-ordered scratch of one call, carved like Layout; wiped and freed
+// on the stream when the call is queued (or fails).
+class StreamScratch {
+ public:
+  explicit StreamScratch(cudaStream_t stream) : stream_(stream) {}
+  ~StreamScratch() {
+    if (p_ == nullptr) return;
+    cudaMemsetAsync(p_, 0, bytes_, stream_);
+    cudaFreeAsync(p_, stream_);
+  }
+  cudaError_t allocate(size_t bytes) {
+    bytes_ = bytes;
+    return ks::gpu::scratch_alloc_async(reinterpret_cast<void**>(&p_), bytes, stream_);
+  }
+  uint8_t* at(size_t offset) const { return p_ + offset; }
+
+ private:
+  cudaStream_t stream_;
+  uint8_t* p_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+// The arguments of the device calls.
+struct DeviceArgs {
+  Work work;
+  bool decrypt_keys;
+  const uint8_t* keys;
+  const uint8_t* ivs;
+  size_t iv_stride;
+  const uint8_t* data;
+  size_t data_len;
+  const uint64_t* offsets;
+  size_t count;
+  uint8_t* out;
+  size_t out_len;
+  const uint8_t* aad;
+  size_t aad_len;
+  const uint64_t* aad_offsets;
+  uint8_t* tags;
+  size_t tag_len;
+  int* status;
+};
+
+cudaError_t run_on_device(const DeviceArgs& a, cudaStream_t stream) {
+  const size_t n = a.count, groups = is_chained(a.work) ? (n + 31) / 32 : 0;
+  // CBC and CFB decryption read their neighbours' input: in place, the
+  // input is copied aside first.
+  const bool overlap = a.data < a.out + a.out_len && a.out < a.data + a.data_len;
+  const bool aside = overlap && (a.work == Work::kCbcDecrypt || a.work == Work::kCfbDecrypt);
+  // unit_starts[i + 1] = unit_starts[i] + units[i]: CUB's scan.
+  size_t scan_bytes = 0;
+  cudaError_t e = cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, static_cast<uint64_t*>(nullptr),
+                                                static_cast<uint64_t*>(nullptr), n, stream);
+  if (e != cudaSuccess) return e;
+  Carve c;
+  const size_t at_scan = c.take(scan_bytes), at_units = c.take(8 * n),
+               at_starts = c.take(8 * (n + 1)),
+               at_rk = c.take(4 * kRounds * n),
+               at_gcm = c.take(is_gcm(a.work) ? sizeof(GcmState) * n : 0),
+               at_spans = c.take(16 * 32 * groups), at_ivs = c.take(16 * 32 * groups),
+               at_lanes = c.take(8 * 32 * groups), at_steps = c.take(8 * groups),
+               at_planes = c.take(16 * 8 * size_t(kRounds) * groups),
+               at_aside = c.take(aside ? a.data_len : 0);
+  StreamScratch scratch(stream);
+  e = scratch.allocate(c.size());
+  if (e != cudaSuccess) return e;
+  const uint8_t* data = a.data;
+  if (aside && a.data_len != 0) {
+    e = cudaMemcpyAsync(scratch.at(at_aside), a.data, a.data_len, cudaMemcpyDeviceToDevice, stream);
+    if (e != cudaSuccess) return e;
+    data = scratch.at(at_aside);
+  }
+  uint64_t* units = reinterpret_cast<uint64_t*>(scratch.at(at_units));
+  uint64_t* starts = reinterpret_cast<uint64_t*>(scratch.at(at_starts));
+  uint32_t* rk = reinterpret_cast<uint32_t*>(scratch.at(at_rk));
+  const bool block_mode = a.work == Work::kEcb || a.work == Work::kCbcEncrypt ||
+                          a.work == Work::kCbcDecrypt;
+  const DeviceChecks checks = {a.offsets, std::min<uint64_t>(a.data_len, a.out_len),
+                               is_gcm(a.work) ? a.aad_offsets : nullptr, a.aad_len, block_mode,
+                               is_gcm(a.work) ? ks::gcm::kMaxTextBytes : UINT64_MAX, n, units,
+                               a.status};
+  const unsigned grid = blocks_for(n, kThreads);
+  device_check_kernel<<<grid, kThreads, 0, stream>>>(checks);
+  e = cudaMemsetAsync(starts, 0, sizeof(uint64_t), stream);
+  if (e == cudaSuccess)
+    e = cub::DeviceScan::InclusiveSum(scratch.at(at_scan), scan_bytes, units, starts + 1, n,
+                                      stream);
+  if (e != cudaSuccess) return e;
+  key_schedule_kernel<<<grid, kThreads, 0, stream>>>(a.keys, rk, n, a.decrypt_keys);
+  DeviceMessages m = {data, a.out, a.offsets, starts, rk, a.ivs, a.iv_stride, a.status, n};
+  // Grid-stride: a few blocks per SM cover any number of units.
+  const unsigned unit_grid = ks::gpu::grid_for(a.data_len / (16 * kUnitBlocks) + n, kThreads, 16);
+  const DeviceTags t = {a.aad, a.aad_offsets, a.tags,
+                        a.work == Work::kGcmOpen ? a.tags : nullptr, unsigned(a.tag_len),
+                        a.status};
+  GcmState* gcm = reinterpret_cast<GcmState*>(scratch.at(at_gcm));
+  switch (a.work) {
+    case Work::kEcb: messages_kernel<Blocks::kEcb><<<unit_grid, kThreads, 0, stream>>>(m); break;
+    case Work::kCtr: messages_kernel<Blocks::kCtr128><<<unit_grid, kThreads, 0, stream>>>(m); break;
+    case Work::kCbcDecrypt:
+      messages_kernel<Blocks::kCbcDecrypt><<<unit_grid, kThreads, 0, stream>>>(m);
+      break;
+    case Work::kCfbDecrypt:
+      messages_kernel<Blocks::kCfbDecrypt><<<unit_grid, kThreads, 0, stream>>>(m);
+      break;
+    case Work::kGcmSeal: {
+      messages_kernel<Blocks::kGctr><<<unit_grid, kThreads, 0, stream>>>(m);
+      DeviceMessages ct = m;
+      ct.data = a.out;
+      enqueue_gcm_tags(ct, t, gcm, unit_grid, stream);
+      break;
+    }
+    case Work::kGcmOpen:
+      enqueue_gcm_tags(m, t, gcm, unit_grid, stream);
+      messages_kernel<Blocks::kGctr><<<unit_grid, kThreads, 0, stream>>>(m);
+      break;
+    default: {  // chained
+      if (groups == 0) break;
+      ulonglong2* spans = reinterpret_cast<ulonglong2*>(scratch.at(at_spans));
+      uint64_t* lanes = reinterpret_cast<uint64_t*>(scratch.at(at_lanes));
+      uint64_t* steps = reinterpret_cast<uint64_t*>(scratch.at(at_steps));
+      uint4* planes = reinterpret_cast<uint4*>(scratch.at(at_planes));
+      device_lanes_kernel<<<blocks_for(groups, kThreads), kThreads, 0, stream>>>(
+          a.offsets, a.ivs, a.status, n, groups, spans, scratch.at(at_ivs), lanes, steps);
+      lane_key_planes_kernel<<<blocks_for(groups * kRounds, kThreads), kThreads, 0, stream>>>(
+          rk, lanes, planes, groups);
+      const DeviceChains ch = {data, a.out, spans,
+                               reinterpret_cast<const uint4*>(scratch.at(at_ivs)), planes, steps,
+                               groups};
+      const unsigned cg = blocks_for(groups, kChainThreads);
+      if (a.work == Work::kCbcEncrypt) chains_kernel<Chain::kCbc><<<cg, kChainThreads, 0, stream>>>(ch);
+      else if (a.work == Work::kCfbEncrypt) chains_kernel<Chain::kCfb><<<cg, kChainThreads, 0, stream>>>(ch);
+      else chains_kernel<Chain::kOfb><<<cg, kChainThreads, 0, stream>>>(ch);
+    }
+  }
+  return cudaGetLastError();
 }
 
 }  // namespace
@@ -871,6 +1092,40 @@ int gcm_messages(ks::gpu::Engine& engine, bool seal, const uint8_t* keys, const 
   b.aad = aad, b.aad_offsets = aad_offsets, b.tags = tags, b.tag_len = tag_len;
   b.passed = passed;
   return ks::gpu::CudaEngine::of(engine).run(MessagesChunkJob(b), count);
+}
+
+
+int crypt_messages_device(ks::gpu::Engine& engine, MessageMode mode, const uint8_t* keys,
+                          const uint8_t* ivs, const uint8_t* data, size_t data_len,
+                          const uint64_t* offsets, size_t count, uint8_t* out, size_t out_len,
+                          int* status, void* stream) {
+  const ks::gpu::DeviceScope scope(engine.device());
+  if (scope.status() != KS_OK || count == 0) return scope.status();
+  const bool ecb = mode == MessageMode::kEcbEncrypt || mode == MessageMode::kEcbDecrypt;
+  DeviceArgs a = {};
+  a.work = work_of(mode);
+  a.decrypt_keys = mode == MessageMode::kEcbDecrypt || mode == MessageMode::kCbcDecrypt;
+  a.keys = keys, a.ivs = ivs, a.iv_stride = ecb ? 0 : 16;
+  a.data = data, a.data_len = data_len, a.offsets = offsets, a.count = count;
+  a.out = out, a.out_len = out_len, a.status = status;
+  return ks::gpu::to_status(run_on_device(a, static_cast<cudaStream_t>(stream)));
+}
+
+int gcm_messages_device(ks::gpu::Engine& engine, bool seal, const uint8_t* keys,
+                        const uint8_t* ivs, const uint8_t* aad, size_t aad_len,
+                        const uint64_t* aad_offsets, const uint8_t* data, size_t data_len,
+                        const uint64_t* offsets, size_t count, uint8_t* tags, size_t tag_len,
+                        uint8_t* out, size_t out_len, int* status, void* stream) {
+  const ks::gpu::DeviceScope scope(engine.device());
+  if (scope.status() != KS_OK || count == 0) return scope.status();
+  DeviceArgs a = {};
+  a.work = seal ? Work::kGcmSeal : Work::kGcmOpen;
+  a.keys = keys, a.ivs = ivs, a.iv_stride = 12;
+  a.data = data, a.data_len = data_len, a.offsets = offsets, a.count = count;
+  a.out = out, a.out_len = out_len, a.status = status;
+  a.aad = aad, a.aad_len = aad_len, a.aad_offsets = aad_offsets;
+  a.tags = tags, a.tag_len = tag_len;
+  return ks::gpu::to_status(run_on_device(a, static_cast<cudaStream_t>(stream)));
 }
 
 }  // namespace gpu

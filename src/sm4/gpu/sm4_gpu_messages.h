@@ -65,6 +65,24 @@ int gcm_messages(ks::gpu::Engine& engine, bool seal, const uint8_t* keys, const 
                  const uint64_t* offsets, size_t count, uint8_t* tags, size_t tag_len,
                  uint8_t* out, uint8_t* passed);
 
+// The same on device memory of the engine's device (kuaisuo/common.h,
+// "Device memory"): every array on the device, offsets absolute in data
+// (data_len bytes; out holds out_len) and read by the kernels only.
+// status[i] (device memory) gets KS_OK, KS_ERR_OFFSETS (a range, or its
+// AAD's, that descends or passes data_len, out_len or aad_len),
+// KS_ERR_LENGTH (ECB or CBC not whole blocks, GCM over its limit) or, when
+// opening, KS_ERR_TAG_MISMATCH; a failed message is not written. Queued on
+// stream (a cudaStream_t); returns once queued, a ks_status of the launch.
+int crypt_messages_device(ks::gpu::Engine& engine, MessageMode mode, const uint8_t* keys,
+                          const uint8_t* ivs, const uint8_t* data, size_t data_len,
+                          const uint64_t* offsets, size_t count, uint8_t* out, size_t out_len,
+                          int* status, void* stream);
+int gcm_messages_device(ks::gpu::Engine& engine, bool seal, const uint8_t* keys,
+                        const uint8_t* ivs, const uint8_t* aad, size_t aad_len,
+                        const uint64_t* aad_offsets, const uint8_t* data, size_t data_len,
+                        const uint64_t* offsets, size_t count, uint8_t* tags, size_t tag_len,
+                        uint8_t* out, size_t out_len, int* status, void* stream);
+
 }  // namespace gpu
 }  // namespace sm4
 }  // namespace ks
