@@ -240,6 +240,42 @@ def sm3_batch(ctx: Any, messages: Any, offsets: Any, out: Any, stream: Any) -> T
     return digests_obj, status_obj
 
 
+class Sm4Batch(NamedTuple):
+    """ctx.sm4's batch calls on device arrays: the mode (a _native code),
+    direction, and the IV and tag lengths (0: none)."""
+    mode: int
+    encrypt: bool
+    iv_len: int
+    tag_len: int = 0
+
+
+def sm4_batch(ctx: Any, b: Sm4Batch, keys: Any, ivs: Any, messages: Any, offsets: Any,
+              aad: Any, aad_offsets: Any, tags: Any, out: Any,
+              stream: Any) -> Tuple[Any, Any, Any]:
+    """ks_sm4_batch on device arrays: (out, tags, statuses), tags those
+    given (opening), new (sealing) or None (not GCM)."""
+    s = stream_of(messages, stream)
+    data, offs, n = flat_messages(ctx, messages, offsets, s)
+    k = fixed_items(keys, "keys", 16, n, s)
+    v = fixed_items(ivs, "ivs", b.iv_len, n, s) if b.iv_len else None
+    dst = output(out, data, s)
+    tag_obj, t = None, None
+    if b.tag_len:
+        tag_obj = tags if tags is not None else empty(messages, (n, b.tag_len), "u1")
+        t = fixed_items(tag_obj, "tags", b.tag_len, n, s)
+    a = view(aad, "associated_data", s) if aad is not None else None
+    a_offs = None
+    if aad_offsets is not None:
+        a_offs = view(aad_offsets, "aad_offsets", s)
+        require(a_offs, "aad_offsets", ("u8", "i8"), (n + 1,))
+    status_obj, status = status_output(messages, None, n, s)
+    ctx.sm4_batch_device(b.mode, b.encrypt, k.ptr, v.ptr if v else 0, b.iv_len, data.ptr,
+                         data.nbytes, offs.ptr, n, dst.ptr, dst.nbytes, a.ptr if a else 0,
+                         a.nbytes if a else 0, a_offs.ptr if a_offs else 0, t.ptr if t else 0,
+                         b.tag_len, status.ptr, s)
+    return dst.obj, tag_obj, status_obj
+
+
 def fixed_items(obj: Any, what: str, size: int, n: int, s: int) -> DeviceArray:
     """A device array of n items of `size` bytes (uint8)."""
     a = view(obj, what, s)

@@ -307,42 +307,63 @@ class SM4Batch:
         return dst.obj
 
     def encrypt(self, keys: Any, messages: Any, *, mode: Mode, ivs: Any = None,
-                offsets: Any = None) -> Tuple[List[bytes], List[int]]:
+                offsets: Any = None, out: Any = None, stream: Any = None) -> Tuple[Any, Any]:
         """Many messages in ECB, CBC, CFB, OFB or CTR (GCM: gcm_encrypt),
         each under its own key (or one key for all) and IV (16 bytes per
         item; none for ECB): the outputs and a status per item (0, or a
         kuaisuo.strerror code: an ECB/CBC item that is not whole blocks
         fails alone; batches take no padding). messages: a list, or one
-        buffer with offsets. On the context's CPU threads, or its GPU for
-        ECB and CTR on a GPU context."""
-        return self._batch(True, keys, messages, mode, ivs, offsets)
+        buffer with offsets. On the context's CPU threads, or its GPU on a
+        GPU context. In GPU memory (README "Data on the GPU"): messages a
+        flat uint8 array with offsets (count + 1, uint64 or int64), keys
+        (count, 16) and ivs (count, 16) uint8 arrays on the same device;
+        returns (out, int32 statuses) as arrays there (out=: an array of
+        messages' size, which may be messages itself), an item whose
+        offsets fall outside the messages failing alone."""
+        return self._batch(True, keys, messages, mode, ivs, offsets, out, stream)
 
     def decrypt(self, keys: Any, messages: Any, *, mode: Mode, ivs: Any = None,
-                offsets: Any = None) -> Tuple[List[bytes], List[int]]:
+                offsets: Any = None, out: Any = None, stream: Any = None) -> Tuple[Any, Any]:
         """The inverse of encrypt, with the same keys, mode and IVs."""
-        return self._batch(False, keys, messages, mode, ivs, offsets)
+        return self._batch(False, keys, messages, mode, ivs, offsets, out, stream)
 
     def _batch(self, encrypt: bool, keys: Any, messages: Any, mode: str, ivs: Any,
-               offsets: Any) -> Tuple[List[bytes], List[int]]:
+               offsets: Any, out: Any, stream: Any) -> Tuple[Any, Any]:
         code = _mode(mode)
-        data, offs = messages_in(messages, offsets)
-        count = count_in(offs)
         if (mode.lower() == "ecb") != (ivs is None):
             raise ValueError("ivs: one 16-byte IV per item, except in ECB (none)")
+        if _device.any_device(messages, keys, ivs, offsets):
+            how = _device.Sm4Batch(code, encrypt, 0 if ivs is None else BLOCK_BYTES)
+            result, _, status = _device.sm4_batch(self._ctx, how, keys, ivs, messages, offsets,
+                                                  None, None, None, out, stream)
+            return result, status
+        _device.host_only(out, stream)
+        data, offs = messages_in(messages, offsets)
+        count = count_in(offs)
         flat_ivs = b"" if ivs is None else fixed(ivs, BLOCK_BYTES, "ivs")
         out, _, status = self._ctx.sm4_batch(
             code, encrypt, _key_rows(keys, count), flat_ivs, 0 if ivs is None else BLOCK_BYTES,
             data, offs, b"", None, b"", 0)
         return split_at(out, offs), statuses(status, False)
 
-    def gcm_encrypt(self, keys: Any, nonces: Any, messages: Sequence[Buffer],
-                    associated_data: Optional[Sequence[Buffer]] = None, *,
-                    tag_length: int = TAG_BYTES) -> Tuple[List[bytes], List[int]]:
+    def gcm_encrypt(self, keys: Any, nonces: Any, messages: Any,
+                    associated_data: Any = None, *, tag_length: int = TAG_BYTES,
+                    offsets: Any = None, aad_offsets: Any = None, out: Any = None,
+                    stream: Any = None) -> Tuple[Any, ...]:
         """SM4-GCM of many messages, each under its own nonce (12 bytes;
         never reuse one under a key) and key (one key for all, or one per
         item), with optional per-item AAD: ciphertext || tag per item and a
         status per item (0, else a kuaisuo.strerror code). On the context's
-        CPU threads, or its GPU for a GPU context."""
+        CPU threads, or its GPU for a GPU context. In GPU memory (README
+        "Data on the GPU"): messages a flat uint8 array with offsets, keys
+        (count, 16) and nonces (count, 12) uint8 arrays, associated_data a
+        flat uint8 array with aad_offsets (or None); returns (ciphertexts,
+        tags (count, tag_length), int32 statuses) as arrays there."""
+        if _device.any_device(messages, keys, nonces, offsets):
+            how = _device.Sm4Batch(_native.SM4_GCM, True, NONCE_BYTES, tag_length)
+            return _device.sm4_batch(self._ctx, how, keys, nonces, messages, offsets,
+                                     associated_data, aad_offsets, None, out, stream)
+        _device.host_only(out, stream)
         count = len(messages)
         data, offsets = flat(messages)
         aad, aad_offsets = _aad_in(associated_data, count)
@@ -352,13 +373,29 @@ class SM4Batch:
         return [out[offsets[i]:offsets[i + 1]] + tags[tag_length * i:tag_length * (i + 1)]
                 for i in range(count)], statuses(status, False)
 
-    def gcm_decrypt(self, keys: Any, nonces: Any, sealed: Sequence[Buffer],
-                    associated_data: Optional[Sequence[Buffer]] = None, *,
-                    tag_length: int = TAG_BYTES) -> Tuple[List[Optional[bytes]], List[int]]:
+    def gcm_decrypt(self, keys: Any, nonces: Any, sealed: Any,
+                    associated_data: Any = None, *, tag_length: int = TAG_BYTES,
+                    offsets: Any = None, aad_offsets: Any = None, tags: Any = None,
+                    out: Any = None, stream: Any = None) -> Tuple[Any, Any]:
         """The inverse of gcm_encrypt: the plaintext of each ciphertext ||
         tag, or None with its status (KS_ERR_TAG_MISMATCH for one that does
         not authenticate, KS_ERR_LENGTH for one shorter than the tag); no
-        plaintext of an item that fails is released."""
+        plaintext of an item that fails is released. In GPU memory: sealed
+        the flat ciphertexts with offsets, tags= the (count, tag_length)
+        tags; returns (plaintexts, int32 statuses) as arrays there, an item
+        that fails not written."""
+        if _device.any_device(sealed, keys, nonces, offsets, tags):
+            if tags is None:
+                raise ValueError("ciphertexts in GPU memory need tags= (count, tag_length)")
+            how = _device.Sm4Batch(_native.SM4_GCM, False, NONCE_BYTES, tag_length)
+            plain, _, status = _device.sm4_batch(self._ctx, how, keys, nonces, sealed, offsets,
+                                                 associated_data, aad_offsets, tags, out,
+                                                 stream)
+            return plain, status
+        _device.host_only(out, stream)
+        if tags is not None:
+            raise TypeError("tags= is for ciphertexts in GPU memory; host items end with "
+                            "their tags")
         count = len(sealed)
         views = [view(item) for item in sealed]
         short = [v.nbytes < tag_length for v in views]

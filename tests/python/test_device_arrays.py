@@ -1,5 +1,6 @@
 """Arrays already in GPU memory (kuaisuo._device; README "Data on the
-GPU"): SM4 ECB/CTR/GCM, SKINNY and Ed25519 verification on CuPy arrays and
+GPU"): SM4 ECB/CTR/GCM buffers and batches of every mode, SKINNY and
+Ed25519 verification on CuPy arrays and
 PyTorch CUDA tensors against the CPU context byte for byte on fresh random
 inputs, in place and on user streams; the PyTorch state_dict round trip
 of the README; clear errors for non-contiguous, wrong-dtype, mixed host
@@ -343,3 +344,72 @@ def test_x25519_derive_on_cupy_matches_the_cpu(contexts, cp):
         shared, status = gpu.x25519.derive(cp.asarray(private), cp.asarray(peers))
         np.testing.assert_array_equal(shared.get(), want)
         np.testing.assert_array_equal(status.get(), want_status)
+
+
+@requires_gpu
+@pytest.mark.parametrize("mode", ["ecb", "cbc", "cfb", "ofb", "ctr"])
+def test_sm4_batches_on_cupy_match_the_cpu(contexts, cp, mode):
+    gpu, cpu = contexts
+    rng = np.random.default_rng()
+    n = 20_011
+    lengths = rng.integers(0, 1500, n)
+    if mode in ("ecb", "cbc"):
+        lengths -= lengths % 16
+    offsets = np.zeros(n + 1, np.uint64)
+    offsets[1:] = np.cumsum(lengths)
+    data = np.frombuffer(os.urandom(int(offsets[-1])), np.uint8)
+    keys = np.frombuffer(os.urandom(16 * n), np.uint8).reshape(n, 16)
+    ivs = None if mode == "ecb" else np.frombuffer(os.urandom(16 * n), np.uint8).reshape(n, 16)
+    want, want_status = cpu.sm4.encrypt(keys, data, mode=mode, ivs=ivs, offsets=offsets)
+    d_ivs = None if ivs is None else cp.asarray(ivs)
+    out, status = gpu.sm4.encrypt(cp.asarray(keys), cp.asarray(data), mode=mode, ivs=d_ivs,
+                                  offsets=cp.asarray(offsets))
+    assert isinstance(out, cp.ndarray) and not status.get().any() and not any(want_status)
+    assert out.get().tobytes() == b"".join(want)
+    back, status = gpu.sm4.decrypt(cp.asarray(keys), out, mode=mode, ivs=d_ivs,
+                                   offsets=cp.asarray(offsets), out=out)  # in place
+    assert back is out and not status.get().any()
+    assert out.get().tobytes() == data.tobytes()
+
+
+@requires_gpu
+def test_sm4_gcm_batches_on_cupy_match_the_cpu_and_fail_alone(contexts, cp):
+    gpu, cpu = contexts
+    rng = np.random.default_rng()
+    n = 5003
+    messages = [os.urandom(int(k)) for k in rng.integers(0, 900, n)]
+    aads = [os.urandom(int(k)) for k in rng.integers(0, 40, n)]
+    keys = np.frombuffer(os.urandom(16 * n), np.uint8).reshape(n, 16)
+    nonces = np.frombuffer(os.urandom(12 * n), np.uint8).reshape(n, 12)
+    sealed, st = cpu.sm4.gcm_encrypt(keys, nonces, messages, aads)
+    assert not any(st)
+
+    def flat(items):
+        offs = np.zeros(len(items) + 1, np.uint64)
+        offs[1:] = np.cumsum([len(x) for x in items])
+        return cp.asarray(np.frombuffer(b"".join(items) or b"\0", np.uint8)[:int(offs[-1])]), \
+            cp.asarray(offs)
+
+    data, offsets = flat(messages)
+    aad, aad_offsets = flat(aads)
+    ct, tags, status = gpu.sm4.gcm_encrypt(cp.asarray(keys), cp.asarray(nonces), data, aad,
+                                           offsets=offsets, aad_offsets=aad_offsets)
+    assert not status.get().any() and tags.shape == (n, 16)
+    assert ct.get().tobytes() == b"".join(s[:-16] for s in sealed)
+    assert tags.get().tobytes() == b"".join(s[-16:] for s in sealed)
+    bad = tags.copy()
+    bad[::9, 0] ^= 1
+    plain, status = gpu.sm4.gcm_decrypt(cp.asarray(keys), cp.asarray(nonces), ct, aad,
+                                        offsets=offsets, aad_offsets=aad_offsets, tags=bad,
+                                        out=cp.zeros_like(ct))
+    status, plain = status.get(), plain.get().tobytes()
+    offs = offsets.get()
+    for i in range(n):
+        got = plain[offs[i]:offs[i + 1]]
+        if i % 9 == 0:
+            assert status[i] == -49  # KS_ERR_TAG_MISMATCH
+            assert got == bytes(len(got)), f"item {i} released plaintext under a wrong tag"
+        else:
+            assert status[i] == 0 and got == messages[i]
+    with pytest.raises(ValueError, match="tags="):
+        gpu.sm4.gcm_decrypt(cp.asarray(keys), cp.asarray(nonces), ct, offsets=offsets)
