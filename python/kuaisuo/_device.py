@@ -278,7 +278,12 @@ def sm4_batch(ctx: Any, b: Sm4Batch, keys: Any, ivs: Any, messages: Any, offsets
 
 def fixed_items(obj: Any, what: str, size: int, n: int, s: int) -> DeviceArray:
     """A device array of n items of `size` bytes (uint8)."""
-    a = view(obj, what, s)
+    return items_of(view(obj, what, s), what, size, n)
+
+
+def items_of(a: DeviceArray, what: str, size: int, n: int) -> DeviceArray:
+    """a, checked to be n items of `size` bytes (uint8): for an array
+    already viewed (each view exports it once more)."""
     require(a, what, ("u1",))
     if a.nbytes != size * n:
         raise ValueError(f"{what} must hold {size} bytes for each of the {n} items, "

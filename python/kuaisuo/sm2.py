@@ -519,7 +519,7 @@ class SM2Batch:
             s = _device.stream_of(digests, stream)
             e = _device.view(digests, "digests", s)
             n = e.nbytes // 32
-            e = _device.fixed_items(digests, "digests", 32, n, s)
+            _device.items_of(e, "digests", 32, n)
             keys, sigs = self._device_items(public_keys, signatures, encoding, n, s)
             status_obj, status = _device.status_output(digests, out, n, s)
             self._ctx.sm2_verify_digest_device(keys.ptr, e.ptr, n, sigs.ptr, status.ptr, s)

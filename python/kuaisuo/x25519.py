@@ -219,11 +219,10 @@ class X25519Batch:
         s = _device.stream_of(peer_public_keys, stream)
         peers = _device.view(peer_public_keys, "peer_public_keys", s)
         n = peers.nbytes // KEY_BYTES
-        peers = _device.fixed_items(peer_public_keys, "peer_public_keys", KEY_BYTES, n, s)
+        _device.items_of(peers, "peer_public_keys", KEY_BYTES, n)
         keys = _device.view(private_keys, "private_keys", s)
         per_item = keys.nbytes != KEY_BYTES or n == 1
-        keys = _device.fixed_items(private_keys, "private_keys", KEY_BYTES, n if per_item else 1,
-                                   s)
+        _device.items_of(keys, "private_keys", KEY_BYTES, n if per_item else 1)
         shared_obj = out if out is not None else _device.empty(peer_public_keys, (n, KEY_BYTES),
                                                                "u1")
         shared = _device.fixed_items(shared_obj, "out", KEY_BYTES, n, s)
