@@ -216,11 +216,14 @@ KS_API uint32_t ks_ctx_cpu_threads(const ks_ctx* ctx);
  * Keys, IVs and GCM's AAD stay host arguments; the round keys reach the
  * device as kernel parameters and are wiped from the host when the call
  * returns. The batch calls ks_sm3_batch, ks_sm4_batch,
- * ks_ed25519_verify_batch, ks_sm2_verify_batch, ks_sm2_verify_digest_batch
- * and ks_x25519_derive_batch / _keys follow the same rule for all their
+ * ks_ed25519_sign_batch / _keys, ks_ed25519_verify_batch,
+ * ks_sm2_verify_batch, ks_sm2_verify_digest_batch and
+ * ks_x25519_derive_batch / _keys follow the same rule for all their
  * arrays (data, offsets, keys, IVs, AAD, tags, X25519's one private key
- * included, signatures, digests, secrets, statuses; SM2's ID stays on the
- * host; ks_sm4_batch's GCM needs 96-bit IVs there): on the device
+ * included, seeds, signatures, digests, secrets, statuses; SM2's ID and
+ * the one Ed25519 key object stay on the host, the key reaching the device
+ * as a kernel parameter; ks_sm4_batch's GCM needs 96-bit IVs there): on
+ * the device
  * they never read the
  * offsets, keys or signatures on the host, so an item whose range
  * descends or passes data_len gets KS_ERR_OFFSETS in its status (SM3: and

@@ -229,11 +229,18 @@ class Ed25519Batch:
              as_numpy: Literal[True], out: Any = ...) -> ByteRows: ...
 
     def sign(self, keys: Any, messages: Any, *, offsets: Any = None,
-             as_numpy: bool = False, out: Any = None) -> Any:
+             as_numpy: bool = False, out: Any = None, stream: Any = None) -> Any:
         """Signatures of many messages: under one key (an
         Ed25519PrivateKey), or message i under key i (32-byte seeds, a
         (count, 32) array or Ed25519PrivateKey objects), as every batch
-        call takes one key or one per item."""
+        call takes one key or one per item. In GPU memory (README "Data on
+        the GPU"): messages a flat uint8 array with offsets, per-item seeds
+        a (count, 32) uint8 array there; returns ((count, 64) signatures,
+        int32 statuses) as arrays on that device, an item whose offsets
+        fall outside the messages getting no signature."""
+        if _device.any_device(messages, offsets, keys, out):
+            return self._sign_device(keys, messages, offsets, out, stream)
+        _device.host_only(stream)
         data, offs = messages_in(messages, offsets)
         out = output(count_in(offs), SIGNATURE_BYTES, as_numpy, out)
         if isinstance(keys, Ed25519PrivateKey):
@@ -242,6 +249,19 @@ class Ed25519Batch:
             flat = fixed(keys, SEED_BYTES, "keys", _seed_of)
             signed = self._ctx.ed25519_sign_batch_seeds(flat, data, offs, out)
         return rows(signed, SIGNATURE_BYTES, as_numpy)
+
+    def _sign_device(self, keys: Any, messages: Any, offsets: Any, out: Any,
+                     stream: Any) -> Tuple[Any, Any]:
+        s = _device.stream_of(messages, stream)
+        data, offs, n = _device.flat_messages(self._ctx, messages, offsets, s)
+        one_key = isinstance(keys, Ed25519PrivateKey)
+        seeds = None if one_key else _device.fixed_items(keys, "keys", SEED_BYTES, n, s)
+        sigs_obj = out if out is not None else _device.empty(messages, (n, SIGNATURE_BYTES), "u1")
+        sigs = _device.fixed_items(sigs_obj, "out", SIGNATURE_BYTES, n, s)
+        status_obj, status = _device.status_output(messages, None, n, s)
+        self._ctx.ed25519_sign_device(keys._k if one_key else None, seeds.ptr if seeds else 0,
+                                      data.ptr, data.nbytes, offs.ptr, n, sigs.ptr, status.ptr, s)
+        return sigs_obj, status_obj
 
     # Per-item keys before sign took them, kept for one release.
     sign_seeds = deprecated(sign, "Ed25519Batch.sign_seeds", "ctx.ed25519.sign(keys, ...)")

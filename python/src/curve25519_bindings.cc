@@ -303,6 +303,24 @@ nb::object ed25519_sign_batch_seeds(ks_py::Context& ctx, nb::handle seeds, nb::h
   return sigs.result();
 }
 
+// Signatures of count messages in device memory (kuaisuo/_device.py gives
+// the addresses): under one key, or, where key is None, under the seeds
+// at `seeds`; signatures and statuses written on the device.
+void ed25519_sign_device(ks_py::Context& ctx, const EdKey* key, uintptr_t seeds, uintptr_t data,
+                         size_t data_len, uintptr_t offsets, size_t count, uintptr_t sigs,
+                         uintptr_t status, uintptr_t stream) {
+  const auto* d = reinterpret_cast<const uint8_t*>(data);
+  const auto* o = reinterpret_cast<const uint64_t*>(offsets);
+  auto* out = reinterpret_cast<uint8_t*>(sigs);
+  auto* st = reinterpret_cast<int*>(status);
+  check(ctx.on_stream(stream, [&](ks_ctx* c) {
+    return key != nullptr
+               ? ks_ed25519_sign_batch(c, key->get(), d, data_len, o, count, out, kSig * count, st)
+               : ks_ed25519_sign_batch_keys(c, reinterpret_cast<const uint8_t*>(seeds), d,
+                                            data_len, o, count, out, kSig * count, st);
+  }));
+}
+
 // Statuses as n ints in a bytearray (kuaisuo._items.statuses).
 nb::object ed25519_verify_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle data,
                                 nb::handle offsets, nb::handle sigs, nb::handle status_out) {
@@ -410,6 +428,9 @@ void bind_curve25519(nb::module_& m, nb::class_<ks_py::Context>& context) {
       .def("ed25519_public_keys", &ed25519_public_keys, nb::arg("seeds"), nb::arg("out") = none)
       .def("ed25519_sign_batch", &ed25519_sign_batch, nb::arg("key"), nb::arg("data"),
            nb::arg("offsets"), nb::arg("out") = none)
+      .def("ed25519_sign_device", &ed25519_sign_device, nb::arg("key").none(),
+           nb::arg("seeds"), nb::arg("data"), nb::arg("data_len"), nb::arg("offsets"),
+           nb::arg("count"), nb::arg("signatures"), nb::arg("status"), nb::arg("stream"))
       .def("ed25519_sign_batch_seeds", &ed25519_sign_batch_seeds, nb::arg("seeds"),
            nb::arg("data"), nb::arg("offsets"), nb::arg("out") = none)
       .def("ed25519_verify_batch", &ed25519_verify_batch, nb::arg("public_keys"),

@@ -54,8 +54,10 @@ int to_status(Error e) {
   return KS_ERR_INTERNAL;
 }
 
-// Verification statuses as ks_status values, for the device's batches.
-ks::gpu::StatusMap verify_status_map() {
+// The statuses the device-memory calls' kernels write as ks_status values
+// (verification verdicts and kBadItemOffsets; signing writes 0 or
+// kBadItemOffsets).
+ks::gpu::StatusMap device_status_map() {
   ks::gpu::StatusMap map = ks::api::status_map(
       {Error::kOk, Error::kBadPublicKey, Error::kBadSignature, Error::kVerifyFailed}, to_status);
   map.codes[ks::curve25519::gpu::kBadItemOffsets] = KS_ERR_OFFSETS;
@@ -272,6 +274,22 @@ int sign_on_gpu(ks_ctx* ctx, const ks::ed25519::PrivateKey* key, const uint8_t* 
   });
 }
 
+// The same with data, offsets, sigs, statuses (and seeds) in device memory
+// (kuaisuo/common.h, "Device memory"), queued on the context's stream.
+int sign_on_device(ks_ctx* ctx, const ks::ed25519::PrivateKey* key, const uint8_t* seeds,
+                   const uint8_t* data, size_t data_len, const uint64_t* offsets, size_t count,
+                   uint8_t* sigs, int* status) {
+  uint8_t device_key[ks::ed25519::kDeviceKeyBytes];
+  const ks::WipeOnExit wipe(device_key, sizeof device_key);
+  if (key != nullptr) ks::ed25519::device_key_bytes(device_key, *key);
+  return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {
+    return ks::curve25519::gpu::ed25519_sign_device(
+        *ctx->gpu, ks::curve25519::gpu::base_table_of(ctx->gpu_flags),
+        key != nullptr ? device_key : nullptr, seeds, data, data_len, offsets, count, sigs,
+        status, device_status_map(), ctx->stream);
+  });
+}
+
 }  // namespace
 
 int ks_ed25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* seeds, size_t seeds_len,
@@ -331,6 +349,10 @@ int ks_ed25519_sign_batch(ks_ctx* ctx, const ks_ed25519_key* key, const uint8_t*
   int rc = check_ctx(ctx);
   if (rc == KS_OK && key == nullptr) rc = KS_ERR_NULL_POINTER;
   if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
+  bool on_device = false;
+  if (rc == KS_OK) rc = ks::api::device_buffers(ctx, {data, offsets, sigs, status}, &on_device);
+  if (rc == KS_OK && on_device)
+    return sign_on_device(ctx, &key->key, nullptr, data, data_len, offsets, count, sigs, status);
   ks::api::OffsetsCopy offsets_copy;
   if (rc == KS_OK)
     rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
@@ -353,6 +375,11 @@ int ks_ed25519_sign_batch_keys(ks_ctx* ctx, const uint8_t* seeds, const uint8_t*
   int rc = check_ctx(ctx);
   if (rc == KS_OK) rc = check_items(seeds, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
+  bool on_device = false;
+  if (rc == KS_OK)
+    rc = ks::api::device_buffers(ctx, {seeds, data, offsets, sigs, status}, &on_device);
+  if (rc == KS_OK && on_device)
+    return sign_on_device(ctx, nullptr, seeds, data, data_len, offsets, count, sigs, status);
   ks::api::OffsetsCopy offsets_copy;
   if (rc == KS_OK)
     rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
@@ -396,7 +423,7 @@ int ks_ed25519_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8
     return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {
       return ks::curve25519::gpu::ed25519_verify_device(*ctx->gpu, public_keys, data, data_len,
                                                         offsets, count, sigs, status,
-                                                        verify_status_map(), ctx->stream);
+                                                        device_status_map(), ctx->stream);
     });
   ks::api::OffsetsCopy offsets_copy;
   if (rc == KS_OK)

@@ -1,6 +1,6 @@
 """Arrays already in GPU memory (kuaisuo._device; README "Data on the
-GPU"): SM4 ECB/CTR/GCM buffers and batches of every mode, SKINNY and
-Ed25519 verification on CuPy arrays and
+GPU"): SM4 ECB/CTR/GCM buffers and batches of every mode, SKINNY, Ed25519
+signing and verification on CuPy arrays and
 PyTorch CUDA tensors against the CPU context byte for byte on fresh random
 inputs, in place and on user streams; the PyTorch state_dict round trip
 of the README; clear errors for non-contiguous, wrong-dtype, mixed host
@@ -413,3 +413,28 @@ def test_sm4_gcm_batches_on_cupy_match_the_cpu_and_fail_alone(contexts, cp):
             assert status[i] == 0 and got == messages[i]
     with pytest.raises(ValueError, match="tags="):
         gpu.sm4.gcm_decrypt(cp.asarray(keys), cp.asarray(nonces), ct, offsets=offsets)
+
+
+@requires_gpu
+def test_ed25519_sign_on_cupy_matches_the_cpu(contexts, cp):
+    gpu, cpu = contexts
+    rng = np.random.default_rng()
+    n = 30_001
+    offsets = np.zeros(n + 1, np.uint64)
+    offsets[1:] = np.cumsum(rng.integers(0, 200, n))
+    data = np.frombuffer(os.urandom(int(offsets[-1])), np.uint8)
+    key = kuaisuo.ed25519.Ed25519PrivateKey.generate()
+    seeds = np.frombuffer(os.urandom(32 * n), np.uint8).reshape(n, 32)
+    for keys, d_keys in ((key, key), (seeds, cp.asarray(seeds))):
+        want = cpu.ed25519.sign(keys, data, offsets=offsets, as_numpy=True)
+        sigs, status = gpu.ed25519.sign(d_keys, cp.asarray(data), offsets=cp.asarray(offsets))
+        assert isinstance(sigs, cp.ndarray) and sigs.shape == (n, 64)
+        assert not status.get().any()
+        np.testing.assert_array_equal(sigs.get(), want)
+    bad = offsets.copy()
+    bad[5] = offsets[-1] + 1  # items 4 and 5 fall outside the messages
+    out = cp.zeros((n, 64), cp.uint8)
+    _, status = gpu.ed25519.sign(key, cp.asarray(data), offsets=cp.asarray(bad), out=out)
+    status = status.get()
+    assert status[4] == status[5] == -5 and not out[4:6].get().any()
+    assert not np.delete(status, [4, 5]).any()

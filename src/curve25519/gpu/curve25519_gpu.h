@@ -54,11 +54,14 @@ cudaError_t launch_x25519_public_keys(Field field, Layout layout, const uint8_t*
 // offsets[i + 1])) under one key (key: 96 bytes, s in Montgomery form mod
 // L || prefix || public key, as curve25519/ed25519.h's PrivateKey holds them)
 // or, where key is null, under the key of seeds[i]. Constant time in the
-// keys and nonces with base's default.
+// keys and nonces with base's default. An item whose range is not within
+// data_len bytes gets no signature and, where status is given,
+// kBadItemOffsets there (0 for the others).
 cudaError_t launch_ed25519_sign(Field field, Layout layout, const uint8_t* key,
                                 const uint8_t* seeds, const uint8_t* data,
                                 const uint64_t* offsets, uint8_t* sigs, size_t count,
-                                cudaStream_t stream, BaseTable base = BaseTable::kComb);
+                                cudaStream_t stream, BaseTable base = BaseTable::kComb,
+                                uint64_t data_len = UINT64_MAX, int* status = nullptr);
 
 }  // namespace gpu
 }  // namespace curve25519

@@ -20,6 +20,12 @@ int ed25519_verify_batch(ks::gpu::Engine&, const uint8_t*, const uint8_t*, const
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
+int ed25519_sign_device(ks::gpu::Engine&, BaseTable, const uint8_t*, const uint8_t*,
+                        const uint8_t*, size_t, const uint64_t*, size_t, uint8_t*, int*,
+                        const ks::gpu::StatusMap&, void*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
 int ed25519_verify_device(ks::gpu::Engine&, const uint8_t*, const uint8_t*, size_t,
                           const uint64_t*, size_t, const uint8_t*, int*,
                           const ks::gpu::StatusMap&, void*) {

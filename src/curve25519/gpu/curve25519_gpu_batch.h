@@ -80,6 +80,17 @@ int ed25519_sign_batch(ks::gpu::Engine& engine, BaseTable base, const uint8_t on
                        const uint8_t* seeds, const uint8_t* data, const uint64_t* offsets,
                        size_t count, uint8_t* sigs);
 
+// The same on buffers in device memory of the engine's device (seeds,
+// data, offsets, sigs, status; the one key stays a host argument and
+// reaches the device as a kernel parameter), queued on `stream` (a
+// cudaStream_t) without waiting: an item whose range is not within
+// data_len gets no signature and kBadItemOffsets, statuses made ks_status
+// values on the device through `map`.
+int ed25519_sign_device(ks::gpu::Engine& engine, BaseTable base, const uint8_t one_key[96],
+                        const uint8_t* seeds, const uint8_t* data, size_t data_len,
+                        const uint64_t* offsets, size_t count, uint8_t* sigs, int* status,
+                        const ks::gpu::StatusMap& map, void* stream);
+
 }  // namespace gpu
 }  // namespace curve25519
 }  // namespace ks

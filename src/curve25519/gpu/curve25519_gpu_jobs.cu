@@ -225,6 +225,50 @@ int ed25519_sign_batch(ks::gpu::Engine& engine, BaseTable base, const uint8_t on
       Ed25519SignJob(base, one_key, seeds, data, offsets, sigs), count);
 }
 
+namespace {
+
+// The one signing key of a device-memory call, as a kernel parameter (no
+// host buffer of the library holds it), stored into stream-ordered scratch.
+struct SigningKey {
+  uint8_t bytes[96];
+};
+
+__global__ void store_key_kernel(const SigningKey key, uint8_t* dst) {
+  if (threadIdx.x < sizeof key.bytes) dst[threadIdx.x] = key.bytes[threadIdx.x];
+}
+
+}  // namespace
+
+int ed25519_sign_device(ks::gpu::Engine& engine, BaseTable base, const uint8_t one_key[96],
+                        const uint8_t* seeds, const uint8_t* data, size_t data_len,
+                        const uint64_t* offsets, size_t count, uint8_t* sigs, int* status,
+                        const ks::gpu::StatusMap& map, void* stream) {
+  const ks::gpu::DeviceScope scope(engine.device());
+  if (scope.status() != KS_OK) return scope.status();
+  const auto s = static_cast<cudaStream_t>(stream);
+  uint8_t* d_key = nullptr;
+  cudaError_t err = cudaSuccess;
+  if (one_key != nullptr) {
+    err = ks::gpu::scratch_alloc_async(reinterpret_cast<void**>(&d_key), 96, s);
+    if (err == cudaSuccess) {
+      SigningKey key;
+      memcpy(key.bytes, one_key, sizeof key.bytes);
+      store_key_kernel<<<1, 96, 0, s>>>(key, d_key);
+      secure_wipe(&key, sizeof key);
+      err = cudaGetLastError();
+    }
+  }
+  if (err == cudaSuccess)
+    err = launch_ed25519_sign(Field::kDpf, Layout::kInline, d_key, seeds, data, offsets, sigs,
+                              count, s, base, data_len, status);
+  if (err == cudaSuccess) err = ks::gpu::map_statuses(status, count, map, s);
+  if (d_key != nullptr) {  // wiped and freed in stream order, after the kernel
+    cudaMemsetAsync(d_key, 0, 96, s);
+    cudaFreeAsync(d_key, s);
+  }
+  return ks::gpu::to_status(err);
+}
+
 int ed25519_verify_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* data,
                          const uint64_t* offsets, size_t count, const uint8_t* sigs,
                          int* status) {

@@ -19,12 +19,16 @@ namespace {
 // sigs[i] = the signature of message i under one key (key: s in Montgomery
 // form || prefix || public key, 96 bytes) or, where key is null, under
 // the key of seeds[i] (expanded here); per_thread signatures a thread,
-// sharing inversions (their keys' and their R's).
+// sharing inversions (their keys' and their R's). Offsets in device
+// memory reach the kernel unchecked: an item whose range is not within
+// data_len signs an empty message (the thread's work stays uniform), writes
+// no signature and, where status is given, reports kBadItemOffsets there
+// (0 for the others).
 template <class F, int MinBlocks, class Row>
 __global__ void __launch_bounds__(kThreads, MinBlocks)
     ed25519_sign_kernel(const uint8_t* key, const uint8_t* seeds, const uint8_t* data,
-                        const uint64_t* offsets, uint8_t* sigs, size_t count, int per_thread,
-                        const uint64_t* comb) {
+                        uint64_t data_len, const uint64_t* offsets, uint8_t* sigs, int* status,
+                        size_t count, int per_thread, const uint64_t* comb) {
   using Signer = ed25519::one_thread::Signer<F, Row>;
   constexpr int K = kMaxItemsPerThread;
   const WarpItems items(count, per_thread);
@@ -43,17 +47,23 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
   typename Signer::Key keys[K];
   const uint8_t* msg[K];
   uint64_t len[K];
+  bool in_range[K];
   for (int j = 0; j < per_thread; ++j) {
     const int k = key != nullptr ? 0 : j;
     keys[j] = {s_mont[k], prefix[k], pub[k]};
     const size_t i = items.index(j);
-    msg[j] = data + offsets[i];
-    len[j] = offsets[i + 1] - offsets[i];
+    const uint64_t begin = offsets[i], end = offsets[i + 1];
+    in_range[j] = begin <= end && end <= data_len;
+    msg[j] = data + (in_range[j] ? begin : 0);
+    len[j] = in_range[j] ? end - begin : 0;
   }
   uint8_t sig[K][64];
   Signer::template sign_many<K>(sig, keys, msg, len, per_thread, comb);
-  for (int j = 0; j < per_thread; ++j)
-    store_if(items.live(j), sigs + 64 * items.index(j), sig[j], 64);
+  for (int j = 0; j < per_thread; ++j) {
+    store_if(items.live(j) && in_range[j], sigs + 64 * items.index(j), sig[j], 64);
+    if (status != nullptr && items.live(j))
+      status[items.index(j)] = in_range[j] ? 0 : kBadItemOffsets;
+  }
 }
 
 }  // namespace
@@ -61,7 +71,8 @@ __global__ void __launch_bounds__(kThreads, MinBlocks)
 cudaError_t launch_ed25519_sign(Field field, Layout layout, const uint8_t* key,
                                 const uint8_t* seeds, const uint8_t* data,
                                 const uint64_t* offsets, uint8_t* sigs, size_t count,
-                                cudaStream_t stream, BaseTable base) {
+                                cudaStream_t stream, BaseTable base, uint64_t data_len,
+                                int* status) {
   const int per_thread = keys_per_thread(count);
   return launch_fixed_base(base, field, layout, count, per_thread,
                            [&](auto min_blocks, auto* f, auto* row, const uint64_t* table,
@@ -69,7 +80,7 @@ cudaError_t launch_ed25519_sign(Field field, Layout layout, const uint8_t* key,
     using G = std::remove_pointer_t<decltype(f)>;
     using Row = std::remove_pointer_t<decltype(row)>;
     ed25519_sign_kernel<G, decltype(min_blocks)::value, Row><<<blocks, kThreads, 0, stream>>>(
-        key, seeds, data, offsets, sigs, count, per_thread, table);
+        key, seeds, data, data_len, offsets, sigs, status, count, per_thread, table);
   });
 }
 

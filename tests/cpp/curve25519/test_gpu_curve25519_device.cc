@@ -1,6 +1,7 @@
 // Curve25519 batches already in device memory (kuaisuo/common.h, "Device
 // memory"): X25519 key agreement (one key and a key per item, small-order
-// peers mixed in) against a CPU context byte for byte, and Ed25519
+// peers mixed in) against a CPU context byte for byte, Ed25519 signing
+// (one key and per-item seeds, bad offsets failing alone), and Ed25519
 // verification: ks_ed25519_verify_batch with
 // device pointers on a GPU context against a CPU context on fresh random
 // items (valid ones and every kind of bad one of ed25519_verify_cases.h),
@@ -182,6 +183,85 @@ TEST_F(X25519Device, DeriveMatchesTheCpuWithOneKeyAndPerItemKeys) {
   EXPECT_EQ(ks_x25519_derive_batch(gpu_ctx_.ctx, keys.data(), d_peers.get(), n, d_shared.get(),
                                    32 * n, d_status.as<int>()),
             KS_ERR_MEMORY_MIX);  // a host key beside device peers
+}
+
+// Ed25519 signing with data, offsets, signatures and statuses (and, per
+// item, the seeds) in device memory: byte for byte the CPU context's
+// signatures over 100,003 fresh messages (Ed25519 signatures are
+// deterministic), one key and a key per item; items whose offsets descend
+// or pass the data get KS_ERR_OFFSETS and no signature; the call on a user
+// stream between other work; host arrays mixed in refused.
+class Ed25519SignDevice : public ks_test::GpuAgainstCpu {
+ protected:
+  Ed25519SignDevice() : GpuAgainstCpu(2, 0) {}
+};
+
+TEST_F(Ed25519SignDevice, MatchesTheCpuWithOneKeyAndPerItemKeys) {
+  SCOPED_TRACE(trace_);
+  const size_t n = kItems;
+  std::vector<uint64_t> offsets(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + rng_() % 300;
+  const std::vector<uint8_t> data = random(offsets[n]), seeds = random(32 * n),
+                             seed = random(32);
+  ks_ed25519_key* key = nullptr;
+  ASSERT_EQ(ks_ed25519_key_from_seed(seed.data(), 32, &key), KS_OK);
+  std::vector<uint64_t> bad = offsets;
+  std::vector<size_t> broken;
+  for (size_t k = 9; k < n; k += 1013) {  // items k - 1 (ends past) and k (descends)
+    bad[k] = data.size() + 1 + rng_() % 50;
+    broken.push_back(k - 1);
+    broken.push_back(k);
+  }
+  const DeviceBytes d_data(data), d_offsets(bad), d_seeds(seeds);
+  DeviceBytes d_sigs(64 * n), d_status(sizeof(int) * n);
+  for (int per_item : {0, 1}) {
+    SCOPED_TRACE(per_item ? "a key per item" : "one key");
+    std::vector<uint8_t> want(64 * n);
+    std::vector<int> want_status(n, 98);
+    ASSERT_EQ(per_item ? ks_ed25519_sign_batch_keys(cpu_ctx_.ctx, seeds.data(), data.data(),
+                                                    data.size(), offsets.data(), n, want.data(),
+                                                    want.size(), want_status.data())
+                       : ks_ed25519_sign_batch(cpu_ctx_.ctx, key, data.data(), data.size(),
+                                               offsets.data(), n, want.data(), want.size(),
+                                               want_status.data()),
+              KS_OK);
+    for (size_t i : broken) {
+      memset(&want[64 * i], 0x5c, 64);  // the output's bytes before the call
+      want_status[i] = KS_ERR_OFFSETS;
+    }
+    ASSERT_TRUE(d_sigs.upload(std::vector<uint8_t>(64 * n, 0x5c).data(), 64 * n));
+    const auto call = [&] {
+      return per_item ? ks_ed25519_sign_batch_keys(gpu_ctx_.ctx, d_seeds.get(), d_data.get(),
+                                                   data.size(), d_offsets.as<const uint64_t>(),
+                                                   n, d_sigs.get(), 64 * n, d_status.as<int>())
+                      : ks_ed25519_sign_batch(gpu_ctx_.ctx, key, d_data.get(), data.size(),
+                                              d_offsets.as<const uint64_t>(), n, d_sigs.get(),
+                                              64 * n, d_status.as<int>());
+    };
+    if (per_item) {  // on a user stream, the statuses copied out after the call
+      DeviceBytes after(sizeof(int) * n);
+      ASSERT_EQ(ks::testing::run_between(gpu_ctx_.ctx, after.get(), d_status.get(), 0, call,
+                                         after.get(), d_status.get(), sizeof(int) * n),
+                KS_OK);
+      EXPECT_EQ(after.download_as<int>(n), want_status);
+    } else {
+      ASSERT_EQ(call(), KS_OK);  // queued
+      ASSERT_TRUE(ks::testing::stream_sync(nullptr));
+    }
+    EXPECT_EQ(d_status.download_as<int>(n), want_status);
+    EXPECT_TRUE(d_sigs.download(64 * n) == want) << "signatures differ from the CPU's";
+  }
+  std::vector<int> host_status(n, 7);
+  EXPECT_EQ(ks_ed25519_sign_batch(gpu_ctx_.ctx, key, d_data.get(), data.size(),
+                                  d_offsets.as<const uint64_t>(), n, d_sigs.get(), 64 * n,
+                                  host_status.data()),
+            KS_ERR_MEMORY_MIX);
+  EXPECT_EQ(ks_ed25519_sign_batch_keys(gpu_ctx_.ctx, seeds.data(), d_data.get(), data.size(),
+                                       d_offsets.as<const uint64_t>(), n, d_sigs.get(), 64 * n,
+                                       d_status.as<int>()),
+            KS_ERR_MEMORY_MIX);  // host seeds beside device data
+  EXPECT_EQ(host_status, std::vector<int>(n, 7));
+  ks_ed25519_key_free(key);
 }
 
 }  // namespace
