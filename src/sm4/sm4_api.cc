@@ -660,8 +660,8 @@ int batch_memory(const ks_ctx* ctx, const uint8_t* keys, const uint8_t* ivs, con
                  bool* on_device) {
   *on_device = false;
   if (ctx == nullptr) return KS_OK;  // check_batch reports it
-  return ks::api::device_buffers(ctx, {keys, ivs, data, offsets, out, aad, aad_offsets, tags, status},
-                                 on_device);
+  return ks::api::device_buffers(
+      ctx, {keys, ivs, data, offsets, out, aad, aad_offsets, tags, status}, on_device);
 }
 
 }  // namespace

@@ -472,8 +472,53 @@ enum class Work {
   kGcmSeal, kGcmOpen,
 };
 
-bool is_chained(Work w) { return w == Work::kCbcEncrypt || w == Work::kCfbEncrypt || w == Work::kOfb; }
+bool is_chained(Work w) {
+  return w == Work::kCbcEncrypt || w == Work::kCfbEncrypt || w == Work::kOfb;
+}
 bool is_gcm(Work w) { return w == Work::kGcmSeal || w == Work::kGcmOpen; }
+
+// The kernels of a call once its messages, round keys and (chained modes)
+// lane tables are on the device, both paths alike: m over the text with
+// m.out the output, t and gcm GCM's tags, c the chained modes' groups
+// (their key planes made here from the round keys and lane_message).
+void enqueue_work(Work work, DeviceMessages m, const DeviceTags& t, GcmState* gcm,
+                  unsigned unit_grid, const DeviceChains& c, const uint64_t* lane_message,
+                  uint4* planes, cudaStream_t stream) {
+  switch (work) {
+    case Work::kEcb: messages_kernel<Blocks::kEcb><<<unit_grid, kThreads, 0, stream>>>(m); break;
+    case Work::kCtr: messages_kernel<Blocks::kCtr128><<<unit_grid, kThreads, 0, stream>>>(m); break;
+    case Work::kCbcDecrypt:
+      messages_kernel<Blocks::kCbcDecrypt><<<unit_grid, kThreads, 0, stream>>>(m);
+      break;
+    case Work::kCfbDecrypt:
+      messages_kernel<Blocks::kCfbDecrypt><<<unit_grid, kThreads, 0, stream>>>(m);
+      break;
+    case Work::kGcmSeal: {  // encrypt, then hash the ciphertext
+      messages_kernel<Blocks::kGctr><<<unit_grid, kThreads, 0, stream>>>(m);
+      DeviceMessages ct = m;
+      ct.data = m.out;
+      enqueue_gcm_tags(ct, t, gcm, unit_grid, stream);
+      break;
+    }
+    case Work::kGcmOpen:  // hash the ciphertext, then decrypt where the tag matched
+      enqueue_gcm_tags(m, t, gcm, unit_grid, stream);
+      m.status = t.status;
+      messages_kernel<Blocks::kGctr><<<unit_grid, kThreads, 0, stream>>>(m);
+      break;
+    default: {  // chained
+      if (c.groups == 0) break;
+      lane_key_planes_kernel<<<blocks_for(c.groups * kRounds, kThreads), kThreads, 0, stream>>>(
+          m.rk, lane_message, planes, c.groups);
+      const unsigned grid = blocks_for(c.groups, kChainThreads);
+      if (work == Work::kCbcEncrypt)
+        chains_kernel<Chain::kCbc><<<grid, kChainThreads, 0, stream>>>(c);
+      else if (work == Work::kCfbEncrypt)
+        chains_kernel<Chain::kCfb><<<grid, kChainThreads, 0, stream>>>(c);
+      else
+        chains_kernel<Chain::kOfb><<<grid, kChainThreads, 0, stream>>>(c);
+    }
+  }
+}
 
 // Chunks of 8 MiB of text: the 64 MiB a batch needs to reach the bus's
 // rate makes eight, so that copies in, kernels and copies out of
@@ -705,7 +750,8 @@ void MessagesChunkJob::stage(size_t first, size_t n, uint8_t* staging,
       aad_rebased[i] = b_.aad_offsets[first + i] - b_.aad_offsets[first];
     memcpy(staging + l.aad, b_.aad + b_.aad_offsets[first], aad_bytes(first, n));
   }
-  if (b_.work == Work::kGcmOpen) memcpy(staging + l.expect, b_.tags + b_.tag_len * first, b_.tag_len * n);
+  if (b_.work == Work::kGcmOpen)
+    memcpy(staging + l.expect, b_.tags + b_.tag_len * first, b_.tag_len * n);
   if (is_chained(b_.work)) stage_lanes(first, n, l, staging);
   if (!data_pinned_) copy(staging + l.text, b_.data + b_.offsets[first], text_bytes(first, n));
 }
@@ -752,46 +798,17 @@ cudaError_t MessagesChunkJob::launch(size_t first, size_t n, const uint8_t* dev_
                         b_.work == Work::kGcmOpen ? reinterpret_cast<int*>(dev_out + l.out_tags)
                                                   : nullptr};
   GcmState* gcm = reinterpret_cast<GcmState*>(in + l.gcm);
-  switch (b_.work) {
-    case Work::kEcb: messages_kernel<Blocks::kEcb><<<unit_grid, kThreads, 0, stream>>>(m); break;
-    case Work::kCtr: messages_kernel<Blocks::kCtr128><<<unit_grid, kThreads, 0, stream>>>(m); break;
-    case Work::kCbcDecrypt:
-      messages_kernel<Blocks::kCbcDecrypt><<<unit_grid, kThreads, 0, stream>>>(m);
-      break;
-    case Work::kCfbDecrypt:
-      messages_kernel<Blocks::kCfbDecrypt><<<unit_grid, kThreads, 0, stream>>>(m);
-      break;
-    case Work::kGcmSeal: {  // encrypt, then hash the ciphertext
-      messages_kernel<Blocks::kGctr><<<unit_grid, kThreads, 0, stream>>>(m);
-      DeviceMessages c = m;
-      c.data = dev_out;
-      enqueue_gcm_tags(c, t, gcm, unit_grid, stream);
-      break;
-    }
-    case Work::kGcmOpen:  // hash the ciphertext, then decrypt where the tag matched
-      cudaMemsetAsync(t.status, 0, sizeof(int) * n, stream);  // KS_OK
-      enqueue_gcm_tags(m, t, gcm, unit_grid, stream);
-      m.status = t.status;
-      messages_kernel<Blocks::kGctr><<<unit_grid, kThreads, 0, stream>>>(m);
-      break;
-    default: {  // chained
-      if (s.groups == 0) break;
-      uint4* planes = reinterpret_cast<uint4*>(in + l.planes);
-      lane_key_planes_kernel<<<blocks_for(s.groups * kRounds, kThreads), kThreads, 0, stream>>>(
-          rk, reinterpret_cast<const uint64_t*>(in + l.lane_message), planes, s.groups);
-      const DeviceChains c = {in + l.text,
-                              dev_out,
-                              reinterpret_cast<const ulonglong2*>(in + l.spans),
-                              reinterpret_cast<const uint4*>(in + l.lane_ivs),
-                              planes,
-                              reinterpret_cast<const uint64_t*>(in + l.steps),
-                              s.groups};
-      const unsigned grid = blocks_for(s.groups, kChainThreads);
-      if (b_.work == Work::kCbcEncrypt) chains_kernel<Chain::kCbc><<<grid, kChainThreads, 0, stream>>>(c);
-      else if (b_.work == Work::kCfbEncrypt) chains_kernel<Chain::kCfb><<<grid, kChainThreads, 0, stream>>>(c);
-      else chains_kernel<Chain::kOfb><<<grid, kChainThreads, 0, stream>>>(c);
-    }
-  }
+  if (b_.work == Work::kGcmOpen) cudaMemsetAsync(t.status, 0, sizeof(int) * n, stream);  // KS_OK
+  uint4* planes = reinterpret_cast<uint4*>(in + l.planes);
+  const DeviceChains c = {in + l.text,
+                          dev_out,
+                          reinterpret_cast<const ulonglong2*>(in + l.spans),
+                          reinterpret_cast<const uint4*>(in + l.lane_ivs),
+                          planes,
+                          reinterpret_cast<const uint64_t*>(in + l.steps),
+                          s.groups};
+  enqueue_work(b_.work, m, t, gcm, unit_grid, c,
+               reinterpret_cast<const uint64_t*>(in + l.lane_message), planes, stream);
   cudaError_t e = cudaGetLastError();
   // Keys, round keys, their planes and the text leave the device buffer.
   if (e == cudaSuccess) e = cudaMemsetAsync(in, 0, l.in, stream);
@@ -966,7 +983,8 @@ cudaError_t run_on_device(const DeviceArgs& a, cudaStream_t stream) {
   const bool aside = overlap && (a.work == Work::kCbcDecrypt || a.work == Work::kCfbDecrypt);
   // unit_starts[i + 1] = unit_starts[i] + units[i]: CUB's scan.
   size_t scan_bytes = 0;
-  cudaError_t e = cub::DeviceScan::InclusiveSum(nullptr, scan_bytes, static_cast<uint64_t*>(nullptr),
+  cudaError_t e = cub::DeviceScan::InclusiveSum(nullptr, scan_bytes,
+                                                static_cast<uint64_t*>(nullptr),
                                                 static_cast<uint64_t*>(nullptr), n, stream);
   if (e != cudaSuccess) return e;
   Carve c;
@@ -1011,45 +1029,17 @@ cudaError_t run_on_device(const DeviceArgs& a, cudaStream_t stream) {
                         a.work == Work::kGcmOpen ? a.tags : nullptr, unsigned(a.tag_len),
                         a.status};
   GcmState* gcm = reinterpret_cast<GcmState*>(scratch.at(at_gcm));
-  switch (a.work) {
-    case Work::kEcb: messages_kernel<Blocks::kEcb><<<unit_grid, kThreads, 0, stream>>>(m); break;
-    case Work::kCtr: messages_kernel<Blocks::kCtr128><<<unit_grid, kThreads, 0, stream>>>(m); break;
-    case Work::kCbcDecrypt:
-      messages_kernel<Blocks::kCbcDecrypt><<<unit_grid, kThreads, 0, stream>>>(m);
-      break;
-    case Work::kCfbDecrypt:
-      messages_kernel<Blocks::kCfbDecrypt><<<unit_grid, kThreads, 0, stream>>>(m);
-      break;
-    case Work::kGcmSeal: {
-      messages_kernel<Blocks::kGctr><<<unit_grid, kThreads, 0, stream>>>(m);
-      DeviceMessages ct = m;
-      ct.data = a.out;
-      enqueue_gcm_tags(ct, t, gcm, unit_grid, stream);
-      break;
-    }
-    case Work::kGcmOpen:
-      enqueue_gcm_tags(m, t, gcm, unit_grid, stream);
-      messages_kernel<Blocks::kGctr><<<unit_grid, kThreads, 0, stream>>>(m);
-      break;
-    default: {  // chained
-      if (groups == 0) break;
-      ulonglong2* spans = reinterpret_cast<ulonglong2*>(scratch.at(at_spans));
-      uint64_t* lanes = reinterpret_cast<uint64_t*>(scratch.at(at_lanes));
-      uint64_t* steps = reinterpret_cast<uint64_t*>(scratch.at(at_steps));
-      uint4* planes = reinterpret_cast<uint4*>(scratch.at(at_planes));
-      device_lanes_kernel<<<blocks_for(groups, kThreads), kThreads, 0, stream>>>(
-          a.offsets, a.ivs, a.status, n, groups, spans, scratch.at(at_ivs), lanes, steps);
-      lane_key_planes_kernel<<<blocks_for(groups * kRounds, kThreads), kThreads, 0, stream>>>(
-          rk, lanes, planes, groups);
-      const DeviceChains ch = {data, a.out, spans,
-                               reinterpret_cast<const uint4*>(scratch.at(at_ivs)), planes, steps,
-                               groups};
-      const unsigned cg = blocks_for(groups, kChainThreads);
-      if (a.work == Work::kCbcEncrypt) chains_kernel<Chain::kCbc><<<cg, kChainThreads, 0, stream>>>(ch);
-      else if (a.work == Work::kCfbEncrypt) chains_kernel<Chain::kCfb><<<cg, kChainThreads, 0, stream>>>(ch);
-      else chains_kernel<Chain::kOfb><<<cg, kChainThreads, 0, stream>>>(ch);
-    }
-  }
+  ulonglong2* spans = reinterpret_cast<ulonglong2*>(scratch.at(at_spans));
+  uint64_t* lanes = reinterpret_cast<uint64_t*>(scratch.at(at_lanes));
+  uint64_t* steps = reinterpret_cast<uint64_t*>(scratch.at(at_steps));
+  uint4* planes = reinterpret_cast<uint4*>(scratch.at(at_planes));
+  if (groups != 0)
+    device_lanes_kernel<<<blocks_for(groups, kThreads), kThreads, 0, stream>>>(
+        a.offsets, a.ivs, a.status, n, groups, spans, scratch.at(at_ivs), lanes, steps);
+  const DeviceChains chains = {data,   a.out, spans,
+                               reinterpret_cast<const uint4*>(scratch.at(at_ivs)),
+                               planes, steps, groups};
+  enqueue_work(a.work, m, t, gcm, unit_grid, chains, lanes, planes, stream);
   return cudaGetLastError();
 }
 
@@ -1066,7 +1056,8 @@ int crypt_messages(ks::gpu::Engine& engine, MessageMode mode, const uint8_t* key
   const bool cbc = mode == MessageMode::kCbcEncrypt || mode == MessageMode::kCbcDecrypt;
   std::vector<uint8_t> skipped(count);
   for (size_t i = 0; i < count; ++i)
-    skipped[i] = (skip != nullptr && skip[i] != 0) || (cbc && (offsets[i + 1] - offsets[i]) % 16 != 0);
+    skipped[i] = (skip != nullptr && skip[i] != 0) ||
+                 (cbc && (offsets[i + 1] - offsets[i]) % 16 != 0);
   Batch b = {};
   b.work = work_of(mode);
   b.decrypt_keys = mode == MessageMode::kEcbDecrypt || mode == MessageMode::kCbcDecrypt;
