@@ -792,7 +792,8 @@ static void random_params(OSSL_PARAM* params, uint8_t data[][80], size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const char* name = param_names[random_below(sizeof param_names / sizeof param_names[0])];
     size_t len = random_below(72);
-    random_bytes(data[i], len);
+    /* every byte set: the integer and key forms below read more than len */
+    random_bytes(data[i], 80);
     switch (random_below(5)) {
       case 0: params[i] = OSSL_PARAM_construct_octet_string(name, data[i], len); break;
       case 1: params[i] = OSSL_PARAM_construct_BN(name, data[i], len); break;
