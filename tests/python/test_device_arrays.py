@@ -61,6 +61,14 @@ def test_device_arrays_need_a_gpu_context():
     with pytest.raises(kuaisuo.BackendUnavailableError, match="context with a GPU"):
         ctx.ed25519.verify(_HostInterface(32), fake, _HostInterface(64),
                            offsets=_HostInterface(16))
+    with pytest.raises(kuaisuo.BackendUnavailableError, match="context with a GPU"):
+        ctx.sm4.encrypt(_HostInterface(16), fake, mode="ctr", ivs=_HostInterface(16),
+                        offsets=_HostInterface(16))
+    with pytest.raises(kuaisuo.BackendUnavailableError, match="context with a GPU"):
+        ctx.sm4.gcm_decrypt(_HostInterface(16), _HostInterface(12), fake,
+                            offsets=_HostInterface(16), tags=_HostInterface(16))
+    with pytest.raises(kuaisuo.BackendUnavailableError, match="context with a GPU"):
+        ctx.ed25519.sign(_HostInterface(32), fake, offsets=_HostInterface(16))
 
 
 def test_strided_interfaces_are_refused():
