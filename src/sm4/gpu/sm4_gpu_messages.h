@@ -9,8 +9,10 @@
 // messages, one per bit lane, and steps block j of all of them together,
 // the round-key planes read from a table transposed across the lanes. The
 // key schedules run on the device, one thread per message, and they and
-// every table made from them are wiped from device memory before the call
-// returns. Built with the CUDA backend (sm4/gpu/sm4_gpu_messages.cu);
+// every table made from them are wiped from device memory in stream order.
+// Host batches run on the engine's pipeline in chunks of whole messages;
+// device batches in place on the caller's stream. Built with the CUDA
+// backend (sm4/gpu/sm4_gpu_messages.cu);
 // without it, sm4/gpu/sm4_gpu_absent.cc answers KS_ERR_BACKEND_UNAVAILABLE.
 #ifndef KS_CIPHER_SM4_GPU_MESSAGES_H_
 #define KS_CIPHER_SM4_GPU_MESSAGES_H_
@@ -48,7 +50,8 @@ enum class MessageMode {
 // != 0 (skip may be null): message i is neither computed nor written (the
 // caller failed it, e.g. an ECB or CBC message that is not whole blocks; a
 // CBC message that is not whole blocks is skipped here too). Runs on the
-// engine's device and waits. A ks_status.
+// engine's pipeline (data and out in pinned memory copied directly) and
+// waits. A ks_status.
 int crypt_messages(ks::gpu::Engine& engine, MessageMode mode, const uint8_t* keys,
                    const uint8_t* ivs, const uint8_t* data, const uint64_t* offsets,
                    size_t count, const uint8_t* skip, uint8_t* out);
