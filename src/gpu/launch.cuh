@@ -26,6 +26,31 @@ namespace gpu {
 // ~45 us to map it again.
 cudaError_t scratch_alloc_async(void** p, size_t bytes, cudaStream_t stream);
 
+// One call's stream-ordered scratch holding secrets (round keys, a signing
+// key): zeroed and freed on the stream when the object goes, after the
+// work queued on it, whatever path the call took.
+class StreamScratch {
+ public:
+  explicit StreamScratch(cudaStream_t stream) : stream_(stream) {}
+  ~StreamScratch() {
+    if (p_ == nullptr) return;
+    cudaMemsetAsync(p_, 0, bytes_, stream_);
+    cudaFreeAsync(p_, stream_);
+  }
+  StreamScratch(const StreamScratch&) = delete;
+  StreamScratch& operator=(const StreamScratch&) = delete;
+  cudaError_t allocate(size_t bytes) {
+    bytes_ = bytes;
+    return scratch_alloc_async(reinterpret_cast<void**>(&p_), bytes, stream_);
+  }
+  uint8_t* at(size_t offset) const { return p_ + offset; }
+
+ private:
+  cudaStream_t stream_;
+  uint8_t* p_ = nullptr;
+  size_t bytes_ = 0;
+};
+
 // --- Statuses of device batches ---------------------------------------------------
 // status[i] = map's ks_status for the kernel code in status[i], i < count,
 // queued on stream (gpu.h's StatusMap); where `overrides` is given, a

@@ -246,26 +246,23 @@ int ed25519_sign_device(ks::gpu::Engine& engine, BaseTable base, const uint8_t o
   const ks::gpu::DeviceScope scope(engine.device());
   if (scope.status() != KS_OK) return scope.status();
   const auto s = static_cast<cudaStream_t>(stream);
-  uint8_t* d_key = nullptr;
+  ks::gpu::StreamScratch d_key(s);  // wiped and freed in stream order, after the kernel
   cudaError_t err = cudaSuccess;
   if (one_key != nullptr) {
-    err = ks::gpu::scratch_alloc_async(reinterpret_cast<void**>(&d_key), 96, s);
+    err = d_key.allocate(96);
     if (err == cudaSuccess) {
       SigningKey key;
       memcpy(key.bytes, one_key, sizeof key.bytes);
-      store_key_kernel<<<1, 96, 0, s>>>(key, d_key);
+      store_key_kernel<<<1, 96, 0, s>>>(key, d_key.at(0));
       secure_wipe(&key, sizeof key);
       err = cudaGetLastError();
     }
   }
   if (err == cudaSuccess)
-    err = launch_ed25519_sign(Field::kDpf, Layout::kInline, d_key, seeds, data, offsets, sigs,
-                              count, s, base, data_len, status);
+    err = launch_ed25519_sign(Field::kDpf, Layout::kInline,
+                              one_key != nullptr ? d_key.at(0) : nullptr, seeds, data, offsets,
+                              sigs, count, s, base, data_len, status);
   if (err == cudaSuccess) err = ks::gpu::map_statuses(status, count, map, s);
-  if (d_key != nullptr) {  // wiped and freed in stream order, after the kernel
-    cudaMemsetAsync(d_key, 0, 96, s);
-    cudaFreeAsync(d_key, s);
-  }
   return ks::gpu::to_status(err);
 }
 

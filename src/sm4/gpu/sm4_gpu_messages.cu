@@ -42,6 +42,12 @@ using ks::gpu::blocks_for;
 
 constexpr int kThreads = 128;
 constexpr size_t kUnitBlocks = 32;
+constexpr uint64_t kUnitBytes = 16 * kUnitBlocks;
+
+// The units of a message of len bytes: its blocks, 32 a unit.
+__host__ __device__ constexpr uint64_t units_of(uint64_t len) {
+  return (len + kUnitBytes - 1) / kUnitBytes;
+}
 
 // How a message's blocks are made: ECB encrypts the data; CTR the 128-bit
 // counter IV + block index; GCTR (GCM, 96-bit IV) the counter IV || 2 +
@@ -163,7 +169,7 @@ __device__ __forceinline__ void message_unit(const DeviceMessages& m, size_t u) 
   const size_t i = message_of(m, u);
   if (m.status != nullptr && m.status[i] != KS_OK) return;
   const size_t first = kUnitBlocks * (u - m.unit_starts[i]);  // block index in the message
-  const size_t bytes = min_size(m.offsets[i + 1] - m.offsets[i] - 16 * first, 16 * kUnitBlocks);
+  const size_t bytes = min_size(m.offsets[i + 1] - m.offsets[i] - 16 * first, kUnitBytes);
   const size_t nblocks = (bytes + 15) / 16;
   const uint8_t* p = m.data + m.offsets[i] + 16 * first;
   uint8_t* q = m.out + m.offsets[i] + 16 * first;
@@ -410,7 +416,7 @@ __global__ void gcm_start_kernel(const DeviceMessages m, const DeviceTags t, Gcm
 __device__ __forceinline__ void gcm_text_unit(const DeviceMessages& m, GcmState* st, size_t u) {
   const size_t i = message_of(m, u);
   const size_t first = kUnitBlocks * (u - m.unit_starts[i]);
-  const size_t bytes = min_size(m.offsets[i + 1] - m.offsets[i] - 16 * first, 16 * kUnitBlocks);
+  const size_t bytes = min_size(m.offsets[i + 1] - m.offsets[i] - 16 * first, kUnitBytes);
   const gf128_gpu::Gf128 h = st[i].h;
   const uint64_t end = first + (bytes + 15) / 16;
   const gf128_gpu::Gf128 y =
@@ -688,13 +694,12 @@ Layout MessagesChunkJob::layout(size_t first, size_t n) const {
 
 const Shape& MessagesChunkJob::shape(size_t first, size_t n) const {
   if (shape_.first == first && shape_.n == n) return shape_;
-  constexpr size_t kUnitBytes = 16 * kUnitBlocks;
   Shape s;
   s.first = first, s.n = n;
   for (size_t i = 0; i < n; ++i) {
     const size_t len = length(first + i);
     if (b_.skip[first + i] != 0) continue;
-    s.units += (len + kUnitBytes - 1) / kUnitBytes;
+    s.units += units_of(len);
     if (is_chained(b_.work) && len != 0) s.order.push_back(i);
   }
   // Longest first (a stable sort: lengths are public).
@@ -735,13 +740,10 @@ void MessagesChunkJob::stage(size_t first, size_t n, uint8_t* staging,
   memcpy(staging, b_.keys + 16 * first, 16 * n);
   uint64_t* rebased = reinterpret_cast<uint64_t*>(staging + l.offsets);
   uint64_t* starts = reinterpret_cast<uint64_t*>(staging + l.starts);
-  constexpr size_t kUnitBytes = 16 * kUnitBlocks;
   starts[0] = 0;
   for (size_t i = 0; i <= n; ++i) rebased[i] = b_.offsets[first + i] - b_.offsets[first];
   for (size_t i = 0; i < n; ++i)
-    starts[i + 1] = starts[i] + (b_.skip[first + i] != 0
-                                     ? 0
-                                     : (length(first + i) + kUnitBytes - 1) / kUnitBytes);
+    starts[i + 1] = starts[i] + (b_.skip[first + i] != 0 ? 0 : units_of(length(first + i)));
   if (!is_chained(b_.work) && b_.iv_stride != 0)
     memcpy(staging + l.ivs, b_.ivs + b_.iv_stride * first, b_.iv_stride * n);
   if (is_gcm(b_.work) && b_.aad_offsets != nullptr) {
@@ -909,7 +911,7 @@ __global__ void device_check_kernel(const DeviceChecks c) {
   else if ((c.whole_blocks && (hi - lo) % 16 != 0) || hi - lo > c.max_len)
     st = KS_ERR_LENGTH;
   c.status[i] = st;
-  c.units[i] = st == KS_OK ? (hi - lo + 16 * kUnitBlocks - 1) / (16 * kUnitBlocks) : 0;
+  c.units[i] = st == KS_OK ? units_of(hi - lo) : 0;
 }
 
 // The chained modes' lanes: group g is messages 32 g .. 32 g + 31, each
@@ -931,28 +933,6 @@ __global__ void device_lanes_kernel(const uint64_t* offsets, const uint8_t* ivs,
   }
   steps[g] = most;
 }
-
-// Stream-ordered scratch of one call, carved like Layout; wiped and freed
-// on the stream when the call is queued (or fails).
-class StreamScratch {
- public:
-  explicit StreamScratch(cudaStream_t stream) : stream_(stream) {}
-  ~StreamScratch() {
-    if (p_ == nullptr) return;
-    cudaMemsetAsync(p_, 0, bytes_, stream_);
-    cudaFreeAsync(p_, stream_);
-  }
-  cudaError_t allocate(size_t bytes) {
-    bytes_ = bytes;
-    return ks::gpu::scratch_alloc_async(reinterpret_cast<void**>(&p_), bytes, stream_);
-  }
-  uint8_t* at(size_t offset) const { return p_ + offset; }
-
- private:
-  cudaStream_t stream_;
-  uint8_t* p_ = nullptr;
-  size_t bytes_ = 0;
-};
 
 // The arguments of the device calls.
 struct DeviceArgs {
@@ -996,7 +976,7 @@ cudaError_t run_on_device(const DeviceArgs& a, cudaStream_t stream) {
                at_lanes = c.take(8 * 32 * groups), at_steps = c.take(8 * groups),
                at_planes = c.take(16 * 8 * size_t(kRounds) * groups),
                at_aside = c.take(aside ? a.data_len : 0);
-  StreamScratch scratch(stream);
+  ks::gpu::StreamScratch scratch(stream);  // carved like Layout
   e = scratch.allocate(c.size());
   if (e != cudaSuccess) return e;
   const uint8_t* data = a.data;
@@ -1024,7 +1004,7 @@ cudaError_t run_on_device(const DeviceArgs& a, cudaStream_t stream) {
   key_schedule_kernel<<<grid, kThreads, 0, stream>>>(a.keys, rk, n, a.decrypt_keys);
   DeviceMessages m = {data, a.out, a.offsets, starts, rk, a.ivs, a.iv_stride, a.status, n};
   // Grid-stride: a few blocks per SM cover any number of units.
-  const unsigned unit_grid = ks::gpu::grid_for(a.data_len / (16 * kUnitBlocks) + n, kThreads, 16);
+  const unsigned unit_grid = ks::gpu::grid_for(a.data_len / kUnitBytes + n, kThreads, 16);
   const DeviceTags t = {a.aad, a.aad_offsets, a.tags,
                         a.work == Work::kGcmOpen ? a.tags : nullptr, unsigned(a.tag_len),
                         a.status};
