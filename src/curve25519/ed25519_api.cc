@@ -19,6 +19,7 @@
 #include "curve25519/curve25519_formats.h"
 #include "api/context.h"
 #include "kuaisuo/curve25519.h"
+#include "curve25519/curve25519_device_keys.h"
 #include "curve25519/gpu/curve25519_gpu_batch.h"
 #include "curve25519/ed25519.h"
 #include "curve25519/ed25519_batch.h"
@@ -34,6 +35,8 @@ namespace {
 
 using ks::api::check_buffer;
 using ks::api::check_ctx;
+using ks::curve25519::keys_on_device;
+using ks::curve25519::gpu::KeyAlg;
 using ks::api::check_items;
 using ks::api::finish_object;
 using ks::api::finish_statuses;
@@ -298,6 +301,9 @@ int ks_ed25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* seeds, size_t se
   if (rc == KS_OK) rc = ks::api::check_output(seeds, seeds_len, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 32);
   if (rc != KS_OK) return rc;
+  int device_rc = KS_OK;
+  if (keys_on_device(ctx, KeyAlg::kEd25519, true, seeds, count, public_keys, status, &device_rc))
+    return device_rc;
   if (ctx->use_gpu(count, ks::api::kAutoGpuMinEd25519Sign)) {  // secrets drawn on the device
     rc = ks::api::run_on_gpu_whole(ctx, count, status, [&] {
       return ks::curve25519::gpu::ed25519_keygen_batch(
@@ -330,6 +336,10 @@ int ks_ed25519_public_keys_batch(ks_ctx* ctx, const uint8_t* seeds, size_t count
   if (rc == KS_OK) rc = check_items(seeds, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 32);
   if (rc != KS_OK) return rc;
+  int device_rc = KS_OK;
+  if (keys_on_device(ctx, KeyAlg::kEd25519, false, const_cast<uint8_t*>(seeds), count,
+                     public_keys, status, &device_rc))
+    return device_rc;
   if (ctx->use_gpu(count, ks::api::kAutoGpuMinEd25519Sign))
     return ks::api::run_on_gpu_whole(ctx, count, status, [&] {
       return ks::curve25519::gpu::ed25519_public_keys_batch(

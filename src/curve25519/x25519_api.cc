@@ -19,6 +19,7 @@
 #include "curve25519/curve25519_formats.h"
 #include "api/context.h"
 #include "kuaisuo/curve25519.h"
+#include "curve25519/curve25519_device_keys.h"
 #include "curve25519/gpu/curve25519_gpu_batch.h"
 #include "curve25519/ed25519_batch.h"
 #include "curve25519/x25519.h"
@@ -27,6 +28,8 @@ namespace {
 
 using ks::api::check_buffer;
 using ks::api::check_ctx;
+using ks::curve25519::keys_on_device;
+using ks::curve25519::gpu::KeyAlg;
 using ks::api::check_items;
 using ks::api::finish_statuses;
 using ks::x25519::Error;
@@ -140,6 +143,10 @@ int ks_x25519_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
   if (rc == KS_OK) rc = ks::api::check_output(private_keys, private_keys_len, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 32);
   if (rc != KS_OK) return rc;
+  int device_rc = KS_OK;
+  if (keys_on_device(ctx, KeyAlg::kX25519, true, private_keys, count, public_keys, status,
+                     &device_rc))
+    return device_rc;
   if (ctx->use_gpu(count, ks::api::kAutoGpuMinX25519Keygen)) {  // secrets drawn on the device
     rc = ks::api::run_on_gpu_whole(ctx, count, status, [&] {
       return ks::curve25519::gpu::x25519_keygen_batch(
@@ -173,6 +180,10 @@ int ks_x25519_public_keys_batch(ks_ctx* ctx, const uint8_t* private_keys, size_t
   if (rc == KS_OK) rc = check_items(private_keys, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 32);
   if (rc != KS_OK) return rc;
+  int device_rc = KS_OK;
+  if (keys_on_device(ctx, KeyAlg::kX25519, false, const_cast<uint8_t*>(private_keys), count,
+                     public_keys, status, &device_rc))
+    return device_rc;
   if (ctx->use_gpu(count, ks::api::kAutoGpuMinX25519Keygen))
     return ks::api::run_on_gpu_whole(ctx, count, status, [&] {
       return ks::curve25519::gpu::x25519_public_keys_batch(

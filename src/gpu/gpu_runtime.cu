@@ -219,25 +219,34 @@ cudaError_t scratch_alloc_async(void** p, size_t bytes, cudaStream_t stream) {
 namespace {
 
 __global__ void map_statuses_kernel(int* status, size_t count, StatusMap map,
-                                    const int* overrides) {
+                                    const int* overrides, FailedItemOutputs clear) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
        i += size_t(gridDim.x) * blockDim.x) {
     const int c = status[i];
     const int mapped = c >= 0 && c < StatusMap::kCodes ? map.codes[c] : map.other;
-    status[i] = overrides != nullptr && overrides[i] != 0 ? overrides[i] : mapped;
+    const int s = overrides != nullptr && overrides[i] != 0 ? overrides[i] : mapped;
+    status[i] = s;
+    if (s == KS_OK) continue;
+    for (int k = 0; k < 2; ++k) {
+      if (clear.out[k] == nullptr) continue;
+      uint8_t* p = clear.out[k] + i * clear.item_bytes[k];
+      for (size_t b = 0; b < clear.item_bytes[k]; ++b) p[b] = 0;
+    }
   }
 }
 
 }  // namespace
 
 cudaError_t map_statuses(int* status, size_t count, const StatusMap& map, cudaStream_t stream,
-                         const int* overrides) {
+                         const int* overrides, const FailedItemOutputs& clear) {
   if (count == 0) return cudaSuccess;
   constexpr unsigned kThreads = 256;
   map_statuses_kernel<<<grid_for(count, kThreads, 8), kThreads, 0, stream>>>(status, count, map,
-                                                                           overrides);
+                                                                           overrides, clear);
   return cudaGetLastError();
 }
+
+bool device_only_memory(const void* p) { return attributes_of(p).type == cudaMemoryTypeDevice; }
 
 bool device_memory(const void* p, int* device) {
   const cudaPointerAttributes attr = attributes_of(p);

@@ -44,6 +44,11 @@ class StreamScratch {
     return scratch_alloc_async(reinterpret_cast<void**>(&p_), bytes, stream_);
   }
   uint8_t* at(size_t offset) const { return p_ + offset; }
+  // Copies `value` (a host secret) to at(offset) on the stream as a kernel
+  // parameter: no pageable staging copy that outlives the call. The
+  // caller wipes its own copy.
+  template <class T>
+  cudaError_t store(size_t offset, const T& value);
 
  private:
   cudaStream_t stream_;
@@ -51,13 +56,34 @@ class StreamScratch {
   size_t bytes_ = 0;
 };
 
+template <class T>
+__global__ void store_value_kernel(const T value, uint8_t* dst) {
+  const auto* src = reinterpret_cast<const uint8_t*>(&value);
+  for (unsigned i = threadIdx.x; i < sizeof(T); i += blockDim.x) dst[i] = src[i];
+}
+
+template <class T>
+cudaError_t StreamScratch::store(size_t offset, const T& value) {
+  store_value_kernel<T><<<1, 128, 0, stream_>>>(value, p_ + offset);
+  return cudaGetLastError();
+}
+
 // --- Statuses of device batches ---------------------------------------------------
+// Per-item outputs a failed item must not leave behind (a signature, a key
+// pair): item i's out[k] + i * item_bytes[k] is zeroed where its mapped
+// status is not KS_OK. Unused slots are null.
+struct FailedItemOutputs {
+  uint8_t* out[2] = {nullptr, nullptr};
+  size_t item_bytes[2] = {0, 0};
+};
+
 // status[i] = map's ks_status for the kernel code in status[i], i < count,
 // queued on stream (gpu.h's StatusMap); where `overrides` is given, a
 // nonzero overrides[i] (a ks_status an earlier kernel found, e.g. a bad
-// offsets range) is taken instead.
+// offsets range) is taken instead; `clear` names outputs zeroed for the
+// items that failed.
 cudaError_t map_statuses(int* status, size_t count, const StatusMap& map, cudaStream_t stream,
-                         const int* overrides = nullptr);
+                         const int* overrides = nullptr, const FailedItemOutputs& clear = {});
 
 // --- Grid sizes ----------------------------------------------------------------
 // Blocks of `threads` threads for one thread per item.

@@ -177,6 +177,8 @@ int ks_skinny128_256_batch(ks_ctx* ctx, int mode, int encrypt, const uint8_t* tw
   if (rc == KS_OK && mode != KS_SKINNY_ECB && mode != KS_SKINNY_CTR) rc = KS_ERR_INVALID_ARGUMENT;
   if (rc == KS_OK) rc = ks::api::check_items(tweakeys, count, KS_SKINNY_TWEAKEY_BYTES);
   if (rc == KS_OK && mode == KS_SKINNY_CTR) rc = ks::api::check_items(ivs, count, kBlock);
+  if (rc == KS_OK)
+    rc = ks::api::host_readable(ctx, {tweakeys, ivs, data, offsets, out, status});
   ks::api::OffsetsCopy offsets_copy;
   if (rc == KS_OK)
     rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,

@@ -211,6 +211,21 @@ int gpu_verify(ks_ctx* ctx, const uint8_t* pubs, const uint8_t* digests,
                 [](size_t, int device) { return to_status(static_cast<Error>(device)); });
 }
 
+// Keygen and signing statuses on device memory: a key or nonce drawn
+// there outside its range (about 2^-255 an item) fails its item.
+ks::gpu::StatusMap drawn_status_map() {
+  return ks::api::status_map({Error::kOk, Error::kBadPrivateKey, Error::kBadNonce},
+                             [](Error e) { return e == Error::kOk ? KS_OK : KS_ERR_RANDOM; });
+}
+
+// Signing on device memory takes random nonces (RFC 6979's are derived
+// on the CPU only).
+template <class Run>
+int sign_on_device(ks::sm2::Nonce mode, size_t count, const int* status, const Run& run) {
+  if (mode != ks::sm2::Nonce::kRandom) return KS_ERR_UNSUPPORTED;
+  return ks::api::device_batch(count, status, run);
+}
+
 // Verification statuses as ks_status values, for the device's batches.
 ks::gpu::StatusMap verify_status_map() {
   return ks::api::status_map({Error::kOk, Error::kBadPublicKey, Error::kSignatureOutOfRange,
@@ -305,7 +320,15 @@ int ks_sm2_keygen_batch(ks_ctx* ctx, size_t count, uint8_t* private_keys,
   int rc = check_ctx(ctx);
   if (rc == KS_OK) rc = ks::api::check_output(private_keys, private_keys_len, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(public_keys, public_keys_len, count, 65);
+  bool on_device = false;
+  if (rc == KS_OK)
+    rc = ks::api::device_buffers(ctx, {private_keys, public_keys, status}, &on_device);
   if (rc != KS_OK) return rc;
+  if (on_device)
+    return ks::api::device_batch(count, status, [&] {
+      return ks::sm2::gpu::keygen_device(*ctx->gpu, count, private_keys, public_keys, status,
+                                         drawn_status_map(), ctx->stream);
+    });
   // A batch that fails as a whole leaves no private key behind in the
   // caller's buffer (its statuses do not say which items were written).
   try {
@@ -329,7 +352,14 @@ int ks_sm2_sign_digest_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* 
   if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
   if (rc == KS_OK) rc = check_items(digests, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
+  bool on_device = false;
+  if (rc == KS_OK) rc = ks::api::device_buffers(ctx, {digests, sigs, status}, &on_device);
   if (rc != KS_OK) return rc;
+  if (on_device)
+    return sign_on_device(mode, count, status, [&] {
+      return ks::sm2::gpu::sign_digest_device(*ctx->gpu, &key->key, nullptr, digests, count, sigs,
+                                              status, drawn_status_map(), ctx->stream);
+    });
   if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom)
     return gpu_sign_digests(ctx, &key->key, nullptr, digests, count, mode, sigs, status);
   std::vector<int> result(count, KS_OK);
@@ -353,7 +383,15 @@ int ks_sm2_sign_digest_batch_keys(ks_ctx* ctx, const uint8_t* private_keys,
   if (rc == KS_OK) rc = check_items(private_keys, count, 32);
   if (rc == KS_OK) rc = check_items(digests, count, 32);
   if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
+  bool on_device = false;
+  if (rc == KS_OK)
+    rc = ks::api::device_buffers(ctx, {private_keys, digests, sigs, status}, &on_device);
   if (rc != KS_OK) return rc;
+  if (on_device)
+    return sign_on_device(mode, count, status, [&] {
+      return ks::sm2::gpu::sign_digest_device(*ctx->gpu, nullptr, private_keys, digests, count,
+                                              sigs, status, drawn_status_map(), ctx->stream);
+    });
   if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom)
     return gpu_sign_digests(ctx, nullptr, private_keys, digests, count, mode, sigs, status);
   std::vector<int> result(count, KS_OK);
@@ -390,17 +428,26 @@ int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, siz
   if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
   if (rc == KS_OK) rc = check_id(id, id_len);
   if (rc == KS_OK) rc = ks::api::check_output(sigs, sigs_len, count, 64);
+  bool on_device = false;
+  if (rc == KS_OK) rc = ks::api::device_buffers(ctx, {data, offsets, sigs, status}, &on_device);
+  uint8_t za[32];
+  const bool gpu = on_device || (ctx != nullptr && ctx->use_gpu(count, ks::api::kAutoGpuMinSm2) &&
+                                 mode == ks::sm2::Nonce::kRandom);
+  if (rc == KS_OK && gpu) rc = to_status(ks::sm2::compute_za(za, key->key.pub, id, id_len));
+  if (rc == KS_OK && on_device)
+    return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {
+      return sign_on_device(mode, count, status, [&] {
+        return ks::sm2::gpu::sign_messages_device(*ctx->gpu, key->key, za, data, data_len,
+                                                  offsets, count, sigs, status,
+                                                  drawn_status_map(), ctx->stream);
+      });
+    });
   ks::api::OffsetsCopy offsets_copy;
   if (rc == KS_OK)
     rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
                               {{sigs, sigs_len}, ks::api::statuses_written(status, count)});
   if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2) && mode == ks::sm2::Nonce::kRandom) {
-    uint8_t za[32];
-    rc = to_status(ks::sm2::compute_za(za, key->key.pub, id, id_len));
-    if (rc != KS_OK) return rc;
-    return gpu_sign_messages(ctx, key->key, za, data, offsets, count, sigs, status);
-  }
+  if (gpu) return gpu_sign_messages(ctx, key->key, za, data, offsets, count, sigs, status);
   // e = SM3(Z_A || M) (clause 6.1 A1-A2).
   const std::vector<uint8_t> e = hash_messages(ctx, key->key.pub, id, id_len, data, offsets, count);
   return ks_sm2_sign_digest_batch(ctx, key, e.data(), count, nonce, sigs, sigs_len, status);
@@ -467,6 +514,8 @@ int ks_sm2_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* 
                         uint8_t* digests, size_t digests_len, int* status) try {
   int rc = check_ctx(ctx);
   if (rc == KS_OK) rc = check_items(public_keys, count, 65);
+  if (rc == KS_OK)
+    rc = ks::api::host_readable(ctx, {public_keys, ids, id_offsets, data, offsets, digests, status});
   ks::api::OffsetsCopy id_offsets_copy;
   if (rc == KS_OK)
     rc = ks::api::checked_offsets(ctx, ids, ids_len, &id_offsets, count, &id_offsets_copy,

@@ -8,6 +8,7 @@
 #include "api/batch.h"
 #include "api/checks.h"
 #include "api/context.h"
+#include "api/device_memory.h"
 #include "api/guard.h"
 #include "core/secure.h"
 #include "kuaisuo/sm2.h"
@@ -110,6 +111,7 @@ int check_batch(ks_ctx* ctx, int form, bool encrypting, const uint8_t* data, siz
   }
   if (rc == KS_OK) rc = ks::api::check_items(lengths, count, sizeof(uint64_t));
   if (rc == KS_OK) rc = ks::api::check_buffer(out, out_len);
+  if (rc == KS_OK) rc = ks::api::host_readable(ctx, {data, *offsets, out, lengths, status});
   if (rc == KS_OK)
     rc = ks::api::checked_offsets(
         ctx, data, data_len, offsets, count, &args->offsets_copy,
@@ -227,6 +229,7 @@ int ks_sm2_encrypt_batch_keys(ks_ctx* ctx, const uint8_t* public_keys, int form,
                               size_t count, uint8_t* out, size_t out_len, uint64_t* lengths,
                               int* status) try {
   int rc = ks::api::check_items(public_keys, count, KS_SM2_PUBLIC_KEY_BYTES);
+  if (rc == KS_OK && ctx != nullptr) rc = ks::api::host_readable(ctx, {public_keys});
   if (rc != KS_OK) return rc;
   BatchArgs args;
   rc = check_batch(ctx, form, true, data, data_len, &offsets, count, out, out_len, lengths,

@@ -48,6 +48,11 @@ int ed25519_public_keys_batch(ks::gpu::Engine&, BaseTable, const uint8_t*, size_
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
+int keys_device(ks::gpu::Engine&, KeyAlg, BaseTable, bool, uint8_t*, size_t, uint8_t*, int*,
+                void*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+
 int ed25519_sign_batch(ks::gpu::Engine&, BaseTable, const uint8_t*, const uint8_t*, const uint8_t*,
                        const uint64_t*, size_t, uint8_t*) {
   return KS_ERR_BACKEND_UNAVAILABLE;

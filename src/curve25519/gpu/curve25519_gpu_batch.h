@@ -71,6 +71,14 @@ int x25519_public_keys_batch(ks::gpu::Engine& engine, BaseTable base, const uint
 int ed25519_public_keys_batch(ks::gpu::Engine& engine, BaseTable base, const uint8_t* seeds,
                               size_t count, uint8_t* pubs);
 
+// The same two on buffers in device memory of the engine's device, queued
+// on `stream` (a cudaStream_t) without waiting: with `draw`, count key
+// pairs (secrets drawn into `secrets` as above), else the public keys of
+// `secrets`. Nothing fails per item: every status is KS_OK.
+enum class KeyAlg { kEd25519, kX25519 };
+int keys_device(ks::gpu::Engine& engine, KeyAlg alg, BaseTable base, bool draw, uint8_t* secrets,
+                size_t count, uint8_t* pubs, int* status, void* stream);
+
 // sigs[i] = the pure Ed25519 signature of message i (data[offsets[i] ..
 // offsets[i + 1]), validated offsets) under one key, one_key being its
 // expanded form (s in Montgomery form mod L, little-endian 64-bit words ||

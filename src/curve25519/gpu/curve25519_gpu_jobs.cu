@@ -233,11 +233,28 @@ struct SigningKey {
   uint8_t bytes[96];
 };
 
-__global__ void store_key_kernel(const SigningKey key, uint8_t* dst) {
-  if (threadIdx.x < sizeof key.bytes) dst[threadIdx.x] = key.bytes[threadIdx.x];
-}
-
 }  // namespace
+
+int keys_device(ks::gpu::Engine& engine, KeyAlg alg, BaseTable base, bool draw, uint8_t* secrets,
+                size_t count, uint8_t* pubs, int* status, void* stream) {
+  const ks::gpu::DeviceScope scope(engine.device());
+  if (scope.status() != KS_OK) return scope.status();
+  if (count >= (uint64_t(1) << 32)) return KS_ERR_OVERFLOW;  // the DRBG's counters
+  const auto s = static_cast<cudaStream_t>(stream);
+  cudaError_t err = cudaSuccess;
+  if (draw) {
+    chacha20::Key drbg;
+    if (!ks::gpu::fresh_drbg_key(&drbg)) return KS_ERR_RANDOM;
+    err = chacha20::launch_random_bytes32(drbg, 0, ks::gpu::kTagPrivateKeys, count, secrets, s);
+    secure_wipe(&drbg, sizeof drbg);
+  }
+  const auto launcher =
+      alg == KeyAlg::kEd25519 ? launch_ed25519_public_keys : launch_x25519_public_keys;
+  if (err == cudaSuccess)
+    err = launcher(Field::kDpf, Layout::kInline, secrets, pubs, count, s, base);
+  if (err == cudaSuccess) err = cudaMemsetAsync(status, 0, sizeof(int) * count, s);  // KS_OK
+  return ks::gpu::to_status(err);
+}
 
 int ed25519_sign_device(ks::gpu::Engine& engine, BaseTable base, const uint8_t one_key[96],
                         const uint8_t* seeds, const uint8_t* data, size_t data_len,
@@ -253,9 +270,8 @@ int ed25519_sign_device(ks::gpu::Engine& engine, BaseTable base, const uint8_t o
     if (err == cudaSuccess) {
       SigningKey key;
       memcpy(key.bytes, one_key, sizeof key.bytes);
-      store_key_kernel<<<1, 96, 0, s>>>(key, d_key.at(0));
+      err = d_key.store(0, key);
       secure_wipe(&key, sizeof key);
-      err = cudaGetLastError();
     }
   }
   if (err == cudaSuccess)

@@ -10,6 +10,7 @@
 #include "field/fp_gpu.cuh"
 #include "gpu/device_table.cuh"
 #include "gpu/launch.cuh"
+#include "kuaisuo/common.h"
 #include "sm2/gpu/sm2_gpu.h"
 
 namespace ks {
@@ -725,16 +726,33 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-__global__ void prepare_keys_kernel(const uint8_t* priv, SignKey* keys, size_t count) {
+__global__ void prepare_keys_kernel(const uint8_t* priv, SignKey* keys, size_t count,
+                                    int* key_status) {
   const size_t i = item_index();
   if (i >= count) return;
-  const U32x8 d_mont = FnGpu::to_mont(load_be(priv + 32 * i));
+  U32x8 d = load_be(priv + 32 * i);
+  if (key_status != nullptr) {  // keys no host has checked: a bad one signs with d = 1
+    const uint32_t ok = private_key_in_range(d);
+    d = FpGpu::select(uint64_t(0) - (ok & 1), d, FpGpu::one());
+    key_status[i] = ok ? 0 : KS_ERR_BAD_PRIVATE_KEY;
+  }
+  const U32x8 d_mont = FnGpu::to_mont(d);
   const U32x8 w = FnGpu::inv_mont(FnGpu::add(d_mont, FnGpu::one_mont()));
 #pragma unroll
   for (int j = 0; j < 8; ++j) {
     keys[i].d_mont[j] = d_mont.w[j];
     keys[i].inv_one_plus_d_mont[j] = w.w[j];
   }
+}
+
+// (hi 2^256 + lo) mod n = hi R + lo mod n, hi R being the Montgomery form
+// of hi mod n.
+__global__ void wide_scalars_kernel(const uint8_t* hi, uint8_t* lo, size_t count) {
+  const size_t i = item_index();
+  if (i >= count) return;
+  const U32x8 h = FnGpu::reduce_once(load_be(hi + 32 * i));
+  const U32x8 l = FnGpu::reduce_once(load_be(lo + 32 * i));
+  store_be(lo + 32 * i, FnGpu::add(FnGpu::to_mont(h), l));
 }
 
 // --- The table, per device ------------------------------------------------------------
@@ -818,9 +836,17 @@ cudaError_t launch_keygen(const uint8_t* priv, uint8_t* pub, int* status, size_t
 }
 
 cudaError_t launch_prepare_sign_keys(const uint8_t* priv, SignKey* keys, size_t count,
-                                     cudaStream_t stream) {
+                                     cudaStream_t stream, int* key_status) {
   if (count == 0) return cudaSuccess;
-  prepare_keys_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(priv, keys, count);
+  prepare_keys_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(priv, keys, count,
+                                                                          key_status);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_wide_scalars(const uint8_t* hi, uint8_t* lo, size_t count,
+                                cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  wide_scalars_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(hi, lo, count);
   return cudaGetLastError();
 }
 

@@ -45,8 +45,19 @@ cudaError_t launch_keygen(const uint8_t* priv, uint8_t* pub, int* status, size_t
                           cudaStream_t stream, int per_thread = 0);
 
 // SignKey for each 32-byte d in [1, n-2] ((1 + d)^-1 by Fermat mod n).
+// With key_status (keys no host has checked), key_status[i] is 0, or
+// KS_ERR_BAD_PRIVATE_KEY for a d outside [1, n-2], whose SignKey is then
+// that of d = 1 (the item's result is to be discarded).
 cudaError_t launch_prepare_sign_keys(const uint8_t* priv, SignKey* keys, size_t count,
-                                     cudaStream_t stream);
+                                     cudaStream_t stream, int* key_status = nullptr);
+
+// Scalars from 64 random bytes each (FIPS 186-5 A.2.1, "extra random
+// bits"): lo[32 i ..] = (hi_i 2^256 + lo_i) mod n, big-endian, within
+// 2^-256 of uniform on [0, n-1]. The device-memory batches draw keys and
+// nonces so, and need no second draw for a value out of range (the host
+// path's rejection sampling redoes such items on the CPU).
+cudaError_t launch_wide_scalars(const uint8_t* hi, uint8_t* lo, size_t count,
+                                cudaStream_t stream);
 
 // sigs[i] = SM2 signature of digest e_i under keys[i * key_stride] (stride
 // 0: one key for the batch, 1: per item) with nonce k_i (32 bytes each).

@@ -60,6 +60,27 @@ int verify_messages_device(ks::gpu::Engine& engine, const uint8_t* pubs,
                            size_t data_len, const uint64_t* offsets, size_t count,
                            const uint8_t* sigs, int* status, const ks::gpu::StatusMap& map,
                            void* stream);
+// Keygen and signing on buffers in device memory of the engine's device,
+// queued on `stream` without waiting; statuses made ks_status values on
+// the device through `map` (kernel codes kOk, kBadPrivateKey for a drawn
+// key and kBadNonce for a drawn nonce), the outputs of a failed item
+// zeroed. Keys and nonces are drawn on the device as 64 bytes reduced mod
+// n (sm2_gpu.h's launch_wide_scalars): no item goes back to the host, and
+// a drawn value outside its range (probability about 2^-255) fails its
+// item. Per-item private keys are checked on the device
+// (KS_ERR_BAD_PRIVATE_KEY); the one key's prepared form, and Z_A, reach
+// the device as a kernel parameter into wiped stream-ordered scratch.
+// Offsets are unchecked by the host (a range outside data_len gets
+// KS_ERR_OFFSETS).
+int keygen_device(ks::gpu::Engine& engine, size_t count, uint8_t* priv, uint8_t* pub,
+                  int* status, const ks::gpu::StatusMap& map, void* stream);
+int sign_digest_device(ks::gpu::Engine& engine, const PrivateKey* key,
+                       const uint8_t* per_item_keys, const uint8_t* digests, size_t count,
+                       uint8_t* sigs, int* status, const ks::gpu::StatusMap& map, void* stream);
+int sign_messages_device(ks::gpu::Engine& engine, const PrivateKey& key, const uint8_t za[32],
+                         const uint8_t* data, size_t data_len, const uint64_t* offsets,
+                         size_t count, uint8_t* sigs, int* status, const ks::gpu::StatusMap& map,
+                         void* stream);
 // Encryption (GB/T 32918.4) of messages (flat layout, offsets validated)
 // in form (sm2::CipherForm's values) to one recipient one_pub (65 bytes,
 // 04 || x || y: its 16-bit table built on the device, or kept from the

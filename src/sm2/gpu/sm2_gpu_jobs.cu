@@ -1,6 +1,7 @@
 // SM2 on the shared GPU pipeline (gpu/gpu_pipeline.cuh): the jobs of
 // the SM2 batch calls over the device launchers of sm2/gpu/sm2_gpu.h. Per-item
 // results are ks::sm2::Error values; the C API maps them.
+#include <stddef.h>
 #include <string.h>
 
 #include <atomic>
@@ -688,6 +689,146 @@ int verify_messages_device(ks::gpu::Engine& engine, const uint8_t* pubs,
   if (err == cudaSuccess) err = ks::gpu::map_statuses(status, count, map, s, offsets_status);
   const cudaError_t freed = cudaFreeAsync(scratch, s);
   return ks::gpu::to_status(err != cudaSuccess ? err : freed);
+}
+
+// --- Keygen and signing on device memory --------------------------------------------
+namespace {
+
+// A device-memory call's DRBG key (fresh from getrandom) and the scalars it
+// draws: out[32 i ..] for i < count, each from 64 bytes (launch_wide_scalars),
+// the upper halves in `high` (scratch the caller wipes).
+class DeviceDraws {
+ public:
+  DeviceDraws() : ok_(ks::gpu::fresh_drbg_key(&key_)) {}
+  ~DeviceDraws() { secure_wipe(&key_, sizeof key_); }
+  bool ok() const { return ok_; }
+  cudaError_t scalars(ks::gpu::DrbgTag low, ks::gpu::DrbgTag high_tag, uint8_t* out,
+                      uint8_t* high, size_t count, cudaStream_t s) const {
+    cudaError_t err = chacha20::launch_random_bytes32(key_, 0, low, count, out, s);
+    if (err == cudaSuccess)
+      err = chacha20::launch_random_bytes32(key_, 0, high_tag, count, high, s);
+    return err == cudaSuccess ? launch_wide_scalars(high, out, count, s) : err;
+  }
+
+ private:
+  chacha20::Key key_;
+  bool ok_;
+};
+
+// What every device-memory call here starts with: its device current, a
+// count the DRBG's 32-bit counters cover, and a fresh DRBG key.
+int device_call_status(const ks::gpu::DeviceScope& scope, const DeviceDraws& draws,
+                       size_t count) {
+  if (scope.status() != KS_OK) return scope.status();
+  if (count >= (uint64_t(1) << 32)) return KS_ERR_OVERFLOW;
+  return draws.ok() ? KS_OK : KS_ERR_RANDOM;
+}
+
+// Nonces for n items drawn into scratch at `at` (n 32-byte nonces, then
+// their n upper halves), then the signatures of digests e under keys
+// (stride 0: one, 1: per item), statuses mapped (overrides: a ks_status an
+// earlier kernel found per item) and failed items' signatures zeroed.
+cudaError_t sign_on_device(const DeviceDraws& draws, const ks::gpu::StreamScratch& scratch,
+                           size_t at, const uint8_t* e, const SignKey* keys, size_t key_stride,
+                           size_t n, uint8_t* sigs, int* status, const int* overrides,
+                           const ks::gpu::StatusMap& map, cudaStream_t s) {
+  uint8_t* nonces = scratch.at(at);
+  cudaError_t err = draws.scalars(kTagNonces, ks::gpu::kTagNoncesHigh, nonces, nonces + 32 * n,
+                                  n, s);
+  if (err == cudaSuccess) err = launch_sign_digest(e, keys, key_stride, nonces, sigs, status, n, s);
+  ks::gpu::FailedItemOutputs clear;
+  clear.out[0] = sigs;
+  clear.item_bytes[0] = 64;
+  return err == cudaSuccess ? ks::gpu::map_statuses(status, n, map, s, overrides, clear) : err;
+}
+
+}  // namespace
+
+int keygen_device(ks::gpu::Engine& engine, size_t count, uint8_t* priv, uint8_t* pub,
+                  int* status, const ks::gpu::StatusMap& map, void* stream) {
+  const ks::gpu::DeviceScope scope(engine.device());
+  const DeviceDraws draws;
+  const int rc = device_call_status(scope, draws, count);
+  if (rc != KS_OK) return rc;
+  const auto s = static_cast<cudaStream_t>(stream);
+  ks::gpu::StreamScratch high(s);  // the draws' upper halves, wiped after use
+  cudaError_t err = high.allocate(32 * count);
+  if (err == cudaSuccess)
+    err = draws.scalars(kTagPrivateKeys, ks::gpu::kTagPrivateKeysHigh, priv, high.at(0), count, s);
+  if (err == cudaSuccess) err = launch_keygen(priv, pub, status, count, s);
+  ks::gpu::FailedItemOutputs clear;
+  clear.out[0] = priv;
+  clear.item_bytes[0] = 32;
+  clear.out[1] = pub;
+  clear.item_bytes[1] = 65;
+  if (err == cudaSuccess) err = ks::gpu::map_statuses(status, count, map, s, nullptr, clear);
+  return ks::gpu::to_status(err);
+}
+
+int sign_digest_device(ks::gpu::Engine& engine, const PrivateKey* key,
+                       const uint8_t* per_item_keys, const uint8_t* digests, size_t count,
+                       uint8_t* sigs, int* status, const ks::gpu::StatusMap& map, void* stream) {
+  const ks::gpu::DeviceScope scope(engine.device());
+  const DeviceDraws draws;
+  const int rc = device_call_status(scope, draws, count);
+  if (rc != KS_OK) return rc;
+  const auto s = static_cast<cudaStream_t>(stream);
+  // Scratch: [the one SignKey | per-item SignKeys, their statuses][nonces][upper halves]
+  const size_t keys_bytes = key != nullptr
+                                ? sizeof(SignKey)
+                                : count * sizeof(SignKey) + ((count * sizeof(int) + 15) & ~15ull);
+  ks::gpu::StreamScratch scratch(s);
+  cudaError_t err = scratch.allocate(keys_bytes + 64 * count);
+  auto* keys = reinterpret_cast<SignKey*>(scratch.at(0));
+  int* key_status = nullptr;
+  if (err == cudaSuccess && key != nullptr) {
+    SignKey prepared = sign_key_from(*key);
+    err = scratch.store(0, prepared);
+    secure_wipe(&prepared, sizeof prepared);
+  } else if (err == cudaSuccess) {
+    key_status = reinterpret_cast<int*>(scratch.at(count * sizeof(SignKey)));
+    err = launch_prepare_sign_keys(per_item_keys, keys, count, s, key_status);
+  }
+  if (err == cudaSuccess)
+    err = sign_on_device(draws, scratch, keys_bytes, digests, keys, key != nullptr ? 0 : 1, count,
+                         sigs, status, key_status, map, s);
+  return ks::gpu::to_status(err);
+}
+
+int sign_messages_device(ks::gpu::Engine& engine, const PrivateKey& key, const uint8_t za[32],
+                         const uint8_t* data, size_t data_len, const uint64_t* offsets,
+                         size_t count, uint8_t* sigs, int* status, const ks::gpu::StatusMap& map,
+                         void* stream) {
+  const ks::gpu::DeviceScope scope(engine.device());
+  const DeviceDraws draws;
+  const int rc = device_call_status(scope, draws, count);
+  if (rc != KS_OK) return rc;
+  const auto s = static_cast<cudaStream_t>(stream);
+  // Scratch: [SignKey, Z_A][offsets statuses][e][nonces][upper halves]
+  const size_t statuses_at = sizeof(Sm2SignMessagesJob::Header);
+  const size_t e_at = statuses_at + ((count * sizeof(int) + 15) & ~15ull);
+  ks::gpu::StreamScratch scratch(s);
+  cudaError_t err = scratch.allocate(e_at + 96 * count);
+  Sm2SignMessagesJob::Header header;
+  header.key = sign_key_from(key);
+  memcpy(header.za, za, 32);
+  if (err == cudaSuccess) err = scratch.store(0, header);
+  secure_wipe(&header, sizeof header);
+  auto* offsets_status = reinterpret_cast<int*>(scratch.at(statuses_at));
+  uint8_t* e = scratch.at(e_at);
+  sm3::gpu::DeviceItems items;  // Z_A || M_i, ranges checked here
+  items.prefix = scratch.at(offsetof(Sm2SignMessagesJob::Header, za));
+  items.prefix_len = 32;
+  items.data = data;
+  items.offsets = offsets;
+  items.data_bytes = data_len;
+  items.offsets_status = offsets_status;
+  if (err == cudaSuccess) err = sm3::gpu::launch_digests(items, count, e, s);
+  if (err == cudaSuccess)
+    err = sign_on_device(draws, scratch, e_at + 32 * count, e,
+                         reinterpret_cast<const SignKey*>(scratch.at(0)), 0, count, sigs, status,
+                         offsets_status, map, s);
+  return ks::gpu::to_status(err);
 }
 
 int encrypt_batch(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_t* pubs, int form,

@@ -264,4 +264,60 @@ TEST_F(Ed25519SignDevice, MatchesTheCpuWithOneKeyAndPerItemKeys) {
   ks_ed25519_key_free(key);
 }
 
+// Key pairs and public keys of Ed25519 and X25519 with every array in
+// device memory: keygen's secrets are drawn on the device, so the CPU
+// context computes their public keys and must find the device's; public
+// keys of given secrets byte for byte the CPU's; mixed memory refused.
+class KeysDevice : public ks_test::GpuAgainstCpu {
+ protected:
+  KeysDevice() : GpuAgainstCpu(2, 0) {}
+};
+
+TEST_F(KeysDevice, KeygenAndPublicKeysMatchTheCpu) {
+  SCOPED_TRACE(trace_);
+  const size_t n = kItems;
+  using Keygen = int (*)(ks_ctx*, size_t, uint8_t*, size_t, uint8_t*, size_t, int*);
+  using Publics = int (*)(ks_ctx*, const uint8_t*, size_t, uint8_t*, size_t, int*);
+  const struct {
+    const char* name;
+    Keygen keygen;
+    Publics publics;
+  } algs[] = {{"ed25519", ks_ed25519_keygen_batch, ks_ed25519_public_keys_batch},
+              {"x25519", ks_x25519_keygen_batch, ks_x25519_public_keys_batch}};
+  DeviceBytes secrets(32 * n), pubs(32 * n), status(sizeof(int) * n);
+  for (const auto& alg : algs) {
+    SCOPED_TRACE(alg.name);
+    const std::vector<int> ok(n, KS_OK);
+    std::vector<int> want_status(n, 98);
+    ASSERT_EQ(alg.keygen(gpu_ctx_.ctx, n, secrets.get(), 32 * n, pubs.get(), 32 * n,
+                         status.as<int>()),
+              KS_OK);
+    ASSERT_TRUE(ks::testing::stream_sync(nullptr));
+    EXPECT_EQ(status.download_as<int>(n), ok);
+    const std::vector<uint8_t> drawn = secrets.download(32 * n);
+    std::vector<uint8_t> want(32 * n);
+    ASSERT_EQ(alg.publics(cpu_ctx_.ctx, drawn.data(), n, want.data(), want.size(),
+                          want_status.data()),
+              KS_OK);
+    EXPECT_EQ(pubs.download(32 * n), want);
+    EXPECT_NE(memcmp(&drawn[0], &drawn[32], 32), 0);
+    const std::vector<uint8_t> given = random(32 * n);
+    ASSERT_TRUE(secrets.upload(given.data(), given.size()));
+    ASSERT_EQ(alg.publics(gpu_ctx_.ctx, secrets.get(), n, pubs.get(), 32 * n, status.as<int>()),
+              KS_OK);
+    ASSERT_TRUE(ks::testing::stream_sync(nullptr));
+    ASSERT_EQ(alg.publics(cpu_ctx_.ctx, given.data(), n, want.data(), want.size(),
+                          want_status.data()),
+              KS_OK);
+    EXPECT_EQ(pubs.download(32 * n), want);
+    EXPECT_EQ(status.download_as<int>(n), ok);
+    std::vector<uint8_t> host_pubs(32 * n);
+    EXPECT_EQ(alg.publics(gpu_ctx_.ctx, secrets.get(), n, host_pubs.data(), host_pubs.size(),
+                          status.as<int>()),
+              KS_ERR_MEMORY_MIX);
+    EXPECT_EQ(alg.keygen(gpu_ctx_.ctx, n, secrets.get(), 32 * n, pubs.get(), 32 * n, nullptr),
+              KS_ERR_NULL_POINTER);
+  }
+}
+
 }  // namespace

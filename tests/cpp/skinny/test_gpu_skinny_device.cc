@@ -94,6 +94,16 @@ TEST_F(SkinnyDevice, EcbDecryptionAndMixedArgumentsAreRefused) {
             KS_ERR_MEMORY_MIX);
   EXPECT_EQ(host, Bytes(64, 7));
   EXPECT_EQ(d.download(64), in);
+  // The batch call has no device path yet: device memory is refused, not
+  // read on the host.
+  const std::vector<uint64_t> offsets = {0, 32, 64};
+  const DeviceBytes d_offsets(offsets);
+  DeviceBytes out(64), status(2 * sizeof(int));
+  const Bytes tks = random(2 * KS_SKINNY_TWEAKEY_BYTES);
+  EXPECT_EQ(ks_skinny128_256_batch(gpu_ctx_.ctx, KS_SKINNY_ECB, KS_ENCRYPT, tks.data(), nullptr,
+                                   d.get(), 64, d_offsets.as<const uint64_t>(), 2, out.get(), 64,
+                                   status.as<int>()),
+            KS_ERR_UNSUPPORTED);
 }
 
 }  // namespace
