@@ -21,48 +21,6 @@ const char* error_string(Error e) {
   return "DER: unknown error";
 }
 
-Error Reader::read(uint8_t tag, Reader* contents) {
-  if (len_ < 2) return Error::kTruncated;
-  if (p_[0] != tag) return Error::kUnexpectedTag;
-  size_t header = 2;
-  size_t body = p_[1];
-  if (body & 0x80) {
-    // Long form (X.690 10.1): 1..4 length bytes, no leading zero, >= 128.
-    const size_t n = body & 0x7f;
-    if (n == 0 || n > 4) return Error::kBadLength;
-    if (len_ < 2 + n) return Error::kTruncated;
-    if (p_[2] == 0) return Error::kBadLength;
-    body = 0;
-    for (size_t i = 0; i < n; ++i) body = (body << 8) | p_[2 + i];
-    if (body < 0x80) return Error::kBadLength;
-    header += n;
-  }
-  if (body > len_ - header) return Error::kTruncated;
-  *contents = Reader(p_ + header, body);
-  p_ += header + body;
-  len_ -= header + body;
-  return Error::kOk;
-}
-
-Error Reader::read_unsigned(uint8_t* out, size_t n) {
-  Reader body;
-  Error err = read(kInteger, &body);
-  if (err != Error::kOk) return err;
-  const uint8_t* v = body.p_;
-  size_t len = body.len_;
-  if (len == 0) return Error::kEmptyInteger;
-  if (v[0] & 0x80) return Error::kNegativeInteger;
-  if (len > 1 && v[0] == 0x00 && !(v[1] & 0x80)) return Error::kNonMinimalInteger;
-  if (v[0] == 0x00 && len > 1) {  // the sign byte of a value with its top bit set
-    ++v;
-    --len;
-  }
-  if (len > n) return Error::kIntegerTooLarge;
-  memset(out, 0, n - len);
-  memcpy(out + (n - len), v, len);
-  return Error::kOk;
-}
-
 Error Reader::read_bit_string(Reader* contents) {
   Reader body;
   Error err = read(kBitString, &body);

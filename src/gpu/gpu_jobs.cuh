@@ -19,15 +19,8 @@ namespace ks {
 namespace gpu {
 
 // Tags that separate the DRBG streams (core/chacha20_gpu.h) of different
-// uses under one key (the *High ones: the upper 32 bytes of scalars drawn
-// as 64, sm2_gpu.h's launch_wide_scalars).
-enum DrbgTag : uint32_t {
-  kTagPrivateKeys = 1,
-  kTagNonces = 2,
-  kTagEncryptNonces = 3,
-  kTagPrivateKeysHigh = 4,
-  kTagNoncesHigh = 5,
-};
+// uses under one key.
+enum DrbgTag : uint32_t { kTagPrivateKeys = 1, kTagNonces = 2, kTagEncryptNonces = 3 };
 
 // Fixed-size items: each input array contributes in_item bytes per item and
 // each output array out_item bytes; stage/deliver copy the slices. Caller

@@ -235,7 +235,24 @@ __global__ void map_statuses_kernel(int* status, size_t count, StatusMap map,
   }
 }
 
+__global__ void offsets_ascend_kernel(const uint64_t* offsets, size_t count, uint64_t limit,
+                                      uint32_t* bad) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
+       i += size_t(gridDim.x) * blockDim.x)
+    if (offsets[i] > offsets[i + 1] || offsets[i + 1] > limit) atomicOr(bad, 1u);
+}
+
 }  // namespace
+
+cudaError_t check_offsets_ascend(const uint64_t* offsets, size_t count, uint64_t limit,
+                                 uint32_t* bad, cudaStream_t stream) {
+  cudaError_t err = cudaMemsetAsync(bad, 0, sizeof *bad, stream);
+  if (err != cudaSuccess || count == 0) return err;
+  constexpr unsigned kThreads = 256;
+  offsets_ascend_kernel<<<grid_for(count, kThreads, 8), kThreads, 0, stream>>>(offsets, count,
+                                                                             limit, bad);
+  return cudaGetLastError();
+}
 
 cudaError_t map_statuses(int* status, size_t count, const StatusMap& map, cudaStream_t stream,
                          const int* overrides, const FailedItemOutputs& clear) {

@@ -68,6 +68,15 @@ cudaError_t StreamScratch::store(size_t offset, const T& value) {
   return cudaGetLastError();
 }
 
+// --- Offsets of device batches ---------------------------------------------------
+// *bad = 0, then nonzero where offsets[0 .. count] do not ascend within
+// [0, limit] (an item's range descends or passes the end), queued on
+// stream. For batches whose outputs are laid out from the offsets (SM2
+// encryption's slots), where one bad range could make two good items'
+// outputs overlap: such a batch fails as a whole.
+cudaError_t check_offsets_ascend(const uint64_t* offsets, size_t count, uint64_t limit,
+                                 uint32_t* bad, cudaStream_t stream);
+
 // --- Statuses of device batches ---------------------------------------------------
 // Per-item outputs a failed item must not leave behind (a signature, a key
 // pair): item i's out[k] + i * item_bytes[k] is zeroed where its mapped

@@ -79,36 +79,6 @@ void der_prefix(const uint8_t c1[kPublicKeyBytes], size_t len, Bytes* prefix,
 
 }  // namespace
 
-Error parse_ciphertext(const uint8_t* ct, size_t ct_len, CipherForm form, CiphertextParts* l) {
-  if (form == CipherForm::kDer) {
-    der::Reader r(ct, ct_len), seq, hash, c2;
-    l->der_xy[0] = 0x04;
-    if (r.read(der::kSequence, &seq) != der::Error::kOk || r.finish() != der::Error::kOk ||
-        seq.read_unsigned(l->der_xy + 1, kScalarBytes) != der::Error::kOk ||
-        seq.read_unsigned(l->der_xy + 1 + kScalarBytes, kScalarBytes) != der::Error::kOk ||
-        seq.read(der::kOctetString, &hash) != der::Error::kOk || hash.remaining() != kC3Bytes ||
-        seq.read(der::kOctetString, &c2) != der::Error::kOk || seq.finish() != der::Error::kOk)
-      return Error::kBadCiphertext;
-    l->c1 = l->der_xy;
-    l->c1_len = kPublicKeyBytes;
-    l->c3 = hash.data();
-    l->c2 = c2.data();
-    l->c2_len = c2.remaining();
-    return Error::kOk;
-  }
-  if (ct_len < 1) return Error::kBadCiphertext;
-  const size_t c1_len = ct[0] == 0x04 ? kPublicKeyBytes : kCompressedPublicKeyBytes;
-  if (ct_len < c1_len + kC3Bytes) return Error::kBadCiphertext;
-  const size_t c2_len = ct_len - c1_len - kC3Bytes;
-  const bool c3_first = form == CipherForm::kC1C3C2;
-  l->c1 = ct;
-  l->c1_len = c1_len;
-  l->c3 = ct + c1_len + (c3_first ? 0 : c2_len);
-  l->c2 = ct + c1_len + (c3_first ? kC3Bytes : 0);
-  l->c2_len = c2_len;
-  return Error::kOk;
-}
-
 size_t ciphertext_bound(size_t len, CipherForm form) {
   const size_t extra = kCiphertextOverhead + (form == CipherForm::kDer ? kDerExtraBytes : 0);
   return len > SIZE_MAX - extra ? 0 : len + extra;

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/hd.h"
+#include "encoding/der.h"
 #include "sm2/sm2.h"
 
 namespace ks {
@@ -52,8 +54,38 @@ struct CiphertextParts {
   uint8_t der_xy[kPublicKeyBytes];  // DER: 04 || x || y from the INTEGERs
 };
 // kBadCiphertext for one that is malformed (too short, bad DER, trailing
-// bytes). parts may point into itself (der_xy): do not copy it.
-Error parse_ciphertext(const uint8_t* ct, size_t ct_len, CipherForm form, CiphertextParts* parts);
+// bytes). parts may point into itself (der_xy): do not copy it. Host and
+// device code: the GPU parses ciphertexts in its memory with it.
+KS_HD Error parse_ciphertext(const uint8_t* ct, size_t ct_len, CipherForm form,
+                             CiphertextParts* l) {
+  if (form == CipherForm::kDer) {
+    der::Reader r(ct, ct_len), seq, hash, c2;
+    l->der_xy[0] = 0x04;
+    if (r.read(der::kSequence, &seq) != der::Error::kOk || r.finish() != der::Error::kOk ||
+        seq.read_unsigned(l->der_xy + 1, kScalarBytes) != der::Error::kOk ||
+        seq.read_unsigned(l->der_xy + 1 + kScalarBytes, kScalarBytes) != der::Error::kOk ||
+        seq.read(der::kOctetString, &hash) != der::Error::kOk || hash.remaining() != kC3Bytes ||
+        seq.read(der::kOctetString, &c2) != der::Error::kOk || seq.finish() != der::Error::kOk)
+      return Error::kBadCiphertext;
+    l->c1 = l->der_xy;
+    l->c1_len = kPublicKeyBytes;
+    l->c3 = hash.data();
+    l->c2 = c2.data();
+    l->c2_len = c2.remaining();
+    return Error::kOk;
+  }
+  if (ct_len < 1) return Error::kBadCiphertext;
+  const size_t c1_len = ct[0] == 0x04 ? kPublicKeyBytes : kCompressedPublicKeyBytes;
+  if (ct_len < c1_len + kC3Bytes) return Error::kBadCiphertext;
+  const size_t c2_len = ct_len - c1_len - kC3Bytes;
+  const bool c3_first = form == CipherForm::kC1C3C2;
+  l->c1 = ct;
+  l->c1_len = c1_len;
+  l->c3 = ct + c1_len + (c3_first ? 0 : c2_len);
+  l->c2 = ct + c1_len + (c3_first ? kC3Bytes : 0);
+  l->c2_len = c2_len;
+  return Error::kOk;
+}
 
 // The plaintext length of a ciphertext in form, or kBadCiphertext for one
 // that is malformed (too short, bad DER, trailing bytes); C1 is not

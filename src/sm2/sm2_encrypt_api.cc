@@ -91,16 +91,21 @@ constexpr size_t kTableMinItems = 128;
 size_t slot_extra(CipherForm form) { return ks::sm2::ciphertext_bound(0, form); }
 
 // What every batch call checks: the context, the form, the flat input
-// (offsets validated), and the output (data_len bytes, plus each item's
-// slot_extra when encrypting), which overlaps none of the inputs.
+// (offsets validated on the host; in device memory, by the kernels), and
+// the output (data_len bytes, plus each item's slot_extra when
+// encrypting), which overlaps none of the inputs. on_device: every array
+// (public_keys too, where given) is device memory of the context's GPU
+// (kuaisuo/common.h's rule).
 struct BatchArgs {
   CipherForm form;
   ks::api::OffsetsCopy offsets_copy;
+  bool on_device = false;
 };
 
 int check_batch(ks_ctx* ctx, int form, bool encrypting, const uint8_t* data, size_t data_len,
                 const uint64_t** offsets, size_t count, const uint8_t* out, size_t out_len,
-                const uint64_t* lengths, const int* status, BatchArgs* args) {
+                const uint64_t* lengths, const int* status, BatchArgs* args,
+                const uint8_t* public_keys = nullptr) {
   int rc = ks::api::check_ctx(ctx);
   if (rc == KS_OK && !form_of(form, &args->form)) rc = KS_ERR_INVALID_ARGUMENT;
   size_t need = data_len;
@@ -111,12 +116,20 @@ int check_batch(ks_ctx* ctx, int form, bool encrypting, const uint8_t* data, siz
   }
   if (rc == KS_OK) rc = ks::api::check_items(lengths, count, sizeof(uint64_t));
   if (rc == KS_OK) rc = ks::api::check_buffer(out, out_len);
-  if (rc == KS_OK) rc = ks::api::host_readable(ctx, {data, *offsets, out, lengths, status});
   if (rc == KS_OK)
+    rc = ks::api::device_buffers(ctx, {data, *offsets, out, lengths, status, public_keys},
+                                 &args->on_device);
+  if (rc == KS_OK && args->on_device) {
+    if (*offsets == nullptr || (data == nullptr && data_len != 0) || status == nullptr)
+      rc = KS_ERR_NULL_POINTER;
+    else if (count >= SIZE_MAX / sizeof(uint64_t))
+      rc = KS_ERR_OVERFLOW;
+  } else if (rc == KS_OK) {
     rc = ks::api::checked_offsets(
         ctx, data, data_len, offsets, count, &args->offsets_copy,
         {{out, out_len}, {lengths, count * sizeof(uint64_t)},
          ks::api::statuses_written(status, count)});
+  }
   if (rc != KS_OK) return rc;
   if (out_len < need) return KS_ERR_LENGTH;
   return ks::api::overlap(data, data_len, out, out_len) ? KS_ERR_INVALID_ARGUMENT : KS_OK;
@@ -163,6 +176,26 @@ void encrypt_items(ks_ctx* ctx, CipherForm form, const uint8_t* data, const uint
       [&](EncryptJob* jobs, size_t n) { ks::sm2::encrypt_x8(jobs, n, form, table); });
 }
 
+// The statuses of batches in device memory (sm2_gpu_batch.h's
+// *_device): kRedoOnHost there is an item the device could not do (an
+// encryption whose t stayed all zero through every redraw; a compressed
+// C1, whose square root only the host takes).
+ks::gpu::StatusMap device_status_map(bool encrypting) {
+  using ks::sm2::Error;
+  ks::gpu::StatusMap map = ks::api::status_map(
+      {Error::kOk, Error::kBadPublicKey, Error::kBadCiphertext, Error::kCiphertextMismatch},
+      [](Error e) { return ks::api::to_status(e); });
+  map.codes[ks::sm2::gpu::kBadItemOffsets] = KS_ERR_OFFSETS;
+  map.other = encrypting ? KS_ERR_RANDOM : KS_ERR_UNSUPPORTED;
+  return map;
+}
+
+// A batch in device memory: queued by run() on the context's stream.
+template <class Run>
+int on_device(size_t count, const Run& run) {
+  return count == 0 ? KS_OK : run();
+}
+
 // A batch on the context's GPU (sm2/gpu/sm2_gpu_batch.h): run(device
 // statuses) fills out, lengths and the statuses; the items the device left
 // to the host (kRedoOnHost) are then done one at a time here, redo(i,
@@ -193,6 +226,14 @@ int ks_sm2_encrypt_batch(ks_ctx* ctx, const ks_sm2_pubkey* key, int form, const 
   const int rc = check_batch(ctx, form, true, data, data_len, &offsets, count, out, out_len,
                              lengths, status, &args);
   if (rc != KS_OK) return rc;
+  if (args.on_device)
+    return on_device(count, [&] {
+      uint8_t pub[KS_SM2_PUBLIC_KEY_BYTES];
+      ks::sm2::public_key_to_bytes(pub, key->key);
+      return ks::sm2::gpu::encrypt_device(*ctx->gpu, pub, nullptr, form, data, data_len, offsets,
+                                          count, out, lengths, status, device_status_map(true),
+                                          ctx->stream);
+    });
   const ks::curve::PointTable* table = key->point_table();
   if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2Encrypt)) {
     const size_t extra = slot_extra(args.form);
@@ -229,12 +270,17 @@ int ks_sm2_encrypt_batch_keys(ks_ctx* ctx, const uint8_t* public_keys, int form,
                               size_t count, uint8_t* out, size_t out_len, uint64_t* lengths,
                               int* status) try {
   int rc = ks::api::check_items(public_keys, count, KS_SM2_PUBLIC_KEY_BYTES);
-  if (rc == KS_OK && ctx != nullptr) rc = ks::api::host_readable(ctx, {public_keys});
   if (rc != KS_OK) return rc;
   BatchArgs args;
   rc = check_batch(ctx, form, true, data, data_len, &offsets, count, out, out_len, lengths,
-                   status, &args);
+                   status, &args, public_keys);
   if (rc != KS_OK) return rc;
+  if (args.on_device)
+    return on_device(count, [&] {
+      return ks::sm2::gpu::encrypt_device(*ctx->gpu, nullptr, public_keys, form, data, data_len,
+                                          offsets, count, out, lengths, status,
+                                          device_status_map(true), ctx->stream);
+    });
   const size_t extra = slot_extra(args.form);
   if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2Encrypt))
     return on_gpu(
@@ -279,6 +325,12 @@ int ks_sm2_decrypt_batch(ks_ctx* ctx, const ks_sm2_key* key, int form, const uin
   const int rc = check_batch(ctx, form, false, data, data_len, &offsets, count, out, out_len,
                              lengths, status, &args);
   if (rc != KS_OK) return rc;
+  if (args.on_device)
+    return on_device(count, [&] {
+      return ks::sm2::gpu::decrypt_device(*ctx->gpu, key->key, form, data, data_len, offsets,
+                                          count, out, lengths, status, device_status_map(false),
+                                          ctx->stream);
+    });
   if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2Decrypt))
     return on_gpu(
         ctx, count, lengths, status,

@@ -4,6 +4,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/chacha20.h"
 #include "curve/jacobian.h"
 #include "field/batch_invert.h"
 #include "field/fn_gpu.cuh"
@@ -673,7 +674,12 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksOneKey)
 template <int M, bool kOneKey>
 __global__ void __launch_bounds__(kThreads, kOneKey ? KS_MINB_SIGN : KS_MINB_CRYPT)
     encrypt_points_kernel(const uint8_t* pubs, const uint4* key_table, const uint8_t* nonces,
-                          uint8_t* points, int* status, size_t count, const uint4* g_table) {
+                          uint8_t* points, int* status, size_t count, const uint4* g_table,
+                          const int* only) {
+  if (only != nullptr) {  // a redraw pass (M = 1): the items not named idle
+    const size_t i = item_index();
+    if (i >= count || only[i] == 0) return;
+  }
   encrypt_points_items<M, kOneKey>(pubs, key_table, nonces, points, status, count, g_table);
 }
 
@@ -745,14 +751,23 @@ __global__ void prepare_keys_kernel(const uint8_t* priv, SignKey* keys, size_t c
   }
 }
 
-// (hi 2^256 + lo) mod n = hi R + lo mod n, hi R being the Montgomery form
-// of hi mod n.
-__global__ void wide_scalars_kernel(const uint8_t* hi, uint8_t* lo, size_t count) {
+// Item i's 64 bytes, ChaCha20 block i under (key, first, tag), as hi
+// 2^256 + lo; their value mod n is hi R + lo, hi R being the Montgomery
+// form of hi mod n.
+__global__ void random_scalars_kernel(const chacha20::Key key, uint32_t tag, uint32_t first_lo,
+                                      uint32_t first_hi, size_t count, uint8_t* out,
+                                      const int* only) {
   const size_t i = item_index();
-  if (i >= count) return;
-  const U32x8 h = FnGpu::reduce_once(load_be(hi + 32 * i));
-  const U32x8 l = FnGpu::reduce_once(load_be(lo + 32 * i));
-  store_be(lo + 32 * i, FnGpu::add(FnGpu::to_mont(h), l));
+  if (i >= count || (only != nullptr && only[i] == 0)) return;
+  const uint32_t nonce[3] = {first_lo, first_hi, tag};
+  uint32_t words[16];
+  chacha20::block(words, key.words, uint32_t(i), nonce);
+  U32x8 h, l;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) h.w[j] = words[j], l.w[j] = words[8 + j];
+  store_be(out + 32 * i,
+           FnGpu::add(FnGpu::to_mont(FnGpu::reduce_once(h)), FnGpu::reduce_once(l)));
+  for (int j = 0; j < 16; ++j) words[j] = 0;
 }
 
 // --- The table, per device ------------------------------------------------------------
@@ -843,10 +858,13 @@ cudaError_t launch_prepare_sign_keys(const uint8_t* priv, SignKey* keys, size_t 
   return cudaGetLastError();
 }
 
-cudaError_t launch_wide_scalars(const uint8_t* hi, uint8_t* lo, size_t count,
-                                cudaStream_t stream) {
+cudaError_t launch_random_scalars(const chacha20::Key& key, uint32_t tag, uint64_t first,
+                                  size_t count, uint8_t* out, const int* only,
+                                  cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
-  wide_scalars_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(hi, lo, count);
+  if (count > 0xffffffffu) return cudaErrorInvalidValue;  // the block counter
+  random_scalars_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(
+      key, tag, uint32_t(first), uint32_t(first >> 32), count, out, only);
   return cudaGetLastError();
 }
 
@@ -920,20 +938,28 @@ cudaError_t launch_verify_digest_one_key(const uint8_t* key_table, int bits,
 
 cudaError_t launch_encrypt_points(const uint8_t* pubs, const uint8_t* key_table,
                                   const uint8_t* nonces, uint8_t* points, int* status,
-                                  size_t count, cudaStream_t stream, int per_thread) {
+                                  size_t count, cudaStream_t stream, int per_thread,
+                                  const int* only) {
   const uint4* g_table = nullptr;
   const cudaError_t err = table_for_current_device(&g_table);
   if (err != cudaSuccess || count == 0) return err;
   const auto* p_table = reinterpret_cast<const uint4*>(key_table);
-  if (key_table == nullptr) {  // the ladder's cost dwarfs the inversion's: one item a thread
-    encrypt_points_kernel<1, false><<<blocks_for(count, kThreads), kThreads, 0, stream>>>(
-        pubs, nullptr, nonces, points, status, count, g_table);
+  // The ladder's cost dwarfs the inversion's, and a redraw pass names few
+  // items: one item a thread.
+  if (key_table == nullptr || only != nullptr) {
+    const unsigned blocks = blocks_for(count, kThreads);
+    if (key_table == nullptr)
+      encrypt_points_kernel<1, false><<<blocks, kThreads, 0, stream>>>(
+          pubs, nullptr, nonces, points, status, count, g_table, only);
+    else
+      encrypt_points_kernel<1, true><<<blocks, kThreads, 0, stream>>>(
+          nullptr, p_table, nonces, points, status, count, g_table, only);
     return cudaGetLastError();
   }
   return dispatch_items(count, per_thread, [&](auto m) {
     constexpr int M = decltype(m)::value;
     encrypt_points_kernel<M, true><<<blocks_for(count, kThreads * M), kThreads, 0, stream>>>(
-        nullptr, p_table, nonces, points, status, count, g_table);
+        nullptr, p_table, nonces, points, status, count, g_table, nullptr);
   });
 }
 

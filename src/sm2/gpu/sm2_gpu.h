@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/chacha20_gpu.h"
 #include "sm2/gpu/sm2_gpu_host.h"
 
 namespace ks {
@@ -51,13 +52,16 @@ cudaError_t launch_keygen(const uint8_t* priv, uint8_t* pub, int* status, size_t
 cudaError_t launch_prepare_sign_keys(const uint8_t* priv, SignKey* keys, size_t count,
                                      cudaStream_t stream, int* key_status = nullptr);
 
-// Scalars from 64 random bytes each (FIPS 186-5 A.2.1, "extra random
-// bits"): lo[32 i ..] = (hi_i 2^256 + lo_i) mod n, big-endian, within
-// 2^-256 of uniform on [0, n-1]. The device-memory batches draw keys and
-// nonces so, and need no second draw for a value out of range (the host
-// path's rejection sampling redoes such items on the CPU).
-cudaError_t launch_wide_scalars(const uint8_t* hi, uint8_t* lo, size_t count,
-                                cudaStream_t stream);
+// Scalars drawn on the device (FIPS 186-5 A.2.1, "extra random bits"):
+// out[32 i ..] = (ChaCha20 block i under key, nonce (first, tag): 64
+// bytes) mod n, big-endian, within 2^-256 of uniform on [0, n-1]; with
+// `only`, just the items whose only[i] is nonzero. The device-memory
+// batches draw keys and nonces so and need no second draw for a value out
+// of range (the host path's rejection sampling redoes such items on the
+// CPU). count < 2^32.
+cudaError_t launch_random_scalars(const chacha20::Key& key, uint32_t tag, uint64_t first,
+                                  size_t count, uint8_t* out, const int* only,
+                                  cudaStream_t stream);
 
 // sigs[i] = SM2 signature of digest e_i under keys[i * key_stride] (stride
 // 0: one key for the batch, 1: per item) with nonce k_i (32 bytes each).
@@ -100,9 +104,11 @@ cudaError_t launch_verify_digest_one_key(const uint8_t* key_table, int bits,
 // ..] (04 || x || y) by a constant-time ladder. status[i] kOk,
 // kBadPublicKey (a key not on the curve) or kRedoOnHost (k outside [1,
 // n-1]). per_thread as launch_keygen's (one recipient only).
+// With `only` (a redraw pass), just the items whose only[i] is nonzero.
 cudaError_t launch_encrypt_points(const uint8_t* pubs, const uint8_t* key_table,
                                   const uint8_t* nonces, uint8_t* points, int* status,
-                                  size_t count, cudaStream_t stream, int per_thread = 0);
+                                  size_t count, cudaStream_t stream, int per_thread = 0,
+                                  const int* only = nullptr);
 // Decryption's (clause 7.1 B1, B3): for each layout the host made (status
 // kOk), C1 checked on the curve, then xy[64 i ..] = x2 || y2 of [d]C1 by
 // the constant-time ladder; d is 32 bytes big-endian in [1, n-2]. status[i]
@@ -124,12 +130,30 @@ struct CryptItems {
   size_t extra;
   uint64_t* lengths;
   int* status;  // in: the point kernel's verdicts; out: the item's
+  // Device-memory batches set these (sm2_gpu_batch.h's *_device):
+  uint64_t max_item_bytes = kGpuMaxItemBytes;  // a longer item: kRedoOnHost
+  // Where *offsets_bad is nonzero (the offsets do not ascend within the
+  // data), every item gets kBadItemOffsets and nothing is written.
+  const uint32_t* offsets_bad = nullptr;
+  // Encryption: redo[i] set to 1 where the item needs a new k (kRedoOnHost),
+  // else 0; with redo_only (a redraw pass) only the items with redo[i] set
+  // are done.
+  int* redo = nullptr;
+  bool redo_only = false;
 };
 // A5-A8 from points (launch_encrypt_points): t = KDF(x2 || y2, klen), C2,
 // C3 and the ciphertext in its form; kRedoOnHost where t is all zero or
 // the message is longer than kGpuMaxItemBytes.
 cudaError_t launch_encrypt_finish(const CryptItems& items, const uint8_t* points,
                                   cudaStream_t stream);
+// The layouts of ciphertexts already in device memory (offsets unchecked
+// by the host: where *offsets_bad, from gpu/launch.cuh's
+// check_offsets_ascend, is nonzero, every layout is kBadItemOffsets), as
+// layout_of makes them with C2 up to kDeviceMaxC2Bytes.
+constexpr uint64_t kDeviceMaxC2Bytes = 0xFFFFFF00u;  // CiphertextLayout's 32-bit offsets
+cudaError_t launch_parse_ciphertexts(const uint8_t* data, const uint64_t* offsets, size_t count,
+                                     int form, const uint32_t* offsets_bad,
+                                     CiphertextLayout* layouts, cudaStream_t stream);
 // B4-B7 from xy (launch_decrypt_points): M' = C2 ^ KDF(x2 || y2, klen), u
 // = SM3(x2 || M' || y2) compared with C3 in constant time
 // (kCiphertextMismatch; kBadCiphertext where t is all zero). A failed

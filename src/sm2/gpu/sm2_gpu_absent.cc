@@ -55,6 +55,16 @@ int decrypt_batch(ks::gpu::Engine&, const PrivateKey&, int, const uint8_t*, cons
                   size_t, uint8_t*, uint64_t*, int*) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
+int encrypt_device(ks::gpu::Engine&, const uint8_t*, const uint8_t*, int, const uint8_t*, size_t,
+                   const uint64_t*, size_t, uint8_t*, uint64_t*, int*, const ks::gpu::StatusMap&,
+                   void*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
+int decrypt_device(ks::gpu::Engine&, const PrivateKey&, int, const uint8_t*, size_t,
+                   const uint64_t*, size_t, uint8_t*, uint64_t*, int*, const ks::gpu::StatusMap&,
+                   void*) {
+  return KS_ERR_BACKEND_UNAVAILABLE;
+}
 uint64_t one_key_batches() { return 0; }
 
 }  // namespace gpu

@@ -65,7 +65,7 @@ int verify_messages_device(ks::gpu::Engine& engine, const uint8_t* pubs,
 // the device through `map` (kernel codes kOk, kBadPrivateKey for a drawn
 // key and kBadNonce for a drawn nonce), the outputs of a failed item
 // zeroed. Keys and nonces are drawn on the device as 64 bytes reduced mod
-// n (sm2_gpu.h's launch_wide_scalars): no item goes back to the host, and
+// n (sm2_gpu.h's launch_random_scalars): no item goes back to the host, and
 // a drawn value outside its range (probability about 2^-255) fails its
 // item. Per-item private keys are checked on the device
 // (KS_ERR_BAD_PRIVATE_KEY); the one key's prepared form, and Z_A, reach
@@ -99,6 +99,27 @@ int encrypt_batch(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_t
 int decrypt_batch(ks::gpu::Engine& engine, const PrivateKey& key, int form, const uint8_t* data,
                   const uint64_t* offsets, size_t count, uint8_t* out, uint64_t* lengths,
                   int* status);
+// The same two on buffers in device memory of the engine's device, queued
+// on `stream` without waiting; statuses made ks_status values there
+// through `map` (kernel codes: sm2_gpu_host.h's Status, kRedoOnHost for an
+// item that could not be done there: for encryption, one whose t stayed
+// all zero through every redraw (probability 2^-64 at worst), for
+// decryption, a compressed C1). The ciphertexts' parts are parsed on the
+// device (sm2_gpu_host.h's layout_of, the host's parser); messages of any
+// length are done there. Offsets unchecked by the host: where they do not
+// ascend within data_len, every item gets kBadItemOffsets and nothing is
+// written (the output slots are laid out from them). Nonces are drawn on
+// the device as for signing; the private key reaches the device as a
+// kernel parameter into wiped stream-ordered scratch. one_pub stays a host
+// argument (its table built once as above, blocking for about half a
+// millisecond the first time).
+int encrypt_device(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_t* pubs,
+                   int form, const uint8_t* data, size_t data_len, const uint64_t* offsets,
+                   size_t count, uint8_t* out, uint64_t* lengths, int* status,
+                   const ks::gpu::StatusMap& map, void* stream);
+int decrypt_device(ks::gpu::Engine& engine, const PrivateKey& key, int form, const uint8_t* data,
+                   size_t data_len, const uint64_t* offsets, size_t count, uint8_t* out,
+                   uint64_t* lengths, int* status, const ks::gpu::StatusMap& map, void* stream);
 // Batches that ran over a key's table since the process started (tests
 // check which path a batch took).
 uint64_t one_key_batches();

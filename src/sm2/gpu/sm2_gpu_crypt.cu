@@ -303,16 +303,27 @@ __device__ uint64_t encrypt_layout(int form, const uint8_t c1[64], uint64_t len,
   return at + len;
 }
 
+// Whether a device-memory batch's offsets were refused (CryptItems's
+// offsets_bad): item i then gets kBadItemOffsets and no output.
+__device__ bool offsets_refused(const CryptItems& items, size_t i) {
+  if (items.offsets_bad == nullptr || *items.offsets_bad == 0) return false;
+  items.lengths[i] = 0;
+  items.status[i] = kBadItemOffsets;
+  if (items.redo != nullptr) items.redo[i] = 0;
+  return true;
+}
+
 __global__ void __launch_bounds__(kThreads)
     encrypt_finish_kernel(CryptItems items, const uint8_t* points) {
   __shared__ uint32_t shared[kColumnCount * kThreads];
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= items.count) return;
+  if (i >= items.count || (items.redo_only && items.redo[i] == 0)) return;
+  if (offsets_refused(items, i)) return;
   const uint64_t len = items.offsets[i + 1] - items.offsets[i];
   uint8_t* slot = items.out + items.offsets[i] + i * items.extra;
   const uint64_t slot_len = len + items.extra;
   int status = items.status[i];
-  if (status == kOk && len > kGpuMaxItemBytes) status = kRedoOnHost;
+  if (status == kOk && len > items.max_item_bytes) status = kRedoOnHost;
   uint64_t total = 0;
   if (status == kOk) {
     const uint8_t* p = points + 128 * i;  // x1 || y1 || x2 || y2
@@ -330,13 +341,14 @@ __global__ void __launch_bounds__(kThreads)
   zero(slot + total, slot_len - total);
   items.lengths[i] = total;
   items.status[i] = status;
+  if (items.redo != nullptr) items.redo[i] = status == kRedoOnHost;
 }
 
 __global__ void __launch_bounds__(kThreads)
     decrypt_finish_kernel(CryptItems items, const CiphertextLayout* layouts, const uint8_t* xy) {
   __shared__ uint32_t shared[kColumnCount * kThreads];
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= items.count) return;
+  if (i >= items.count || offsets_refused(items, i)) return;
   const CiphertextLayout& l = layouts[i];
   const uint8_t* ct = items.data + items.offsets[i];
   const uint64_t ct_len = items.offsets[i + 1] - items.offsets[i];
@@ -356,7 +368,29 @@ __global__ void __launch_bounds__(kThreads)
   items.status[i] = status;
 }
 
+__global__ void parse_kernel(const uint8_t* data, const uint64_t* offsets, size_t count, int form,
+                             const uint32_t* offsets_bad, CiphertextLayout* layouts) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  if (*offsets_bad != 0) {
+    layouts[i] = {};
+    layouts[i].status = kBadItemOffsets;
+    return;
+  }
+  layouts[i] = layout_of(data + offsets[i], offsets[i + 1] - offsets[i], CipherForm(form),
+                         kDeviceMaxC2Bytes);
+}
+
 }  // namespace
+
+cudaError_t launch_parse_ciphertexts(const uint8_t* data, const uint64_t* offsets, size_t count,
+                                     int form, const uint32_t* offsets_bad,
+                                     CiphertextLayout* layouts, cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  parse_kernel<<<ks::gpu::blocks_for(count, kThreads), kThreads, 0, stream>>>(
+      data, offsets, count, form, offsets_bad, layouts);
+  return cudaGetLastError();
+}
 
 cudaError_t launch_encrypt_finish(const CryptItems& items, const uint8_t* points,
                                   cudaStream_t stream) {

@@ -9,12 +9,10 @@
 #include <stdint.h>
 
 #include "core/hd.h"
+#include "sm2/sm2_encrypt.h"
 
 namespace ks {
 namespace sm2 {
-
-struct PrivateKey;
-struct PublicKey;
 
 namespace gpu {
 
@@ -29,6 +27,9 @@ enum Status : int {
   kBadNonce = 8,              // sign: k outside [1, n-1], or r = 0, r + k = n, s = 0
   kBadCiphertext = 9,         // decrypt: malformed, C1 not on the curve, or t all zero
   kCiphertextMismatch = 10,   // decrypt: C3 does not match
+  // Not an sm2::Error: device-memory batches whose offsets do not ascend
+  // within the data (every item; nothing written).
+  kBadItemOffsets = 13,
   // Not an sm2::Error: the host does this item itself (encryption: k out
   // of range or t all zero, a new k; a message or ciphertext longer than
   // kGpuMaxItemBytes, or a compressed C1).
@@ -48,6 +49,30 @@ struct CiphertextLayout {
   uint32_t c3_at, c2_at, c2_len;
   int32_t status;
 };
+
+// The layout of ciphertext ct (ct_len bytes) in form (clause 7.1 B1's
+// parse, sm2_encrypt.h's parse_ciphertext): kBadCiphertext where it is
+// malformed, kRedoOnHost for a compressed C1 (its square root is the
+// host's) or a C2 longer than max_c2. Host and device code (the host
+// stages layouts for batches from its memory; a kernel makes them for
+// batches in device memory).
+KS_HD CiphertextLayout layout_of(const uint8_t* ct, size_t ct_len, CipherForm form,
+                                 uint64_t max_c2) {
+  CiphertextLayout l = {};
+  CiphertextParts parts;
+  if (parse_ciphertext(ct, ct_len, form, &parts) != Error::kOk) {
+    l.status = kBadCiphertext;
+  } else if (parts.c1_len != kPublicKeyBytes || parts.c2_len > max_c2) {
+    l.status = kRedoOnHost;
+  } else {
+    for (int j = 0; j < 64; ++j) l.c1[j] = parts.c1[1 + j];
+    l.c3_at = uint32_t(parts.c3 - ct);
+    l.c2_at = uint32_t(parts.c2 - ct);
+    l.c2_len = uint32_t(parts.c2_len);
+    l.status = kOk;
+  }
+  return l;
+}
 
 // A private key prepared for signing, as the kernels read it: d and
 // (1 + d)^-1 mod n in Montgomery form (times 2^256 mod n), little-endian

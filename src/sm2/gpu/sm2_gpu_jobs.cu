@@ -491,24 +491,6 @@ class Sm2EncryptJob final : public Sm2CryptJob {
   const uint8_t* key_table_;
 };
 
-// The parts of ciphertext ct (ct_len bytes) for the device.
-CiphertextLayout layout_of(const uint8_t* ct, size_t ct_len, CipherForm form) {
-  CiphertextLayout l = {};
-  CiphertextParts parts;
-  if (parse_ciphertext(ct, ct_len, form, &parts) != Error::kOk) {
-    l.status = kBadCiphertext;
-  } else if (parts.c1_len != kPublicKeyBytes || parts.c2_len > kGpuMaxItemBytes) {
-    l.status = kRedoOnHost;  // a compressed C1 (its square root on the host), or a long C2
-  } else {
-    memcpy(l.c1, parts.c1 + 1, 64);
-    l.c3_at = uint32_t(parts.c3 - ct);
-    l.c2_at = uint32_t(parts.c2 - ct);
-    l.c2_len = uint32_t(parts.c2_len);
-    l.status = kOk;
-  }
-  return l;
-}
-
 // Decryption under one private key, staged as the header (32 bytes,
 // wiped); each item's CiphertextLayout is made on the host while staging.
 // Scratch per item: x2 || y2 (64). Results: plaintexts (wiped from pinned
@@ -532,7 +514,8 @@ class Sm2DecryptJob final : public Sm2CryptJob {
     auto* layouts = reinterpret_cast<CiphertextLayout*>(dst);
     for (size_t i = 0; i < n; ++i) {
       const uint64_t at = offsets_[first + i];
-      layouts[i] = layout_of(data_ + at, size_t(offsets_[first + i + 1] - at), CipherForm(form_));
+      layouts[i] = layout_of(data_ + at, size_t(offsets_[first + i + 1] - at), CipherForm(form_),
+                             kGpuMaxItemBytes);
     }
   }
   cudaError_t launch(size_t first, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
@@ -695,19 +678,16 @@ int verify_messages_device(ks::gpu::Engine& engine, const uint8_t* pubs,
 namespace {
 
 // A device-memory call's DRBG key (fresh from getrandom) and the scalars it
-// draws: out[32 i ..] for i < count, each from 64 bytes (launch_wide_scalars),
-// the upper halves in `high` (scratch the caller wipes).
+// draws (sm2_gpu.h's launch_random_scalars): pass p of a call draws from
+// nonce (p, tag), for the items named by `only` (all without it).
 class DeviceDraws {
  public:
   DeviceDraws() : ok_(ks::gpu::fresh_drbg_key(&key_)) {}
   ~DeviceDraws() { secure_wipe(&key_, sizeof key_); }
   bool ok() const { return ok_; }
-  cudaError_t scalars(ks::gpu::DrbgTag low, ks::gpu::DrbgTag high_tag, uint8_t* out,
-                      uint8_t* high, size_t count, cudaStream_t s) const {
-    cudaError_t err = chacha20::launch_random_bytes32(key_, 0, low, count, out, s);
-    if (err == cudaSuccess)
-      err = chacha20::launch_random_bytes32(key_, 0, high_tag, count, high, s);
-    return err == cudaSuccess ? launch_wide_scalars(high, out, count, s) : err;
+  cudaError_t scalars(ks::gpu::DrbgTag tag, uint8_t* out, size_t count, cudaStream_t s,
+                      uint64_t pass = 0, const int* only = nullptr) const {
+    return launch_random_scalars(key_, tag, pass, count, out, only, s);
   }
 
  private:
@@ -724,8 +704,8 @@ int device_call_status(const ks::gpu::DeviceScope& scope, const DeviceDraws& dra
   return draws.ok() ? KS_OK : KS_ERR_RANDOM;
 }
 
-// Nonces for n items drawn into scratch at `at` (n 32-byte nonces, then
-// their n upper halves), then the signatures of digests e under keys
+// Nonces for n items drawn into scratch at `at` (n 32-byte nonces), then
+// the signatures of digests e under keys
 // (stride 0: one, 1: per item), statuses mapped (overrides: a ks_status an
 // earlier kernel found per item) and failed items' signatures zeroed.
 cudaError_t sign_on_device(const DeviceDraws& draws, const ks::gpu::StreamScratch& scratch,
@@ -733,8 +713,7 @@ cudaError_t sign_on_device(const DeviceDraws& draws, const ks::gpu::StreamScratc
                            size_t n, uint8_t* sigs, int* status, const int* overrides,
                            const ks::gpu::StatusMap& map, cudaStream_t s) {
   uint8_t* nonces = scratch.at(at);
-  cudaError_t err = draws.scalars(kTagNonces, ks::gpu::kTagNoncesHigh, nonces, nonces + 32 * n,
-                                  n, s);
+  cudaError_t err = draws.scalars(kTagNonces, nonces, n, s);
   if (err == cudaSuccess) err = launch_sign_digest(e, keys, key_stride, nonces, sigs, status, n, s);
   ks::gpu::FailedItemOutputs clear;
   clear.out[0] = sigs;
@@ -751,10 +730,7 @@ int keygen_device(ks::gpu::Engine& engine, size_t count, uint8_t* priv, uint8_t*
   const int rc = device_call_status(scope, draws, count);
   if (rc != KS_OK) return rc;
   const auto s = static_cast<cudaStream_t>(stream);
-  ks::gpu::StreamScratch high(s);  // the draws' upper halves, wiped after use
-  cudaError_t err = high.allocate(32 * count);
-  if (err == cudaSuccess)
-    err = draws.scalars(kTagPrivateKeys, ks::gpu::kTagPrivateKeysHigh, priv, high.at(0), count, s);
+  cudaError_t err = draws.scalars(kTagPrivateKeys, priv, count, s);
   if (err == cudaSuccess) err = launch_keygen(priv, pub, status, count, s);
   ks::gpu::FailedItemOutputs clear;
   clear.out[0] = priv;
@@ -773,12 +749,12 @@ int sign_digest_device(ks::gpu::Engine& engine, const PrivateKey* key,
   const int rc = device_call_status(scope, draws, count);
   if (rc != KS_OK) return rc;
   const auto s = static_cast<cudaStream_t>(stream);
-  // Scratch: [the one SignKey | per-item SignKeys, their statuses][nonces][upper halves]
+  // Scratch: [the one SignKey | per-item SignKeys, their statuses][nonces]
   const size_t keys_bytes = key != nullptr
                                 ? sizeof(SignKey)
                                 : count * sizeof(SignKey) + ((count * sizeof(int) + 15) & ~15ull);
   ks::gpu::StreamScratch scratch(s);
-  cudaError_t err = scratch.allocate(keys_bytes + 64 * count);
+  cudaError_t err = scratch.allocate(keys_bytes + 32 * count);
   auto* keys = reinterpret_cast<SignKey*>(scratch.at(0));
   int* key_status = nullptr;
   if (err == cudaSuccess && key != nullptr) {
@@ -804,11 +780,11 @@ int sign_messages_device(ks::gpu::Engine& engine, const PrivateKey& key, const u
   const int rc = device_call_status(scope, draws, count);
   if (rc != KS_OK) return rc;
   const auto s = static_cast<cudaStream_t>(stream);
-  // Scratch: [SignKey, Z_A][offsets statuses][e][nonces][upper halves]
+  // Scratch: [SignKey, Z_A][offsets statuses][e][nonces]
   const size_t statuses_at = sizeof(Sm2SignMessagesJob::Header);
   const size_t e_at = statuses_at + ((count * sizeof(int) + 15) & ~15ull);
   ks::gpu::StreamScratch scratch(s);
-  cudaError_t err = scratch.allocate(e_at + 96 * count);
+  cudaError_t err = scratch.allocate(e_at + 64 * count);
   Sm2SignMessagesJob::Header header;
   header.key = sign_key_from(key);
   memcpy(header.za, za, 32);
@@ -828,6 +804,115 @@ int sign_messages_device(ks::gpu::Engine& engine, const PrivateKey& key, const u
     err = sign_on_device(draws, scratch, e_at + 32 * count, e,
                          reinterpret_cast<const SignKey*>(scratch.at(0)), 0, count, sigs, status,
                          offsets_status, map, s);
+  return ks::gpu::to_status(err);
+}
+
+// --- Encryption and decryption on device memory ----------------------------------
+namespace {
+
+// Redraws of k for the items whose t came out all zero (clause 6.1 A5):
+// 2^-8klen a draw for a klen-byte message, so after these a 1-byte message
+// is left without a ciphertext (KS_ERR_RANDOM) with probability 2^-64.
+// Each pass is three launches whose threads return at once unless their
+// item is named.
+constexpr int kRedrawPasses = 8;
+
+constexpr size_t aligned16(size_t n) { return (n + 15) & ~size_t(15); }
+
+// A private key d as it reaches the device: a kernel parameter.
+struct ScalarBytes {
+  uint8_t bytes[32];
+};
+
+}  // namespace
+
+int encrypt_device(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_t* pubs,
+                   int form, const uint8_t* data, size_t data_len, const uint64_t* offsets,
+                   size_t count, uint8_t* out, uint64_t* lengths, int* status,
+                   const ks::gpu::StatusMap& map, void* stream) {
+  const ks::gpu::DeviceScope scope(engine.device());
+  const DeviceDraws draws;
+  const int rc = device_call_status(scope, draws, count);
+  if (rc != KS_OK) return rc;
+  // One recipient: its table, kept by the cache (a later key's replaces it
+  // through cudaFree, which waits for the kernels queued here).
+  KeyTableRef table;
+  if (one_pub != nullptr) {
+    PublicKey key;
+    if (public_key_from_bytes(key, one_pub, 65) != Error::kOk) return KS_ERR_BAD_PUBLIC_KEY;
+    const cudaError_t built =
+        KeyTableCache::get().build(engine.device(), one_pub, key, 16, &table);
+    if (built != cudaSuccess) return ks::gpu::to_status(built);
+  }
+  const auto s = static_cast<cudaStream_t>(stream);
+  // Scratch: [offsets verdict][redraw flags][nonces][points]
+  const size_t redo_at = 16, nonces_at = redo_at + aligned16(count * sizeof(int));
+  ks::gpu::StreamScratch scratch(s);
+  cudaError_t err = scratch.allocate(nonces_at + (32 + 128) * count);
+  auto* bad = reinterpret_cast<uint32_t*>(scratch.at(0));
+  int* redo = reinterpret_cast<int*>(scratch.at(redo_at));
+  uint8_t* nonces = scratch.at(nonces_at);
+  uint8_t* points = nonces + 32 * count;
+  if (err == cudaSuccess) err = ks::gpu::check_offsets_ascend(offsets, count, data_len, bad, s);
+  CryptItems c;
+  c.data = data;
+  c.offsets = offsets;
+  c.count = count;
+  c.form = form;
+  c.out = out;
+  c.extra = ciphertext_bound(0, CipherForm(form));
+  c.lengths = lengths;
+  c.status = status;
+  c.max_item_bytes = UINT64_MAX;
+  c.offsets_bad = bad;
+  c.redo = redo;
+  for (int pass = 0; pass <= kRedrawPasses && err == cudaSuccess; ++pass) {
+    const int* only = pass == 0 ? nullptr : redo;
+    err = draws.scalars(kTagEncryptNonces, nonces, count, s, uint64_t(pass), only);
+    if (err == cudaSuccess)
+      err = launch_encrypt_points(table != nullptr ? nullptr : pubs,
+                                  table != nullptr ? table->table : nullptr, nonces, points,
+                                  status, count, s, 0, only);
+    c.redo_only = pass > 0;
+    if (err == cudaSuccess) err = launch_encrypt_finish(c, points, s);
+  }
+  if (err == cudaSuccess) err = ks::gpu::map_statuses(status, count, map, s);
+  return ks::gpu::to_status(err);
+}
+
+int decrypt_device(ks::gpu::Engine& engine, const PrivateKey& key, int form, const uint8_t* data,
+                   size_t data_len, const uint64_t* offsets, size_t count, uint8_t* out,
+                   uint64_t* lengths, int* status, const ks::gpu::StatusMap& map, void* stream) {
+  const ks::gpu::DeviceScope scope(engine.device());
+  if (scope.status() != KS_OK) return scope.status();
+  const auto s = static_cast<cudaStream_t>(stream);
+  // Scratch: [d][offsets verdict][layouts][x2 || y2]
+  const size_t layouts_at = 48, xy_at = layouts_at + count * sizeof(CiphertextLayout);
+  ks::gpu::StreamScratch scratch(s);
+  cudaError_t err = scratch.allocate(xy_at + 64 * count);
+  ScalarBytes d;
+  field::to_be_bytes(d.bytes, key.d);
+  if (err == cudaSuccess) err = scratch.store(0, d);
+  secure_wipe(&d, sizeof d);
+  auto* bad = reinterpret_cast<uint32_t*>(scratch.at(32));
+  auto* layouts = reinterpret_cast<CiphertextLayout*>(scratch.at(layouts_at));
+  uint8_t* xy = scratch.at(xy_at);
+  if (err == cudaSuccess) err = ks::gpu::check_offsets_ascend(offsets, count, data_len, bad, s);
+  if (err == cudaSuccess)
+    err = launch_parse_ciphertexts(data, offsets, count, form, bad, layouts, s);
+  if (err == cudaSuccess) err = launch_decrypt_points(scratch.at(0), layouts, xy, status, count, s);
+  CryptItems c;
+  c.data = data;
+  c.offsets = offsets;
+  c.count = count;
+  c.form = form;
+  c.out = out;
+  c.extra = 0;
+  c.lengths = lengths;
+  c.status = status;
+  c.offsets_bad = bad;
+  if (err == cudaSuccess) err = launch_decrypt_finish(c, layouts, xy, s);
+  if (err == cudaSuccess) err = ks::gpu::map_statuses(status, count, map, s);
   return ks::gpu::to_status(err);
 }
 
