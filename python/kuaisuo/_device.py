@@ -146,7 +146,7 @@ def empty(like: Any, shape: Tuple[int, ...], dtype: str) -> Any:
     library = _library(like)
     if library == "torch":
         import torch
-        types = {"u1": torch.uint8, "i4": torch.int32}
+        types = {"u1": torch.uint8, "i4": torch.int32, "i8": torch.int64}
         return torch.empty(shape, dtype=types[dtype], device=like.device)
     if library == "cupy":
         import cupy
@@ -274,6 +274,29 @@ def sm4_batch(ctx: Any, b: Sm4Batch, keys: Any, ivs: Any, messages: Any, offsets
                          a.nbytes if a else 0, a_offs.ptr if a_offs else 0, t.ptr if t else 0,
                          b.tag_len, status.ptr, s)
     return dst.obj, tag_obj, status_obj
+
+
+def new_items(like: Any, out: Any, what: str, size: int, n: int, s: int) -> DeviceArray:
+    """The (n, size) uint8 output of a device batch: out, or a new array of
+    like's library."""
+    obj = out if out is not None else empty(like, (n, size), "u1")
+    return fixed_items(obj, what, size, n, s)
+
+
+def curve25519_keys(ctx: Any, ed25519: bool, count: Optional[int], secrets: Any,
+                    public_out: Any, stream: Any) -> Tuple[Any, Any]:
+    """Ed25519 or X25519 key pairs drawn into `secrets` (count given), or
+    the public keys of `secrets`, (count, 32) uint8 arrays in device
+    memory: (secrets, public keys; public_out or a new array)."""
+    require_gpu_context(ctx)
+    s = stream_of(secrets, stream)
+    sec = view(secrets, "secrets", s)
+    n = count if count is not None else sec.nbytes // 32
+    items_of(sec, "secrets", 32, n)
+    pubs = new_items(secrets, public_out, "public keys", 32, n, s)
+    _, status = status_output(secrets, None, n, s)  # every item KS_OK: nothing fails per item
+    ctx.curve25519_keys_device(ed25519, count is not None, sec.ptr, n, pubs.ptr, status.ptr, s)
+    return secrets, pubs.obj
 
 
 def fixed_items(obj: Any, what: str, size: int, n: int, s: int) -> DeviceArray:

@@ -149,6 +149,17 @@ class Context:
     def ed25519_sign_device(self, key: Optional[Ed25519Key], seeds: int, data: int,
                             data_len: int, offsets: int, count: int, signatures: int,
                             status: int, stream: int) -> None: ...
+    def sm2_keygen_device(self, count: int, private_keys: int, public_keys: int, status: int,
+                          stream: int) -> None: ...
+    def sm2_sign_device(self, key: Optional[Sm2Key], keys: int, id: _Buffer, digests: int,
+                        data: int, data_len: int, offsets: int, count: int, signatures: int,
+                        status: int, stream: int) -> None: ...
+    def sm2_crypt_device(self, encrypting: bool, pub: Optional[Sm2Pub], public_keys: int,
+                         key: Optional[Sm2Key], form: int, data: int, data_len: int,
+                         offsets: int, count: int, out: int, out_len: int, lengths: int,
+                         status: int, stream: int) -> None: ...
+    def curve25519_keys_device(self, ed25519: bool, draw: bool, secrets: int, count: int,
+                               public_keys: int, status: int, stream: int) -> None: ...
     def sm4_batch_device(self, mode: int, encrypt: bool, keys: int, ivs: int, iv_len: int,
                          data: int, data_len: int, offsets: int, count: int, out: int,
                          out_len: int, aad: int, aad_len: int, aad_offsets: int, tags: int,

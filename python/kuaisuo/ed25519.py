@@ -198,12 +198,20 @@ class Ed25519Batch:
     def keygen(self, count: int, *, as_numpy: Literal[False] = ...) -> List[Tuple[bytes, bytes]]: ...
     @overload
     def keygen(self, count: int, *, as_numpy: Literal[True]) -> Tuple[ByteRows, ByteRows]: ...
+    @overload
+    def keygen(self, count: int, *, out: Tuple[Any, Any], stream: Any = ...) -> Tuple[Any, Any]: ...
 
-    def keygen(self, count: int, *, as_numpy: bool = False) -> Any:
+    def keygen(self, count: int, *, as_numpy: bool = False, out: Any = None,
+               stream: Any = None) -> Any:
         """count fresh (32-byte seed, 32-byte public key) pairs; as_numpy:
-        (seed rows, public key rows), each (count, 32)."""
+        (seed rows, public key rows), each (count, 32). With out= (seed
+        rows, public key rows) uint8 arrays in GPU memory, the seeds are
+        drawn and the keys written there, and out is returned."""
         if count < 0:
             raise ValueError("count must not be negative")
+        if out is not None:
+            return _device.curve25519_keys(self._ctx, True, count, out[0], out[1], stream)
+        _device.host_only(stream)
         seeds, pubs = self._ctx.ed25519_keygen(count, output(count, SEED_BYTES, as_numpy),
                                                output(count, PUBLIC_KEY_BYTES, as_numpy))
         if as_numpy:
@@ -215,8 +223,13 @@ class Ed25519Batch:
     @overload
     def public_keys(self, seeds: Any, *, as_numpy: Literal[True], out: Any = ...) -> ByteRows: ...
 
-    def public_keys(self, seeds: Any, *, as_numpy: bool = False, out: Any = None) -> Any:
-        """The 32-byte public keys of seeds."""
+    def public_keys(self, seeds: Any, *, as_numpy: bool = False, out: Any = None,
+                    stream: Any = None) -> Any:
+        """The 32-byte public keys of seeds; of a (count, 32) uint8 array
+        in GPU memory, an array there (out= or a new one)."""
+        if _device.any_device(seeds, out):
+            return _device.curve25519_keys(self._ctx, True, None, seeds, out, stream)[1]
+        _device.host_only(stream)
         flat = fixed(seeds, SEED_BYTES, "seeds", _seed_of)
         out = output(count_of(flat, SEED_BYTES), PUBLIC_KEY_BYTES, as_numpy, out)
         return rows(self._ctx.ed25519_public_keys(flat, out), PUBLIC_KEY_BYTES, as_numpy)

@@ -353,25 +353,66 @@ class SM2Batch:
     def __init__(self, native_ctx) -> None:
         self._ctx = native_ctx
 
-    def encrypt(self, messages: Sequence[Buffer],
-                public_key: Union[SM2PublicKey, Sequence[Buffer]], *,
-                format: CipherFormat = "c1c3c2") -> List[Optional[bytes]]:
+    def encrypt(self, messages: Any, public_key: Any, *, format: CipherFormat = "c1c3c2",
+                offsets: Any = None, out: Any = None, stream: Any = None) -> Any:
         """The SM2 ciphertexts of many messages, eight at a time on the
         context's threads: to one recipient (an SM2PublicKey; its table,
         SM2PublicKey.precompute, is built for large batches) or to one
         65-byte public key per message (None for an item whose key is not a
-        point of the curve)."""
+        point of the curve).
+
+        In GPU memory (flat uint8 messages with offsets=, per-item keys a
+        (count, 65) uint8 array there): returns (out, lengths, statuses) as
+        arrays on that device, item i's ciphertext at out[offsets[i] + i *
+        sm2_ciphertext_bound(0)] for lengths[i] (int64) bytes; out= (at
+        least len(messages) + count * that bound bytes) or a new one."""
+        if _device.any_device(messages, offsets, out) or _device.is_device(public_key):
+            one = public_key if isinstance(public_key, SM2PublicKey) else None
+            return self._crypt_device(True, one, public_key if one is None else None, None,
+                                      messages, offsets, format, out, stream)
+        _device.host_only(out, stream)
         if isinstance(public_key, SM2PublicKey):
             return self._crypt(True, public_key._k, None, None, messages, format)
         keys = b"".join(bytes(k) for k in public_key)
         return self._crypt(True, None, keys, None, messages, format)
 
-    def decrypt(self, key: SM2PrivateKey, ciphertexts: Sequence[Buffer], *,
-                format: CipherFormat = "c1c3c2") -> List[Optional[bytes]]:
+    def decrypt(self, key: SM2PrivateKey, ciphertexts: Any, *, format: CipherFormat = "c1c3c2",
+                offsets: Any = None, out: Any = None, stream: Any = None) -> Any:
         """The plaintexts of many ciphertexts to key, eight at a time on the
         context's threads; None for one that is malformed or does not check
-        (nothing of it is released)."""
+        (nothing of it is released).
+
+        In GPU memory (flat uint8 ciphertexts with offsets=): returns (out,
+        lengths, statuses) on that device, item i's plaintext at
+        out[offsets[i]] for lengths[i] bytes, the rest of its slot zeroed;
+        a compressed C1 there is -11 (KS_ERR_UNSUPPORTED)."""
+        if _device.any_device(ciphertexts, offsets, out):
+            return self._crypt_device(False, None, None, key, ciphertexts, offsets, format, out,
+                                      stream)
+        _device.host_only(out, stream)
         return self._crypt(False, None, None, key._k, ciphertexts, format)
+
+    def _crypt_device(self, encrypting: bool, pub: Optional[SM2PublicKey], keys: Any,
+                      key: Optional[SM2PrivateKey], items: Any, offsets: Any,
+                      format: CipherFormat, out: Any, stream: Any) -> Tuple[Any, Any, Any]:
+        s = _device.stream_of(items, stream)
+        data, offs, n = _device.flat_messages(self._ctx, items, offsets, s)
+        form = _format(format)
+        extra = _native.sm2_ciphertext_bound(0, form) if encrypting else 0
+        size = data.nbytes + n * extra
+        dst_obj = out if out is not None else _device.empty(items, (size,), "u1")
+        dst = _device.view(dst_obj, "out", s)
+        _device.require(dst, "out", ("u1",))
+        if dst.nbytes < size:
+            raise ValueError(f"out must hold at least {size} bytes")
+        k = _device.fixed_items(keys, "public_keys", 65, n, s) if keys is not None else None
+        lengths_obj = _device.empty(items, (n,), "i8")
+        lengths = _device.view(lengths_obj, "lengths", s)
+        status_obj, status = _device.status_output(items, None, n, s)
+        self._ctx.sm2_crypt_device(encrypting, pub._k if pub else None, k.ptr if k else 0,
+                                   key._k if key else None, form, data.ptr, data.nbytes,
+                                   offs.ptr, n, dst.ptr, dst.nbytes, lengths.ptr, status.ptr, s)
+        return dst_obj, lengths_obj, status_obj
 
     def _crypt(self, encrypting: bool, pub: Any, keys: Optional[bytes], key: Any,
                items: Sequence[Buffer], format: CipherFormat) -> List[Optional[bytes]]:
@@ -390,12 +431,27 @@ class SM2Batch:
     def keygen(self, count: int, *, as_numpy: Literal[False] = ...) -> List[Tuple[bytes, bytes]]: ...
     @overload
     def keygen(self, count: int, *, as_numpy: Literal[True]) -> Tuple[ByteRows, ByteRows]: ...
+    @overload
+    def keygen(self, count: int, *, out: Tuple[Any, Any], stream: Any = ...) -> Tuple[Any, Any, Any]: ...
 
-    def keygen(self, count: int, *, as_numpy: bool = False) -> Any:
+    def keygen(self, count: int, *, as_numpy: bool = False, out: Any = None,
+               stream: Any = None) -> Any:
         """count fresh (private 32-byte d, public 65-byte 04||x||y) pairs;
-        as_numpy: (d rows (count, 32), public rows (count, 65))."""
+        as_numpy: (d rows (count, 32), public rows (count, 65)). With out=
+        (d rows, public rows) arrays in GPU memory, the keys are drawn and
+        written there: returns (d rows, public rows, statuses)."""
         if count < 0:
             raise ValueError("count must not be negative")
+        if out is not None:
+            d_obj, pub_obj = out
+            _device.require_gpu_context(self._ctx)
+            s = _device.stream_of(d_obj, stream)
+            d = _device.fixed_items(d_obj, "private keys", 32, count, s)
+            pub = _device.fixed_items(pub_obj, "public keys", 65, count, s)
+            status_obj, status = _device.status_output(d_obj, None, count, s)
+            self._ctx.sm2_keygen_device(count, d.ptr, pub.ptr, status.ptr, s)
+            return d_obj, pub_obj, status_obj
+        _device.host_only(stream)
         priv, pub = self._ctx.sm2_keygen(count, _output(count, 32, as_numpy),
                                          _output(count, 65, as_numpy))
         if as_numpy:
@@ -413,9 +469,22 @@ class SM2Batch:
 
     def sign(self, key: SM2PrivateKey, messages: Any, id: Ids = DEFAULT_ID, *,
              deterministic: bool = False, encoding: Encoding = "der", offsets: Any = None,
-             as_numpy: bool = False, out: Any = None) -> Any:
+             as_numpy: bool = False, out: Any = None, stream: Any = None) -> Any:
         """Signatures of many messages (a sequence, or flat data with
-        offsets=) under one key."""
+        offsets=) under one key.
+
+        In GPU memory (flat uint8 messages with offsets=, one ID, random
+        nonces, encoding="raw"): returns ((count, 64) r||s rows, int32
+        statuses) on that device, an item whose offsets fall outside the
+        messages getting -5 and 64 zero bytes."""
+        if _device.any_device(messages, offsets, out):
+            s = _device.stream_of(messages, stream)
+            data, offs, n = _device.flat_messages(self._ctx, messages, offsets, s)
+            if not _one_id(id):
+                raise ValueError("a batch in GPU memory takes one ID for every item")
+            return self._sign_device(key, encoding, deterministic, messages, out, n, s,
+                                     id=id, data=data, offsets=offs)
+        _device.host_only(stream)
         data, offs = _messages_in(messages, offsets)
         nonce = _NONCES[bool(deterministic)]
         _check_out(encoding, as_numpy)
@@ -438,9 +507,18 @@ class SM2Batch:
 
     def sign_digests(self, key: SM2PrivateKey, digests: Any, *,
                      deterministic: bool = False, encoding: Encoding = "der",
-                     as_numpy: bool = False, out: Any = None) -> Any:
+                     as_numpy: bool = False, out: Any = None, stream: Any = None) -> Any:
         """digests: 32-byte items as a sequence, or one flat buffer / numpy
-        array of count * 32 bytes (read in place)."""
+        array of count * 32 bytes (read in place); in GPU memory as sign
+        takes messages there."""
+        if _device.any_device(digests, out):
+            _device.require_gpu_context(self._ctx)
+            s = _device.stream_of(digests, stream)
+            e = _device.view(digests, "digests", s)
+            n = e.nbytes // 32
+            _device.items_of(e, "digests", 32, n)
+            return self._sign_device(key, encoding, deterministic, digests, out, n, s, digests=e)
+        _device.host_only(stream)
         _check_out(encoding, as_numpy)
         flat = _fixed(digests, 32, "digests")
         out = _output(_count_of(flat, 32), 64, as_numpy, out)
@@ -532,6 +610,23 @@ class SM2Batch:
         out = _status_output(as_numpy, out)
         status = self._ctx.sm2_verify_digest_batch(keys, flat, raw, out)
         return _with_codes(_statuses(status, as_numpy, out), bad)
+
+    def _sign_device(self, key: SM2PrivateKey, encoding: str, deterministic: bool, like: Any,
+                     out: Any, n: int, s: int, id: Any = b"", data: Any = None,
+                     offsets: Any = None, digests: Any = None) -> Tuple[Any, Any]:
+        """A signing batch in GPU memory: (r||s rows, statuses)."""
+        if encoding != "raw":
+            raise ValueError("signatures in GPU memory are raw r||s: pass encoding='raw'")
+        if deterministic:
+            raise ValueError("signing in GPU memory draws random nonces (RFC 6979's are "
+                             "derived on the CPU only)")
+        sigs_obj = out if out is not None else _device.empty(like, (n, 64), "u1")
+        sigs = _device.fixed_items(sigs_obj, "out", 64, n, s)
+        status_obj, status = _device.status_output(like, None, n, s)
+        self._ctx.sm2_sign_device(key._k, 0, id, digests.ptr if digests else 0,
+                                  data.ptr if data else 0, data.nbytes if data else 0,
+                                  offsets.ptr if offsets else 0, n, sigs.ptr, status.ptr, s)
+        return sigs_obj, status_obj
 
     @staticmethod
     def _device_items(public_keys: Any, signatures: Any, encoding: str, n: int,

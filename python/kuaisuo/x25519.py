@@ -151,12 +151,20 @@ class X25519Batch:
     def keygen(self, count: int, *, as_numpy: Literal[False] = ...) -> List[Tuple[bytes, bytes]]: ...
     @overload
     def keygen(self, count: int, *, as_numpy: Literal[True]) -> Tuple[ByteRows, ByteRows]: ...
+    @overload
+    def keygen(self, count: int, *, out: Tuple[Any, Any], stream: Any = ...) -> Tuple[Any, Any]: ...
 
-    def keygen(self, count: int, *, as_numpy: bool = False) -> Any:
+    def keygen(self, count: int, *, as_numpy: bool = False, out: Any = None,
+               stream: Any = None) -> Any:
         """count fresh (32-byte private key, 32-byte public key) pairs;
-        as_numpy: (private rows, public rows), each (count, 32)."""
+        as_numpy: (private rows, public rows), each (count, 32). With out=
+        (private rows, public rows) uint8 arrays in GPU memory, the keys
+        are drawn and written there, and out is returned."""
         if count < 0:
             raise ValueError("count must not be negative")
+        if out is not None:
+            return _device.curve25519_keys(self._ctx, False, count, out[0], out[1], stream)
+        _device.host_only(stream)
         priv, pub = self._ctx.x25519_keygen(count, output(count, KEY_BYTES, as_numpy),
                                             output(count, KEY_BYTES, as_numpy))
         if as_numpy:
@@ -169,8 +177,13 @@ class X25519Batch:
     def public_keys(self, private_keys: Any, *, as_numpy: Literal[True],
                     out: Any = ...) -> ByteRows: ...
 
-    def public_keys(self, private_keys: Any, *, as_numpy: bool = False, out: Any = None) -> Any:
-        """The public keys of private keys."""
+    def public_keys(self, private_keys: Any, *, as_numpy: bool = False, out: Any = None,
+                    stream: Any = None) -> Any:
+        """The public keys of private keys; of a (count, 32) uint8 array in
+        GPU memory, an array there (out= or a new one)."""
+        if _device.any_device(private_keys, out):
+            return _device.curve25519_keys(self._ctx, False, None, private_keys, out, stream)[1]
+        _device.host_only(stream)
         flat = fixed(private_keys, KEY_BYTES, "private_keys", _private_of)
         out = output(count_of(flat, KEY_BYTES), KEY_BYTES, as_numpy, out)
         return rows(self._ctx.x25519_public_keys(flat, out), KEY_BYTES, as_numpy)

@@ -321,6 +321,22 @@ void ed25519_sign_device(ks_py::Context& ctx, const EdKey* key, uintptr_t seeds,
   }));
 }
 
+// Key pairs (draw: secrets drawn into `secrets`) or the public keys of
+// the secrets at `secrets`, for Ed25519 or X25519, in device memory.
+void keys_device(ks_py::Context& ctx, bool ed25519, bool draw, uintptr_t secrets, size_t count,
+                 uintptr_t pubs, uintptr_t status, uintptr_t stream) {
+  auto* sec = reinterpret_cast<uint8_t*>(secrets);
+  auto* pub = reinterpret_cast<uint8_t*>(pubs);
+  auto* st = reinterpret_cast<int*>(status);
+  check(ctx.on_stream(stream, [&](ks_ctx* c) {
+    if (draw)
+      return (ed25519 ? ks_ed25519_keygen_batch : ks_x25519_keygen_batch)(
+          c, count, sec, 32 * count, pub, 32 * count, st);
+    return (ed25519 ? ks_ed25519_public_keys_batch : ks_x25519_public_keys_batch)(
+        c, sec, count, pub, 32 * count, st);
+  }));
+}
+
 // Statuses as n ints in a bytearray (kuaisuo._items.statuses).
 nb::object ed25519_verify_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle data,
                                 nb::handle offsets, nb::handle sigs, nb::handle status_out) {
@@ -428,6 +444,9 @@ void bind_curve25519(nb::module_& m, nb::class_<ks_py::Context>& context) {
       .def("ed25519_public_keys", &ed25519_public_keys, nb::arg("seeds"), nb::arg("out") = none)
       .def("ed25519_sign_batch", &ed25519_sign_batch, nb::arg("key"), nb::arg("data"),
            nb::arg("offsets"), nb::arg("out") = none)
+      .def("curve25519_keys_device", &keys_device, nb::arg("ed25519"), nb::arg("draw"),
+           nb::arg("secrets"), nb::arg("count"), nb::arg("public_keys"), nb::arg("status"),
+           nb::arg("stream"))
       .def("ed25519_sign_device", &ed25519_sign_device, nb::arg("key").none(),
            nb::arg("seeds"), nb::arg("data"), nb::arg("data_len"), nb::arg("offsets"),
            nb::arg("count"), nb::arg("signatures"), nb::arg("status"), nb::arg("stream"))

@@ -374,6 +374,71 @@ class Exchange {
 
 }  // namespace
 
+// --- Arrays already in GPU memory (kuaisuo/_device.py gives the addresses,
+// 0 for none; kuaisuo/common.h, "Device memory"): results and statuses
+// written on the device, queued on `stream`.
+template <class T>
+T* device_at(uintptr_t address) {
+  return reinterpret_cast<T*>(address);
+}
+
+void keygen_device(ks_py::Context& ctx, size_t count, uintptr_t priv, uintptr_t pub,
+                   uintptr_t status, uintptr_t stream) {
+  check(ctx.on_stream(stream, [&](ks_ctx* c) {
+    return ks_sm2_keygen_batch(c, count, device_at<uint8_t>(priv), 32 * count,
+                               device_at<uint8_t>(pub), 65 * count, device_at<int>(status));
+  }));
+}
+
+// Signatures of digests under key, or (key None) under the private keys
+// at `keys`; of flat messages under key with one ID where data is given.
+void sign_device(ks_py::Context& ctx, const Key* key, uintptr_t keys, nb::handle id,
+                 uintptr_t digests, uintptr_t data, size_t data_len, uintptr_t offsets,
+                 size_t count, uintptr_t sigs, uintptr_t status, uintptr_t stream) {
+  auto* out = device_at<uint8_t>(sigs);
+  auto* st = device_at<int>(status);
+  if (data != 0) {
+    Buffer i(id, "id");
+    check(ctx.on_stream(stream, [&](ks_ctx* c) {
+      return ks_sm2_sign_batch(c, key->get(), i.data(), i.size(), device_at<const uint8_t>(data),
+                               data_len, device_at<const uint64_t>(offsets), count,
+                               KS_SM2_NONCE_RANDOM, out, 64 * count, st);
+    }));
+    return;
+  }
+  const auto* e = device_at<const uint8_t>(digests);
+  check(ctx.on_stream(stream, [&](ks_ctx* c) {
+    return key != nullptr
+               ? ks_sm2_sign_digest_batch(c, key->get(), e, count, KS_SM2_NONCE_RANDOM, out,
+                                          64 * count, st)
+               : ks_sm2_sign_digest_batch_keys(c, device_at<const uint8_t>(keys), e, count,
+                                               KS_SM2_NONCE_RANDOM, out, 64 * count, st);
+  }));
+}
+
+// Encryption to pub (or, pub None, to the 65-byte keys at `keys`), or
+// decryption under key, of flat items; out holds out_len bytes.
+void crypt_device(ks_py::Context& ctx, bool encrypting, const Pub* pub, uintptr_t keys,
+                  const Key* key, int form, uintptr_t data, size_t data_len, uintptr_t offsets,
+                  size_t count, uintptr_t out, size_t out_len, uintptr_t lengths,
+                  uintptr_t status, uintptr_t stream) {
+  const auto* d = device_at<const uint8_t>(data);
+  const auto* o = device_at<const uint64_t>(offsets);
+  auto* dst = device_at<uint8_t>(out);
+  auto* lens = device_at<uint64_t>(lengths);
+  auto* st = device_at<int>(status);
+  check(ctx.on_stream(stream, [&](ks_ctx* c) {
+    if (!encrypting)
+      return ks_sm2_decrypt_batch(c, key->get(), form, d, data_len, o, count, dst, out_len, lens,
+                                  st);
+    return pub != nullptr
+               ? ks_sm2_encrypt_batch(c, pub->get(), form, d, data_len, o, count, dst, out_len,
+                                      lens, st)
+               : ks_sm2_encrypt_batch_keys(c, device_at<const uint8_t>(keys), form, d, data_len,
+                                           o, count, dst, out_len, lens, st);
+  }));
+}
+
 void bind_sm2(nb::module_& m, nb::class_<ks_py::Context>& context) {
   nb::class_<Pub>(m, "Sm2Pub")
       .def_static("from_bytes", &Pub::from_bytes, nb::arg("data"))
@@ -420,6 +485,16 @@ void bind_sm2(nb::module_& m, nb::class_<ks_py::Context>& context) {
            nb::arg("public_out") = none)
       .def("sm2_sign_batch", &sign_batch, nb::arg("key"), nb::arg("id"), nb::arg("data"),
            nb::arg("offsets"), nb::arg("nonce"), nb::arg("out") = none)
+      .def("sm2_keygen_device", &keygen_device, nb::arg("count"), nb::arg("private_keys"),
+           nb::arg("public_keys"), nb::arg("status"), nb::arg("stream"))
+      .def("sm2_sign_device", &sign_device, nb::arg("key").none(), nb::arg("keys"),
+           nb::arg("id"), nb::arg("digests"), nb::arg("data"), nb::arg("data_len"),
+           nb::arg("offsets"), nb::arg("count"), nb::arg("signatures"), nb::arg("status"),
+           nb::arg("stream"))
+      .def("sm2_crypt_device", &crypt_device, nb::arg("encrypting"), nb::arg("pub").none(),
+           nb::arg("public_keys"), nb::arg("key").none(), nb::arg("form"), nb::arg("data"),
+           nb::arg("data_len"), nb::arg("offsets"), nb::arg("count"), nb::arg("out"),
+           nb::arg("out_len"), nb::arg("lengths"), nb::arg("status"), nb::arg("stream"))
       .def("sm2_crypt_batch", &crypt_batch, nb::arg("encrypting"), nb::arg("pub").none(),
            nb::arg("public_keys").none(), nb::arg("key").none(), nb::arg("form"),
            nb::arg("data"), nb::arg("offsets"))

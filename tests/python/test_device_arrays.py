@@ -1,6 +1,7 @@
 """Arrays already in GPU memory (kuaisuo._device; README "Data on the
 GPU"): SM4 ECB/CTR/GCM buffers and batches of every mode, SKINNY, Ed25519
-signing and verification on CuPy arrays and
+signing and verification, SM2 keygen, signing, encryption and
+decryption, Ed25519/X25519 key batches on CuPy arrays and
 PyTorch CUDA tensors against the CPU context byte for byte on fresh random
 inputs, in place and on user streams; the PyTorch state_dict round trip
 of the README; clear errors for non-contiguous, wrong-dtype, mixed host
@@ -69,6 +70,15 @@ def test_device_arrays_need_a_gpu_context():
                             offsets=_HostInterface(16), tags=_HostInterface(16))
     with pytest.raises(kuaisuo.BackendUnavailableError, match="context with a GPU"):
         ctx.ed25519.sign(_HostInterface(32), fake, offsets=_HostInterface(16))
+    key = kuaisuo.sm2.SM2PrivateKey.generate()
+    with pytest.raises(kuaisuo.BackendUnavailableError, match="context with a GPU"):
+        ctx.sm2.sign(key, fake, offsets=_HostInterface(16), encoding="raw")
+    with pytest.raises(kuaisuo.BackendUnavailableError, match="context with a GPU"):
+        ctx.sm2.encrypt(fake, key.public_key(), offsets=_HostInterface(16))
+    with pytest.raises(kuaisuo.BackendUnavailableError, match="context with a GPU"):
+        ctx.sm2.keygen(2, out=(_HostInterface(64), _HostInterface(130)))
+    with pytest.raises(kuaisuo.BackendUnavailableError, match="context with a GPU"):
+        ctx.x25519.public_keys(fake)
 
 
 def test_strided_interfaces_are_refused():
@@ -446,3 +456,79 @@ def test_ed25519_sign_on_cupy_matches_the_cpu(contexts, cp):
     status = status.get()
     assert status[4] == status[5] == -5 and not out[4:6].get().any()
     assert not np.delete(status, [4, 5]).any()
+
+
+@requires_gpu
+def test_sm2_keygen_and_signing_on_cupy_verify_on_the_cpu(contexts, cp):
+    gpu, cpu = contexts
+    rng = np.random.default_rng()
+    n = 20_011
+    d, pubs = cp.empty((n, 32), cp.uint8), cp.empty((n, 65), cp.uint8)
+    _, _, status = gpu.sm2.keygen(n, out=(d, pubs))
+    assert not status.get().any()
+    d_host, pubs_host = d.get(), pubs.get()
+    for i in rng.integers(0, n, 50):  # [d]G on the CPU
+        key = kuaisuo.sm2.SM2PrivateKey.from_private_bytes(d_host[i].tobytes())
+        assert key.public_key().public_bytes_raw() == pubs_host[i].tobytes()
+    key = kuaisuo.sm2.SM2PrivateKey.generate()
+    one_pub = np.tile(np.frombuffer(key.public_key().public_bytes_raw(), np.uint8), (n, 1))
+    offsets = np.zeros(n + 1, np.uint64)
+    offsets[1:] = np.cumsum(rng.integers(0, 200, n))
+    data = np.frombuffer(os.urandom(int(offsets[-1])), np.uint8)
+    sigs, status = gpu.sm2.sign(key, cp.asarray(data), offsets=cp.asarray(offsets),
+                                encoding="raw")
+    assert isinstance(sigs, cp.ndarray) and sigs.shape == (n, 64) and not status.get().any()
+    assert not cpu.sm2.verify(one_pub, data, sigs.get(), encoding="raw", offsets=offsets,
+                              as_numpy=True).any()
+    e = np.frombuffer(os.urandom(32 * n), np.uint8).reshape(n, 32)
+    sigs, status = gpu.sm2.sign_digests(key, cp.asarray(e), encoding="raw")
+    assert not status.get().any()
+    assert not cpu.sm2.verify_digests(one_pub, e, sigs.get(), encoding="raw",
+                                      as_numpy=True).any()
+    with pytest.raises(ValueError, match="raw"):
+        gpu.sm2.sign_digests(key, cp.asarray(e))
+    with pytest.raises(ValueError, match="random nonces"):
+        gpu.sm2.sign_digests(key, cp.asarray(e), encoding="raw", deterministic=True)
+
+
+@requires_gpu
+@pytest.mark.parametrize("form", ["c1c3c2", "c1c2c3", "der"])
+def test_sm2_encryption_on_cupy_opens_on_the_cpu_and_back(contexts, cp, form):
+    gpu, cpu = contexts
+    rng = np.random.default_rng()
+    key = kuaisuo.sm2.SM2PrivateKey.generate()
+    msgs = [os.urandom(int(k)) for k in rng.integers(0, 300, 5_003)] + [os.urandom(1)] * 500
+    n = len(msgs)
+    offsets = np.zeros(n + 1, np.uint64)
+    offsets[1:] = np.cumsum([len(m) for m in msgs])
+    data = cp.asarray(np.frombuffer(b"".join(msgs), np.uint8))
+    out, lengths, status = gpu.sm2.encrypt(data, key.public_key(), format=form,
+                                           offsets=cp.asarray(offsets))
+    assert not status.get().any()  # the 1-byte messages' all-zero t drawn again on the device
+    extra = kuaisuo._native.sm2_ciphertext_bound(0, ["c1c3c2", "c1c2c3", "der"].index(form))
+    out_h, lens = out.get(), lengths.get()
+    cts = [out_h[int(offsets[i]) + i * extra:][:int(lens[i])].tobytes() for i in range(n)]
+    assert cpu.sm2.decrypt(key, cts, format=form) == msgs
+    ct_offsets = np.zeros(n + 1, np.uint64)
+    ct_offsets[1:] = np.cumsum([len(c) for c in cts])
+    plain, lengths, status = gpu.sm2.decrypt(key, cp.asarray(np.frombuffer(b"".join(cts),
+                                                                           np.uint8)),
+                                             format=form, offsets=cp.asarray(ct_offsets))
+    assert not status.get().any()
+    plain_h, lens = plain.get(), lengths.get()
+    assert [plain_h[int(ct_offsets[i]):][:int(lens[i])].tobytes() for i in range(n)] == msgs
+
+
+@requires_gpu
+@pytest.mark.parametrize("alg", ["ed25519", "x25519"])
+def test_curve25519_keys_on_cupy_match_the_cpu(contexts, cp, alg):
+    gpu, cpu = contexts
+    batch_gpu, batch_cpu = getattr(gpu, alg), getattr(cpu, alg)
+    n = 30_001
+    secrets, pubs = cp.empty((n, 32), cp.uint8), cp.empty((n, 32), cp.uint8)
+    assert batch_gpu.keygen(n, out=(secrets, pubs)) == (secrets, pubs)
+    want = batch_cpu.public_keys(secrets.get(), as_numpy=True)
+    np.testing.assert_array_equal(pubs.get(), want)
+    given = np.frombuffer(os.urandom(32 * n), np.uint8).reshape(n, 32)
+    got = batch_gpu.public_keys(cp.asarray(given))
+    np.testing.assert_array_equal(got.get(), batch_cpu.public_keys(given, as_numpy=True))
