@@ -393,6 +393,28 @@ void bench_one_key(Timer& timer, std::mt19937_64& rng, size_t n, ks_ctx* ctx,
     return ks_sm2_verify_batch(ctx, b.pub, kId, 16, b.msg, 64 * n, device_offsets, n, b.sig,
                                device_status);
   }, rows);
+
+  // Signing under one key and keygen: the kernels alone (nonces and keys
+  // given), then the C API on device memory (drawn there, 64 bytes each).
+  rows.push_back({"sign_one_key", n, timer.median([&] {
+                    CHECK(gpu::launch_sign_digest(b.digest, keys, 0, b.nonce, sig_one, b.status,
+                                                  n, 0));
+                  }, reps)});
+  check_all_ok(b.status, n, "sign_one_key");
+  const std::vector<uint8_t> priv0 = to_host<uint8_t>(b.priv, 32);
+  ks_sm2_key* key = nullptr;
+  if (ks_sm2_key_from_bytes(priv0.data(), 32, &key) != KS_OK) exit(1);
+  device_row("sign_one_key_device", n, reps, device_status, [&] {
+    return ks_sm2_sign_digest_batch(ctx, key, b.digest, n, KS_SM2_NONCE_RANDOM, sig_one, 64 * n,
+                                    device_status);
+  }, rows);
+  ks_sm2_key_free(key);
+  rows.push_back({"keygen", n, timer.median([&] {
+                    CHECK(gpu::launch_keygen(b.priv, b.pub, b.status, n, 0));
+                  }, reps)});
+  device_row("keygen_device", n, reps, device_status, [&] {
+    return ks_sm2_keygen_batch(ctx, n, b.priv, 32 * n, b.pub, 65 * n, device_status);
+  }, rows);
 }
 
 // --- Encryption and decryption (issue 44) ------------------------------------------
@@ -483,6 +505,22 @@ void bench_crypt(Timer& timer, std::mt19937_64& rng, size_t n, ks_ctx* gpu_ctx, 
     fprintf(stderr, "key 0 does not load\n");
     exit(1);
   }
+  // The C API on device memory (the same batches, every array on the
+  // device: ciphertexts parsed and nonces drawn there).
+  const int reps = n >= (1u << 20) ? 3 : 5;
+  device_row("encrypt_one_key_device", n, reps, b.status, [&] {
+    return ks_sm2_encrypt_batch(gpu_ctx, pub, KS_SM2_C1C3C2, b.msg, 64 * n, offsets_dev, n, out,
+                                161 * n, lengths, b.status);
+  }, rows);
+  device_row("encrypt_per_item_key_device", n, reps, b.status, [&] {
+    return ks_sm2_encrypt_batch_keys(gpu_ctx, b.pub, KS_SM2_C1C3C2, b.msg, 64 * n, offsets_dev,
+                                     n, out, 161 * n, lengths, b.status);
+  }, rows);
+  device_row("decrypt_device", n, reps, b.status, [&] {
+    return ks_sm2_decrypt_batch(gpu_ctx, key, KS_SM2_C1C3C2, ct_dev, 161 * n, ct_offsets_dev, n,
+                                plain, 161 * n, lengths, b.status);
+  }, rows);
+
   std::vector<uint8_t> ct_host(161 * n), plain_host(161 * n);
   std::vector<uint64_t> lens(n);
   std::vector<int> status(n);
