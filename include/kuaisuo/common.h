@@ -216,20 +216,28 @@ KS_API uint32_t ks_ctx_cpu_threads(const ks_ctx* ctx);
  * Keys, IVs and GCM's AAD stay host arguments; the round keys reach the
  * device as kernel parameters and are wiped from the host when the call
  * returns. The batch calls ks_sm3_batch, ks_sm4_batch,
- * ks_ed25519_sign_batch / _keys, ks_ed25519_verify_batch,
- * ks_sm2_verify_batch, ks_sm2_verify_digest_batch and
- * ks_x25519_derive_batch / _keys follow the same rule for all their
- * arrays (data, offsets, keys, IVs, AAD, tags, X25519's one private key
- * included, seeds, signatures, digests, secrets, statuses; SM2's ID and
- * the one Ed25519 key object stay on the host, the key reaching the device
- * as a kernel parameter; ks_sm4_batch's GCM needs 96-bit IVs there): on
- * the device
- * they never read the
- * offsets, keys or signatures on the host, so an item whose range
- * descends or passes data_len gets KS_ERR_OFFSETS in its status (SM3: and
- * a zero digest) where a host call would fail as a whole, and the call
- * returns KS_OK once queued; statuses must be given. CPU contexts do not
- * look at pointers: device memory needs a GPU context.
+ * ks_ed25519_keygen_batch / _public_keys_batch / _sign_batch / _keys /
+ * _verify_batch, ks_x25519_keygen_batch / _public_keys_batch /
+ * _derive_batch / _keys, and ks_sm2_keygen_batch, _sign_batch,
+ * _sign_digest_batch / _keys, _verify_batch, _verify_digest_batch,
+ * _encrypt_batch / _keys and _decrypt_batch follow the same rule for all
+ * their arrays (data, offsets, keys, IVs, AAD, tags, X25519's one private
+ * key included, seeds, signatures, digests, secrets, ciphertexts, lengths,
+ * statuses; SM2's ID and the key objects stay on the host, a private key
+ * reaching the device as a kernel parameter; ks_sm4_batch's GCM needs
+ * 96-bit IVs there; SM2 signing there takes random nonces only): on the
+ * device they never read the offsets, keys or signatures on the host, so
+ * an item whose range descends or passes data_len gets KS_ERR_OFFSETS in
+ * its status (SM3: and a zero digest) where a host call would fail as a
+ * whole, and the call returns KS_OK once queued; statuses must be given.
+ * SM2 encryption and decryption lay their output slots out from the
+ * offsets, so there offsets that do not ascend within data_len fail every
+ * item (KS_ERR_OFFSETS) with nothing written. Keys and nonces drawn there
+ * are 64 random bytes reduced mod n (no item returns to the host); a
+ * decryption with a compressed C1 is KS_ERR_UNSUPPORTED there. The other
+ * batch calls (ks_sm2_digest_batch, ks_skinny128_256_batch) refuse device
+ * memory that the host cannot read with KS_ERR_UNSUPPORTED. CPU contexts
+ * do not look at pointers: device memory needs a GPU context.
  * docs/design/0013-device-memory.md says why this is a rule on the
  * existing calls and not a second set of calls; docs/DEVICE.md shows it
  * from C and Python. */

@@ -145,9 +145,11 @@ KS_API int ks_sm2_encrypt(const ks_sm2_pubkey* key, int form, const uint8_t* msg
 KS_API int ks_sm2_decrypt(const ks_sm2_key* key, int form, const uint8_t* ct, size_t ct_len,
                           uint8_t* out, size_t out_cap, size_t* out_len);
 
-/* Batches of encryptions and decryptions on the CPU threads of ctx (also
- * for a GPU context: no GPU kernels for them yet), eight at a time in
- * AVX-512 IFMA lanes where the CPU has them. Inputs in the flat layout of
+/* Batches of encryptions and decryptions on the CPU threads of ctx, eight
+ * at a time in AVX-512 IFMA lanes where the CPU has them, or on its GPU
+ * (KS_BACKEND_GPU, or AUTO from the measured crossovers of
+ * src/api/auto_gpu.h); with every array in device memory, on the device
+ * (common.h, "Device memory"). Inputs in the flat layout of
  * common.h: item i is data[offsets[i] .. offsets[i+1]) (count + 1
  * offsets). encrypt: item i's ciphertext is written at out + offsets[i] +
  * i * ks_sm2_ciphertext_bound(0, form) (its slot: the message's length
