@@ -819,6 +819,25 @@ constexpr int kRedrawPasses = 8;
 
 constexpr size_t aligned16(size_t n) { return (n + 15) & ~size_t(15); }
 
+// The kernels' view of a device-memory batch: all of it at once, items of
+// any length, offsets checked by the device (*offsets_bad).
+CryptItems device_items(const uint8_t* data, const uint64_t* offsets, size_t count, int form,
+                        uint8_t* out, size_t extra, uint64_t* lengths, int* status,
+                        const uint32_t* offsets_bad) {
+  CryptItems c;
+  c.data = data;
+  c.offsets = offsets;
+  c.count = count;
+  c.form = form;
+  c.out = out;
+  c.extra = extra;
+  c.lengths = lengths;
+  c.status = status;
+  c.max_item_bytes = UINT64_MAX;
+  c.offsets_bad = offsets_bad;
+  return c;
+}
+
 // A private key d as it reaches the device: a kernel parameter.
 struct ScalarBytes {
   uint8_t bytes[32];
@@ -854,17 +873,8 @@ int encrypt_device(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_
   uint8_t* nonces = scratch.at(nonces_at);
   uint8_t* points = nonces + 32 * count;
   if (err == cudaSuccess) err = ks::gpu::check_offsets_ascend(offsets, count, data_len, bad, s);
-  CryptItems c;
-  c.data = data;
-  c.offsets = offsets;
-  c.count = count;
-  c.form = form;
-  c.out = out;
-  c.extra = ciphertext_bound(0, CipherForm(form));
-  c.lengths = lengths;
-  c.status = status;
-  c.max_item_bytes = UINT64_MAX;
-  c.offsets_bad = bad;
+  CryptItems c = device_items(data, offsets, count, form, out,
+                              ciphertext_bound(0, CipherForm(form)), lengths, status, bad);
   c.redo = redo;
   for (int pass = 0; pass <= kRedrawPasses && err == cudaSuccess; ++pass) {
     const int* only = pass == 0 ? nullptr : redo;
@@ -901,16 +911,7 @@ int decrypt_device(ks::gpu::Engine& engine, const PrivateKey& key, int form, con
   if (err == cudaSuccess)
     err = launch_parse_ciphertexts(data, offsets, count, form, bad, layouts, s);
   if (err == cudaSuccess) err = launch_decrypt_points(scratch.at(0), layouts, xy, status, count, s);
-  CryptItems c;
-  c.data = data;
-  c.offsets = offsets;
-  c.count = count;
-  c.form = form;
-  c.out = out;
-  c.extra = 0;
-  c.lengths = lengths;
-  c.status = status;
-  c.offsets_bad = bad;
+  const CryptItems c = device_items(data, offsets, count, form, out, 0, lengths, status, bad);
   if (err == cudaSuccess) err = launch_decrypt_finish(c, layouts, xy, s);
   if (err == cudaSuccess) err = ks::gpu::map_statuses(status, count, map, s);
   return ks::gpu::to_status(err);
