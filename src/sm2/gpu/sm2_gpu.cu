@@ -767,7 +767,6 @@ __global__ void random_scalars_kernel(const chacha20::Key key, uint32_t tag, uin
   for (int j = 0; j < 8; ++j) h.w[j] = words[j], l.w[j] = words[8 + j];
   store_be(out + 32 * i,
            FnGpu::add(FnGpu::to_mont(FnGpu::reduce_once(h)), FnGpu::reduce_once(l)));
-  for (int j = 0; j < 16; ++j) words[j] = 0;
 }
 
 // --- The table, per device ------------------------------------------------------------
