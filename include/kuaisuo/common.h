@@ -93,7 +93,10 @@ typedef enum ks_status {
   KS_ERR_NO_MEMORY = -6,
   KS_ERR_BACKEND_UNAVAILABLE = -7, /* GPU asked for but not built or absent */
   KS_ERR_DEVICE = -8,              /* the GPU runtime reported an error */
-  KS_ERR_RANDOM = -9,              /* the OS random generator failed */
+  KS_ERR_RANDOM = -9,              /* the OS random generator failed, or (an item of a batch
+                                      in device memory) a value drawn on the GPU was unusable
+                                      (an SM2 key or nonce out of range, about 2^-255; an SM2
+                                      encryption whose t stayed all zero, at most 2^-72) */
   KS_ERR_BATCH_ITEMS = -10,        /* some batch items failed: see status[] */
   KS_ERR_UNSUPPORTED = -11,        /* this operation has no implementation on the backend */
   KS_ERR_INTERNAL = -12,
@@ -232,9 +235,13 @@ KS_API uint32_t ks_ctx_cpu_threads(const ks_ctx* ctx);
  * whole, and the call returns KS_OK once queued; statuses must be given.
  * SM2 encryption and decryption lay their output slots out from the
  * offsets, so there offsets that do not ascend within data_len fail every
- * item (KS_ERR_OFFSETS) with nothing written. Keys and nonces drawn there
- * are 64 random bytes reduced mod n (no item returns to the host); a
- * decryption with a compressed C1 is KS_ERR_UNSUPPORTED there. The other
+ * item (KS_ERR_OFFSETS, length 0) with nothing written to out. Keys and
+ * nonces drawn there are 64 random bytes reduced mod n (no item returns
+ * to the host), and the calls that draw them (SM2 keygen, signing and
+ * encryption, Ed25519 and X25519 keygen) refuse a stream being captured
+ * into a CUDA graph (KS_ERR_UNSUPPORTED: every replay would draw the same
+ * values); a decryption with a compressed C1, or a C2 of 4 GiB or more, is
+ * KS_ERR_UNSUPPORTED there. The other
  * batch calls (ks_sm2_digest_batch, ks_skinny128_256_batch) refuse device
  * memory that the host cannot read with KS_ERR_UNSUPPORTED. CPU contexts
  * do not look at pointers: device memory needs a GPU context.

@@ -284,19 +284,20 @@ def new_items(like: Any, out: Any, what: str, size: int, n: int, s: int) -> Devi
 
 
 def curve25519_keys(ctx: Any, ed25519: bool, count: Optional[int], secrets: Any,
-                    public_out: Any, stream: Any) -> Tuple[Any, Any]:
+                    public_out: Any, stream: Any) -> Tuple[Any, Any, Any]:
     """Ed25519 or X25519 key pairs drawn into `secrets` (count given), or
     the public keys of `secrets`, (count, 32) uint8 arrays in device
-    memory: (secrets, public keys; public_out or a new array)."""
+    memory: (secrets, public keys (public_out or a new array), statuses;
+    every status 0, as nothing fails per item)."""
     require_gpu_context(ctx)
     s = stream_of(secrets, stream)
     sec = view(secrets, "secrets", s)
     n = count if count is not None else sec.nbytes // 32
     items_of(sec, "secrets", 32, n)
     pubs = new_items(secrets, public_out, "public keys", 32, n, s)
-    _, status = status_output(secrets, None, n, s)  # every item KS_OK: nothing fails per item
+    status_obj, status = status_output(secrets, None, n, s)
     ctx.curve25519_keys_device(ed25519, count is not None, sec.ptr, n, pubs.ptr, status.ptr, s)
-    return secrets, pubs.obj
+    return secrets, pubs.obj, status_obj
 
 
 def fixed_items(obj: Any, what: str, size: int, n: int, s: int) -> DeviceArray:

@@ -199,14 +199,16 @@ class Ed25519Batch:
     @overload
     def keygen(self, count: int, *, as_numpy: Literal[True]) -> Tuple[ByteRows, ByteRows]: ...
     @overload
-    def keygen(self, count: int, *, out: Tuple[Any, Any], stream: Any = ...) -> Tuple[Any, Any]: ...
+    def keygen(self, count: int, *, out: Tuple[Any, Any],
+               stream: Any = ...) -> Tuple[Any, Any, Any]: ...
 
     def keygen(self, count: int, *, as_numpy: bool = False, out: Any = None,
                stream: Any = None) -> Any:
         """count fresh (32-byte seed, 32-byte public key) pairs; as_numpy:
         (seed rows, public key rows), each (count, 32). With out= (seed
         rows, public key rows) uint8 arrays in GPU memory, the seeds are
-        drawn and the keys written there, and out is returned."""
+        drawn and the keys written there: returns (seeds, public keys,
+        int32 statuses, all 0)."""
         if count < 0:
             raise ValueError("count must not be negative")
         if out is not None:
@@ -226,9 +228,10 @@ class Ed25519Batch:
     def public_keys(self, seeds: Any, *, as_numpy: bool = False, out: Any = None,
                     stream: Any = None) -> Any:
         """The 32-byte public keys of seeds; of a (count, 32) uint8 array
-        in GPU memory, an array there (out= or a new one)."""
+        in GPU memory, (public keys, int32 statuses, all 0) there (out= or
+        a new array)."""
         if _device.any_device(seeds, out):
-            return _device.curve25519_keys(self._ctx, True, None, seeds, out, stream)[1]
+            return _device.curve25519_keys(self._ctx, True, None, seeds, out, stream)[1:]
         _device.host_only(stream)
         flat = fixed(seeds, SEED_BYTES, "seeds", _seed_of)
         out = output(count_of(flat, SEED_BYTES), PUBLIC_KEY_BYTES, as_numpy, out)

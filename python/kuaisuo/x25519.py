@@ -152,14 +152,16 @@ class X25519Batch:
     @overload
     def keygen(self, count: int, *, as_numpy: Literal[True]) -> Tuple[ByteRows, ByteRows]: ...
     @overload
-    def keygen(self, count: int, *, out: Tuple[Any, Any], stream: Any = ...) -> Tuple[Any, Any]: ...
+    def keygen(self, count: int, *, out: Tuple[Any, Any],
+               stream: Any = ...) -> Tuple[Any, Any, Any]: ...
 
     def keygen(self, count: int, *, as_numpy: bool = False, out: Any = None,
                stream: Any = None) -> Any:
         """count fresh (32-byte private key, 32-byte public key) pairs;
         as_numpy: (private rows, public rows), each (count, 32). With out=
         (private rows, public rows) uint8 arrays in GPU memory, the keys
-        are drawn and written there, and out is returned."""
+        are drawn and written there: returns (private keys, public keys,
+        int32 statuses, all 0)."""
         if count < 0:
             raise ValueError("count must not be negative")
         if out is not None:
@@ -180,9 +182,10 @@ class X25519Batch:
     def public_keys(self, private_keys: Any, *, as_numpy: bool = False, out: Any = None,
                     stream: Any = None) -> Any:
         """The public keys of private keys; of a (count, 32) uint8 array in
-        GPU memory, an array there (out= or a new one)."""
+        GPU memory, (public keys, int32 statuses, all 0) there (out= or a
+        new array)."""
         if _device.any_device(private_keys, out):
-            return _device.curve25519_keys(self._ctx, False, None, private_keys, out, stream)[1]
+            return _device.curve25519_keys(self._ctx, False, None, private_keys, out, stream)[1:]
         _device.host_only(stream)
         flat = fixed(private_keys, KEY_BYTES, "private_keys", _private_of)
         out = output(count_of(flat, KEY_BYTES), KEY_BYTES, as_numpy, out)

@@ -391,13 +391,14 @@ void keygen_device(ks_py::Context& ctx, size_t count, uintptr_t priv, uintptr_t 
 }
 
 // Signatures of digests under key, or (key None) under the private keys
-// at `keys`; of flat messages under key with one ID where data is given.
+// at `keys`; of flat messages under key with one ID where offsets are
+// given (data may be 0: every message empty).
 void sign_device(ks_py::Context& ctx, const Key* key, uintptr_t keys, nb::handle id,
                  uintptr_t digests, uintptr_t data, size_t data_len, uintptr_t offsets,
                  size_t count, uintptr_t sigs, uintptr_t status, uintptr_t stream) {
   auto* out = device_at<uint8_t>(sigs);
   auto* st = device_at<int>(status);
-  if (data != 0) {
+  if (offsets != 0) {
     Buffer i(id, "id");
     check(ctx.on_stream(stream, [&](ks_ctx* c) {
       return ks_sm2_sign_batch(c, key->get(), i.data(), i.size(), device_at<const uint8_t>(data),

@@ -244,6 +244,15 @@ __global__ void offsets_ascend_kernel(const uint64_t* offsets, size_t count, uin
 
 }  // namespace
 
+bool stream_capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
+    cudaGetLastError();  // not sticky; the call is refused instead
+    return true;
+  }
+  return capture != cudaStreamCaptureStatusNone;
+}
+
 cudaError_t check_offsets_ascend(const uint64_t* offsets, size_t count, uint64_t limit,
                                  uint32_t* bad, cudaStream_t stream) {
   cudaError_t err = cudaMemsetAsync(bad, 0, sizeof *bad, stream);

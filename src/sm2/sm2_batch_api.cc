@@ -347,7 +347,7 @@ int ks_sm2_sign_digest_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* 
                              size_t count, int nonce, uint8_t* sigs, size_t sigs_len,
                              int* status) try {
   int rc = check_ctx(ctx);
-  ks::sm2::Nonce mode;
+  ks::sm2::Nonce mode = ks::sm2::Nonce::kRandom;
   if (rc == KS_OK && key == nullptr) rc = KS_ERR_NULL_POINTER;
   if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
   if (rc == KS_OK) rc = check_items(digests, count, 32);
@@ -378,7 +378,7 @@ int ks_sm2_sign_digest_batch_keys(ks_ctx* ctx, const uint8_t* private_keys,
                                   const uint8_t* digests, size_t count, int nonce, uint8_t* sigs,
                                   size_t sigs_len, int* status) try {
   int rc = check_ctx(ctx);
-  ks::sm2::Nonce mode;
+  ks::sm2::Nonce mode = ks::sm2::Nonce::kRandom;
   if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
   if (rc == KS_OK) rc = check_items(private_keys, count, 32);
   if (rc == KS_OK) rc = check_items(digests, count, 32);
@@ -423,7 +423,7 @@ int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, siz
                       const uint8_t* data, size_t data_len, const uint64_t* offsets,
                       size_t count, int nonce, uint8_t* sigs, size_t sigs_len, int* status) try {
   int rc = check_ctx(ctx);
-  ks::sm2::Nonce mode;
+  ks::sm2::Nonce mode = ks::sm2::Nonce::kRandom;
   if (rc == KS_OK && key == nullptr) rc = KS_ERR_NULL_POINTER;
   if (rc == KS_OK) rc = parse_nonce(nonce, &mode);
   if (rc == KS_OK) rc = check_id(id, id_len);
@@ -431,8 +431,8 @@ int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, siz
   bool on_device = false;
   if (rc == KS_OK) rc = ks::api::device_buffers(ctx, {data, offsets, sigs, status}, &on_device);
   uint8_t za[32];
-  const bool gpu = on_device || (ctx != nullptr && ctx->use_gpu(count, ks::api::kAutoGpuMinSm2) &&
-                                 mode == ks::sm2::Nonce::kRandom);
+  const bool gpu = rc == KS_OK && (on_device || (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2) &&
+                                                  mode == ks::sm2::Nonce::kRandom));
   if (rc == KS_OK && gpu) rc = to_status(ks::sm2::compute_za(za, key->key.pub, id, id_len));
   if (rc == KS_OK && on_device)
     return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {

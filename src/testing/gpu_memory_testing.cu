@@ -57,6 +57,18 @@ bool stream_sync(void* stream) {
   return cudaStreamSynchronize(static_cast<cudaStream_t>(stream)) == cudaSuccess;
 }
 
+bool capture_begin(void* stream) {
+  return cudaStreamBeginCapture(static_cast<cudaStream_t>(stream),
+                                cudaStreamCaptureModeThreadLocal) == cudaSuccess;
+}
+
+bool capture_end(void* stream) {
+  cudaGraph_t graph = nullptr;
+  const bool ok = cudaStreamEndCapture(static_cast<cudaStream_t>(stream), &graph) == cudaSuccess;
+  if (graph != nullptr) cudaGraphDestroy(graph);
+  return ok;
+}
+
 bool spin_then_copy(void* stream, uint8_t* dst, const uint8_t* src, size_t n,
                     unsigned microseconds) {
   int khz = 0;

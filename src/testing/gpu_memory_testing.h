@@ -59,6 +59,10 @@ class DeviceBytes {
 void* stream_create();
 void stream_destroy(void* stream);
 bool stream_sync(void* stream);  // false on a CUDA error
+// Starts (thread-local mode) and ends capturing stream's work into a CUDA
+// graph, which is then dropped.
+bool capture_begin(void* stream);
+bool capture_end(void* stream);
 // Queues on stream a kernel that spins about `microseconds`, then copies
 // n bytes from src to dst (device memory): work before a call that the
 // call must wait for.

@@ -485,6 +485,12 @@ def test_sm2_keygen_and_signing_on_cupy_verify_on_the_cpu(contexts, cp):
     assert not status.get().any()
     assert not cpu.sm2.verify_digests(one_pub, e, sigs.get(), encoding="raw",
                                       as_numpy=True).any()
+    empty_offsets = cp.zeros(5, cp.uint64)  # four empty messages: a data array of 0 bytes
+    sigs, status = gpu.sm2.sign(key, cp.zeros(0, cp.uint8), offsets=empty_offsets,
+                                encoding="raw")
+    assert not status.get().any()
+    assert not cpu.sm2.verify(one_pub[:4], b"", sigs.get(), encoding="raw",
+                              offsets=np.zeros(5, np.uint64), as_numpy=True).any()
     with pytest.raises(ValueError, match="raw"):
         gpu.sm2.sign_digests(key, cp.asarray(e))
     with pytest.raises(ValueError, match="random nonces"):
@@ -526,9 +532,11 @@ def test_curve25519_keys_on_cupy_match_the_cpu(contexts, cp, alg):
     batch_gpu, batch_cpu = getattr(gpu, alg), getattr(cpu, alg)
     n = 30_001
     secrets, pubs = cp.empty((n, 32), cp.uint8), cp.empty((n, 32), cp.uint8)
-    assert batch_gpu.keygen(n, out=(secrets, pubs)) == (secrets, pubs)
+    got_secrets, got_pubs, status = batch_gpu.keygen(n, out=(secrets, pubs))
+    assert got_secrets is secrets and got_pubs is pubs and not status.get().any()
     want = batch_cpu.public_keys(secrets.get(), as_numpy=True)
     np.testing.assert_array_equal(pubs.get(), want)
     given = np.frombuffer(os.urandom(32 * n), np.uint8).reshape(n, 32)
-    got = batch_gpu.public_keys(cp.asarray(given))
+    got, status = batch_gpu.public_keys(cp.asarray(given))
+    assert not status.get().any()
     np.testing.assert_array_equal(got.get(), batch_cpu.public_keys(given, as_numpy=True))

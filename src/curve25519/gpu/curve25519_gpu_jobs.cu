@@ -241,6 +241,7 @@ int keys_device(ks::gpu::Engine& engine, KeyAlg alg, BaseTable base, bool draw, 
   if (scope.status() != KS_OK) return scope.status();
   if (count >= (uint64_t(1) << 32)) return KS_ERR_OVERFLOW;  // the DRBG's counters
   const auto s = static_cast<cudaStream_t>(stream);
+  if (draw && ks::gpu::stream_capturing(s)) return KS_ERR_UNSUPPORTED;  // a replay redraws them
   cudaError_t err = cudaSuccess;
   if (draw) {
     chacha20::Key drbg;
@@ -253,6 +254,7 @@ int keys_device(ks::gpu::Engine& engine, KeyAlg alg, BaseTable base, bool draw, 
   if (err == cudaSuccess)
     err = launcher(Field::kDpf, Layout::kInline, secrets, pubs, count, s, base);
   if (err == cudaSuccess) err = cudaMemsetAsync(status, 0, sizeof(int) * count, s);  // KS_OK
+  if (err != cudaSuccess && draw) cudaMemsetAsync(secrets, 0, 32 * count, s);  // none left behind
   return ks::gpu::to_status(err);
 }
 

@@ -103,7 +103,7 @@ int decrypt_batch(ks::gpu::Engine& engine, const PrivateKey& key, int form, cons
 // on `stream` without waiting; statuses made ks_status values there
 // through `map` (kernel codes: sm2_gpu_host.h's Status, kRedoOnHost for an
 // item that could not be done there: for encryption, one whose t stayed
-// all zero through every redraw (probability 2^-64 at worst), for
+// all zero through every redraw (probability 2^-72 at worst), for
 // decryption, a compressed C1). The ciphertexts' parts are parsed on the
 // device (sm2_gpu_host.h's layout_of, the host's parser); messages of any
 // length are done there. Offsets unchecked by the host: where they do not

@@ -52,15 +52,17 @@ struct CiphertextLayout {
 
 // The layout of ciphertext ct (ct_len bytes) in form (clause 7.1 B1's
 // parse, sm2_encrypt.h's parse_ciphertext): kBadCiphertext where it is
-// malformed, kRedoOnHost for a compressed C1 (its square root is the
-// host's) or a C2 longer than max_c2. Host and device code (the host
+// malformed (a C1 whose first byte is none of 04, 02, 03 included: the
+// host's decoder refuses it), kRedoOnHost for a compressed C1 (its square
+// root is the host's) or a C2 longer than max_c2. Host and device code (the host
 // stages layouts for batches from its memory; a kernel makes them for
 // batches in device memory).
 KS_HD CiphertextLayout layout_of(const uint8_t* ct, size_t ct_len, CipherForm form,
                                  uint64_t max_c2) {
   CiphertextLayout l = {};
   CiphertextParts parts;
-  if (parse_ciphertext(ct, ct_len, form, &parts) != Error::kOk) {
+  if (parse_ciphertext(ct, ct_len, form, &parts) != Error::kOk ||
+      (parts.c1_len != kPublicKeyBytes && parts.c1[0] != 0x02 && parts.c1[0] != 0x03)) {
     l.status = kBadCiphertext;
   } else if (parts.c1_len != kPublicKeyBytes || parts.c2_len > max_c2) {
     l.status = kRedoOnHost;

@@ -695,13 +695,18 @@ class DeviceDraws {
   bool ok_;
 };
 
-// What every device-memory call here starts with: its device current, a
-// count the DRBG's 32-bit counters cover, and a fresh DRBG key.
-int device_call_status(const ks::gpu::DeviceScope& scope, const DeviceDraws& draws,
-                       size_t count) {
+// What every device-memory call here starts with: its device current and
+// a count the DRBG's and the kernels' 32-bit counters cover; where it
+// draws secrets (draws), a stream not being captured into a graph
+// (gpu/launch.cuh's stream_capturing: KS_ERR_UNSUPPORTED) and a fresh DRBG
+// key.
+int device_call_status(const ks::gpu::DeviceScope& scope, size_t count, void* stream,
+                       const DeviceDraws* draws) {
   if (scope.status() != KS_OK) return scope.status();
   if (count >= (uint64_t(1) << 32)) return KS_ERR_OVERFLOW;
-  return draws.ok() ? KS_OK : KS_ERR_RANDOM;
+  if (draws == nullptr) return KS_OK;
+  if (ks::gpu::stream_capturing(static_cast<cudaStream_t>(stream))) return KS_ERR_UNSUPPORTED;
+  return draws->ok() ? KS_OK : KS_ERR_RANDOM;
 }
 
 // Nonces for n items drawn into scratch at `at` (n 32-byte nonces), then
@@ -727,7 +732,7 @@ int keygen_device(ks::gpu::Engine& engine, size_t count, uint8_t* priv, uint8_t*
                   int* status, const ks::gpu::StatusMap& map, void* stream) {
   const ks::gpu::DeviceScope scope(engine.device());
   const DeviceDraws draws;
-  const int rc = device_call_status(scope, draws, count);
+  const int rc = device_call_status(scope, count, stream, &draws);
   if (rc != KS_OK) return rc;
   const auto s = static_cast<cudaStream_t>(stream);
   cudaError_t err = draws.scalars(kTagPrivateKeys, priv, count, s);
@@ -738,6 +743,7 @@ int keygen_device(ks::gpu::Engine& engine, size_t count, uint8_t* priv, uint8_t*
   clear.out[1] = pub;
   clear.item_bytes[1] = 65;
   if (err == cudaSuccess) err = ks::gpu::map_statuses(status, count, map, s, nullptr, clear);
+  if (err != cudaSuccess) cudaMemsetAsync(priv, 0, 32 * count, s);  // no keys left behind
   return ks::gpu::to_status(err);
 }
 
@@ -746,7 +752,7 @@ int sign_digest_device(ks::gpu::Engine& engine, const PrivateKey* key,
                        uint8_t* sigs, int* status, const ks::gpu::StatusMap& map, void* stream) {
   const ks::gpu::DeviceScope scope(engine.device());
   const DeviceDraws draws;
-  const int rc = device_call_status(scope, draws, count);
+  const int rc = device_call_status(scope, count, stream, &draws);
   if (rc != KS_OK) return rc;
   const auto s = static_cast<cudaStream_t>(stream);
   // Scratch: [the one SignKey | per-item SignKeys, their statuses][nonces]
@@ -777,7 +783,7 @@ int sign_messages_device(ks::gpu::Engine& engine, const PrivateKey& key, const u
                          void* stream) {
   const ks::gpu::DeviceScope scope(engine.device());
   const DeviceDraws draws;
-  const int rc = device_call_status(scope, draws, count);
+  const int rc = device_call_status(scope, count, stream, &draws);
   if (rc != KS_OK) return rc;
   const auto s = static_cast<cudaStream_t>(stream);
   // Scratch: [SignKey, Z_A][offsets statuses][e][nonces]
@@ -811,8 +817,9 @@ int sign_messages_device(ks::gpu::Engine& engine, const PrivateKey& key, const u
 namespace {
 
 // Redraws of k for the items whose t came out all zero (clause 6.1 A5):
-// 2^-8klen a draw for a klen-byte message, so after these a 1-byte message
-// is left without a ciphertext (KS_ERR_RANDOM) with probability 2^-64.
+// 2^-8klen a draw for a klen-byte message, so after the first draw and
+// these a 1-byte message is left without a ciphertext (KS_ERR_RANDOM) with
+// probability 2^-72.
 // Each pass is three launches whose threads return at once unless their
 // item is named.
 constexpr int kRedrawPasses = 8;
@@ -838,6 +845,26 @@ CryptItems device_items(const uint8_t* data, const uint64_t* offsets, size_t cou
   return c;
 }
 
+// Where a device-memory batch keeps its own copy of the offsets: scratch
+// [verdict, 16 bytes][offsets]. Its kernels read the offsets many times,
+// after writing statuses, lengths and outputs, any of which a caller may
+// have placed over the offsets: the copy is checked once
+// (gpu::check_offsets_ascend, verdict at scratch.at(0)) and then used
+// alone, so what was checked is what is read.
+constexpr size_t offsets_copy_at = 16;
+cudaError_t own_offsets(const ks::gpu::StreamScratch& scratch, const uint64_t* offsets,
+                            size_t count, uint64_t data_len, cudaStream_t s,
+                            const uint64_t** copy) {
+  auto* own = reinterpret_cast<uint64_t*>(scratch.at(offsets_copy_at));
+  *copy = own;
+  const cudaError_t err =
+      cudaMemcpyAsync(own, offsets, 8 * (count + 1), cudaMemcpyDeviceToDevice, s);
+  return err == cudaSuccess
+             ? ks::gpu::check_offsets_ascend(own, count, data_len,
+                                             reinterpret_cast<uint32_t*>(scratch.at(0)), s)
+             : err;
+}
+
 // A private key d as it reaches the device: a kernel parameter.
 struct ScalarBytes {
   uint8_t bytes[32];
@@ -851,7 +878,7 @@ int encrypt_device(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_
                    const ks::gpu::StatusMap& map, void* stream) {
   const ks::gpu::DeviceScope scope(engine.device());
   const DeviceDraws draws;
-  const int rc = device_call_status(scope, draws, count);
+  const int rc = device_call_status(scope, count, stream, &draws);
   if (rc != KS_OK) return rc;
   // One recipient: its table, kept by the cache (a later key's replaces it
   // through cudaFree, which waits for the kernels queued here).
@@ -864,17 +891,18 @@ int encrypt_device(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_
     if (built != cudaSuccess) return ks::gpu::to_status(built);
   }
   const auto s = static_cast<cudaStream_t>(stream);
-  // Scratch: [offsets verdict][redraw flags][nonces][points]
-  const size_t redo_at = 16, nonces_at = redo_at + aligned16(count * sizeof(int));
+  // Scratch: [offsets verdict][offsets][redraw flags][nonces][points]
+  const size_t redo_at = offsets_copy_at + aligned16(8 * (count + 1));
+  const size_t nonces_at = redo_at + aligned16(count * sizeof(int));
   ks::gpu::StreamScratch scratch(s);
   cudaError_t err = scratch.allocate(nonces_at + (32 + 128) * count);
-  auto* bad = reinterpret_cast<uint32_t*>(scratch.at(0));
+  const uint64_t* offs = nullptr;
+  if (err == cudaSuccess) err = own_offsets(scratch, offsets, count, data_len, s, &offs);
   int* redo = reinterpret_cast<int*>(scratch.at(redo_at));
   uint8_t* nonces = scratch.at(nonces_at);
   uint8_t* points = nonces + 32 * count;
-  if (err == cudaSuccess) err = ks::gpu::check_offsets_ascend(offsets, count, data_len, bad, s);
-  CryptItems c = device_items(data, offsets, count, form, out,
-                              ciphertext_bound(0, CipherForm(form)), lengths, status, bad);
+  CryptItems c = device_items(data, offs, count, form, out, ciphertext_bound(0, CipherForm(form)),
+                              lengths, status, reinterpret_cast<uint32_t*>(scratch.at(0)));
   c.redo = redo;
   for (int pass = 0; pass <= kRedrawPasses && err == cudaSuccess; ++pass) {
     const int* only = pass == 0 ? nullptr : redo;
@@ -894,24 +922,26 @@ int decrypt_device(ks::gpu::Engine& engine, const PrivateKey& key, int form, con
                    size_t data_len, const uint64_t* offsets, size_t count, uint8_t* out,
                    uint64_t* lengths, int* status, const ks::gpu::StatusMap& map, void* stream) {
   const ks::gpu::DeviceScope scope(engine.device());
-  if (scope.status() != KS_OK) return scope.status();
+  const int rc = device_call_status(scope, count, stream, nullptr);
+  if (rc != KS_OK) return rc;
   const auto s = static_cast<cudaStream_t>(stream);
-  // Scratch: [d][offsets verdict][layouts][x2 || y2]
-  const size_t layouts_at = 48, xy_at = layouts_at + count * sizeof(CiphertextLayout);
+  // Scratch: [offsets verdict][offsets][d][layouts][x2 || y2]
+  const size_t d_at = offsets_copy_at + aligned16(8 * (count + 1));
+  const size_t layouts_at = d_at + 32, xy_at = layouts_at + count * sizeof(CiphertextLayout);
   ks::gpu::StreamScratch scratch(s);
   cudaError_t err = scratch.allocate(xy_at + 64 * count);
   ScalarBytes d;
   field::to_be_bytes(d.bytes, key.d);
-  if (err == cudaSuccess) err = scratch.store(0, d);
+  if (err == cudaSuccess) err = scratch.store(d_at, d);
   secure_wipe(&d, sizeof d);
-  auto* bad = reinterpret_cast<uint32_t*>(scratch.at(32));
+  const uint64_t* offs = nullptr;
+  if (err == cudaSuccess) err = own_offsets(scratch, offsets, count, data_len, s, &offs);
+  const auto* bad = reinterpret_cast<const uint32_t*>(scratch.at(0));
   auto* layouts = reinterpret_cast<CiphertextLayout*>(scratch.at(layouts_at));
   uint8_t* xy = scratch.at(xy_at);
-  if (err == cudaSuccess) err = ks::gpu::check_offsets_ascend(offsets, count, data_len, bad, s);
-  if (err == cudaSuccess)
-    err = launch_parse_ciphertexts(data, offsets, count, form, bad, layouts, s);
-  if (err == cudaSuccess) err = launch_decrypt_points(scratch.at(0), layouts, xy, status, count, s);
-  const CryptItems c = device_items(data, offsets, count, form, out, 0, lengths, status, bad);
+  if (err == cudaSuccess) err = launch_parse_ciphertexts(data, offs, count, form, bad, layouts, s);
+  if (err == cudaSuccess) err = launch_decrypt_points(scratch.at(d_at), layouts, xy, status, count, s);
+  const CryptItems c = device_items(data, offs, count, form, out, 0, lengths, status, bad);
   if (err == cudaSuccess) err = launch_decrypt_finish(c, layouts, xy, s);
   if (err == cudaSuccess) err = ks::gpu::map_statuses(status, count, map, s);
   return ks::gpu::to_status(err);

@@ -975,7 +975,8 @@ cudaError_t run_on_device(const DeviceArgs& a, cudaStream_t stream) {
                at_spans = c.take(16 * 32 * groups), at_ivs = c.take(16 * 32 * groups),
                at_lanes = c.take(8 * 32 * groups), at_steps = c.take(8 * groups),
                at_planes = c.take(16 * 8 * size_t(kRounds) * groups),
-               at_aside = c.take(aside ? a.data_len : 0);
+               at_aside = c.take(aside ? a.data_len : 0), at_offsets = c.take(8 * (n + 1)),
+               at_aad_offsets = c.take(a.aad_offsets != nullptr ? 8 * (n + 1) : 0);
   ks::gpu::StreamScratch scratch(stream);  // carved like Layout
   e = scratch.allocate(c.size());
   if (e != cudaSuccess) return e;
@@ -985,13 +986,26 @@ cudaError_t run_on_device(const DeviceArgs& a, cudaStream_t stream) {
     if (e != cudaSuccess) return e;
     data = scratch.at(at_aside);
   }
+  // The kernels read the offsets again after writing statuses and outputs,
+  // which a caller may have placed over them: they read copies, checked
+  // once by device_check_kernel, so what was checked is what is read.
+  const uint64_t* offsets = reinterpret_cast<const uint64_t*>(scratch.at(at_offsets));
+  const uint64_t* aad_offsets = nullptr;
+  e = cudaMemcpyAsync(scratch.at(at_offsets), a.offsets, 8 * (n + 1), cudaMemcpyDeviceToDevice,
+                      stream);
+  if (e == cudaSuccess && a.aad_offsets != nullptr) {
+    aad_offsets = reinterpret_cast<const uint64_t*>(scratch.at(at_aad_offsets));
+    e = cudaMemcpyAsync(scratch.at(at_aad_offsets), a.aad_offsets, 8 * (n + 1),
+                        cudaMemcpyDeviceToDevice, stream);
+  }
+  if (e != cudaSuccess) return e;
   uint64_t* units = reinterpret_cast<uint64_t*>(scratch.at(at_units));
   uint64_t* starts = reinterpret_cast<uint64_t*>(scratch.at(at_starts));
   uint32_t* rk = reinterpret_cast<uint32_t*>(scratch.at(at_rk));
   const bool block_mode = a.work == Work::kEcb || a.work == Work::kCbcEncrypt ||
                           a.work == Work::kCbcDecrypt;
-  const DeviceChecks checks = {a.offsets, std::min<uint64_t>(a.data_len, a.out_len),
-                               is_gcm(a.work) ? a.aad_offsets : nullptr, a.aad_len, block_mode,
+  const DeviceChecks checks = {offsets, std::min<uint64_t>(a.data_len, a.out_len),
+                               is_gcm(a.work) ? aad_offsets : nullptr, a.aad_len, block_mode,
                                is_gcm(a.work) ? ks::gcm::kMaxTextBytes : UINT64_MAX, n, units,
                                a.status};
   const unsigned grid = blocks_for(n, kThreads);
@@ -1002,10 +1016,10 @@ cudaError_t run_on_device(const DeviceArgs& a, cudaStream_t stream) {
                                       stream);
   if (e != cudaSuccess) return e;
   key_schedule_kernel<<<grid, kThreads, 0, stream>>>(a.keys, rk, n, a.decrypt_keys);
-  DeviceMessages m = {data, a.out, a.offsets, starts, rk, a.ivs, a.iv_stride, a.status, n};
+  DeviceMessages m = {data, a.out, offsets, starts, rk, a.ivs, a.iv_stride, a.status, n};
   // Grid-stride: a few blocks per SM cover any number of units.
   const unsigned unit_grid = ks::gpu::grid_for(a.data_len / kUnitBytes + n, kThreads, 16);
-  const DeviceTags t = {a.aad, a.aad_offsets, a.tags,
+  const DeviceTags t = {a.aad, aad_offsets, a.tags,
                         a.work == Work::kGcmOpen ? a.tags : nullptr, unsigned(a.tag_len),
                         a.status};
   GcmState* gcm = reinterpret_cast<GcmState*>(scratch.at(at_gcm));
@@ -1015,7 +1029,7 @@ cudaError_t run_on_device(const DeviceArgs& a, cudaStream_t stream) {
   uint4* planes = reinterpret_cast<uint4*>(scratch.at(at_planes));
   if (groups != 0)
     device_lanes_kernel<<<blocks_for(groups, kThreads), kThreads, 0, stream>>>(
-        a.offsets, a.ivs, a.status, n, groups, spans, scratch.at(at_ivs), lanes, steps);
+        offsets, a.ivs, a.status, n, groups, spans, scratch.at(at_ivs), lanes, steps);
   const DeviceChains chains = {data,   a.out, spans,
                                reinterpret_cast<const uint4*>(scratch.at(at_ivs)),
                                planes, steps, groups};

@@ -340,6 +340,30 @@ TEST_F(GpuSm2Encrypt, OneByteMessagesAreDrawnAgainOnTheDeviceOnAUserStream) {
   expect_plaintexts(decrypt_batch(cpu_.ctx, k, form, cts, 0), cts, msgs);
 }
 
+// Lengths written over the offsets themselves (one device array for both):
+// the kernels read their own copy of the offsets, checked once, so the
+// batch stays in bounds and every ciphertext opens under the offsets the
+// call was given.
+TEST_F(GpuSm2Encrypt, LengthsPlacedOverTheOffsetsLeaveTheBatchIntact) {
+  KeyPair k;
+  std::mt19937_64 rng = fresh_rng();
+  const Flat msgs = random_messages(3001, rng);
+  const size_t n = msgs.count(), out_len = msgs.data.size() + n * 97;
+  const DeviceBytes data(msgs.data);
+  DeviceBytes offsets_and_lengths(msgs.offsets), out(out_len), status(sizeof(int) * n);
+  ASSERT_EQ(ks_sm2_encrypt_batch(gpu_.ctx, k.pub, KS_SM2_C1C3C2, data.get(), msgs.data.size(),
+                                 offsets_and_lengths.as<const uint64_t>(), n, out.get(), out_len,
+                                 offsets_and_lengths.as<uint64_t>(), status.as<int>()),
+            KS_OK);
+  ASSERT_TRUE(ks::testing::stream_sync(nullptr));
+  EXPECT_EQ(status.download_as<int>(n), std::vector<int>(n, KS_OK));
+  Results enc;
+  enc.out = out.download(out_len);
+  enc.lengths = offsets_and_lengths.download_as<uint64_t>(n);
+  const Flat cts = ciphertexts(enc, msgs, KS_SM2_C1C3C2);
+  expect_plaintexts(decrypt_batch(cpu_.ctx, k, KS_SM2_C1C3C2, cts, 0), cts, msgs);
+}
+
 // Offsets in device memory that do not ascend within the data: every item
 // KS_ERR_OFFSETS, no length, and nothing written to out (its slots would
 // be laid out from them); mixed memory refused.

@@ -217,8 +217,8 @@ TEST_F(Sm2SignDevice, RefusedArguments) {
   std::vector<int> host_status(n, 7);
   ks_ctx* ctx = gpu_ctx_.ctx;
   // RFC 6979 nonces are derived on the CPU only.
-  EXPECT_EQ(ks_sm2_sign_digest_batch(ctx, key_, digests.get(), n, KS_SM2_NONCE_DETERMINISTIC, sigs.get(),
-                                     sigs.size(), status.as<int>()),
+  EXPECT_EQ(ks_sm2_sign_digest_batch(ctx, key_, digests.get(), n, KS_SM2_NONCE_DETERMINISTIC,
+                                     sigs.get(), sigs.size(), status.as<int>()),
             KS_ERR_UNSUPPORTED);
   EXPECT_EQ(ks_sm2_sign_digest_batch(ctx, key_, digests.get(), n, KS_SM2_NONCE_RANDOM, sigs.get(),
                                      sigs.size(), host_status.data()),
@@ -231,6 +231,27 @@ TEST_F(Sm2SignDevice, RefusedArguments) {
   EXPECT_EQ(ks_sm2_keygen_batch(ctx, n, sigs.get(), sigs.size(), host_pub.data(), host_pub.size(),
                                 status.as<int>()),
             KS_ERR_MEMORY_MIX);
+  // Calls that draw secrets refuse a stream being captured into a graph
+  // (every replay would draw the same nonces and keys); verification,
+  // which draws nothing, is captured.
+  void* stream = ks::testing::stream_create();
+  ASSERT_NE(stream, nullptr);
+  ASSERT_EQ(ks_ctx_set_stream(ctx, stream), KS_OK);
+  ASSERT_TRUE(ks::testing::capture_begin(stream));
+  const int sign_rc = ks_sm2_sign_digest_batch(ctx, key_, digests.get(), n, KS_SM2_NONCE_RANDOM,
+                                               sigs.get(), sigs.size(), status.as<int>());
+  DeviceBytes priv(32 * n), pubs(65 * n);
+  const DeviceBytes pubs_one(repeated_pub(n));
+  const int keygen_rc = ks_sm2_keygen_batch(ctx, n, priv.get(), priv.size(), pubs.get(),
+                                            pubs.size(), status.as<int>());
+  const int verify_rc = ks_sm2_verify_digest_batch(ctx, pubs_one.get(), digests.get(), n,
+                                                   sigs.get(), status.as<int>());
+  EXPECT_TRUE(ks::testing::capture_end(stream));
+  ks_ctx_set_stream(ctx, nullptr);
+  ks::testing::stream_destroy(stream);
+  EXPECT_EQ(sign_rc, KS_ERR_UNSUPPORTED);
+  EXPECT_EQ(keygen_rc, KS_ERR_UNSUPPORTED);
+  EXPECT_EQ(verify_rc, KS_OK);
   // ks_sm2_digest_batch has no device path: device memory is refused
   // instead of being read on the host.
   EXPECT_EQ(ks_sm2_digest_batch(ctx, repeated_pub(n).data(), kId, kIdLen, nullptr, data.get(), 640,
