@@ -168,6 +168,18 @@ void expect_plaintexts(const Results& r, const Flat& cts, const Flat& msgs) {
   }
 }
 
+// A device batch's ciphertexts (out and lengths in device memory) open to
+// msgs on the CPU.
+void expect_device_ciphertexts_open(ks_ctx* cpu, const KeyPair& k, int form,
+                                    const DeviceBytes& out, const DeviceBytes& lengths,
+                                    const Flat& msgs) {
+  Results enc;
+  enc.out = out.download(out.size());
+  enc.lengths = lengths.download_as<uint64_t>(msgs.count());
+  const Flat cts = ciphertexts(enc, msgs, form);
+  expect_plaintexts(decrypt_batch(cpu, k, form, cts, 0), cts, msgs);
+}
+
 const Memory kMemories[] = {Memory::kHost, Memory::kDevice};
 
 std::string where(Memory memory, int form) {
@@ -333,11 +345,7 @@ TEST_F(GpuSm2Encrypt, OneByteMessagesAreDrawnAgainOnTheDeviceOnAUserStream) {
                                      after.get(), status.get(), status.size()),
             KS_OK);
   EXPECT_EQ(after.download_as<int>(n), std::vector<int>(n, KS_OK));
-  Results enc;
-  enc.out = out.download(out_len);
-  enc.lengths = lengths.download_as<uint64_t>(n);
-  const Flat cts = ciphertexts(enc, msgs, form);
-  expect_plaintexts(decrypt_batch(cpu_.ctx, k, form, cts, 0), cts, msgs);
+  expect_device_ciphertexts_open(cpu_.ctx, k, form, out, lengths, msgs);
 }
 
 // Lengths written over the offsets themselves (one device array for both):
@@ -357,11 +365,7 @@ TEST_F(GpuSm2Encrypt, LengthsPlacedOverTheOffsetsLeaveTheBatchIntact) {
             KS_OK);
   ASSERT_TRUE(ks::testing::stream_sync(nullptr));
   EXPECT_EQ(status.download_as<int>(n), std::vector<int>(n, KS_OK));
-  Results enc;
-  enc.out = out.download(out_len);
-  enc.lengths = offsets_and_lengths.download_as<uint64_t>(n);
-  const Flat cts = ciphertexts(enc, msgs, KS_SM2_C1C3C2);
-  expect_plaintexts(decrypt_batch(cpu_.ctx, k, KS_SM2_C1C3C2, cts, 0), cts, msgs);
+  expect_device_ciphertexts_open(cpu_.ctx, k, KS_SM2_C1C3C2, out, offsets_and_lengths, msgs);
 }
 
 // Offsets in device memory that do not ascend within the data: every item
