@@ -272,12 +272,11 @@ class Ed25519Batch:
         data, offs, n = _device.flat_messages(self._ctx, messages, offsets, s)
         one_key = isinstance(keys, Ed25519PrivateKey)
         seeds = None if one_key else _device.fixed_items(keys, "keys", SEED_BYTES, n, s)
-        sigs_obj = out if out is not None else _device.empty(messages, (n, SIGNATURE_BYTES), "u1")
-        sigs = _device.fixed_items(sigs_obj, "out", SIGNATURE_BYTES, n, s)
+        sigs = _device.new_items(messages, out, "out", SIGNATURE_BYTES, n, s)
         status_obj, status = _device.status_output(messages, None, n, s)
         self._ctx.ed25519_sign_device(keys._k if one_key else None, seeds.ptr if seeds else 0,
                                       data.ptr, data.nbytes, offs.ptr, n, sigs.ptr, status.ptr, s)
-        return sigs_obj, status_obj
+        return sigs.obj, status_obj
 
     # Per-item keys before sign took them, kept for one release.
     sign_seeds = deprecated(sign, "Ed25519Batch.sign_seeds", "ctx.ed25519.sign(keys, ...)")

@@ -620,13 +620,12 @@ class SM2Batch:
         if deterministic:
             raise ValueError("signing in GPU memory draws random nonces (RFC 6979's are "
                              "derived on the CPU only)")
-        sigs_obj = out if out is not None else _device.empty(like, (n, 64), "u1")
-        sigs = _device.fixed_items(sigs_obj, "out", 64, n, s)
+        sigs = _device.new_items(like, out, "out", 64, n, s)
         status_obj, status = _device.status_output(like, None, n, s)
         self._ctx.sm2_sign_device(key._k, 0, id, digests.ptr if digests else 0,
                                   data.ptr if data else 0, data.nbytes if data else 0,
                                   offsets.ptr if offsets else 0, n, sigs.ptr, status.ptr, s)
-        return sigs_obj, status_obj
+        return sigs.obj, status_obj
 
     @staticmethod
     def _device_items(public_keys: Any, signatures: Any, encoding: str, n: int,

@@ -38,6 +38,34 @@ int to_status(cudaError_t err);
 // A DRBG key for one batch call (core/chacha20_gpu.h), fresh from getrandom.
 bool fresh_drbg_key(chacha20::Key* key);
 
+// Whether work queued on `stream` now would be captured into a CUDA graph
+// (or the runtime cannot say).
+bool stream_capturing(cudaStream_t stream);
+
+// The DRBG key of one call on device memory that draws secrets (keys,
+// nonces) on its caller's stream: fresh from getrandom, wiped with the
+// object. status(): KS_OK; KS_ERR_RANDOM where getrandom failed;
+// KS_ERR_UNSUPPORTED where the stream is being captured into a CUDA graph,
+// since the key is a kernel parameter and every replay of the graph would
+// draw the same keys and nonces again (two SM2 signatures under one nonce
+// give away the private key).
+class StreamDrbg {
+ public:
+  explicit StreamDrbg(cudaStream_t stream)
+      : status_(stream_capturing(stream) ? KS_ERR_UNSUPPORTED
+                : fresh_drbg_key(&key_)  ? KS_OK
+                                         : KS_ERR_RANDOM) {}
+  ~StreamDrbg() { secure_wipe(&key_, sizeof key_); }
+  StreamDrbg(const StreamDrbg&) = delete;
+  StreamDrbg& operator=(const StreamDrbg&) = delete;
+  int status() const { return status_; }
+  const chacha20::Key& key() const { return key_; }
+
+ private:
+  chacha20::Key key_ = {};  // before status_: its initialiser fills it
+  int status_;
+};
+
 // Runs a job that draws secrets on the device under a fresh DRBG key:
 // make(key) builds the job; the key is wiped afterwards. A ks_status.
 template <class Make>

@@ -68,14 +68,6 @@ cudaError_t StreamScratch::store(size_t offset, const T& value) {
   return cudaGetLastError();
 }
 
-// --- Secrets drawn on a caller's stream ------------------------------------------
-// Whether work queued on `stream` now would be captured into a CUDA graph
-// (or the runtime cannot say). A call that draws secrets on the device
-// (keys, nonces) refuses then: its DRBG key is a kernel parameter, and
-// every replay of the graph would draw the same keys and nonces again (two
-// SM2 signatures under one nonce give away the private key).
-bool stream_capturing(cudaStream_t stream);
-
 // --- Offsets of device batches ---------------------------------------------------
 // *bad = 0, then nonzero where offsets[0 .. count] do not ascend within
 // [0, limit] (an item's range descends or passes the end), queued on

@@ -119,12 +119,7 @@ int check_batch(ks_ctx* ctx, int form, bool encrypting, const uint8_t* data, siz
   if (rc == KS_OK)
     rc = ks::api::device_buffers(ctx, {data, *offsets, out, lengths, status, public_keys},
                                  &args->on_device);
-  if (rc == KS_OK && args->on_device) {
-    if (*offsets == nullptr || (data == nullptr && data_len != 0) || status == nullptr)
-      rc = KS_ERR_NULL_POINTER;
-    else if (count >= SIZE_MAX / sizeof(uint64_t))
-      rc = KS_ERR_OVERFLOW;
-  } else if (rc == KS_OK) {
+  if (rc == KS_OK && !args->on_device) {  // device memory: api::device_messages_batch's checks
     rc = ks::api::checked_offsets(
         ctx, data, data_len, offsets, count, &args->offsets_copy,
         {{out, out_len}, {lengths, count * sizeof(uint64_t)},
@@ -190,12 +185,6 @@ ks::gpu::StatusMap device_status_map(bool encrypting) {
   return map;
 }
 
-// A batch in device memory: queued by run() on the context's stream.
-template <class Run>
-int on_device(size_t count, const Run& run) {
-  return count == 0 ? KS_OK : run();
-}
-
 // A batch on the context's GPU (sm2/gpu/sm2_gpu_batch.h): run(device
 // statuses) fills out, lengths and the statuses; the items the device left
 // to the host (kRedoOnHost) are then done one at a time here, redo(i,
@@ -227,7 +216,7 @@ int ks_sm2_encrypt_batch(ks_ctx* ctx, const ks_sm2_pubkey* key, int form, const 
                              lengths, status, &args);
   if (rc != KS_OK) return rc;
   if (args.on_device)
-    return on_device(count, [&] {
+    return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {
       uint8_t pub[KS_SM2_PUBLIC_KEY_BYTES];
       ks::sm2::public_key_to_bytes(pub, key->key);
       return ks::sm2::gpu::encrypt_device(*ctx->gpu, pub, nullptr, form, data, data_len, offsets,
@@ -276,7 +265,7 @@ int ks_sm2_encrypt_batch_keys(ks_ctx* ctx, const uint8_t* public_keys, int form,
                    status, &args, public_keys);
   if (rc != KS_OK) return rc;
   if (args.on_device)
-    return on_device(count, [&] {
+    return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {
       return ks::sm2::gpu::encrypt_device(*ctx->gpu, nullptr, public_keys, form, data, data_len,
                                           offsets, count, out, lengths, status,
                                           device_status_map(true), ctx->stream);
@@ -326,7 +315,7 @@ int ks_sm2_decrypt_batch(ks_ctx* ctx, const ks_sm2_key* key, int form, const uin
                              lengths, status, &args);
   if (rc != KS_OK) return rc;
   if (args.on_device)
-    return on_device(count, [&] {
+    return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {
       return ks::sm2::gpu::decrypt_device(*ctx->gpu, key->key, form, data, data_len, offsets,
                                           count, out, lengths, status, device_status_map(false),
                                           ctx->stream);

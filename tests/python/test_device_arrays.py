@@ -97,6 +97,14 @@ def _gpu_ctx():
     return ctx, kuaisuo.Context("cpu")
 
 
+def _random_messages(rng, n):
+    """n random messages of 0..199 bytes: (flat uint8 data, n + 1 uint64
+    offsets)."""
+    offsets = np.zeros(n + 1, np.uint64)
+    offsets[1:] = np.cumsum(rng.integers(0, 200, n))
+    return np.frombuffer(os.urandom(int(offsets[-1])), np.uint8).copy(), offsets
+
+
 @pytest.fixture(scope="module")
 def contexts():
     if kuaisuo.gpu_device_count() == 0:
@@ -300,9 +308,7 @@ def test_sm3_on_cupy_matches_the_cpu_and_reports_bad_offsets(contexts, cp):
     gpu, cpu = contexts
     rng = np.random.default_rng()
     n = 100_003
-    offsets = np.zeros(n + 1, np.uint64)
-    offsets[1:] = np.cumsum(rng.integers(0, 200, n))
-    data = np.frombuffer(os.urandom(int(offsets[-1])), np.uint8)
+    data, offsets = _random_messages(rng, n)
     want = cpu.sm3.hash(data, offsets, as_numpy=True)
     digests, status = gpu.sm3.hash(cp.asarray(data), cp.asarray(offsets))
     assert isinstance(digests, cp.ndarray) and digests.shape == (n, 32)
@@ -323,9 +329,7 @@ def test_sm2_verify_on_cupy_matches_the_cpu(contexts, cp):
     rng = np.random.default_rng()
     n = 20_011
     keys = [kuaisuo.sm2.SM2PrivateKey.generate() for _ in range(16)]
-    offsets = np.zeros(n + 1, np.uint64)
-    offsets[1:] = np.cumsum(rng.integers(0, 200, n))
-    data = np.frombuffer(os.urandom(int(offsets[-1])), np.uint8).copy()
+    data, offsets = _random_messages(rng, n)
     pubs = np.stack([np.frombuffer(keys[i % 16].public_key().public_bytes_raw(), np.uint8)
                      for i in range(n)])
     sigs = np.zeros((n, 64), np.uint8)
@@ -438,9 +442,7 @@ def test_ed25519_sign_on_cupy_matches_the_cpu(contexts, cp):
     gpu, cpu = contexts
     rng = np.random.default_rng()
     n = 30_001
-    offsets = np.zeros(n + 1, np.uint64)
-    offsets[1:] = np.cumsum(rng.integers(0, 200, n))
-    data = np.frombuffer(os.urandom(int(offsets[-1])), np.uint8)
+    data, offsets = _random_messages(rng, n)
     key = kuaisuo.ed25519.Ed25519PrivateKey.generate()
     seeds = np.frombuffer(os.urandom(32 * n), np.uint8).reshape(n, 32)
     for keys, d_keys in ((key, key), (seeds, cp.asarray(seeds))):
@@ -472,9 +474,7 @@ def test_sm2_keygen_and_signing_on_cupy_verify_on_the_cpu(contexts, cp):
         assert key.public_key().public_bytes_raw() == pubs_host[i].tobytes()
     key = kuaisuo.sm2.SM2PrivateKey.generate()
     one_pub = np.tile(np.frombuffer(key.public_key().public_bytes_raw(), np.uint8), (n, 1))
-    offsets = np.zeros(n + 1, np.uint64)
-    offsets[1:] = np.cumsum(rng.integers(0, 200, n))
-    data = np.frombuffer(os.urandom(int(offsets[-1])), np.uint8)
+    data, offsets = _random_messages(rng, n)
     sigs, status = gpu.sm2.sign(key, cp.asarray(data), offsets=cp.asarray(offsets),
                                 encoding="raw")
     assert isinstance(sigs, cp.ndarray) and sigs.shape == (n, 64) and not status.get().any()

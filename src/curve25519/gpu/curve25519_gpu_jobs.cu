@@ -241,13 +241,12 @@ int keys_device(ks::gpu::Engine& engine, KeyAlg alg, BaseTable base, bool draw, 
   if (scope.status() != KS_OK) return scope.status();
   if (count >= (uint64_t(1) << 32)) return KS_ERR_OVERFLOW;  // the DRBG's counters
   const auto s = static_cast<cudaStream_t>(stream);
-  if (draw && ks::gpu::stream_capturing(s)) return KS_ERR_UNSUPPORTED;  // a replay redraws them
   cudaError_t err = cudaSuccess;
   if (draw) {
-    chacha20::Key drbg;
-    if (!ks::gpu::fresh_drbg_key(&drbg)) return KS_ERR_RANDOM;
-    err = chacha20::launch_random_bytes32(drbg, 0, ks::gpu::kTagPrivateKeys, count, secrets, s);
-    secure_wipe(&drbg, sizeof drbg);
+    const ks::gpu::StreamDrbg drbg(s);
+    if (drbg.status() != KS_OK) return drbg.status();
+    err = chacha20::launch_random_bytes32(drbg.key(), 0, ks::gpu::kTagPrivateKeys, count,
+                                          secrets, s);
   }
   const auto launcher =
       alg == KeyAlg::kEd25519 ? launch_ed25519_public_keys : launch_x25519_public_keys;

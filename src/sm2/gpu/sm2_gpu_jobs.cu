@@ -677,48 +677,29 @@ int verify_messages_device(ks::gpu::Engine& engine, const uint8_t* pubs,
 // --- Keygen and signing on device memory --------------------------------------------
 namespace {
 
-// A device-memory call's DRBG key (fresh from getrandom) and the scalars it
-// draws (sm2_gpu.h's launch_random_scalars): pass p of a call draws from
-// nonce (p, tag), for the items named by `only` (all without it).
-class DeviceDraws {
- public:
-  DeviceDraws() : ok_(ks::gpu::fresh_drbg_key(&key_)) {}
-  ~DeviceDraws() { secure_wipe(&key_, sizeof key_); }
-  bool ok() const { return ok_; }
-  cudaError_t scalars(ks::gpu::DrbgTag tag, uint8_t* out, size_t count, cudaStream_t s,
-                      uint64_t pass = 0, const int* only = nullptr) const {
-    return launch_random_scalars(key_, tag, pass, count, out, only, s);
-  }
-
- private:
-  chacha20::Key key_;
-  bool ok_;
-};
+constexpr size_t aligned16(size_t n) { return (n + 15) & ~size_t(15); }
 
 // What every device-memory call here starts with: its device current and
 // a count the DRBG's and the kernels' 32-bit counters cover; where it
-// draws secrets (draws), a stream not being captured into a graph
-// (gpu/launch.cuh's stream_capturing: KS_ERR_UNSUPPORTED) and a fresh DRBG
-// key.
-int device_call_status(const ks::gpu::DeviceScope& scope, size_t count, void* stream,
-                       const DeviceDraws* draws) {
+// draws secrets, its DRBG ready (gpu_engine.cuh's StreamDrbg).
+int device_call_status(const ks::gpu::DeviceScope& scope, size_t count,
+                       const ks::gpu::StreamDrbg* drbg) {
   if (scope.status() != KS_OK) return scope.status();
   if (count >= (uint64_t(1) << 32)) return KS_ERR_OVERFLOW;
-  if (draws == nullptr) return KS_OK;
-  if (ks::gpu::stream_capturing(static_cast<cudaStream_t>(stream))) return KS_ERR_UNSUPPORTED;
-  return draws->ok() ? KS_OK : KS_ERR_RANDOM;
+  return drbg != nullptr ? drbg->status() : KS_OK;
 }
 
 // Nonces for n items drawn into scratch at `at` (n 32-byte nonces), then
 // the signatures of digests e under keys
 // (stride 0: one, 1: per item), statuses mapped (overrides: a ks_status an
 // earlier kernel found per item) and failed items' signatures zeroed.
-cudaError_t sign_on_device(const DeviceDraws& draws, const ks::gpu::StreamScratch& scratch,
-                           size_t at, const uint8_t* e, const SignKey* keys, size_t key_stride,
-                           size_t n, uint8_t* sigs, int* status, const int* overrides,
-                           const ks::gpu::StatusMap& map, cudaStream_t s) {
+cudaError_t sign_on_device(const ks::gpu::StreamDrbg& drbg,
+                           const ks::gpu::StreamScratch& scratch, size_t at, const uint8_t* e,
+                           const SignKey* keys, size_t key_stride, size_t n, uint8_t* sigs,
+                           int* status, const int* overrides, const ks::gpu::StatusMap& map,
+                           cudaStream_t s) {
   uint8_t* nonces = scratch.at(at);
-  cudaError_t err = draws.scalars(kTagNonces, nonces, n, s);
+  cudaError_t err = launch_random_scalars(drbg.key(), kTagNonces, 0, n, nonces, nullptr, s);
   if (err == cudaSuccess) err = launch_sign_digest(e, keys, key_stride, nonces, sigs, status, n, s);
   ks::gpu::FailedItemOutputs clear;
   clear.out[0] = sigs;
@@ -731,11 +712,11 @@ cudaError_t sign_on_device(const DeviceDraws& draws, const ks::gpu::StreamScratc
 int keygen_device(ks::gpu::Engine& engine, size_t count, uint8_t* priv, uint8_t* pub,
                   int* status, const ks::gpu::StatusMap& map, void* stream) {
   const ks::gpu::DeviceScope scope(engine.device());
-  const DeviceDraws draws;
-  const int rc = device_call_status(scope, count, stream, &draws);
-  if (rc != KS_OK) return rc;
   const auto s = static_cast<cudaStream_t>(stream);
-  cudaError_t err = draws.scalars(kTagPrivateKeys, priv, count, s);
+  const ks::gpu::StreamDrbg drbg(s);
+  const int rc = device_call_status(scope, count, &drbg);
+  if (rc != KS_OK) return rc;
+  cudaError_t err = launch_random_scalars(drbg.key(), kTagPrivateKeys, 0, count, priv, nullptr, s);
   if (err == cudaSuccess) err = launch_keygen(priv, pub, status, count, s);
   ks::gpu::FailedItemOutputs clear;
   clear.out[0] = priv;
@@ -751,14 +732,14 @@ int sign_digest_device(ks::gpu::Engine& engine, const PrivateKey* key,
                        const uint8_t* per_item_keys, const uint8_t* digests, size_t count,
                        uint8_t* sigs, int* status, const ks::gpu::StatusMap& map, void* stream) {
   const ks::gpu::DeviceScope scope(engine.device());
-  const DeviceDraws draws;
-  const int rc = device_call_status(scope, count, stream, &draws);
-  if (rc != KS_OK) return rc;
   const auto s = static_cast<cudaStream_t>(stream);
+  const ks::gpu::StreamDrbg drbg(s);
+  const int rc = device_call_status(scope, count, &drbg);
+  if (rc != KS_OK) return rc;
   // Scratch: [the one SignKey | per-item SignKeys, their statuses][nonces]
   const size_t keys_bytes = key != nullptr
                                 ? sizeof(SignKey)
-                                : count * sizeof(SignKey) + ((count * sizeof(int) + 15) & ~15ull);
+                                : count * sizeof(SignKey) + aligned16(count * sizeof(int));
   ks::gpu::StreamScratch scratch(s);
   cudaError_t err = scratch.allocate(keys_bytes + 32 * count);
   auto* keys = reinterpret_cast<SignKey*>(scratch.at(0));
@@ -772,7 +753,7 @@ int sign_digest_device(ks::gpu::Engine& engine, const PrivateKey* key,
     err = launch_prepare_sign_keys(per_item_keys, keys, count, s, key_status);
   }
   if (err == cudaSuccess)
-    err = sign_on_device(draws, scratch, keys_bytes, digests, keys, key != nullptr ? 0 : 1, count,
+    err = sign_on_device(drbg, scratch, keys_bytes, digests, keys, key != nullptr ? 0 : 1, count,
                          sigs, status, key_status, map, s);
   return ks::gpu::to_status(err);
 }
@@ -782,13 +763,13 @@ int sign_messages_device(ks::gpu::Engine& engine, const PrivateKey& key, const u
                          size_t count, uint8_t* sigs, int* status, const ks::gpu::StatusMap& map,
                          void* stream) {
   const ks::gpu::DeviceScope scope(engine.device());
-  const DeviceDraws draws;
-  const int rc = device_call_status(scope, count, stream, &draws);
-  if (rc != KS_OK) return rc;
   const auto s = static_cast<cudaStream_t>(stream);
+  const ks::gpu::StreamDrbg drbg(s);
+  const int rc = device_call_status(scope, count, &drbg);
+  if (rc != KS_OK) return rc;
   // Scratch: [SignKey, Z_A][offsets statuses][e][nonces]
   const size_t statuses_at = sizeof(Sm2SignMessagesJob::Header);
-  const size_t e_at = statuses_at + ((count * sizeof(int) + 15) & ~15ull);
+  const size_t e_at = statuses_at + aligned16(count * sizeof(int));
   ks::gpu::StreamScratch scratch(s);
   cudaError_t err = scratch.allocate(e_at + 64 * count);
   Sm2SignMessagesJob::Header header;
@@ -807,7 +788,7 @@ int sign_messages_device(ks::gpu::Engine& engine, const PrivateKey& key, const u
   items.offsets_status = offsets_status;
   if (err == cudaSuccess) err = sm3::gpu::launch_digests(items, count, e, s);
   if (err == cudaSuccess)
-    err = sign_on_device(draws, scratch, e_at + 32 * count, e,
+    err = sign_on_device(drbg, scratch, e_at + 32 * count, e,
                          reinterpret_cast<const SignKey*>(scratch.at(0)), 0, count, sigs, status,
                          offsets_status, map, s);
   return ks::gpu::to_status(err);
@@ -823,8 +804,6 @@ namespace {
 // Each pass is three launches whose threads return at once unless their
 // item is named.
 constexpr int kRedrawPasses = 8;
-
-constexpr size_t aligned16(size_t n) { return (n + 15) & ~size_t(15); }
 
 // The kernels' view of a device-memory batch: all of it at once, items of
 // any length, offsets checked by the device (*offsets_bad).
@@ -877,8 +856,9 @@ int encrypt_device(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_
                    size_t count, uint8_t* out, uint64_t* lengths, int* status,
                    const ks::gpu::StatusMap& map, void* stream) {
   const ks::gpu::DeviceScope scope(engine.device());
-  const DeviceDraws draws;
-  const int rc = device_call_status(scope, count, stream, &draws);
+  const auto s = static_cast<cudaStream_t>(stream);
+  const ks::gpu::StreamDrbg drbg(s);
+  const int rc = device_call_status(scope, count, &drbg);
   if (rc != KS_OK) return rc;
   // One recipient: its table, kept by the cache (a later key's replaces it
   // through cudaFree, which waits for the kernels queued here).
@@ -890,7 +870,6 @@ int encrypt_device(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_
         KeyTableCache::get().build(engine.device(), one_pub, key, 16, &table);
     if (built != cudaSuccess) return ks::gpu::to_status(built);
   }
-  const auto s = static_cast<cudaStream_t>(stream);
   // Scratch: [offsets verdict][offsets][redraw flags][nonces][points]
   const size_t redo_at = offsets_copy_at + aligned16(8 * (count + 1));
   const size_t nonces_at = redo_at + aligned16(count * sizeof(int));
@@ -906,7 +885,8 @@ int encrypt_device(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_
   c.redo = redo;
   for (int pass = 0; pass <= kRedrawPasses && err == cudaSuccess; ++pass) {
     const int* only = pass == 0 ? nullptr : redo;
-    err = draws.scalars(kTagEncryptNonces, nonces, count, s, uint64_t(pass), only);
+    err = launch_random_scalars(drbg.key(), kTagEncryptNonces, uint64_t(pass), count, nonces,
+                                only, s);
     if (err == cudaSuccess)
       err = launch_encrypt_points(table != nullptr ? nullptr : pubs,
                                   table != nullptr ? table->table : nullptr, nonces, points,
@@ -922,7 +902,7 @@ int decrypt_device(ks::gpu::Engine& engine, const PrivateKey& key, int form, con
                    size_t data_len, const uint64_t* offsets, size_t count, uint8_t* out,
                    uint64_t* lengths, int* status, const ks::gpu::StatusMap& map, void* stream) {
   const ks::gpu::DeviceScope scope(engine.device());
-  const int rc = device_call_status(scope, count, stream, nullptr);
+  const int rc = device_call_status(scope, count, nullptr);
   if (rc != KS_OK) return rc;
   const auto s = static_cast<cudaStream_t>(stream);
   // Scratch: [offsets verdict][offsets][d][layouts][x2 || y2]
