@@ -10,8 +10,14 @@
 //  - on failure nothing is released: the output holds zeros up to the
 //    plaintext length and is untouched beyond it;
 //  - what decrypts re-encrypts (to the key's public key, same form) to a
-//    ciphertext that decrypts to the same plaintext.
+//    ciphertext that decrypts to the same plaintext;
+//  - the layout the GPU makes of the same bytes (sm2/gpu/sm2_gpu_host.h's
+//    layout_of, host-and-device code) agrees: a ciphertext it calls bad
+//    does not decrypt, one it lays out has its parts inside the input and
+//    decrypts to C2's length where it decrypts, and only a 02/03 prefix
+//    is left to the host.
 #include "fuzz_util.h"
+#include "sm2/gpu/sm2_gpu_host.h"
 
 namespace {
 
@@ -40,6 +46,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   memset(out.data(), 0xA5, cap);
   size_t len = 0;
   const int rc = ks_sm2_decrypt(keys.key, form, ct.data(), ct.size(), out.data(), cap, &len);
+  namespace gpu = ks::sm2::gpu;
+  const gpu::CiphertextLayout l =
+      gpu::layout_of(ct.data(), ct.size(), ks::sm2::CipherForm(form), UINT64_MAX);
+  if (l.status == gpu::kBadCiphertext) KS_FUZZ_CHECK(rc != KS_OK, "a bad layout decrypts");
+  if (l.status == gpu::kRedoOnHost)
+    KS_FUZZ_CHECK(form != 2 && (ct.data()[0] == 0x02 || ct.data()[0] == 0x03),
+                  "layout left to the host without a compressed C1");
+  if (l.status == gpu::kOk) {
+    KS_FUZZ_CHECK(uint64_t(l.c3_at) + 32 <= ct.size() &&
+                      uint64_t(l.c2_at) + l.c2_len <= ct.size(),
+                  "layout outside the input");
+    KS_FUZZ_CHECK(rc != KS_OK || len == l.c2_len, "layout's C2 length differs");
+  }
   if (rc != KS_OK) {
     KS_FUZZ_CHECK(rc == KS_ERR_BAD_CIPHERTEXT || rc == KS_ERR_CIPHERTEXT_MISMATCH ||
                       rc == KS_ERR_LENGTH,
