@@ -218,15 +218,17 @@ KS_API uint32_t ks_ctx_cpu_threads(const ks_ctx* ctx);
  * buffers must be 16-byte aligned (cudaMalloc's are 256): KS_ERR_ALIGNMENT.
  * Keys, IVs and GCM's AAD stay host arguments; the round keys reach the
  * device as kernel parameters and are wiped from the host when the call
- * returns. The batch calls ks_sm3_batch, ks_sm4_batch,
- * ks_ed25519_keygen_batch / _public_keys_batch / _sign_batch / _keys /
+ * returns. Every batch call follows the same rule for all its arrays:
+ * ks_sm3_batch, ks_sm4_batch, ks_skinny128_256_batch (ECB encryption and
+ * CTR), ks_ed25519_keygen_batch / _public_keys_batch / _sign_batch / _keys /
  * _verify_batch, ks_x25519_keygen_batch / _public_keys_batch /
  * _derive_batch / _keys, and ks_sm2_keygen_batch, _sign_batch,
  * _sign_digest_batch / _keys, _verify_batch, _verify_digest_batch,
- * _encrypt_batch / _keys and _decrypt_batch follow the same rule for all
- * their arrays (data, offsets, keys, IVs, AAD, tags, X25519's one private
- * key included, seeds, signatures, digests, secrets, ciphertexts, lengths,
- * statuses; SM2's ID and the key objects stay on the host, a private key
+ * _digest_batch, _encrypt_batch / _keys and _decrypt_batch (data,
+ * offsets, keys, IVs, AAD, tags, X25519's one private key included, seeds,
+ * signatures, digests, secrets, ciphertexts, lengths, statuses, the
+ * per-item IDs of ks_sm2_digest_batch; SM2's one ID and the key objects
+ * stay on the host, a private key
  * reaching the device as a kernel parameter; ks_sm4_batch's GCM needs
  * 96-bit IVs there; SM2 signing there takes random nonces only): on the
  * device they never read the offsets, keys or signatures on the host, so
@@ -240,11 +242,9 @@ KS_API uint32_t ks_ctx_cpu_threads(const ks_ctx* ctx);
  * to the host), and the calls that draw them (SM2 keygen, signing and
  * encryption, Ed25519 and X25519 keygen) refuse a stream being captured
  * into a CUDA graph (KS_ERR_UNSUPPORTED: every replay would draw the same
- * values); a decryption with a compressed C1, or a C2 of 4 GiB or more, is
- * KS_ERR_UNSUPPORTED there. The other
- * batch calls (ks_sm2_digest_batch, ks_skinny128_256_batch) refuse device
- * memory that the host cannot read with KS_ERR_UNSUPPORTED. CPU contexts
- * do not look at pointers: device memory needs a GPU context.
+ * values); a decryption with a C2 of 4 GiB or more is KS_ERR_UNSUPPORTED
+ * there, as is SKINNY's ECB decryption. CPU contexts do not look at
+ * pointers: device memory needs a GPU context.
  * docs/design/0013-device-memory.md says why this is a rule on the
  * existing calls and not a second set of calls; docs/DEVICE.md shows it
  * from C and Python. */

@@ -53,12 +53,13 @@ KS_API int ks_skinny128_256_ctr_update(ks_skinny_ctr_ctx* c, const uint8_t* in, 
                                        uint8_t* out);
 KS_API void ks_skinny128_256_ctr_cleanse(ks_skinny_ctr_ctx* c);
 
-/* Many independent items on the context's CPU threads (no GPU path, even
- * on GPU contexts): item i under tweakey tweakeys[32*i ..), iv ivs[16*i
- * ..) (CTR; ivs NULL for ECB), input
- * data[offsets[i] .. offsets[i+1]) to the same offsets of out (out_len >=
- * offsets[count]; out may be data). An ECB item that is not whole blocks
- * fails with KS_ERR_LENGTH (its output untouched). */
+/* Many independent items: item i under tweakey tweakeys[32*i ..), iv
+ * ivs[16*i ..) (CTR; ivs NULL for ECB), input data[offsets[i] ..
+ * offsets[i+1]) to the same offsets of out (out_len >= offsets[count]; out
+ * may be data). An ECB item that is not whole blocks fails with
+ * KS_ERR_LENGTH (its output untouched). Host memory runs on the context's
+ * CPU threads; device memory (kuaisuo/common.h, "Device memory") on its
+ * GPU, ECB encryption and CTR (ECB decryption: KS_ERR_UNSUPPORTED). */
 KS_API int ks_skinny128_256_batch(ks_ctx* ctx, int mode, int encrypt, const uint8_t* tweakeys,
                                   const uint8_t* ivs, const uint8_t* data, size_t data_len,
                                   const uint64_t* offsets, size_t count, uint8_t* out,

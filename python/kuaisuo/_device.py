@@ -276,6 +276,41 @@ def sm4_batch(ctx: Any, b: Sm4Batch, keys: Any, ivs: Any, messages: Any, offsets
     return dst.obj, tag_obj, status_obj
 
 
+def skinny_batch(ctx: Any, mode: int, encrypt: bool, tweakeys: Any, ivs: Any, messages: Any,
+                 offsets: Any, out: Any, stream: Any) -> Tuple[Any, Any]:
+    """ks_skinny128_256_batch on device arrays: (out, statuses)."""
+    s = stream_of(messages, stream)
+    data, offs, n = flat_messages(ctx, messages, offsets, s)
+    k = fixed_items(tweakeys, "tweakeys", 32, n, s)
+    v = fixed_items(ivs, "ivs", 16, n, s) if ivs is not None else None
+    dst = output(out, data, s)
+    status_obj, status = status_output(messages, None, n, s)
+    ctx.skinny_batch_device(mode, encrypt, k.ptr, v.ptr if v else 0, data.ptr, data.nbytes,
+                            offs.ptr, n, dst.ptr, dst.nbytes, status.ptr, s)
+    return dst.obj, status_obj
+
+
+def sm2_digests(ctx: Any, public_keys: Any, ids: Any, id_offsets: Any, messages: Any,
+                offsets: Any, out: Any, stream: Any) -> Tuple[Any, Any]:
+    """ks_sm2_digest_batch on device arrays, each item with its own key
+    and ID: (digests (n, 32) uint8, statuses)."""
+    s = stream_of(messages, stream)
+    data, offs, n = flat_messages(ctx, messages, offsets, s)
+    keys = fixed_items(public_keys, "public_keys", 65, n, s)
+    if id_offsets is None:
+        raise ValueError("ids in GPU memory need id_offsets= (count + 1 uint64 or int64 in "
+                         "GPU memory)")
+    id_bytes = view(ids, "id", s)
+    require(id_bytes, "id", ("u1",))
+    id_offs = view(id_offsets, "id_offsets", s)
+    require(id_offs, "id_offsets", ("u8", "i8"), (n + 1,))
+    digests = new_items(messages, out, "out", 32, n, s)
+    status_obj, status = status_output(messages, None, n, s)
+    ctx.sm2_digests_device(keys.ptr, id_bytes.ptr, id_bytes.nbytes, id_offs.ptr, data.ptr,
+                           data.nbytes, offs.ptr, n, digests.ptr, status.ptr, s)
+    return digests.obj, status_obj
+
+
 def new_items(like: Any, out: Any, what: str, size: int, n: int, s: int) -> DeviceArray:
     """The (n, size) uint8 output of a device batch: out, or a new array of
     like's library."""

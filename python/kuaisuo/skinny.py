@@ -96,19 +96,28 @@ class SkinnyBatch:
         return self._ctx.skinny_crypt_buffer(code, encrypt, tweakey, iv, data)
 
     def encrypt(self, tweakeys: Any, messages: Any, *, mode: Mode, ivs: Any = None,
-                offsets: Any = None) -> Tuple[List[bytes], List[int]]:
+                offsets: Any = None, out: Any = None, stream: Any = None) -> Tuple[Any, Any]:
         """Many items, each under its own tweakey (and iv for CTR): the
         outputs and per-item statuses (0, or kuaisuo.strerror's code: an
-        ECB item that is not whole blocks fails alone)."""
-        return self._batch(True, tweakeys, messages, mode, ivs, offsets)
+        ECB item that is not whole blocks fails alone).
+
+        In GPU memory (flat uint8 messages with offsets=, (n, 32) tweakeys
+        and (n, 16) ivs there): returns (out, statuses) on that device, out=
+        (which may be messages itself) or a new array; ECB decryption is
+        not offered there."""
+        return self._batch(True, tweakeys, messages, mode, ivs, offsets, out, stream)
 
     def decrypt(self, tweakeys: Any, messages: Any, *, mode: Mode, ivs: Any = None,
-                offsets: Any = None) -> Tuple[List[bytes], List[int]]:
+                offsets: Any = None, out: Any = None, stream: Any = None) -> Tuple[Any, Any]:
         """The inverse of encrypt, with the same tweakeys, mode and ivs."""
-        return self._batch(False, tweakeys, messages, mode, ivs, offsets)
+        return self._batch(False, tweakeys, messages, mode, ivs, offsets, out, stream)
 
     def _batch(self, encrypt: bool, tweakeys: Any, messages: Any, mode: str, ivs: Any,
-               offsets: Any) -> Tuple[List[bytes], List[int]]:
+               offsets: Any, out: Any, stream: Any) -> Tuple[Any, Any]:
+        if _device.any_device(messages, tweakeys, ivs, offsets):
+            return _device.skinny_batch(self._ctx, _mode(mode), encrypt, tweakeys, ivs, messages,
+                                        offsets, out, stream)
+        _device.host_only(out, stream)
         data, offs = messages_in(messages, offsets)
         keys = fixed(tweakeys, TWEAKEY_BYTES, "tweakeys")
         flat_ivs = None if ivs is None else fixed(ivs, BLOCK_BYTES, "ivs")

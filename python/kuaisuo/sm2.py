@@ -384,8 +384,7 @@ class SM2Batch:
 
         In GPU memory (flat uint8 ciphertexts with offsets=): returns (out,
         lengths, statuses) on that device, item i's plaintext at
-        out[offsets[i]] for lengths[i] bytes, the rest of its slot zeroed;
-        a compressed C1 there is -11 (KS_ERR_UNSUPPORTED)."""
+        out[offsets[i]] for lengths[i] bytes, the rest of its slot zeroed."""
         if _device.any_device(ciphertexts, offsets, out):
             return self._crypt_device(False, None, None, key, ciphertexts, offsets, format, out,
                                       stream)
@@ -637,10 +636,22 @@ class SM2Batch:
                 _device.fixed_items(signatures, "signatures", 64, n, s))
 
     def digests(self, public_keys: Any, messages: Any, id: Ids = DEFAULT_ID, *,
-                offsets: Any = None) -> Tuple[List[bytes], List[int]]:
+                offsets: Any = None, id_offsets: Any = None, out: Any = None,
+                stream: Any = None) -> Tuple[Any, Any]:
         """e_i = SM3(Z_A(P_i, ID_i) || M_i) for each item and its status (0,
         or the error of a bad public key or overlong ID): what sign_digests
-        and verify_digests take, for callers that hash apart from signing."""
+        and verify_digests take, for callers that hash apart from signing.
+
+        In GPU memory ((n, 65) uint8 keys, flat uint8 messages with
+        offsets=, the IDs flat uint8 with id_offsets=, all there): returns
+        ((n, 32) digests, statuses) on that device; a range outside its
+        data is -5 (KS_ERR_OFFSETS) for its item alone."""
+        if _device.any_device(public_keys, messages, offsets, id, id_offsets, out):
+            return _device.sm2_digests(self._ctx, public_keys, id, id_offsets, messages,
+                                       offsets, out, stream)
+        _device.host_only(out, stream)
+        if id_offsets is not None:
+            raise TypeError("id_offsets= is for IDs in GPU memory; on the host pass a list of IDs")
         data, offs = _messages_in(messages, offsets)
         n = len(offs) - 1
         keys = self._keys(public_keys, n)

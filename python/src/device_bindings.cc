@@ -195,6 +195,32 @@ void sm4_batch(ks_py::Context& ctx, int mode, bool encrypt, uintptr_t keys, uint
   }));
 }
 
+// ks_skinny128_256_batch with every array on the device (ivs 0 in ECB).
+void skinny_batch(ks_py::Context& ctx, int mode, bool encrypt, uintptr_t tweakeys,
+                  uintptr_t ivs, uintptr_t data, size_t data_len, uintptr_t offsets,
+                  size_t count, uintptr_t out, size_t out_len, uintptr_t status,
+                  uintptr_t stream) {
+  check(ctx.on_stream(stream, [&](ks_ctx* c) {
+    return ks_skinny128_256_batch(c, mode, encrypt ? KS_ENCRYPT : KS_DECRYPT,
+                                  at<const uint8_t>(tweakeys), at<const uint8_t>(ivs),
+                                  at<const uint8_t>(data), data_len, at<const uint64_t>(offsets),
+                                  count, at<uint8_t>(out), out_len, at<int>(status));
+  }));
+}
+
+// e_i = SM3(Z_A_i || M_i) of count items with their own keys and IDs
+// (flat, with offsets), written on the device with the statuses.
+void sm2_digests(ks_py::Context& ctx, uintptr_t pubs, uintptr_t ids, size_t ids_len,
+                 uintptr_t id_offsets, uintptr_t data, size_t data_len, uintptr_t offsets,
+                 size_t count, uintptr_t digests, uintptr_t status, uintptr_t stream) {
+  check(ctx.on_stream(stream, [&](ks_ctx* c) {
+    return ks_sm2_digest_batch(c, at<const uint8_t>(pubs), at<const uint8_t>(ids), ids_len,
+                               at<const uint64_t>(id_offsets), at<const uint8_t>(data),
+                               data_len, at<const uint64_t>(offsets), count,
+                               at<uint8_t>(digests), 32 * count, at<int>(status));
+  }));
+}
+
 }  // namespace
 
 void bind_device(nb::module_& m, nb::class_<ks_py::Context>& context) {
@@ -214,6 +240,14 @@ void bind_device(nb::module_& m, nb::class_<ks_py::Context>& context) {
            nb::arg("data_len"), nb::arg("offsets"), nb::arg("count"), nb::arg("out"),
            nb::arg("out_len"), nb::arg("aad"), nb::arg("aad_len"), nb::arg("aad_offsets"),
            nb::arg("tags"), nb::arg("tag_len"), nb::arg("status"), nb::arg("stream"))
+      .def("skinny_batch_device", &skinny_batch, nb::arg("mode"), nb::arg("encrypt"),
+           nb::arg("tweakeys"), nb::arg("ivs"), nb::arg("data"), nb::arg("data_len"),
+           nb::arg("offsets"), nb::arg("count"), nb::arg("out"), nb::arg("out_len"),
+           nb::arg("status"), nb::arg("stream"))
+      .def("sm2_digests_device", &sm2_digests, nb::arg("public_keys"), nb::arg("ids"),
+           nb::arg("ids_len"), nb::arg("id_offsets"), nb::arg("data"), nb::arg("data_len"),
+           nb::arg("offsets"), nb::arg("count"), nb::arg("digests"), nb::arg("status"),
+           nb::arg("stream"))
       .def("sm3_batch_device", &sm3_batch, nb::arg("data"), nb::arg("data_len"),
            nb::arg("offsets"), nb::arg("count"), nb::arg("digests"), nb::arg("status"),
            nb::arg("stream"))

@@ -46,17 +46,6 @@ inline int device_buffers(const ks_ctx* ctx, std::initializer_list<const void*> 
   return KS_OK;
 }
 
-// For a batch call with no device-memory path yet (kuaisuo/common.h names
-// the calls that have one): on a GPU context, device memory that the host
-// cannot read is refused (KS_ERR_UNSUPPORTED) before any of it would be
-// read on the host; managed memory is used as host memory.
-inline int host_readable(const ks_ctx* ctx, std::initializer_list<const void*> buffers) {
-  if (ctx->gpu == nullptr) return KS_OK;
-  for (const void* p : buffers)
-    if (p != nullptr && gpu::device_only_memory(p)) return KS_ERR_UNSUPPORTED;
-  return KS_OK;
-}
-
 // The StatusMap (gpu.h) of a scheme whose kernels write its Error values:
 // each of `codes` to to_status(code), any other value KS_ERR_INTERNAL.
 template <class Error, class ToStatus>

@@ -27,8 +27,6 @@ bool host_pinned(const void* p);
 // Whether p lies in device or managed memory (cudaPointerGetAttributes);
 // if so, *device is its device.
 bool device_memory(const void* p, int* device);
-// Whether p lies in device memory the host cannot read (not managed).
-bool device_only_memory(const void* p);
 
 // How the statuses a kernel wrote in device memory become ks_status
 // values there (batches on device memory return before the host could map

@@ -18,7 +18,6 @@ int host_alloc(size_t bytes, void** out) {
 void host_free(void* p) { free(p); }
 bool host_pinned(const void*) { return false; }
 bool device_memory(const void*, int*) { return false; }
-bool device_only_memory(const void*) { return false; }
 DeviceScope::DeviceScope(int) : status_(KS_ERR_BACKEND_UNAVAILABLE) {}
 DeviceScope::~DeviceScope() = default;
 bool device_info(int, DeviceInfo*) { return false; }

@@ -272,7 +272,6 @@ cudaError_t map_statuses(int* status, size_t count, const StatusMap& map, cudaSt
   return cudaGetLastError();
 }
 
-bool device_only_memory(const void* p) { return attributes_of(p).type == cudaMemoryTypeDevice; }
 
 bool device_memory(const void* p, int* device) {
   const cudaPointerAttributes attr = attributes_of(p);

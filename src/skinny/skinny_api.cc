@@ -177,8 +177,18 @@ int ks_skinny128_256_batch(ks_ctx* ctx, int mode, int encrypt, const uint8_t* tw
   if (rc == KS_OK && mode != KS_SKINNY_ECB && mode != KS_SKINNY_CTR) rc = KS_ERR_INVALID_ARGUMENT;
   if (rc == KS_OK) rc = ks::api::check_items(tweakeys, count, KS_SKINNY_TWEAKEY_BYTES);
   if (rc == KS_OK && mode == KS_SKINNY_CTR) rc = ks::api::check_items(ivs, count, kBlock);
+  bool on_device = false;
   if (rc == KS_OK)
-    rc = ks::api::host_readable(ctx, {tweakeys, ivs, data, offsets, out, status});
+    rc = ks::api::device_buffers(ctx, {tweakeys, ivs, data, offsets, out, status}, &on_device);
+  if (rc == KS_OK && on_device) {  // ECB decryption has no GPU kernel
+    if (mode == KS_SKINNY_ECB && encrypt == 0) return KS_ERR_UNSUPPORTED;
+    if (out == nullptr && out_len != 0) return KS_ERR_NULL_POINTER;
+    return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {
+      return ks::skinny::gpu::crypt_messages_device(*ctx->gpu, mode == KS_SKINNY_CTR, tweakeys,
+                                                    ivs, data, data_len, offsets, count, out,
+                                                    out_len, status, ctx->stream);
+    });
+  }
   ks::api::OffsetsCopy offsets_copy;
   if (rc == KS_OK)
     rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,

@@ -22,6 +22,7 @@
 #include "kuaisuo/sm2.h"
 #include "sm2/sm2.h"
 #include "sm2/gpu/sm2_gpu_batch.h"
+#include "sm2/gpu/sm2_gpu_host.h"
 #include "sm2/sm2_mb.h"
 
 using ks::api::check_buffer;
@@ -231,6 +232,15 @@ ks::gpu::StatusMap verify_status_map() {
   return ks::api::status_map({Error::kOk, Error::kBadPublicKey, Error::kSignatureOutOfRange,
                               Error::kVerifyFailed},
                              [](Error e) { return to_status(e); });
+}
+
+// Z_A and e statuses on device memory: an ID range outside the IDs is
+// KS_ERR_OFFSETS, as a message's is.
+ks::gpu::StatusMap digest_status_map() {
+  ks::gpu::StatusMap map = ks::api::status_map(
+      {Error::kOk, Error::kBadPublicKey, Error::kBadIdLength}, [](Error e) { return to_status(e); });
+  map.codes[ks::sm2::gpu::kBadItemOffsets] = KS_ERR_OFFSETS;
+  return map;
 }
 
 // A CPU batch under one key (every item's key the same bytes) from this
@@ -514,8 +524,22 @@ int ks_sm2_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* 
                         uint8_t* digests, size_t digests_len, int* status) try {
   int rc = check_ctx(ctx);
   if (rc == KS_OK) rc = check_items(public_keys, count, 65);
+  bool on_device = false;
   if (rc == KS_OK)
-    rc = ks::api::host_readable(ctx, {public_keys, ids, id_offsets, data, offsets, digests, status});
+    rc = ks::api::device_buffers(ctx, {public_keys, ids, id_offsets, data, offsets, digests, status},
+                                 &on_device);
+  if (rc == KS_OK && on_device) {
+    if (id_offsets == nullptr || (ids == nullptr && ids_len != 0)) return KS_ERR_NULL_POINTER;
+    rc = ks::api::check_output(digests, digests_len, count, 32);
+    if (rc != KS_OK) return rc;
+    return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {
+      uint8_t prefix[ks::sm2::kZaPrefixMaxBytes];  // ENTL || a || b || x_G || y_G
+      ks::sm2::za_prefix(prefix, nullptr, 0);
+      return ks::sm2::gpu::digests_device(*ctx->gpu, public_keys, prefix + 2, ids, ids_len,
+                                          id_offsets, data, data_len, offsets, count, digests,
+                                          status, digest_status_map(), ctx->stream);
+    });
+  }
   ks::api::OffsetsCopy id_offsets_copy;
   if (rc == KS_OK)
     rc = ks::api::checked_offsets(ctx, ids, ids_len, &id_offsets, count, &id_offsets_copy,

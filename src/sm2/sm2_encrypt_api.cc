@@ -173,8 +173,8 @@ void encrypt_items(ks_ctx* ctx, CipherForm form, const uint8_t* data, const uint
 
 // The statuses of batches in device memory (sm2_gpu_batch.h's
 // *_device): kRedoOnHost there is an item the device could not do (an
-// encryption whose t stayed all zero through every redraw; a compressed
-// C1, whose square root only the host takes).
+// encryption whose t stayed all zero through every redraw; a C2 of 4 GiB
+// or more, past the layouts' 32-bit offsets).
 ks::gpu::StatusMap device_status_map(bool encrypting) {
   using ks::sm2::Error;
   ks::gpu::StatusMap map = ks::api::status_map(

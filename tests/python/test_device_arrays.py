@@ -1,7 +1,7 @@
 """Arrays already in GPU memory (kuaisuo._device; README "Data on the
-GPU"): SM4 ECB/CTR/GCM buffers and batches of every mode, SKINNY, Ed25519
-signing and verification, SM2 keygen, signing, encryption and
-decryption, Ed25519/X25519 key batches on CuPy arrays and
+GPU"): SM4 ECB/CTR/GCM buffers and batches of every mode, SKINNY buffers
+and batches, Ed25519 signing and verification, SM2 keygen, signing,
+digests with per-item IDs, encryption and decryption, Ed25519/X25519 key batches on CuPy arrays and
 PyTorch CUDA tensors against the CPU context byte for byte on fresh random
 inputs, in place and on user streams; the PyTorch state_dict round trip
 of the README; clear errors for non-contiguous, wrong-dtype, mixed host
@@ -351,6 +351,63 @@ def test_sm2_verify_on_cupy_matches_the_cpu(contexts, cp):
     np.testing.assert_array_equal(got.get(), want)
     with pytest.raises(ValueError, match="raw"):
         gpu.sm2.verify(d_pubs, d_data, d_sigs, offsets=cp.asarray(offsets))
+
+
+@requires_gpu
+def test_sm2_digests_with_per_item_ids_on_cupy_match_the_cpu(contexts, cp):
+    gpu, cpu = contexts
+    rng = np.random.default_rng()
+    n = 20_011
+    keys = [kuaisuo.sm2.SM2PrivateKey.generate().public_key().public_bytes_raw()
+            for _ in range(16)]
+    pubs = np.stack([np.frombuffer(keys[i % 16], np.uint8) for i in range(n)])
+    pubs[rng.integers(0, 10, n) == 0, 40] ^= 1  # off the curve
+    data, offsets = _random_messages(rng, n)
+    ids = [os.urandom(int(k)) for k in rng.integers(0, 40, n)]
+    ids[5] = bytes(8192)  # past ENTL's 16 bits
+    want, want_status = cpu.sm2.digests(pubs, data, ids, offsets=offsets)
+    id_offsets = np.zeros(n + 1, np.uint64)
+    id_offsets[1:] = np.cumsum([len(i) for i in ids])
+    flat_ids = np.frombuffer(b"".join(ids), np.uint8)
+    got, status = gpu.sm2.digests(cp.asarray(pubs), cp.asarray(data), cp.asarray(flat_ids),
+                                  offsets=cp.asarray(offsets), id_offsets=cp.asarray(id_offsets))
+    np.testing.assert_array_equal(status.get(), want_status)
+    assert want_status[5] != 0 and sum(1 for s in want_status if s == 0) > n // 2
+    ok = np.array(want_status) == 0
+    assert got.shape == (n, 32)
+    np.testing.assert_array_equal(got.get()[ok], np.frombuffer(b"".join(
+        w for w, s in zip(want, want_status) if s == 0), np.uint8).reshape(-1, 32))
+    assert not got.get()[~ok].any()
+    with pytest.raises(ValueError, match="id_offsets"):
+        gpu.sm2.digests(cp.asarray(pubs), cp.asarray(data), cp.asarray(flat_ids),
+                        offsets=cp.asarray(offsets))
+
+
+@requires_gpu
+def test_skinny_batches_on_cupy_match_the_cpu(contexts, cp):
+    gpu, cpu = contexts
+    rng = np.random.default_rng()
+    n = 20_011
+    for mode in ("ctr", "ecb"):
+        lengths = rng.integers(0, 1500, n)
+        if mode == "ecb":
+            lengths -= lengths % 16
+        offsets = np.zeros(n + 1, np.uint64)
+        offsets[1:] = np.cumsum(lengths)
+        data = np.frombuffer(os.urandom(int(offsets[-1])), np.uint8)
+        tks = np.frombuffer(os.urandom(32 * n), np.uint8).reshape(n, 32)
+        ivs = None if mode == "ecb" else np.frombuffer(os.urandom(16 * n), np.uint8).reshape(n, 16)
+        want, want_status = cpu.skinny.encrypt(tks, data, mode=mode, ivs=ivs, offsets=offsets)
+        d_ivs = None if ivs is None else cp.asarray(ivs)
+        out, status = gpu.skinny.encrypt(cp.asarray(tks), cp.asarray(data), mode=mode,
+                                         ivs=d_ivs, offsets=cp.asarray(offsets))
+        assert isinstance(out, cp.ndarray) and not status.get().any() and not any(want_status)
+        assert out.get().tobytes() == b"".join(want)
+        if mode == "ctr":
+            back, status = gpu.skinny.decrypt(cp.asarray(tks), out, mode=mode, ivs=d_ivs,
+                                              offsets=cp.asarray(offsets), out=out)  # in place
+            assert back is out and not status.get().any()
+            assert out.get().tobytes() == data.tobytes()
 
 
 @requires_gpu

@@ -13,6 +13,7 @@
 #include "gpu/launch.cuh"
 #include "kuaisuo/common.h"
 #include "sm2/gpu/sm2_gpu.h"
+#include "sm3/gpu/sm3_gpu_digest.cuh"
 
 namespace ks {
 namespace sm2 {
@@ -396,6 +397,16 @@ __device__ __forceinline__ U32x8 curve_b() {
                 0x28E9FA9E}};
 }
 
+// 04 || x || y with x, y < p on the curve, as a mask (GB/T 32918.1 6.2's
+// checks; SM2's cofactor is 1, so such a point has order n).
+__device__ __forceinline__ uint32_t point_ok_xy(const AffV& p) {
+  return Fv::lt_p_mask(p.x) & Fv::lt_p_mask(p.y) & uint32_t(curve::on_curve(p, curve_b()));
+}
+__device__ __forceinline__ uint32_t point_ok(const uint8_t* xy, AffV* p) {
+  *p = {load_be(xy), load_be(xy + 32)};
+  return point_ok_xy(*p);
+}
+
 // x(Q) == c mod n for Q = (X, Y, Z) finite, without inverting Z: x(Q) < p
 // and c < n, so x(Q) is c or c + n (when below p); X == x Z^2.
 template <class F>
@@ -412,9 +423,8 @@ __device__ __forceinline__ uint32_t x_matches(const JacOf<F>& q, const U32x8& c)
 // Clause 7.1 steps B1-B7 (public data).
 __device__ int verify_one(const uint8_t* pub, const uint8_t* digest, const uint8_t* sig,
                           const uint4* table) {
-  const AffV p = {load_be(pub + 1), load_be(pub + 33)};
-  const uint32_t key_ok = (pub[0] == 0x04 ? ~0u : 0u) & Fv::lt_p_mask(p.x) &
-                          Fv::lt_p_mask(p.y) & uint32_t(curve::on_curve(p, curve_b()));
+  AffV p;
+  const uint32_t key_ok = (pub[0] == 0x04 ? ~0u : 0u) & point_ok(pub + 1, &p);
   const U32x8 r = load_be(sig), s = load_be(sig + 32);
   const U32x8 t = FnGpu::add(r, s);
   const uint32_t range_ok = FnGpu::in_range_nonzero(r) & FnGpu::in_range_nonzero(s) &
@@ -558,13 +568,6 @@ __device__ __forceinline__ void store_affine(uint8_t* out, const Jac& p, const U
   store_be(out + 32, FpGpu::mul(p.y, FpGpu::mul(z2, zinv)));
 }
 
-// 04 || x || y with x, y < p on the curve, as a mask (GB/T 32918.1 6.2's
-// checks; SM2's cofactor is 1, so such a point has order n).
-__device__ __forceinline__ uint32_t point_ok(const uint8_t* xy, AffV* p) {
-  *p = {load_be(xy), load_be(xy + 32)};
-  return Fv::lt_p_mask(p->x) & Fv::lt_p_mask(p->y) & uint32_t(curve::on_curve(*p, curve_b()));
-}
-
 __device__ __forceinline__ Jac from_compact(const JacV& q) { return {q.x, q.y, q.z}; }
 
 // Clause 6.1 A1-A4 for this thread's items: C1 = [k]G and [k]P_B, affine
@@ -612,14 +615,35 @@ __device__ void encrypt_points_items(const uint8_t* pubs, const uint4* key_table
   }
 }
 
-// Clause 7.1 B1 and B3 for each item whose parts the host found
-// (layouts[i].status kOk): C1 checked on the curve (kBadCiphertext
-// otherwise), then x2 || y2 of [d]C1 (64 bytes per item) by the
-// constant-time ladder. Items the host refused keep its status.
+// A compressed C1 (02 or 03 || x): y from y^2 = x^3 - 3x + b, the root of
+// y's parity (GB/T 32918.1 clause 4.2.10 and A.5.2; p = 3 mod 4, so the
+// root is rhs^((p+1)/4): field/fp_chain.h). A mask: all ones where x < p
+// and rhs is a square. C1 is public: the branch on its form is too.
+__device__ uint32_t decompress(uint32_t prefix, AffV* p) {
+  const U32x8 rhs = Fv::add(Fv::mul(Fv::sub(Fv::sqr(p->x), U32x8{{3}}), p->x), curve_b());
+  U32x8 y = field::sm2_p_sqrt_candidate<Fv>(rhs);
+  const uint32_t root = uint32_t(Fv::eq(Fv::sqr(y), rhs));
+  if ((y.w[0] & 1) != (prefix & 1)) y = Fv::neg(y);
+  p->y = y;
+  return Fv::lt_p_mask(p->x) & root;
+}
+
+// Clause 7.1 B1 and B3 for each item whose parts were found (layout.status
+// kOk): C1 recovered where compressed and checked on the curve
+// (kBadCiphertext otherwise), then x2 || y2 of [d]C1 (64 bytes per item)
+// by the constant-time ladder. Items refused while parsing keep their
+// status.
 __device__ void decrypt_point_item(const uint8_t* d_be, const CiphertextLayout& layout,
                                    uint8_t* xy, int* status) {
   AffV c1;
-  const uint32_t ok = layout.status == kOk ? point_ok(layout.c1, &c1) : 0u;
+  uint32_t ok = 0;
+  if (layout.status == kOk && layout.c1_prefix == 0x04) {
+    ok = point_ok(layout.c1, &c1);
+  } else if (layout.status == kOk) {
+    c1.x = load_be(layout.c1);
+    ok = decompress(layout.c1_prefix, &c1);
+    ok &= point_ok_xy(c1);
+  }
   if (!ok) c1 = {FpGpu::one(), FpGpu::one()};  // public: the item fails, its result unused
   const JacV q = mul_point_ct<Fv>(load_be(d_be), c1);
   store_affine(xy, from_compact(q), Fv::inv(q.z));
@@ -688,6 +712,45 @@ __global__ void __launch_bounds__(kThreads, KS_MINB_CRYPT)
                           int* status, size_t count) {
   const size_t i = item_index();
   if (i < count) decrypt_point_item(d, layouts[i], xy + 64 * i, status + i);
+}
+
+// Z_A = SM3(ENTL || ID || a || b || x_G || y_G || x_A || y_A) (clause 5.5)
+// as bytes: ENTL the ID's length in bits, two bytes big-endian.
+struct ZaBytes {
+  const uint8_t* id;
+  uint32_t id_len;
+  const uint8_t* curve;  // a || b || x_G || y_G
+  const uint8_t* xy;     // x_A || y_A
+  __device__ uint8_t operator()(uint64_t pos) const {
+    if (pos < 2) return uint8_t((8 * id_len) >> (pos == 0 ? 8 : 0));
+    if (pos < 2 + id_len) return id[pos - 2];
+    const uint64_t at = pos - 2 - id_len;
+    return at < 128 ? curve[at] : xy[at - 128];
+  }
+};
+
+// Z_A of item i under its key pubs[65 i ..] and its ID ids[id_offsets[i]
+// .. id_offsets[i + 1]) (offsets no host has checked). status[i] kOk,
+// kBadItemOffsets (the ID's range descends or passes ids_len),
+// kBadPublicKey or kBadIdLength, checked in that order (the host path's);
+// a failed item's Z_A is that of an empty ID and is to be discarded.
+__global__ void za_kernel(const uint8_t* pubs, const uint8_t* ids, uint64_t ids_len,
+                          const uint64_t* id_offsets, const ZaCurve curve, size_t count,
+                          uint8_t* za, int* status) {
+  const size_t i = item_index();
+  if (i >= count) return;
+  const uint64_t begin = id_offsets[i], end = id_offsets[i + 1];
+  const bool range_ok = begin <= end && end <= ids_len;
+  const uint64_t len = range_ok ? end - begin : 0;
+  AffV p;
+  const uint8_t* pub = pubs + 65 * i;
+  const bool key_ok = pub[0] == 0x04 && point_ok(pub + 1, &p) != 0;
+  status[i] = !range_ok ? kBadItemOffsets : !key_ok ? kBadPublicKey
+              : len > kMaxIdBytes ? kBadIdLength : kOk;
+  const ZaBytes bytes = {ids + begin, uint32_t(len <= kMaxIdBytes ? len : 0), curve.bytes,
+                         pub + 1};
+  sm3::gpu::digest_source(sm3::gpu::GatheredBlocks<ZaBytes>{bytes},
+                          2 + bytes.id_len + 128 + 64, za + 32 * i);
 }
 
 // Window `window`'s entries j B for j in this thread's run, B = bases[window]
@@ -967,6 +1030,15 @@ cudaError_t launch_decrypt_points(const uint8_t* d, const CiphertextLayout* layo
   if (count == 0) return cudaSuccess;
   decrypt_points_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(d, layouts, xy,
                                                                              status, count);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_za(const uint8_t* pubs, const uint8_t* ids, uint64_t ids_len,
+                      const uint64_t* id_offsets, const ZaCurve& curve, size_t count, uint8_t* za,
+                      int* status, cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  za_kernel<<<blocks_for(count, kThreads), kThreads, 0, stream>>>(pubs, ids, ids_len, id_offsets,
+                                                                  curve, count, za, status);
   return cudaGetLastError();
 }
 

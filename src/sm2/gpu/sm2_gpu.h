@@ -109,12 +109,26 @@ cudaError_t launch_encrypt_points(const uint8_t* pubs, const uint8_t* key_table,
                                   const uint8_t* nonces, uint8_t* points, int* status,
                                   size_t count, cudaStream_t stream, int per_thread = 0,
                                   const int* only = nullptr);
-// Decryption's (clause 7.1 B1, B3): for each layout the host made (status
-// kOk), C1 checked on the curve, then xy[64 i ..] = x2 || y2 of [d]C1 by
+// Decryption's (clause 7.1 B1, B3): for each layout (status kOk), C1
+// recovered where compressed and checked on the curve, then xy[64 i ..] = x2 || y2 of [d]C1 by
 // the constant-time ladder; d is 32 bytes big-endian in [1, n-2]. status[i]
 // kOk, kBadCiphertext (C1 not a point of the curve) or the layout's status.
 cudaError_t launch_decrypt_points(const uint8_t* d, const CiphertextLayout* layouts, uint8_t* xy,
                                   int* status, size_t count, cudaStream_t stream);
+
+// Z_A of items with their own key and ID (clause 5.5; ks_sm2_digest_batch
+// on device memory): za[32 i ..] = SM3(ENTL || ID_i || curve || x_i || y_i)
+// for the key pubs[65 i ..] (04 || x || y) and the ID ids[id_offsets[i] ..
+// id_offsets[i + 1]) (offsets unchecked: ids_len bytes), curve = a || b ||
+// x_G || y_G. status[i] kOk, kBadItemOffsets (the ID's range),
+// kBadPublicKey or kBadIdLength (an ID over kMaxIdBytes); a failed item's
+// Z_A is to be discarded.
+struct ZaCurve {
+  uint8_t bytes[128];
+};
+cudaError_t launch_za(const uint8_t* pubs, const uint8_t* ids, uint64_t ids_len,
+                      const uint64_t* id_offsets, const ZaCurve& curve, size_t count, uint8_t* za,
+                      int* status, cudaStream_t stream);
 
 // The rest of both, one thread per item (sm2_gpu_crypt.cu). Item i's
 // message or ciphertext is data[offsets[i] .. offsets[i + 1]); its result

@@ -60,6 +60,17 @@ int verify_messages_device(ks::gpu::Engine& engine, const uint8_t* pubs,
                            size_t data_len, const uint64_t* offsets, size_t count,
                            const uint8_t* sigs, int* status, const ks::gpu::StatusMap& map,
                            void* stream);
+// ks_sm2_digest_batch on device memory: digests[32 i ..] = SM3(Z_A_i ||
+// M_i), Z_A_i from item i's key (pubs[65 i ..]), its ID (ids[id_offsets[i]
+// .. id_offsets[i + 1])) and curve = a || b || x_G || y_G (sm2::za_prefix's
+// bytes after ENTL); statuses mapped through `map` (kernel codes kOk,
+// kBadPublicKey, kBadIdLength, kBadItemOffsets for an ID range outside
+// ids_len), a message range outside data_len KS_ERR_OFFSETS, a failed
+// item's digest zeroed. Queued on `stream` without waiting.
+int digests_device(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t curve[128],
+                   const uint8_t* ids, size_t ids_len, const uint64_t* id_offsets,
+                   const uint8_t* data, size_t data_len, const uint64_t* offsets, size_t count,
+                   uint8_t* digests, int* status, const ks::gpu::StatusMap& map, void* stream);
 // Keygen and signing on buffers in device memory of the engine's device,
 // queued on `stream` without waiting; statuses made ks_status values on
 // the device through `map` (kernel codes kOk, kBadPrivateKey for a drawn
@@ -95,7 +106,7 @@ int encrypt_batch(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_t
                   uint64_t* lengths, int* status);
 // Decryption under key of ciphertexts in form: item i's plaintext to out +
 // offsets[i] (the rest of its slot zeroed), statuses as above
-// (kRedoOnHost: a compressed C1, or a C2 past kGpuMaxItemBytes).
+// (kRedoOnHost: a C2 past kGpuMaxItemBytes).
 int decrypt_batch(ks::gpu::Engine& engine, const PrivateKey& key, int form, const uint8_t* data,
                   const uint64_t* offsets, size_t count, uint8_t* out, uint64_t* lengths,
                   int* status);
@@ -104,7 +115,7 @@ int decrypt_batch(ks::gpu::Engine& engine, const PrivateKey& key, int form, cons
 // through `map` (kernel codes: sm2_gpu_host.h's Status, kRedoOnHost for an
 // item that could not be done there: for encryption, one whose t stayed
 // all zero through every redraw (probability 2^-72 at worst), for
-// decryption, a compressed C1). The ciphertexts' parts are parsed on the
+// decryption, a C2 of 4 GiB or more). The ciphertexts' parts are parsed on the
 // device (sm2_gpu_host.h's layout_of, the host's parser); messages of any
 // length are done there. Offsets unchecked by the host: where they do not
 // ascend within data_len, every item gets kBadItemOffsets and nothing is

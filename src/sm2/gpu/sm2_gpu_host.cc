@@ -20,6 +20,7 @@ static_assert(int(Status::kOk) == int(Error::kOk) &&
                   int(Status::kBadPublicKey) == int(Error::kBadPublicKey) &&
                   int(Status::kSignatureOutOfRange) == int(Error::kSignatureOutOfRange) &&
                   int(Status::kVerifyFailed) == int(Error::kVerifyFailed) &&
+                  int(Status::kBadIdLength) == int(Error::kBadIdLength) &&
                   int(Status::kBadNonce) == int(Error::kBadNonce) &&
                   int(Status::kBadCiphertext) == int(Error::kBadCiphertext) &&
                   int(Status::kCiphertextMismatch) == int(Error::kCiphertextMismatch),

@@ -24,15 +24,17 @@ enum Status : int {
   kBadPublicKey = 2,          // verify: not 04||x||y with x, y < p on the curve
   kSignatureOutOfRange = 4,   // verify: r or s outside [1, n-1], or r + s = n
   kVerifyFailed = 5,          // verify: well formed, does not verify
+  kBadIdLength = 7,           // Z_A: an ID over kMaxIdBytes
   kBadNonce = 8,              // sign: k outside [1, n-1], or r = 0, r + k = n, s = 0
   kBadCiphertext = 9,         // decrypt: malformed, C1 not on the curve, or t all zero
   kCiphertextMismatch = 10,   // decrypt: C3 does not match
-  // Not an sm2::Error: device-memory batches whose offsets do not ascend
-  // within the data (every item; nothing written).
+  // Not an sm2::Error: offsets outside the data: encryption batches in
+  // device memory whose offsets do not ascend within the data (every
+  // item; nothing written), or an item's ID range (ks_sm2_digest_batch).
   kBadItemOffsets = 13,
   // Not an sm2::Error: the host does this item itself (encryption: k out
   // of range or t all zero, a new k; a message or ciphertext longer than
-  // kGpuMaxItemBytes, or a compressed C1).
+  // kGpuMaxItemBytes).
   kRedoOnHost = 100,
 };
 
@@ -41,11 +43,13 @@ enum Status : int {
 // batch back; the host does longer ones.
 constexpr uint64_t kGpuMaxItemBytes = 64 << 10;
 
-// A ciphertext's parts as the host parsed them (GB/T 32918.4 clause 7.1
-// B1), for the device: status kOk, kBadCiphertext (malformed) or
-// kRedoOnHost; C3 and C2 at these offsets in the item.
+// A ciphertext's parts as parsed (GB/T 32918.4 clause 7.1 B1), for the
+// device: status kOk, kBadCiphertext (malformed) or kRedoOnHost; C3 and C2
+// at these offsets in the item.
 struct CiphertextLayout {
-  uint8_t c1[64];  // x1 || y1, big-endian (not yet checked on the curve)
+  uint8_t c1[64];      // x1 || y1, big-endian (not yet checked on the curve);
+                       // compressed: x1 || zeros
+  uint32_t c1_prefix;  // 04 (uncompressed), or 02 / 03: y1's parity (clause 4.2.10)
   uint32_t c3_at, c2_at, c2_len;
   int32_t status;
 };
@@ -53,10 +57,10 @@ struct CiphertextLayout {
 // The layout of ciphertext ct (ct_len bytes) in form (clause 7.1 B1's
 // parse, sm2_encrypt.h's parse_ciphertext): kBadCiphertext where it is
 // malformed (a C1 whose first byte is none of 04, 02, 03 included: the
-// host's decoder refuses it), kRedoOnHost for a compressed C1 (its square
-// root is the host's) or a C2 longer than max_c2. Host and device code (the host
-// stages layouts for batches from its memory; a kernel makes them for
-// batches in device memory).
+// host's decoder refuses it), kRedoOnHost for a C2 longer than max_c2. A
+// compressed C1 is recovered by the kernel (decrypt_point_item). Host and
+// device code (the host stages layouts for batches from its memory; a
+// kernel makes them for batches in device memory).
 KS_HD CiphertextLayout layout_of(const uint8_t* ct, size_t ct_len, CipherForm form,
                                  uint64_t max_c2) {
   CiphertextLayout l = {};
@@ -64,10 +68,12 @@ KS_HD CiphertextLayout layout_of(const uint8_t* ct, size_t ct_len, CipherForm fo
   if (parse_ciphertext(ct, ct_len, form, &parts) != Error::kOk ||
       (parts.c1_len != kPublicKeyBytes && parts.c1[0] != 0x02 && parts.c1[0] != 0x03)) {
     l.status = kBadCiphertext;
-  } else if (parts.c1_len != kPublicKeyBytes || parts.c2_len > max_c2) {
+  } else if (parts.c2_len > max_c2) {
     l.status = kRedoOnHost;
   } else {
-    for (int j = 0; j < 64; ++j) l.c1[j] = parts.c1[1 + j];
+    const int c1_bytes = parts.c1_len == kPublicKeyBytes ? 64 : 32;
+    for (int j = 0; j < c1_bytes; ++j) l.c1[j] = parts.c1[1 + j];
+    l.c1_prefix = parts.c1[0];
     l.c3_at = uint32_t(parts.c3 - ct);
     l.c2_at = uint32_t(parts.c2 - ct);
     l.c2_len = uint32_t(parts.c2_len);

@@ -674,6 +674,39 @@ int verify_messages_device(ks::gpu::Engine& engine, const uint8_t* pubs,
   return ks::gpu::to_status(err != cudaSuccess ? err : freed);
 }
 
+int digests_device(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t curve[128],
+                   const uint8_t* ids, size_t ids_len, const uint64_t* id_offsets,
+                   const uint8_t* data, size_t data_len, const uint64_t* offsets, size_t count,
+                   uint8_t* digests, int* status, const ks::gpu::StatusMap& map, void* stream) {
+  if (count > SIZE_MAX / 64) return KS_ERR_OVERFLOW;
+  const ks::gpu::DeviceScope scope(engine.device());
+  if (scope.status() != KS_OK) return scope.status();
+  const auto s = static_cast<cudaStream_t>(stream);
+  // Scratch: [Z_A_i][the messages' offsets statuses]
+  ks::gpu::StreamScratch scratch(s);
+  cudaError_t err = scratch.allocate((32 + sizeof(int)) * count);
+  uint8_t* za = scratch.at(0);
+  int* offsets_status = reinterpret_cast<int*>(scratch.at(32 * count));
+  ZaCurve za_curve;
+  memcpy(za_curve.bytes, curve, sizeof za_curve.bytes);
+  if (err == cudaSuccess)
+    err = launch_za(pubs, ids, ids_len, id_offsets, za_curve, count, za, status, s);
+  sm3::gpu::DeviceItems e_items;  // Z_A_i || M_i
+  e_items.prefix = za;
+  e_items.prefix_len = 32;
+  e_items.prefix_stride = 32;
+  e_items.data = data;
+  e_items.offsets = offsets;
+  e_items.data_bytes = data_len;
+  e_items.offsets_status = offsets_status;
+  if (err == cudaSuccess) err = sm3::gpu::launch_digests(e_items, count, digests, s);
+  ks::gpu::FailedItemOutputs clear;
+  clear.out[0] = digests;
+  clear.item_bytes[0] = 32;
+  if (err == cudaSuccess) err = ks::gpu::map_statuses(status, count, map, s, offsets_status, clear);
+  return ks::gpu::to_status(err);
+}
+
 // --- Keygen and signing on device memory --------------------------------------------
 namespace {
 

@@ -1,50 +1,34 @@
 // SM3 batches on the GPU (sm3/gpu/sm3_gpu.h): one thread per message.
 #include "gpu/launch.cuh"
 #include "kuaisuo/common.h"
-#include "sm3/sm3_compress.h"
 #include "sm3/gpu/sm3_gpu.h"
+#include "sm3/gpu/sm3_gpu_digest.cuh"
 
 namespace ks {
 namespace sm3 {
 namespace gpu {
 namespace {
 
-// The byte at `pos` of prefix || msg.
-__device__ __forceinline__ uint8_t byte_at(const uint8_t* prefix, unsigned prefix_len,
-                                           const uint8_t* msg, uint64_t pos) {
-  return pos < prefix_len ? prefix[pos] : msg[pos - prefix_len];
-}
+// prefix || msg (prefix_len 0 or a few hundred bytes: SM2's Z_A, or Z_A's
+// curve part): whole blocks straight from msg when there is no prefix,
+// gathered otherwise.
+struct PrefixedMessage {
+  const uint8_t* prefix;
+  unsigned prefix_len;
+  const uint8_t* msg;
+  __device__ uint8_t byte(uint64_t pos) const {
+    return pos < prefix_len ? prefix[pos] : msg[pos - prefix_len];
+  }
+  __device__ const uint8_t* block(uint64_t b, uint8_t* buf) const {
+    if (prefix_len == 0) return msg + 64 * b;
+    for (unsigned i = 0; i < 64; ++i) buf[i] = byte(64 * b + i);
+    return buf;
+  }
+};
 
-// SM3(prefix || msg) for one message in global memory (prefix_len 0 or a
-// few hundred bytes: SM2's Z_A, or Z_A's curve part): whole blocks straight from the input when
-// there is no prefix, gathered otherwise, then the padded tail (section
-// 5.2) in a local 128-byte buffer.
 __device__ void digest_one(const uint8_t* prefix, unsigned prefix_len, const uint8_t* msg,
                            uint64_t len, uint8_t* out) {
-  uint32_t state[8];
-  load_iv(state);
-  const uint64_t total = prefix_len + len, whole = total / 64;
-  uint8_t block[128];
-  for (uint64_t b = 0; b < whole; ++b) {
-    if (prefix_len == 0) {
-      compress_block(state, msg + 64 * b);
-      continue;
-    }
-    for (unsigned i = 0; i < 64; ++i) block[i] = byte_at(prefix, prefix_len, msg, 64 * b + i);
-    compress_block(state, block);
-  }
-  const unsigned rest = unsigned(total - 64 * whole);
-  for (unsigned i = 0; i < rest; ++i) block[i] = byte_at(prefix, prefix_len, msg, 64 * whole + i);
-  block[rest] = 0x80;
-  const unsigned tail_len = rest < 56 ? 64 : 128;
-  for (unsigned i = rest + 1; i < tail_len - 8; ++i) block[i] = 0;
-  const uint64_t bits = total * 8;
-  store_be32(block + tail_len - 8, uint32_t(bits >> 32));
-  store_be32(block + tail_len - 4, uint32_t(bits));
-  compress_block(state, block);
-  if (tail_len == 128) compress_block(state, block + 64);
-#pragma unroll
-  for (int i = 0; i < 8; ++i) store_be32(out + 4 * i, state[i]);
+  digest_source(PrefixedMessage{prefix, prefix_len, msg}, prefix_len + len, out);
 }
 
 __global__ void digests_kernel(DeviceItems items, size_t count, uint8_t* digests) {

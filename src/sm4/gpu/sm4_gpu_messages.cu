@@ -1,13 +1,10 @@
 // SM4 over many independent messages on the GPU (sm4/gpu/sm4_gpu_messages.h).
 //
 // Modes whose blocks are independent (ECB, CTR, GCTR, CBC and CFB
-// decryption): a unit is up to 32 consecutive blocks of one message: one
-// thread holds them as the planes of the bitsliced rounds, so every block
-// of a thread has the same key, and the round-key planes come from that
-// message's 32 round-key words in registers (MessageKeyPlanes) instead of
-// the shared masks of the one-key kernels. Unit u belongs to the message i
-// with unit_starts[i] <= u < unit_starts[i + 1] (a binary search over
-// public lengths).
+// decryption) run cipher/gpu/messages_gpu.cuh's units of 32 blocks of one
+// message, the round-key planes made from that message's 32 round-key
+// words in registers (MessageKeyPlanes) instead of the shared masks of the
+// one-key kernels.
 //
 // Chained modes (CBC and CFB encryption, OFB): block j needs block j - 1,
 // so a thread takes 32 messages instead, bit lane l of its planes being
@@ -20,13 +17,12 @@
 #include <cuda_runtime.h>
 #include <string.h>
 
-#include <cub/device/device_scan.cuh>
-
 #include <algorithm>
 #include <vector>
 
 #include "cipher/gcm.h"
 #include "cipher/gpu/gf128_gpu.cuh"
+#include "cipher/gpu/messages_gpu.cuh"
 #include "sm4/sm4_core.h"
 #include "sm4/gpu/sm4_gpu_rounds.cuh"
 #include "gpu/gpu_engine.cuh"
@@ -40,39 +36,28 @@ namespace {
 
 using ks::gpu::blocks_for;
 
-constexpr int kThreads = 128;
-constexpr size_t kUnitBlocks = 32;
-constexpr uint64_t kUnitBytes = 16 * kUnitBlocks;
+using messages_gpu::Blocks;
+using messages_gpu::DeviceChecks;
+using messages_gpu::DeviceMessages;
+using messages_gpu::kThreads;
+using messages_gpu::kUnitBlocks;
+using messages_gpu::message_of;
+using messages_gpu::min_size;
+using messages_gpu::units_of;
 
-// The units of a message of len bytes: its blocks, 32 a unit.
-__host__ __device__ constexpr uint64_t units_of(uint64_t len) {
-  return (len + kUnitBytes - 1) / kUnitBytes;
+using messages_gpu::kUnitBytes;
+using messages_gpu::messages_kernel;
+
+// SM4 reads a block as four big-endian words (the chained modes' loads).
+__device__ __forceinline__ void load_words(const uint8_t* p, uint32_t x[4]) {
+  messages_gpu::load_words<true>(p, x);
 }
-
-// How a message's blocks are made: ECB encrypts the data; CTR the 128-bit
-// counter IV + block index; GCTR (GCM, 96-bit IV) the counter IV || 2 +
-// block index, inc32 (NIST SP 800-38D 6.2 and 7.1: J0 = IV || 1 is the
-// tag's mask). CBC decryption decrypts the data and XORs the previous
-// ciphertext block (the IV before block 0); CFB decryption encrypts the
-// previous ciphertext block (the IV) and XORs the data (NIST SP 800-38A 6.2,
-// 6.3). Both read the blocks next to their own, which another thread may
-// hold: every mode writes to a buffer apart from its input
-// (DeviceMessages::out).
-enum class Blocks { kEcb, kCtr128, kGctr, kCbcDecrypt, kCfbDecrypt };
-
-struct DeviceMessages {
-  const uint8_t* data;          // the messages, rebased to offset 0
-  uint8_t* out;                 // the output, rebased, apart from data
-  const uint64_t* offsets;      // count + 1, rebased
-  const uint64_t* unit_starts;  // count + 1: units before message i
-  const uint32_t* rk;           // 32 round-key words per message
-  const uint8_t* ivs;           // iv_stride bytes per message (CTR, GCTR)
-  size_t iv_stride;
-  const int* status;  // message i only where status[i] == KS_OK (null: all): a
-                      // range or length the device found bad, a GCM tag that did
-                      // not match (nothing released)
-  size_t count;
-};
+__device__ __forceinline__ void xor_words(const uint8_t* p, size_t n, uint32_t x[4]) {
+  messages_gpu::xor_words<true>(p, n, x);
+}
+__device__ __forceinline__ void write_bytes(uint8_t* p, const uint32_t x[4], size_t n) {
+  messages_gpu::write_bytes<true>(p, x, n);
+}
 
 // Round keys of message i, one thread each (GB/T 32907-2016 key schedule
 // through sm4_core.h's S-box circuit: no table), reversed to decrypt.
@@ -100,137 +85,14 @@ struct MessageKeyPlanes {
   }
 };
 
-__device__ __forceinline__ size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
-
-__device__ __forceinline__ bool aligned16(const uint8_t* p) {
-  return (reinterpret_cast<uintptr_t>(p) & 15) == 0;
-}
-
-__device__ __forceinline__ uint32_t load_be32(const uint8_t* p) {
-  return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
-}
-
-// Block p as big-endian words (messages start at any byte).
-__device__ __forceinline__ void load_words(const uint8_t* p, uint32_t x[4]) {
-  if (aligned16(p)) {
-    const uint4 v = *reinterpret_cast<const uint4*>(p);
-    x[0] = bswap32(v.x), x[1] = bswap32(v.y), x[2] = bswap32(v.z), x[3] = bswap32(v.w);
-    return;
+// SM4 for cipher/gpu/messages_gpu.cuh: 32 round keys a message.
+struct Sm4Messages {
+  static constexpr bool kBigEndian = true;
+  static constexpr int kKeyWords = kRounds;
+  __device__ __forceinline__ static void rounds(Slice w[4], const uint32_t* rk) {
+    sliced_rounds(w, MessageKeyPlanes{rk});
   }
-#pragma unroll
-  for (int i = 0; i < 4; ++i) x[i] = load_be32(p + 4 * i);
-}
-
-// x ^= the block at p as big-endian words, only its first n <= 16 bytes
-// (the rest as zeros; n public).
-__device__ __forceinline__ void xor_words(const uint8_t* p, size_t n, uint32_t x[4]) {
-  if (n == 16) {
-    uint32_t y[4];
-    load_words(p, y);
-#pragma unroll
-    for (int k = 0; k < 4; ++k) x[k] ^= y[k];
-    return;
-  }
-#pragma unroll
-  for (int b = 0; b < 16; ++b)
-    if (size_t(b) < n) x[b / 4] ^= uint32_t(p[b]) << (24 - 8 * (b % 4));
-}
-
-// p[0 .. n) = the bytes of the big-endian words x, n <= 16.
-__device__ __forceinline__ void write_bytes(uint8_t* p, const uint32_t x[4], size_t n) {
-  if (n == 16 && aligned16(p)) {
-    *reinterpret_cast<uint4*>(p) =
-        make_uint4(bswap32(x[0]), bswap32(x[1]), bswap32(x[2]), bswap32(x[3]));
-    return;
-  }
-  for (size_t b = 0; b < n; ++b) {
-    // Selects, not an indexed array: an array would live in local memory.
-    const uint32_t word = b < 8 ? (b < 4 ? x[0] : x[1]) : (b < 12 ? x[2] : x[3]);
-    p[b] = uint8_t(word >> (24 - 8 * (b % 4)));
-  }
-}
-
-// The message of unit u: the last i with unit_starts[i] <= u (messages
-// without units share their start with the next one).
-__device__ __forceinline__ size_t message_of(const DeviceMessages& m, size_t u) {
-  size_t lo = 0, hi = m.count - 1;
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo + 1) / 2;
-    if (m.unit_starts[mid] <= u) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
-// Unit u of the call's messages.
-template <Blocks B>
-__device__ __forceinline__ void message_unit(const DeviceMessages& m, size_t u) {
-  constexpr bool kCtr = B == Blocks::kCtr128 || B == Blocks::kGctr;
-  const size_t i = message_of(m, u);
-  if (m.status != nullptr && m.status[i] != KS_OK) return;
-  const size_t first = kUnitBlocks * (u - m.unit_starts[i]);  // block index in the message
-  const size_t bytes = min_size(m.offsets[i + 1] - m.offsets[i] - 16 * first, kUnitBytes);
-  const size_t nblocks = (bytes + 15) / 16;
-  const uint8_t* p = m.data + m.offsets[i] + 16 * first;
-  uint8_t* q = m.out + m.offsets[i] + 16 * first;
-  uint64_t hi = 0, lo = 0;  // the counter of block `first`
-  const uint8_t* iv = m.ivs + m.iv_stride * i;
-  if (B == Blocks::kCtr128) {
-    hi = uint64_t(load_be32(iv)) << 32 | load_be32(iv + 4);
-    lo = uint64_t(load_be32(iv + 8)) << 32 | load_be32(iv + 12);
-    const uint64_t lo0 = lo;
-    lo += first;
-    hi += lo < lo0 ? 1 : 0;
-  } else if (B == Blocks::kGctr) {
-    hi = uint64_t(load_be32(iv)) << 32 | load_be32(iv + 4);
-    lo = uint64_t(load_be32(iv + 8)) << 32 | uint32_t(2 + first);
-  }
-  Slice w[4];
-#pragma unroll
-  for (int l = 0; l < 32; ++l) {
-    uint32_t x[4] = {0, 0, 0, 0};
-    if (size_t(l) < nblocks) {
-      if (B == Blocks::kCtr128) {
-        const uint64_t c_lo = lo + uint64_t(l), c_hi = hi + (c_lo < lo ? 1 : 0);
-        x[0] = uint32_t(c_hi >> 32), x[1] = uint32_t(c_hi), x[2] = uint32_t(c_lo >> 32),
-        x[3] = uint32_t(c_lo);
-      } else if (B == Blocks::kGctr) {
-        x[0] = uint32_t(hi >> 32), x[1] = uint32_t(hi), x[2] = uint32_t(lo >> 32),
-        x[3] = uint32_t(lo) + uint32_t(l);
-      } else if (B == Blocks::kCfbDecrypt) {  // the previous ciphertext block, or the IV
-        load_words(first + l == 0 ? iv : p + 16 * l - 16, x);
-      } else {
-        load_words(p + 16 * l, x);
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < 4; ++k) w[k].bit[l] = x[k];
-  }
-#pragma unroll
-  for (int k = 0; k < 4; ++k) transpose32(w[k].bit);
-  sliced_rounds(w, MessageKeyPlanes{m.rk + kRounds * i});
-#pragma unroll
-  for (int k = 0; k < 4; ++k) transpose32(w[k].bit);
-#pragma unroll
-  for (int l = 0; l < 32; ++l) {
-    if (size_t(l) >= nblocks) continue;
-    uint32_t x[4] = {w[0].bit[l], w[1].bit[l], w[2].bit[l], w[3].bit[l]};
-    const size_t n = min_size(16, bytes - 16 * size_t(l));
-    if (B == Blocks::kCbcDecrypt) xor_words(first + l == 0 ? iv : p + 16 * l - 16, 16, x);
-    if (B == Blocks::kCfbDecrypt || kCtr) xor_words(p + 16 * l, n, x);
-    write_bytes(q + 16 * l, x, n);
-  }
-}
-
-// Grid-stride over the units (the device-memory path sizes its grid
-// without reading their number).
-template <Blocks B>
-__global__ void __launch_bounds__(kThreads) messages_kernel(const DeviceMessages m) {
-  const size_t units = m.unit_starts[m.count];
-  for (size_t u = size_t(blockIdx.x) * blockDim.x + threadIdx.x; u < units;
-       u += size_t(gridDim.x) * blockDim.x)
-    message_unit<B>(m, u);
-}
+};
 
 // --- Chained modes: 32 messages a thread ----------------------------------------
 // Group g is 32 messages (fewer in the last group), its lane l the message
@@ -491,16 +353,16 @@ void enqueue_work(Work work, DeviceMessages m, const DeviceTags& t, GcmState* gc
                   unsigned unit_grid, const DeviceChains& c, const uint64_t* lane_message,
                   uint4* planes, cudaStream_t stream) {
   switch (work) {
-    case Work::kEcb: messages_kernel<Blocks::kEcb><<<unit_grid, kThreads, 0, stream>>>(m); break;
-    case Work::kCtr: messages_kernel<Blocks::kCtr128><<<unit_grid, kThreads, 0, stream>>>(m); break;
+    case Work::kEcb: messages_kernel<Sm4Messages, Blocks::kEcb><<<unit_grid, kThreads, 0, stream>>>(m); break;
+    case Work::kCtr: messages_kernel<Sm4Messages, Blocks::kCtr128><<<unit_grid, kThreads, 0, stream>>>(m); break;
     case Work::kCbcDecrypt:
-      messages_kernel<Blocks::kCbcDecrypt><<<unit_grid, kThreads, 0, stream>>>(m);
+      messages_kernel<Sm4Messages, Blocks::kCbcDecrypt><<<unit_grid, kThreads, 0, stream>>>(m);
       break;
     case Work::kCfbDecrypt:
-      messages_kernel<Blocks::kCfbDecrypt><<<unit_grid, kThreads, 0, stream>>>(m);
+      messages_kernel<Sm4Messages, Blocks::kCfbDecrypt><<<unit_grid, kThreads, 0, stream>>>(m);
       break;
     case Work::kGcmSeal: {  // encrypt, then hash the ciphertext
-      messages_kernel<Blocks::kGctr><<<unit_grid, kThreads, 0, stream>>>(m);
+      messages_kernel<Sm4Messages, Blocks::kGctr><<<unit_grid, kThreads, 0, stream>>>(m);
       DeviceMessages ct = m;
       ct.data = m.out;
       enqueue_gcm_tags(ct, t, gcm, unit_grid, stream);
@@ -509,7 +371,7 @@ void enqueue_work(Work work, DeviceMessages m, const DeviceTags& t, GcmState* gc
     case Work::kGcmOpen:  // hash the ciphertext, then decrypt where the tag matched
       enqueue_gcm_tags(m, t, gcm, unit_grid, stream);
       m.status = t.status;
-      messages_kernel<Blocks::kGctr><<<unit_grid, kThreads, 0, stream>>>(m);
+      messages_kernel<Sm4Messages, Blocks::kGctr><<<unit_grid, kThreads, 0, stream>>>(m);
       break;
     default: {  // chained
       if (c.groups == 0) break;
@@ -883,37 +745,6 @@ Work work_of(MessageMode mode) {
 // keys, their lane planes, GHASH states) comes from the library's stream-
 // ordered pool and is wiped before it is freed.
 
-// Message i: status[i] = KS_ERR_OFFSETS where its range (or its AAD's)
-// descends or passes the buffer, KS_ERR_LENGTH where ECB or CBC has a
-// partial block or GCM a text over its limit, else KS_OK; units[i] its
-// units of 32 blocks (0 unless KS_OK).
-struct DeviceChecks {
-  const uint64_t* offsets;
-  uint64_t limit;  // min(data_len, out_len)
-  const uint64_t* aad_offsets;
-  uint64_t aad_len;
-  bool whole_blocks;
-  uint64_t max_len;
-  size_t count;
-  uint64_t* units;
-  int* status;
-};
-
-__global__ void device_check_kernel(const DeviceChecks c) {
-  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= c.count) return;
-  const uint64_t lo = c.offsets[i], hi = c.offsets[i + 1];
-  int st = KS_OK;
-  if (lo > hi || hi > c.limit) st = KS_ERR_OFFSETS;
-  else if (c.aad_offsets != nullptr &&
-           (c.aad_offsets[i] > c.aad_offsets[i + 1] || c.aad_offsets[i + 1] > c.aad_len))
-    st = KS_ERR_OFFSETS;
-  else if ((c.whole_blocks && (hi - lo) % 16 != 0) || hi - lo > c.max_len)
-    st = KS_ERR_LENGTH;
-  c.status[i] = st;
-  c.units[i] = st == KS_OK ? units_of(hi - lo) : 0;
-}
-
 // The chained modes' lanes: group g is messages 32 g .. 32 g + 31, each
 // lane l at l * groups + g (as stage_lanes lays them out).
 __global__ void device_lanes_kernel(const uint64_t* offsets, const uint8_t* ivs, const int* status,
@@ -961,11 +792,8 @@ cudaError_t run_on_device(const DeviceArgs& a, cudaStream_t stream) {
   // input is copied aside first.
   const bool overlap = a.data < a.out + a.out_len && a.out < a.data + a.data_len;
   const bool aside = overlap && (a.work == Work::kCbcDecrypt || a.work == Work::kCfbDecrypt);
-  // unit_starts[i + 1] = unit_starts[i] + units[i]: CUB's scan.
   size_t scan_bytes = 0;
-  cudaError_t e = cub::DeviceScan::InclusiveSum(nullptr, scan_bytes,
-                                                static_cast<uint64_t*>(nullptr),
-                                                static_cast<uint64_t*>(nullptr), n, stream);
+  cudaError_t e = messages_gpu::scan_units(nullptr, &scan_bytes, nullptr, nullptr, n, stream);
   if (e != cudaSuccess) return e;
   Carve c;
   const size_t at_scan = c.take(scan_bytes), at_units = c.take(8 * n),
@@ -1009,11 +837,8 @@ cudaError_t run_on_device(const DeviceArgs& a, cudaStream_t stream) {
                                is_gcm(a.work) ? ks::gcm::kMaxTextBytes : UINT64_MAX, n, units,
                                a.status};
   const unsigned grid = blocks_for(n, kThreads);
-  device_check_kernel<<<grid, kThreads, 0, stream>>>(checks);
-  e = cudaMemsetAsync(starts, 0, sizeof(uint64_t), stream);
-  if (e == cudaSuccess)
-    e = cub::DeviceScan::InclusiveSum(scratch.at(at_scan), scan_bytes, units, starts + 1, n,
-                                      stream);
+  messages_gpu::device_check_kernel<<<grid, kThreads, 0, stream>>>(checks);
+  e = messages_gpu::scan_units(scratch.at(at_scan), &scan_bytes, units, starts, n, stream);
   if (e != cudaSuccess) return e;
   key_schedule_kernel<<<grid, kThreads, 0, stream>>>(a.keys, rk, n, a.decrypt_keys);
   DeviceMessages m = {data, a.out, offsets, starts, rk, a.ivs, a.iv_stride, a.status, n};

@@ -5,8 +5,9 @@
 // the CPU checks the results instead of reproducing them: every public key
 // is [d]G of its private key, every signature verifies on the CPU under
 // its key, two signatures of one digest differ. Bad per-item keys and
-// offsets fail per item with a zeroed signature; the calls that have no
-// device path refuse device memory. Skipped where no GPU is present.
+// offsets fail per item with a zeroed signature. ks_sm2_digest_batch (per
+// item keys and IDs) matches the CPU byte for byte. Skipped where no GPU
+// is present.
 #include <gtest/gtest.h>
 #include <string.h>
 
@@ -252,12 +253,77 @@ TEST_F(Sm2SignDevice, RefusedArguments) {
   EXPECT_EQ(sign_rc, KS_ERR_UNSUPPORTED);
   EXPECT_EQ(keygen_rc, KS_ERR_UNSUPPORTED);
   EXPECT_EQ(verify_rc, KS_OK);
-  // ks_sm2_digest_batch has no device path: device memory is refused
-  // instead of being read on the host.
-  EXPECT_EQ(ks_sm2_digest_batch(ctx, repeated_pub(n).data(), kId, kIdLen, nullptr, data.get(), 640,
-                                offsets.as<const uint64_t>(), n, sigs.get(), sigs.size(),
-                                status.as<int>()),
-            KS_ERR_UNSUPPORTED);
+  // Keys and IDs on the host, messages on the device.
+  const std::vector<uint64_t> id_offsets(n + 1, 0);
+  EXPECT_EQ(ks_sm2_digest_batch(ctx, repeated_pub(n).data(), kId, kIdLen, id_offsets.data(),
+                                data.get(), 640, offsets.as<const uint64_t>(), n, sigs.get(),
+                                sigs.size(), status.as<int>()),
+            KS_ERR_MEMORY_MIX);
+}
+
+// ks_sm2_digest_batch on device memory (Z_A from each item's own key and
+// ID, then SM3(Z_A || M)) against the CPU context's batch: 100,003 items
+// over 61 keys, one in 61 off the curve or not 04-prefixed, IDs of 0 to 40
+// bytes with some of 8,191 (the longest) and 8,192 bytes (KS_ERR_ID_LENGTH);
+// ID and message ranges damaged for some items fail those items only
+// (KS_ERR_OFFSETS) with a zeroed digest.
+TEST_F(Sm2SignDevice, DigestsWithPerItemIdsMatchTheCpu) {
+  SCOPED_TRACE(trace_);
+  constexpr size_t kKeys = 61;
+  std::vector<uint8_t> priv(32 * kKeys), keys(65 * kKeys);
+  std::vector<int> key_status(kKeys);
+  ASSERT_EQ(ks_sm2_keygen_batch(cpu_ctx_.ctx, kKeys, priv.data(), priv.size(), keys.data(),
+                                keys.size(), key_status.data()),
+            KS_OK);
+  keys[65 * 7 + 64] ^= 1;  // off the curve
+  keys[65 * 8] = 0x05;     // not an uncompressed point
+  std::vector<uint8_t> pubs(65 * kItems), ids;
+  std::vector<uint64_t> id_offsets{0}, offsets{0};
+  for (size_t i = 0; i < kItems; ++i) {
+    memcpy(&pubs[65 * i], &keys[65 * (i % kKeys)], 65);
+    const size_t id_len = i % 5003 == 17 ? 8192 : i % 5003 == 18 ? 8191 : rng_() % 41;
+    const std::vector<uint8_t> id = random(id_len);
+    ids.insert(ids.end(), id.begin(), id.end());
+    id_offsets.push_back(ids.size());
+    offsets.push_back(offsets.back() + rng_() % 300);
+  }
+  const std::vector<uint8_t> data = random(offsets.back());
+  std::vector<uint8_t> want(32 * kItems);
+  std::vector<int> want_status(kItems, 99);
+  ks_sm2_digest_batch(cpu_ctx_.ctx, pubs.data(), ids.data(), ids.size(), id_offsets.data(),
+                      data.data(), data.size(), offsets.data(), kItems, want.data(), want.size(),
+                      want_status.data());
+  std::vector<bool> bad(kItems, false);
+  std::vector<uint64_t> bad_ids = id_offsets, bad_offsets = offsets;
+  for (size_t k = 5; k + 500 < kItems; k += 1009) {  // items k - 1 (ends past), k (descends)
+    bad_ids[k] = ids.size() + 1 + rng_() % 9;
+    bad_offsets[k + 500] = data.size() + 1 + rng_() % 9;
+    bad[k - 1] = bad[k] = bad[k + 499] = bad[k + 500] = true;
+  }
+  const DeviceBytes d_pubs(pubs), d_ids(ids), d_id_offsets(bad_ids), d_data(data),
+      d_offsets(bad_offsets);
+  DeviceBytes digests(32 * kItems), status(sizeof(int) * kItems);
+  ASSERT_EQ(ks_sm2_digest_batch(gpu_ctx_.ctx, d_pubs.get(), d_ids.get(), ids.size(),
+                                d_id_offsets.as<const uint64_t>(), d_data.get(), data.size(),
+                                d_offsets.as<const uint64_t>(), kItems, digests.get(),
+                                digests.size(), status.as<int>()),
+            KS_OK);
+  ASSERT_TRUE(ks::testing::stream_sync(nullptr));
+  const std::vector<int> got = status.download_as<int>(kItems);
+  const std::vector<uint8_t> e = digests.download(digests.size());
+  size_t ok = 0, id_length = 0, bad_key = 0;
+  for (size_t i = 0; i < kItems; ++i) {
+    const int expect = bad[i] ? KS_ERR_OFFSETS : want_status[i];
+    ASSERT_EQ(got[i], expect) << "item " << i;
+    if (expect == KS_OK) ASSERT_EQ(memcmp(&e[32 * i], &want[32 * i], 32), 0) << "item " << i;
+    else ASSERT_TRUE(zero(e, 32 * i, 32)) << "item " << i;
+    ok += expect == KS_OK;
+    id_length += expect == KS_ERR_ID_LENGTH;
+    bad_key += expect == KS_ERR_BAD_PUBLIC_KEY;
+  }
+  EXPECT_GT(ok, kItems * 9 / 10);
+  EXPECT_GT(id_length, 10u);
+  EXPECT_GT(bad_key, 2 * kItems / kKeys - 100);
 }
 
 }  // namespace
