@@ -128,6 +128,12 @@ def view(obj: Any, what: str, stream: int) -> DeviceArray:
     if strides is not None and any(s % item for s in strides):
         raise ValueError(f"{what} must be C-contiguous")
     ptr, _ = cai["data"]
+    # Version 3's "stream": the producer's work on the array is queued
+    # there, and the call's stream waits for it (an event, no host wait;
+    # 1 and 2 are the legacy and per-thread default streams, as in CUDA).
+    producer = cai.get("stream")
+    if producer is not None and int(producer) != stream:
+        _native.stream_wait(stream if stream != 0 else _LEGACY_DEFAULT, int(producer))
     # The interface names no device: the library checks the pointer
     # against the context's (KS_ERR_MEMORY_MIX).
     return DeviceArray(int(ptr or 0), _size(shape) * item, -1, typestr[1:], shape, obj)

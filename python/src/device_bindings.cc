@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "gpu/gpu.h"
 #include "kuaisuo.h"
 #include "native_context.h"
 #include "native_util.h"
@@ -225,6 +226,13 @@ void sm2_digests(ks_py::Context& ctx, uintptr_t pubs, uintptr_t ids, size_t ids_
 
 void bind_device(nb::module_& m, nb::class_<ks_py::Context>& context) {
   m.def("dlpack_info", &dlpack_info, nb::arg("capsule"));
+  m.def(
+      "stream_wait",
+      [](uintptr_t consumer, uintptr_t producer) {
+        check(ks::gpu::stream_wait(reinterpret_cast<void*>(consumer),
+                                   reinterpret_cast<void*>(producer)));
+      },
+      nb::arg("consumer"), nb::arg("producer"));
   context
       .def("sm4_crypt_device", &sm4_crypt, nb::arg("mode"), nb::arg("encrypt"), nb::arg("key"),
            nb::arg("iv").none(), nb::arg("src"), nb::arg("dst"), nb::arg("nbytes"),

@@ -27,6 +27,11 @@ bool host_pinned(const void* p);
 // Whether p lies in device or managed memory (cudaPointerGetAttributes);
 // if so, *device is its device.
 bool device_memory(const void* p, int* device);
+// Work queued on `consumer` (a cudaStream_t) from now on waits for the work
+// already queued on `producer`: an event recorded there, waited on here,
+// with no host synchronisation (the CUDA Array Interface's "stream" rule).
+// A ks_status.
+int stream_wait(void* consumer, void* producer);
 
 // How the statuses a kernel wrote in device memory become ks_status
 // values there (batches on device memory return before the host could map

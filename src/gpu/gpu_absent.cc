@@ -18,6 +18,7 @@ int host_alloc(size_t bytes, void** out) {
 void host_free(void* p) { free(p); }
 bool host_pinned(const void*) { return false; }
 bool device_memory(const void*, int*) { return false; }
+int stream_wait(void*, void*) { return KS_ERR_BACKEND_UNAVAILABLE; }
 DeviceScope::DeviceScope(int) : status_(KS_ERR_BACKEND_UNAVAILABLE) {}
 DeviceScope::~DeviceScope() = default;
 bool device_info(int, DeviceInfo*) { return false; }

@@ -280,6 +280,16 @@ bool device_memory(const void* p, int* device) {
   return true;
 }
 
+int stream_wait(void* consumer, void* producer) {
+  if (consumer == producer) return KS_OK;
+  cudaEvent_t event = nullptr;
+  cudaError_t err = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+  if (err == cudaSuccess) err = cudaEventRecord(event, static_cast<cudaStream_t>(producer));
+  if (err == cudaSuccess) err = cudaStreamWaitEvent(static_cast<cudaStream_t>(consumer), event, 0);
+  if (event != nullptr) cudaEventDestroy(event);  // released once the wait is done
+  return to_status(err);
+}
+
 DeviceScope::DeviceScope(int device) {
   cudaError_t err = cudaGetDevice(&previous_);
   if (err == cudaSuccess && previous_ != device) err = cudaSetDevice(device);

@@ -45,8 +45,9 @@ constexpr uint64_t kGpuMaxItemBytes = 64 << 10;
 
 // A ciphertext's parts as parsed (GB/T 32918.4 clause 7.1 B1), for the
 // device: status kOk, kBadCiphertext (malformed) or kRedoOnHost; C3 and C2
-// at these offsets in the item.
-struct CiphertextLayout {
+// at these offsets in the item. A multiple of 16 bytes: arrays of layouts
+// sit before 16-byte-aligned data in scratch.
+struct alignas(16) CiphertextLayout {
   uint8_t c1[64];      // x1 || y1, big-endian (not yet checked on the curve);
                        // compressed: x1 || zeros
   uint32_t c1_prefix;  // 04 (uncompressed), or 02 / 03: y1's parity (clause 4.2.10)

@@ -175,6 +175,23 @@ class Sm2SignMessagesJob final : public MessagesJob {
   int* status_;
 };
 
+// e_i = SM3(Z_A_i || M_i) into e, Z_A_i at za[32 i ..] (clause 7.1 B3-B4).
+// Offsets that no host has checked come with offsets_status (sm3_gpu.h's
+// DeviceItems).
+cudaError_t launch_za_digests(const uint8_t* za, const uint8_t* data, const uint64_t* offsets,
+                              size_t n, uint8_t* e, cudaStream_t stream, uint64_t data_bytes = 0,
+                              int* offsets_status = nullptr) {
+  sm3::gpu::DeviceItems items;  // Z_A_i || M_i
+  items.prefix = za;
+  items.prefix_len = 32;
+  items.prefix_stride = 32;
+  items.data = data;
+  items.offsets = offsets;
+  items.data_bytes = data_bytes;
+  items.offsets_status = offsets_status;
+  return sm3::gpu::launch_digests(items, n, e, stream);
+}
+
 // e_i = SM3(Z_A_i || M_i) for n items under per-item public keys (04||x||y,
 // 65 bytes) and one ID (clause 7.1 B3-B4 on the device): Z_A_i = SM3(ENTL ||
 // ID || a || b || x_G || y_G || x_i || y_i), its key-independent part at
@@ -193,15 +210,7 @@ cudaError_t launch_message_digests(const uint8_t* dev_prefix, size_t prefix_len,
   za_items.data_len = 64;
   const cudaError_t err = sm3::gpu::launch_digests(za_items, n, za, stream);
   if (err != cudaSuccess) return err;
-  sm3::gpu::DeviceItems e_items;  // Z_A_i || M_i
-  e_items.prefix = za;
-  e_items.prefix_len = 32;
-  e_items.prefix_stride = 32;
-  e_items.data = data;
-  e_items.offsets = offsets;
-  e_items.data_bytes = data_bytes;
-  e_items.offsets_status = offsets_status;
-  return sm3::gpu::launch_digests(e_items, n, e, stream);
+  return launch_za_digests(za, data, offsets, n, e, stream, data_bytes, offsets_status);
 }
 
 // SM2 verification of messages under per-item public keys and one ID:
@@ -691,15 +700,8 @@ int digests_device(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t c
   memcpy(za_curve.bytes, curve, sizeof za_curve.bytes);
   if (err == cudaSuccess)
     err = launch_za(pubs, ids, ids_len, id_offsets, za_curve, count, za, status, s);
-  sm3::gpu::DeviceItems e_items;  // Z_A_i || M_i
-  e_items.prefix = za;
-  e_items.prefix_len = 32;
-  e_items.prefix_stride = 32;
-  e_items.data = data;
-  e_items.offsets = offsets;
-  e_items.data_bytes = data_len;
-  e_items.offsets_status = offsets_status;
-  if (err == cudaSuccess) err = sm3::gpu::launch_digests(e_items, count, digests, s);
+  if (err == cudaSuccess)
+    err = launch_za_digests(za, data, offsets, count, digests, s, data_len, offsets_status);
   ks::gpu::FailedItemOutputs clear;
   clear.out[0] = digests;
   clear.item_bytes[0] = 32;

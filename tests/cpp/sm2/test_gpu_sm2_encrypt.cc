@@ -23,7 +23,7 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-constexpr size_t kItems = 100000;
+constexpr size_t kItems = 100003;  // odd: arrays of per-item records end unaligned
 const int kForms[] = {KS_SM2_C1C3C2, KS_SM2_C1C2C3, KS_SM2_CIPHER_DER};
 
 class GpuSm2Encrypt : public ::testing::Test {

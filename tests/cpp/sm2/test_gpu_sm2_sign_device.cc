@@ -235,14 +235,16 @@ TEST_F(Sm2SignDevice, RefusedArguments) {
   // Calls that draw secrets refuse a stream being captured into a graph
   // (every replay would draw the same nonces and keys); verification,
   // which draws nothing, is captured.
+  // (Every array is made before the capture: a synchronous copy or
+  // allocation on the capturing thread would end it.)
+  DeviceBytes priv(32 * n), pubs(65 * n);
+  const DeviceBytes pubs_one(repeated_pub(n));
   void* stream = ks::testing::stream_create();
   ASSERT_NE(stream, nullptr);
   ASSERT_EQ(ks_ctx_set_stream(ctx, stream), KS_OK);
   ASSERT_TRUE(ks::testing::capture_begin(stream));
   const int sign_rc = ks_sm2_sign_digest_batch(ctx, key_, digests.get(), n, KS_SM2_NONCE_RANDOM,
                                                sigs.get(), sigs.size(), status.as<int>());
-  DeviceBytes priv(32 * n), pubs(65 * n);
-  const DeviceBytes pubs_one(repeated_pub(n));
   const int keygen_rc = ks_sm2_keygen_batch(ctx, n, priv.get(), priv.size(), pubs.get(),
                                             pubs.size(), status.as<int>());
   const int verify_rc = ks_sm2_verify_digest_batch(ctx, pubs_one.get(), digests.get(), n,
