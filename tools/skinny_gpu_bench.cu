@@ -261,6 +261,20 @@ int main(int argc, char** argv) {
       results.push_back({sg::kernel_name(sg::kDefaultKernel), ctr == nullptr ? "ecb" : "ctr",
                          "device, C API", bytes, device});
     }
+    // ECB decryption (the inverse rounds) of the ECB ciphertext into d_in
+    // (uploaded again for the next size): it must give the input back.
+    CHECK(cudaError_t(sg::crypt(sg::kDefaultKernel, key.rtk, nullptr, d_in, d_out, n, nullptr)));
+    CHECK(cudaMemset(d_in, 0, bytes));
+    int dec_rc = KS_OK;
+    const double dec = ks_bench::median_wall([&] {
+      dec_rc |= ks_skinny128_256_crypt_buffer(ctx, KS_SKINNY_ECB, KS_DECRYPT, tweakey, nullptr, 0,
+                                              d_out, bytes, d_in);
+      CHECK(cudaStreamSynchronize(0));
+    }, 5);
+    CHECK(cudaMemcpy(h_out, d_in, bytes, cudaMemcpyDeviceToHost));
+    ok &= dec_rc == KS_OK && memcmp(h_out, h_in, bytes) == 0;
+    results.push_back({sg::kernel_name(sg::kDefaultKernel), "ecb-dec", "device, C API", bytes,
+                       dec});
   }
   ok &= bench_messages(ctx, results);
   printf("{\n  \"benchmark\": \"skinny_gpu_bench\",\n  \"device\": \"%s\",\n"

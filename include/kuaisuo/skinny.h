@@ -27,10 +27,10 @@ KS_API int ks_skinny128_256_crypt(int mode, int encrypt, const uint8_t tweakey[K
                                   const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t len,
                                   uint8_t* out);
 /* One large buffer on the context: split over its CPU threads, or on its GPU
- * (ECB encryption and CTR, the constant-time bitsliced kernel; GPU contexts
- * always; AUTO from 64 KiB in ks_host_alloc memory, which is copied to and
- * from the GPU directly, and from 256 KiB in ordinary memory; ECB decryption
- * stays on the CPU threads). */
+ * (the constant-time bitsliced kernels, ECB decryption by the inverse
+ * rounds; GPU contexts always; AUTO from 64 KiB in ks_host_alloc memory,
+ * which is copied to and from the GPU directly, and from 256 KiB in
+ * ordinary memory). */
 KS_API int ks_skinny128_256_crypt_buffer(ks_ctx* ctx, int mode, int encrypt,
                                          const uint8_t tweakey[KS_SKINNY_TWEAKEY_BYTES],
                                          const uint8_t* iv, size_t iv_len, const uint8_t* in,
@@ -59,7 +59,7 @@ KS_API void ks_skinny128_256_ctr_cleanse(ks_skinny_ctr_ctx* c);
  * may be data). An ECB item that is not whole blocks fails with
  * KS_ERR_LENGTH (its output untouched). Host memory runs on the context's
  * CPU threads; device memory (kuaisuo/common.h, "Device memory") on its
- * GPU, ECB encryption and CTR (ECB decryption: KS_ERR_UNSUPPORTED). */
+ * GPU. */
 KS_API int ks_skinny128_256_batch(ks_ctx* ctx, int mode, int encrypt, const uint8_t* tweakeys,
                                   const uint8_t* ivs, const uint8_t* data, size_t data_len,
                                   const uint64_t* offsets, size_t count, uint8_t* out,

@@ -103,8 +103,7 @@ class SkinnyBatch:
 
         In GPU memory (flat uint8 messages with offsets=, (n, 32) tweakeys
         and (n, 16) ivs there): returns (out, statuses) on that device, out=
-        (which may be messages itself) or a new array; ECB decryption is
-        not offered there."""
+        (which may be messages itself) or a new array."""
         return self._batch(True, tweakeys, messages, mode, ivs, offsets, out, stream)
 
     def decrypt(self, tweakeys: Any, messages: Any, *, mode: Mode, ivs: Any = None,

@@ -41,6 +41,24 @@ KS_HD void sub_cell_planes(P x[8]) {
   x[2] = x1;
 }
 
+// S8^-1 (inv_sub_cells): the swap, then each step (an involution) and the
+// inverse permutation (x7..x0) <- (x5, x4, x0, x3, x1, x7, x6, x2), in
+// reverse order.
+template <class P>
+KS_HD void inv_sub_cell_planes(P x[8]) {
+  const P x1 = x[1];
+  x[1] = x[2];
+  x[2] = x1;
+  sbox_step_planes(x);
+  KS_UNROLL
+  for (int i = 0; i < 3; ++i) {
+    const P y[8] = {x[2], x[6], x[7], x[1], x[3], x[0], x[4], x[5]};
+    KS_UNROLL
+    for (int b = 0; b < 8; ++b) x[b] = y[b];
+    sbox_step_planes(x);
+  }
+}
+
 // Plane e of round i's tweakey masks: all ones where bit e % 32 of row
 // e / 32 of the round tweakey (RoundTweakeys::rows[i]) is set.
 KS_HD uint32_t tweakey_mask(const RoundTweakeys& rtk, int i, int e) {
@@ -88,6 +106,46 @@ KS_HD void sliced_round(Word s[4], const Keys& keys) {
   s[1] = r1;
   s[2] = r2;
   s[3] = r3;
+}
+
+// The inverse of sliced_round with the same masks (inv_round on planes):
+// MixColumns^-1 (rows (r1, r2 ^ r3 ^ r1, r3 ^ r1, r0 ^ r3)) and
+// ShiftRows^-1 (row r rotated back: new bit k = old bit k + 8r), each
+// plane computed once from the old ones; then the round tweakey, c2 and
+// SubCells^-1.
+template <class Word, class Keys>
+KS_HD void sliced_inv_round(Word s[4], const Keys& keys) {
+  using P = typename Word::Plane;
+  Word r0, r1, r2, r3;
+  KS_UNROLL
+  for (int k = 0; k < 32; ++k) {
+    const P a = s[0].bit[k], b = s[1].bit[k], c = s[2].bit[k], d = s[3].bit[k];
+    r0.bit[k] = b;
+    r1.bit[(k + 24) & 31] = c ^ d ^ b;
+    r2.bit[(k + 16) & 31] = d ^ b;
+    r3.bit[(k + 8) & 31] = a ^ d;
+  }
+  s[0] = r0;
+  s[1] = r1;
+  s[2] = r2;
+  s[3] = r3;
+  KS_UNROLL
+  for (int k0 = 0; k0 < 32; k0 += 4) {
+    P m0[4], m1[4];
+    keys.masks4(0, k0, m0);
+    keys.masks4(1, k0, m1);
+    KS_UNROLL
+    for (int j = 0; j < 4; ++j) {
+      s[0].bit[k0 + j] ^= m0[j];
+      s[1].bit[k0 + j] ^= m1[j];
+    }
+  }
+  s[2].bit[1] = ~s[2].bit[1];
+  KS_UNROLL
+  for (int r = 0; r < 4; ++r) {
+    KS_UNROLL
+    for (int c = 0; c < 4; ++c) inv_sub_cell_planes(s[r].bit + 8 * c);
+  }
 }
 
 }  // namespace skinny

@@ -58,8 +58,7 @@ const uint8_t* counter_of(int mode, const uint8_t* iv) {
 }
 
 // The GPU part of ks_skinny128_256_crypt_buffer: the whole blocks there, a
-// partial last CTR block on this thread. ECB decryption has no GPU kernel
-// and stays on the CPU threads (the caller checks).
+// partial last CTR block on this thread.
 int crypt_buffer_on_gpu(ks_ctx* ctx, const skinny::Key& k, bool encrypt, const uint8_t* counter,
                         const uint8_t* in, size_t len, uint8_t* out) {
   const size_t blocks = len / kBlock;
@@ -111,14 +110,12 @@ int ks_skinny128_256_crypt_buffer(ks_ctx* ctx, int mode, int encrypt,
   if (rc != KS_OK) return rc;
   const ScopedKey key(tweakey);
   const uint8_t* counter = counter_of(mode, iv);
-  if (on_device) {  // ECB decryption has no GPU kernel
-    if (encrypt == 0 && counter == nullptr) return KS_ERR_UNSUPPORTED;
+  if (on_device)
     return ks::skinny::gpu::crypt_device(*ctx->gpu, key.k.rtk, counter, in, out, len,
-                                         ctx->stream);
-  }
+                                         encrypt != 0, ctx->stream);
   const size_t auto_gpu_min = ks::api::auto_gpu_min_bytes(
       in, out, ks::api::kAutoGpuMinSkinnyPinnedBytes, ks::api::kAutoGpuMinSkinnyPageableBytes);
-  if ((encrypt != 0 || counter != nullptr) && ctx->use_gpu(len, auto_gpu_min))
+  if (ctx->use_gpu(len, auto_gpu_min))
     return crypt_buffer_on_gpu(ctx, key.k, encrypt != 0, counter, in, len, out);
   // Threads take 64 blocks or more each: SKINNY costs ~50x SM4 per block
   // on the portable path, so the hand-off pays for itself early.
@@ -180,13 +177,12 @@ int ks_skinny128_256_batch(ks_ctx* ctx, int mode, int encrypt, const uint8_t* tw
   bool on_device = false;
   if (rc == KS_OK)
     rc = ks::api::device_buffers(ctx, {tweakeys, ivs, data, offsets, out, status}, &on_device);
-  if (rc == KS_OK && on_device) {  // ECB decryption has no GPU kernel
-    if (mode == KS_SKINNY_ECB && encrypt == 0) return KS_ERR_UNSUPPORTED;
+  if (rc == KS_OK && on_device) {
     if (out == nullptr && out_len != 0) return KS_ERR_NULL_POINTER;
     return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {
-      return ks::skinny::gpu::crypt_messages_device(*ctx->gpu, mode == KS_SKINNY_CTR, tweakeys,
-                                                    ivs, data, data_len, offsets, count, out,
-                                                    out_len, status, ctx->stream);
+      return ks::skinny::gpu::crypt_messages_device(*ctx->gpu, mode == KS_SKINNY_CTR, encrypt != 0,
+                                                    tweakeys, ivs, data, data_len, offsets, count,
+                                                    out, out_len, status, ctx->stream);
     });
   }
   ks::api::OffsetsCopy offsets_copy;

@@ -47,6 +47,14 @@ struct SkinnySliced {
   }
 };
 
+// Decryption (ECB): the same masks, the inverse rounds in reverse order.
+struct SkinnySlicedInverse : SkinnySliced {
+  __device__ __forceinline__ static void rounds(sliced_gpu::Slice w[4], const Shared& s) {
+#pragma unroll 1
+    for (int i = kRounds - 1; i >= 0; --i) skinny::sliced_inv_round(w, RoundMasks{s.masks[i]});
+  }
+};
+
 
 }  // namespace
 
@@ -65,6 +73,13 @@ int crypt_bytes(const RoundTweakeys& rtk, const uint8_t* counter, const uint8_t*
   j.ctr[0] = uint32_t(hi >> 32), j.ctr[1] = uint32_t(hi), j.ctr[2] = uint32_t(lo >> 32),
   j.ctr[3] = uint32_t(lo);
   return sliced_gpu::launch<SkinnySliced, sliced_gpu::Mode::kCtr128>(rtk, j, stream);
+}
+
+int decrypt_ecb_bytes(const RoundTweakeys& rtk, const uint8_t* d_in, uint8_t* d_out,
+                      size_t nbytes, cudaStream_t stream) {
+  if (nbytes == 0) return cudaSuccess;
+  const sliced_gpu::Job j = {d_in, d_out, nbytes, {0, 0, 0, 0}, nullptr};
+  return sliced_gpu::launch<SkinnySlicedInverse, sliced_gpu::Mode::kEcb>(rtk, j, stream);
 }
 
 }  // namespace gpu

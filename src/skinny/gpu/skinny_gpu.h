@@ -38,33 +38,40 @@ int crypt(const skinny::RoundTweakeys& rtk, const uint8_t* counter, const uint8_
 // partial in CTR.
 int crypt_bytes(const skinny::RoundTweakeys& rtk, const uint8_t* counter, const uint8_t* d_in,
                 uint8_t* d_out, size_t nbytes, cudaStream_t stream);
+// d_out = ECB decryption of d_in, nbytes a multiple of 16: the inverse
+// rounds on the same bit planes (skinny128_256_sliced.h's sliced_inv_round).
+int decrypt_ecb_bytes(const skinny::RoundTweakeys& rtk, const uint8_t* d_in, uint8_t* d_out,
+                      size_t nbytes, cudaStream_t stream);
 
-// ks_skinny128_256_crypt_buffer on a GPU engine: out = ECB encryption of
-// in, or in ^ the CTR keystream from counter (not advanced here), over
-// nblocks whole blocks of caller memory, cut into chunks that cross the
-// bus while others run (pinned caller buffers copied directly).
-// secret_input: in is plaintext (wiped from pinned staging), else out is.
-// A ks_status; KS_ERR_BACKEND_UNAVAILABLE in a build without CUDA
+// ks_skinny128_256_crypt_buffer on a GPU engine: out = ECB encryption
+// (or, with encrypt false, decryption) of in, or in ^ the CTR keystream
+// from counter (not advanced here), over nblocks whole blocks of caller
+// memory, cut into chunks that cross the bus while others run (pinned
+// caller buffers copied directly). The plaintext side (in when encrypting,
+// out when decrypting) is wiped from pinned staging. A ks_status;
+// KS_ERR_BACKEND_UNAVAILABLE in a build without CUDA
 // (skinny/gpu/skinny_gpu_absent.cc).
 int crypt_buffer(ks::gpu::Engine& engine, const skinny::RoundTweakeys& rtk,
                  const uint8_t* counter, const uint8_t* in, uint8_t* out, size_t nblocks,
-                 bool secret_input);
+                 bool encrypt);
 
-// crypt_bytes over device memory of the engine's device, in place on
-// stream (a cudaStream_t), returning once queued: the device-memory path
-// of ks_skinny128_256_crypt_buffer. A ks_status.
+// The same over device memory of the engine's device (nbytes; in CTR the
+// last block may be partial), in place on stream (a cudaStream_t),
+// returning once queued: the device-memory path of
+// ks_skinny128_256_crypt_buffer. A ks_status.
 int crypt_device(ks::gpu::Engine& engine, const skinny::RoundTweakeys& rtk,
                  const uint8_t* counter, const uint8_t* d_in, uint8_t* d_out, size_t nbytes,
-                 void* stream);
+                 bool encrypt, void* stream);
 
 // ks_skinny128_256_batch on device memory of the engine's device: message
 // i, data[offsets[i] .. offsets[i + 1]), under tweakey tweakeys[32 i ..),
-// ECB-encrypted (whole blocks, else KS_ERR_LENGTH) or, with ctr, XORed
-// with the CTR keystream from ivs[16 i ..), to the same offsets of out (out
-// may be data). Offsets unchecked by the host: status[i] KS_ERR_OFFSETS for
+// ECB-encrypted or -decrypted (encrypt; whole blocks, else KS_ERR_LENGTH)
+// or, with ctr, XORed with the CTR keystream from ivs[16 i ..), to the
+// same offsets of out (out may be data). Offsets unchecked by the host: status[i] KS_ERR_OFFSETS for
 // a range that descends or passes data_len or out_len; a failed message is
 // not written. Queued on stream (a cudaStream_t); returns once queued.
-int crypt_messages_device(ks::gpu::Engine& engine, bool ctr, const uint8_t* tweakeys,
+int crypt_messages_device(ks::gpu::Engine& engine, bool ctr, bool encrypt,
+                          const uint8_t* tweakeys,
                           const uint8_t* ivs, const uint8_t* data, size_t data_len,
                           const uint64_t* offsets, size_t count, uint8_t* out, size_t out_len,
                           int* status, void* stream);

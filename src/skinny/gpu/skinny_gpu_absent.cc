@@ -12,11 +12,11 @@ int crypt_buffer(ks::gpu::Engine&, const skinny::RoundTweakeys&, const uint8_t*,
 }
 
 int crypt_device(ks::gpu::Engine&, const skinny::RoundTweakeys&, const uint8_t*, const uint8_t*,
-                 uint8_t*, size_t, void*) {
+                 uint8_t*, size_t, bool, void*) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
-int crypt_messages_device(ks::gpu::Engine&, bool, const uint8_t*, const uint8_t*, const uint8_t*,
+int crypt_messages_device(ks::gpu::Engine&, bool, bool, const uint8_t*, const uint8_t*, const uint8_t*,
                           size_t, const uint64_t*, size_t, uint8_t*, size_t, int*, void*) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }

@@ -13,14 +13,18 @@ namespace gpu {
 namespace {
 
 // SKINNY's launcher for blocks_gpu::BufferJob: the round tweakeys, passed
-// as kernel parameters.
+// as kernel parameters, and the direction (ECB decryption runs the inverse
+// rounds; CTR is its own inverse).
 struct SkinnyBlocks {
   skinny::RoundTweakeys rtk;
-  explicit SkinnyBlocks(const skinny::RoundTweakeys& r) : rtk(r) {}
-  SkinnyBlocks(const SkinnyBlocks& o) : SkinnyBlocks(o.rtk) {}
+  bool encrypt;
+  SkinnyBlocks(const skinny::RoundTweakeys& r, bool e) : rtk(r), encrypt(e) {}
+  SkinnyBlocks(const SkinnyBlocks& o) : SkinnyBlocks(o.rtk, o.encrypt) {}
   ~SkinnyBlocks() { secure_wipe(&rtk, sizeof rtk); }
   cudaError_t operator()(const uint8_t* counter, const uint8_t* in, uint8_t* out, size_t nbytes,
                          cudaStream_t stream) const {
+    if (counter == nullptr && !encrypt)
+      return cudaError_t(decrypt_ecb_bytes(rtk, in, out, nbytes, stream));
     return cudaError_t(crypt_bytes(rtk, counter, in, out, nbytes, stream));
   }
 };
@@ -29,16 +33,16 @@ struct SkinnyBlocks {
 
 int crypt_buffer(ks::gpu::Engine& engine, const skinny::RoundTweakeys& rtk,
                  const uint8_t* counter, const uint8_t* in, uint8_t* out, size_t nblocks,
-                 bool secret_input) {
-  return blocks_gpu::crypt_buffer(engine, SkinnyBlocks(rtk), counter, in, out, nblocks,
-                                  secret_input);
+                 bool encrypt) {
+  return blocks_gpu::crypt_buffer(engine, SkinnyBlocks(rtk, encrypt), counter, in, out, nblocks,
+                                  encrypt);
 }
 
 int crypt_device(ks::gpu::Engine& engine, const skinny::RoundTweakeys& rtk,
                  const uint8_t* counter, const uint8_t* d_in, uint8_t* d_out, size_t nbytes,
-                 void* stream) {
-  return blocks_gpu::crypt_device(engine, SkinnyBlocks(rtk), counter, d_in, d_out, nbytes,
-                                  static_cast<cudaStream_t>(stream));
+                 bool encrypt, void* stream) {
+  return blocks_gpu::crypt_device(engine, SkinnyBlocks(rtk, encrypt), counter, d_in, d_out,
+                                  nbytes, static_cast<cudaStream_t>(stream));
 }
 
 }  // namespace gpu

@@ -1,6 +1,6 @@
 // SKINNY-128-256 over many messages in device memory, each under its own
-// tweakey (skinny/gpu/skinny_gpu.h's crypt_messages_device): ECB
-// encryption and CTR through cipher/gpu/messages_gpu.cuh, 32 blocks of one
+// tweakey (skinny/gpu/skinny_gpu.h's crypt_messages_device): ECB and CTR
+// through cipher/gpu/messages_gpu.cuh, 32 blocks of one
 // message a thread, the round-tweakey masks made from that message's round
 // tweakeys (two row words a round) as the rounds go. The tweakey schedules
 // run on the device, one thread per message, into scratch that is wiped in
@@ -59,9 +59,18 @@ struct SkinnyMessages {
   }
 };
 
+// ECB decryption: the inverse rounds, in reverse order.
+struct SkinnyMessagesInverse : SkinnyMessages {
+  __device__ __forceinline__ static void rounds(sliced_gpu::Slice w[4], const uint32_t* rows) {
+#pragma unroll 1
+    for (int i = kRounds - 1; i >= 0; --i)
+      sliced_inv_round(w, MessageTweakeyMasks{rows + 2 * i});
+  }
+};
+
 size_t round_up16(size_t x) { return (x + 15) & ~size_t(15); }
 
-cudaError_t run_on_device(bool ctr, const uint8_t* tweakeys, const uint8_t* ivs,
+cudaError_t run_on_device(bool ctr, bool encrypt, const uint8_t* tweakeys, const uint8_t* ivs,
                           const uint8_t* data, size_t data_len, const uint64_t* offsets,
                           size_t n, uint8_t* out, size_t out_len, int* status,
                           cudaStream_t stream) {
@@ -98,21 +107,25 @@ cudaError_t run_on_device(bool ctr, const uint8_t* tweakeys, const uint8_t* ivs,
   if (ctr)
     messages_gpu::messages_kernel<SkinnyMessages, Blocks::kCtr128>
         <<<unit_grid, kThreads, 0, stream>>>(m);
-  else
+  else if (encrypt)
     messages_gpu::messages_kernel<SkinnyMessages, Blocks::kEcb>
+        <<<unit_grid, kThreads, 0, stream>>>(m);
+  else
+    messages_gpu::messages_kernel<SkinnyMessagesInverse, Blocks::kEcb>
         <<<unit_grid, kThreads, 0, stream>>>(m);
   return cudaGetLastError();
 }
 
 }  // namespace
 
-int crypt_messages_device(ks::gpu::Engine& engine, bool ctr, const uint8_t* tweakeys,
+int crypt_messages_device(ks::gpu::Engine& engine, bool ctr, bool encrypt,
+                          const uint8_t* tweakeys,
                           const uint8_t* ivs, const uint8_t* data, size_t data_len,
                           const uint64_t* offsets, size_t count, uint8_t* out, size_t out_len,
                           int* status, void* stream) {
   const ks::gpu::DeviceScope scope(engine.device());
   if (scope.status() != KS_OK || count == 0) return scope.status();
-  return ks::gpu::to_status(run_on_device(ctr, tweakeys, ivs, data, data_len, offsets, count,
+  return ks::gpu::to_status(run_on_device(ctr, encrypt, tweakeys, ivs, data, data_len, offsets, count,
                                           out, out_len, status,
                                           static_cast<cudaStream_t>(stream)));
 }

@@ -86,8 +86,8 @@ TEST_P(GpuSkinny, CountersCarryAndWrap) {
 
 // ks_skinny128_256_crypt_buffer on a GPU context (several pipeline chunks,
 // a partial CTR block, ordinary and pinned caller buffers, in place and
-// not; ECB decryption, which stays on the CPU threads) against the
-// one-shot CPU call; and on an AUTO context around the crossover.
+// not; decryption too, ECB's by the inverse rounds) against the one-shot
+// CPU call; and on an AUTO context around the crossover.
 TEST(GpuSkinnyApi, CryptBufferMatchesTheCpu) {
   if (ks_gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   ks_test::Context gpu_ctx(KS_BACKEND_GPU), auto_ctx(KS_BACKEND_AUTO);
