@@ -65,6 +65,23 @@ KS_HD uint32_t tweakey_mask(const RoundTweakeys& rtk, int i, int e) {
   return 0u - ((rtk.rows[i][e / 32] >> (e % 32)) & 1u);
 }
 
+// AddRoundTweakey on the planes of rows 0 and 1: keys.masks4 as below.
+template <class Word, class Keys>
+KS_HD void add_round_tweakey_planes(Word s[4], const Keys& keys) {
+  using P = typename Word::Plane;
+  KS_UNROLL
+  for (int k0 = 0; k0 < 32; k0 += 4) {
+    P m0[4], m1[4];
+    keys.masks4(0, k0, m0);
+    keys.masks4(1, k0, m1);
+    KS_UNROLL
+    for (int j = 0; j < 4; ++j) {
+      s[0].bit[k0 + j] ^= m0[j];
+      s[1].bit[k0 + j] ^= m1[j];
+    }
+  }
+}
+
 // One round on rows s[0..3] (Word: a struct of bit[32] planes). keys
 // supplies the round's tweakey masks four at a time:
 // keys.masks4(row, k, m) sets m[0..3] = tweakey_mask(rtk, i, 32 * row + k
@@ -81,17 +98,7 @@ KS_HD void sliced_round(Word s[4], const Keys& keys) {
   // AddRoundTweakey on rows 0 and 1, ShiftRows (row r rotated left by 8r
   // bits: new bit k = old bit k - 8r) and MixColumns (r0^r2^r3, r0, r1^r2,
   // r0^r2), each plane computed once from the old ones.
-  KS_UNROLL
-  for (int k0 = 0; k0 < 32; k0 += 4) {
-    P m0[4], m1[4];
-    keys.masks4(0, k0, m0);
-    keys.masks4(1, k0, m1);
-    KS_UNROLL
-    for (int j = 0; j < 4; ++j) {
-      s[0].bit[k0 + j] ^= m0[j];
-      s[1].bit[k0 + j] ^= m1[j];
-    }
-  }
+  add_round_tweakey_planes(s, keys);
   Word r0, r1, r2, r3;
   KS_UNROLL
   for (int k = 0; k < 32; ++k) {
@@ -129,17 +136,7 @@ KS_HD void sliced_inv_round(Word s[4], const Keys& keys) {
   s[1] = r1;
   s[2] = r2;
   s[3] = r3;
-  KS_UNROLL
-  for (int k0 = 0; k0 < 32; k0 += 4) {
-    P m0[4], m1[4];
-    keys.masks4(0, k0, m0);
-    keys.masks4(1, k0, m1);
-    KS_UNROLL
-    for (int j = 0; j < 4; ++j) {
-      s[0].bit[k0 + j] ^= m0[j];
-      s[1].bit[k0 + j] ^= m1[j];
-    }
-  }
+  add_round_tweakey_planes(s, keys);
   s[2].bit[1] = ~s[2].bit[1];
   KS_UNROLL
   for (int r = 0; r < 4; ++r) {
