@@ -150,7 +150,12 @@ TEST(Sm2Exchange, BothRolesAgreeOnEveryKeyLength) {
         ASSERT_EQ(ks_sm2_kx_finish(p.ia, r_b, 65, nullptr, key_a.data(), len, nullptr), KS_OK);
       }
       EXPECT_EQ(key_a, key_b) << "confirm " << confirm << " length " << len;
-      EXPECT_NE(key_a, Bytes(len, 0xEE));
+      // Both were written (they were filled apart). A key of a byte or two
+      // equals a fill by chance (1 in 256 for one byte), so only the longer
+      // ones are held to differ from it.
+      if (len >= 16) {
+        EXPECT_NE(key_a, Bytes(len, 0xEE));
+      }
       // Every step is done: the objects refuse more.
       EXPECT_EQ(ks_sm2_kx_start(p.ia, r_a), KS_ERR_STATE);
     }
