@@ -214,20 +214,22 @@ def crypt(ctx: Any, run: Any, data: Any, out: Any, stream: Any) -> Any:
     return dst.obj
 
 
-def flat_messages(ctx: Any, messages: Any, offsets: Any, s: int) -> Tuple[DeviceArray,
-                                                                         DeviceArray, int]:
+def flat_messages(ctx: Any, messages: Any, offsets: Any, s: int,
+                  names: Tuple[str, str] = ("messages", "offsets")) -> Tuple[DeviceArray,
+                                                                           DeviceArray, int]:
     """A device batch's flat uint8 messages and uint64/int64 offsets, and
-    its count."""
+    its count; names: the two arguments' names in errors."""
     require_gpu_context(ctx)
+    what, offsets_what = names
     if offsets is None:
-        raise ValueError("messages in GPU memory need offsets= (count + 1 uint64 or int64 "
+        raise ValueError(f"{what} in GPU memory need {offsets_what}= (count + 1 uint64 or int64 "
                          "in GPU memory)")
-    data = view(messages, "messages", s)
-    require(data, "messages", ("u1",))
-    offs = view(offsets, "offsets", s)
-    require(offs, "offsets", ("u8", "i8"))
+    data = view(messages, what, s)
+    require(data, what, ("u1",))
+    offs = view(offsets, offsets_what, s)
+    require(offs, offsets_what, ("u8", "i8"))
     if len(offs.shape) != 1 or offs.shape[0] < 1:
-        raise ValueError("offsets must be one-dimensional, count + 1 entries")
+        raise ValueError(f"{offsets_what} must be one-dimensional, count + 1 entries")
     return data, offs, offs.shape[0] - 1
 
 
@@ -303,13 +305,9 @@ def sm2_digests(ctx: Any, public_keys: Any, ids: Any, id_offsets: Any, messages:
     s = stream_of(messages, stream)
     data, offs, n = flat_messages(ctx, messages, offsets, s)
     keys = fixed_items(public_keys, "public_keys", 65, n, s)
-    if id_offsets is None:
-        raise ValueError("ids in GPU memory need id_offsets= (count + 1 uint64 or int64 in "
-                         "GPU memory)")
-    id_bytes = view(ids, "id", s)
-    require(id_bytes, "id", ("u1",))
-    id_offs = view(id_offsets, "id_offsets", s)
-    require(id_offs, "id_offsets", ("u8", "i8"), (n + 1,))
+    id_bytes, id_offs, n_ids = flat_messages(ctx, ids, id_offsets, s, ("ids", "id_offsets"))
+    if n_ids != n:
+        raise ValueError(f"id_offsets must have shape ({n + 1},), not {id_offs.shape}")
     digests = new_items(messages, out, "out", 32, n, s)
     status_obj, status = status_output(messages, None, n, s)
     ctx.sm2_digests_device(keys.ptr, id_bytes.ptr, id_bytes.nbytes, id_offs.ptr, data.ptr,

@@ -272,7 +272,6 @@ cudaError_t map_statuses(int* status, size_t count, const StatusMap& map, cudaSt
   return cudaGetLastError();
 }
 
-
 bool device_memory(const void* p, int* device) {
   const cudaPointerAttributes attr = attributes_of(p);
   if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged) return false;

@@ -296,14 +296,13 @@ void entl_bytes(uint8_t out[2], size_t id_len) {
   out[1] = uint8_t(entl);
 }
 
-// a || b || xG || yG, 32 bytes big-endian each.
+}  // namespace
+
 void za_curve_part(uint8_t out[128]) {
   const U256 a = Fp::neg(U256{{3, 0, 0, 0}});
   const U256* values[4] = {&a, &curve::kB, &curve::kG.x, &curve::kG.y};
   for (int i = 0; i < 4; ++i) Fp::to_bytes(out + 32 * i, *values[i]);
 }
-
-}  // namespace
 
 Error compute_za(uint8_t za[kDigestBytes], const PublicKey& key, const uint8_t* id, size_t id_len) {
   if (id_len > kMaxIdBytes) return Error::kBadIdLength;

@@ -95,6 +95,9 @@ Error compute_za(uint8_t za[kDigestBytes], const PublicKey& key, const uint8_t* 
 // kMaxIdBytes.
 constexpr size_t kZaPrefixMaxBytes = 2 + kMaxIdBytes + 128;
 size_t za_prefix(uint8_t* out, const uint8_t* id, size_t id_len);
+// The curve's part of that input alone, a || b || xG || yG (32 bytes
+// big-endian each), for Z_A over per-item IDs (the GPU's digest batch).
+void za_curve_part(uint8_t out[128]);
 // e = SM3(Z_A || M), the digest that sign_digest/verify_digest take.
 Error message_digest(uint8_t e[kDigestBytes], const PublicKey& key, const uint8_t* id,
                      size_t id_len, const uint8_t* msg, size_t msg_len);

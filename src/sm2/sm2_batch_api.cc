@@ -529,15 +529,15 @@ int ks_sm2_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* 
     rc = ks::api::device_buffers(ctx, {public_keys, ids, id_offsets, data, offsets, digests, status},
                                  &on_device);
   if (rc == KS_OK && on_device) {
-    if (id_offsets == nullptr || (ids == nullptr && ids_len != 0)) return KS_ERR_NULL_POINTER;
     rc = ks::api::check_output(digests, digests_len, count, 32);
     if (rc != KS_OK) return rc;
-    return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {
-      uint8_t prefix[ks::sm2::kZaPrefixMaxBytes];  // ENTL || a || b || x_G || y_G
-      ks::sm2::za_prefix(prefix, nullptr, 0);
-      return ks::sm2::gpu::digests_device(*ctx->gpu, public_keys, prefix + 2, ids, ids_len,
-                                          id_offsets, data, data_len, offsets, count, digests,
-                                          status, digest_status_map(), ctx->stream);
+    // The IDs are flat items with offsets too: the same checks as the data's.
+    return ks::api::device_messages_batch(ids, ids_len, id_offsets, count, status, [&] {
+      return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {
+        return ks::sm2::gpu::digests_device(*ctx->gpu, public_keys, ids, ids_len, id_offsets,
+                                            data, data_len, offsets, count, digests, status,
+                                            digest_status_map(), ctx->stream);
+      });
     });
   }
   ks::api::OffsetsCopy id_offsets_copy;

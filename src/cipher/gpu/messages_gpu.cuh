@@ -282,6 +282,24 @@ inline cudaError_t scan_units(void* temp, size_t* temp_bytes, const uint64_t* un
   return cub::DeviceScan::InclusiveSum(temp, *temp_bytes, units, starts + 1, n, stream);
 }
 
+// A device batch's messages checked (checks: the offsets the kernels will
+// read, status and units written per message) and their units counted into
+// starts (scan_units, temp_bytes of scratch at temp), on stream. static,
+// as the kernel it launches is.
+static inline cudaError_t count_units(const DeviceChecks& checks, void* temp,
+                                      size_t temp_bytes, uint64_t* starts, cudaStream_t stream) {
+  const unsigned grid = unsigned((checks.count + kThreads - 1) / kThreads);
+  device_check_kernel<<<grid, kThreads, 0, stream>>>(checks);
+  return scan_units(temp, &temp_bytes, checks.units, starts, checks.count, stream);
+}
+
+// Blocks of messages_kernel for a device batch of data_len bytes in n
+// messages (grid-stride: a few blocks per SM cover any number of units,
+// which the host does not read).
+inline unsigned unit_grid(size_t data_len, size_t n) {
+  return gpu::grid_for(data_len / kUnitBytes + n, kThreads, 16);
+}
+
 }  // namespace messages_gpu
 }  // namespace ks
 

@@ -94,16 +94,12 @@ cudaError_t run_on_device(bool ctr, bool encrypt, const uint8_t* tweakeys, const
   if (e != cudaSuccess) return e;
   const messages_gpu::DeviceChecks checks = {copied, std::min<uint64_t>(data_len, out_len),
                                              nullptr, 0, !ctr, UINT64_MAX, n, units, status};
-  const unsigned grid = blocks_for(n, kThreads);
-  messages_gpu::device_check_kernel<<<grid, kThreads, 0, stream>>>(checks);
-  e = messages_gpu::scan_units(scratch.at(0), &scan_bytes, units, starts, n, stream);
+  e = messages_gpu::count_units(checks, scratch.at(0), scan_bytes, starts, stream);
   if (e != cudaSuccess) return e;
-  tweakey_schedule_kernel<<<grid, kThreads, 0, stream>>>(tweakeys, rows, n);
+  tweakey_schedule_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(tweakeys, rows, n);
   const messages_gpu::DeviceMessages m = {data, out, copied, starts, rows,
                                           ivs,  ctr ? 16u : 0u, status, n};
-  // Grid-stride: a few blocks per SM cover any number of units.
-  const unsigned unit_grid =
-      ks::gpu::grid_for(data_len / messages_gpu::kUnitBytes + n, kThreads, 16);
+  const unsigned unit_grid = messages_gpu::unit_grid(data_len, n);
   if (ctr)
     messages_gpu::messages_kernel<SkinnyMessages, Blocks::kCtr128>
         <<<unit_grid, kThreads, 0, stream>>>(m);

@@ -34,7 +34,7 @@ int verify_messages_device(ks::gpu::Engine&, const uint8_t*, const uint8_t*, siz
                            const ks::gpu::StatusMap&, void*) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
-int digests_device(ks::gpu::Engine&, const uint8_t*, const uint8_t*, const uint8_t*, size_t,
+int digests_device(ks::gpu::Engine&, const uint8_t*, const uint8_t*, size_t,
                    const uint64_t*, const uint8_t*, size_t, const uint64_t*, size_t, uint8_t*,
                    int*, const ks::gpu::StatusMap&, void*) {
   return KS_ERR_BACKEND_UNAVAILABLE;

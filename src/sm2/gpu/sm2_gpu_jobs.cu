@@ -683,8 +683,7 @@ int verify_messages_device(ks::gpu::Engine& engine, const uint8_t* pubs,
   return ks::gpu::to_status(err != cudaSuccess ? err : freed);
 }
 
-int digests_device(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t curve[128],
-                   const uint8_t* ids, size_t ids_len, const uint64_t* id_offsets,
+int digests_device(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* ids, size_t ids_len, const uint64_t* id_offsets,
                    const uint8_t* data, size_t data_len, const uint64_t* offsets, size_t count,
                    uint8_t* digests, int* status, const ks::gpu::StatusMap& map, void* stream) {
   if (count > SIZE_MAX / 64) return KS_ERR_OVERFLOW;
@@ -697,7 +696,7 @@ int digests_device(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t c
   uint8_t* za = scratch.at(0);
   int* offsets_status = reinterpret_cast<int*>(scratch.at(32 * count));
   ZaCurve za_curve;
-  memcpy(za_curve.bytes, curve, sizeof za_curve.bytes);
+  za_curve_part(za_curve.bytes);
   if (err == cudaSuccess)
     err = launch_za(pubs, ids, ids_len, id_offsets, za_curve, count, za, status, s);
   if (err == cudaSuccess)
@@ -867,8 +866,7 @@ CryptItems device_items(const uint8_t* data, const uint64_t* offsets, size_t cou
 // alone, so what was checked is what is read.
 constexpr size_t offsets_copy_at = 16;
 cudaError_t own_offsets(const ks::gpu::StreamScratch& scratch, const uint64_t* offsets,
-                            size_t count, uint64_t data_len, cudaStream_t s,
-                            const uint64_t** copy) {
+                        size_t count, uint64_t data_len, cudaStream_t s, const uint64_t** copy) {
   auto* own = reinterpret_cast<uint64_t*>(scratch.at(offsets_copy_at));
   *copy = own;
   const cudaError_t err =

@@ -836,14 +836,12 @@ cudaError_t run_on_device(const DeviceArgs& a, cudaStream_t stream) {
                                is_gcm(a.work) ? aad_offsets : nullptr, a.aad_len, block_mode,
                                is_gcm(a.work) ? ks::gcm::kMaxTextBytes : UINT64_MAX, n, units,
                                a.status};
-  const unsigned grid = blocks_for(n, kThreads);
-  messages_gpu::device_check_kernel<<<grid, kThreads, 0, stream>>>(checks);
-  e = messages_gpu::scan_units(scratch.at(at_scan), &scan_bytes, units, starts, n, stream);
+  e = messages_gpu::count_units(checks, scratch.at(at_scan), scan_bytes, starts, stream);
   if (e != cudaSuccess) return e;
-  key_schedule_kernel<<<grid, kThreads, 0, stream>>>(a.keys, rk, n, a.decrypt_keys);
+  key_schedule_kernel<<<blocks_for(n, kThreads), kThreads, 0, stream>>>(a.keys, rk, n,
+                                                                        a.decrypt_keys);
   DeviceMessages m = {data, a.out, offsets, starts, rk, a.ivs, a.iv_stride, a.status, n};
-  // Grid-stride: a few blocks per SM cover any number of units.
-  const unsigned unit_grid = ks::gpu::grid_for(a.data_len / kUnitBytes + n, kThreads, 16);
+  const unsigned unit_grid = messages_gpu::unit_grid(a.data_len, n);
   const DeviceTags t = {a.aad, aad_offsets, a.tags,
                         a.work == Work::kGcmOpen ? a.tags : nullptr, unsigned(a.tag_len),
                         a.status};
