@@ -101,24 +101,35 @@ struct MaskRows {
   }
 };
 
+// 64 blocks as planes, and back.
+void to_planes(const Bytes& blocks, Planes64 s[4]) {
+  for (int r = 0; r < 4; ++r) s[r] = {};
+  for (int l = 0; l < 64; ++l)
+    for (int b = 0; b < 128; ++b)
+      s[b / 32].bit[b % 32] |= uint64_t(blocks[16 * l + b / 8] >> (b % 8) & 1) << l;
+}
+Bytes from_planes(const Planes64 s[4]) {
+  Bytes blocks(16 * 64);
+  for (int l = 0; l < 64; ++l)
+    for (int b = 0; b < 128; ++b)
+      blocks[16 * l + b / 8] |= uint8_t((s[b / 32].bit[b % 32] >> l & 1) << (b % 8));
+  return blocks;
+}
+
 TEST(Skinny, BitslicedRoundIsTheRowRound) {
   for (int t = 0; t < 20; ++t) {
     const ks::skinny::Key k = key_of(random_bytes(32));
     const Bytes pt = random_bytes(16 * 64);
-    Bytes want(pt.size()), got(pt.size());
+    Bytes want(pt.size());
     ks::skinny::encrypt_blocks(k, pt.data(), want.data(), 64);
-    Planes64 s[4] = {};
-    for (int l = 0; l < 64; ++l)
-      for (int b = 0; b < 128; ++b)
-        s[b / 32].bit[b % 32] |= uint64_t(pt[16 * l + b / 8] >> (b % 8) & 1) << l;
+    Planes64 s[4];
+    to_planes(pt, s);
     for (int i = 0; i < ks::skinny::kRounds; ++i) {
       uint32_t m[64];
       for (int e = 0; e < 64; ++e) m[e] = ks::skinny::tweakey_mask(k.rtk, i, e);
       ks::skinny::sliced_round(s, MaskRows{m});
     }
-    for (int l = 0; l < 64; ++l)
-      for (int b = 0; b < 128; ++b)
-        got[16 * l + b / 8] |= uint8_t((s[b / 32].bit[b % 32] >> l & 1) << (b % 8));
+    const Bytes got = from_planes(s);
     EXPECT_EQ(to_hex(got.data(), got.size()), to_hex(want.data(), want.size()));
   }
 }
@@ -129,20 +140,16 @@ TEST(Skinny, BitslicedInverseRoundIsTheRowInverseRound) {
   for (int t = 0; t < 20; ++t) {
     const ks::skinny::Key k = key_of(random_bytes(32));
     const Bytes ct = random_bytes(16 * 64);
-    Bytes want(ct.size()), got(ct.size());
+    Bytes want(ct.size());
     ks::skinny::decrypt_blocks(k, ct.data(), want.data(), 64);
-    Planes64 s[4] = {};
-    for (int l = 0; l < 64; ++l)
-      for (int b = 0; b < 128; ++b)
-        s[b / 32].bit[b % 32] |= uint64_t(ct[16 * l + b / 8] >> (b % 8) & 1) << l;
+    Planes64 s[4];
+    to_planes(ct, s);
     for (int i = ks::skinny::kRounds - 1; i >= 0; --i) {
       uint32_t m[64];
       for (int e = 0; e < 64; ++e) m[e] = ks::skinny::tweakey_mask(k.rtk, i, e);
       ks::skinny::sliced_inv_round(s, MaskRows{m});
     }
-    for (int l = 0; l < 64; ++l)
-      for (int b = 0; b < 128; ++b)
-        got[16 * l + b / 8] |= uint8_t((s[b / 32].bit[b % 32] >> l & 1) << (b % 8));
+    const Bytes got = from_planes(s);
     EXPECT_EQ(to_hex(got.data(), got.size()), to_hex(want.data(), want.size()));
   }
 }
