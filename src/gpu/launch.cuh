@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "gpu/gpu.h"
 
@@ -93,6 +94,29 @@ struct FailedItemOutputs {
 // items that failed.
 cudaError_t map_statuses(int* status, size_t count, const StatusMap& map, cudaStream_t stream,
                          const int* overrides = nullptr, const FailedItemOutputs& clear = {});
+
+// --- Once per device -------------------------------------------------------------
+// Runs a setup step (a kernel attribute, which outlives the call) once on
+// each device, the first time a call there succeeds; threads racing on
+// the first call may each run it, which such steps allow.
+class PerDeviceOnce {
+ public:
+  template <class Step>
+  cudaError_t run(const Step& step) {
+    int device = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e != cudaSuccess) return e;
+    if (device < 0 || device >= kMaxDevices) return step();
+    if (done_[device].load(std::memory_order_acquire)) return cudaSuccess;
+    e = step();
+    if (e == cudaSuccess) done_[device].store(true, std::memory_order_release);
+    return e;
+  }
+
+ private:
+  static constexpr int kMaxDevices = 64;
+  std::atomic<bool> done_[kMaxDevices] = {};
+};
 
 // --- Grid sizes ----------------------------------------------------------------
 // Blocks of `threads` threads for one thread per item.

@@ -42,8 +42,10 @@ struct SkinnySliced {
       s.masks[e / 64][e % 64] = skinny::tweakey_mask(k, int(e / 64), int(e % 64));
   }
   __device__ __forceinline__ static void rounds(sliced_gpu::Slice w[4], const Shared& s) {
+    const uint32_t* m = s.masks[0];
 #pragma unroll 1
-    for (int i = 0; i < kRounds; ++i) skinny::sliced_round(w, RoundMasks{s.masks[i]});
+    for (const uint32_t* end = m + 64 * kRounds; m != end; m += 64)
+      skinny::sliced_round(w, RoundMasks{m});
   }
 };
 
