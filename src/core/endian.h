@@ -51,6 +51,18 @@ KS_HD void store_be64(uint8_t* p, uint64_t v) {
 }
 #endif
 
+// The bytes of a 32-bit word reversed: one PRMT on the GPU, one BSWAP on
+// the CPU (a word of a big-endian block in a little-endian register).
+KS_HD uint32_t byte_swap32(uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  return __byte_perm(v, 0, 0x0123);
+#elif defined(__GNUC__)
+  return __builtin_bswap32(v);
+#else
+  return (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
+#endif
+}
+
 }  // namespace ks
 
 #endif  // KS_CORE_ENDIAN_H_

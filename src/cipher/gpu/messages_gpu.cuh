@@ -29,6 +29,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "cipher/gpu/sliced_gpu.cuh"
+#include "core/endian.h"
 #include "kuaisuo/common.h"
 
 namespace ks {
@@ -75,8 +76,6 @@ __device__ __forceinline__ size_t min_size(size_t a, size_t b) { return a < b ? 
 __device__ __forceinline__ bool aligned16(const uint8_t* p) {
   return (reinterpret_cast<uintptr_t>(p) & 15) == 0;
 }
-
-__device__ __forceinline__ uint32_t byte_swap32(uint32_t x) { return __byte_perm(x, 0, 0x0123); }
 
 // A big-endian word (a counter's) as the cipher's word of the same bytes.
 template <bool kBigEndian>

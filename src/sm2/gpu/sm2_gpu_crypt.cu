@@ -5,6 +5,7 @@
 // to). Constant time in the plaintext and the shared point: addresses
 // depend on lengths and offsets only, and the verdicts (t all zero, C3
 // equal) are formed without branches and acted on once.
+#include "core/endian.h"
 #include "gpu/launch.cuh"
 #include "sm2/gpu/sm2_gpu.h"
 #include "sm3/sm3_compress.h"
@@ -47,11 +48,9 @@ __device__ __noinline__ void compress(Columns state, Columns block) {
   for (int j = 0; j < 8; ++j) state[j] = v[j];
 }
 
-__device__ uint32_t bswap32(uint32_t x) { return __byte_perm(x, 0, 0x0123); }
-
 // The big-endian word at p; p 4-aligned when `aligned`.
 __device__ uint32_t load_word(const uint8_t* p, bool aligned) {
-  if (aligned) return bswap32(*reinterpret_cast<const uint32_t*>(p));
+  if (aligned) return byte_swap32(*reinterpret_cast<const uint32_t*>(p));
   return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
 }
 
@@ -68,7 +67,7 @@ struct ByteWriter {
   __device__ explicit ByteWriter(uint8_t* at)
       : p(at), head((4 - unsigned(reinterpret_cast<uintptr_t>(at) & 3)) & 3) {}
   __device__ void store(uint32_t big_endian) {
-    *reinterpret_cast<uint32_t*>(p) = bswap32(big_endian);
+    *reinterpret_cast<uint32_t*>(p) = byte_swap32(big_endian);
     p += 4;
   }
   __device__ void byte(uint32_t b) {
@@ -196,8 +195,8 @@ __device__ uint32_t mask_and_hash(Columns c, const uint8_t* xy, const uint8_t* i
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     const uint4 q = reinterpret_cast<const uint4*>(xy)[j];
-    xyw[4 * j] = bswap32(q.x), xyw[4 * j + 1] = bswap32(q.y);
-    xyw[4 * j + 2] = bswap32(q.z), xyw[4 * j + 3] = bswap32(q.w);
+    xyw[4 * j] = byte_swap32(q.x), xyw[4 * j + 1] = byte_swap32(q.y);
+    xyw[4 * j + 2] = byte_swap32(q.z), xyw[4 * j + 3] = byte_swap32(q.w);
   }
   KeyStream kdf(c, xyw);
   HashStream h(c);
@@ -276,7 +275,8 @@ __device__ uint64_t encrypt_layout(int form, const uint8_t c1[64], uint64_t len,
     w.byte(0x04);
     for (int j = 0; j < 4; ++j) {  // c1 is 16-byte aligned
       const uint4 q = reinterpret_cast<const uint4*>(c1)[j];
-      w.word(bswap32(q.x)), w.word(bswap32(q.y)), w.word(bswap32(q.z)), w.word(bswap32(q.w));
+      w.word(byte_swap32(q.x)), w.word(byte_swap32(q.y));
+      w.word(byte_swap32(q.z)), w.word(byte_swap32(q.w));
     }
     w.flush();
     *c3_at = form == kC1C3C2 ? 65 : 65 + len;

@@ -52,12 +52,21 @@ struct RoundKeys {
   uint32_t rk[kRounds];
 };
 
+// A block's bytes as SM4's four big-endian words (GB/T 32907 7.1), and back.
+__device__ __forceinline__ void be_words(const uint4& v, uint32_t w[4]) {
+  w[0] = byte_swap32(v.x), w[1] = byte_swap32(v.y);
+  w[2] = byte_swap32(v.z), w[3] = byte_swap32(v.w);
+}
+__device__ __forceinline__ uint4 be_block(const uint32_t w[4]) {
+  return make_uint4(byte_swap32(w[0]), byte_swap32(w[1]), byte_swap32(w[2]), byte_swap32(w[3]));
+}
+
 // The cipher's input words for block b: the data (ECB) or the counter.
 template <Mode M>
 __device__ __forceinline__ void input_words(const Job& j, size_t b, uint32_t w[4]) {
   if (M == Mode::kEcb) {
     const uint4 v = reinterpret_cast<const uint4*>(j.in)[b];
-    w[0] = bswap32(v.x), w[1] = bswap32(v.y), w[2] = bswap32(v.z), w[3] = bswap32(v.w);
+    be_words(v, w);
   } else if (M == Mode::kCtr128) {
     const uint64_t lo0 = uint64_t(j.ctr[2]) << 32 | j.ctr[3];
     const uint64_t lo = lo0 + b;
@@ -80,8 +89,7 @@ __device__ __forceinline__ uint4 load_input(const Job& j, size_t b) {
 template <Mode M>
 __device__ __forceinline__ void output_block(const Job& j, size_t b, const uint32_t w[4],
                                              const uint4& src) {
-  store_block<M>(j, b, make_uint4(bswap32(w[0]), bswap32(w[1]), bswap32(w[2]), bswap32(w[3])),
-                 src);
+  store_block<M>(j, b, be_block(w), src);
 }
 
 // Block b, whole or partial.
@@ -90,7 +98,7 @@ __device__ __forceinline__ void output_any_block(const Job& j, size_t b, const u
   if (M == Mode::kEcb || b < whole_blocks_of(j))
     output_block<M>(j, b, w, load_input<M>(j, b));
   else
-    output_partial_block(j, b, make_uint4(bswap32(w[0]), bswap32(w[1]), bswap32(w[2]), bswap32(w[3])));
+    output_partial_block(j, b, be_block(w));
 }
 
 // --- The T-table kernel ----------------------------------------------------
@@ -175,7 +183,7 @@ __device__ __forceinline__ Gf128 load_block_gf(const uint8_t* data, size_t nbyte
   uint32_t w[4] = {0, 0, 0, 0};
   if (16 * i + 16 <= nbytes) {
     const uint4 v = reinterpret_cast<const uint4*>(data)[i];
-    w[0] = bswap32(v.x), w[1] = bswap32(v.y), w[2] = bswap32(v.z), w[3] = bswap32(v.w);
+    be_words(v, w);
   } else {
     for (size_t k = 16 * i; k < nbytes; ++k)
       w[(k & 15) / 4] |= uint32_t(data[k]) << (24 - 8 * (k & 3));

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "cipher/gpu/sliced_gpu.cuh"
+#include "core/endian.h"
 #include "sm4/sm4_core.h"
 
 namespace ks {
@@ -16,8 +17,6 @@ namespace sm4 {
 namespace gpu {
 
 using sm4::kRounds;
-
-__device__ __forceinline__ uint32_t bswap32(uint32_t x) { return __byte_perm(x, 0, 0x0123); }
 
 // --- T-table rounds ----------------------------------------------------------
 // T0[a] = L(S(a) << 24) (GB/T 32907-2016, the composite T = L(tau(.))),
