@@ -34,11 +34,11 @@ exceptions of those names; batch calls report a status per item instead.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Literal, Optional, Union, overload
+from typing import Any, Iterable, List, Literal, Optional, Tuple, Union, overload
 
 from . import _device, _native, ed25519, skinny, sm2, sm4, x25519
-from ._items import (Buffer, ByteRows, count_in, deprecated, messages_in, output, rows,
-                     split)
+from ._items import (Buffer, ByteRows, CudaArray, count_in, deprecated, messages_in, output,
+                     rows, split)
 from ._native import BackendUnavailableError, InvalidSignature, InvalidTag, KuaisuoError
 from .ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from .sm2 import SM2KeyExchange, SM2PrivateKey, SM2PublicKey
@@ -152,6 +152,9 @@ class SM3Batch:
     def __init__(self, ctx: _native.Context) -> None:
         self._ctx = ctx
 
+    @overload
+    def hash(self, messages: CudaArray, offsets: Any = ..., *, out: Any = ...,
+             stream: Any = ...) -> Tuple[Any, Any]: ...
     @overload
     def hash(self, messages: Any, offsets: Any = ..., *,
              as_numpy: Literal[False] = ..., stream: Any = ...) -> List[bytes]: ...

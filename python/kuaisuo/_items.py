@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import warnings
 from array import array
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Union, cast
 
 from . import _native
 
@@ -25,6 +25,16 @@ if TYPE_CHECKING:
 else:
     Buffer = Union[bytes, bytearray, memoryview]
     StatusArray = ByteRows = Any
+
+
+class CudaArray(Protocol):
+    """For type checkers: an array in GPU memory as CuPy and PyTorch CUDA
+    tensors present it (the __cuda_array_interface__ protocol). The batch
+    methods' overloads that take one return arrays of the same library,
+    whose types they leave as Any."""
+
+    @property
+    def __cuda_array_interface__(self) -> Dict[str, Any]: ...
 
 
 def deprecated(new: Callable[..., Any], old_name: str, new_name: str) -> Callable[..., Any]:

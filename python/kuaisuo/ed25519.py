@@ -38,7 +38,8 @@ from typing import Any, List, Literal, Optional, Tuple, Union, overload
 
 from . import _device, _native
 from ._native import InvalidSignature
-from ._items import Buffer, ByteRows, StatusArray, count_in, count_of, fixed, messages_in
+from ._items import Buffer, ByteRows, CudaArray, StatusArray, count_in, count_of, fixed
+from ._items import messages_in
 from ._items import deprecated, output, require_valid, rows, split, status_output, statuses, view
 from ._pkcs8 import EncryptableKey, Password, load
 
@@ -281,6 +282,9 @@ class Ed25519Batch:
     # Per-item keys before sign took them, kept for one release.
     sign_seeds = deprecated(sign, "Ed25519Batch.sign_seeds", "ctx.ed25519.sign(keys, ...)")
 
+    @overload
+    def verify(self, public_keys: Any, messages: CudaArray, signatures: Any, *,
+               offsets: Any = ..., out: Any = ..., stream: Any = ...) -> Any: ...
     @overload
     def verify(self, public_keys: Any, messages: Any, signatures: Any, *, offsets: Any = ...,
                as_numpy: Literal[False] = ..., stream: Any = ...) -> List[int]: ...

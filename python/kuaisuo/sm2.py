@@ -29,7 +29,7 @@ from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, o
 from . import _device, _native
 from ._native import InvalidSignature, KuaisuoError
 from ._items import Buffer, count_of as _count_of, fixed as _fixed, flat as _flat
-from ._items import ByteRows, StatusArray, ids_in as _ids_in, rows as _rows
+from ._items import ByteRows, CudaArray, StatusArray, ids_in as _ids_in, rows as _rows
 from ._items import messages_in as _messages_in, split as _split, statuses as _statuses
 from ._items import count_in as _count_in, output as _output, status_codes as _status_codes
 from ._items import deprecated, require_valid, status_output as _status_output
@@ -458,6 +458,10 @@ class SM2Batch:
         return list(zip(_split(priv, 32), _split(pub, 65)))
 
     @overload
+    def sign(self, key: SM2PrivateKey, messages: CudaArray, id: Ids = ..., *,
+             encoding: Literal["raw"], offsets: Any = ..., out: Any = ...,
+             stream: Any = ...) -> Tuple[Any, Any]: ...
+    @overload
     def sign(self, key: SM2PrivateKey, messages: Any, id: Ids = ..., *,
              deterministic: bool = ..., encoding: Encoding = ..., offsets: Any = ...,
              as_numpy: Literal[False] = ...) -> List[bytes]: ...
@@ -497,6 +501,9 @@ class SM2Batch:
         return _signatures_out(raw, encoding, as_numpy)
 
     @overload
+    def sign_digests(self, key: SM2PrivateKey, digests: CudaArray, *, encoding: Literal["raw"],
+                     out: Any = ..., stream: Any = ...) -> Tuple[Any, Any]: ...
+    @overload
     def sign_digests(self, key: SM2PrivateKey, digests: Any, *, deterministic: bool = ...,
                      encoding: Encoding = ..., as_numpy: Literal[False] = ...) -> List[bytes]: ...
     @overload
@@ -524,6 +531,10 @@ class SM2Batch:
         raw = self._ctx.sm2_sign_digest_batch(key._k, flat, _NONCES[bool(deterministic)], out)
         return _signatures_out(raw, encoding, as_numpy)
 
+    @overload
+    def verify(self, public_keys: Any, messages: CudaArray, signatures: Any, id: Ids = ...,
+               encoding: Encoding = ..., *, offsets: Any = ..., out: Any = ...,
+               stream: Any = ...) -> Any: ...
     @overload
     def verify(self, public_keys: Any, messages: Any, signatures: Any, id: Ids = ...,
                encoding: Encoding = ..., *, offsets: Any = ...,
@@ -576,6 +587,10 @@ class SM2Batch:
             bad = {**{i: b for i, b in enumerate(_status_codes(bad_id)) if b}, **bad}
         return _with_codes(_statuses(status, as_numpy, out), bad)
 
+    @overload
+    def verify_digests(self, public_keys: Any, digests: CudaArray, signatures: Any,
+                       encoding: Encoding = ..., *, out: Any = ...,
+                       stream: Any = ...) -> Any: ...
     @overload
     def verify_digests(self, public_keys: Any, digests: Any, signatures: Any,
                        encoding: Encoding = ..., *, as_numpy: Literal[False] = ...,

@@ -22,7 +22,7 @@ from typing import Any, List, Literal, Optional, Tuple, Union, overload
 
 from . import _device, _native
 from ._items import Buffer, ByteRows, StatusArray, count_of, fixed, output, rows, split
-from ._items import statuses, view
+from ._items import CudaArray, statuses, view
 from ._pkcs8 import EncryptableKey, Password, load
 
 
@@ -191,6 +191,9 @@ class X25519Batch:
         out = output(count_of(flat, KEY_BYTES), KEY_BYTES, as_numpy, out)
         return rows(self._ctx.x25519_public_keys(flat, out), KEY_BYTES, as_numpy)
 
+    @overload
+    def derive(self, private_keys: Any, peer_public_keys: CudaArray, *, out: Any = ...,
+               stream: Any = ...) -> Tuple[Any, Any]: ...
     @overload
     def derive(self, private_keys: Any, peer_public_keys: Any, *,
                as_numpy: Literal[False] = ..., stream: Any = ...) -> Tuple[List[bytes], List[int]]: ...

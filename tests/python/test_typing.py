@@ -97,3 +97,40 @@ def test_strict_mypy_catches_a_mode_or_encoding_that_does_not_exist(tmp_path):
             assert errors == [], errors
         else:
             assert any(f'"{argument}"' in line for line in errors), (extra, r.stdout)
+
+
+def test_device_array_calls_type_check(tmp_path):
+    """With an array in GPU memory (what CuPy and PyTorch present: a
+    __cuda_array_interface__), the batch methods' overloads accept stream=
+    and out= and give the tuples the calls return; numpy inputs keep the
+    host types."""
+    code = '''\
+from typing import Any, Dict, List, Tuple
+import numpy as np
+import kuaisuo
+from kuaisuo.sm2 import SM2PrivateKey
+
+class Dev:
+    @property
+    def __cuda_array_interface__(self) -> Dict[str, Any]:
+        return {}
+
+d = Dev()
+ctx = kuaisuo.Context("gpu")
+key = SM2PrivateKey.generate()
+pair: Tuple[Any, Any] = ctx.sm3.hash(d, d, stream=0)
+pair = ctx.sm2.sign(key, d, offsets=d, encoding="raw", stream=0)
+pair = ctx.sm2.sign_digests(key, d, encoding="raw", out=d)
+pair = ctx.x25519.derive(d, d, stream=0)
+status: Any = ctx.sm2.verify(d, d, d, encoding="raw", offsets=d, stream=0)
+status = ctx.sm2.verify_digests(d, d, d, encoding="raw", out=d)
+status = ctx.ed25519.verify(d, d, d, offsets=d, stream=0)
+host: List[bytes] = ctx.sm3.hash([b"a"])
+rows: np.ndarray = ctx.sm3.hash(np.zeros(4, np.uint8), np.array([0, 4], np.uint64),
+                                as_numpy=True)
+'''
+    src = tmp_path / "device_calls.py"
+    src.write_text(code)
+    r = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", str(src)],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
