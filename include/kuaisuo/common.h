@@ -219,7 +219,8 @@ KS_API uint32_t ks_ctx_cpu_threads(const ks_ctx* ctx);
  * Keys, IVs and GCM's AAD stay host arguments; the round keys reach the
  * device as kernel parameters and are wiped from the host when the call
  * returns. Every batch call follows the same rule for all its arrays:
- * ks_sm3_batch, ks_sm4_batch, ks_skinny128_256_batch, ks_ed25519_keygen_batch / _public_keys_batch / _sign_batch / _keys /
+ * ks_sm3_batch, ks_sm4_batch, ks_skinny128_256_batch,
+ * ks_ed25519_keygen_batch / _public_keys_batch / _sign_batch / _keys /
  * _verify_batch, ks_x25519_keygen_batch / _public_keys_batch /
  * _derive_batch / _keys, and ks_sm2_keygen_batch, _sign_batch,
  * _sign_digest_batch / _keys, _verify_batch, _verify_digest_batch,
@@ -242,8 +243,8 @@ KS_API uint32_t ks_ctx_cpu_threads(const ks_ctx* ctx);
  * encryption, Ed25519 and X25519 keygen) refuse a stream being captured
  * into a CUDA graph (KS_ERR_UNSUPPORTED: every replay would draw the same
  * values); a decryption with a C2 of 4 GiB or more is KS_ERR_UNSUPPORTED
- * there. CPU contexts do not look at
- * pointers: device memory needs a GPU context.
+ * there. CPU contexts do not look at pointers: device memory needs a GPU
+ * context.
  * docs/design/0013-device-memory.md says why this is a rule on the
  * existing calls and not a second set of calls; docs/DEVICE.md shows it
  * from C and Python. */

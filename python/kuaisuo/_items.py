@@ -7,7 +7,8 @@ from __future__ import annotations
 import functools
 import warnings
 from array import array
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Union, cast
+from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple,
+                    Union, cast)
 
 from . import _native
 

@@ -71,8 +71,9 @@ __device__ __forceinline__ void transpose32(uint32_t a[32]) {
     a[j + 8] = __byte_perm(lo, hi, 0x7351);
   }
   // The 4-, 2- and 1-bit stages: each word of a pair keeps its bits under
-  // one mask M and takes the other's, shifted by s, under ~M = M << s (a
-  // shift and a LOP3 bit-select each, where the XOR swap takes five).
+  // one mask M and takes the other's, shifted by s, under ~M = M << s: a
+  // LOP3 bit-select each, the shifts on the multiply pipe, where the XOR
+  // swap took three LOP3s and a shift of the integer ALU per pair.
   constexpr uint32_t kMask[3] = {0x0f0f0f0fu, 0x33333333u, 0x55555555u};
 #pragma unroll
   for (int stage = 0; stage < 3; ++stage) {

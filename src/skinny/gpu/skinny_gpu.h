@@ -67,12 +67,13 @@ int crypt_device(ks::gpu::Engine& engine, const skinny::RoundTweakeys& rtk,
 // i, data[offsets[i] .. offsets[i + 1]), under tweakey tweakeys[32 i ..),
 // ECB-encrypted or -decrypted (encrypt; whole blocks, else KS_ERR_LENGTH)
 // or, with ctr, XORed with the CTR keystream from ivs[16 i ..), to the
-// same offsets of out (out may be data). Offsets unchecked by the host: status[i] KS_ERR_OFFSETS for
-// a range that descends or passes data_len or out_len; a failed message is
-// not written. Queued on stream (a cudaStream_t); returns once queued.
+// same offsets of out (out may be data). Offsets unchecked by the host:
+// status[i] KS_ERR_OFFSETS for a range that descends or passes data_len or
+// out_len; a failed message is not written. Queued on stream (a
+// cudaStream_t); returns once queued.
 int crypt_messages_device(ks::gpu::Engine& engine, bool ctr, bool encrypt,
-                          const uint8_t* tweakeys,
-                          const uint8_t* ivs, const uint8_t* data, size_t data_len,
+                          const uint8_t* tweakeys, const uint8_t* ivs, const uint8_t* data,
+                          size_t data_len,
                           const uint64_t* offsets, size_t count, uint8_t* out, size_t out_len,
                           int* status, void* stream);
 

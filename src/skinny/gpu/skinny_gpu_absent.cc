@@ -16,8 +16,9 @@ int crypt_device(ks::gpu::Engine&, const skinny::RoundTweakeys&, const uint8_t*,
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 
-int crypt_messages_device(ks::gpu::Engine&, bool, bool, const uint8_t*, const uint8_t*, const uint8_t*,
-                          size_t, const uint64_t*, size_t, uint8_t*, size_t, int*, void*) {
+int crypt_messages_device(ks::gpu::Engine&, bool, bool, const uint8_t*, const uint8_t*,
+                          const uint8_t*, size_t, const uint64_t*, size_t, uint8_t*, size_t, int*,
+                          void*) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 

@@ -115,14 +115,14 @@ cudaError_t run_on_device(bool ctr, bool encrypt, const uint8_t* tweakeys, const
 }  // namespace
 
 int crypt_messages_device(ks::gpu::Engine& engine, bool ctr, bool encrypt,
-                          const uint8_t* tweakeys,
-                          const uint8_t* ivs, const uint8_t* data, size_t data_len,
+                          const uint8_t* tweakeys, const uint8_t* ivs, const uint8_t* data,
+                          size_t data_len,
                           const uint64_t* offsets, size_t count, uint8_t* out, size_t out_len,
                           int* status, void* stream) {
   const ks::gpu::DeviceScope scope(engine.device());
   if (scope.status() != KS_OK || count == 0) return scope.status();
-  return ks::gpu::to_status(run_on_device(ctr, encrypt, tweakeys, ivs, data, data_len, offsets, count,
-                                          out, out_len, status,
+  return ks::gpu::to_status(run_on_device(ctr, encrypt, tweakeys, ivs, data, data_len, offsets,
+                                          count, out, out_len, status,
                                           static_cast<cudaStream_t>(stream)));
 }
 

@@ -62,11 +62,12 @@ int verify_messages_device(ks::gpu::Engine& engine, const uint8_t* pubs,
                            void* stream);
 // ks_sm2_digest_batch on device memory: digests[32 i ..] = SM3(Z_A_i ||
 // M_i), Z_A_i from item i's key (pubs[65 i ..]) and its ID
-// (ids[id_offsets[i] .. id_offsets[i + 1])); statuses mapped through `map` (kernel codes kOk,
-// kBadPublicKey, kBadIdLength, kBadItemOffsets for an ID range outside
-// ids_len), a message range outside data_len KS_ERR_OFFSETS, a failed
-// item's digest zeroed. Queued on `stream` without waiting.
-int digests_device(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* ids, size_t ids_len, const uint64_t* id_offsets,
+// (ids[id_offsets[i] .. id_offsets[i + 1])); statuses mapped through `map`
+// (kernel codes kOk, kBadPublicKey, kBadIdLength, kBadItemOffsets for an
+// ID range outside ids_len), a message range outside data_len
+// KS_ERR_OFFSETS, a failed item's digest zeroed. Queued on `stream` without waiting.
+int digests_device(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* ids,
+                   size_t ids_len, const uint64_t* id_offsets,
                    const uint8_t* data, size_t data_len, const uint64_t* offsets, size_t count,
                    uint8_t* digests, int* status, const ks::gpu::StatusMap& map, void* stream);
 // Keygen and signing on buffers in device memory of the engine's device,

@@ -683,7 +683,8 @@ int verify_messages_device(ks::gpu::Engine& engine, const uint8_t* pubs,
   return ks::gpu::to_status(err != cudaSuccess ? err : freed);
 }
 
-int digests_device(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* ids, size_t ids_len, const uint64_t* id_offsets,
+int digests_device(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* ids,
+                   size_t ids_len, const uint64_t* id_offsets,
                    const uint8_t* data, size_t data_len, const uint64_t* offsets, size_t count,
                    uint8_t* digests, int* status, const ks::gpu::StatusMap& map, void* stream) {
   if (count > SIZE_MAX / 64) return KS_ERR_OVERFLOW;
