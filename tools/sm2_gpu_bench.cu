@@ -474,13 +474,9 @@ void bench_crypt(Timer& timer, std::mt19937_64& rng, size_t n, ks_ctx* gpu_ctx, 
   // Decryption of those ciphertexts (all to key 0) under private key 0.
   const std::vector<uint8_t> cts = to_host<uint8_t>(out, 161 * n);
   std::vector<gpu::CiphertextLayout> layouts(n);
-  for (size_t i = 0; i < n; ++i) {
-    memcpy(layouts[i].c1, &cts[161 * i + 1], 64);
-    layouts[i].c3_at = 65;
-    layouts[i].c2_at = 97;
-    layouts[i].c2_len = 64;
-    layouts[i].status = 0;
-  }
+  for (size_t i = 0; i < n; ++i)  // as the library stages them
+    layouts[i] = gpu::layout_of(&cts[161 * i], 161, ks::sm2::CipherForm::kC1C3C2,
+                                gpu::kGpuMaxItemBytes);
   const DeviceVector<gpu::CiphertextLayout> layouts_dev(layouts);
   const DeviceVector<uint8_t> ct_dev(cts), plain(161 * n), xy(64 * n), d0(std::vector<uint8_t>(privs.begin(), privs.begin() + 32));
   std::vector<uint64_t> ct_offsets(n + 1);

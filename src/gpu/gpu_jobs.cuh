@@ -228,10 +228,13 @@ class MessagesJob : public ChunkJob {
     for (int j = 0; j < n_fixed_; ++j) s += fixed_[j].item;
     return s;
   }
-  // Staged layout: [header][offsets, n + 1][fixed input 0] .. [messages].
+  // Staged layout: [header][offsets, n + 1][fixed input 0] .. [messages],
+  // each fixed input and the messages from a 16-byte boundary: a record
+  // may be alignas(16) (sm2's CiphertextLayout), and n + 1 offsets end 8
+  // bytes past one when n is even.
   size_t fixed_at(size_t n, int j) const {
-    size_t at = header_bytes() + (n + 1) * sizeof(uint64_t);
-    for (int i = 0; i < j; ++i) at += n * fixed_[i].item;
+    size_t at = round16(header_bytes() + (n + 1) * sizeof(uint64_t));
+    for (int i = 0; i < j; ++i) at = round16(at + n * fixed_[i].item);
     return at;
   }
 
