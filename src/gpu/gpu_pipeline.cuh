@@ -51,11 +51,11 @@ class ChunkJob {
   // wrote, results go to dev_out.
   virtual cudaError_t launch(size_t first, size_t n, const uint8_t* dev_in, uint8_t* dev_out,
                              cudaStream_t stream) const = 0;
-  // Staged bytes that hold secrets (private keys): the pipeline wipes them
-  // from pinned memory once the chunk is done.
+  // Leading staged bytes that hold secrets (private keys, plaintexts): the
+  // pipeline wipes them from pinned memory before its run returns.
   virtual size_t secret_staged_bytes(size_t first, size_t n) const { return 0; }
-  // Leading result bytes that hold secrets (private keys, shared secrets):
-  // wiped from pinned memory once delivered.
+  // Leading result bytes that hold secrets (private keys, shared secrets,
+  // plaintexts): wiped from pinned memory the same way.
   virtual size_t secret_result_bytes(size_t first, size_t n) const { return 0; }
   // Hands the results (pinned host memory, out_bytes(first, n)) to the caller.
   virtual void deliver(size_t first, size_t n, const uint8_t* results,
@@ -94,8 +94,9 @@ class DeviceBuffer {
 class PinnedBuffer {
  public:
   ~PinnedBuffer() { cudaFreeHost(ptr_); }
-  cudaError_t reserve(size_t bytes);
+  cudaError_t reserve(size_t bytes);  // frees what it held if it must grow
   uint8_t* get() const { return static_cast<uint8_t*>(ptr_); }
+  size_t size() const { return size_; }
 
  private:
   void* ptr_ = nullptr;
@@ -121,9 +122,16 @@ class Pipeline {
     const ChunkJob* pending = nullptr;  // results not yet delivered
     bool enqueued_ok = false;
     size_t first = 0, n = 0;
+    // Leading bytes of host_in and host_out that held secrets in this run.
+    size_t secret_in = 0, secret_out = 0;
   };
   cudaError_t enqueue(Slot& slot, const ChunkJob& job, size_t first, size_t n);
   cudaError_t finish(Slot& slot);
+  // Wipes what slot's pinned buffers held of secrets. Once per run, not
+  // once per chunk: the next chunk's staging overwrites the last, and a
+  // wipe per chunk was about a tenth of the host memory traffic of SM2
+  // encryption's staging (which, not the kernels, bounds it end to end).
+  void wipe_secrets(Slot& slot);
 
   // With two slots the host had to deliver chunk c - 2 and stage chunk c
   // in the time between chunk c - 2's copy back and the end of chunk c -

@@ -133,13 +133,21 @@ cudaError_t Pipeline::run(const ChunkJob& job, size_t count) {
   for (Slot& s : slots_) {
     const cudaError_t e = finish(s);
     if (err == cudaSuccess) err = e;
+    wipe_secrets(s);
   }
   return err;
+}
+
+void Pipeline::wipe_secrets(Slot& slot) {
+  copy_.wipe(slot.host_in.get(), slot.secret_in);
+  copy_.wipe(slot.host_out.get(), slot.secret_out);
+  slot.secret_in = slot.secret_out = 0;
 }
 
 cudaError_t Pipeline::enqueue(Slot& slot, const ChunkJob& job, size_t first, size_t n) {
   const size_t in = job.in_bytes(first, n), out = job.out_bytes(first, n);
   const size_t staged = job.staged_bytes(first, n);
+  if (staged > slot.host_in.size() || out > slot.host_out.size()) wipe_secrets(slot);  // regrown
   cudaError_t err = slot.host_in.reserve(staged);
   if (err == cudaSuccess) err = slot.dev_in.reserve(in);
   if (err == cudaSuccess) err = slot.host_out.reserve(out);
@@ -163,8 +171,10 @@ cudaError_t Pipeline::finish(Slot& slot) {
   const cudaError_t err = cudaStreamSynchronize(slot.stream);
   if (err == cudaSuccess && slot.enqueued_ok)
     slot.pending->deliver(slot.first, slot.n, slot.host_out.get(), copy_);
-  copy_.wipe(slot.host_in.get(), slot.pending->secret_staged_bytes(slot.first, slot.n));
-  copy_.wipe(slot.host_out.get(), slot.pending->secret_result_bytes(slot.first, slot.n));
+  slot.secret_in =
+      std::max(slot.secret_in, slot.pending->secret_staged_bytes(slot.first, slot.n));
+  slot.secret_out =
+      std::max(slot.secret_out, slot.pending->secret_result_bytes(slot.first, slot.n));
   slot.pending = nullptr;
   return err;
 }
