@@ -129,8 +129,8 @@ class Pipeline {
   cudaError_t finish(Slot& slot);
   // Wipes what slot's pinned buffers held of secrets. Once per run, not
   // once per chunk: the next chunk's staging overwrites the last, and a
-  // wipe per chunk was about a tenth of the host memory traffic of SM2
-  // encryption's staging (which, not the kernels, bounds it end to end).
+  // wipe per chunk was about a tenth of SM2 encryption's host memory
+  // traffic (the gain end to end was within noise: design/0005).
   void wipe_secrets(Slot& slot);
 
   // With two slots the host had to deliver chunk c - 2 and stage chunk c

@@ -256,10 +256,9 @@ TEST_F(GpuSm2Encrypt, PerItemKeysWithBadOnesOpenOnTheCpu) {
   }
 }
 
-// CPU-made ciphertexts, every eleventh of them damaged one way or another,
-// decrypted on both: statuses, lengths and every output byte equal.
-// GPU decryption of count ciphertexts (damaged ones mixed in) against the
-// CPU's, in every form, from host and from device memory.
+// count CPU-made ciphertexts, every eleventh of them damaged one way or
+// another, decrypted on both in every form (on the GPU from host and from
+// device memory): statuses, lengths and every output byte equal.
 void decryption_matches_cpu(ks_ctx* gpu, ks_ctx* cpu, size_t count) {
   KeyPair k, other;
   std::mt19937_64 rng = fresh_rng();
