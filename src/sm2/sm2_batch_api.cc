@@ -249,8 +249,15 @@ ks::gpu::StatusMap digest_status_map() {
 // (72k/s a core), and each item then costs a quarter of that (293k/s;
 // tools/sm2_mb_micro, docs/design/0012).
 constexpr size_t kOneKeyMinItems = 256;
+// Without the lanes, over the scalar comb table alone, from this many items
+// a thread: its build (1.19 ms on the EPYC) is 18 verifications with the
+// key alone (15k/s), and each item then costs a quarter of one (57k/s;
+// sm2_micro's verify rows), so it pays from ~24 items on the thread that
+// builds it while the others verify.
+constexpr size_t kOneKeyScalarMinItemsPerThread = 32;
 
-// The one key's tables, when the batch is one key's and large enough.
+// The one key's tables, when the batch is one key's and large enough: the
+// scalar comb table, and its lanes' form where the IFMA lanes run.
 struct OneKeyTables {
   ks::curve::PointTablePtr table;
   ks::curve::mb::LaneTablePtr lanes;
@@ -258,12 +265,15 @@ struct OneKeyTables {
 bool one_key_tables(ks_ctx* ctx, const std::vector<ks::sm2::PublicKey>& keys,
                     const std::vector<int>& result, const uint8_t* pubs, OneKeyTables* out) {
   const size_t count = keys.size();
-  if (count < kOneKeyMinItems || !ks::sm2::mb::available() || result[0] != KS_OK ||
-      !one_public_key(ctx, pubs, count))
-    return false;
+  const bool lanes = ks::sm2::mb::available();
+  const size_t min_items =
+      lanes ? kOneKeyMinItems : kOneKeyScalarMinItemsPerThread * ctx->pool.threads();
+  if (count < min_items || result[0] != KS_OK || !one_public_key(ctx, pubs, count)) return false;
   out->table = ks::curve::make_point_table(keys[0].point);
-  if (out->table != nullptr) out->lanes = ks::curve::mb::make_lane_table(*out->table);
-  return out->lanes != nullptr;  // short of memory: the per-item path
+  if (out->table == nullptr) return false;  // short of memory: the per-item path
+  if (!lanes) return true;  // verify_digests_one_key_x8 then takes the scalar table
+  out->lanes = ks::curve::mb::make_lane_table(*out->table);
+  return out->lanes != nullptr;
 }
 
 // Verifies digests under already parsed keys, 8 at a time, on the CPU
