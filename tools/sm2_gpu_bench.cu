@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <random>
 #include <string>
@@ -39,6 +40,7 @@
 #include "sm3/gpu/sm3_gpu.h"
 #include "sm2/sm2.h"
 #include "sm2/gpu/sm2_gpu.h"
+#include "gpu/gpu_pipeline.cuh"
 #include "gpu_bench_util.cuh"
 
 namespace {
@@ -417,6 +419,24 @@ void bench_one_key(Timer& timer, std::mt19937_64& rng, size_t n, ks_ctx* ctx,
   }, rows);
 }
 
+// Beside an end-to-end row: the host seconds per call that the engine's
+// pipeline spent staging, waiting for its streams, delivering and wiping
+// over the `calls` calls since `before` (rows name_host_stage, ..).
+void host_time_rows(const char* name, size_t n, const ks::gpu::PipelineHostTimes& before,
+                    int calls, std::vector<Row>& rows) {
+  static std::deque<std::string> names;  // the rows keep pointers to these
+  const ks::gpu::PipelineHostTimes after = ks::gpu::pipeline_host_times();
+  const std::pair<const char*, double> parts[] = {{"stage", after.stage - before.stage},
+                                                  {"wait", after.wait - before.wait},
+                                                  {"deliver", after.deliver - before.deliver},
+                                                  {"wipe", after.wipe - before.wipe}};
+  for (const auto& [part, seconds] : parts) {
+    if (seconds == 0) continue;  // a CPU context's call
+    names.push_back(std::string(name) + "_host_" + part);
+    rows.push_back({names.back().c_str(), n, seconds / calls});
+  }
+}
+
 // --- Encryption and decryption (issue 44) ------------------------------------------
 // 64-byte messages, C1C3C2. Kernel-only (CUDA events): the point kernel and
 // the KDF/C3 kernel of encryption to per-item keys and to one recipient
@@ -522,7 +542,10 @@ void bench_crypt(Timer& timer, std::mt19937_64& rng, size_t n, ks_ctx* gpu_ctx, 
   std::vector<int> status(n);
   int rc = KS_OK;
   auto run = [&](const char* name, const std::function<int()>& call) {
-    rows.push_back({name, n, median_wall([&] { rc |= call(); }, n >= (1u << 20) ? 3 : 5)});
+    const int reps = n >= (1u << 20) ? 3 : 5;
+    const ks::gpu::PipelineHostTimes before = ks::gpu::pipeline_host_times();
+    rows.push_back({name, n, median_wall([&] { rc |= call(); }, reps)});
+    host_time_rows(name, n, before, reps + 1, rows);
     if (rc != KS_OK || std::count(status.begin(), status.end(), KS_OK) != ptrdiff_t(n)) {
       fprintf(stderr, "batch %zu: %s failed (rc %d)\n", n, name, rc);
       exit(1);

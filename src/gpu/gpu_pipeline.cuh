@@ -142,6 +142,16 @@ class Pipeline {
   Slot slots_[kSlots];
 };
 
+// Host seconds that every Pipeline of the process has spent, by part, since
+// it started: staging chunks, waiting for their streams, delivering and
+// wiping. A benchmark reads the difference around its calls to say what
+// bounds a batch end to end besides the kernels (sm2_gpu_bench's *_host_*
+// rows).
+struct PipelineHostTimes {
+  double stage = 0, wait = 0, deliver = 0, wipe = 0;
+};
+PipelineHostTimes pipeline_host_times();
+
 }  // namespace gpu
 }  // namespace ks
 

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 
@@ -108,6 +110,35 @@ void Copier::wipe(void* p, size_t bytes) const {
 cudaError_t DeviceBuffer::reserve(size_t bytes) { return grow(&ptr_, &size_, bytes, false); }
 cudaError_t PinnedBuffer::reserve(size_t bytes) { return grow(&ptr_, &size_, bytes, true); }
 
+namespace {
+
+// PipelineHostTimes' sums, in nanoseconds.
+enum HostPart { kStage, kWait, kDeliver, kWipe, kHostParts };
+std::atomic<uint64_t> g_host_ns[kHostParts];
+
+// f(), its wall time added to part's sum.
+template <class F>
+auto timed(HostPart part, const F& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  struct Add {
+    HostPart part;
+    std::chrono::steady_clock::time_point t0;
+    ~Add() {
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::steady_clock::now() - t0);
+      g_host_ns[part].fetch_add(uint64_t(ns.count()), std::memory_order_relaxed);
+    }
+  } add{part, t0};
+  return f();
+}
+
+}  // namespace
+
+PipelineHostTimes pipeline_host_times() {
+  auto seconds = [](HostPart p) { return 1e-9 * double(g_host_ns[p].load()); };
+  return {seconds(kStage), seconds(kWait), seconds(kDeliver), seconds(kWipe)};
+}
+
 Pipeline::~Pipeline() {
   for (Slot& s : slots_)
     if (s.stream != nullptr) cudaStreamDestroy(s.stream);
@@ -139,8 +170,10 @@ cudaError_t Pipeline::run(const ChunkJob& job, size_t count) {
 }
 
 void Pipeline::wipe_secrets(Slot& slot) {
-  copy_.wipe(slot.host_in.get(), slot.secret_in);
-  copy_.wipe(slot.host_out.get(), slot.secret_out);
+  timed(kWipe, [&] {
+    copy_.wipe(slot.host_in.get(), slot.secret_in);
+    copy_.wipe(slot.host_out.get(), slot.secret_out);
+  });
   slot.secret_in = slot.secret_out = 0;
 }
 
@@ -153,7 +186,7 @@ cudaError_t Pipeline::enqueue(Slot& slot, const ChunkJob& job, size_t first, siz
   if (err == cudaSuccess) err = slot.host_out.reserve(out);
   if (err == cudaSuccess) err = slot.dev_out.reserve(out);
   if (err != cudaSuccess) return err;
-  job.stage(first, n, slot.host_in.get(), copy_);
+  timed(kStage, [&] { job.stage(first, n, slot.host_in.get(), copy_); });
   err = job.copy_in(first, n, slot.host_in.get(), slot.dev_in.get(), slot.stream);
   if (err == cudaSuccess) err = job.launch(first, n, slot.dev_in.get(), slot.dev_out.get(), slot.stream);
   if (err == cudaSuccess)
@@ -168,9 +201,11 @@ cudaError_t Pipeline::enqueue(Slot& slot, const ChunkJob& job, size_t first, siz
 // Waits for the slot's chunk and delivers its results.
 cudaError_t Pipeline::finish(Slot& slot) {
   if (slot.pending == nullptr) return cudaSuccess;
-  const cudaError_t err = cudaStreamSynchronize(slot.stream);
-  if (err == cudaSuccess && slot.enqueued_ok)
-    slot.pending->deliver(slot.first, slot.n, slot.host_out.get(), copy_);
+  const cudaError_t err = timed(kWait, [&] { return cudaStreamSynchronize(slot.stream); });
+  if (err == cudaSuccess && slot.enqueued_ok) {
+    const ChunkJob& job = *slot.pending;
+    timed(kDeliver, [&] { job.deliver(slot.first, slot.n, slot.host_out.get(), copy_); });
+  }
   slot.secret_in =
       std::max(slot.secret_in, slot.pending->secret_staged_bytes(slot.first, slot.n));
   slot.secret_out =
