@@ -106,8 +106,7 @@ class SM4GCM:
     def encrypt(self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer] = None,
                 tag_length: int = 16) -> bytes:
         """ciphertext || tag (tag_length 4..16; 12..16 unless you know SP 800-38D appendix C)."""
-        ct, tag = _native.sm4_gcm_seal(self._key, nonce, data, associated_data or b"", tag_length)
-        return ct + tag
+        return _native.sm4_gcm_seal(self._key, nonce, data, associated_data or b"", tag_length)
 
     def decrypt(self, nonce: Buffer, data: Buffer, associated_data: Optional[Buffer] = None,
                 tag_length: int = 16) -> bytes:

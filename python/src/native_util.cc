@@ -193,6 +193,17 @@ Output::Output(nb::handle out, size_t n, const char* what, bool writable) {
   size_ = n;
 }
 
+void Output::shrink(size_t len) {
+  if (len >= size_) return;
+  if (has_view_ || !PyBytes_CheckExact(obj_.ptr())) throw nb::value_error("out: not a new result");
+  ks_py::wipe(data_ + len, size_ - len);
+  PyObject* bytes = obj_.release().ptr();
+  if (_PyBytes_Resize(&bytes, Py_ssize_t(len)) < 0) throw nb::python_error();  // freed it
+  obj_ = nb::steal(bytes);
+  data_ = reinterpret_cast<uint8_t*>(PyBytes_AS_STRING(bytes));
+  size_ = len;
+}
+
 nb::object Output::finish(int rc, const char* what) const {
   if (rc < 0) wipe();
   check(rc, what);

@@ -161,6 +161,10 @@ class Output {
   // The result of a call that returned rc: for an error, the result wiped
   // and check(rc, what) raising.
   nb::object finish(int rc, const char* what = nullptr) const;
+  // A new bytes result (out None) cut to its first len bytes, the rest
+  // wiped first: for a call that writes less than the bound it was given
+  // (SM4's PKCS#7 decryption).
+  void shrink(size_t len);
 
  private:
   nb::object obj_;

@@ -51,7 +51,14 @@ nb::bytes crypt_with(bool encrypt, int mode, nb::handle iv_obj, nb::handle data_
     iv_copy.assign(iv.data(), iv.data() + iv.size());
   }
   const uint32_t flags = padding ? KS_SM4_PAD_PKCS7 : 0;
-  std::vector<uint8_t> out(data.size() + KS_SM4_BLOCK_BYTES);
+  // Written once, into the bytes returned: the output's exact length
+  // (ks_sm4_crypt's), or for PKCS#7 decryption the ciphertext's, cut to
+  // what unpadding leaves.
+  const size_t bound = padding && encrypt
+                           ? data.size() / KS_SM4_BLOCK_BYTES * KS_SM4_BLOCK_BYTES +
+                                 KS_SM4_BLOCK_BYTES
+                           : data.size();
+  ks_py::Output out(nb::none(), bound, "out");
   size_t out_len = 0;
   const auto call = [&] {
     const uint8_t* iv = iv_copy.empty() ? nullptr : iv_copy.data();
@@ -59,10 +66,9 @@ nb::bytes crypt_with(bool encrypt, int mode, nb::handle iv_obj, nb::handle data_
                data.size(), out.data(), out.size(), &out_len);
   };
   const int rc = ks_py::nogil(call, data.size() >= kReleaseGilBytes);
-  check(rc, rc == KS_ERR_LENGTH ? length_fault(mode, iv_copy.size(), padding) : nullptr);
-  nb::bytes r = to_bytes(out.data(), out_len);
-  ks_py::wipe(out.data(), out.size());
-  return r;
+  out.finish(rc, rc == KS_ERR_LENGTH ? length_fault(mode, iv_copy.size(), padding) : nullptr);
+  out.shrink(out_len);
+  return nb::borrow<nb::bytes>(out.result());
 }
 
 nb::bytes crypt(bool encrypt, int mode, nb::handle key_obj, nb::handle iv_obj,
@@ -92,37 +98,33 @@ struct Schedule {
   }
 };
 
-// (ciphertext, tag)
-std::tuple<nb::bytes, nb::bytes> gcm_seal(nb::handle key_obj, nb::handle iv_obj,
-                                          nb::handle data_obj, nb::handle aad_obj,
-                                          size_t tag_len) {
+// ciphertext || tag, written once into the bytes returned.
+nb::bytes gcm_seal(nb::handle key_obj, nb::handle iv_obj, nb::handle data_obj,
+                   nb::handle aad_obj, size_t tag_len) {
   Buffer key(key_obj, "key"), iv(iv_obj, "nonce"), data(data_obj, "data"), aad(aad_obj, "aad");
-  std::vector<uint8_t> out(data.size() > 0 ? data.size() : 1);
-  uint8_t tag[KS_SM4_GCM_TAG_BYTES];
-  if (tag_len > sizeof tag) check(KS_ERR_LENGTH, "tag_length (4 to 16)");
+  if (tag_len > KS_SM4_GCM_TAG_BYTES) check(KS_ERR_LENGTH, "tag_length (4 to 16)");
+  const ks_py::Output out(nb::none(), data.size() + tag_len, "out");
   const uint8_t* k = key_of(key);
   const auto call = [&] {
     return ks_sm4_gcm_seal(k, iv.data(), iv.size(), aad.data(), aad.size(), data.data(),
-                           data.size(), out.data(), tag, tag_len);
+                           data.size(), out.data(), out.data() + data.size(), tag_len);
   };
-  check(ks_py::nogil(call, data.size() >= kReleaseGilBytes));
-  return {to_bytes(out.data(), data.size()), to_bytes(tag, tag_len)};
+  out.finish(ks_py::nogil(call, data.size() >= kReleaseGilBytes));
+  return nb::borrow<nb::bytes>(out.result());
 }
 
 nb::bytes gcm_open(nb::handle key_obj, nb::handle iv_obj, nb::handle data_obj,
                    nb::handle tag_obj, nb::handle aad_obj) {
   Buffer key(key_obj, "key"), iv(iv_obj, "nonce"), data(data_obj, "data"), tag(tag_obj, "tag"),
       aad(aad_obj, "aad");
-  std::vector<uint8_t> out(data.size() > 0 ? data.size() : 1);
+  const ks_py::Output out(nb::none(), data.size(), "out");  // wiped if the tag fails
   const uint8_t* k = key_of(key);
   const auto call = [&] {
     return ks_sm4_gcm_open(k, iv.data(), iv.size(), aad.data(), aad.size(), data.data(),
                            data.size(), tag.data(), tag.size(), out.data());
   };
-  check(ks_py::nogil(call, data.size() >= kReleaseGilBytes));
-  nb::bytes r = to_bytes(out.data(), data.size());
-  ks_py::wipe(out.data(), out.size());
-  return r;
+  out.finish(ks_py::nogil(call, data.size() >= kReleaseGilBytes));
+  return nb::borrow<nb::bytes>(out.result());
 }
 
 // One buffer on a context (ks_sm4_crypt_buffer): ECB or CTR, the GIL
