@@ -116,21 +116,20 @@ namespace {
 enum HostPart { kStage, kWait, kDeliver, kWipe, kHostParts };
 std::atomic<uint64_t> g_host_ns[kHostParts];
 
-// f(), its wall time added to part's sum.
-template <class F>
-auto timed(HostPart part, const F& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  struct Add {
-    HostPart part;
-    std::chrono::steady_clock::time_point t0;
-    ~Add() {
-      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-          std::chrono::steady_clock::now() - t0);
-      g_host_ns[part].fetch_add(uint64_t(ns.count()), std::memory_order_relaxed);
-    }
-  } add{part, t0};
-  return f();
-}
+// Adds the wall time of its scope to part's sum.
+class HostTime {
+ public:
+  explicit HostTime(HostPart part) : part_(part), t0_(std::chrono::steady_clock::now()) {}
+  ~HostTime() {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::steady_clock::now() - t0_);
+    g_host_ns[part_].fetch_add(uint64_t(ns.count()), std::memory_order_relaxed);
+  }
+
+ private:
+  const HostPart part_;
+  const std::chrono::steady_clock::time_point t0_;
+};
 
 }  // namespace
 
@@ -170,10 +169,9 @@ cudaError_t Pipeline::run(const ChunkJob& job, size_t count) {
 }
 
 void Pipeline::wipe_secrets(Slot& slot) {
-  timed(kWipe, [&] {
-    copy_.wipe(slot.host_in.get(), slot.secret_in);
-    copy_.wipe(slot.host_out.get(), slot.secret_out);
-  });
+  const HostTime time(kWipe);
+  copy_.wipe(slot.host_in.get(), slot.secret_in);
+  copy_.wipe(slot.host_out.get(), slot.secret_out);
   slot.secret_in = slot.secret_out = 0;
 }
 
@@ -186,7 +184,10 @@ cudaError_t Pipeline::enqueue(Slot& slot, const ChunkJob& job, size_t first, siz
   if (err == cudaSuccess) err = slot.host_out.reserve(out);
   if (err == cudaSuccess) err = slot.dev_out.reserve(out);
   if (err != cudaSuccess) return err;
-  timed(kStage, [&] { job.stage(first, n, slot.host_in.get(), copy_); });
+  {
+    const HostTime time(kStage);
+    job.stage(first, n, slot.host_in.get(), copy_);
+  }
   err = job.copy_in(first, n, slot.host_in.get(), slot.dev_in.get(), slot.stream);
   if (err == cudaSuccess) err = job.launch(first, n, slot.dev_in.get(), slot.dev_out.get(), slot.stream);
   if (err == cudaSuccess)
@@ -201,10 +202,14 @@ cudaError_t Pipeline::enqueue(Slot& slot, const ChunkJob& job, size_t first, siz
 // Waits for the slot's chunk and delivers its results.
 cudaError_t Pipeline::finish(Slot& slot) {
   if (slot.pending == nullptr) return cudaSuccess;
-  const cudaError_t err = timed(kWait, [&] { return cudaStreamSynchronize(slot.stream); });
+  cudaError_t err;
+  {
+    const HostTime time(kWait);
+    err = cudaStreamSynchronize(slot.stream);
+  }
   if (err == cudaSuccess && slot.enqueued_ok) {
-    const ChunkJob& job = *slot.pending;
-    timed(kDeliver, [&] { job.deliver(slot.first, slot.n, slot.host_out.get(), copy_); });
+    const HostTime time(kDeliver);
+    slot.pending->deliver(slot.first, slot.n, slot.host_out.get(), copy_);
   }
   slot.secret_in =
       std::max(slot.secret_in, slot.pending->secret_staged_bytes(slot.first, slot.n));
