@@ -173,13 +173,18 @@ class MessagesJob : public ChunkJob {
     write_header(staging);
     uint64_t* rebased = reinterpret_cast<uint64_t*>(staging + header_bytes());
     const uint64_t base = offsets_[first];
-    for (size_t i = 0; i <= n; ++i) rebased[i] = offsets_[first + i] - base;
+    copy.for_ranges(n + 1, kFillMinItems, [&](size_t b, size_t e) {
+      for (size_t i = b; i < e; ++i) rebased[i] = offsets_[first + i] - base;
+    });
     for (int j = 0; j < n_fixed_; ++j) {
       uint8_t* dst = staging + fixed_at(n, j);
+      const size_t item = fixed_[j].item;
       if (fixed_[j].host != nullptr) {
-        copy(dst, fixed_[j].host + first * fixed_[j].item, n * fixed_[j].item);
-      } else {
-        fill_fixed(j, first, n, dst);
+        copy(dst, fixed_[j].host + first * item, n * item);
+      } else {  // derived per item (parsing SM2 ciphertexts): on every thread
+        copy.for_ranges(n, kFillMinItems, [&](size_t b, size_t e) {
+          fill_fixed(j, first + b, e - b, dst + b * item);
+        });
       }
     }
     copy(staging + messages_at(n), data_ + base, message_bytes(first, n));
@@ -187,7 +192,8 @@ class MessagesJob : public ChunkJob {
 
  protected:
   // Per-item inputs of fixed size (e.g. public keys), staged after the
-  // offsets: copied from host, or, with host null, written by fill_fixed.
+  // offsets: copied from host, or, with host null, written by fill_fixed
+  // (called on ranges of the chunk's items from several threads).
   void add_fixed_input(const void* host, size_t item) {
     fixed_[n_fixed_++] = Fixed{static_cast<const uint8_t*>(host), item};
   }
@@ -218,6 +224,9 @@ class MessagesJob : public ChunkJob {
   }
 
  private:
+  // Below this many items a chunk's offsets and fill_fixed are staged by
+  // one thread.
+  static constexpr size_t kFillMinItems = 4096;
   struct Fixed {
     const uint8_t* host = nullptr;
     size_t item = 0;

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <functional>
+
 namespace ks {
 class ThreadPool;
 namespace gpu {
@@ -29,6 +31,10 @@ class Copier {
   void operator()(void* dst, const void* src, size_t bytes) const;
   // secure_wipe, spread over the threads the same way.
   void wipe(void* p, size_t bytes) const;
+  // fn(begin, end) over [0, n) in ranges of at least min_items, on the
+  // threads when there are enough items (a chunk's per-item staging).
+  void for_ranges(size_t n, size_t min_items,
+                  const std::function<void(size_t, size_t)>& fn) const;
 
  private:
   ThreadPool* pool_;
