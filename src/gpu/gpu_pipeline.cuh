@@ -31,8 +31,9 @@ class Copier {
   void operator()(void* dst, const void* src, size_t bytes) const;
   // secure_wipe, spread over the threads the same way.
   void wipe(void* p, size_t bytes) const;
-  // fn(begin, end) over [0, n) in ranges of at least min_items, on the
-  // threads when there are enough items (a chunk's per-item staging).
+  // fn(begin, end) over [0, n) on the threads (ThreadPool::parallel_for:
+  // ranges of min_items or more but the last; one when n <= min_items):
+  // a chunk's per-item staging.
   void for_ranges(size_t n, size_t min_items,
                   const std::function<void(size_t, size_t)>& fn) const;
 

@@ -109,11 +109,11 @@ void Copier::wipe(void* p, size_t bytes) const {
 
 void Copier::for_ranges(size_t n, size_t min_items,
                         const std::function<void(size_t, size_t)>& fn) const {
-  if (pool_ == nullptr || n < 2 * min_items) {
-    if (n > 0) fn(0, n);
-    return;
+  if (pool_ != nullptr) {
+    pool_->parallel_for(n, min_items, fn);
+  } else if (n > 0) {
+    fn(0, n);
   }
-  pool_->parallel_for(n, min_items, fn);
 }
 
 cudaError_t DeviceBuffer::reserve(size_t bytes) { return grow(&ptr_, &size_, bytes, false); }
