@@ -223,8 +223,8 @@ KS_API uint32_t ks_ctx_cpu_threads(const ks_ctx* ctx);
  * ks_ed25519_keygen_batch / _public_keys_batch / _sign_batch / _keys /
  * _verify_batch, ks_x25519_keygen_batch / _public_keys_batch /
  * _derive_batch / _keys, and ks_sm2_keygen_batch, _sign_batch,
- * _sign_digest_batch / _keys, _verify_batch, _verify_digest_batch,
- * _digest_batch, _encrypt_batch / _keys and _decrypt_batch (data,
+ * _sign_digest_batch / _keys, _verify_batch, _verify_digest_batch (and
+ * their _key forms), _digest_batch, _encrypt_batch / _keys and _decrypt_batch (data,
  * offsets, keys, IVs, AAD, tags, X25519's one private key included, seeds,
  * signatures, digests, secrets, ciphertexts, lengths, statuses, the
  * per-item IDs of ks_sm2_digest_batch; SM2's one ID and the key objects

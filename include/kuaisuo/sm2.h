@@ -251,6 +251,26 @@ KS_API int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const ui
 KS_API int ks_sm2_verify_digest_batch(ks_ctx* ctx, const uint8_t* public_keys,
                                       const uint8_t* digests, size_t count,
                                       const uint8_t* sigs, int* status);
+/* The same under one key object for every item (a CA's or a token
+ * issuer's key, checked batch after batch): status[i] as above but never
+ * KS_ERR_BAD_PUBLIC_KEY; Z_A is computed once. On the CPU the batch runs
+ * over the key's table where ks_sm2_pubkey_precompute built it; a batch of
+ * 256 items or more (32 a thread without AVX-512 IFMA) builds that table
+ * on the key itself (KS_SM2_PUBKEY_TABLE_BYTES, kept until the key is
+ * freed), so later calls under the key find it; the IFMA lanes make a
+ * 189 KiB form of it for each call. On the GPU the batch always runs over
+ * the key's device table (2.75 MiB, 32 MiB from 2^18 items), built by the
+ * first batch under the key and kept for the next until a batch under
+ * another key replaces it (one per device); with every array in device
+ * memory it runs there (common.h, "Device memory"), a call that builds
+ * the table waiting for it. */
+KS_API int ks_sm2_verify_batch_key(ks_ctx* ctx, const ks_sm2_pubkey* key, const uint8_t* id,
+                                   size_t id_len, const uint8_t* data, size_t data_len,
+                                   const uint64_t* offsets, size_t count, const uint8_t* sigs,
+                                   int* status);
+KS_API int ks_sm2_verify_digest_batch_key(ks_ctx* ctx, const ks_sm2_pubkey* key,
+                                          const uint8_t* digests, size_t count,
+                                          const uint8_t* sigs, int* status);
 
 /* e_i = SM3(Z_A || M_i) (GB/T 32918.2 clause 6.1 A1-A2) for batches whose
  * items carry their own public key (65 bytes each) AND their own ID: item

@@ -142,15 +142,20 @@ void ks_sm2_pubkey_free(ks_sm2_pubkey* key) { delete key; }
 
 static_assert(KS_SM2_PUBKEY_TABLE_BYTES == ks::curve::kPointTableBytes, "the header's size");
 
+const ks::curve::PointTable* ks_sm2_pubkey::precomputed_table() const {
+  const ks::curve::PointTable* have = point_table();
+  if (have != nullptr) return have;
+  ks::curve::PointTablePtr made = ks::curve::make_point_table(key.point);
+  if (made == nullptr) return nullptr;
+  ks::curve::PointTable* expected = nullptr;
+  if (!table.compare_exchange_strong(expected, made.get(), std::memory_order_acq_rel))
+    return expected;  // another thread's table won; ours is freed
+  return made.release();
+}
+
 int ks_sm2_pubkey_precompute(ks_sm2_pubkey* key) try {
   if (key == nullptr) return KS_ERR_NULL_POINTER;
-  if (key->point_table() != nullptr) return KS_OK;
-  ks::curve::PointTablePtr made = ks::curve::make_point_table(key->key.point);
-  if (made == nullptr) return KS_ERR_NO_MEMORY;
-  ks::curve::PointTable* expected = nullptr;
-  if (key->table.compare_exchange_strong(expected, made.get(), std::memory_order_acq_rel))
-    made.release();  // another thread's table won otherwise; ours is freed
-  return KS_OK;
+  return key->precomputed_table() != nullptr ? KS_OK : KS_ERR_NO_MEMORY;
 } KS_API_CATCH
 
 // ---- Digests, signatures ------------------------------------------------------

@@ -49,28 +49,29 @@ void put_signature(uint8_t* out, const uint8_t sig[64], Error err) {
   }
 }
 
-// e_i = SM3(Z_A || M_i) for every item under one public key, on the CPU
-// threads: groups of 64 through mb::message_digests (Z_A once per group,
-// the multi-buffer SM3 for the messages).
-std::vector<uint8_t> hash_messages(ks_ctx* ctx, const ks::sm2::PublicKey& pub, const uint8_t* id,
-                                   size_t id_len, const uint8_t* data, const uint64_t* offsets,
-                                   size_t count) {
+// e_i = SM3(Z_A || M_i) for every item under one public key, whose Z_A
+// the caller computed once (GB/T 32918.2 clause 6.1 A1-A2, 7.1 B3-B4), on
+// the CPU threads: groups of 64 messages, read in place, through the
+// multi-buffer SM3.
+std::vector<uint8_t> hash_messages(ks_ctx* ctx, const uint8_t za[32], const uint8_t* data,
+                                   const uint64_t* offsets, size_t count) {
   constexpr size_t kGroup = 64;
   std::vector<uint8_t> e(32 * count);
   ctx->pool.parallel_for(count, kGroup, [&](size_t b, size_t end) {
+    const uint8_t* prefix[kGroup];
+    std::fill(prefix, prefix + kGroup, za);
+    ks::sm3::Prefixes prefixes;
+    prefixes.bytes = prefix;
+    prefixes.len = 32;
     for (size_t g = b; g < end; g += kGroup) {
       const size_t n = std::min(kGroup, end - g);
-      const ks::sm2::PublicKey* keys[kGroup];
       const uint8_t* msgs[kGroup];
       size_t lens[kGroup];
       for (size_t j = 0; j < n; ++j) {
-        keys[j] = &pub;
         msgs[j] = data + offsets[g + j];
         lens[j] = size_t(offsets[g + j + 1] - offsets[g + j]);
       }
-      // id_len was checked by the caller: kBadIdLength cannot happen here
-      ks::sm2::mb::message_digests(reinterpret_cast<uint8_t(*)[32]>(&e[32 * g]), keys, id,
-                                   id_len, msgs, lens, n);
+      ks::sm3::digest_many(msgs, lens, n, reinterpret_cast<uint8_t(*)[32]>(&e[32 * g]), prefixes);
     }
   });
   return e;
@@ -187,26 +188,45 @@ bool one_public_key(ks_ctx* ctx, const uint8_t* pubs, size_t count) {
   return !differ.load();
 }
 
+// A key object's 65 bytes 04||x||y, as the GPU calls take a key (null
+// without a key object).
+class KeyBytes {
+ public:
+  explicit KeyBytes(const ks_sm2_pubkey* key) : set_(key != nullptr) {
+    if (set_) ks::sm2::public_key_to_bytes(bytes_, key->key);
+  }
+  const uint8_t* get() const { return set_ ? bytes_ : nullptr; }
+
+ private:
+  uint8_t bytes_[KS_SM2_PUBLIC_KEY_BYTES];
+  bool set_;
+};
+
 // Verification on the GPU: of digests, or (messages set) of messages with
-// Z_A and e computed on the device; a batch under one key (every item's
-// key the same bytes) runs over that key's table.
-int gpu_verify(ks_ctx* ctx, const uint8_t* pubs, const uint8_t* digests,
+// Z_A and e computed on the device; under a key object (one_pub, its
+// bytes) or per-item keys (pubs), a batch under one key (a key object, or
+// every item's key the same bytes) running over that key's table.
+int gpu_verify(ks_ctx* ctx, const uint8_t* one_pub, const uint8_t* pubs, const uint8_t* digests,
                const MessagesIn* messages, size_t count, const uint8_t* sigs, int* status) {
+  using ks::sm2::gpu::BatchKeys;
   std::vector<uint8_t> prefix;
   if (messages != nullptr) {
     prefix.resize(ks::sm2::kZaPrefixMaxBytes);
     prefix.resize(ks::sm2::za_prefix(prefix.data(), messages->id, messages->id_len));
     if (prefix.empty()) return KS_ERR_ID_LENGTH;
   }
-  const bool one_key = one_public_key(ctx, pubs, count);
+  const BatchKeys keys = one_pub != nullptr                   ? BatchKeys::kOne
+                         : one_public_key(ctx, pubs, count) ? BatchKeys::kRepeated
+                                                            : BatchKeys::kPerItem;
+  const uint8_t* key_bytes = one_pub != nullptr ? one_pub : pubs;
   const auto run = [&](int* device) {
     return messages == nullptr
-               ? ks::sm2::gpu::verify_digest_batch(*ctx->gpu, pubs, digests, sigs, count, device,
-                                                   one_key)
-               : ks::sm2::gpu::verify_messages_batch(*ctx->gpu, pubs, prefix.data(),
+               ? ks::sm2::gpu::verify_digest_batch(*ctx->gpu, key_bytes, digests, sigs, count,
+                                                   device, keys)
+               : ks::sm2::gpu::verify_messages_batch(*ctx->gpu, key_bytes, prefix.data(),
                                                      prefix.size(), messages->data,
                                                      messages->offsets, count, sigs, device,
-                                                     one_key);
+                                                     keys);
   };
   return ks::api::run_on_gpu_items(ctx, count, status, run,
                 [](size_t, int device) { return to_status(static_cast<Error>(device)); });
@@ -243,11 +263,11 @@ ks::gpu::StatusMap digest_status_map() {
   return map;
 }
 
-// A CPU batch under one key (every item's key the same bytes) from this
-// many items verifies over the key's comb tables in IFMA lanes: building
-// them costs ~1.2 ms, ~90 verifications at the per-item-key lanes' rate
-// (72k/s a core), and each item then costs a quarter of that (293k/s;
-// tools/sm2_mb_micro, docs/design/0012).
+// A CPU batch under one key (a key object, or every item's key the same
+// bytes) from this many items verifies over the key's comb tables in IFMA
+// lanes: building them costs ~1.2 ms, ~90 verifications at the
+// per-item-key lanes' rate (72k/s a core), and each item then costs a
+// quarter of that (293k/s; tools/sm2_mb_micro, docs/design/0012).
 constexpr size_t kOneKeyMinItems = 256;
 // Without the lanes, over the scalar comb table alone, from this many items
 // a thread: its build (1.19 ms on the EPYC) is 18 verifications with the
@@ -256,51 +276,216 @@ constexpr size_t kOneKeyMinItems = 256;
 // builds it while the others verify.
 constexpr size_t kOneKeyScalarMinItemsPerThread = 32;
 
-// The one key's tables, when the batch is one key's and large enough: the
-// scalar comb table, and its lanes' form where the IFMA lanes run.
-struct OneKeyTables {
-  ks::curve::PointTablePtr table;
-  ks::curve::mb::LaneTablePtr lanes;
-};
-bool one_key_tables(ks_ctx* ctx, const std::vector<ks::sm2::PublicKey>& keys,
-                    const std::vector<int>& result, const uint8_t* pubs, OneKeyTables* out) {
-  const size_t count = keys.size();
-  const bool lanes = ks::sm2::mb::available();
-  const size_t min_items =
-      lanes ? kOneKeyMinItems : kOneKeyScalarMinItemsPerThread * ctx->pool.threads();
-  if (count < min_items || result[0] != KS_OK || !one_public_key(ctx, pubs, count)) return false;
-  out->table = ks::curve::make_point_table(keys[0].point);
-  if (out->table == nullptr) return false;  // short of memory: the per-item path
-  if (!lanes) return true;  // verify_digests_one_key_x8 then takes the scalar table
-  out->lanes = ks::curve::mb::make_lane_table(*out->table);
-  return out->lanes != nullptr;
+// Items from which a CPU batch under one key makes the key's tables.
+size_t one_key_min_items(const ks_ctx* ctx) {
+  return ks::sm2::mb::available() ? kOneKeyMinItems
+                                  : kOneKeyScalarMinItemsPerThread * ctx->pool.threads();
 }
 
-// Verifies digests under already parsed keys, 8 at a time, on the CPU
-// threads (over the one key's tables where pubs are all the same);
-// items whose result is already an error are skipped.
-void verify_parsed(ks_ctx* ctx, const std::vector<ks::sm2::PublicKey>& keys, const uint8_t* pubs,
+// The one key's comb tables for a CPU batch (mb::OneKey): the scalar one
+// (a key object's, or made for the call and then held in `own`) and,
+// where the IFMA lanes run, its lanes' form, made for the call. one().key
+// stays null where there are none: the items then verify as under keys of
+// their own.
+class OneKeyTables {
+ public:
+  // Takes `table` of `key`; leaves none where it is null or memory is
+  // short for the lanes' form.
+  void use(const ks::sm2::PublicKey& key, const ks::curve::PointTable* table) {
+    if (table == nullptr) return;
+    if (ks::sm2::mb::available()) {
+      lanes_ = ks::curve::mb::make_lane_table(*table);
+      if (lanes_ == nullptr) return;
+    }
+    one_ = {&key, table, lanes_.get()};
+  }
+  const ks::sm2::mb::OneKey& one() const { return one_; }
+  ks::curve::PointTablePtr own;
+
+ private:
+  ks::curve::mb::LaneTablePtr lanes_;
+  ks::sm2::mb::OneKey one_ = {nullptr, nullptr, nullptr};
+};
+
+// Verifies digests 8 at a time on the CPU threads: over one.key's tables
+// where it is set, else each item under *key_of(i); items whose result is
+// already an error are skipped.
+template <class KeyOf>
+void verify_groups(ks_ctx* ctx, const ks::sm2::mb::OneKey& one, const KeyOf& key_of,
                    const uint8_t* digests, const uint8_t* sigs, std::vector<int>& result) {
-  OneKeyTables one;
-  const bool one_key = one_key_tables(ctx, keys, result, pubs, &one);
-  const ks::sm2::mb::OneKey key = {one_key ? &keys[0] : nullptr, one.table.get(),
-                                    one.lanes.get()};
-  run_groups<kLanes>(ctx, keys.size(), result, [&](const size_t* idx, size_t n) {
+  run_groups<kLanes>(ctx, result.size(), result, [&](const size_t* idx, size_t n) {
     const ks::sm2::PublicKey* key_ptrs[8] = {};
     uint8_t e[8][32], sig[8][64];
     Error err[8];
     for (size_t j = 0; j < n; ++j) {
-      key_ptrs[j] = &keys[idx[j]];
+      key_ptrs[j] = key_of(idx[j]);
       memcpy(e[j], digests + 32 * idx[j], 32);
       memcpy(sig[j], sigs + 64 * idx[j], 64);
     }
-    if (one_key) {
-      ks::sm2::mb::verify_digests_one_key_x8(key, e, sig, err, n);
+    if (one.key != nullptr) {
+      ks::sm2::mb::verify_digests_one_key_x8(one, e, sig, err, n);
     } else {
       ks::sm2::mb::verify_digests_x8(key_ptrs, e, sig, err, n);
     }
     for (size_t j = 0; j < n; ++j) result[idx[j]] = to_status(err[j]);
   });
+}
+
+// Verifies digests under already parsed per-item keys (pubs, their bytes),
+// over the one key's tables, made for the call, where every item carries
+// the same key bytes and the batch is large enough; items whose result is
+// already an error are skipped.
+void verify_parsed(ks_ctx* ctx, const std::vector<ks::sm2::PublicKey>& keys, const uint8_t* pubs,
+                   const uint8_t* digests, const uint8_t* sigs, std::vector<int>& result) {
+  const size_t count = keys.size();
+  OneKeyTables tables;
+  if (count >= one_key_min_items(ctx) && result[0] == KS_OK && one_public_key(ctx, pubs, count)) {
+    tables.own = ks::curve::make_point_table(keys[0].point);
+    tables.use(keys[0], tables.own.get());  // short of memory: the per-item path
+  }
+  verify_groups(ctx, tables.one(), [&](size_t i) { return &keys[i]; }, digests, sigs, result);
+}
+
+// Verifies digests under a key object: over its own comb table where it
+// has one. From the batch size at which the per-item-key path makes the
+// table for its call (one_key_min_items), the table is built on the key
+// itself, as ks_sm2_pubkey_precompute builds it (the same cost), so that
+// the key's later batches find it. With the table, a batch smaller than
+// one group of lanes verifies item by item over it: the lanes' form costs
+// ~47 us to make, about four scalar verifications over the table (12 us
+// each), while a full group of 8 in the lanes takes ~26 us (a Xeon with
+// AVX-512 IFMA: tools/sm2_mb_micro's verify rows, make_lane_table timed
+// alone).
+void verify_under_key(ks_ctx* ctx, const ks_sm2_pubkey& key, const uint8_t* digests,
+                      const uint8_t* sigs, std::vector<int>& result) {
+  const size_t count = result.size();
+  const ks::curve::PointTable* table =
+      count >= one_key_min_items(ctx) ? key.precomputed_table() : key.point_table();
+  if (table != nullptr && count < kLanes) {
+    for (size_t i = 0; i < count; ++i) {
+      const Error err = ks::sm2::verify_digest(key.key, digests + 32 * i, sigs + 64 * i, table);
+      result[i] = to_status(err);
+    }
+    return;
+  }
+  OneKeyTables tables;
+  tables.use(key.key, table);  // none (no table, or short of memory): item by item
+  verify_groups(ctx, tables.one(), [&](size_t) { return &key.key; }, digests, sigs, result);
+}
+
+// The CPU side of ks_sm2_verify_batch under per-item keys: each key parsed
+// once (a key that does not parse fails its item), a run of items with the
+// same key bytes sharing one Z_A (mb::message_digests computes it once per
+// run of equal key pointers), e_i = SM3(Z_A(P_i) || M_i) through the
+// multi-buffer SM3, then the digests' verification.
+void verify_messages_under_keys(ks_ctx* ctx, const uint8_t* pubs, const MessagesIn& in,
+                                const uint8_t* sigs, std::vector<int>& result) {
+  const size_t count = result.size();
+  std::vector<uint8_t> e(32 * count);
+  std::vector<ks::sm2::PublicKey> keys(count);
+  ctx->pool.parallel_for(count, 64, [&](size_t b, size_t end) {
+    constexpr size_t kGroup = 64;
+    for (size_t g = b; g < end; g += kGroup) {
+      const size_t n = std::min(kGroup, end - g);
+      const ks::sm2::PublicKey* key_ptrs[kGroup];
+      const uint8_t* msgs[kGroup];
+      size_t lens[kGroup], idx[kGroup], m = 0;
+      for (size_t i = g; i < g + n; ++i) {
+        const uint8_t* bytes = pubs + 65 * i;
+        result[i] = to_status(ks::sm2::public_key_from_bytes(keys[i], bytes, 65));
+        if (result[i] != KS_OK) continue;
+        const bool same_key = m > 0 && idx[m - 1] == i - 1 && memcmp(bytes, bytes - 65, 65) == 0;
+        key_ptrs[m] = same_key ? key_ptrs[m - 1] : &keys[i];
+        msgs[m] = in.data + in.offsets[i];
+        lens[m] = size_t(in.offsets[i + 1] - in.offsets[i]);
+        idx[m++] = i;
+      }
+      uint8_t digests[kGroup][32];
+      const Error err =
+          ks::sm2::mb::message_digests(digests, key_ptrs, in.id, in.id_len, msgs, lens, m);
+      for (size_t j = 0; j < m; ++j) {
+        memcpy(&e[32 * idx[j]], digests[j], 32);
+        if (err != Error::kOk) result[idx[j]] = to_status(err);
+      }
+    }
+  });
+  verify_parsed(ctx, keys, pubs, e.data(), sigs, result);
+}
+
+// ks_sm2_verify_digest_batch (pubs: 65 bytes an item) and
+// ks_sm2_verify_digest_batch_key (key, pubs null).
+int verify_digests_call(ks_ctx* ctx, const ks_sm2_pubkey* key, const uint8_t* pubs,
+                        const uint8_t* digests, size_t count, const uint8_t* sigs, int* status) {
+  int rc = check_ctx(ctx);
+  if (rc == KS_OK && key == nullptr) rc = check_items(pubs, count, 65);
+  if (rc == KS_OK) rc = check_items(digests, count, 32);
+  if (rc == KS_OK) rc = check_items(sigs, count, 64);
+  bool on_device = false;
+  if (rc == KS_OK) rc = ks::api::device_buffers(ctx, {pubs, digests, sigs, status}, &on_device);
+  if (rc != KS_OK) return rc;
+  const KeyBytes one_pub(key);
+  if (on_device)
+    return ks::api::device_batch(count, status, [&] {
+      return ks::sm2::gpu::verify_digest_device(*ctx->gpu, one_pub.get(), pubs, digests, sigs,
+                                                count, status, verify_status_map(), ctx->stream);
+    });
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2Verify))
+    return gpu_verify(ctx, one_pub.get(), pubs, digests, nullptr, count, sigs, status);
+  std::vector<int> result(count, KS_OK);
+  if (key != nullptr) {
+    verify_under_key(ctx, *key, digests, sigs, result);
+    return finish_statuses(result, status);
+  }
+  std::vector<ks::sm2::PublicKey> keys(count);
+  ctx->pool.parallel_for(count, 256, [&](size_t b, size_t end) {
+    for (size_t i = b; i < end; ++i)
+      result[i] = to_status(ks::sm2::public_key_from_bytes(keys[i], pubs + 65 * i, 65));
+  });
+  verify_parsed(ctx, keys, pubs, digests, sigs, result);
+  return finish_statuses(result, status);
+}
+
+// ks_sm2_verify_batch (pubs: 65 bytes an item) and ks_sm2_verify_batch_key
+// (key, pubs null; its Z_A computed once).
+int verify_messages_call(ks_ctx* ctx, const ks_sm2_pubkey* key, const uint8_t* pubs,
+                         const MessagesIn& in, size_t data_len, size_t count,
+                         const uint8_t* sigs, int* status) {
+  int rc = check_ctx(ctx);
+  if (rc == KS_OK) rc = check_id(in.id, in.id_len);
+  if (rc == KS_OK && key == nullptr) rc = check_items(pubs, count, 65);
+  if (rc == KS_OK) rc = check_items(sigs, count, 64);
+  bool on_device = false;
+  if (rc == KS_OK)
+    rc = ks::api::device_buffers(ctx, {pubs, in.data, in.offsets, sigs, status}, &on_device);
+  const KeyBytes one_pub(key);
+  if (rc == KS_OK && on_device)
+    return ks::api::device_messages_batch(in.data, data_len, in.offsets, count, status, [&] {
+      uint8_t prefix[ks::sm2::kZaPrefixMaxBytes];
+      const size_t prefix_len = ks::sm2::za_prefix(prefix, in.id, in.id_len);
+      if (prefix_len == 0) return int(KS_ERR_ID_LENGTH);
+      return ks::sm2::gpu::verify_messages_device(*ctx->gpu, one_pub.get(), pubs, prefix,
+                                                  prefix_len, in.data, data_len, in.offsets,
+                                                  count, sigs, status, verify_status_map(),
+                                                  ctx->stream);
+    });
+  MessagesIn checked = in;
+  ks::api::OffsetsCopy offsets_copy;
+  if (rc == KS_OK)
+    rc = ks::api::checked_offsets(ctx, in.data, data_len, &checked.offsets, count, &offsets_copy,
+                                  {ks::api::statuses_written(status, count)});
+  if (rc != KS_OK) return rc;
+  if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2Verify))
+    return gpu_verify(ctx, one_pub.get(), pubs, nullptr, &checked, count, sigs, status);
+  std::vector<int> result(count, KS_OK);
+  if (key == nullptr) {
+    verify_messages_under_keys(ctx, pubs, checked, sigs, result);
+    return finish_statuses(result, status);
+  }
+  uint8_t za[32];  // the ID's length was checked: compute_za cannot fail
+  ks::sm2::compute_za(za, key->key, in.id, in.id_len);
+  const std::vector<uint8_t> e = hash_messages(ctx, za, checked.data, checked.offsets, count);
+  verify_under_key(ctx, *key, e.data(), sigs, result);
+  return finish_statuses(result, status);
 }
 
 }  // namespace
@@ -453,7 +638,7 @@ int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, siz
   uint8_t za[32];
   const bool gpu = rc == KS_OK && (on_device || (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2) &&
                                                   mode == ks::sm2::Nonce::kRandom));
-  if (rc == KS_OK && gpu) rc = to_status(ks::sm2::compute_za(za, key->key.pub, id, id_len));
+  if (rc == KS_OK) rc = to_status(ks::sm2::compute_za(za, key->key.pub, id, id_len));
   if (rc == KS_OK && on_device)
     return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {
       return sign_on_device(mode, count, status, [&] {
@@ -468,36 +653,19 @@ int ks_sm2_sign_batch(ks_ctx* ctx, const ks_sm2_key* key, const uint8_t* id, siz
                               {{sigs, sigs_len}, ks::api::statuses_written(status, count)});
   if (rc != KS_OK) return rc;
   if (gpu) return gpu_sign_messages(ctx, key->key, za, data, offsets, count, sigs, status);
-  // e = SM3(Z_A || M) (clause 6.1 A1-A2).
-  const std::vector<uint8_t> e = hash_messages(ctx, key->key.pub, id, id_len, data, offsets, count);
+  const std::vector<uint8_t> e = hash_messages(ctx, za, data, offsets, count);
   return ks_sm2_sign_digest_batch(ctx, key, e.data(), count, nonce, sigs, sigs_len, status);
 } KS_API_CATCH
 
 int ks_sm2_verify_digest_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* digests,
                                size_t count, const uint8_t* sigs, int* status) try {
-  int rc = check_ctx(ctx);
-  if (rc == KS_OK) rc = check_items(public_keys, count, 65);
-  if (rc == KS_OK) rc = check_items(digests, count, 32);
-  if (rc == KS_OK) rc = check_items(sigs, count, 64);
-  bool on_device = false;
-  if (rc == KS_OK)
-    rc = ks::api::device_buffers(ctx, {public_keys, digests, sigs, status}, &on_device);
-  if (rc != KS_OK) return rc;
-  if (on_device)
-    return ks::api::device_batch(count, status, [&] {
-      return ks::sm2::gpu::verify_digest_device(*ctx->gpu, public_keys, digests, sigs, count,
-                                                status, verify_status_map(), ctx->stream);
-    });
-  if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2Verify))
-    return gpu_verify(ctx, public_keys, digests, nullptr, count, sigs, status);
-  std::vector<int> result(count, KS_OK);
-  std::vector<ks::sm2::PublicKey> keys(count);
-  ctx->pool.parallel_for(count, 256, [&](size_t b, size_t end) {
-    for (size_t i = b; i < end; ++i)
-      result[i] = to_status(ks::sm2::public_key_from_bytes(keys[i], public_keys + 65 * i, 65));
-  });
-  verify_parsed(ctx, keys, public_keys, digests, sigs, result);
-  return finish_statuses(result, status);
+  return verify_digests_call(ctx, nullptr, public_keys, digests, count, sigs, status);
+} KS_API_CATCH
+
+int ks_sm2_verify_digest_batch_key(ks_ctx* ctx, const ks_sm2_pubkey* key, const uint8_t* digests,
+                                   size_t count, const uint8_t* sigs, int* status) try {
+  if (key == nullptr) return KS_ERR_NULL_POINTER;
+  return verify_digests_call(ctx, key, nullptr, digests, count, sigs, status);
 } KS_API_CATCH
 
 namespace {
@@ -600,64 +768,15 @@ int ks_sm2_verify_batch(ks_ctx* ctx, const uint8_t* public_keys, const uint8_t* 
                         size_t id_len, const uint8_t* data, size_t data_len,
                         const uint64_t* offsets, size_t count, const uint8_t* sigs,
                         int* status) try {
-  int rc = check_ctx(ctx);
-  if (rc == KS_OK) rc = check_id(id, id_len);
-  if (rc == KS_OK) rc = check_items(public_keys, count, 65);
-  if (rc == KS_OK) rc = check_items(sigs, count, 64);
-  bool on_device = false;
-  if (rc == KS_OK)
-    rc = ks::api::device_buffers(ctx, {public_keys, data, offsets, sigs, status}, &on_device);
-  if (rc == KS_OK && on_device)
-    return ks::api::device_messages_batch(data, data_len, offsets, count, status, [&] {
-      uint8_t prefix[ks::sm2::kZaPrefixMaxBytes];
-      const size_t prefix_len = ks::sm2::za_prefix(prefix, id, id_len);
-      if (prefix_len == 0) return int(KS_ERR_ID_LENGTH);
-      return ks::sm2::gpu::verify_messages_device(*ctx->gpu, public_keys, prefix, prefix_len,
-                                                  data, data_len, offsets, count, sigs, status,
-                                                  verify_status_map(), ctx->stream);
-    });
-  ks::api::OffsetsCopy offsets_copy;
-  if (rc == KS_OK)
-    rc = ks::api::checked_offsets(ctx, data, data_len, &offsets, count, &offsets_copy,
-                              {ks::api::statuses_written(status, count)});
-  if (rc != KS_OK) return rc;
-  if (ctx->use_gpu(count, ks::api::kAutoGpuMinSm2Verify)) {
-    const MessagesIn messages = {id, id_len, data, offsets};
-    return gpu_verify(ctx, public_keys, nullptr, &messages, count, sigs, status);
-  }
-  // Each key is parsed once; a run of items with the same key bytes shares
-  // one Z_A (mb::message_digests computes it once per run of equal key
-  // pointers), and e_i = SM3(Z_A(P_i) || M_i) goes through the
-  // multi-buffer SM3, on the CPU threads. A key that does not parse fails
-  // its item here.
-  std::vector<uint8_t> e(32 * count);
-  std::vector<int> result(count, KS_OK);
-  std::vector<ks::sm2::PublicKey> keys(count);
-  ctx->pool.parallel_for(count, 64, [&](size_t b, size_t end) {
-    constexpr size_t kGroup = 64;
-    for (size_t g = b; g < end; g += kGroup) {
-      const size_t n = std::min(kGroup, end - g);
-      const ks::sm2::PublicKey* key_ptrs[kGroup];
-      const uint8_t* msgs[kGroup];
-      size_t lens[kGroup], idx[kGroup], m = 0;
-      for (size_t i = g; i < g + n; ++i) {
-        const uint8_t* bytes = public_keys + 65 * i;
-        result[i] = to_status(ks::sm2::public_key_from_bytes(keys[i], bytes, 65));
-        if (result[i] != KS_OK) continue;
-        const bool same_key = m > 0 && idx[m - 1] == i - 1 && memcmp(bytes, bytes - 65, 65) == 0;
-        key_ptrs[m] = same_key ? key_ptrs[m - 1] : &keys[i];
-        msgs[m] = data + offsets[i];
-        lens[m] = size_t(offsets[i + 1] - offsets[i]);
-        idx[m++] = i;
-      }
-      uint8_t digests[kGroup][32];
-      const Error err = ks::sm2::mb::message_digests(digests, key_ptrs, id, id_len, msgs, lens, m);
-      for (size_t j = 0; j < m; ++j) {
-        memcpy(&e[32 * idx[j]], digests[j], 32);
-        if (err != Error::kOk) result[idx[j]] = to_status(err);
-      }
-    }
-  });
-  verify_parsed(ctx, keys, public_keys, e.data(), sigs, result);
-  return finish_statuses(result, status);
+  const MessagesIn in = {id, id_len, data, offsets};
+  return verify_messages_call(ctx, nullptr, public_keys, in, data_len, count, sigs, status);
+} KS_API_CATCH
+
+int ks_sm2_verify_batch_key(ks_ctx* ctx, const ks_sm2_pubkey* key, const uint8_t* id,
+                            size_t id_len, const uint8_t* data, size_t data_len,
+                            const uint64_t* offsets, size_t count, const uint8_t* sigs,
+                            int* status) try {
+  if (key == nullptr) return KS_ERR_NULL_POINTER;
+  const MessagesIn in = {id, id_len, data, offsets};
+  return verify_messages_call(ctx, key, nullptr, in, data_len, count, sigs, status);
 } KS_API_CATCH

@@ -16,15 +16,20 @@
 struct ks_sm2_key {
   ks::sm2::PrivateKey key;
 };
-// The key's comb table, once ks_sm2_pubkey_precompute built it: published
+// The key's comb table, once ks_sm2_pubkey_precompute (or a verification
+// batch large enough to build one, sm2_batch_api.cc) built it: published
 // with one atomic exchange, so that threads using the key meanwhile see
-// either no table or the whole of it.
+// either no table or the whole of it. The table is the one part of the
+// object that may change while it is shared (as const): hence mutable.
 struct ks_sm2_pubkey {
   ks::sm2::PublicKey key;
-  std::atomic<ks::curve::PointTable*> table{nullptr};
+  mutable std::atomic<ks::curve::PointTable*> table{nullptr};
   const ks::curve::PointTable* point_table() const {
     return table.load(std::memory_order_acquire);
   }
+  // The table, built and published now where there is none; null when
+  // memory is short (sm2_api.cc).
+  const ks::curve::PointTable* precomputed_table() const;
   ~ks_sm2_pubkey() { ks::curve::PointTableDeleter()(table.load()); }
 };
 

@@ -18,20 +18,21 @@ int sign_messages_batch(ks::gpu::Engine&, const PrivateKey&, const uint8_t*, con
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 int verify_digest_batch(ks::gpu::Engine&, const uint8_t*, const uint8_t*, const uint8_t*, size_t,
-                        int*, bool) {
+                        int*, BatchKeys) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 int verify_messages_batch(ks::gpu::Engine&, const uint8_t*, const uint8_t*, size_t,
-                          const uint8_t*, const uint64_t*, size_t, const uint8_t*, int*, bool) {
+                          const uint8_t*, const uint64_t*, size_t, const uint8_t*, int*,
+                          BatchKeys) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
-int verify_digest_device(ks::gpu::Engine&, const uint8_t*, const uint8_t*, const uint8_t*, size_t,
-                         int*, const ks::gpu::StatusMap&, void*) {
+int verify_digest_device(ks::gpu::Engine&, const uint8_t*, const uint8_t*, const uint8_t*,
+                         const uint8_t*, size_t, int*, const ks::gpu::StatusMap&, void*) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
-int verify_messages_device(ks::gpu::Engine&, const uint8_t*, const uint8_t*, size_t,
-                           const uint8_t*, size_t, const uint64_t*, size_t, const uint8_t*, int*,
-                           const ks::gpu::StatusMap&, void*) {
+int verify_messages_device(ks::gpu::Engine&, const uint8_t*, const uint8_t*, const uint8_t*,
+                           size_t, const uint8_t*, size_t, const uint64_t*, size_t,
+                           const uint8_t*, int*, const ks::gpu::StatusMap&, void*) {
   return KS_ERR_BACKEND_UNAVAILABLE;
 }
 int digests_device(ks::gpu::Engine&, const uint8_t*, const uint8_t*, size_t,

@@ -30,32 +30,40 @@ int sign_digest_batch(ks::gpu::Engine& engine, const PrivateKey* key, const uint
 int sign_messages_batch(ks::gpu::Engine& engine, const PrivateKey& key, const uint8_t za[32],
                         const uint8_t* data, const uint64_t* offsets, size_t count, uint8_t* sigs,
                         int* status);
-// Public keys 04||x||y (65 bytes each, checked on the device). one_key:
-// the caller found every item's key to be the same bytes, pubs[0..65):
-// the key is checked once on the CPU (kBadPublicKey for every item if it
+// How a verification batch's public keys (04||x||y, 65 bytes each) come.
+// kPerItem: pubs holds one per item, checked on the device. kRepeated: one
+// per item, and the caller found them all the same bytes as pubs[0..65):
+// that key is checked once on the CPU (kBadPublicKey for every item if it
 // fails) and the batch runs over its table ([s]G + [t]P with no doubling;
 // sm2_gpu.h's launch_verify_digest_one_key), built on the device for this
 // batch or kept from the previous one under the same key (one table per
 // device: 32 MiB, or 2.75 MiB for a batch below 2^18 items), except for a
 // small batch under a key not kept (below 4096 items), which takes the
-// per-item path. Same statuses either way.
+// per-item path. kOne: pubs holds one valid key (a key object's) and
+// nothing more: the batch always runs over its table, whatever its size.
+// Same statuses every way.
+enum class BatchKeys { kPerItem, kRepeated, kOne };
 int verify_digest_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* digests,
-                        const uint8_t* sigs, size_t count, int* status, bool one_key = false);
-// Messages under per-item keys and one ID: za_prefix is ENTL || ID || a ||
-// b || x_G || y_G (sm2::za_prefix); Z_A, e and the verification run on the
-// device. one_key as above (Z_A is then hashed once, on the CPU).
+                        const uint8_t* sigs, size_t count, int* status,
+                        BatchKeys keys = BatchKeys::kPerItem);
+// Messages under one ID: za_prefix is ENTL || ID || a || b || x_G || y_G
+// (sm2::za_prefix); Z_A, e and the verification run on the device. keys
+// as above (over a table, Z_A is hashed once, on the CPU).
 int verify_messages_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* za_prefix,
                           size_t za_prefix_len, const uint8_t* data, const uint64_t* offsets,
-                          size_t count, const uint8_t* sigs, int* status, bool one_key = false);
+                          size_t count, const uint8_t* sigs, int* status,
+                          BatchKeys keys = BatchKeys::kPerItem);
 // The same two on buffers in device memory of the engine's device, queued
-// on `stream` (a cudaStream_t) without waiting, every item under its own
-// key (no one-key table: the host does not read the keys): offsets
+// on `stream` (a cudaStream_t) without waiting: every item under its own
+// key, pubs (the host does not read them), or with one_pub (65 bytes on
+// the host, a valid key) all under that key, over its table as kOne above
+// (built, or found kept, before the kernels are queued). Offsets
 // unchecked by the host (a range outside data_len gets KS_ERR_OFFSETS),
 // statuses made ks_status values on the device through `map`.
-int verify_digest_device(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* digests,
-                         const uint8_t* sigs, size_t count, int* status,
+int verify_digest_device(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_t* pubs,
+                         const uint8_t* digests, const uint8_t* sigs, size_t count, int* status,
                          const ks::gpu::StatusMap& map, void* stream);
-int verify_messages_device(ks::gpu::Engine& engine, const uint8_t* pubs,
+int verify_messages_device(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_t* pubs,
                            const uint8_t* za_prefix, size_t za_prefix_len, const uint8_t* data,
                            size_t data_len, const uint64_t* offsets, size_t count,
                            const uint8_t* sigs, int* status, const ks::gpu::StatusMap& map,

@@ -175,16 +175,16 @@ class Sm2SignMessagesJob final : public MessagesJob {
   int* status_;
 };
 
-// e_i = SM3(Z_A_i || M_i) into e, Z_A_i at za[32 i ..] (clause 7.1 B3-B4).
-// Offsets that no host has checked come with offsets_status (sm3_gpu.h's
-// DeviceItems).
+// e_i = SM3(Z_A_i || M_i) into e, Z_A_i at za[za_stride i ..] (clause 7.1
+// B3-B4; stride 0: one key's Z_A for every item). Offsets that no host has
+// checked come with offsets_status (sm3_gpu.h's DeviceItems).
 cudaError_t launch_za_digests(const uint8_t* za, const uint8_t* data, const uint64_t* offsets,
                               size_t n, uint8_t* e, cudaStream_t stream, uint64_t data_bytes = 0,
-                              int* offsets_status = nullptr) {
+                              int* offsets_status = nullptr, size_t za_stride = 32) {
   sm3::gpu::DeviceItems items;  // Z_A_i || M_i
   items.prefix = za;
   items.prefix_len = 32;
-  items.prefix_stride = 32;
+  items.prefix_stride = za_stride;
   items.data = data;
   items.offsets = offsets;
   items.data_bytes = data_bytes;
@@ -330,6 +330,12 @@ class KeyTableCache {
 // of threads took 3.5 ms for 2^16 items, against 0.33 ms for a build and
 // 0.55 ms for the one-key kernel, so the table likely pays for far smaller
 // batches; `sm2_gpu_bench 22 one_key 10` measures down to 2^10 items).
+// A key object's batch (BatchKeys::kOne) builds the table at any size: it
+// has no per-item keys for that path to read, and by the same figures the
+// build costs a tenth of the per-item kernel's one wave (each thread there
+// verifies a whole item, so a smaller batch is not expected to take less
+// than that wave; not measured below 2^16 items). The table is then kept
+// for the key's next batch.
 constexpr size_t kOneKeyMinItems = 4096;
 constexpr size_t kKeyBits16MinItems = size_t(1) << 18;
 int key_bits_for(size_t count) { return count >= kKeyBits16MinItems ? 16 : 12; }
@@ -395,12 +401,12 @@ class Sm2VerifyMessagesOneKeyJob final : public MessagesJob {
   int* status_;
 };
 
-// Where a batch's items all carry pubs[0..65): its table (kept from an
+// Where a batch's items all carry pub[0..65): its table (kept from an
 // earlier batch or built now) in *table, or null where the per-item path
-// is taken (a batch below kOneKeyMinItems under a key not kept); or
-// *bad_key where the key does not decode.
-int one_key_table(ks::gpu::Engine& engine, const uint8_t* pub, size_t count, KeyTableRef* table,
-                  bool* bad_key) {
+// is taken (a batch below kOneKeyMinItems under a key not kept, unless
+// always); or *bad_key where the key does not decode.
+int one_key_table(ks::gpu::Engine& engine, const uint8_t* pub, size_t count, bool always,
+                  KeyTableRef* table, bool* bad_key) {
   PublicKey key;
   *bad_key = public_key_from_bytes(key, pub, 65) != Error::kOk;
   if (*bad_key) return KS_OK;
@@ -408,7 +414,7 @@ int one_key_table(ks::gpu::Engine& engine, const uint8_t* pub, size_t count, Key
   const int bits = key_bits_for(count);
   *table = KeyTableCache::get().find(device, pub);
   if (*table != nullptr && (*table)->bits >= bits) return KS_OK;
-  if (*table == nullptr && count < kOneKeyMinItems) return KS_OK;
+  if (*table == nullptr && count < kOneKeyMinItems && !always) return KS_OK;
   table->reset();
   cudaError_t err = cudaSetDevice(device);
   if (err == cudaSuccess) err = KeyTableCache::get().build(device, pub, key, bits, table);
@@ -585,16 +591,28 @@ int sign_messages_batch(ks::gpu::Engine& engine, const PrivateKey& key, const ui
 
 namespace {
 
+// Z_A = SM3(ENTL || ID || a || b || x_G || y_G || x_A || y_A) of the key
+// pub (04 || x_A || y_A) from its key-independent part za_prefix.
+void one_key_za(uint8_t za[32], const uint8_t* za_prefix, size_t za_prefix_len,
+                const uint8_t pub[65]) {
+  sm3::Sm3 h;
+  h.update(za_prefix, za_prefix_len);
+  h.update(pub + 1, 64);
+  h.finish(za);
+}
+
 // A verification batch: over the key's table when every item carries the
-// same key (one_key) and the table is there (over_table(table)), every
-// item failed when that key is bad, else per_item().
+// same key (keys kRepeated or kOne) and the table is there
+// (over_table(table)), every item failed when that key is bad, else
+// per_item().
 template <class OverTable, class PerItem>
 int verify_batch(ks::gpu::Engine& engine, const uint8_t* pubs, size_t count, int* status,
-                 bool one_key, const OverTable& over_table, const PerItem& per_item) {
-  if (one_key && count > 0) {
+                 BatchKeys keys, const OverTable& over_table, const PerItem& per_item) {
+  if (keys != BatchKeys::kPerItem && count > 0) {
     KeyTableRef table;
     bool bad_key = false;
-    const int rc = one_key_table(engine, pubs, count, &table, &bad_key);
+    const int rc =
+        one_key_table(engine, pubs, count, keys == BatchKeys::kOne, &table, &bad_key);
     if (rc != KS_OK) return rc;
     if (bad_key) {
       fill_status(status, count, kBadPublicKey);
@@ -605,16 +623,19 @@ int verify_batch(ks::gpu::Engine& engine, const uint8_t* pubs, size_t count, int
       return over_table(*table);
     }
   }
+  // kOne always has its table (one_key_table builds it or fails): its pubs
+  // hold one key, never the per-item path's count.
+  if (keys == BatchKeys::kOne && count > 0) return KS_ERR_INTERNAL;
   return per_item();
 }
 
 }  // namespace
 
 int verify_digest_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* digests,
-                        const uint8_t* sigs, size_t count, int* status, bool one_key) {
+                        const uint8_t* sigs, size_t count, int* status, BatchKeys keys) {
   ks::gpu::CudaEngine& cuda = ks::gpu::CudaEngine::of(engine);
   return verify_batch(
-      engine, pubs, count, status, one_key,
+      engine, pubs, count, status, keys,
       [&](const auto& table) {
         return cuda.run(Sm2VerifyOneKeyJob(table, digests, sigs, status), count);
       },
@@ -623,16 +644,13 @@ int verify_digest_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint
 
 int verify_messages_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* za_prefix,
                           size_t za_prefix_len, const uint8_t* data, const uint64_t* offsets,
-                          size_t count, const uint8_t* sigs, int* status, bool one_key) {
+                          size_t count, const uint8_t* sigs, int* status, BatchKeys keys) {
   ks::gpu::CudaEngine& cuda = ks::gpu::CudaEngine::of(engine);
   return verify_batch(
-      engine, pubs, count, status, one_key,
+      engine, pubs, count, status, keys,
       [&](const auto& table) {
-        uint8_t za[32];  // SM3(ENTL || ID || a || b || x_G || y_G || x_A || y_A)
-        sm3::Sm3 h;
-        h.update(za_prefix, za_prefix_len);
-        h.update(pubs + 1, 64);
-        h.finish(za);
+        uint8_t za[32];
+        one_key_za(za, za_prefix, za_prefix_len, pubs);
         return cuda.run(Sm2VerifyMessagesOneKeyJob(table, za, data, offsets, sigs, status),
                         count);
       },
@@ -643,18 +661,48 @@ int verify_messages_batch(ks::gpu::Engine& engine, const uint8_t* pubs, const ui
       });
 }
 
-int verify_digest_device(ks::gpu::Engine& engine, const uint8_t* pubs, const uint8_t* digests,
-                         const uint8_t* sigs, size_t count, int* status,
+namespace {
+
+// The table of one_pub (a key object's, valid) for a device-memory batch
+// of count items: built, or found kept, before any kernel is queued. Null
+// without one_pub.
+int device_key_table(ks::gpu::Engine& engine, const uint8_t* one_pub, size_t count,
+                     KeyTableRef* table) {
+  if (one_pub == nullptr) return KS_OK;
+  bool bad_key = false;
+  const int rc = one_key_table(engine, one_pub, count, true, table, &bad_key);
+  if (rc != KS_OK) return rc;
+  if (bad_key) return KS_ERR_BAD_PUBLIC_KEY;
+  g_one_key_batches.fetch_add(1, std::memory_order_relaxed);
+  return KS_OK;
+}
+
+// Verification of digests e over the key's table where there is one, else
+// under the per-item keys pubs.
+cudaError_t launch_verify(const KeyTable* table, const uint8_t* pubs, const uint8_t* e,
+                          const uint8_t* sigs, int* status, size_t n, cudaStream_t stream) {
+  return table != nullptr
+             ? launch_verify_digest_one_key(table->table, table->bits, e, sigs, status, n, stream)
+             : launch_verify_digest(pubs, e, sigs, status, n, stream);
+}
+
+}  // namespace
+
+int verify_digest_device(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_t* pubs,
+                         const uint8_t* digests, const uint8_t* sigs, size_t count, int* status,
                          const ks::gpu::StatusMap& map, void* stream) {
   const ks::gpu::DeviceScope scope(engine.device());
   if (scope.status() != KS_OK) return scope.status();
+  KeyTableRef table;
+  const int rc = device_key_table(engine, one_pub, count, &table);
+  if (rc != KS_OK) return rc;
   const auto s = static_cast<cudaStream_t>(stream);
-  cudaError_t err = launch_verify_digest(pubs, digests, sigs, status, count, s);
+  cudaError_t err = launch_verify(table.get(), pubs, digests, sigs, status, count, s);
   if (err == cudaSuccess) err = ks::gpu::map_statuses(status, count, map, s);
   return ks::gpu::to_status(err);
 }
 
-int verify_messages_device(ks::gpu::Engine& engine, const uint8_t* pubs,
+int verify_messages_device(ks::gpu::Engine& engine, const uint8_t* one_pub, const uint8_t* pubs,
                            const uint8_t* za_prefix, size_t za_prefix_len, const uint8_t* data,
                            size_t data_len, const uint64_t* offsets, size_t count,
                            const uint8_t* sigs, int* status, const ks::gpu::StatusMap& map,
@@ -662,22 +710,35 @@ int verify_messages_device(ks::gpu::Engine& engine, const uint8_t* pubs,
   if (count > SIZE_MAX / 128) return KS_ERR_OVERFLOW;
   const ks::gpu::DeviceScope scope(engine.device());
   if (scope.status() != KS_OK) return scope.status();
+  KeyTableRef table;
+  const int rc = device_key_table(engine, one_pub, count, &table);
+  if (rc != KS_OK) return rc;
   const auto s = static_cast<cudaStream_t>(stream);
-  // Scratch from the stream's pool: [Z_A prefix][Z_A_i][e_i][offsets statuses].
-  const size_t prefix_bytes = (za_prefix_len + 15) & ~size_t(15);
+  // What the scratch starts with: the key-independent part of Z_A, or
+  // under one key its whole Z_A (hashed here once).
+  uint8_t za[32];
+  if (one_pub != nullptr) one_key_za(za, za_prefix, za_prefix_len, one_pub);
+  const uint8_t* head = one_pub != nullptr ? za : za_prefix;
+  const size_t head_len = one_pub != nullptr ? sizeof za : za_prefix_len;
+  // Scratch from the stream's pool: [head][Z_A_i, per-item keys only][e_i]
+  // [offsets statuses].
+  const size_t head_bytes = (head_len + 15) & ~size_t(15);
+  const size_t za_bytes = one_pub != nullptr ? 0 : 32 * count;
   uint8_t* scratch = nullptr;
-  cudaError_t err = ks::gpu::scratch_alloc_async(reinterpret_cast<void**>(&scratch),
-                                                 prefix_bytes + (64 + sizeof(int)) * count, s);
+  cudaError_t err = ks::gpu::scratch_alloc_async(
+      reinterpret_cast<void**>(&scratch), head_bytes + za_bytes + (32 + sizeof(int)) * count, s);
   if (err != cudaSuccess) return ks::gpu::to_status(err);
-  uint8_t* za = scratch + prefix_bytes;
-  uint8_t* e = za + 32 * count;
+  uint8_t* za_items = scratch + head_bytes;
+  uint8_t* e = za_items + za_bytes;
   int* offsets_status = reinterpret_cast<int*>(e + 32 * count);
-  // From pageable memory: staged before this returns (the prefix is ours).
-  err = cudaMemcpyAsync(scratch, za_prefix, za_prefix_len, cudaMemcpyHostToDevice, s);
+  // From pageable memory: staged before this returns (the head is ours).
+  err = cudaMemcpyAsync(scratch, head, head_len, cudaMemcpyHostToDevice, s);
   if (err == cudaSuccess)
-    err = launch_message_digests(scratch, za_prefix_len, pubs, data, offsets, count, za, e, s,
-                                 data_len, offsets_status);
-  if (err == cudaSuccess) err = launch_verify_digest(pubs, e, sigs, status, count, s);
+    err = one_pub != nullptr
+              ? launch_za_digests(scratch, data, offsets, count, e, s, data_len, offsets_status, 0)
+              : launch_message_digests(scratch, za_prefix_len, pubs, data, offsets, count,
+                                       za_items, e, s, data_len, offsets_status);
+  if (err == cudaSuccess) err = launch_verify(table.get(), pubs, e, sigs, status, count, s);
   if (err == cudaSuccess) err = ks::gpu::map_statuses(status, count, map, s, offsets_status);
   const cudaError_t freed = cudaFreeAsync(scratch, s);
   return ks::gpu::to_status(err != cudaSuccess ? err : freed);
