@@ -551,8 +551,11 @@ class SM2Batch:
         """Per-item status: 0 for valid, else a kuaisuo error code
         (kuaisuo.strerror(code) says which; a malformed DER signature gets
         its decoding error). public_keys: one SM2PublicKey for the whole
-        batch, or one per item (SM2PublicKey objects or 65-byte 04||x||y,
-        as a sequence or one flat buffer). messages: a sequence of buffers,
+        batch (checked over its table: precompute() builds it, and so does
+        a large batch, from 256 items with AVX-512 IFMA or 32 a thread
+        without, for later calls to reuse), or one per item (SM2PublicKey
+        objects or 65-byte 04||x||y, as a sequence or one flat buffer).
+        messages: a sequence of buffers,
         or flat data with offsets=. Raw signatures may be one flat buffer
         too.
 
@@ -576,13 +579,14 @@ class SM2Batch:
         _device.host_only(stream)
         data, offs = _messages_in(messages, offsets)
         n = len(offs) - 1
-        keys = self._keys(public_keys, n)
+        keys = self._verify_keys(public_keys, n)
         raw, bad = self._raw_signatures(signatures, encoding, n)
         out = _status_output(as_numpy, out)
         if _one_id(id):
             status = self._ctx.sm2_verify_batch(keys, id, data, offs, raw, out)
         else:
-            digests, bad_id = self._ctx.sm2_digest_batch(keys, *_ids_in(id, n), data, offs)
+            digests, bad_id = self._ctx.sm2_digest_batch(self._keys(public_keys, n),
+                                                         *_ids_in(id, n), data, offs)
             status = self._ctx.sm2_verify_digest_batch(keys, digests, raw, out)
             bad = {**{i: b for i, b in enumerate(_status_codes(bad_id)) if b}, **bad}
         return _with_codes(_statuses(status, as_numpy, out), bad)
@@ -619,7 +623,7 @@ class SM2Batch:
         _device.host_only(stream)
         flat = _fixed(digests, 32, "digests")
         n = _count_of(flat, 32)
-        keys = self._keys(public_keys, n)
+        keys = self._verify_keys(public_keys, n)
         raw, bad = self._raw_signatures(signatures, encoding, n)
         out = _status_output(as_numpy, out)
         status = self._ctx.sm2_verify_digest_batch(keys, flat, raw, out)
@@ -682,6 +686,16 @@ class SM2Batch:
             if code:
                 raise ValueError(f"id[{i}]: {_native.strerror(code)}")
         return digests
+
+    @classmethod
+    def _verify_keys(cls, public_keys: Any, n: int) -> Any:
+        """A verify batch's keys: one SM2PublicKey's native key, which the
+        native calls take for every item (ks_sm2_verify_batch_key: its
+        table built once, its 65 bytes not repeated), or 65-byte keys for
+        n items as _keys gives them."""
+        if isinstance(public_keys, SM2PublicKey):
+            return public_keys._k
+        return cls._keys(public_keys, n)
 
     @staticmethod
     def _keys(public_keys: Any, n: int) -> Any:

@@ -230,32 +230,62 @@ nb::object sign_digest_batch(ks_py::Context& ctx, const Key& key, nb::handle dig
   return sigs.result();
 }
 
+// A verification batch's public keys: one key object for every item (the
+// _key calls, over its table), or 65-byte keys in a buffer, one an item.
+class VerifyKeys {
+ public:
+  explicit VerifyKeys(nb::handle keys) {
+    if (nb::isinstance<Pub>(keys)) {
+      one_ = nb::cast<const Pub*>(keys);
+    } else {
+      bytes_ = std::make_unique<Buffer>(keys, "public_keys");
+    }
+  }
+  const ks_sm2_pubkey* one() const { return one_ != nullptr ? one_->get() : nullptr; }
+  const uint8_t* bytes() const { return bytes_ != nullptr ? bytes_->data() : nullptr; }
+  bool for_items(size_t n) const {
+    return one_ != nullptr || items_of(*bytes_, 65, "public_keys") == n;
+  }
+
+ private:
+  const Pub* one_ = nullptr;
+  std::unique_ptr<Buffer> bytes_;
+};
+
 // Statuses as n ints in a bytearray (kuaisuo._items.statuses), here and below.
 nb::object verify_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle id, nb::handle data,
                         nb::handle offsets, nb::handle sigs, nb::handle status_out) {
-  Buffer p(pubs, "public_keys"), i(id, "id"), d(data, "data"), o(offsets, "offsets"),
-      s(sigs, "signatures");
+  const VerifyKeys keys(pubs);
+  Buffer i(id, "id"), d(data, "data"), o(offsets, "offsets"), s(sigs, "signatures");
   const std::vector<uint64_t> offs = ks_py::offsets_from(o);
   const size_t n = offs.size() - 1;
-  if (items_of(p, 65, "public_keys") != n || items_of(s, 64, "signatures") != n)
+  if (!keys.for_items(n) || items_of(s, 64, "signatures") != n)
     throw nb::value_error("public_keys, messages and signatures must have the same count");
   const ks_py::StatusOutput status(n, status_out);
   const int rc = ks_py::nogil([&] {
-    return ks_sm2_verify_batch(ctx.get(), p.data(), i.data(), i.size(), d.data(), d.size(),
-                               offs.data(), n, s.data(), status.ints());
+    return keys.one() != nullptr
+               ? ks_sm2_verify_batch_key(ctx.get(), keys.one(), i.data(), i.size(), d.data(),
+                                         d.size(), offs.data(), n, s.data(), status.ints())
+               : ks_sm2_verify_batch(ctx.get(), keys.bytes(), i.data(), i.size(), d.data(),
+                                     d.size(), offs.data(), n, s.data(), status.ints());
   });
   return status.finish(rc);
 }
 
 nb::object verify_digest_batch(ks_py::Context& ctx, nb::handle pubs, nb::handle digests,
                                nb::handle sigs, nb::handle status_out) {
-  Buffer p(pubs, "public_keys"), d(digests, "digests"), s(sigs, "signatures");
+  const VerifyKeys keys(pubs);
+  Buffer d(digests, "digests"), s(sigs, "signatures");
   const size_t n = items_of(d, 32, "digests");
-  if (items_of(p, 65, "public_keys") != n || items_of(s, 64, "signatures") != n)
+  if (!keys.for_items(n) || items_of(s, 64, "signatures") != n)
     throw nb::value_error("public_keys, digests and signatures must have the same count");
   const ks_py::StatusOutput status(n, status_out);
   const int rc = ks_py::nogil([&] {
-    return ks_sm2_verify_digest_batch(ctx.get(), p.data(), d.data(), n, s.data(), status.ints());
+    return keys.one() != nullptr
+               ? ks_sm2_verify_digest_batch_key(ctx.get(), keys.one(), d.data(), n, s.data(),
+                                                status.ints())
+               : ks_sm2_verify_digest_batch(ctx.get(), keys.bytes(), d.data(), n, s.data(),
+                                            status.ints());
   });
   return status.finish(rc);
 }

@@ -147,6 +147,104 @@ def test_digest_batches_one_key_and_flat_inputs():
         ctx.sm2.verify_digests(pub, digests, der[:4])
 
 
+class _NativeCalls:
+    """A native Context that records the public_keys each verify call gets."""
+
+    def __init__(self, native):
+        self._native, self.keys = native, []
+
+    def __getattr__(self, name):
+        call = getattr(self._native, name)
+        if not name.startswith("sm2_verify"):
+            return call
+
+        def recorded(public_keys, *args, **kwargs):
+            self.keys.append(public_keys)
+            return call(public_keys, *args, **kwargs)
+        return recorded
+
+
+def _spoiled(i, sig, signed, change):
+    """Item i's raw signature and signed bytes, left valid (even i) or made
+    invalid: a bit of s flipped, r = 0, s >= n, r + s = n, a signature of
+    nothing here, or the signed bytes changed (change(signed))."""
+    n_order = bytes.fromhex("FFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFF7203DF6B21C6052B53BBF40939D54123")
+    r, s = sig[:32], sig[32:]
+    kind = (i // 2) % 6
+    if i % 2 == 0:
+        return sig, signed
+    if kind == 0:
+        return r + bytes([s[0] ^ 1]) + s[1:], signed
+    if kind == 1:
+        return bytes(32) + s, signed
+    if kind == 2:
+        return r + b"\xff" * 32, signed
+    if kind == 3:
+        t_zero = (int.from_bytes(n_order, "big") - int.from_bytes(r, "big")).to_bytes(32, "big")
+        return r + t_zero, signed
+    if kind == 4:
+        return b"\x01" * 64, signed
+    return sig, change(signed)
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 300])
+def test_one_key_object_agrees_with_per_item_keys_and_single_calls(n):
+    # One SM2PublicKey goes to the native calls as the key object (its 65
+    # bytes not repeated); every item's status is the per-item keys' and
+    # the single call's, valid and invalid items alike. 300 items build the
+    # key's table in the first call; the second finds it.
+    ctx = kuaisuo.Context(backend="cpu", threads=2)
+    native = _NativeCalls(ctx.sm2._ctx)
+    ctx.sm2._ctx = native
+    key = sm2.SM2PrivateKey.generate()
+    pub = key.public_key()
+    msgs = [os.urandom(i % 50) for i in range(n)]
+    digests = [os.urandom(32) for _ in range(n)]
+    items = [_spoiled(i, s, m, lambda m: m + b"x") for i, (s, m) in
+             enumerate(zip(ctx.sm2.sign(key, msgs, id=b"ALICE", encoding="raw"), msgs))]
+    ditems = [_spoiled(i, s, e, lambda e: e[:31] + bytes([e[31] ^ 1])) for i, (s, e) in
+              enumerate(zip(ctx.sm2.sign_digests(key, digests, encoding="raw"), digests))]
+    sigs, msgs = [s for s, _ in items], [m for _, m in items]
+    dsigs, digests = [s for s, _ in ditems], [e for _, e in ditems]
+    for _ in range(2):
+        got = ctx.sm2.verify(pub, msgs, sigs, id=b"ALICE", encoding="raw")
+        assert got == ctx.sm2.verify([pub] * n, msgs, sigs, id=b"ALICE", encoding="raw")
+        assert [st == 0 for st in got] == [verifies(pub.verify, s, m, id=b"ALICE", encoding="raw")
+                                           for s, m in zip(sigs, msgs)]
+        dgot = ctx.sm2.verify_digests(pub, digests, dsigs, encoding="raw")
+        assert dgot == ctx.sm2.verify_digests([pub] * n, digests, dsigs, encoding="raw")
+        assert [st == 0 for st in dgot] == [verifies(pub.verify_digest, s, e, encoding="raw")
+                                            for s, e in zip(dsigs, digests)]
+        assert got.count(0) == dgot.count(0) == (n + 1) // 2
+        if n >= 7:
+            assert {-43, -44} <= set(got) and {-43, -44} <= set(dgot)
+    assert [type(k).__name__ for k in native.keys] == ["Sm2Pub", "bytes", "Sm2Pub", "bytes"] * 2
+    # Per-item IDs hash under the repeated bytes, then verify under the key.
+    native.keys.clear()
+    ctx.sm2.verify(pub, msgs, sigs, id=[b"ALICE"] * n, encoding="raw")
+    assert [type(k).__name__ for k in native.keys] == ["Sm2Pub"]
+
+
+def test_one_key_object_checks_gmssl_signatures():
+    # GmSSL (gmssl-pyx) as the independent signer of messages and digests,
+    # checked in batches under one key object, large enough for its table.
+    g = pytest.importorskip("gmssl_pyx")
+    ctx = kuaisuo.Context(backend="cpu", threads=2)
+    key = sm2.SM2PrivateKey.generate()
+    pub = key.public_key()
+    priv, pub64 = key.private_bytes_raw(), pub.public_bytes_raw()[1:]
+    msgs = [os.urandom(1 + i % 40) for i in range(300)]
+    theirs = [g.sm2_sign(priv, pub64, m) for m in msgs]
+    digests = [os.urandom(32) for _ in range(300)]
+    dtheirs = [g.sm2_sign_sm3_digest(priv, e) for e in digests]
+    bad = set(range(5, 300, 7))
+    changed = [m + b"x" if i in bad else m for i, m in enumerate(msgs)]
+    dchanged = [bytes(32) if i in bad else e for i, e in enumerate(digests)]
+    want = [-44 if i in bad else 0 for i in range(300)]
+    assert ctx.sm2.verify(pub, changed, theirs) == want
+    assert ctx.sm2.verify_digests(pub, dchanged, dtheirs) == want
+
+
 def test_per_item_ids_agree_with_single_calls_and_gmssl():
     ctx = kuaisuo.Context(backend="cpu", threads=2)
     keys = [sm2.SM2PrivateKey.generate() for _ in range(3)]
