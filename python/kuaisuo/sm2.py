@@ -560,8 +560,9 @@ class SM2Batch:
         too.
 
         With arrays in GPU memory (CuPy, PyTorch CUDA, DLPack: uint8 keys of
-        65 bytes an item, flat messages with offsets=, raw r||s signatures
-        with encoding="raw", one ID) on a GPU context, the batch runs there
+        65 bytes an item or one SM2PublicKey, checked over its table kept on
+        the device; flat messages with offsets=, raw r||s signatures with
+        encoding="raw", one ID) on a GPU context, the batch runs there
         with no host copies, queued on `stream` (default: the array
         library's current stream), and the statuses are an int32 array of
         the same library on the device (out= or a new one); an item whose
@@ -571,8 +572,13 @@ class SM2Batch:
             data, offs, n = _device.flat_messages(self._ctx, messages, offsets, s)
             if not _one_id(id):
                 raise ValueError("a batch in GPU memory takes one ID for every item")
-            keys, sigs = self._device_items(public_keys, signatures, encoding, n, s)
             status_obj, status = _device.status_output(messages, out, n, s)
+            if isinstance(public_keys, SM2PublicKey):  # over its device table
+                sigs = self._device_signatures(signatures, encoding, n, s)
+                self._ctx.sm2_verify_key_device(public_keys._k, id, 0, data.ptr, data.nbytes,
+                                                offs.ptr, n, sigs.ptr, status.ptr, s)
+                return status_obj
+            keys, sigs = self._device_items(public_keys, signatures, encoding, n, s)
             self._ctx.sm2_verify_device(keys.ptr, id, data.ptr, data.nbytes, offs.ptr, n,
                                         sigs.ptr, status.ptr, s)
             return status_obj
@@ -616,8 +622,13 @@ class SM2Batch:
             e = _device.view(digests, "digests", s)
             n = e.nbytes // 32
             _device.items_of(e, "digests", 32, n)
-            keys, sigs = self._device_items(public_keys, signatures, encoding, n, s)
             status_obj, status = _device.status_output(digests, out, n, s)
+            if isinstance(public_keys, SM2PublicKey):  # over its device table
+                sigs = self._device_signatures(signatures, encoding, n, s)
+                self._ctx.sm2_verify_key_device(public_keys._k, b"", e.ptr, 0, 0, 0, n,
+                                                sigs.ptr, status.ptr, s)
+                return status_obj
+            keys, sigs = self._device_items(public_keys, signatures, encoding, n, s)
             self._ctx.sm2_verify_digest_device(keys.ptr, e.ptr, n, sigs.ptr, status.ptr, s)
             return status_obj
         _device.host_only(stream)
@@ -649,10 +660,15 @@ class SM2Batch:
     def _device_items(public_keys: Any, signatures: Any, encoding: str, n: int,
                       s: int) -> Tuple[Any, Any]:
         """A device batch's 65-byte keys and raw 64-byte signatures."""
+        return (_device.fixed_items(public_keys, "public_keys", 65, n, s),
+                SM2Batch._device_signatures(signatures, encoding, n, s))
+
+    @staticmethod
+    def _device_signatures(signatures: Any, encoding: str, n: int, s: int) -> Any:
+        """A device batch's raw 64-byte signatures."""
         if encoding != "raw":
             raise ValueError("signatures in GPU memory are raw r||s: pass encoding='raw'")
-        return (_device.fixed_items(public_keys, "public_keys", 65, n, s),
-                _device.fixed_items(signatures, "signatures", 64, n, s))
+        return _device.fixed_items(signatures, "signatures", 64, n, s)
 
     def digests(self, public_keys: Any, messages: Any, id: Ids = DEFAULT_ID, *,
                 offsets: Any = None, id_offsets: Any = None, out: Any = None,

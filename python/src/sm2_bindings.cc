@@ -447,6 +447,29 @@ void sign_device(ks_py::Context& ctx, const Key* key, uintptr_t keys, nb::handle
   }));
 }
 
+// Verification in device memory under one key object (ks_sm2_verify_*_key:
+// the key's device table, not its 65 bytes repeated in an array): of flat
+// messages with one ID where offsets are given, else of digests.
+void verify_key_device(ks_py::Context& ctx, const Pub& key, nb::handle id, uintptr_t digests,
+                       uintptr_t data, size_t data_len, uintptr_t offsets, size_t count,
+                       uintptr_t sigs, uintptr_t status, uintptr_t stream) {
+  const auto* sig = device_at<const uint8_t>(sigs);
+  auto* st = device_at<int>(status);
+  if (offsets != 0) {
+    Buffer i(id, "id");
+    check(ctx.on_stream(stream, [&](ks_ctx* c) {
+      return ks_sm2_verify_batch_key(c, key.get(), i.data(), i.size(),
+                                     device_at<const uint8_t>(data), data_len,
+                                     device_at<const uint64_t>(offsets), count, sig, st);
+    }));
+    return;
+  }
+  check(ctx.on_stream(stream, [&](ks_ctx* c) {
+    return ks_sm2_verify_digest_batch_key(c, key.get(), device_at<const uint8_t>(digests),
+                                          count, sig, st);
+  }));
+}
+
 // Encryption to pub (or, pub None, to the 65-byte keys at `keys`), or
 // decryption under key, of flat items; out holds out_len bytes.
 void crypt_device(ks_py::Context& ctx, bool encrypting, const Pub* pub, uintptr_t keys,
@@ -522,6 +545,9 @@ void bind_sm2(nb::module_& m, nb::class_<ks_py::Context>& context) {
            nb::arg("id"), nb::arg("digests"), nb::arg("data"), nb::arg("data_len"),
            nb::arg("offsets"), nb::arg("count"), nb::arg("signatures"), nb::arg("status"),
            nb::arg("stream"))
+      .def("sm2_verify_key_device", &verify_key_device, nb::arg("key"), nb::arg("id"),
+           nb::arg("digests"), nb::arg("data"), nb::arg("data_len"), nb::arg("offsets"),
+           nb::arg("count"), nb::arg("signatures"), nb::arg("status"), nb::arg("stream"))
       .def("sm2_crypt_device", &crypt_device, nb::arg("encrypting"), nb::arg("pub").none(),
            nb::arg("public_keys"), nb::arg("key").none(), nb::arg("form"), nb::arg("data"),
            nb::arg("data_len"), nb::arg("offsets"), nb::arg("count"), nb::arg("out"),

@@ -395,6 +395,33 @@ def test_sm2_verify_on_cupy_matches_the_cpu(contexts, cp):
 
 
 @requires_gpu
+def test_sm2_verify_under_one_key_object_on_cupy_matches_the_cpu(contexts, cp):
+    gpu, cpu = contexts
+    rng = np.random.default_rng()
+    key = kuaisuo.sm2.SM2PrivateKey.generate()
+    pub = key.public_key()
+    for n in (1, 1000, 20_011):  # below and above the device's one-key threshold
+        data, offsets = _random_messages(rng, n)
+        msgs = [data[offsets[i]:offsets[i + 1]].tobytes() for i in range(n)]
+        sigs = np.frombuffer(b"".join(cpu.sm2.sign(key, msgs, encoding="raw")),
+                             np.uint8).reshape(-1, 64).copy()
+        sigs[rng.integers(0, 10, n) == 0, 7] ^= 1
+        sigs[rng.integers(0, 50, n) == 0, 32:] = 0  # s = 0: out of range
+        want = cpu.sm2.verify(pub, data, sigs, encoding="raw", offsets=offsets, as_numpy=True)
+        if n > 1:
+            assert (want == 0).any() and (want != 0).any()
+        d_data, d_sigs = cp.asarray(data), cp.asarray(sigs)
+        got = gpu.sm2.verify(pub, d_data, d_sigs, encoding="raw", offsets=cp.asarray(offsets))
+        np.testing.assert_array_equal(got.get(), want)
+        digests, _ = cpu.sm2.digests(pub, data, offsets=offsets)
+        d_digests = cp.asarray(np.frombuffer(b"".join(digests), np.uint8))
+        got = gpu.sm2.verify_digests(pub, d_digests, d_sigs, encoding="raw")
+        np.testing.assert_array_equal(got.get(), want)
+    with pytest.raises(ValueError, match="raw"):
+        gpu.sm2.verify_digests(pub, d_digests, d_sigs)
+
+
+@requires_gpu
 def test_sm2_digests_with_per_item_ids_on_cupy_match_the_cpu(contexts, cp):
     gpu, cpu = contexts
     rng = np.random.default_rng()
