@@ -1,5 +1,6 @@
 // fuzz_batch_args: the batch calls (ks_sm3_batch, ks_sm2_verify_batch,
-// ks_sm2_verify_digest_batch, ks_sm2_sign_digest_batch,
+// ks_sm2_verify_digest_batch and their _key forms under a key object,
+// ks_sm2_sign_digest_batch,
 // ks_sm2_sign_digest_batch_keys, ks_sm2_sign_batch, ks_sm2_keygen_batch,
 // ks_sm2_digest_batch)
 // with counts, data lengths, offsets, output lengths, IDs, nonces and NULL
@@ -31,7 +32,7 @@
 //    pairs match (ks_sm2_key_from_bytes of the private key).
 //
 // Input layout (fields past the end of the input read as zeros): op (mod
-// 8), control byte (bit 0 context, bit 1 status NULL, bits 2-3 shape:
+// 10), control byte (bit 0 context, bit 1 status NULL, bits 2-3 shape:
 // valid small, valid large, bad arguments, overflowing count), then the
 // op's fields in the order the code below reads them.
 #include <stdint.h>
@@ -116,11 +117,13 @@ ks_sm2_pubkey* parse_pub(const uint8_t* bytes) {
 // with a good signature (sign(item) gives it), the same with a bit
 // flipped, a fixed key with input bytes as signature, or input bytes as
 // both. Only checked items get good signatures (signing costs time).
+// With one_key (0-2) every item has that fixed key (a key object's batch).
 template <class Sign>
-void make_verify_items(Reader& r, size_t count, Bytes& keys, Bytes& sigs, const Sign& sign) {
+void make_verify_items(Reader& r, size_t count, Bytes& keys, Bytes& sigs, const Sign& sign,
+                       int one_key = -1) {
   for (size_t i = 0; i < count; ++i) {
     const uint8_t sel = r.u8();
-    const int k = (sel >> 2) % 3;
+    const int k = one_key >= 0 ? one_key : (sel >> 2) % 3;
     uint8_t* key = keys.data() + 65 * i;
     uint8_t* sig = sigs.data() + 64 * i;
     const std::vector<uint8_t> raw_sig = r.fixed(64);
@@ -137,6 +140,7 @@ void make_verify_items(Reader& r, size_t count, Bytes& keys, Bytes& sigs, const 
       case 2: break;
       case 3: {
         const std::vector<uint8_t> raw_key = r.fixed(65);
+        if (one_key >= 0) break;  // input bytes as the signature only
         memcpy(key, raw_key.data(), 65);
         if (sel & 0x10) key[0] = 4;
         break;
@@ -192,8 +196,15 @@ void fuzz_sm3_batch(Reader& r, const Plan& plan) {
   }
 }
 
-void fuzz_verify_batch(Reader& r, const Plan& plan, bool digests_in) {
-  const char* call = digests_in ? "ks_sm2_verify_digest_batch" : "ks_sm2_verify_batch";
+// ks_sm2_verify_batch and ks_sm2_verify_digest_batch (digests_in), or with
+// key_object their _key forms under one of the fixed keys' objects.
+void fuzz_verify_batch(Reader& r, const Plan& plan, bool digests_in, bool key_object) {
+  static const char* const kCalls[2][2] = {
+      {"ks_sm2_verify_batch", "ks_sm2_verify_digest_batch"},
+      {"ks_sm2_verify_batch_key", "ks_sm2_verify_digest_batch_key"}};
+  const char* call = kCalls[key_object][digests_in];
+  const int one_key = key_object ? r.u8() % 3 : -1;
+  const ks_sm2_pubkey* key_p = key_object ? g_pubs[one_key] : nullptr;
   size_t count = pick_count(r, plan, kSmallCount, kBigCount);
   const bool huge = plan.shape == kHugeCount;
   const size_t n = huge ? 1 : count;  // items actually allocated
@@ -211,7 +222,10 @@ void fuzz_verify_batch(Reader& r, const Plan& plan, bool digests_in) {
   const uint64_t* off_p = offsets->data();
   if (plan.shape == kBadArgs && (plan.bad & kBadNullPointer)) {
     switch (plan.null_which % 5) {
-      case 0: keys_p = nullptr; break;
+      case 0:
+        keys_p = nullptr;
+        key_p = nullptr;
+        break;
       case 1: sigs_p = nullptr; break;
       case 2:
         if (digests_in) {
@@ -236,7 +250,11 @@ void fuzz_verify_batch(Reader& r, const Plan& plan, bool digests_in) {
   }
   Verdict v;
   if (ctx == nullptr) v.bad(KS_ERR_NULL_POINTER);
-  check_items_arg(v, keys_p, count, 65);
+  if (key_object) {
+    if (key_p == nullptr) v.bad(KS_ERR_NULL_POINTER);
+  } else {
+    check_items_arg(v, keys_p, count, 65);
+  }
   check_items_arg(v, sigs_p, count, 64);
   if (digests_in) {
     check_items_arg(v, digests_p, count, 32);
@@ -270,13 +288,18 @@ void fuzz_verify_batch(Reader& r, const Plan& plan, bool digests_in) {
         KS_FUZZ_OK(ks_sm2_sign(key, id.ptr, id.len, data_p == nullptr ? nullptr : data_p + b,
                                size_t(e - b), KS_SM2_NONCE_DETERMINISTIC, sig));
       }
-    });
+    }, one_key);
   } else {
     fill(keys, r);
     fill(sigs, r);
   }
   int rc;
-  if (digests_in) {
+  if (key_object && digests_in) {
+    rc = ks_sm2_verify_digest_batch_key(ctx, key_p, digests_p, count, sigs_p, status.ptr());
+  } else if (key_object) {
+    rc = ks_sm2_verify_batch_key(ctx, key_p, id.ptr, id.len, data_p, data_len, off_p, count,
+                                 sigs_p, status.ptr());
+  } else if (digests_in) {
     rc = ks_sm2_verify_digest_batch(ctx, keys_p, digests_p, count, sigs_p, status.ptr());
   } else {
     rc = ks_sm2_verify_batch(ctx, keys_p, id.ptr, id.len, data_p, data_len, off_p, count, sigs_p,
@@ -615,12 +638,14 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Reader r(data, size);
-  const uint8_t op = r.u8() % 8;
+  const uint8_t op = r.u8() % 10;
   const Plan plan = read_plan(r, g_ctx);
   switch (op) {
     case 0: fuzz_sm3_batch(r, plan); break;
-    case 1: fuzz_verify_batch(r, plan, false); break;
-    case 2: fuzz_verify_batch(r, plan, true); break;
+    case 1: fuzz_verify_batch(r, plan, false, false); break;
+    case 2: fuzz_verify_batch(r, plan, true, false); break;
+    case 8: fuzz_verify_batch(r, plan, false, true); break;
+    case 9: fuzz_verify_batch(r, plan, true, true); break;
     case 3: fuzz_sign_digest_batch(r, plan, false); break;
     case 4: fuzz_sign_digest_batch(r, plan, true); break;
     case 5: fuzz_sign_batch(r, plan); break;

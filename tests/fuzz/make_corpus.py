@@ -407,6 +407,13 @@ def corpus_batch_args():
         out["%s_two_threads_large" % name] = bytes([op, 0x05, 100, 0]) + filler[:32]
         out["%s_bad_arguments" % name] = bytes([op, 0x08, 0x03, 0x00, 5, 0]) + filler[:32]
         out["%s_overflowing_count" % name] = bytes([op, 0x0C, 1]) + b"\xff" * 8
+    # ops 8 and 9: the _key forms, whose first field (after the plan) picks
+    # the key object
+    for op, name in ((8, "verify_key"), (9, "verify_digest_key")):
+        out["%s_valid" % name] = bytes([op, 0x00, 1, 3, 0]) + filler[:48]
+        out["%s_two_threads_large" % name] = bytes([op, 0x05, 2, 100, 0]) + filler[:32]
+        out["%s_bad_arguments" % name] = bytes([op, 0x08, 0x03, 0x00, 0, 5, 0]) + filler[:32]
+        out["%s_overflowing_count" % name] = bytes([op, 0x0C, 0, 1]) + b"\xff" * 8
     out["empty"] = b""
     return out
 
