@@ -364,6 +364,20 @@ def test_sm3_on_cupy_matches_the_cpu_and_reports_bad_offsets(contexts, cp):
                                   np.delete(want, [6, 7], axis=0))
 
 
+def _sm2_verify_on_cupy(gpu, cpu, cp, keys, gpu_keys, data, offsets, sigs, want):
+    """gpu.sm2.verify of the messages and verify_digests of their digests,
+    on CuPy arrays (keys as the CPU takes them, gpu_keys as the GPU call
+    does), both give `want`; returns the device (data, sigs, digests)."""
+    d_data, d_sigs = cp.asarray(data), cp.asarray(sigs)
+    got = gpu.sm2.verify(gpu_keys, d_data, d_sigs, encoding="raw", offsets=cp.asarray(offsets))
+    np.testing.assert_array_equal(got.get(), want)
+    digests, _ = cpu.sm2.digests(keys, data, offsets=offsets)
+    d_digests = cp.asarray(np.frombuffer(b"".join(digests), np.uint8))
+    got = gpu.sm2.verify_digests(gpu_keys, d_digests, d_sigs, encoding="raw")
+    np.testing.assert_array_equal(got.get(), want)
+    return d_data, d_sigs, d_digests
+
+
 @requires_gpu
 def test_sm2_verify_on_cupy_matches_the_cpu(contexts, cp):
     gpu, cpu = contexts
@@ -383,13 +397,8 @@ def test_sm2_verify_on_cupy_matches_the_cpu(contexts, cp):
     pubs[rng.integers(0, 10, n) == 0, 30] ^= 1
     want = cpu.sm2.verify(pubs, data, sigs, encoding="raw", offsets=offsets, as_numpy=True)
     assert (want == 0).any() and (want != 0).any()
-    d_pubs, d_data, d_sigs = cp.asarray(pubs), cp.asarray(data), cp.asarray(sigs)
-    got = gpu.sm2.verify(d_pubs, d_data, d_sigs, encoding="raw", offsets=cp.asarray(offsets))
-    np.testing.assert_array_equal(got.get(), want)
-    digests, _ = cpu.sm2.digests(pubs, data, offsets=offsets)
-    d_digests = cp.asarray(np.frombuffer(b"".join(digests), np.uint8))
-    got = gpu.sm2.verify_digests(d_pubs, d_digests, d_sigs, encoding="raw")
-    np.testing.assert_array_equal(got.get(), want)
+    d_pubs = cp.asarray(pubs)
+    d_data, d_sigs, _ = _sm2_verify_on_cupy(gpu, cpu, cp, pubs, d_pubs, data, offsets, sigs, want)
     with pytest.raises(ValueError, match="raw"):
         gpu.sm2.verify(d_pubs, d_data, d_sigs, offsets=cp.asarray(offsets))
 
@@ -410,13 +419,8 @@ def test_sm2_verify_under_one_key_object_on_cupy_matches_the_cpu(contexts, cp):
         want = cpu.sm2.verify(pub, data, sigs, encoding="raw", offsets=offsets, as_numpy=True)
         if n > 1:
             assert (want == 0).any() and (want != 0).any()
-        d_data, d_sigs = cp.asarray(data), cp.asarray(sigs)
-        got = gpu.sm2.verify(pub, d_data, d_sigs, encoding="raw", offsets=cp.asarray(offsets))
-        np.testing.assert_array_equal(got.get(), want)
-        digests, _ = cpu.sm2.digests(pub, data, offsets=offsets)
-        d_digests = cp.asarray(np.frombuffer(b"".join(digests), np.uint8))
-        got = gpu.sm2.verify_digests(pub, d_digests, d_sigs, encoding="raw")
-        np.testing.assert_array_equal(got.get(), want)
+        _, d_sigs, d_digests = _sm2_verify_on_cupy(gpu, cpu, cp, pub, pub, data, offsets, sigs,
+                                                   want)
     with pytest.raises(ValueError, match="raw"):
         gpu.sm2.verify_digests(pub, d_digests, d_sigs)
 
